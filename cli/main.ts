@@ -1,0 +1,65 @@
+import { Command } from 'commander';
+import { boot, loadConfig, runUntilSignal } from '../server/main.ts';
+import { registerAdmin } from './admin.ts';
+import { ensureDevAccount } from './dev.ts';
+
+const program = new Command();
+program.name('intake').description('Intake — form submissions, spam filtering, webhooks and AI summaries').showHelpAfterError();
+
+program
+  .command('serve')
+  .description('Run the HTTP API (and, unless --no-worker, the background workers)')
+  .option('--no-worker', 'serve HTTP only; run `intake worker` processes separately')
+  .action(async (opts: { worker: boolean }) => {
+    const rt = await boot(loadConfig(), { http: true, worker: opts.worker, storage: true });
+    await runUntilSignal(rt);
+  });
+
+program
+  .command('worker')
+  .description('Run the background workers only')
+  .action(async () => {
+    const rt = await boot(loadConfig(), { http: false, worker: true, storage: true });
+    await runUntilSignal(rt);
+  });
+
+program
+  .command('migrate')
+  .description('Apply pending database migrations and exit')
+  .action(async () => {
+    const rt = await boot(loadConfig(), { http: false, worker: false, storage: false });
+    await rt.close();
+    console.log('migrations are up to date');
+  });
+
+program
+  .command('dev')
+  .description('Run everything for local development: embedded Postgres and S3 by default, a dev team and token')
+  .action(async () => {
+    const config = loadConfig();
+    const rt = await boot(config, { http: true, worker: true, storage: true });
+    const { token, created } = await ensureDevAccount(rt);
+    const base = rt.url!;
+    console.log(
+      [
+        '',
+        `Intake is running at ${base}   (data in ${config.dataDir}${config.databaseUrl ? ', DATABASE_URL' : ''})`,
+        `${created ? 'Created a dev team (plan team) with an owner token' : 'Dev owner token'}:`,
+        '',
+        `  ${token}`,
+        '',
+        `Try:   curl -H "Authorization: Bearer ${token}" ${base}/v1/me`,
+        `Docs:  ${base}/v1/docs`,
+        'Stop:  Ctrl-C',
+        '',
+      ].join('\n'),
+    );
+    await runUntilSignal(rt);
+  });
+
+registerAdmin(program);
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  console.error(`intake: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

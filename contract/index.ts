@@ -1,0 +1,22 @@
+import { initContract } from '@ts-rest/core';
+import { accountContract } from './account.ts';
+import { billingContract } from './billing.ts';
+import { tokensContract } from './tokens.ts';
+
+export * from './abilities.ts';
+export * from './common.ts';
+
+const c = initContract();
+
+/** The whole API. Route key = operationId = SDK method. */
+export const contract = c.router(
+  {
+    ...accountContract,
+    ...tokensContract,
+    ...billingContract,
+  },
+  { strictStatusCodes: true },
+);
+
+export type Contract = typeof contract;
+export type RouteMetadata = { ability: import('./abilities.ts').Ability | null; rateLimited?: boolean };

@@ -1,0 +1,19 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** Raw SQL through the request's EntityManager (and so inside its transaction, if any). `?` placeholders. */
+export async function query<T = Record<string, unknown>>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
+  return (await em.getConnection().execute(sql, params, 'all', em.getTransactionContext())) as T[];
+}
+
+export async function queryOne<T = Record<string, unknown>>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T | null> {
+  const rows = await query<T>(em, sql, params);
+  return rows[0] ?? null;
+}
+
+/** Postgres timestamps arrive as text (microseconds kept); the API speaks ISO 8601 UTC. */
+export function iso(value: string | Date): string;
+export function iso(value: string | Date | null): string | null;
+export function iso(value: string | Date | null): string | null {
+  if (value === null) return null;
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}

@@ -1,0 +1,49 @@
+/** The closed list of error codes Intake answers with, and the HTTP status of each. */
+export const ERROR_STATUS = {
+  validation_failed: 400,
+  invalid_json: 400,
+  unsupported_media_type: 415,
+  unauthenticated: 401,
+  forbidden: 403,
+  ability_exceeds_caller: 403,
+  cannot_revoke_active_token: 403,
+  payment_required: 402,
+  quota_exceeded: 402,
+  not_found: 404,
+  conflict: 409,
+  already_running: 409,
+  payload_too_large: 413,
+  plan_lacks_ai: 423,
+  rate_limited: 429,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export type ErrorDetail = { in: 'body' | 'query' | 'path' | 'header'; path: string; message: string };
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly extra: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.extra = extra;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+
+  toBody(): Record<string, unknown> {
+    return { error: this.code, message: this.message, ...this.extra };
+  }
+}
+
+export const notFound = (what: string) => new AppError('not_found', `${what} not found.`);
+
+export function validationFailed(details: ErrorDetail[], message = 'The request is invalid.'): AppError {
+  return new AppError('validation_failed', message, { details });
+}

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { createExpressEndpoints, initServer } from '@ts-rest/express';
+import { contract } from '../../contract/index.ts';
+import type { AppContext } from '../context.ts';
+import { requireAbility } from './auth.ts';
+import { jsonBody } from './body-parsing.ts';
+import { docsRoutes } from './docs.ts';
+import { errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.ts';
+import { apiRateLimit } from './rate-limit.ts';
+import { responseValidation } from './response-validation.ts';
+import { accountRouter } from './routers/account.ts';
+import { billingRouter } from './routers/billing.ts';
+import { tokensRouter } from './routers/tokens.ts';
+
+function requestId(req: Request, res: Response, next: NextFunction) {
+  const incoming = req.header('x-request-id');
+  const id = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+  res.locals.requestId = id;
+  res.setHeader('X-Request-Id', id);
+  next();
+}
+
+/** The HTTP application. No listening here: main.ts (or a test) decides where it serves. */
+export function createApp(ctx: AppContext): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.use(requestId);
+  app.get('/healthz', (_req, res) => void res.json({ ok: true }));
+  app.get('/readyz', async (_req, res, next) => {
+    try {
+      await ctx.orm.em.fork().getConnection().execute('select 1');
+      res.json({ ok: true });
+    } catch (err) {
+      next(err);
+    }
+  });
+  app.use(docsRoutes());
+
+  if (ctx.config.validateResponses) app.use('/v1', responseValidation(ctx.log));
+  app.use('/v1', jsonBody());
+  const router = initServer().router(contract, {
+    ...accountRouter(ctx),
+    ...tokensRouter(ctx),
+    ...billingRouter(ctx),
+  });
+  createExpressEndpoints(contract, router, app, {
+    // ts-rest types its middleware per route; ours are route-agnostic express handlers.
+    globalMiddleware: [requireAbility(ctx), apiRateLimit(ctx)] as never[],
+    requestValidationErrorHandler: requestValidationErrorHandler as never,
+    responseValidation: false,
+  });
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(ctx.log));
+  return app;
+}

@@ -1,0 +1,30 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { RouteMetadata } from '../../contract/index.ts';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../domain/errors.ts';
+import { authenticate } from '../domain/tokens.ts';
+
+/**
+ * Resolves `Authorization: Bearer …` to the caller (401 otherwise) and enforces the route's ability
+ * from the contract's metadata (403 otherwise). The one place abilities are checked.
+ */
+export function requireAbility(ctx: AppContext) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const route = (req as Request & { tsRestRoute?: { metadata?: RouteMetadata } }).tsRestRoute;
+      const header = req.headers.authorization ?? '';
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match) throw new AppError('unauthenticated', 'Send a token: Authorization: Bearer <token>.');
+      const caller = await authenticate(ctx, match[1]!);
+      if (!caller) throw new AppError('unauthenticated', 'The token is invalid or has been revoked.');
+      const ability = route?.metadata?.ability ?? null;
+      if (ability && !caller.abilities.includes(ability)) {
+        throw new AppError('forbidden', `This token lacks the "${ability}" ability.`, { required: ability });
+      }
+      res.locals.caller = caller;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}

@@ -1,0 +1,47 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { RequestValidationError } from '@ts-rest/express';
+import type { ZodError } from 'zod';
+import type { Logger } from 'pino';
+import { AppError, type ErrorDetail } from '../domain/errors.ts';
+
+function zodDetails(where: ErrorDetail['in'], error: ZodError | null): ErrorDetail[] {
+  if (!error) return [];
+  return error.issues.map((i) => ({ in: where, path: i.path.join('.') || '(root)', message: i.message }));
+}
+
+/** ts-rest reports only a raw ZodError per part: report every failing part in the one error shape. */
+export function requestValidationErrorHandler(err: RequestValidationError, _req: Request, _res: Response, next: NextFunction) {
+  const details = [
+    ...zodDetails('path', err.pathParams),
+    ...zodDetails('header', err.headers),
+    ...zodDetails('query', err.query),
+    ...zodDetails('body', err.body),
+  ];
+  next(new AppError('validation_failed', details.map((d) => `${d.in} ${d.path}: ${d.message}`).join('; '), { details }));
+}
+
+/** Turns anything thrown into the error body; 5xx are logged with the request id, never explained. */
+export function errorHandler(log: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    let appError: AppError;
+    const e = err as { type?: string; status?: number; code?: string };
+    if (err instanceof AppError) appError = err;
+    else if (e?.type === 'entity.parse.failed') appError = new AppError('invalid_json', 'The request body is not valid JSON.');
+    else if (e?.type === 'entity.too.large') appError = new AppError('payload_too_large', 'The request body is too large.');
+    else if (e?.code === 'invalid_utf8') appError = new AppError('validation_failed', 'The request body is not valid UTF-8.');
+    else if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
+      appError = new AppError('unsupported_media_type', 'Unsupported body encoding.');
+    } else {
+      log.error({ err, requestId: res.locals.requestId, method: req.method, path: req.path }, 'unhandled error');
+      appError = new AppError('internal_error', 'Something went wrong on our side. Quote the request id when you report it.', {
+        request_id: res.locals.requestId,
+      });
+    }
+    if (res.headersSent) return res.end();
+    res.status(appError.status).json(appError.toBody());
+  };
+}
+
+export function notFoundHandler(req: Request, _res: Response, next: NextFunction) {
+  next(new AppError('not_found', `No route for ${req.method} ${req.path}.`));
+}

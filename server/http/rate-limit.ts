@@ -1,0 +1,50 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { AppContext } from '../context.ts';
+import { queryOne, query } from '../db/sql.ts';
+import type { Caller } from '../domain/caller.ts';
+import { AppError } from '../domain/errors.ts';
+
+export type WindowHit = { hits: number; resetSeconds: number };
+
+/**
+ * A fixed-window counter in Postgres, so every process on the database shares one budget.
+ * Returns the hit count in the current window (this hit included) and the seconds until it resets.
+ */
+export async function hitWindow(ctx: AppContext, key: string, windowSeconds: number): Promise<WindowHit> {
+  const em = ctx.orm.em.fork();
+  const row = await queryOne<{ hits: number; reset: string }>(
+    em,
+    `insert into rate_limit_windows as w (key, window_start, hits)
+     values (?, to_timestamp(floor(extract(epoch from now()) / ?) * ?), 1)
+     on conflict (key, window_start) do update set hits = w.hits + 1
+     returning w.hits, ceil(extract(epoch from (w.window_start + make_interval(secs => ?) - now()))) as reset`,
+    [key, windowSeconds, windowSeconds, windowSeconds],
+  );
+  if (Math.random() < 0.01) {
+    // Old windows are garbage: prune now and then rather than on a schedule.
+    await query(em, `delete from rate_limit_windows where window_start < now() - interval '1 hour'`);
+  }
+  return { hits: row!.hits, resetSeconds: Math.max(1, Number(row!.reset)) };
+}
+
+/** Per-token API budget: `INTAKE_API_RATE_LIMIT` requests a minute, with the IETF RateLimit headers. */
+export function apiRateLimit(ctx: AppContext) {
+  const limit = ctx.config.apiRateLimit;
+  const windowSeconds = 60;
+  return async (_req: Request, res: Response, next: NextFunction) => {
+    try {
+      const caller = res.locals.caller as Caller;
+      const { hits, resetSeconds } = await hitWindow(ctx, `api:${caller.tokenId}`, windowSeconds);
+      const remaining = Math.max(0, limit - hits);
+      res.setHeader('RateLimit-Policy', `${limit};w=${windowSeconds}`);
+      res.setHeader('RateLimit', `limit=${limit}, remaining=${remaining}, reset=${resetSeconds}`);
+      if (hits > limit) {
+        res.setHeader('Retry-After', String(resetSeconds));
+        throw new AppError('rate_limited', `Rate limit of ${limit} requests per minute reached.`, { retry_after: resetSeconds });
+      }
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}

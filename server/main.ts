@@ -27,16 +27,17 @@ type BootOptions = { http: boolean; worker: boolean; storage: boolean; log?: Log
 /** The composition root: config → database (+ migrations) → storage → queue → http → workers. */
 export async function boot(config: Config, options: BootOptions): Promise<Runtime> {
   const log = options.log ?? createLogger(config);
-  const closers: Array<() => Promise<unknown>> = [];
+  const closers: Array<[string, () => Promise<unknown>]> = [];
   const close = async () => {
-    for (const fn of closers.reverse()) {
-      await fn().catch((err: unknown) => log.warn({ err }, 'shutdown step failed'));
+    for (const [name, fn] of closers.reverse()) {
+      log.debug(`stopping ${name}`);
+      await fn().catch((err: unknown) => log.warn({ err }, `stopping ${name} failed`));
     }
     closers.length = 0;
   };
   try {
     const db = await openDatabase(config, (msg) => log.info(msg));
-    closers.push(() => db.close());
+    closers.push(['database', () => db.close()]);
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'migrations applied');
 
@@ -45,7 +46,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       let embedded: EmbeddedS3 | null = null;
       if (!config.storageUrl) {
         embedded = await startEmbeddedS3(config.dataDir, config.storageBucket);
-        closers.push(() => embedded!.stop());
+        closers.push(['embedded storage', () => embedded!.stop()]);
       }
       storage = connectStorage(config.storageUrl ?? embedded!.url, config.storageBucket);
       await storage.ping();
@@ -56,7 +57,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
     let boss: PgBoss | null = null;
     if (options.worker) {
       boss = await startQueue(db.url, log);
-      closers.push(() => boss!.stop({ graceful: true, timeout: 10_000 }));
+      closers.push(['queue', () => boss!.stop({ graceful: true, timeout: 10_000 })]);
     }
 
     let url: string | null = null;
@@ -65,7 +66,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
       const { port } = server.address() as AddressInfo;
       url = `http://localhost:${port}`;
-      closers.push(() => new Promise((resolve) => server.close(resolve)));
+      closers.push(['http', () => new Promise((resolve) => server.close(resolve))]);
       log.info({ url }, 'http listening');
     }
     return { ctx, db, storage, url, close };

@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { loadConfig } from '../../server/config.ts';
+import { migrate, openDatabase } from '../../server/db/database.ts';
+import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/db/embedded-postgres.ts';
+import { startEmbeddedS3, type EmbeddedS3 } from '../../server/storage/embedded-s3.ts';
+
+/**
+ * One real Postgres (embedded under the system temp dir, or DATABASE_URL) and one real S3-compatible
+ * server for the whole run. Every run gets a fresh database; every test makes its own team.
+ */
+export default async function setup(project: TestProject) {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-test-'));
+  fs.chmodSync(scratch, 0o755);
+  let embedded: EmbeddedPostgres | null = null;
+  let baseUrl = process.env.DATABASE_URL;
+  if (!baseUrl) {
+    // The cluster is reused between runs (initdb costs seconds); each run still gets a new database.
+    embedded = await startEmbeddedPostgres(path.join(os.tmpdir(), 'intake-test-cluster'));
+    baseUrl = embedded.url;
+  }
+  const dbName = `intake_test_${process.pid}_${Date.now()}`;
+  const admin = new URL(baseUrl);
+  admin.pathname = '/postgres';
+  await ensureDatabase(admin.toString(), dbName);
+  const url = new URL(baseUrl);
+  url.pathname = `/${dbName}`;
+  const databaseUrl = url.toString();
+
+  const db = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl, INTAKE_DATA_DIR: scratch }));
+  await migrate(db);
+  await db.close();
+
+  const s3: EmbeddedS3 = await startEmbeddedS3(scratch, 'intake-test');
+  project.provide('databaseUrl', databaseUrl);
+  project.provide('storageUrl', s3.url);
+  project.provide('scratchDir', scratch);
+
+  return async () => {
+    await s3.stop();
+    const client = new pg.Client({ connectionString: admin.toString() });
+    await client.connect();
+    await client.query(`drop database if exists "${dbName}" with (force)`).catch(() => {});
+    await client.end();
+    await embedded?.stop();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    storageUrl: string;
+    scratchDir: string;
+  }
+}

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import type { Express } from 'express';
+import supertest from 'supertest';
+import { afterAll, inject } from 'vitest';
+import type { Ability } from '../../contract/abilities.ts';
+import { loadConfig, type Config } from '../../server/config.ts';
+import type { AppContext } from '../../server/context.ts';
+import { openDatabase, type Database } from '../../server/db/database.ts';
+import { createApp } from '../../server/http/app.ts';
+import { createTeam } from '../../server/domain/teams.ts';
+import { issueToken } from '../../server/domain/tokens.ts';
+import { addMember } from '../../server/domain/users.ts';
+import { pino } from 'pino';
+
+export type TestApp = {
+  ctx: AppContext;
+  app: Express;
+  http: ReturnType<typeof supertest>;
+  db: Database;
+  config: Config;
+};
+
+/** Environment for a test app: the run's database and storage, response validation on. */
+export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: inject('databaseUrl'),
+    STORAGE_URL: inject('storageUrl'),
+    STORAGE_BUCKET: 'intake-test',
+    INTAKE_DATA_DIR: inject('scratchDir'),
+    INTAKE_VALIDATE_RESPONSES: 'true',
+    INTAKE_BASE_URL: 'http://intake.test',
+    LOG_LEVEL: 'silent',
+    ...extra,
+  };
+}
+
+/** A real app on the run's Postgres, closed after the file's tests. */
+export async function startTestApp(extra: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig(testEnv(extra));
+  const db = await openDatabase(config);
+  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const ctx: AppContext = { config, orm: db.orm, log };
+  const app = createApp(ctx);
+  afterAll(() => db.close());
+  return { ctx, app, http: supertest(app), db, config };
+}
+
+export type TestMember = { teamId: string; userId: string; role: string; token: string; tokenId: string };
+
+const unique = () => randomBytes(5).toString('hex');
+
+/** A fresh team with an owner holding a token with every ability the role allows. */
+export async function makeTeam(t: TestApp, opts: { plan?: string; role?: string } = {}): Promise<TestMember> {
+  const team = await createTeam(t.ctx, { name: `Team ${unique()}`, plan: opts.plan ?? 'team' });
+  return makeMember(t, team.id, opts.role ?? 'owner');
+}
+
+export async function makeMember(t: TestApp, teamId: string, role: string, abilities?: Ability[]): Promise<TestMember> {
+  const { user } = await addMember(t.ctx, { email: `u-${unique()}@example.test`, name: 'Test User', teamId, role });
+  const created = await issueToken(t.ctx, { teamId, userId: user.id, name: 'test', abilities });
+  return { teamId, userId: user.id, role, token: created.token, tokenId: created.data.id };
+}
+
+/** Another token for the same member. */
+export async function makeToken(t: TestApp, member: TestMember, abilities?: Ability[]): Promise<{ token: string; tokenId: string }> {
+  const created = await issueToken(t.ctx, { teamId: member.teamId, userId: member.userId, name: 'extra', abilities });
+  return { token: created.token, tokenId: created.data.id };
+}
+
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });

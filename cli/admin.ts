@@ -12,7 +12,7 @@ const PLANS = ['free', 'pro', 'team', 'scale'];
 /** Admin commands open the database only (attaching to a running `make dev` cluster), do one thing, close. */
 async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const rt = await boot({ ...config, logLevel: 'warn' }, { http: false, worker: false, storage: false });
+  const rt = await boot({ ...config, logLevel: 'warn' }, { http: false, worker: false, services: false });
   try {
     return await fn(rt);
   } finally {

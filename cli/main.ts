@@ -11,7 +11,7 @@ program
   .description('Run the HTTP API (and, unless --no-worker, the background workers)')
   .option('--no-worker', 'serve HTTP only; run `intake worker` processes separately')
   .action(async (opts: { worker: boolean }) => {
-    const rt = await boot(loadConfig(), { http: true, worker: opts.worker, storage: true });
+    const rt = await boot(loadConfig(), { http: true, worker: opts.worker, services: true });
     await runUntilSignal(rt);
   });
 
@@ -19,7 +19,7 @@ program
   .command('worker')
   .description('Run the background workers only')
   .action(async () => {
-    const rt = await boot(loadConfig(), { http: false, worker: true, storage: true });
+    const rt = await boot(loadConfig(), { http: false, worker: true, services: true });
     await runUntilSignal(rt);
   });
 
@@ -27,7 +27,7 @@ program
   .command('migrate')
   .description('Apply pending database migrations and exit')
   .action(async () => {
-    const rt = await boot(loadConfig(), { http: false, worker: false, storage: false });
+    const rt = await boot(loadConfig(), { http: false, worker: false, services: false });
     await rt.close();
     console.log('migrations are up to date');
   });
@@ -37,7 +37,7 @@ program
   .description('Run everything for local development: embedded Postgres and S3 by default, a dev team and token')
   .action(async () => {
     const config = loadConfig();
-    const rt = await boot(config, { http: true, worker: true, storage: true });
+    const rt = await boot(config, { http: true, worker: true, services: true });
     const { token, created } = await ensureDevAccount(rt);
     const base = rt.url!;
     console.log(

@@ -35,3 +35,27 @@ export const authErrors = {
   415: ErrorBody,
   429: RateLimitedBody,
 } as const;
+
+/** Page-number pagination shared by every list; `per_page` 1–100, default 25. */
+export const PageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1).describe('Page number, from 1.'),
+  per_page: z.coerce.number().int().min(1).max(100).default(25).describe('Items per page, 1 to 100.'),
+});
+
+export const PageLinks = z.object({
+  first: z.string().nullable(),
+  last: z.string().nullable(),
+  prev: z.string().nullable(),
+  next: z.string().nullable(),
+});
+
+export const PageMeta = z.object({
+  current_page: z.number().int(),
+  per_page: z.number().int(),
+  total: z.number().int(),
+  last_page: z.number().int(),
+});
+
+export function paginated<T extends z.ZodTypeAny>(item: T) {
+  return z.object({ data: z.array(item), links: PageLinks, meta: PageMeta });
+}

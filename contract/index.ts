@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { accountContract } from './account.ts';
 import { billingContract } from './billing.ts';
+import { formsContract } from './forms.ts';
 import { tokensContract } from './tokens.ts';
 
 export * from './abilities.ts';
@@ -14,6 +15,7 @@ export const contract = c.router(
     ...accountContract,
     ...tokensContract,
     ...billingContract,
+    ...formsContract,
   },
   { strictStatusCodes: true },
 );

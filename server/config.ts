@@ -20,6 +20,14 @@ const Env = z.object({
   INTAKE_API_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   INTAKE_VALIDATE_RESPONSES: bool,
   INTAKE_ALLOW_PRIVATE_WEBHOOKS: bool,
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default('Intake <notifications@intake.local>'),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  OPENAI_MODEL: z.string().default('gpt-4o-mini'),
+  INTAKE_INGEST_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
+  INTAKE_INGEST_FLOOD_LIMIT: z.coerce.number().int().min(1).default(120),
+  INTAKE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(4),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -36,6 +44,14 @@ export type Config = {
   apiRateLimit: number;
   validateResponses: boolean;
   allowPrivateWebhooks: boolean;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  openaiApiKey: string | undefined;
+  openaiBaseUrl: string | undefined;
+  openaiModel: string;
+  ingestRateLimit: number;
+  ingestFloodLimit: number;
+  workerConcurrency: number;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
 };
 
@@ -59,6 +75,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiRateLimit: e.INTAKE_API_RATE_LIMIT,
     validateResponses: e.INTAKE_VALIDATE_RESPONSES,
     allowPrivateWebhooks: e.INTAKE_ALLOW_PRIVATE_WEBHOOKS,
+    smtpUrl: e.SMTP_URL || undefined,
+    mailFrom: e.MAIL_FROM,
+    openaiApiKey: e.OPENAI_API_KEY || undefined,
+    openaiBaseUrl: e.OPENAI_BASE_URL || undefined,
+    openaiModel: e.OPENAI_MODEL,
+    ingestRateLimit: e.INTAKE_INGEST_RATE_LIMIT,
+    ingestFloodLimit: e.INTAKE_INGEST_FLOOD_LIMIT,
+    workerConcurrency: e.INTAKE_WORKER_CONCURRENCY,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -1,19 +1,24 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PgBoss } from 'pg-boss';
 import { pino, type Logger } from 'pino';
+import { LocalProvider } from './ai/local-provider.ts';
+import { OpenAiProvider } from './ai/openai-provider.ts';
+import type { AiProvider } from './ai/provider.ts';
 import { loadConfig, type Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { migrate, openDatabase, type Database } from './db/database.ts';
 import { createApp } from './http/app.ts';
-import { startQueue } from './jobs/queue.ts';
-import { startEmbeddedS3, type EmbeddedS3 } from './storage/embedded-s3.ts';
+import { allJobs } from './jobs/definitions.ts';
+import { startQueue, type Queue } from './jobs/queue.ts';
+import { workers } from './jobs/workers.ts';
+import { createMailer } from './mail/mailer.ts';
+import { loadSecretKey } from './secret-key.ts';
+import { startEmbeddedS3 } from './storage/embedded-s3.ts';
 import { connectStorage, type ObjectStorage } from './storage/object-storage.ts';
 
 export type Runtime = {
   ctx: AppContext;
   db: Database;
-  storage: ObjectStorage | null;
   url: string | null;
   close(): Promise<void>;
 };
@@ -22,7 +27,29 @@ export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, base: { service: 'intake' } });
 }
 
-type BootOptions = { http: boolean; worker: boolean; storage: boolean; log?: Logger };
+export function createAiProvider(config: Config, log: Logger): AiProvider {
+  const local = new LocalProvider();
+  if (!config.openaiApiKey) return local;
+  return new OpenAiProvider({ apiKey: config.openaiApiKey, baseUrl: config.openaiBaseUrl, model: config.openaiModel, fallback: local, log });
+}
+
+/** Stand-in for parts a process did not start (admin commands need neither storage nor a queue). */
+function unavailable<T extends object>(what: string): T {
+  return new Proxy({} as T, {
+    get: () => {
+      throw new Error(`${what} is not started in this process`);
+    },
+  });
+}
+
+type BootOptions = {
+  http: boolean;
+  /** Consume jobs (and run pg-boss maintenance). */
+  worker: boolean;
+  /** Storage and the job queue; off for admin commands that only touch accounts. */
+  services: boolean;
+  log?: Logger;
+};
 
 /** The composition root: config → database (+ migrations) → storage → queue → http → workers. */
 export async function boot(config: Config, options: BootOptions): Promise<Runtime> {
@@ -41,24 +68,36 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'migrations applied');
 
-    let storage: ObjectStorage | null = null;
-    if (options.storage) {
-      let embedded: EmbeddedS3 | null = null;
-      if (!config.storageUrl) {
-        embedded = await startEmbeddedS3(config.dataDir, config.storageBucket);
-        closers.push(['embedded storage', () => embedded!.stop()]);
+    let storage = unavailable<ObjectStorage>('object storage');
+    let queue = unavailable<Queue>('the job queue');
+    if (options.services) {
+      let storageUrl = config.storageUrl;
+      if (!storageUrl) {
+        const embedded = await startEmbeddedS3(config.dataDir, config.storageBucket);
+        closers.push(['embedded storage', () => embedded.stop()]);
+        storageUrl = embedded.url;
       }
-      storage = connectStorage(config.storageUrl ?? embedded!.url, config.storageBucket);
+      storage = connectStorage(storageUrl, config.storageBucket);
       await storage.ping();
+      const q = await startQueue(db.url, log, allJobs, { supervise: options.worker });
+      closers.push(['queue', () => q.stop()]);
+      queue = q;
     }
+    const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
+    closers.push(['mailer', async () => mailer.close()]);
 
-    const ctx: AppContext = { config, orm: db.orm, log };
-
-    let boss: PgBoss | null = null;
-    if (options.worker) {
-      boss = await startQueue(db.url, log);
-      closers.push(['queue', () => boss!.stop({ graceful: true, timeout: 10_000 })]);
-    }
+    const ctx: AppContext = {
+      config,
+      orm: db.orm,
+      pool: db.pool,
+      log,
+      storage,
+      queue,
+      mailer,
+      ai: createAiProvider(config, log),
+      secretKey: loadSecretKey(config),
+    };
+    if (options.worker) await queue.work(ctx, workers(ctx));
 
     let url: string | null = null;
     if (options.http) {
@@ -69,7 +108,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       closers.push(['http', () => new Promise((resolve) => server.close(resolve))]);
       log.info({ url }, 'http listening');
     }
-    return { ctx, db, storage, url, close };
+    return { ctx, db, url, close };
   } catch (err) {
     await close();
     throw err;

@@ -6,7 +6,7 @@ import { entities } from './entities.ts';
 import { migrations } from './migrations/index.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
 
-export type Database = { orm: MikroORM; url: string; embedded: EmbeddedPostgres | null; close(): Promise<void> };
+export type Database = { orm: MikroORM; pool: pg.Pool; url: string; embedded: EmbeddedPostgres | null; close(): Promise<void> };
 
 /** DATABASE_URL when set, otherwise the embedded Postgres in the data dir. */
 export async function openDatabase(config: Config, log: (msg: string) => void = () => {}): Promise<Database> {
@@ -23,11 +23,15 @@ export async function openDatabase(config: Config, log: (msg: string) => void = 
     debug: false,
     logger: (message: string) => log(message.replace(/\x1b\[[0-9;]*m/g, '')),
   });
+  const pool = new pg.Pool({ connectionString: url, max: config.databasePoolSize });
+  pool.on('error', () => {}); // idle-client errors (e.g. server restart) surface on the next query instead
   return {
     orm,
+    pool,
     url,
     embedded,
     async close() {
+      await pool.end();
       await orm.close(true);
       await embedded?.stop();
     },

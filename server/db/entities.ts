@@ -107,4 +107,21 @@ export const Invoice = defineEntity({
   },
 });
 
-export const entities = [Plan, Team, User, Membership, ApiToken, Subscription, Invoice];
+
+
+export const Form = defineEntity({
+  name: 'Form',
+  tableName: 'forms',
+  properties: {
+    id: p.string().primary(),
+    teamId: p.string(),
+    name: p.string(),
+    status: p.string(),
+    notificationEmails: p.array(),
+    settings: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    deletedAt: p.datetime().nullable(),
+  },
+});
+export const entities = [Plan, Team, User, Membership, ApiToken, Subscription, Invoice, Form];

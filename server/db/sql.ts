@@ -1,3 +1,4 @@
+import type { Pool, PoolClient } from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /** Raw SQL through the request's EntityManager (and so inside its transaction, if any). `?` placeholders. */
@@ -16,4 +17,20 @@ export function iso(value: string | Date | null): string | null;
 export function iso(value: string | Date | null): string | null {
   if (value === null) return null;
   return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+/** A transaction on the raw pool: jobs sent with `{ db: client }` commit or roll back with the rows. */
+export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const result = await fn(client);
+    await client.query('commit');
+    return result;
+  } catch (err) {
+    await client.query('rollback').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
 }

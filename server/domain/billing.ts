@@ -41,7 +41,7 @@ export async function billingUsage(ctx: AppContext, caller: Caller) {
   const usage = await queryOne<{ submissions: string; forms: string; storage: string }>(
     em,
     `select
-       coalesce((select submissions from usage_counters where team_id = ? and period_start = ?), 0) as submissions,
+       coalesce((select sum(submissions) from usage_counters where team_id = ? and period_start = ?), 0) as submissions,
        (select count(*) from forms where team_id = ? and deleted_at is null) as forms,
        coalesce((select sum(size_bytes) from submission_files where team_id = ?), 0) as storage`,
     [team.id, period.start, team.id, team.id],
@@ -79,7 +79,7 @@ export async function billingSubscription(ctx: AppContext, caller: Caller) {
 }
 
 export async function listInvoices(ctx: AppContext, caller: Caller) {
-  const invoices = await ctx.orm.em.fork().find(Invoice, { teamId: caller.teamId }, { orderBy: { issuedAt: 'desc' } });
+  const invoices = await ctx.orm.em.fork().find(Invoice, { teamId: caller.teamId }, { orderBy: { issuedAt: 'desc', id: 'desc' } });
   return invoices.map((i) => ({
     id: i.id,
     number: i.number,

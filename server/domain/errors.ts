@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   ability_exceeds_caller: 403,
   cannot_revoke_active_token: 403,
   payment_required: 402,
+  plan_limit_reached: 402,
   quota_exceeded: 402,
   not_found: 404,
   conflict: 409,

@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.ts';
 import type { AppContext } from '../context.ts';
+import { ingestRoutes } from '../ingest/router.ts';
 import { requireAbility } from './auth.ts';
 import { jsonBody } from './body-parsing.ts';
 import { docsRoutes } from './docs.ts';
@@ -11,6 +12,7 @@ import { apiRateLimit } from './rate-limit.ts';
 import { responseValidation } from './response-validation.ts';
 import { accountRouter } from './routers/account.ts';
 import { billingRouter } from './routers/billing.ts';
+import { formsRouter } from './routers/forms.ts';
 import { tokensRouter } from './routers/tokens.ts';
 
 function requestId(req: Request, res: Response, next: NextFunction) {
@@ -37,6 +39,7 @@ export function createApp(ctx: AppContext): express.Express {
     }
   });
   app.use(docsRoutes());
+  app.use(ingestRoutes(ctx));
 
   if (ctx.config.validateResponses) app.use('/v1', responseValidation(ctx.log));
   app.use('/v1', jsonBody());
@@ -44,6 +47,7 @@ export function createApp(ctx: AppContext): express.Express {
     ...accountRouter(ctx),
     ...tokensRouter(ctx),
     ...billingRouter(ctx),
+    ...formsRouter(ctx),
   });
   createExpressEndpoints(contract, router, app, {
     // ts-rest types its middleware per route; ours are route-agnostic express handlers.

@@ -5,7 +5,8 @@ import { afterAll, inject } from 'vitest';
 import type { Ability } from '../../contract/abilities.ts';
 import { loadConfig, type Config } from '../../server/config.ts';
 import type { AppContext } from '../../server/context.ts';
-import { openDatabase, type Database } from '../../server/db/database.ts';
+import type { Database } from '../../server/db/database.ts';
+import { boot } from '../../server/main.ts';
 import { createApp } from '../../server/http/app.ts';
 import { createTeam } from '../../server/domain/teams.ts';
 import { issueToken } from '../../server/domain/tokens.ts';
@@ -34,15 +35,17 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
-/** A real app on the run's Postgres, closed after the file's tests. */
-export async function startTestApp(extra: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * A real app on the run's Postgres and S3 server, closed after the file's tests. With `worker: true`
+ * it also consumes background jobs, as `intake serve` does.
+ */
+export async function startTestApp(extra: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestApp> {
   const config = loadConfig(testEnv(extra));
-  const db = await openDatabase(config);
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const ctx: AppContext = { config, orm: db.orm, log };
-  const app = createApp(ctx);
-  afterAll(() => db.close());
-  return { ctx, app, http: supertest(app), db, config };
+  const rt = await boot(config, { http: false, worker: opts.worker ?? false, services: true, log });
+  const app = createApp(rt.ctx);
+  afterAll(() => rt.close());
+  return { ctx: rt.ctx, app, http: supertest(app), db: rt.db, config };
 }
 
 export type TestMember = { teamId: string; userId: string; role: string; token: string; tokenId: string };

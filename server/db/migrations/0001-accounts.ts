@@ -86,13 +86,15 @@ export class Migration0001Accounts extends Migration {
         paid_at timestamptz
       );`);
     this.addSql(`create index invoices_team on invoices (team_id, issued_at desc);`);
-    // One row per team and billing period; the public endpoint increments it for every accepted POST.
+    // Accepted POSTs per team and billing period. Sharded (a random shard per increment) so concurrent
+    // posts do not queue on one hot row; usage is the sum of the shards.
     this.addSql(`
       create table usage_counters (
         team_id text not null references teams(id) on delete cascade,
         period_start timestamptz not null,
+        shard smallint not null,
         submissions integer not null default 0,
-        primary key (team_id, period_start)
+        primary key (team_id, period_start, shard)
       );`);
     // Fixed-window counters shared by every API process (API rate limit, ingest flood limit).
     this.addSql(`

@@ -1,0 +1,153 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { authErrors, ErrorBody, OkBody, PageQuery, paginated, Timestamp } from './common.ts';
+
+const c = initContract();
+
+const Origin = z
+  .string()
+  .regex(/^https?:\/\/[^/\s?#]+$/, 'An origin is scheme://host[:port], with no path.')
+  .describe('e.g. https://example.com');
+
+export const CustomRules = z.object({
+  blocked_emails: z
+    .array(z.string().min(3).max(320))
+    .max(500)
+    .describe('Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam.'),
+  keywords: z.array(z.string().min(1).max(200)).max(500).describe('Case-insensitive words or phrases that mark spam.'),
+  regex: z.array(z.string().min(1).max(500)).max(50).describe('JavaScript regular expressions (case-insensitive) that mark spam.'),
+});
+
+export const FormSettings = z.object({
+  redirect_url: z.string().url().nullable().describe('Where browsers go after a post (303); null = built-in thank-you page.'),
+  honeypot_field: z.string().min(1).max(64).describe('Hidden field bots fill in; default `_gotcha`.'),
+  allowed_origins: z.array(Origin).max(50).describe('Origins allowed by CORS and as `_next` redirect hosts; empty = any origin.'),
+  custom_rules: CustomRules,
+  ai_threshold: z.number().min(0).max(1).describe('AI spam score at or above which a submission is spam; default 0.75.'),
+});
+export type FormSettings = z.infer<typeof FormSettings>;
+
+export const FormSettingsInput = FormSettings.omit({ custom_rules: true })
+  .partial()
+  .extend({ custom_rules: CustomRules.partial().optional() })
+  .strict();
+
+export const Form = z.object({
+  id: z.string().describe('Prefix `frm_`.'),
+  name: z.string(),
+  status: z.enum(['draft', 'published']),
+  endpoint_url: z.string().describe('The public URL websites post to.'),
+  notification_emails: z.array(z.string()),
+  settings: FormSettings,
+  submissions_count: z.number().int(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  deleted_at: Timestamp.nullable(),
+});
+export type Form = z.infer<typeof Form>;
+
+const NotificationEmails = z.array(z.string().email().max(320)).max(10).describe('At most 10 addresses notified of each clean submission.');
+
+export const CreateFormBody = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    notification_emails: NotificationEmails.default([]),
+    settings: FormSettingsInput.optional(),
+  })
+  .strict();
+
+export const UpdateFormBody = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    notification_emails: NotificationEmails.optional(),
+    settings: FormSettingsInput.optional(),
+  })
+  .strict();
+
+export const FormListQuery = PageQuery.extend({
+  trashed: z.enum(['with', 'only']).optional().describe('Include deleted forms (`with`) or list only them (`only`).'),
+});
+
+const FormParams = z.object({ form: z.string().describe('Form id (`frm_…`).') });
+const one = z.object({ data: Form });
+
+export const formsContract = c.router({
+  listForms: {
+    method: 'GET',
+    path: '/v1/forms',
+    summary: "List the team's forms, newest first",
+    query: FormListQuery,
+    responses: { 200: paginated(Form), ...authErrors },
+    metadata: { ability: 'forms:read' },
+  },
+  createForm: {
+    method: 'POST',
+    path: '/v1/forms',
+    summary: 'Create a form (as a draft)',
+    body: CreateFormBody,
+    responses: { 201: one, ...authErrors, 402: ErrorBody },
+    metadata: { ability: 'forms:write' },
+  },
+  getForm: {
+    method: 'GET',
+    path: '/v1/forms/:form',
+    summary: 'Show a form (deleted forms too)',
+    pathParams: FormParams,
+    responses: { 200: one, ...authErrors },
+    metadata: { ability: 'forms:read' },
+  },
+  updateForm: {
+    method: 'PUT',
+    path: '/v1/forms/:form',
+    summary: 'Update a form; settings are merged, custom_rules per list',
+    pathParams: FormParams,
+    body: UpdateFormBody,
+    responses: { 200: one, ...authErrors },
+    metadata: { ability: 'forms:write' },
+  },
+  deleteForm: {
+    method: 'DELETE',
+    path: '/v1/forms/:form',
+    summary: 'Move a form to the trash (restorable)',
+    pathParams: FormParams,
+    body: c.noBody(),
+    responses: { 200: OkBody, ...authErrors },
+    metadata: { ability: 'forms:write' },
+  },
+  publishForm: {
+    method: 'POST',
+    path: '/v1/forms/:form/publish',
+    summary: 'Publish: the public endpoint starts accepting posts',
+    pathParams: FormParams,
+    body: c.noBody(),
+    responses: { 200: one, ...authErrors },
+    metadata: { ability: 'forms:write' },
+  },
+  unpublishForm: {
+    method: 'POST',
+    path: '/v1/forms/:form/unpublish',
+    summary: 'Unpublish: the public endpoint answers 404',
+    pathParams: FormParams,
+    body: c.noBody(),
+    responses: { 200: one, ...authErrors },
+    metadata: { ability: 'forms:write' },
+  },
+  restoreForm: {
+    method: 'POST',
+    path: '/v1/forms/:form/restore',
+    summary: 'Restore a deleted form',
+    pathParams: FormParams,
+    body: c.noBody(),
+    responses: { 200: one, ...authErrors, 402: ErrorBody },
+    metadata: { ability: 'forms:write' },
+  },
+  forceDeleteForm: {
+    method: 'DELETE',
+    path: '/v1/forms/:form/force',
+    summary: 'Erase a form with its submissions, files, webhooks and deliveries (owner/admin)',
+    pathParams: FormParams,
+    body: c.noBody(),
+    responses: { 200: OkBody, ...authErrors },
+    metadata: { ability: 'forms:write' },
+  },
+});

@@ -1,0 +1,37 @@
+import type { AppContext } from '../context.ts';
+import { senderEmail } from './spam.ts';
+
+function render(value: unknown): string {
+  if (Array.isArray(value)) return value.map(render).join(', ');
+  if (value && typeof value === 'object') return JSON.stringify(value);
+  return String(value ?? '');
+}
+
+/** The notification e-mail for a clean submission, to the form's notification addresses. */
+export async function sendNotification(ctx: AppContext, submissionId: string): Promise<'sent' | 'skipped'> {
+  const { rows } = await ctx.pool.query(
+    `select s.id, s.status, s.payload, s.metadata, s.received_at, f.id as form_id, f.name as form_name, f.notification_emails,
+            (select coalesce(json_agg(json_build_object('filename', filename, 'size', size_bytes)), '[]') from submission_files where submission_id = s.id) as files
+       from submissions s join forms f on f.id = s.form_id where s.id = $1`,
+    [submissionId],
+  );
+  const row = rows[0];
+  if (!row || row.status === 'spam' || !row.notification_emails.length) return 'skipped';
+  const controls = (row.metadata?.controls ?? {}) as Record<string, unknown>;
+  const subject = typeof controls._subject === 'string' && controls._subject.trim()
+    ? controls._subject.trim().slice(0, 200)
+    : `New submission to ${row.form_name}`;
+  const replyTo = senderEmail(row.payload, typeof controls._replyto === 'string' ? controls._replyto : null) ?? undefined;
+  const lines = Object.entries(row.payload as Record<string, unknown>).map(([k, v]) => `${k}: ${render(v)}`);
+  const files = row.files as Array<{ filename: string; size: number }>;
+  const text = [
+    `A new submission arrived on "${row.form_name}" at ${new Date(row.received_at).toISOString()}.`,
+    '',
+    ...lines,
+    ...(files.length ? ['', `Files: ${files.map((f) => `${f.filename} (${f.size} bytes)`).join(', ')}`] : []),
+    '',
+    `Submission ${row.id} — ${ctx.config.baseUrl}/v1/forms/${row.form_id}/submissions/${row.id}`,
+  ].join('\n');
+  await ctx.mailer.send({ to: row.notification_emails, subject, text, replyTo });
+  return 'sent';
+}

@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Request } from 'express';
+import busboy from 'busboy';
+import { AppError, validationFailed } from '../domain/errors.ts';
+
+/** Limits of the public endpoint. Anything beyond them is refused, never truncated. */
+export const LIMITS = {
+  fields: 200,
+  fieldName: 64,
+  fieldValueBytes: 64 * 1024,
+  files: 10,
+  fileBytes: 10 * 1024 * 1024,
+  /** urlencoded and JSON bodies */
+  bodyBytes: 1024 * 1024,
+  /** multipart as a whole: every file at its limit plus the fields */
+  multipartBytes: 10 * 10 * 1024 * 1024 + 2 * 1024 * 1024,
+  jsonDepth: 5,
+};
+
+export type FieldValue = string | number | boolean | null | FieldValue[] | { [k: string]: FieldValue };
+
+export type SpooledFile = {
+  field: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  /** Temporary file on disk; the caller uploads it to storage and removes it. */
+  tmpPath: string;
+};
+
+export type ParsedBody = { fields: Record<string, FieldValue>; files: SpooledFile[]; kind: 'urlencoded' | 'multipart' | 'json' };
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const tooLarge = (what: string) => new AppError('payload_too_large', what);
+
+function checkName(name: string): void {
+  if (name.length === 0) throw validationFailed([{ in: 'body', path: '(field)', message: 'Field names must not be empty.' }]);
+  if (name.length > LIMITS.fieldName) {
+    throw validationFailed(
+      [{ in: 'body', path: `${name.slice(0, LIMITS.fieldName)}…`, message: `Field names are limited to ${LIMITS.fieldName} characters.` }],
+      `A field name is longer than ${LIMITS.fieldName} characters.`,
+    );
+  }
+}
+
+/** Repeated keys become arrays, in order. */
+function addField(fields: Map<string, FieldValue>, name: string, value: FieldValue): void {
+  checkName(name);
+  const existing = fields.get(name);
+  if (existing === undefined) {
+    if (fields.size >= LIMITS.fields) throw tooLarge(`At most ${LIMITS.fields} fields are accepted.`);
+    fields.set(name, value);
+  } else if (Array.isArray(existing)) existing.push(value);
+  else fields.set(name, [existing, value]);
+}
+
+async function readBody(req: Request, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) throw tooLarge(`The body exceeds ${limit} bytes.`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw tooLarge(`The body exceeds ${limit} bytes.`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function decodeUtf8(buf: Buffer): string {
+  try {
+    return strictUtf8.decode(buf);
+  } catch {
+    throw validationFailed([{ in: 'body', path: '(body)', message: 'The body is not valid UTF-8.' }], 'The body is not valid UTF-8.');
+  }
+}
+
+/** application/x-www-form-urlencoded, decoded strictly: percent-escapes that are not UTF-8 are refused. */
+function parseUrlencoded(text: string): Record<string, FieldValue> {
+  const fields = new Map<string, FieldValue>();
+  for (const pair of text.split('&')) {
+    if (!pair) continue;
+    const eq = pair.indexOf('=');
+    const rawName = eq === -1 ? pair : pair.slice(0, eq);
+    const rawValue = eq === -1 ? '' : pair.slice(eq + 1);
+    let name: string;
+    let value: string;
+    try {
+      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      value = decodeURIComponent(rawValue.replace(/\+/g, ' '));
+    } catch {
+      throw validationFailed([{ in: 'body', path: '(body)', message: 'Malformed percent-encoding or invalid UTF-8.' }], 'The form body is malformed.');
+    }
+    if (Buffer.byteLength(value) > LIMITS.fieldValueBytes) throw tooLarge(`Field "${name.slice(0, 64)}" exceeds ${LIMITS.fieldValueBytes} bytes.`);
+    addField(fields, name, value);
+  }
+  return Object.fromEntries(fields);
+}
+
+function depth(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let max = 0;
+  for (const v of Object.values(value as object)) max = Math.max(max, depth(v));
+  return max + 1;
+}
+
+function parseJson(text: string): Record<string, FieldValue> {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new AppError('invalid_json', 'The request body is not valid JSON.');
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw validationFailed([{ in: 'body', path: '(root)', message: 'A JSON submission must be an object of fields.' }]);
+  }
+  // The top level is the form's fields; values may nest a little (address objects, lists).
+  if (depth(data) > LIMITS.jsonDepth) {
+    throw validationFailed(
+      [{ in: 'body', path: '(root)', message: `JSON nested deeper than ${LIMITS.jsonDepth} levels is refused.` }],
+      'The JSON is nested too deeply.',
+    );
+  }
+  const fields = new Map<string, FieldValue>();
+  for (const [k, v] of Object.entries(data as Record<string, FieldValue>)) addField(fields, k, v);
+  return Object.fromEntries(fields);
+}
+
+function removeAll(files: SpooledFile[]): void {
+  for (const f of files) fs.rm(f.tmpPath, { force: true }, () => {});
+}
+
+/**
+ * multipart/form-data through busboy. Each file is streamed to a temporary file while its size is
+ * counted (never held in memory); over any limit the whole post is refused and the spool removed.
+ */
+function parseMultipart(req: Request, opts: { maxFileBytes: number; spoolDir: string }): Promise<ParsedBody> {
+  return new Promise((resolve, reject) => {
+    const fields = new Map<string, FieldValue>();
+    const files: SpooledFile[] = [];
+    const writes: Promise<void>[] = [];
+    let failed: Error | null = null;
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        limits: {
+          fieldNameSize: LIMITS.fieldName + 1,
+          fieldSize: LIMITS.fieldValueBytes,
+          fields: LIMITS.fields,
+          files: LIMITS.files,
+          fileSize: opts.maxFileBytes,
+          parts: LIMITS.fields + LIMITS.files,
+        },
+      });
+    } catch {
+      reject(validationFailed([{ in: 'header', path: 'content-type', message: 'Malformed multipart Content-Type (boundary missing?).' }]));
+      return;
+    }
+    const fail = (err: Error) => {
+      if (failed) return;
+      failed = err;
+      req.unpipe(bb);
+      req.resume(); // drain the rest so the response can be sent
+      void Promise.allSettled(writes).then(() => {
+        removeAll(files);
+        reject(err);
+      });
+    };
+    bb.on('field', (name, value, info) => {
+      if (failed) return;
+      try {
+        if (info.nameTruncated) checkName(name + 'x'.repeat(LIMITS.fieldName));
+        if (info.valueTruncated) throw tooLarge(`Field "${name}" exceeds ${LIMITS.fieldValueBytes} bytes.`);
+        addField(fields, name, value);
+      } catch (err) {
+        fail(err as Error);
+      }
+    });
+    bb.on('file', (name, stream, info) => {
+      if (failed) return void stream.resume();
+      try {
+        checkName(name);
+      } catch (err) {
+        stream.resume();
+        return fail(err as Error);
+      }
+      const file: SpooledFile = {
+        field: name,
+        filename: (info.filename ?? '').slice(0, 255),
+        contentType: info.mimeType || 'application/octet-stream',
+        size: 0,
+        tmpPath: path.join(opts.spoolDir, `upload-${randomUUID()}`),
+      };
+      files.push(file);
+      stream.on('data', (chunk: Buffer) => (file.size += chunk.length));
+      stream.on('limit', () => fail(tooLarge(`File "${file.filename}" exceeds ${opts.maxFileBytes} bytes.`)));
+      writes.push(pipeline(stream, fs.createWriteStream(file.tmpPath)).catch((err: Error) => fail(err)));
+    });
+    bb.on('fieldsLimit', () => fail(tooLarge(`At most ${LIMITS.fields} fields are accepted.`)));
+    bb.on('filesLimit', () => fail(tooLarge(`At most ${LIMITS.files} files are accepted.`)));
+    bb.on('partsLimit', () => fail(tooLarge('Too many parts.')));
+    bb.on('error', (err: Error) =>
+      fail(validationFailed([{ in: 'body', path: '(body)', message: `Malformed multipart body: ${err.message}` }], 'Malformed multipart body.')),
+    );
+    bb.on('close', () => {
+      if (failed) return;
+      void Promise.all(writes).then(() => {
+        if (failed) return;
+        // Browsers send an empty part for a file input left blank: that is no upload.
+        const real = files.filter((f) => f.size > 0 || f.filename !== '');
+        removeAll(files.filter((f) => !real.includes(f)));
+        resolve({ fields: Object.fromEntries(fields), files: real, kind: 'multipart' });
+      }, fail);
+    });
+    req.on('aborted', () => fail(new AppError('validation_failed', 'The upload was interrupted.')));
+    req.pipe(bb);
+  });
+}
+
+export async function parseSubmissionBody(req: Request, opts: { maxFileBytes: number }): Promise<ParsedBody> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (req.is('multipart/form-data')) {
+    if (declared > LIMITS.multipartBytes) throw tooLarge(`The body exceeds ${LIMITS.multipartBytes} bytes.`);
+    const spoolDir = path.join(os.tmpdir(), 'intake-uploads');
+    fs.mkdirSync(spoolDir, { recursive: true });
+    return parseMultipart(req, { maxFileBytes: Math.max(1, opts.maxFileBytes), spoolDir });
+  }
+  if (req.is('application/x-www-form-urlencoded')) {
+    return { fields: parseUrlencoded(decodeUtf8(await readBody(req, LIMITS.bodyBytes))), files: [], kind: 'urlencoded' };
+  }
+  if (req.is('application/json') || req.is('application/*+json')) {
+    return { fields: parseJson(decodeUtf8(await readBody(req, LIMITS.bodyBytes))), files: [], kind: 'json' };
+  }
+  throw new AppError('unsupported_media_type', 'Post forms as application/x-www-form-urlencoded, multipart/form-data or application/json.');
+}
+
+export function discardSpool(body: ParsedBody): void {
+  removeAll(body.files);
+}

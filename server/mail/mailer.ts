@@ -1,0 +1,36 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+
+export type Mail = { to: string[]; subject: string; text: string; replyTo?: string };
+
+export type Mailer = { send(mail: Mail): Promise<{ messageId: string; file?: string }>; close(): void };
+
+/**
+ * SMTP via nodemailer when SMTP_URL is set; otherwise each message is written to
+ * `<dataDir>/mail/<time>-<id>.eml` so development needs no mail server.
+ */
+export function createMailer(opts: { smtpUrl: string | undefined; from: string; dataDir: string }): Mailer {
+  if (opts.smtpUrl) {
+    const transport = nodemailer.createTransport(opts.smtpUrl);
+    return {
+      async send(mail) {
+        const info = await transport.sendMail({ from: opts.from, ...mail });
+        return { messageId: info.messageId };
+      },
+      close: () => transport.close(),
+    };
+  }
+  const dir = path.join(opts.dataDir, 'mail');
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(mail) {
+      const info = await transport.sendMail({ from: opts.from, ...mail });
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `${Date.now()}-${info.messageId.replace(/[^\w.-]/g, '')}.eml`);
+      fs.writeFileSync(file, info.message as Buffer);
+      return { messageId: info.messageId, file };
+    },
+    close: () => transport.close(),
+  };
+}

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { CreateFormBody, Form as FormView, FormListQuery, FormSettings, UpdateFormBody } from '../../contract/forms.ts';
 import type { AppContext } from '../context.ts';
 import { Form, Plan } from '../db/entities.ts';
-import { iso, query, queryOne, withTransaction } from '../db/sql.ts';
+import { iso, queryOne, withTransaction } from '../db/sql.ts';
 import { deleteObjects } from '../jobs/definitions.ts';
 import type { Caller } from './caller.ts';
 import { AppError, notFound } from './errors.ts';
@@ -35,18 +35,17 @@ export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: num
   };
 }
 
-async function submissionCounts(em: EntityManager, formIds: string[]): Promise<Map<string, number>> {
+async function submissionCounts(ctx: AppContext, formIds: string[]): Promise<Map<string, number>> {
   if (!formIds.length) return new Map();
-  const rows = await query<{ form_id: string; n: string }>(
-    em,
-    'select form_id, sum(submissions) as n from form_counters where form_id = any(?) group by form_id',
+  const { rows } = await ctx.pool.query<{ form_id: string; n: string }>(
+    'select form_id, sum(submissions) as n from form_counters where form_id = any($1::text[]) group by form_id',
     [formIds],
   );
   return new Map(rows.map((r) => [r.form_id, Number(r.n)]));
 }
 
-async function view(ctx: AppContext, em: EntityManager, form: FormRecord): Promise<FormView> {
-  const counts = await submissionCounts(em, [form.id]);
+async function view(ctx: AppContext, form: FormRecord): Promise<FormView> {
+  const counts = await submissionCounts(ctx, [form.id]);
   return toFormView(ctx, form, counts.get(form.id) ?? 0);
 }
 
@@ -79,7 +78,7 @@ export async function listForms(ctx: AppContext, caller: Caller, q: z.infer<type
     limit: q.per_page,
     offset: (q.page - 1) * q.per_page,
   });
-  const counts = await submissionCounts(em, forms.map((f) => f.id));
+  const counts = await submissionCounts(ctx, forms.map((f) => f.id));
   return pageEnvelope(
     forms.map((f) => toFormView(ctx, f, counts.get(f.id) ?? 0)),
     { page: q.page, perPage: q.per_page, total, baseUrl: ctx.config.baseUrl, path: '/v1/forms', query: { trashed: q.trashed } },
@@ -107,7 +106,7 @@ export async function createForm(ctx: AppContext, caller: Caller, input: z.infer
 
 export async function getForm(ctx: AppContext, caller: Caller, id: string): Promise<FormView> {
   const em = ctx.orm.em.fork();
-  return view(ctx, em, await findForm(em, caller, id, { trashed: true }));
+  return view(ctx, await findForm(em, caller, id, { trashed: true }));
 }
 
 export async function updateForm(ctx: AppContext, caller: Caller, id: string, input: z.infer<typeof UpdateFormBody>): Promise<FormView> {
@@ -117,7 +116,7 @@ export async function updateForm(ctx: AppContext, caller: Caller, id: string, in
   if (input.notification_emails !== undefined) form.notificationEmails = input.notification_emails;
   if (input.settings !== undefined) form.settings = mergeSettings(formSettings(form), input.settings);
   await em.flush();
-  return view(ctx, em, form);
+  return view(ctx, form);
 }
 
 async function setStatus(ctx: AppContext, caller: Caller, id: string, status: 'draft' | 'published'): Promise<FormView> {
@@ -125,7 +124,7 @@ async function setStatus(ctx: AppContext, caller: Caller, id: string, status: 'd
   const form = await findForm(em, caller, id);
   form.status = status;
   await em.flush();
-  return view(ctx, em, form);
+  return view(ctx, form);
 }
 
 export const publishForm = (ctx: AppContext, caller: Caller, id: string) => setStatus(ctx, caller, id, 'published');
@@ -148,7 +147,7 @@ export async function restoreForm(ctx: AppContext, caller: Caller, id: string): 
     }
     return f;
   });
-  return view(ctx, em, form);
+  return view(ctx, form);
 }
 
 /**

@@ -1,0 +1,291 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { currentPeriod } from '../server/domain/plans.ts';
+import { filesOf, makePublishedForm, readObject, submissionsOf } from './support/forms.ts';
+import { bearer, makeTeam, startTestApp } from './support/harness.ts';
+
+const t = await startTestApp();
+
+describe('POST /f/{form}: accepted bodies', () => {
+  it('takes an HTML form post, redirects the browser (303) and stores the payload', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner);
+    const res = await t.http
+      .post(form.endpoint)
+      .type('form')
+      .set('Referer', 'https://site.example/contact')
+      .set('User-Agent', 'Mozilla/5.0 test')
+      .send('name=Ada+Lovelace&email=ada%40example.com&topic=a&topic=b&message=Hello%20there%20%E2%9C%93&_subject=Hi&_gotcha=');
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe(`/f/${form.id}/thanks?back=${encodeURIComponent('https://site.example/contact')}`);
+    const [s] = await submissionsOf(t, form.id);
+    expect(s!.status).toBe('received');
+    expect(s!.payload).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com', topic: ['a', 'b'], message: 'Hello there ✓' });
+    expect(s!.metadata).toMatchObject({
+      user_agent: 'Mozilla/5.0 test',
+      referrer: 'https://site.example/contact',
+      content_type: 'urlencoded',
+      controls: { _subject: 'Hi', _gotcha: '' },
+    });
+    expect(s!.metadata.ip).toBeTruthy();
+    expect(s!.metadata.ip_hash).toMatch(/^[0-9a-f]{32}$/);
+    const thanks = await t.http.get(res.headers.location!);
+    expect(thanks.status).toBe(200);
+    expect(thanks.text).toContain('Thank you');
+  });
+
+  it('answers 201 { ok, id } to Accept: application/json and to JSON bodies', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner);
+    const a = await t.http.post(form.endpoint).type('form').set('Accept', 'application/json').send('x=1');
+    expect(a.status).toBe(201);
+    expect(a.body).toEqual({ ok: true, id: expect.stringMatching(/^subm_/) });
+    const b = await t.http.post(form.endpoint).send({ name: 'Bob', tags: ['x', 'y'], address: { city: 'Oslo' }, n: 3 });
+    expect(b.status).toBe(201);
+    const stored = await submissionsOf(t, form.id);
+    expect(stored.map((s) => s.id)).toEqual([a.body.id, b.body.id]);
+    expect(stored[1]!.payload).toEqual({ name: 'Bob', tags: ['x', 'y'], address: { city: 'Oslo' }, n: 3 });
+  });
+
+  it('stores multipart files byte for byte in object storage', async () => {
+    const owner = await makeTeam(t, { plan: 'pro' });
+    const form = await makePublishedForm(t, owner);
+    const binary = randomBytes(300_000);
+    const text = Buffer.from('plain text file\n');
+    const res = await t.http
+      .post(form.endpoint)
+      .set('Accept', 'application/json')
+      .field('name', 'Files')
+      .attach('resume', binary, { filename: 'résumé.pdf', contentType: 'application/pdf' })
+      .attach('notes', text, { filename: 'notes.txt', contentType: 'text/plain' });
+    expect(res.status).toBe(201);
+    const files = await filesOf(t, form.id);
+    expect(files.map((f) => [f.field, f.filename, f.content_type, Number(f.size_bytes)])).toEqual([
+      ['resume', 'résumé.pdf', 'application/pdf', binary.length],
+      ['notes', 'notes.txt', 'text/plain', text.length],
+    ]);
+    expect((await readObject(t, files[0]!.storage_key)).equals(binary)).toBe(true);
+    expect((await readObject(t, files[1]!.storage_key)).equals(text)).toBe(true);
+    const usage = await t.http.get('/v1/billing/usage').set(bearer(owner.token));
+    expect(usage.body.data.storage_bytes.used).toBe(binary.length + text.length);
+    expect(usage.body.data.submissions.used).toBe(1);
+  });
+
+  it('ignores an empty file input (browsers send one)', async () => {
+    const owner = await makeTeam(t, { plan: 'free' });
+    const form = await makePublishedForm(t, owner);
+    const res = await t.http
+      .post(form.endpoint)
+      .set('Accept', 'application/json')
+      .field('name', 'No file')
+      .attach('upload', Buffer.alloc(0), { filename: '', contentType: 'application/octet-stream' });
+    expect(res.status).toBe(201);
+    expect(await filesOf(t, form.id)).toEqual([]);
+  });
+});
+
+/** Sends the bytes as they are (superagent would serialise a Buffer by content type). */
+const rawPost = (endpoint: string, type: string, bytes: Buffer) =>
+  t.http.post(endpoint).set('Content-Type', type).serialize((b: unknown) => b as string).send(bytes as unknown as string);
+
+describe('POST /f/{form}: hostile input is refused and stores nothing', () => {
+  const boundary = '----intake-test-boundary';
+  const cases: Array<[string, (endpoint: string) => Promise<{ status: number; body: { error?: string } }>, number]> = [
+    [
+      'malformed multipart',
+      (e) =>
+        t.http.post(e).set('Content-Type', `multipart/form-data; boundary=${boundary}`).send(`--${boundary}\r\nContent-Disposition: form-data; name="a"\r\n\r\nunterminated`),
+      400,
+    ],
+    ['multipart without boundary', (e) => t.http.post(e).set('Content-Type', 'multipart/form-data').send('x'), 400],
+    [
+      'a file over 10 MB',
+      (e) => t.http.post(e).field('a', '1').attach('big', Buffer.alloc(10 * 1024 * 1024 + 1), { filename: 'big.bin' }),
+      413,
+    ],
+    ['a body over 1 MB', (e) => t.http.post(e).type('form').send(`a=${'x'.repeat(1024 * 1024 + 10)}`), 413],
+    ['1,000 fields', (e) => t.http.post(e).type('form').send(Array.from({ length: 1000 }, (_, i) => `f${i}=v`).join('&')), 413],
+    ['1,000 multipart fields', (e) => {
+      let req = t.http.post(e);
+      for (let i = 0; i < 1000; i++) req = req.field(`f${i}`, 'v');
+      return req;
+    }, 413],
+    ['11 files', (e) => {
+      let req = t.http.post(e);
+      for (let i = 0; i < 11; i++) req = req.attach(`f${i}`, Buffer.from('x'), { filename: `f${i}.txt` });
+      return req;
+    }, 413],
+    ['deeply nested JSON', (e) => t.http.post(e).type('json').send(`{"a":${'['.repeat(50)}${']'.repeat(50)}}`), 400],
+    ['JSON that is not an object', (e) => t.http.post(e).type('json').send('[1,2]'), 400],
+    ['malformed JSON', (e) => t.http.post(e).type('json').send('{"a":'), 400],
+    ['invalid UTF-8 (urlencoded bytes)', (e) => rawPost(e, 'application/x-www-form-urlencoded', Buffer.from([0x61, 0x3d, 0xff, 0xfe])), 400],
+    ['invalid UTF-8 (percent-escape)', (e) => t.http.post(e).type('form').send('a=%FF%FE'), 400],
+    ['invalid UTF-8 (JSON)', (e) => rawPost(e, 'application/json', Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')])), 400],
+    ['a 65-character field name', (e) => t.http.post(e).type('form').send(`${'n'.repeat(65)}=v`), 400],
+    ['a huge multipart field name', (e) => t.http.post(e).field('n'.repeat(5000), 'v'), 400],
+    ['an unsupported content type', (e) => t.http.post(e).set('Content-Type', 'text/plain').send('hello'), 415],
+  ];
+
+  for (const [name, send, status] of cases) {
+    it(`${name} → ${status}`, async () => {
+      const owner = await makeTeam(t, { plan: 'pro' });
+      const form = await makePublishedForm(t, owner);
+      const res = await send(form.endpoint);
+      expect(res.status).toBe(status);
+      expect(res.body.error).toEqual(expect.any(String));
+      expect(await submissionsOf(t, form.id)).toEqual([]);
+      expect(await filesOf(t, form.id)).toEqual([]);
+    });
+  }
+});
+
+describe('POST /f/{form}: which forms accept posts', () => {
+  it('404 for unknown, draft and deleted forms', async () => {
+    const owner = await makeTeam(t);
+    expect((await t.http.post('/f/frm_00000000000000000000000000').type('form').send('a=1')).status).toBe(404);
+    expect((await t.http.post('/f/not-an-id').type('form').send('a=1')).status).toBe(404);
+    const draft = await t.http.post('/v1/forms').set(bearer(owner.token)).send({ name: 'Draft' });
+    expect((await t.http.post(`/f/${draft.body.data.id}`).type('form').send('a=1')).status).toBe(404);
+    const form = await makePublishedForm(t, owner);
+    await t.http.delete(`/v1/forms/${form.id}`).set(bearer(owner.token));
+    expect((await t.http.post(form.endpoint).type('form').send('a=1')).status).toBe(404);
+  });
+
+  it('402 quota_exceeded over the monthly quota, storing nothing', async () => {
+    const owner = await makeTeam(t, { plan: 'free' });
+    const form = await makePublishedForm(t, owner);
+    await t.ctx.pool.query('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, 49)', [
+      owner.teamId,
+      currentPeriod().start,
+    ]);
+    expect((await t.http.post(form.endpoint).type('form').send('a=last')).status).toBe(303);
+    const over = await t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send('a=over');
+    expect(over.status).toBe(402);
+    expect(over.body.error).toBe('quota_exceeded');
+    expect((await submissionsOf(t, form.id)).map((s) => s.payload)).toEqual([{ a: 'last' }]);
+  });
+
+  it('402 for file uploads on a plan without them', async () => {
+    const owner = await makeTeam(t, { plan: 'free' });
+    const form = await makePublishedForm(t, owner);
+    const res = await t.http.post(form.endpoint).field('a', '1').attach('f', Buffer.from('data'), { filename: 'a.txt' });
+    expect(res.status).toBe(402);
+    expect(await submissionsOf(t, form.id)).toEqual([]);
+  });
+});
+
+describe('POST /f/{form}: redirects, CORS, idempotency', () => {
+  it('follows _next only to the redirect host or an allowed origin', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner, {
+      settings: { redirect_url: 'https://site.example/thanks', allowed_origins: ['https://other.example'] },
+    });
+    const post = (next: string) => t.http.post(form.endpoint).type('form').send(`a=1&_next=${encodeURIComponent(next)}`);
+    expect((await post('https://site.example/custom')).headers.location).toBe('https://site.example/custom');
+    expect((await post('https://other.example/done')).headers.location).toBe('https://other.example/done');
+    expect((await post('https://evil.example/phish')).headers.location).toBe('https://site.example/thanks');
+    expect((await post('javascript:alert(1)')).headers.location).toBe('https://site.example/thanks');
+  });
+
+  it('answers CORS preflights for allowed origins and refuses others', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner, { settings: { allowed_origins: ['https://site.example'] } });
+    const ok = await t.http.options(form.endpoint).set('Origin', 'https://site.example').set('Access-Control-Request-Method', 'POST');
+    expect(ok.status).toBe(204);
+    expect(ok.headers['access-control-allow-origin']).toBe('https://site.example');
+    expect(ok.headers['access-control-allow-methods']).toContain('POST');
+    const bad = await t.http.options(form.endpoint).set('Origin', 'https://evil.example');
+    expect(bad.headers['access-control-allow-origin']).toBeUndefined();
+    const post = await t.http.post(form.endpoint).set('Origin', 'https://site.example').set('Accept', 'application/json').type('form').send('a=1');
+    expect(post.status).toBe(201);
+    expect(post.headers['access-control-allow-origin']).toBe('https://site.example');
+    const refused = await t.http.post(form.endpoint).set('Origin', 'https://evil.example').type('form').send('a=2');
+    expect(refused.status).toBe(403);
+    expect(await submissionsOf(t, form.id)).toHaveLength(1);
+  });
+
+  it('returns the first submission for a repeated Idempotency-Key', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner);
+    const send = (key: string, body: string) =>
+      t.http.post(form.endpoint).set('Idempotency-Key', key).set('Accept', 'application/json').type('form').send(body);
+    const first = await send('click-1', 'a=1');
+    const again = await send('click-1', 'a=2');
+    const [c1, c2] = await Promise.all([send('race', 'r=1'), send('race', 'r=2')]);
+    expect(again.body.id).toBe(first.body.id);
+    expect(c1.body.id).toBe(c2.body.id);
+    expect((await send('click-2', 'a=3')).body.id).not.toBe(first.body.id);
+    const stored = await submissionsOf(t, form.id);
+    expect(stored).toHaveLength(3);
+    // An expired key (older than 24 h) is taken over by the next post.
+    await t.ctx.pool.query(`update idempotency_keys set created_at = now() - interval '25 hours' where form_id = $1`, [form.id]);
+    expect((await send('click-1', 'a=4')).body.id).not.toBe(first.body.id);
+  });
+});
+
+describe('POST /f/{form}: spam stack', () => {
+  it('stores honeypot and custom-rule spam in the spam folder, answered like success', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner, {
+      settings: { custom_rules: { blocked_emails: ['@blocked.example', 'bad@x.example'], keywords: ['Casino'], regex: ['\\bfree\\s+money\\b'] } },
+    });
+    const post = (body: string) => t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send(body);
+    const responses = [
+      await post('a=1&_gotcha=i+am+a+bot'),
+      await post('email=someone%40blocked.example'),
+      await post('email=ok%40ok.example&_replyto=bad%40x.example'),
+      await post('message=best+CASINO+offers'),
+      await post('message=get+FREE++money+now'),
+      await post('message=hello'),
+    ];
+    for (const r of responses) expect(r.status).toBe(201);
+    const stored = await submissionsOf(t, form.id);
+    expect(stored.map((s) => [s.status, s.spam_reason])).toEqual([
+      ['spam', 'honeypot_filled'],
+      ['spam', 'rule:blocked_email'],
+      ['spam', 'rule:blocked_email'],
+      ['spam', 'rule:keyword'],
+      ['spam', 'rule:regex'],
+      ['received', null],
+    ]);
+  });
+
+  it('a renamed honeypot field is honoured', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner, { settings: { honeypot_field: '_website' } });
+    await t.http.post(form.endpoint).type('form').send('a=1&_gotcha=ignored');
+    await t.http.post(form.endpoint).type('form').send('a=2&_website=http%3A%2F%2Fspam');
+    expect((await submissionsOf(t, form.id)).map((s) => s.status)).toEqual(['received', 'spam']);
+  });
+
+  it('enqueues process-submission in the same transaction, only for clean submissions', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner);
+    const clean = await t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send('a=1');
+    const spam = await t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send('a=1&_gotcha=x');
+    const { rows } = await t.ctx.pool.query(
+      `select data->>'submissionId' as id from pgboss.job where name = 'process-submission' and data->>'submissionId' = any($1::text[])`,
+      [[clean.body.id, spam.body.id]],
+    );
+    expect(rows.map((r) => r.id)).toEqual([clean.body.id]);
+  });
+});
+
+describe('POST /f/{form}: rate limits shared through Postgres', () => {
+  it('marks posts over the per-IP rate as spam and floods get 429', async () => {
+    const a = await startTestApp({ INTAKE_INGEST_RATE_LIMIT: '2', INTAKE_INGEST_FLOOD_LIMIT: '4' });
+    const b = await startTestApp({ INTAKE_INGEST_RATE_LIMIT: '2', INTAKE_INGEST_FLOOD_LIMIT: '4' });
+    const owner = await makeTeam(a);
+    const form = await makePublishedForm(a, owner);
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 5; i++) {
+      last = await (i % 2 ? b : a).http.post(form.endpoint).set('Accept', 'application/json').type('form').send(`n=${i}`);
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([201, 201, 201, 201, 429]);
+    expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
+    expect(last!.body).toMatchObject({ error: 'rate_limited', retry_after: expect.any(Number) });
+    expect((await submissionsOf(a, form.id)).map((s) => s.spam_reason)).toEqual([null, null, 'rate_limited', 'rate_limited']);
+  });
+});

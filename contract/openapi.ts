@@ -1,52 +1,288 @@
+import { generateSchema } from '@anatine/zod-openapi';
+import {
+  extractZodObjectShape,
+  isAppRoute,
+  isAppRouteNoBody,
+  isAppRouteOtherResponse,
+  isZodObject,
+  isZodType,
+  type AppRoute,
+  type AppRouter,
+} from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
-import type { AppRoute } from '@ts-rest/core';
-import { contract, type RouteMetadata } from './index.ts';
+import type { z } from 'zod';
+import { contract, ErrorBody, type RouteMetadata } from './index.ts';
 
 type Json = Record<string, unknown>;
 
-/** `z.unknown()` / `z.any()` come out typeless; give them an explicit "any value" schema. */
-function sanitize(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(sanitize);
-  if (node && typeof node === 'object') {
-    const out: Json = {};
-    for (const [k, v] of Object.entries(node as Json)) out[k] = sanitize(v);
-    return out;
-  }
-  return node;
+/**
+ * Tags by path segment. A route is tagged by the last segment of its path that names a resource, so
+ * `/v1/forms/{form}/submissions/export` is Submissions and `/v1/forms/{form}/publish` is Forms.
+ */
+const RESOURCE_TAGS: Record<string, { name: string; description: string }> = {
+  me: { name: 'Account', description: 'The calling user, team, role and token.' },
+  tokens: { name: 'Tokens', description: 'API tokens of the calling user: list, mint, revoke.' },
+  billing: { name: 'Billing', description: "The team's plan, usage, subscription and invoices (read only)." },
+  forms: { name: 'Forms', description: 'Forms: create, update, publish, unpublish, delete and restore.' },
+  submissions: { name: 'Submissions', description: 'Submissions of a form: list, show, update, delete, bulk actions, export, files.' },
+  webhooks: { name: 'Webhooks', description: 'Webhooks that push every clean submission of a form to an endpoint.' },
+  deliveries: { name: 'Deliveries', description: 'Webhook delivery attempts and their replay.' },
+  'ai-insights': { name: 'Insights', description: "AI summary of the team's week of submissions." },
+  insights: { name: 'Insights', description: "AI summary of the team's week of submissions." },
+  jobs: { name: 'Jobs', description: 'Background jobs (such as bulk replays) and their progress.' },
+};
+const TAG_ORDER = ['Account', 'Tokens', 'Billing', 'Forms', 'Submissions', 'Webhooks', 'Deliveries', 'Insights', 'Jobs'];
+
+const REASONS: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '202': 'Accepted',
+  '204': 'No content',
+  '301': 'Moved permanently',
+  '302': 'Found',
+  '303': 'See other',
+  '307': 'Temporary redirect',
+  '308': 'Permanent redirect',
+};
+
+/** What an error status means on this API; 403 is filled in per route with its ability. */
+const ERROR_MEANINGS: Record<string, string> = {
+  '400': 'Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`.',
+  '401': 'The bearer token is missing, unknown or revoked (`unauthenticated`).',
+  '402': "The team's plan does not include this, or one of its limits is reached.",
+  '404': 'Not found. Records of other teams are reported as not found too.',
+  '405': 'Method not allowed.',
+  '409': 'Conflict with the current state of the resource.',
+  '410': 'Gone.',
+  '413': 'The request is too large.',
+  '415': 'Unsupported content type: send `application/json`.',
+  '422': 'The request is well-formed but cannot be processed.',
+  '423': "Locked: the team's plan does not include AI features.",
+  '429': 'Rate limit reached (`rate_limited`); retry after `Retry-After` seconds.',
+  '500': 'Internal error; the body carries no details, the `X-Request-Id` header identifies the request.',
+  '503': 'Temporarily unavailable; retry later.',
+};
+
+/** Calls `visit` on a schema and every schema nested in it (not through `$ref`). */
+function eachSchema(schema: unknown, visit: (s: Json) => void): void {
+  if (!schema || typeof schema !== 'object') return;
+  const s = schema as Json;
+  visit(s);
+  for (const key of ['items', 'not', 'additionalProperties']) eachSchema(s[key], visit);
+  for (const key of ['allOf', 'anyOf', 'oneOf']) for (const sub of (s[key] as unknown[] | undefined) ?? []) eachSchema(sub, visit);
+  for (const sub of Object.values((s.properties as Json | undefined) ?? {})) eachSchema(sub, visit);
 }
 
-function mapOperation(operation: Json, route: AppRoute): Json {
-  const meta = route.metadata as RouteMetadata | undefined;
-  const parameters = ((operation.parameters as Json[] | undefined) ?? []).filter(
-    (p) => !(p.in === 'header' && String(p.name).toLowerCase() === 'authorization'),
-  );
-  const ability = meta?.ability ?? null;
-  const description = [
-    operation.description,
-    ability ? `Requires the \`${ability}\` ability.` : 'Requires any valid token.',
-  ]
-    .filter(Boolean)
-    .join('\n\n');
-  const out: Json = { ...operation, description, security: [{ bearerAuth: [] }], 'x-ability': ability };
-  if (parameters.length) out.parameters = parameters;
-  else delete out.parameters;
+/** Renames a key in place, keeping key order (and so the generated text) stable. */
+function renameKey(obj: Json, from: string, to: string): void {
+  const entries = Object.entries(obj).map(([k, v]) => [k === from ? to : k, v] as const);
+  for (const key of Object.keys(obj)) delete obj[key];
+  Object.assign(obj, Object.fromEntries(entries));
+}
+
+/** Repairs what the zod → OpenAPI 3.0 conversion gets wrong for any schema. */
+function normalizeSchema(s: Json): void {
+  // A zod union accepts a value when any member does; `oneOf` would reject a value two members accept
+  // (a literal and a plain string, a specific and a generic error body). Discriminated unions stay oneOf.
+  if (Array.isArray(s.oneOf) && !s.discriminator) renameKey(s, 'oneOf', 'anyOf');
+  // `z.unknown()` / `z.any()` come out as a bare `{ nullable: true }`; with no `type` beside it
+  // `nullable` is invalid, and a typeless schema admits every value (null included) anyway.
+  const typed = ['type', '$ref', 'allOf', 'anyOf', 'oneOf', 'not'].some((k) => k in s);
+  if (!typed && s.nullable === true) {
+    delete s.nullable;
+    if (!s.description) s.description = 'Any JSON value.';
+  }
+}
+
+function zodDef(type: z.ZodTypeAny): Json & { typeName: string } {
+  return type._def as Json & { typeName: string };
+}
+
+/**
+ * The generator decides `nullable` by asking the schema to parse `null`; a `z.coerce.*` schema turns
+ * null into 0 / "null" / false and so is published as nullable. Walk the zod schema beside its OpenAPI
+ * schema and drop `nullable` where the zod type never declared it.
+ */
+function dropCoercedNullable(type: unknown, schema: unknown): void {
+  if (!isZodType(type) || !schema || typeof schema !== 'object' || '$ref' in schema) return;
+  const s = schema as Json;
+  let inner: z.ZodTypeAny = type;
+  let declaredNullable = false;
+  for (;;) {
+    const def = zodDef(inner);
+    if (def.typeName === 'ZodNullable') declaredNullable = true;
+    if (['ZodOptional', 'ZodNullable', 'ZodDefault'].includes(def.typeName)) inner = def.innerType as z.ZodTypeAny;
+    else if (def.typeName === 'ZodBranded') inner = def.type as z.ZodTypeAny;
+    else if (def.typeName === 'ZodEffects' && (def.effect as Json).type !== 'preprocess') inner = def.schema as z.ZodTypeAny;
+    else break;
+  }
+  const def = zodDef(inner);
+  if (def.coerce === true && !declaredNullable) delete s.nullable;
+  const union = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
+  switch (def.typeName) {
+    case 'ZodObject': {
+      const properties = (s.properties as Json | undefined) ?? {};
+      for (const [key, value] of Object.entries((inner as z.AnyZodObject).shape)) dropCoercedNullable(value, properties[key]);
+      break;
+    }
+    case 'ZodArray':
+      dropCoercedNullable(def.type, s.items);
+      break;
+    case 'ZodRecord':
+      dropCoercedNullable(def.valueType, s.additionalProperties);
+      break;
+    case 'ZodIntersection':
+      dropCoercedNullable(def.left, (s.allOf as unknown[] | undefined)?.[0]);
+      dropCoercedNullable(def.right, (s.allOf as unknown[] | undefined)?.[1]);
+      break;
+    case 'ZodUnion':
+    case 'ZodDiscriminatedUnion':
+      [...(def.options as Iterable<unknown>)].forEach((option, i) => dropCoercedNullable(option, union?.[i]));
+      break;
+  }
+}
+
+/** The resource tag of a path, e.g. `/v1/forms/{form}/webhooks/{webhook}/deliveries` → Deliveries. */
+export function tagOfPath(path: string): string {
+  const segments = path.split('/').filter((s) => s && s !== 'v1' && !s.startsWith(':') && !s.startsWith('{'));
+  const resource = segments.filter((s) => s in RESOURCE_TAGS).at(-1);
+  if (resource) return RESOURCE_TAGS[resource]!.name;
+  const first = segments[0] ?? 'default';
+  return first.charAt(0).toUpperCase() + first.slice(1);
+}
+
+const lowerFirst = (text: string) => (/^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text);
+
+function responseDescription(status: string, response: unknown, route: AppRoute, ability: string | null): string {
+  const own = isZodType(response) && response.description !== ErrorBody.description ? response.description : undefined;
+  if (own) return own;
+  if (status === '403') {
+    return ability
+      ? `The token lacks the \`${ability}\` ability, or the caller may not perform this action.`
+      : 'The caller may not perform this action.';
+  }
+  if (ERROR_MEANINGS[status]) return ERROR_MEANINGS[status]!;
+  const reason = REASONS[status] ?? `HTTP ${status}`;
+  return route.summary ? `${reason} — ${lowerFirst(route.summary)}.` : `${reason}.`;
+}
+
+/** Media type entry of `c.otherResponse({ contentType, body })`, which ts-rest leaves out. */
+function otherResponseContent(contentType: string, body: unknown): Json {
+  if (isZodType(body)) return { [contentType]: { schema: generateSchema(body, true) } };
+  const schema = contentType.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' };
+  return { [contentType]: { schema } };
+}
+
+function mapResponses(operation: Json, route: AppRoute, ability: string | null): Json {
+  const generated = (operation.responses as Record<string, Json> | undefined) ?? {};
+  const out: Json = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    const entry: Json = { description: responseDescription(status, response, route, ability) };
+    if (/^3\d\d$/.test(status)) {
+      entry.headers = {
+        Location: { description: 'Where the client should go next.', schema: { type: 'string', format: 'uri' } },
+      };
+    }
+    if (status === '429') {
+      entry.headers = {
+        'Retry-After': { description: 'Seconds until the rate limit window resets.', schema: { type: 'integer' } },
+      };
+    }
+    const body = isAppRouteOtherResponse(response) ? response.body : response;
+    if (isAppRouteOtherResponse(response)) entry.content = otherResponseContent(response.contentType, response.body);
+    else if (!isAppRouteNoBody(response) && generated[status]?.content) entry.content = generated[status]!.content;
+    for (const media of Object.values((entry.content as Record<string, Json> | undefined) ?? {})) {
+      dropCoercedNullable(body, media.schema);
+    }
+    out[status] = entry;
+  }
   return out;
 }
 
-/** The OpenAPI document of the whole contract; `npm run openapi` writes it to openapi.json. */
-export function buildOpenApi(): Json {
+function zodShape(type: unknown): Record<string, unknown> {
+  return isZodObject(type) ? (extractZodObjectShape(type) as Record<string, unknown>) : {};
+}
+
+function mapOperation(operation: Json, route: AppRoute): Json {
+  const ability = (route.metadata as RouteMetadata | undefined)?.ability ?? null;
+  const shapes: Record<string, Record<string, unknown>> = {
+    path: zodShape(route.pathParams),
+    query: zodShape(route.query),
+    header: zodShape(route.headers),
+  };
+  // The bearer token is documented once, as the security scheme, not as a header parameter.
+  const parameters = ((operation.parameters as Json[] | undefined) ?? []).filter(
+    (p) => !(p.in === 'header' && String(p.name).toLowerCase() === 'authorization'),
+  );
+  for (const p of parameters) dropCoercedNullable(shapes[String(p.in)]?.[String(p.name)], p.schema);
+
+  const requestBody = operation.requestBody as Json | undefined;
+  if (requestBody && 'body' in route && isZodType(route.body)) {
+    const body = route.body;
+    for (const media of Object.values(requestBody.content as Record<string, Json>)) dropCoercedNullable(body, media.schema);
+    delete requestBody.description;
+    if (body.description) requestBody.description = body.description;
+    if (!body.isOptional()) requestBody.required = true;
+  }
+  const responses = mapResponses(operation, route, ability);
+
+  const description = [
+    operation.description,
+    ability ? `Requires the \`${ability}\` ability.` : 'Requires any valid token; no particular ability.',
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+  const out: Json = {
+    summary: operation.summary,
+    description,
+    operationId: operation.operationId,
+    tags: [tagOfPath(route.path)],
+    security: [{ bearerAuth: [] }],
+    'x-ability': ability,
+  };
+  if (operation.deprecated) out.deprecated = true;
+  if (parameters.length) out.parameters = parameters;
+  if (requestBody) out.requestBody = requestBody;
+  out.responses = responses;
+  for (const media of Object.values(responses)) {
+    for (const entry of Object.values(((media as Json).content as Record<string, Json> | undefined) ?? {})) eachSchema(entry.schema, normalizeSchema);
+  }
+  for (const p of parameters) eachSchema(p.schema, normalizeSchema);
+  for (const entry of Object.values((requestBody?.content as Record<string, Json> | undefined) ?? {})) eachSchema(entry.schema, normalizeSchema);
+  return out;
+}
+
+function routesOf(router: AppRouter): AppRoute[] {
+  return Object.values(router).flatMap((value) => (isAppRoute(value) ? [value] : routesOf(value)));
+}
+
+/** The document-level tag list: every tag in use, in a fixed order, with its description. */
+function tagList(router: AppRouter): Json[] {
+  const used = new Set(routesOf(router).map((route) => tagOfPath(route.path)));
+  const known = TAG_ORDER.filter((name) => used.has(name));
+  const other = [...used].filter((name) => !TAG_ORDER.includes(name)).sort();
+  return [...known, ...other].map((name) => ({
+    name,
+    description: Object.values(RESOURCE_TAGS).find((t) => t.name === name)?.description ?? `${name} operations.`,
+  }));
+}
+
+/** The OpenAPI document of a ts-rest router (the whole contract unless told otherwise). */
+export function buildOpenApi(router: AppRouter = contract): Json {
   const doc = generateOpenApi(
-    contract,
+    router,
     {
       info: {
         title: 'Intake API',
         version: '1.0.0',
         description:
           'Intake collects form submissions, filters spam, delivers webhooks and summarises them with AI. ' +
-          'Every request carries `Authorization: Bearer <token>`; each operation lists the ability it needs.',
+          'Every request carries `Authorization: Bearer <token>`; each operation lists the ability it needs ' +
+          '(also as `x-ability`).',
         license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
       },
       servers: [{ url: '/', description: 'This Intake server' }],
+      tags: tagList(router),
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An Intake API token (`intk_…`).' },
@@ -56,9 +292,12 @@ export function buildOpenApi(): Json {
     },
     { setOperationId: true, operationMapper: (op, route) => mapOperation(op as Json, route) as typeof op },
   );
-  return sanitize(doc) as Json;
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
+  for (const schema of Object.values(schemas)) eachSchema(schema, normalizeSchema);
+  return doc as unknown as Json;
 }
 
-export function openApiText(): string {
-  return `${JSON.stringify(buildOpenApi(), null, 2)}\n`;
+/** The committed text of openapi.json: `npm run openapi` writes it, a test compares it byte for byte. */
+export function openApiText(router: AppRouter = contract): string {
+  return `${JSON.stringify(buildOpenApi(router), null, 2)}\n`;
 }

@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { accountContract } from './account.ts';
 import { billingContract } from './billing.ts';
 import { formsContract } from './forms.ts';
+import { submissionsContract } from './submissions.ts';
 import { tokensContract } from './tokens.ts';
 
 export * from './abilities.ts';
@@ -16,6 +17,7 @@ export const contract = c.router(
     ...tokensContract,
     ...billingContract,
     ...formsContract,
+    ...submissionsContract,
   },
   { strictStatusCodes: true },
 );

@@ -38,7 +38,7 @@ export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: num
 async function submissionCounts(ctx: AppContext, formIds: string[]): Promise<Map<string, number>> {
   if (!formIds.length) return new Map();
   const { rows } = await ctx.pool.query<{ form_id: string; n: string }>(
-    'select form_id, sum(submissions) as n from form_counters where form_id = any($1::text[]) group by form_id',
+    'select form_id, sum(n) as n from form_folder_counts where form_id = any($1::text[]) group by form_id',
     [formIds],
   );
   return new Map(rows.map((r) => [r.form_id, Number(r.n)]));
@@ -163,6 +163,7 @@ export async function forceDeleteForm(ctx: AppContext, caller: Caller, id: strin
     if (!rows.length) throw notFound('Form');
     const files = await client.query<{ storage_key: string }>('select storage_key from submission_files where form_id = $1', [id]);
     await client.query('delete from forms where id = $1', [id]);
+    await client.query('delete from form_folder_counts where form_id = $1', [id]);
     const keys = files.rows.map((r) => r.storage_key);
     for (let i = 0; i < keys.length; i += 1000) {
       await ctx.queue.send(deleteObjects, { keys: keys.slice(i, i + 1000) }, { db: client });

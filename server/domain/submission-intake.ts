@@ -126,20 +126,20 @@ export async function acceptSubmission(ctx: AppContext, form: PublicForm, s: New
   const period = currentPeriod().start;
   try {
     return await withTransaction(ctx.pool, async (client) => {
-      // The quota is enforced again inside the transaction, on the increment itself.
+      // The quota is enforced again inside the transaction, on the increment itself. New field
+      // names are recorded for the export's columns (no lock is taken for names already known).
       const counted = await client.query(
         `with usage as (
            insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, $3, 1)
            on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + 1
            returning 1
-         ), per_form as (
-           insert into form_counters (form_id, shard, submissions) values ($4, $3, 1)
-           on conflict (form_id, shard) do update set submissions = form_counters.submissions + 1
-           returning 1
+         ), fields as (
+           insert into form_fields (form_id, name) select $4, unnest($5::text[])
+           on conflict do nothing
          )
          select (select coalesce(sum(submissions), 0) from usage_counters where team_id = $1 and period_start = $2)::int as used
-           from usage, per_form`,
-        [form.teamId, period, randomInt(COUNTER_SHARDS), form.id],
+           from usage`,
+        [form.teamId, period, randomInt(COUNTER_SHARDS), form.id, Object.keys(s.payload)],
       );
       // The CTE's own increment is not visible to its sibling select, hence ">=" against the limit.
       if (form.monthlyLimit !== null && counted.rows[0].used >= form.monthlyLimit) throw quotaExceeded(form);

@@ -4,6 +4,7 @@ import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.ts';
 import type { AppContext } from '../context.ts';
 import { ingestRoutes } from '../ingest/router.ts';
+import { fileLinkRoutes } from './file-links.ts';
 import { requireAbility } from './auth.ts';
 import { jsonBody } from './body-parsing.ts';
 import { docsRoutes } from './docs.ts';
@@ -13,6 +14,7 @@ import { responseValidation } from './response-validation.ts';
 import { accountRouter } from './routers/account.ts';
 import { billingRouter } from './routers/billing.ts';
 import { formsRouter } from './routers/forms.ts';
+import { submissionsRouter } from './routers/submissions.ts';
 import { tokensRouter } from './routers/tokens.ts';
 
 function requestId(req: Request, res: Response, next: NextFunction) {
@@ -40,6 +42,7 @@ export function createApp(ctx: AppContext): express.Express {
   });
   app.use(docsRoutes());
   app.use(ingestRoutes(ctx));
+  app.use(fileLinkRoutes(ctx));
 
   if (ctx.config.validateResponses) app.use('/v1', responseValidation(ctx.log));
   app.use('/v1', jsonBody());
@@ -48,6 +51,7 @@ export function createApp(ctx: AppContext): express.Express {
     ...tokensRouter(ctx),
     ...billingRouter(ctx),
     ...formsRouter(ctx),
+    ...submissionsRouter(ctx),
   });
   createExpressEndpoints(contract, router, app, {
     // ts-rest types its middleware per route; ours are route-agnostic express handlers.

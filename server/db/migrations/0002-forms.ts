@@ -17,13 +17,17 @@ export class Migration0002Forms extends Migration {
         deleted_at timestamptz
       );`);
     this.addSql(`create index forms_team on forms (team_id, created_at desc, id desc);`);
-    // Submissions per form, sharded like usage_counters; submissions_count is the sum.
+    // Live submissions per form and folder, kept by a trigger on submissions so every writer (ingest,
+    // processing, updates, bulk actions, deletes) keeps it exact. Sharded: a random shard per change,
+    // so concurrent posts do not queue on one row; a count is the sum of its shards. No foreign key:
+    // rows of an erased form are removed with it explicitly.
     this.addSql(`
-      create table form_counters (
-        form_id text not null references forms(id) on delete cascade,
+      create table form_folder_counts (
+        form_id text not null,
+        folder text not null check (folder in ('inbox', 'spam')),
         shard smallint not null,
-        submissions integer not null default 0,
-        primary key (form_id, shard)
+        n integer not null default 0,
+        primary key (form_id, folder, shard)
       );`);
     this.addSql(`
       create table submissions (
@@ -43,6 +47,36 @@ export class Migration0002Forms extends Migration {
     this.addSql(`create index submissions_inbox on submissions (form_id, received_at desc, id desc) where status <> 'spam';`);
     this.addSql(`create index submissions_spam on submissions (form_id, received_at desc, id desc) where status = 'spam';`);
     this.addSql(`create index submissions_all on submissions (form_id, received_at desc, id desc);`);
+    this.addSql(`
+      create function count_submission_folders() returns trigger language plpgsql as $$
+      begin
+        if tg_op in ('DELETE', 'UPDATE') then
+          insert into form_folder_counts (form_id, folder, shard, n)
+          values (old.form_id, case when old.status = 'spam' then 'spam' else 'inbox' end, floor(random() * 16)::int, -1)
+          on conflict (form_id, folder, shard) do update set n = form_folder_counts.n - 1;
+        end if;
+        if tg_op in ('INSERT', 'UPDATE') then
+          insert into form_folder_counts (form_id, folder, shard, n)
+          values (new.form_id, case when new.status = 'spam' then 'spam' else 'inbox' end, floor(random() * 16)::int, 1)
+          on conflict (form_id, folder, shard) do update set n = form_folder_counts.n + 1;
+        end if;
+        return null;
+      end $$;`);
+    this.addSql(`
+      create trigger submissions_count_folders after insert or delete on submissions
+      for each row execute function count_submission_folders();`);
+    this.addSql(`
+      create trigger submissions_count_folder_moves after update of status on submissions
+      for each row when ((old.status = 'spam') is distinct from (new.status = 'spam'))
+      execute function count_submission_folders();`);
+    // Every field name a form has received: the CSV export's columns, known without scanning submissions.
+    this.addSql(`
+      create table form_fields (
+        form_id text not null references forms(id) on delete cascade,
+        name text not null,
+        first_seen_at timestamptz not null default now(),
+        primary key (form_id, name)
+      );`);
     this.addSql(`create index submissions_team_category on submissions (form_id, category, received_at desc, id desc);`);
     // Idempotency-Key → first submission, honoured for 24 hours (an expired key is taken over).
     this.addSql(`

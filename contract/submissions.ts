@@ -1,0 +1,175 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { authErrors, ErrorBody, OkBody, PageLinks, PageMeta, Timestamp } from './common.ts';
+
+const c = initContract();
+
+export const SubmissionStatus = z.enum(['received', 'spam', 'processed', 'failed']);
+
+export const AiModeration = z
+  .object({
+    score: z.number().min(0).max(1).describe('Spam likelihood, 0 (clean) to 1 (spam).'),
+    verdict: z.enum(['clean', 'suspicious', 'spam']),
+    reasons: z.array(z.string()),
+    provider: z.string().describe('`local` or `openai`.'),
+  })
+  .describe('Set once the submission has been processed; null before.');
+
+export const SubmissionFile = z.object({
+  id: z.string().describe('Prefix `file_`; the id used in the download path.'),
+  field: z.string().describe('The form field the file was posted in.'),
+  filename: z.string(),
+  content_type: z.string(),
+  size: z.number().int().describe('Bytes.'),
+});
+
+export const SignedSubmissionFile = SubmissionFile.extend({
+  url: z.string().describe('Signed download URL, valid 60 seconds.'),
+  url_expires_at: Timestamp,
+});
+
+const JsonValue: z.ZodType<unknown> = z.unknown().describe('Any JSON value.');
+export const Payload = z.record(JsonValue).describe('The submitted fields.');
+
+export const SubmissionListItem = z.object({
+  id: z.string().describe('Prefix `subm_`.'),
+  status: SubmissionStatus,
+  spam_reason: z.string().nullable().describe('Why it is spam: honeypot_filled, rate_limited, rule:<kind>, ai_moderation.'),
+  category: z.string().nullable(),
+  ai_moderation: AiModeration.nullable(),
+  payload: Payload,
+  received_at: Timestamp,
+  files: z.array(SubmissionFile).optional().describe('Present only if the submission had uploads.'),
+});
+
+export const ParsedField = z.object({
+  name: z.string(),
+  type: z.enum(['string', 'number', 'boolean', 'date', 'email', 'url', 'list', 'object', 'empty']),
+  value: JsonValue.describe('The value converted to its type (numbers, booleans, ISO dates).'),
+});
+
+export const SubmissionDetail = SubmissionListItem.omit({ files: true }).extend({
+  form_id: z.string(),
+  fields: z.array(ParsedField).describe('The payload with each value recognised and typed.'),
+  metadata: z.record(JsonValue).describe('IP, user agent, referrer, origin and the reserved control fields.'),
+  files: z.array(SignedSubmissionFile),
+  updated_at: Timestamp,
+});
+
+const IsoDate = z
+  .string()
+  .refine((v) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)), 'Must be an ISO 8601 date or timestamp.');
+
+export const SubmissionListQuery = z.object({
+  folder: z.enum(['inbox', 'spam', 'all']).default('inbox').describe('`inbox` (not spam), `spam` or `all`.'),
+  per_page: z.coerce.number().int().min(1).max(100).default(25),
+  page: z.coerce.number().int().min(1).default(1),
+  category: z.string().max(64).optional().describe('Only this AI category.'),
+  since: IsoDate.optional().describe('Only submissions received after this time (ISO 8601).'),
+  until: IsoDate.optional().describe('Only submissions received before this time (ISO 8601).'),
+  cursor: z.string().max(200).optional().describe('Opaque keyset cursor from `meta.next_cursor`; takes precedence over `page`.'),
+});
+
+export const SubmissionPage = z.object({
+  data: z.array(SubmissionListItem),
+  links: PageLinks,
+  meta: PageMeta.extend({ next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last.') }),
+});
+
+export const UpdateSubmissionBody = z
+  .object({
+    payload: z.record(JsonValue).optional().describe('Merged shallowly: omitted keys stay, a key set to null is removed.'),
+    status: SubmissionStatus.optional(),
+  })
+  .strict();
+
+export const BulkBody = z.object({
+  ids: z.array(z.string().max(64)).min(1).describe('At most 500 submission ids; more gives 413.'),
+  action: z.enum(['delete', 'mark_spam', 'mark_not_spam']),
+});
+
+export const BulkResult = z.object({
+  ok: z.boolean(),
+  affected: z.number().int(),
+  skipped: z.array(z.string()).describe('Ids the caller may not act on (other forms, other teams, unknown).'),
+});
+
+export const ExportQuery = z.object({
+  format: z.enum(['csv', 'json']).default('csv'),
+  since: IsoDate.optional(),
+  until: IsoDate.optional(),
+});
+
+const FormParams = z.object({ form: z.string().describe('Form id (`frm_…`).') });
+const SubmissionParams = FormParams.extend({ submission: z.string().describe('Submission id (`subm_…`).') });
+const FileParams = SubmissionParams.extend({ file: z.string().describe('File id (`file_…`) from the submission.') });
+
+export const submissionsContract = c.router({
+  listSubmissions: {
+    method: 'GET',
+    path: '/v1/forms/:form/submissions',
+    summary: "List a form's submissions, newest first",
+    pathParams: FormParams,
+    query: SubmissionListQuery,
+    responses: { 200: SubmissionPage, ...authErrors },
+    metadata: { ability: 'submissions:read' },
+  },
+  bulkSubmissions: {
+    method: 'POST',
+    path: '/v1/forms/:form/submissions/bulk',
+    summary: 'Delete, mark as spam or mark as not spam up to 500 submissions at once',
+    pathParams: FormParams,
+    body: BulkBody,
+    responses: { 200: BulkResult, ...authErrors, 413: ErrorBody },
+    metadata: { ability: 'submissions:write' },
+  },
+  exportSubmissions: {
+    method: 'GET',
+    path: '/v1/forms/:form/submissions/export',
+    summary: 'Stream every submission as CSV or JSON',
+    pathParams: FormParams,
+    query: ExportQuery,
+    responses: {
+      200: c.otherResponse({
+        contentType: 'text/csv; charset=utf-8',
+        body: z.string().describe('CSV: id, received_at, status, category, score, one column per field, _files (signed URLs). JSON: an array of submissions.'),
+      }),
+      ...authErrors,
+    },
+    metadata: { ability: 'submissions:export' },
+  },
+  getSubmission: {
+    method: 'GET',
+    path: '/v1/forms/:form/submissions/:submission',
+    summary: 'Show a submission with typed fields, metadata and signed file URLs',
+    pathParams: SubmissionParams,
+    responses: { 200: z.object({ data: SubmissionDetail }), ...authErrors },
+    metadata: { ability: 'submissions:read' },
+  },
+  updateSubmission: {
+    method: 'PUT',
+    path: '/v1/forms/:form/submissions/:submission',
+    summary: 'Edit the payload (shallow merge) or move the submission between states',
+    pathParams: SubmissionParams,
+    body: UpdateSubmissionBody,
+    responses: { 200: z.object({ data: SubmissionDetail }), ...authErrors },
+    metadata: { ability: 'submissions:write' },
+  },
+  deleteSubmission: {
+    method: 'DELETE',
+    path: '/v1/forms/:form/submissions/:submission',
+    summary: 'Delete a submission with its files and audit trail, permanently',
+    pathParams: SubmissionParams,
+    body: c.noBody(),
+    responses: { 200: OkBody, ...authErrors },
+    metadata: { ability: 'submissions:write' },
+  },
+  downloadSubmissionFile: {
+    method: 'GET',
+    path: '/v1/forms/:form/submissions/:submission/files/:file',
+    summary: 'Redirect (302) to a freshly signed storage URL for the file, valid 60 seconds',
+    pathParams: FileParams,
+    responses: { 302: c.noBody(), ...authErrors },
+    metadata: { ability: 'submissions:read' },
+  },
+});

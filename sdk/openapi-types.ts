@@ -1,0 +1,4367 @@
+/**
+ * Types of the Intake REST API for plain-fetch users, generated from openapi.json by openapi-typescript.
+ * Do not edit: run `node sdk/generate-types.ts`. A test fails when this file drifts from openapi.json.
+ */
+
+export interface paths {
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling user, team, role and token
+         * @description Requires any valid token; no particular ability.
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tokens minted by the calling user in this team
+         * @description Requires the `tokens:read` ability.
+         */
+        get: operations["listTokens"];
+        put?: never;
+        /**
+         * Mint a token; the plaintext is returned once
+         * @description Requires the `tokens:write` ability.
+         */
+        post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a token of the calling user
+         * @description Requires the `tokens:write` ability.
+         */
+        delete: operations["revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/team": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The billed team
+         * @description Requires the `billing:read` ability.
+         */
+        get: operations["getBillingTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's plan, its limits and features
+         * @description Requires the `billing:read` ability.
+         */
+        get: operations["getBillingPlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage in the current billing period against the plan limits
+         * @description Requires the `billing:read` ability.
+         */
+        get: operations["getBillingUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's subscription
+         * @description Requires the `billing:read` ability.
+         */
+        get: operations["getBillingSubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's invoices, newest first
+         * @description Requires the `billing:read` ability.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the team's forms, newest first
+         * @description Requires the `forms:read` ability.
+         */
+        get: operations["listForms"];
+        put?: never;
+        /**
+         * Create a form (as a draft)
+         * @description Requires the `forms:write` ability.
+         */
+        post: operations["createForm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show a form (deleted forms too)
+         * @description Requires the `forms:read` ability.
+         */
+        get: operations["getForm"];
+        /**
+         * Update a form; settings are merged, custom_rules per list
+         * @description Requires the `forms:write` ability.
+         */
+        put: operations["updateForm"];
+        post?: never;
+        /**
+         * Move a form to the trash (restorable)
+         * @description Requires the `forms:write` ability.
+         */
+        delete: operations["deleteForm"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish: the public endpoint starts accepting posts
+         * @description Requires the `forms:write` ability.
+         */
+        post: operations["publishForm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/unpublish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpublish: the public endpoint answers 404
+         * @description Requires the `forms:write` ability.
+         */
+        post: operations["unpublishForm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted form
+         * @description Requires the `forms:write` ability.
+         */
+        post: operations["restoreForm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/force": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase a form with its submissions, files, webhooks and deliveries (owner/admin)
+         * @description Requires the `forms:write` ability.
+         */
+        delete: operations["forceDeleteForm"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/submissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a form's submissions, newest first
+         * @description Requires the `submissions:read` ability.
+         */
+        get: operations["listSubmissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/submissions/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete, mark as spam or mark as not spam up to 500 submissions at once
+         * @description Requires the `submissions:write` ability.
+         */
+        post: operations["bulkSubmissions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/submissions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream every submission as CSV or JSON
+         * @description Requires the `submissions:export` ability.
+         */
+        get: operations["exportSubmissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/submissions/{submission}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show a submission with typed fields, metadata and signed file URLs
+         * @description Requires the `submissions:read` ability.
+         */
+        get: operations["getSubmission"];
+        /**
+         * Edit the payload (shallow merge) or move the submission between states
+         * @description Requires the `submissions:write` ability.
+         */
+        put: operations["updateSubmission"];
+        post?: never;
+        /**
+         * Delete a submission with its files and audit trail, permanently
+         * @description Requires the `submissions:write` ability.
+         */
+        delete: operations["deleteSubmission"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/submissions/{submission}/files/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Redirect (302) to a freshly signed storage URL for the file, valid 60 seconds
+         * @description Requires the `submissions:read` ability.
+         */
+        get: operations["downloadSubmissionFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — the calling user, team, role and token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            user: {
+                                id: string;
+                                email: string;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp in UTC.
+                                 */
+                                created_at: string;
+                            };
+                            team: {
+                                id: string;
+                                name: string;
+                                plan: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp in UTC.
+                                 */
+                                created_at: string;
+                            };
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "editor" | "viewer";
+                            token: {
+                                id: string;
+                                name: string;
+                                abilities: ("forms:read" | "forms:write" | "submissions:read" | "submissions:write" | "submissions:export" | "webhooks:read" | "webhooks:write" | "insights:read" | "insights:write" | "tokens:read" | "tokens:write" | "billing:read")[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — list the tokens minted by the calling user in this team. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `tok_`; the identifier used in paths. */
+                            id: string;
+                            name: string;
+                            abilities: ("forms:read" | "forms:write" | "submissions:read" | "submissions:write" | "submissions:export" | "webhooks:read" | "webhooks:write" | "insights:read" | "insights:write" | "tokens:read" | "tokens:write" | "billing:read")[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            created_at: string;
+                            /** @description Last four characters of the plaintext token. */
+                            last4: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            last_used_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `tokens:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description Non-empty list of ability strings, each held by the calling token. */
+                    abilities: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created — mint a token; the plaintext is returned once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `tok_`; the identifier used in paths. */
+                            id: string;
+                            name: string;
+                            abilities: ("forms:read" | "forms:write" | "submissions:read" | "submissions:write" | "submissions:export" | "webhooks:read" | "webhooks:write" | "insights:read" | "insights:write" | "tokens:read" | "tokens:write" | "billing:read")[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            created_at: string;
+                            /** @description Last four characters of the plaintext token. */
+                            last4: string;
+                        };
+                        /** @description The plaintext token, shown only here. */
+                        token: string;
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The team's plan does not include this, or one of its limits is reached. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `tokens:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    }) | {
+                        /** @enum {string} */
+                        error: "ability_exceeds_caller";
+                        exceeded: string[];
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Token id (`tok_…`), not its plaintext. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — revoke a token of the calling user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `tokens:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    getBillingTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — the billed team. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            plan: "free" | "pro" | "team" | "scale";
+                            members: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `billing:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    getBillingPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — the team's plan, its limits and features. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            id: "free" | "pro" | "team" | "scale";
+                            name: string;
+                            price_cents: number;
+                            currency: string;
+                            /** @enum {string} */
+                            interval: "month";
+                            limits: {
+                                /** @description null = unlimited */
+                                monthly_submissions: number | null;
+                                /** @description null = unlimited */
+                                forms: number | null;
+                                /** @description null = unlimited */
+                                storage_bytes: number | null;
+                                /** @description Largest accepted upload; 0 = uploads not included. */
+                                file_bytes: number;
+                            };
+                            features: {
+                                ai: boolean;
+                                api_tokens: boolean;
+                                file_uploads: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `billing:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    getBillingUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — usage in the current billing period against the plan limits. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            period_start: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            period_end: string;
+                            submissions: {
+                                used: number;
+                                /** @description null = unlimited */
+                                limit: number | null;
+                                remaining: number | null;
+                            };
+                            forms: {
+                                used: number;
+                                /** @description null = unlimited */
+                                limit: number | null;
+                            };
+                            storage_bytes: {
+                                used: number;
+                                /** @description null = unlimited */
+                                limit: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `billing:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    getBillingSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — the team's subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            plan: "free" | "pro" | "team" | "scale";
+                            /** @enum {string} */
+                            status: "active" | "past_due" | "canceled";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            current_period_start: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            current_period_end: string;
+                            cancel_at_period_end: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `billing:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    listInvoices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — the team's invoices, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            number: string;
+                            /** @enum {string} */
+                            status: "draft" | "open" | "paid" | "void";
+                            currency: string;
+                            amount_cents: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            period_start: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            period_end: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            issued_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            paid_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `billing:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    listForms: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page, 1 to 100. */
+                per_page?: number;
+                /** @description Include deleted forms (`with`) or list only them (`only`). */
+                trashed?: "with" | "only";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — list the team's forms, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `frm_`. */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "draft" | "published";
+                            /** @description The public URL websites post to. */
+                            endpoint_url: string;
+                            notification_emails: string[];
+                            settings: {
+                                /**
+                                 * Format: uri
+                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
+                                 */
+                                redirect_url: string | null;
+                                /** @description Hidden field bots fill in; default `_gotcha`. */
+                                honeypot_field: string;
+                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                                allowed_origins: string[];
+                                custom_rules: {
+                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+                                    blocked_emails: string[];
+                                    /** @description Case-insensitive words or phrases that mark spam. */
+                                    keywords: string[];
+                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    regex: string[];
+                                };
+                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                                ai_threshold: number;
+                            };
+                            submissions_count: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            updated_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            deleted_at: string | null;
+                        }[];
+                        links: {
+                            first: string | null;
+                            last: string | null;
+                            prev: string | null;
+                            next: string | null;
+                        };
+                        meta: {
+                            current_page: number;
+                            per_page: number;
+                            total: number;
+                            last_page: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `forms:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    createForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @description At most 10 addresses notified of each clean submission.
+                     * @default []
+                     */
+                    notification_emails?: string[];
+                    settings?: {
+                        /**
+                         * Format: uri
+                         * @description Where browsers go after a post (303); null = built-in thank-you page.
+                         */
+                        redirect_url?: string | null;
+                        /** @description Hidden field bots fill in; default `_gotcha`. */
+                        honeypot_field?: string;
+                        /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                        allowed_origins?: string[];
+                        /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                        ai_threshold?: number;
+                        custom_rules?: {
+                            /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+                            blocked_emails?: string[];
+                            /** @description Case-insensitive words or phrases that mark spam. */
+                            keywords?: string[];
+                            /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                            regex?: string[];
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created — create a form (as a draft). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `frm_`. */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "draft" | "published";
+                            /** @description The public URL websites post to. */
+                            endpoint_url: string;
+                            notification_emails: string[];
+                            settings: {
+                                /**
+                                 * Format: uri
+                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
+                                 */
+                                redirect_url: string | null;
+                                /** @description Hidden field bots fill in; default `_gotcha`. */
+                                honeypot_field: string;
+                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                                allowed_origins: string[];
+                                custom_rules: {
+                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+                                    blocked_emails: string[];
+                                    /** @description Case-insensitive words or phrases that mark spam. */
+                                    keywords: string[];
+                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    regex: string[];
+                                };
+                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                                ai_threshold: number;
+                            };
+                            submissions_count: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            updated_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            deleted_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The team's plan does not include this, or one of its limits is reached. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    getForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — show a form (deleted forms too). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `frm_`. */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "draft" | "published";
+                            /** @description The public URL websites post to. */
+                            endpoint_url: string;
+                            notification_emails: string[];
+                            settings: {
+                                /**
+                                 * Format: uri
+                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
+                                 */
+                                redirect_url: string | null;
+                                /** @description Hidden field bots fill in; default `_gotcha`. */
+                                honeypot_field: string;
+                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                                allowed_origins: string[];
+                                custom_rules: {
+                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+                                    blocked_emails: string[];
+                                    /** @description Case-insensitive words or phrases that mark spam. */
+                                    keywords: string[];
+                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    regex: string[];
+                                };
+                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                                ai_threshold: number;
+                            };
+                            submissions_count: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            updated_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            deleted_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `forms:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    updateForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description At most 10 addresses notified of each clean submission. */
+                    notification_emails?: string[];
+                    settings?: {
+                        /**
+                         * Format: uri
+                         * @description Where browsers go after a post (303); null = built-in thank-you page.
+                         */
+                        redirect_url?: string | null;
+                        /** @description Hidden field bots fill in; default `_gotcha`. */
+                        honeypot_field?: string;
+                        /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                        allowed_origins?: string[];
+                        /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                        ai_threshold?: number;
+                        custom_rules?: {
+                            /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+                            blocked_emails?: string[];
+                            /** @description Case-insensitive words or phrases that mark spam. */
+                            keywords?: string[];
+                            /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                            regex?: string[];
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK — update a form; settings are merged, custom_rules per list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `frm_`. */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "draft" | "published";
+                            /** @description The public URL websites post to. */
+                            endpoint_url: string;
+                            notification_emails: string[];
+                            settings: {
+                                /**
+                                 * Format: uri
+                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
+                                 */
+                                redirect_url: string | null;
+                                /** @description Hidden field bots fill in; default `_gotcha`. */
+                                honeypot_field: string;
+                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                                allowed_origins: string[];
+                                custom_rules: {
+                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+                                    blocked_emails: string[];
+                                    /** @description Case-insensitive words or phrases that mark spam. */
+                                    keywords: string[];
+                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    regex: string[];
+                                };
+                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                                ai_threshold: number;
+                            };
+                            submissions_count: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            updated_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            deleted_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    deleteForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — move a form to the trash (restorable). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    publishForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — publish: the public endpoint starts accepting posts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `frm_`. */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "draft" | "published";
+                            /** @description The public URL websites post to. */
+                            endpoint_url: string;
+                            notification_emails: string[];
+                            settings: {
+                                /**
+                                 * Format: uri
+                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
+                                 */
+                                redirect_url: string | null;
+                                /** @description Hidden field bots fill in; default `_gotcha`. */
+                                honeypot_field: string;
+                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                                allowed_origins: string[];
+                                custom_rules: {
+                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+                                    blocked_emails: string[];
+                                    /** @description Case-insensitive words or phrases that mark spam. */
+                                    keywords: string[];
+                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    regex: string[];
+                                };
+                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                                ai_threshold: number;
+                            };
+                            submissions_count: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            updated_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            deleted_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    unpublishForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — unpublish: the public endpoint answers 404. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `frm_`. */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "draft" | "published";
+                            /** @description The public URL websites post to. */
+                            endpoint_url: string;
+                            notification_emails: string[];
+                            settings: {
+                                /**
+                                 * Format: uri
+                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
+                                 */
+                                redirect_url: string | null;
+                                /** @description Hidden field bots fill in; default `_gotcha`. */
+                                honeypot_field: string;
+                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                                allowed_origins: string[];
+                                custom_rules: {
+                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+                                    blocked_emails: string[];
+                                    /** @description Case-insensitive words or phrases that mark spam. */
+                                    keywords: string[];
+                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    regex: string[];
+                                };
+                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                                ai_threshold: number;
+                            };
+                            submissions_count: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            updated_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            deleted_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    restoreForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — restore a deleted form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `frm_`. */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "draft" | "published";
+                            /** @description The public URL websites post to. */
+                            endpoint_url: string;
+                            notification_emails: string[];
+                            settings: {
+                                /**
+                                 * Format: uri
+                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
+                                 */
+                                redirect_url: string | null;
+                                /** @description Hidden field bots fill in; default `_gotcha`. */
+                                honeypot_field: string;
+                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                                allowed_origins: string[];
+                                custom_rules: {
+                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+                                    blocked_emails: string[];
+                                    /** @description Case-insensitive words or phrases that mark spam. */
+                                    keywords: string[];
+                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    regex: string[];
+                                };
+                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                                ai_threshold: number;
+                            };
+                            submissions_count: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            updated_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            deleted_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The team's plan does not include this, or one of its limits is reached. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    forceDeleteForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — erase a form with its submissions, files, webhooks and deliveries (owner/admin). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    listSubmissions: {
+        parameters: {
+            query?: {
+                /** @description `inbox` (not spam), `spam` or `all`. */
+                folder?: "inbox" | "spam" | "all";
+                per_page?: number;
+                page?: number;
+                /** @description Only this AI category. */
+                category?: string;
+                /** @description Only submissions received after this time (ISO 8601). */
+                since?: string;
+                /** @description Only submissions received before this time (ISO 8601). */
+                until?: string;
+                /** @description Opaque keyset cursor from `meta.next_cursor`; takes precedence over `page`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — list a form's submissions, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `subm_`. */
+                            id: string;
+                            /** @enum {string} */
+                            status: "received" | "spam" | "processed" | "failed";
+                            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, ai_moderation. */
+                            spam_reason: string | null;
+                            category: string | null;
+                            /** @description Set once the submission has been processed; null before. */
+                            ai_moderation: {
+                                /** @description Spam likelihood, 0 (clean) to 1 (spam). */
+                                score: number;
+                                /** @enum {string} */
+                                verdict: "clean" | "suspicious" | "spam";
+                                reasons: string[];
+                                /** @description `local` or `openai`. */
+                                provider: string;
+                            } | null;
+                            /** @description The submitted fields. */
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            received_at: string;
+                            /** @description Present only if the submission had uploads. */
+                            files?: {
+                                /** @description Prefix `file_`; the id used in the download path. */
+                                id: string;
+                                /** @description The form field the file was posted in. */
+                                field: string;
+                                filename: string;
+                                content_type: string;
+                                /** @description Bytes. */
+                                size: number;
+                            }[];
+                        }[];
+                        links: {
+                            first: string | null;
+                            last: string | null;
+                            prev: string | null;
+                            next: string | null;
+                        };
+                        meta: {
+                            current_page: number;
+                            per_page: number;
+                            total: number;
+                            last_page: number;
+                            /** @description Pass as `cursor` for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    bulkSubmissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description At most 500 submission ids; more gives 413. */
+                    ids: string[];
+                    /** @enum {string} */
+                    action: "delete" | "mark_spam" | "mark_not_spam";
+                };
+            };
+        };
+        responses: {
+            /** @description OK — delete, mark as spam or mark as not spam up to 500 submissions at once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        affected: number;
+                        /** @description Ids the caller may not act on (other forms, other teams, unknown). */
+                        skipped: string[];
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `submissions:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    exportSubmissions: {
+        parameters: {
+            query?: {
+                format?: "csv" | "json";
+                since?: string;
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — stream every submission as CSV or JSON. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `submissions:export` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    getSubmission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+                /** @description Submission id (`subm_…`). */
+                submission: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — show a submission with typed fields, metadata and signed file URLs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `subm_`. */
+                            id: string;
+                            /** @enum {string} */
+                            status: "received" | "spam" | "processed" | "failed";
+                            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, ai_moderation. */
+                            spam_reason: string | null;
+                            category: string | null;
+                            /** @description Set once the submission has been processed; null before. */
+                            ai_moderation: {
+                                /** @description Spam likelihood, 0 (clean) to 1 (spam). */
+                                score: number;
+                                /** @enum {string} */
+                                verdict: "clean" | "suspicious" | "spam";
+                                reasons: string[];
+                                /** @description `local` or `openai`. */
+                                provider: string;
+                            } | null;
+                            /** @description The submitted fields. */
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            received_at: string;
+                            form_id: string;
+                            /** @description The payload with each value recognised and typed. */
+                            fields: {
+                                name: string;
+                                /** @enum {string} */
+                                type: "string" | "number" | "boolean" | "date" | "email" | "url" | "list" | "object" | "empty";
+                                /** @description The value converted to its type (numbers, booleans, ISO dates). */
+                                value?: unknown;
+                            }[];
+                            /** @description IP, user agent, referrer, origin and the reserved control fields. */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            files: {
+                                /** @description Prefix `file_`; the id used in the download path. */
+                                id: string;
+                                /** @description The form field the file was posted in. */
+                                field: string;
+                                filename: string;
+                                content_type: string;
+                                /** @description Bytes. */
+                                size: number;
+                                /** @description Signed download URL, valid 60 seconds. */
+                                url: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp in UTC.
+                                 */
+                                url_expires_at: string;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    updateSubmission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+                /** @description Submission id (`subm_…`). */
+                submission: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Merged shallowly: omitted keys stay, a key set to null is removed. */
+                    payload?: {
+                        [key: string]: unknown;
+                    };
+                    /** @enum {string} */
+                    status?: "received" | "spam" | "processed" | "failed";
+                };
+            };
+        };
+        responses: {
+            /** @description OK — edit the payload (shallow merge) or move the submission between states. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `subm_`. */
+                            id: string;
+                            /** @enum {string} */
+                            status: "received" | "spam" | "processed" | "failed";
+                            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, ai_moderation. */
+                            spam_reason: string | null;
+                            category: string | null;
+                            /** @description Set once the submission has been processed; null before. */
+                            ai_moderation: {
+                                /** @description Spam likelihood, 0 (clean) to 1 (spam). */
+                                score: number;
+                                /** @enum {string} */
+                                verdict: "clean" | "suspicious" | "spam";
+                                reasons: string[];
+                                /** @description `local` or `openai`. */
+                                provider: string;
+                            } | null;
+                            /** @description The submitted fields. */
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            received_at: string;
+                            form_id: string;
+                            /** @description The payload with each value recognised and typed. */
+                            fields: {
+                                name: string;
+                                /** @enum {string} */
+                                type: "string" | "number" | "boolean" | "date" | "email" | "url" | "list" | "object" | "empty";
+                                /** @description The value converted to its type (numbers, booleans, ISO dates). */
+                                value?: unknown;
+                            }[];
+                            /** @description IP, user agent, referrer, origin and the reserved control fields. */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            files: {
+                                /** @description Prefix `file_`; the id used in the download path. */
+                                id: string;
+                                /** @description The form field the file was posted in. */
+                                field: string;
+                                filename: string;
+                                content_type: string;
+                                /** @description Bytes. */
+                                size: number;
+                                /** @description Signed download URL, valid 60 seconds. */
+                                url: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp in UTC.
+                                 */
+                                url_expires_at: string;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `submissions:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    deleteSubmission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+                /** @description Submission id (`subm_…`). */
+                submission: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — delete a submission with its files and audit trail, permanently. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `submissions:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    downloadSubmissionFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+                /** @description Submission id (`subm_…`). */
+                submission: string;
+                /** @description File id (`file_…`) from the submission. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found — redirect (302) to a freshly signed storage URL for the file, valid 60 seconds. */
+            302: {
+                headers: {
+                    /** @description Where the client should go next. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+}

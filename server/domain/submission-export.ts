@@ -38,7 +38,7 @@ export async function exportSubmissions(ctx: AppContext, caller: Caller, formId:
   try {
     const form = await client.query('select id from forms where id = $1 and team_id = $2 and deleted_at is null', [formId, caller.teamId]);
     if (!form.rowCount) throw notFound('Form');
-    const fields = (await client.query<{ name: string }>('select name from form_fields where form_id = $1 order by first_seen_at, name', [formId])).rows.map((r) => r.name);
+    const fields = (await client.query<{ name: string }>('select name from form_fields where form_id = $1 order by first_seen_at, ordinal, name', [formId])).rows.map((r) => r.name);
     const lit = (v: string) => client.escapeLiteral(v);
     const where = [`s.form_id = ${lit(formId)}`];
     if (q.since) where.push(`s.received_at > ${lit(q.since)}::timestamptz`);
@@ -46,7 +46,7 @@ export async function exportSubmissions(ctx: AppContext, caller: Caller, formId:
     const expires = Math.floor(Date.now() / 1000) + EXPORT_LINK_SECONDS;
     // Long-lived links to /d/{file}: each click mints a fresh 60-second storage URL (see file-links.ts).
     const fileLinks = `(select string_agg(${lit(`${ctx.config.baseUrl}/d/`)} || f.id || '?expires=${expires}&signature=' ||
-        encode(hmac(f.id || '.${expires}', decode(${lit(ctx.secretKey.toString('hex'))}, 'hex'), 'sha256'), 'hex'), ' ' order by f.created_at, f.id)
+        encode(hmac(convert_to(f.id || '.${expires}', 'UTF8'), decode(${lit(ctx.secretKey.toString('hex'))}, 'hex'), 'sha256'), 'hex'), ' ' order by f.created_at, f.id)
       from submission_files f where f.submission_id = s.id)`;
     const cell = (name: string) =>
       `case jsonb_typeof(s.payload -> ${lit(name)})
@@ -57,23 +57,23 @@ export async function exportSubmissions(ctx: AppContext, caller: Caller, formId:
     const stamp = new Date().toISOString().slice(0, 10);
 
     if (q.format === 'csv') {
-      const header = [...META_COLUMNS, ...fields, '_files'].map((h) => csvCell(csvSafe(h))).join(',') + '\r\n';
+      const header = [...META_COLUMNS, ...fields, '_files'].map((h) => csvCell(csvSafe(h))).join(',') + '\n'; // COPY ends rows with \n too
       const sql = `copy (select s.id, ${receivedAt}, s.status, s.category, s.ai_moderation ->> 'score',
           ${[...fields.map((f) => `csv_safe(${cell(f)})`), fileLinks].join(', ')}
         from submissions s where ${where.join(' and ')} ${order}) to stdout with (format csv)`;
       const source = client.query(copyTo(sql));
-      return { contentType: 'text/csv; charset=utf-8', filename: `${formId}-${stamp}.csv`, stream: guarded(withPrefix(header, source), release) };
+      return { contentType: 'text/csv; charset=utf-8', filename: `${formId}-${stamp}.csv`, stream: await guarded(withPrefix(header, source), release) };
     }
 
     const sql = `select json_build_object('id', s.id, 'received_at', ${receivedAt}, 'status', s.status, 'spam_reason', s.spam_reason,
         'category', s.category, 'ai_moderation', s.ai_moderation, 'payload', s.payload,
         'files', coalesce((select json_agg(json_build_object('id', f.id, 'field', f.field, 'filename', f.filename,
           'content_type', f.content_type, 'size', f.size_bytes, 'url', ${lit(`${ctx.config.baseUrl}/d/`)} || f.id || '?expires=${expires}&signature=' ||
-          encode(hmac(f.id || '.${expires}', decode(${lit(ctx.secretKey.toString('hex'))}, 'hex'), 'sha256'), 'hex')) order by f.created_at, f.id)
+          encode(hmac(convert_to(f.id || '.${expires}', 'UTF8'), decode(${lit(ctx.secretKey.toString('hex'))}, 'hex'), 'sha256'), 'hex')) order by f.created_at, f.id)
           from submission_files f where f.submission_id = s.id), '[]'::json))::text
       from submissions s where ${where.join(' and ')} ${order}`;
     const rows = client.query(new QueryStream(sql, [], { batchSize: 2000, rowMode: 'array' }));
-    return { contentType: 'application/json', filename: `${formId}-${stamp}.json`, stream: guarded(jsonArray(rows), release) };
+    return { contentType: 'application/json', filename: `${formId}-${stamp}.json`, stream: await guarded(jsonArray(rows), release) };
   } catch (err) {
     release(false);
     throw err;
@@ -100,12 +100,17 @@ async function* jsonArray(rows: AsyncIterable<string[]>): AsyncGenerator<string>
   yield `${buffer}\n]\n`;
 }
 
-/** The connection goes back to the pool when the export completes, or is closed if it was cut short. */
-function guarded(source: AsyncGenerator<Buffer | string>, release: (destroy: boolean) => void): Readable {
-  const stream = Readable.from(
+/**
+ * The connection goes back to the pool when the export completes, or is closed if it was cut short.
+ * The first chunk is awaited here, so a failing query is still an ordinary error response.
+ */
+async function guarded(source: AsyncGenerator<Buffer | string>, release: (destroy: boolean) => void): Promise<Readable> {
+  const first = await source.next();
+  return Readable.from(
     (async function* () {
       let completed = false;
       try {
+        if (!first.done) yield first.value;
         yield* source;
         completed = true;
       } finally {
@@ -114,6 +119,4 @@ function guarded(source: AsyncGenerator<Buffer | string>, release: (destroy: boo
     })(),
     { objectMode: false },
   );
-  return stream;
 }
-

@@ -134,7 +134,7 @@ export async function acceptSubmission(ctx: AppContext, form: PublicForm, s: New
            on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + 1
            returning 1
          ), fields as (
-           insert into form_fields (form_id, name) select $4, unnest($5::text[])
+           insert into form_fields (form_id, name, ordinal) select $4, name, ord from unnest($5::text[]) with ordinality as f(name, ord)
            on conflict do nothing
          )
          select (select coalesce(sum(submissions), 0) from usage_counters where team_id = $1 and period_start = $2)::int as used

@@ -212,7 +212,7 @@ export async function updateSubmission(ctx: AppContext, caller: Caller, formId: 
     );
     if (changes.payload) {
       await client.query(
-        'insert into form_fields (form_id, name) select $1, unnest($2::text[]) on conflict do nothing',
+        'insert into form_fields (form_id, name, ordinal) select $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord) on conflict do nothing',
         [formId, Object.keys(payload)],
       );
     }

@@ -97,21 +97,31 @@ export async function listTokens(ctx: AppContext, caller: Caller) {
 
 /** POST /tokens: the free plan has no API (402); every ability must be held by the caller and allowed by the role. */
 export async function createToken(ctx: AppContext, caller: Caller, input: { name: string; abilities: string[] }) {
+  const name = input.name.trim();
+  if (!name) throw validationFailed([{ in: 'body', path: 'name', message: 'The name must not be blank.' }]);
   const abilities = parseAbilities(input.abilities);
   const em = ctx.orm.em.fork();
   const team = await findTeam(em, caller.teamId);
   if (team.planId === 'free') {
     throw new AppError('payment_required', 'API tokens are not available on the free plan. Upgrade to create tokens.');
   }
+  // The caller's abilities are already capped by its role, so an ability the role forbids is also one the
+  // calling token does not hold: the spec names that case `ability_exceeds_caller`, with the list.
+  const exceeded = abilities.filter((a) => !caller.abilities.includes(a));
+  if (exceeded.length) {
+    const beyondRole = roleForbids(caller.role, exceeded);
+    const notHeld = exceeded.filter((a) => !beyondRole.includes(a));
+    const reasons = [
+      beyondRole.length ? `your role (${caller.role}) does not permit ${beyondRole.join(', ')}` : '',
+      notHeld.length ? `the calling token does not hold ${notHeld.join(', ')}` : '',
+    ].filter(Boolean);
+    throw new AppError('ability_exceeds_caller', `Cannot grant more than the caller has: ${reasons.join('; ')}.`, { exceeded });
+  }
   const forbidden = roleForbids(caller.role, abilities);
   if (forbidden.length) {
     throw new AppError('forbidden', `Your role (${caller.role}) does not permit: ${forbidden.join(', ')}.`, { forbidden });
   }
-  const exceeded = abilities.filter((a) => !caller.abilities.includes(a));
-  if (exceeded.length) {
-    throw new AppError('ability_exceeds_caller', `The calling token does not hold: ${exceeded.join(', ')}.`, { exceeded });
-  }
-  return insertToken(em, caller, input.name, abilities);
+  return insertToken(em, caller, name, abilities);
 }
 
 export async function revokeToken(ctx: AppContext, caller: Caller, tokenId: string): Promise<void> {

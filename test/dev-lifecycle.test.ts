@@ -1,0 +1,174 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { clusterDir } from '../server/db/embedded-postgres.ts';
+
+/**
+ * `intake dev` as a user runs it: its own data dir (under the temp dir, which mkdtemp makes 0700, so as root
+ * the cluster takes the temp-dir fallback), no DATABASE_URL or STORAGE_URL, real signals.
+ */
+const CLI = fileURLToPath(new URL('../cli/intake', import.meta.url));
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-dev-lifecycle-'));
+const cluster = clusterDir(dataDir);
+
+const env: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: process.env.HOME ?? '/tmp',
+  ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+  INTAKE_DATA_DIR: dataDir,
+  PORT: '0',
+  LOG_LEVEL: 'warn',
+};
+
+type Dev = {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+};
+const running = new Set<Dev>();
+
+function startDev(): Dev {
+  const child = spawn(CLI, ['dev'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const dev: Dev = { child, output: () => output, exited };
+  running.add(dev);
+  void exited.then(() => running.delete(dev));
+  return dev;
+}
+
+/** Waits for the banner; answers the URL and token it printed. */
+async function ready(dev: Dev, timeoutMs = 60_000): Promise<{ url: string; token: string; created: boolean }> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void dev.exited.then(() => (exited = true));
+  while (Date.now() < deadline && !exited) {
+    const out = dev.output();
+    const url = /Intake is running at (http:\/\/\S+)/.exec(out)?.[1];
+    const token = /^ {2}(intk_[0-9A-Za-z]{40})$/m.exec(out)?.[1];
+    if (url && token) return { url, token, created: out.includes('Created a dev team') };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`intake dev did not print its URL and token${exited ? ' (it exited)' : ''}:\n${dev.output()}`);
+}
+
+async function stop(dev: Dev, signal: NodeJS.Signals) {
+  dev.child.kill(signal);
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`intake dev did not exit after ${signal}:\n${dev.output()}`)), 30_000),
+  );
+  return Promise.race([dev.exited, timeout]);
+}
+
+/** Live (non-zombie) postmasters of this cluster, found by their `-D` argument. */
+function postmasters(): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state !== 'Z' && args.includes(cluster)) pids.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return pids;
+}
+
+async function me(url: string, token: string) {
+  const res = await fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+  return { status: res.status, body: (await res.json()) as { data: { team: { id: string; plan: string }; role: string } } };
+}
+
+function admin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CLI, ['admin', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+afterAll(async () => {
+  for (const dev of running) dev.child.kill('SIGKILL');
+  for (const pid of postmasters()) process.kill(pid, 'SIGQUIT'); // immediate shutdown of a cluster we left
+  for (let i = 0; i < 50 && postmasters().length; i++) await new Promise((r) => setTimeout(r, 100));
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(cluster, { recursive: true, force: true });
+});
+
+describe('intake dev', () => {
+  it('starts, reuses its data, survives a SIGKILL and stops cleanly on SIGINT', { timeout: 120_000 }, async () => {
+    // First start: initdb, migrations, a dev team and an owner token.
+    const first = startDev();
+    const a = await ready(first);
+    expect(a.created).toBe(true);
+    expect(a.url).toMatch(/^http:\/\/localhost:\d+$/);
+    expect(a.url).not.toBe('http://localhost:0');
+    const whoami = await me(a.url, a.token);
+    expect(whoami.status).toBe(200);
+    expect(whoami.body.data).toMatchObject({ role: 'owner', team: { plan: 'team' } });
+    expect(fs.readFileSync(path.join(dataDir, 'dev-token'), 'utf8').trim()).toBe(a.token);
+    expect(fs.statSync(path.join(dataDir, 'dev-token')).mode & 0o077).toBe(0);
+
+    // Admin commands attach to the running cluster and leave it running.
+    const team = await admin(['team', 'create', '--name', 'Attached', '--plan', 'scale', '--json']);
+    expect(team.code, team.stderr).toBe(0);
+    const teamId = (JSON.parse(team.stdout) as { id: string }).id;
+    const user = await admin(['user', 'create', '--email', 'attached@example.test', '--name', 'A', '--team', teamId, '--role', 'admin', '--json']);
+    expect(user.code, user.stderr).toBe(0);
+    const userId = (JSON.parse(user.stdout) as { id: string }).id;
+    const minted = await admin(['token', 'create', '--team', teamId, '--user', userId, '--name', 'attached', '--json']);
+    expect(minted.code, minted.stderr).toBe(0);
+    const attachedToken = (JSON.parse(minted.stdout) as { token: string }).token;
+    // The dev server sees what the CLI wrote: it is the same database.
+    expect((await me(a.url, attachedToken)).body.data).toMatchObject({ role: 'admin', team: { id: teamId, plan: 'scale' } });
+    expect((await me(a.url, a.token)).status).toBe(200);
+
+    // Ctrl-C: exit 0 and Postgres stopped with it.
+    expect(postmasters()).toHaveLength(1);
+    expect(await stop(first, 'SIGINT')).toEqual({ code: 0, signal: null });
+    expect(postmasters()).toEqual([]);
+    expect(fs.existsSync(path.join(cluster, 'postmaster.pid'))).toBe(false);
+
+    // Second start reuses the data: same token, no new team.
+    const second = startDev();
+    const b = await ready(second);
+    expect(b).toMatchObject({ token: a.token, created: false });
+    expect((await me(b.url, b.token)).body.data.team.id).toBe(whoami.body.data.team.id);
+
+    // kill -9 of node leaves Postgres running; the next start adopts it.
+    const [orphan] = postmasters();
+    expect(await stop(second, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(postmasters()).toEqual([orphan]);
+    const third = startDev();
+    const c = await ready(third);
+    expect(c.token).toBe(a.token);
+    expect((await me(c.url, c.token)).status).toBe(200);
+    expect((await me(c.url, attachedToken)).status).toBe(200);
+
+    // Postgres itself killed too (OOM killer, `kill -9` of everything): the stale lock file is handled.
+    expect(await stop(third, 'SIGKILL')).toMatchObject({ signal: 'SIGKILL' });
+    for (const pid of postmasters()) process.kill(pid, 'SIGKILL');
+    for (let i = 0; i < 50 && postmasters().length; i++) await new Promise((r) => setTimeout(r, 100));
+    const fourth = startDev();
+    const d = await ready(fourth);
+    expect((await me(d.url, d.token)).status).toBe(200);
+
+    expect(await stop(fourth, 'SIGINT')).toEqual({ code: 0, signal: null });
+    expect(postmasters()).toEqual([]);
+  });
+});

@@ -3,6 +3,7 @@ import type { RouteMetadata } from '../../contract/index.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../domain/errors.ts';
 import { authenticate } from '../domain/tokens.ts';
+import { throwDeferredBodyError } from './body-parsing.ts';
 
 /**
  * Resolves `Authorization: Bearer …` to the caller (401 otherwise) and enforces the route's ability
@@ -14,14 +15,21 @@ export function requireAbility(ctx: AppContext) {
       const route = (req as Request & { tsRestRoute?: { metadata?: RouteMetadata } }).tsRestRoute;
       const header = req.headers.authorization ?? '';
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (!match) throw new AppError('unauthenticated', 'Send a token: Authorization: Bearer <token>.');
+      if (!match) {
+        res.setHeader('WWW-Authenticate', 'Bearer realm="intake"'); // RFC 6750 §3: say how to authenticate
+        throw new AppError('unauthenticated', 'Send a token: Authorization: Bearer <token>.');
+      }
       const caller = await authenticate(ctx, match[1]!);
-      if (!caller) throw new AppError('unauthenticated', 'The token is invalid or has been revoked.');
+      if (!caller) {
+        res.setHeader('WWW-Authenticate', 'Bearer realm="intake", error="invalid_token"');
+        throw new AppError('unauthenticated', 'The token is invalid or has been revoked.');
+      }
       const ability = route?.metadata?.ability ?? null;
       if (ability && !caller.abilities.includes(ability)) {
         throw new AppError('forbidden', `This token lacks the "${ability}" ability.`, { required: ability });
       }
       res.locals.caller = caller;
+      throwDeferredBodyError(res);
       next();
     } catch (err) {
       next(err);

@@ -2,14 +2,21 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { AppError } from '../domain/errors.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+// Everything the 415 guard lets through must also be parsed, or it would arrive as an empty body.
+const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /**
  * JSON bodies for the API: express would replace invalid UTF-8 with U+FFFD, so decode strictly first;
  * a body with another content type is 415, never silently an empty object.
+ *
+ * Bodies are parsed before routing, but a bad body (415, malformed JSON, bad UTF-8) is only reported
+ * once the caller is authenticated: a missing or invalid token is 401 whatever the body holds (spec,
+ * Authentication 1), and an unknown route stays 404. Oversized bodies are refused at once (413), unread.
  */
 export function jsonBody(limit = '1mb') {
   const parse = express.json({
     limit,
+    type: JSON_TYPES,
     strict: false,
     verify: (_req, _res, buf) => {
       try {
@@ -21,9 +28,22 @@ export function jsonBody(limit = '1mb') {
   });
   return (req: Request, res: Response, next: NextFunction) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-    if (hasBody && !req.is('application/json') && !req.is('application/*+json')) {
-      return next(new AppError('unsupported_media_type', 'Send request bodies as application/json.'));
+    if (hasBody && !req.is(JSON_TYPES)) {
+      res.locals.bodyError = new AppError('unsupported_media_type', 'Send request bodies as application/json.');
+      return next();
     }
-    parse(req, res, next);
+    parse(req, res, (err?: unknown) => {
+      const type = (err as { type?: string } | undefined)?.type;
+      if (err && type !== 'entity.too.large' && type !== 'request.aborted') {
+        res.locals.bodyError = err;
+        return next();
+      }
+      next(err);
+    });
   };
+}
+
+/** Throws the body error `jsonBody` held back; called once the caller is known. */
+export function throwDeferredBodyError(res: Response): void {
+  if (res.locals.bodyError) throw res.locals.bodyError;
 }

@@ -25,10 +25,16 @@ export function errorHandler(log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     let appError: AppError;
     const e = err as { type?: string; status?: number; code?: string };
+    if (e?.type === 'request.aborted') {
+      // The client hung up mid-body: nobody is left to answer, and it is not our failure to log as one.
+      log.debug({ requestId: res.locals.requestId, method: req.method, path: req.path }, 'client aborted the request body');
+      return void res.end();
+    }
     if (err instanceof AppError) appError = err;
     else if (e?.type === 'entity.parse.failed') appError = new AppError('invalid_json', 'The request body is not valid JSON.');
     else if (e?.type === 'entity.too.large') appError = new AppError('payload_too_large', 'The request body is too large.');
-    else if (e?.code === 'invalid_utf8') appError = new AppError('validation_failed', 'The request body is not valid UTF-8.');
+    // JSON text is UTF-8 (RFC 8259 §8.1): other bytes are malformed JSON, not a field-level validation failure.
+    else if (e?.code === 'invalid_utf8') appError = new AppError('invalid_json', 'The request body is not valid UTF-8.');
     else if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
       appError = new AppError('unsupported_media_type', 'Unsupported body encoding.');
     } else {

@@ -1,0 +1,97 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Response } from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { bearer, makeTeam, makeToken, startTestApp, type TestApp, type TestMember } from './support/harness.ts';
+
+const LIMIT = 5;
+// Two processes' worth of app on one database: the budget lives in Postgres, not in either of them.
+const a = await startTestApp({ INTAKE_API_RATE_LIMIT: String(LIMIT) });
+const b = await startTestApp({ INTAKE_API_RATE_LIMIT: String(LIMIT) });
+const PATH = '/v1/me';
+
+function rateLimit(res: Response): { limit: number; remaining: number; reset: number } {
+  const header = String(res.headers['ratelimit'] ?? '');
+  const m = /^limit=(\d+), remaining=(\d+), reset=(\d+)$/.exec(header);
+  expect(m, `RateLimit header: "${header}"`).not.toBeNull();
+  return { limit: Number(m![1]), remaining: Number(m![2]), reset: Number(m![3]) };
+}
+
+/**
+ * A token whose budget starts with plenty of its fixed window left, so the sequence below cannot
+ * straddle a window boundary (the window resets every minute on the minute).
+ */
+async function tokenWithTimeLeft(app: TestApp, owner: TestMember): Promise<{ token: string; first: Response }> {
+  for (;;) {
+    const { token } = await makeToken(app, owner);
+    const first = await app.http.get(PATH).set(bearer(token));
+    expect(first.status).toBe(200);
+    const { reset } = rateLimit(first);
+    if (reset >= 10) return { token, first };
+    await sleep((reset + 1) * 1000);
+  }
+}
+
+describe('API rate limit', () => {
+  it('is one per-token budget shared by every app instance, then 429 with Retry-After', async () => {
+    const owner = await makeTeam(a, { plan: 'pro' });
+    const { token, first } = await tokenWithTimeLeft(a, owner);
+    expect(first.headers['ratelimit-policy']).toBe(`${LIMIT};w=60`);
+    const remaining = [rateLimit(first).remaining];
+
+    // Alternate between the two instances: b, a, b, a for requests 2–5.
+    for (let i = 2; i <= LIMIT; i++) {
+      const app = i % 2 === 0 ? b : a;
+      const res = await app.http.get(PATH).set(bearer(token));
+      expect(res.status, `request ${i}`).toBe(200);
+      expect(res.headers['ratelimit-policy']).toBe(`${LIMIT};w=60`);
+      const rl = rateLimit(res);
+      expect(rl.limit).toBe(LIMIT);
+      remaining.push(rl.remaining);
+    }
+    expect(remaining).toEqual([4, 3, 2, 1, 0]);
+
+    const sixth = await b.http.get(PATH).set(bearer(token));
+    expect(sixth.status).toBe(429);
+    expect(sixth.headers['x-request-id']).toBeTruthy();
+    const retryAfter = Number(sixth.headers['retry-after']);
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(sixth.body).toEqual({ error: 'rate_limited', message: expect.any(String), retry_after: retryAfter });
+    expect(sixth.body.message.length).toBeGreaterThan(0);
+    expect(rateLimit(sixth)).toMatchObject({ limit: LIMIT, remaining: 0 });
+
+    // Still limited on the other instance.
+    const seventh = await a.http.get(PATH).set(bearer(token));
+    expect(seventh.status).toBe(429);
+    expect(seventh.headers['retry-after']).toBeTruthy();
+
+    // Another token, even of the same member, has its own budget.
+    const other = await makeToken(a, owner);
+    const fresh = await b.http.get(PATH).set(bearer(other.token));
+    expect(fresh.status).toBe(200);
+    expect(rateLimit(fresh).remaining).toBe(LIMIT - 1);
+  });
+
+  it('counts concurrent requests exactly across instances', async () => {
+    const owner = await makeTeam(a, { plan: 'pro' });
+    const { token } = await tokenWithTimeLeft(a, owner); // one hit used
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).http.get(PATH).set(bearer(token))),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(LIMIT - 1);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10 - (LIMIT - 1));
+  });
+
+  it('does not spend the budget on requests that fail authentication', async () => {
+    const owner = await makeTeam(a, { plan: 'pro' });
+    const { token } = await tokenWithTimeLeft(a, owner);
+    for (let i = 0; i < LIMIT + 2; i++) {
+      expect((await a.http.get(PATH).set(bearer(`intk_${'Z'.repeat(40)}`))).status).toBe(401);
+    }
+    const res = await b.http.get(PATH).set(bearer(token));
+    expect(res.status).toBe(200);
+    expect(rateLimit(res).remaining).toBe(LIMIT - 2);
+  });
+});

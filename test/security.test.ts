@@ -1,0 +1,168 @@
+import { isAppRoute, isZodType, type AppRoute, type AppRouter } from '@ts-rest/core';
+import type { Response } from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { ABILITIES, contract, isAbility, type RouteMetadata } from '../contract/index.ts';
+import { query } from '../server/db/sql.ts';
+import { newId } from '../server/domain/ids.ts';
+import { bearer, makeTeam, makeToken, startTestApp, type TestApp, type TestMember } from './support/harness.ts';
+
+/**
+ * The one security table (STYLE.md §9), driven by the contract itself so a route added later is covered
+ * without touching this file — except to teach it how to make a record for a new kind of path parameter.
+ */
+
+const t = await startTestApp();
+
+type Entry = { key: string; route: AppRoute };
+
+function routesOf(router: AppRouter, prefix = ''): Entry[] {
+  return Object.entries(router).flatMap(([key, value]) =>
+    isAppRoute(value) ? [{ key: prefix + key, route: value }] : routesOf(value, `${prefix}${key}.`),
+  );
+}
+
+const routes = routesOf(contract);
+
+function pathParams(route: AppRoute): string[] {
+  return [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+}
+
+function fillPath(route: AppRoute, values: Record<string, string>): string {
+  return route.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(values[name] ?? `${name}_00000000000000000000000000`));
+}
+
+/**
+ * How to make a record in another team for each path parameter name. `made` holds the records already
+ * made for the parameters to its left, so nested paths (`/forms/:form/webhooks/:webhook`) can build
+ * children of their parent. A route whose parameter has no factory fails below.
+ */
+type Factory = (app: TestApp, other: TestMember, made: Record<string, string>) => Promise<string>;
+
+const factories: Record<string, Factory> = {
+  token: async (app, other) => (await makeToken(app, other, ['forms:read'])).tokenId,
+  form: async (app, other) => {
+    const id = newId('frm');
+    await query(app.ctx.orm.em.fork(), `insert into forms (id, team_id, name) values (?, ?, 'Other team form')`, [id, other.teamId]);
+    return id;
+  },
+  submission: async (app, other, made) => {
+    const id = newId('subm');
+    await query(
+      app.ctx.orm.em.fork(),
+      `insert into submissions (id, team_id, form_id, status, payload) values (?, ?, ?, 'received', '{"email":"a@example.test"}'::jsonb)`,
+      [id, other.teamId, made.form],
+    );
+    return id;
+  },
+  file: async (app, other, made) => {
+    const id = newId('file');
+    await query(
+      app.ctx.orm.em.fork(),
+      `insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
+       values (?, ?, ?, ?, 'upload', 'a.txt', 'text/plain', 1, ?)`,
+      [id, other.teamId, made.form, made.submission, `security/${id}`],
+    );
+    return id;
+  },
+};
+
+/** Valid bodies / queries for routes whose schema does not accept an empty one, keyed by route key. */
+const sampleBodies: Record<string, unknown> = {
+  createToken: { name: 'security table', abilities: ['forms:read'] },
+  createForm: { name: 'security table' },
+  bulkSubmissions: { ids: ['subm_00000000000000000000000000'], action: 'mark_spam' },
+};
+const sampleQueries: Record<string, Record<string, string>> = {};
+
+function send(app: TestApp, entry: Entry, path: string, token?: string) {
+  const method = entry.route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+  let req = app.http[method](path);
+  if (token) req = req.set(bearer(token));
+  const q = sampleQueries[entry.key];
+  if (q) req = req.query(q);
+  if ('body' in entry.route && isZodType(entry.route.body)) {
+    req = req.send((sampleBodies[entry.key] ?? {}) as object);
+  }
+  return req;
+}
+
+function expectError(res: Response, status: number, error: string, label: string) {
+  expect(res.status, `${label}: ${res.text}`).toBe(status);
+  expect(res.headers['content-type'], label).toMatch(/^application\/json/);
+  expect(res.body, label).toMatchObject({ error, message: expect.any(String) });
+  expect(res.body.message.length, label).toBeGreaterThan(0);
+  expect(res.headers['x-request-id'], label).toMatch(/^[\w.-]{1,128}$/);
+  // No internals in error bodies.
+  expect(res.text, label).not.toMatch(/\bat .+\.ts:\d+|select |insert |stack/i);
+}
+
+it('the contract has routes and every one declares its ability', () => {
+  expect(routes.length).toBeGreaterThanOrEqual(9);
+  for (const { key, route } of routes) {
+    const meta = route.metadata as RouteMetadata | undefined;
+    expect(meta, `${key} has no metadata`).toBeDefined();
+    expect(meta && 'ability' in meta, `${key} has no metadata.ability`).toBe(true);
+    if (meta?.ability !== null) expect(isAbility(String(meta?.ability)), `${key}: unknown ability ${meta?.ability}`).toBe(true);
+  }
+});
+
+describe.each(routes.map((e) => [`${e.key} ${e.route.method} ${e.route.path}`, e] as const))('%s', (label, entry) => {
+  const meta = entry.route.metadata as RouteMetadata;
+  const params = pathParams(entry.route);
+
+  it('answers 401 without a token, with a malformed header, a bad token or a revoked one', async () => {
+    const path = fillPath(entry.route, {});
+    expectError(await send(t, entry, path), 401, 'unauthenticated', `${label} no token`);
+
+    const basic = await send(t, entry, path).set('Authorization', 'Basic dXNlcjpwYXNz');
+    expectError(basic, 401, 'unauthenticated', `${label} basic auth`);
+    expectError(await send(t, entry, path, `intk_${'A'.repeat(40)}`), 401, 'unauthenticated', `${label} unknown token`);
+
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const doomed = await makeToken(t, owner);
+    await query(t.ctx.orm.em.fork(), 'update api_tokens set revoked_at = now() where id = ?', [doomed.tokenId]);
+    const revoked = await send(t, entry, path, doomed.token);
+    expectError(revoked, 401, 'unauthenticated', `${label} revoked token`);
+    expect(revoked.headers['www-authenticate'], label).toMatch(/^Bearer .*error="invalid_token"/);
+  });
+
+  it('answers 401 without a token whatever the body holds (auth comes before body errors)', async () => {
+    const path = fillPath(entry.route, {});
+    const method = entry.route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    const malformed = await t.http[method](path).set('Content-Type', 'application/json').send('{"oops":');
+    expectError(malformed, 401, 'unauthenticated', `${label} no token, malformed JSON`);
+    const wrongType = await t.http[method](path).set('Content-Type', 'text/plain').send('hello');
+    expectError(wrongType, 401, 'unauthenticated', `${label} no token, text/plain body`);
+    expect(wrongType.headers['www-authenticate'], label).toMatch(/^Bearer realm=/);
+  });
+
+  it.skipIf(meta.ability === null)('answers 403 to a token holding every ability but the one it needs', async () => {
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const allBut = await makeToken(t, owner, ABILITIES.filter((a) => a !== meta.ability));
+    expectError(await send(t, entry, fillPath(entry.route, {}), allBut.token), 403, 'forbidden', `${label} lacking ${meta.ability}`);
+  });
+
+  it.skipIf(params.length === 0)("answers 404 for another team's record", async () => {
+    const missing = params.filter((p) => !factories[p]);
+    expect(missing, `${label}: add a factory for path parameter(s) ${missing.join(', ')} to test/security.test.ts`).toEqual([]);
+    if ('body' in entry.route && isZodType(entry.route.body) && !entry.route.body.safeParse({}).success) {
+      expect(sampleBodies[entry.key], `${label}: add a valid sample body to test/security.test.ts`).toBeDefined();
+    }
+    if (isZodType(entry.route.query) && !entry.route.query.safeParse({}).success) {
+      expect(sampleQueries[entry.key], `${label}: add a valid sample query to test/security.test.ts`).toBeDefined();
+    }
+
+    const mine = await makeTeam(t, { plan: 'scale' });
+    const other = await makeTeam(t, { plan: 'scale' });
+    const made: Record<string, string> = {};
+    for (const p of params) made[p] = await factories[p]!(t, other, made);
+    const path = fillPath(entry.route, made);
+
+    expectError(await send(t, entry, path, mine.token), 404, 'not_found', `${label} other team's record`);
+
+    // Control: the record is real, its own team reaches it (so the 404 above is the team scope at work).
+    const own = await send(t, entry, path, other.token);
+    expect([401, 403, 404], `${label} own team: ${own.status} ${own.text}`).not.toContain(own.status);
+    expect(own.status, `${label} own team: ${own.text}`).toBeLessThan(500);
+  });
+});

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import pg from 'pg';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
@@ -21,7 +22,7 @@ export async function openDatabase(config: Config, log: (msg: string) => void = 
     pool: { min: 0, max: config.databasePoolSize },
     allowGlobalContext: false,
     debug: false,
-    logger: (message: string) => log(message.replace(/\x1b\[[0-9;]*m/g, '')),
+    logger: (message: string) => log(stripVTControlCharacters(message)),
   });
   const pool = new pg.Pool({ connectionString: url, max: config.databasePoolSize });
   pool.on('error', () => {}); // idle-client errors (e.g. server restart) surface on the next query instead

@@ -67,7 +67,6 @@ export function ingestRoutes(ctx: AppContext): Router {
   });
 
   router.post('/f/:form', async (req: Request, res: Response, next: NextFunction) => {
-    let bodyKind: string | null = null;
     try {
       const form = await findPublicForm(ctx, req.params.form!);
       if (!form) throw notFound('Form');
@@ -92,7 +91,6 @@ export function ingestRoutes(ctx: AppContext): Router {
       }
 
       const body = await parseSubmissionBody(req, { maxFileBytes: form.maxFileBytes || 10 * 1024 * 1024 });
-      bodyKind = body.kind;
       if (body.files.length && !form.fileUploads) {
         discardSpool(body);
         throw new AppError('plan_limit_reached', "File uploads are not included in this form's plan.");
@@ -127,7 +125,7 @@ export function ingestRoutes(ctx: AppContext): Router {
           controls,
         },
       });
-      respond(req, res, form, accepted.id, firstString(controls._next), wantsJson(req, bodyKind));
+      respond(req, res, form, accepted.id, firstString(controls._next), wantsJson(req, body.kind));
     } catch (err) {
       next(err);
     }

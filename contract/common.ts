@@ -33,8 +33,10 @@ export const authErrors = {
   403: ErrorBody,
   404: ErrorBody,
   415: ErrorBody,
-  429: RateLimitedBody,
 };
+
+/** Routes metered by the per-token API budget (metadata `rateLimited: true`) also answer 429. */
+export const rateLimitErrors = { 429: RateLimitedBody };
 
 /** Page-number pagination shared by every list; `per_page` 1–100, default 25. */
 export const PageQuery = z.object({

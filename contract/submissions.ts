@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { authErrors, ErrorBody, OkBody, PageLinks, PageMeta, Timestamp } from './common.ts';
+import { authErrors, ErrorBody, OkBody, PageLinks, PageMeta, rateLimitErrors, Timestamp } from './common.ts';
 
 const c = initContract();
 
@@ -111,8 +111,8 @@ export const submissionsContract = c.router({
     summary: "List a form's submissions, newest first",
     pathParams: FormParams,
     query: SubmissionListQuery,
-    responses: { 200: SubmissionPage, ...authErrors },
-    metadata: { ability: 'submissions:read' },
+    responses: { 200: SubmissionPage, ...authErrors, ...rateLimitErrors },
+    metadata: { ability: 'submissions:read', rateLimited: true },
   },
   bulkSubmissions: {
     method: 'POST',
@@ -120,8 +120,8 @@ export const submissionsContract = c.router({
     summary: 'Delete, mark as spam or mark as not spam up to 500 submissions at once',
     pathParams: FormParams,
     body: BulkBody,
-    responses: { 200: BulkResult, ...authErrors, 413: ErrorBody },
-    metadata: { ability: 'submissions:write' },
+    responses: { 200: BulkResult, ...authErrors, ...rateLimitErrors, 413: ErrorBody },
+    metadata: { ability: 'submissions:write', rateLimited: true },
   },
   exportSubmissions: {
     method: 'GET',
@@ -134,17 +134,17 @@ export const submissionsContract = c.router({
         contentType: 'text/csv; charset=utf-8',
         body: z.string().describe('CSV: id, received_at, status, category, score, one column per field, _files (signed URLs). JSON: an array of submissions.'),
       }),
-      ...authErrors,
+      ...authErrors, ...rateLimitErrors,
     },
-    metadata: { ability: 'submissions:export' },
+    metadata: { ability: 'submissions:export', rateLimited: true },
   },
   getSubmission: {
     method: 'GET',
     path: '/v1/forms/:form/submissions/:submission',
     summary: 'Show a submission with typed fields, metadata and signed file URLs',
     pathParams: SubmissionParams,
-    responses: { 200: z.object({ data: SubmissionDetail }), ...authErrors },
-    metadata: { ability: 'submissions:read' },
+    responses: { 200: z.object({ data: SubmissionDetail }), ...authErrors, ...rateLimitErrors },
+    metadata: { ability: 'submissions:read', rateLimited: true },
   },
   updateSubmission: {
     method: 'PUT',
@@ -152,8 +152,8 @@ export const submissionsContract = c.router({
     summary: 'Edit the payload (shallow merge) or move the submission between states',
     pathParams: SubmissionParams,
     body: UpdateSubmissionBody,
-    responses: { 200: z.object({ data: SubmissionDetail }), ...authErrors },
-    metadata: { ability: 'submissions:write' },
+    responses: { 200: z.object({ data: SubmissionDetail }), ...authErrors, ...rateLimitErrors },
+    metadata: { ability: 'submissions:write', rateLimited: true },
   },
   deleteSubmission: {
     method: 'DELETE',
@@ -161,15 +161,15 @@ export const submissionsContract = c.router({
     summary: 'Delete a submission with its files and audit trail, permanently',
     pathParams: SubmissionParams,
     body: c.noBody(),
-    responses: { 200: OkBody, ...authErrors },
-    metadata: { ability: 'submissions:write' },
+    responses: { 200: OkBody, ...authErrors, ...rateLimitErrors },
+    metadata: { ability: 'submissions:write', rateLimited: true },
   },
   downloadSubmissionFile: {
     method: 'GET',
     path: '/v1/forms/:form/submissions/:submission/files/:file',
     summary: 'Redirect (302) to a freshly signed storage URL for the file, valid 60 seconds',
     pathParams: FileParams,
-    responses: { 302: c.noBody(), ...authErrors },
-    metadata: { ability: 'submissions:read' },
+    responses: { 302: c.noBody(), ...authErrors, ...rateLimitErrors },
+    metadata: { ability: 'submissions:read', rateLimited: true },
   },
 });

@@ -550,23 +550,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
-                };
-            };
         };
     };
     listTokens: {
@@ -685,23 +668,6 @@ export interface operations {
                         message?: string;
                     } & {
                         [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
                     };
                 };
             };
@@ -852,23 +818,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
-                };
-            };
         };
     };
     revokeToken: {
@@ -974,23 +923,6 @@ export interface operations {
                         message?: string;
                     } & {
                         [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
                     };
                 };
             };
@@ -1106,23 +1038,6 @@ export interface operations {
                         message?: string;
                     } & {
                         [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
                     };
                 };
             };
@@ -1250,23 +1165,6 @@ export interface operations {
                         message?: string;
                     } & {
                         [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
                     };
                 };
             };
@@ -1401,23 +1299,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
-                };
-            };
         };
     };
     getBillingSubscription: {
@@ -1541,23 +1422,6 @@ export interface operations {
                         message?: string;
                     } & {
                         [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
                     };
                 };
             };
@@ -1689,23 +1553,6 @@ export interface operations {
                         message?: string;
                     } & {
                         [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
                     };
                 };
             };
@@ -1875,23 +1722,6 @@ export interface operations {
                         message?: string;
                     } & {
                         [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
                     };
                 };
             };
@@ -2093,23 +1923,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
-                };
-            };
         };
     };
     getForm: {
@@ -2260,23 +2073,6 @@ export interface operations {
                         message?: string;
                     } & {
                         [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
                     };
                 };
             };
@@ -2462,23 +2258,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
-                };
-            };
         };
     };
     deleteForm: {
@@ -2584,23 +2363,6 @@ export interface operations {
                         message?: string;
                     } & {
                         [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
                     };
                 };
             };
@@ -2757,23 +2519,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
-                };
-            };
         };
     };
     unpublishForm: {
@@ -2924,23 +2669,6 @@ export interface operations {
                         message?: string;
                     } & {
                         [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
                     };
                 };
             };
@@ -3113,23 +2841,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
-                };
-            };
         };
     };
     forceDeleteForm: {
@@ -3235,23 +2946,6 @@ export interface operations {
                         message?: string;
                     } & {
                         [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
                     };
                 };
             };

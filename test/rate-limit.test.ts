@@ -7,7 +7,16 @@ const LIMIT = 5;
 // Two processes' worth of app on one database: the budget lives in Postgres, not in either of them.
 const a = await startTestApp({ INTAKE_API_RATE_LIMIT: String(LIMIT) });
 const b = await startTestApp({ INTAKE_API_RATE_LIMIT: String(LIMIT) });
-const PATH = '/v1/me';
+// The budget guards the submissions (and webhooks) routes, per DESIGN.md.
+let PATH = '';
+
+/** A team with a form; PATH becomes that form's submission list. */
+async function ownerWithForm(): Promise<TestMember> {
+  const owner = await makeTeam(a, { plan: 'pro' });
+  const form = await a.http.post('/v1/forms').set(bearer(owner.token)).send({ name: 'Rate limited' });
+  PATH = `/v1/forms/${form.body.data.id}/submissions`;
+  return owner;
+}
 
 function rateLimit(res: Response): { limit: number; remaining: number; reset: number } {
   const header = String(res.headers['ratelimit'] ?? '');
@@ -33,7 +42,7 @@ async function tokenWithTimeLeft(app: TestApp, owner: TestMember): Promise<{ tok
 
 describe('API rate limit', () => {
   it('is one per-token budget shared by every app instance, then 429 with Retry-After', async () => {
-    const owner = await makeTeam(a, { plan: 'pro' });
+    const owner = await ownerWithForm();
     const { token, first } = await tokenWithTimeLeft(a, owner);
     expect(first.headers['ratelimit-policy']).toBe(`${LIMIT};w=60`);
     const remaining = [rateLimit(first).remaining];
@@ -74,7 +83,7 @@ describe('API rate limit', () => {
   });
 
   it('counts concurrent requests exactly across instances', async () => {
-    const owner = await makeTeam(a, { plan: 'pro' });
+    const owner = await ownerWithForm();
     const { token } = await tokenWithTimeLeft(a, owner); // one hit used
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).http.get(PATH).set(bearer(token))),
@@ -85,7 +94,7 @@ describe('API rate limit', () => {
   });
 
   it('does not spend the budget on requests that fail authentication', async () => {
-    const owner = await makeTeam(a, { plan: 'pro' });
+    const owner = await ownerWithForm();
     const { token } = await tokenWithTimeLeft(a, owner);
     for (let i = 0; i < LIMIT + 2; i++) {
       expect((await a.http.get(PATH).set(bearer(`intk_${'Z'.repeat(40)}`))).status).toBe(401);
@@ -93,5 +102,17 @@ describe('API rate limit', () => {
     const res = await b.http.get(PATH).set(bearer(token));
     expect(res.status).toBe(200);
     expect(rateLimit(res).remaining).toBe(LIMIT - 2);
+  });
+
+  it('leaves routes outside submissions and webhooks unmetered', async () => {
+    const owner = await ownerWithForm();
+    const { token } = await makeToken(a, owner);
+    for (let i = 0; i < LIMIT + 2; i++) {
+      const res = await (i % 2 ? a : b).http.get('/v1/me').set(bearer(token));
+      expect(res.status).toBe(200);
+      expect(res.headers['ratelimit']).toBeUndefined();
+    }
+    const listed = await a.http.get(PATH).set(bearer(token));
+    expect(rateLimit(listed).remaining).toBe(LIMIT - 1);
   });
 });

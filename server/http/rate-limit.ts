@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { RouteMetadata } from '../../contract/index.ts';
 import type { AppContext } from '../context.ts';
 import { queryOne, query } from '../db/sql.ts';
 import type { Caller } from '../domain/caller.ts';
@@ -27,12 +28,17 @@ export async function hitWindow(ctx: AppContext, key: string, windowSeconds: num
   return { hits: row!.hits, resetSeconds: Math.max(1, Number(row!.reset)) };
 }
 
-/** Per-token API budget: `INTAKE_API_RATE_LIMIT` requests a minute, with the IETF RateLimit headers. */
+/**
+ * Per-token API budget on the routes the contract marks `rateLimited` (submissions and webhooks):
+ * `INTAKE_API_RATE_LIMIT` requests a minute, with the IETF RateLimit headers.
+ */
 export function apiRateLimit(ctx: AppContext) {
   const limit = ctx.config.apiRateLimit;
   const windowSeconds = 60;
-  return async (_req: Request, res: Response, next: NextFunction) => {
+  return async (req: Request, res: Response, next: NextFunction) => {
     try {
+      const route = (req as Request & { tsRestRoute?: { metadata?: RouteMetadata } }).tsRestRoute;
+      if (!route?.metadata?.rateLimited) return next();
       const caller = res.locals.caller as Caller;
       const { hits, resetSeconds } = await hitWindow(ctx, `api:${caller.tokenId}`, windowSeconds);
       const remaining = Math.max(0, limit - hits);

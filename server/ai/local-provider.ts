@@ -37,7 +37,9 @@ function repetition(text: string): number {
   if (words.length < 8) return /(.)\1{9,}/u.test(text) ? 1 : 0;
   const counts = new Map<string, number>();
   for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
-  const top = Math.max(...counts.values());
+  // A loop, not Math.max(...values): a long post has more distinct words than a call can take arguments.
+  let top = 0;
+  for (const n of counts.values()) if (n > top) top = n;
   return top / words.length;
 }
 

@@ -1,6 +1,22 @@
 import type { AppContext } from '../context.ts';
 import { senderEmail } from './spam.ts';
 
+/** One plain address: no display name, no list, nothing a header could be bent with. */
+const ADDRESS_RE = /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[\]]+$/;
+
+/**
+ * Where a reply goes: the `_replyto` control when the form sets one, otherwise the sender's address
+ * from the payload — and only when it is a single valid address (a list would add recipients).
+ */
+function replyToAddress(payload: Record<string, unknown>, controls: Record<string, unknown>): string | undefined {
+  const explicit = typeof controls._replyto === 'string' ? controls._replyto : null;
+  for (const candidate of [explicit, senderEmail(payload, null)]) {
+    const address = candidate?.trim().toLowerCase();
+    if (address && address.length <= 320 && ADDRESS_RE.test(address)) return address;
+  }
+  return undefined;
+}
+
 function render(value: unknown): string {
   if (Array.isArray(value)) return value.map(render).join(', ');
   if (value && typeof value === 'object') return JSON.stringify(value);
@@ -16,12 +32,12 @@ export async function sendNotification(ctx: AppContext, submissionId: string): P
     [submissionId],
   );
   const row = rows[0];
-  if (!row || row.status === 'spam' || !row.notification_emails.length) return 'skipped';
+  if (!row || row.status !== 'processed' || !row.notification_emails.length) return 'skipped';
   const controls = (row.metadata?.controls ?? {}) as Record<string, unknown>;
   const subject = typeof controls._subject === 'string' && controls._subject.trim()
     ? controls._subject.trim().slice(0, 200)
     : `New submission to ${row.form_name}`;
-  const replyTo = senderEmail(row.payload, typeof controls._replyto === 'string' ? controls._replyto : null) ?? undefined;
+  const replyTo = replyToAddress(row.payload, controls);
   const lines = Object.entries(row.payload as Record<string, unknown>).map(([k, v]) => `${k}: ${render(v)}`);
   const files = row.files as Array<{ filename: string; size: number }>;
   const text = [

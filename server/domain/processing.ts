@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
-import { LocalProvider } from '../ai/local-provider.ts';
+import { categorize, LocalProvider } from '../ai/local-provider.ts';
+import { submissionText } from '../ai/provider.ts';
 import { withTransaction } from '../db/sql.ts';
 import { notificationEmail } from '../jobs/definitions.ts';
 import { formSettings } from './forms.ts';
@@ -16,6 +17,11 @@ type Row = {
   notification_emails: string[];
   ai: boolean;
 };
+
+/** A model's reason as jsonb can hold it: Postgres refuses U+0000 in jsonb text, and length is bounded. */
+function storableReason(reason: string): string {
+  return reason.replaceAll('\u0000', '').slice(0, 500);
+}
 
 /**
  * The process-submission job: AI moderation and categorisation, then `processed` (or `spam` with
@@ -37,13 +43,16 @@ export async function processSubmission(ctx: AppContext, submissionId: string): 
   const provider = row.ai ? ctx.ai : local;
   const analysis = await provider.analyze({ fields: row.payload, email: senderEmail(row.payload, replyTo) });
   const spam = analysis.score >= settings.ai_threshold;
-  const moderation = { score: analysis.score, verdict: analysis.verdict, reasons: analysis.reasons, provider: analysis.provider };
+  // The form's threshold, not the provider's own cut-off, decides what is spam: a submission kept in
+  // the inbox is filed under what it is about, never under `spam`.
+  const category = spam ? 'spam' : analysis.category === 'spam' ? categorize(submissionText(row.payload).toLowerCase()) : analysis.category;
+  const moderation = { score: analysis.score, verdict: analysis.verdict, reasons: analysis.reasons.map(storableReason), provider: analysis.provider };
 
   return withTransaction(ctx.pool, async (client) => {
     const updated = await client.query(
       `update submissions set status = $2, spam_reason = $3, category = $4, ai_moderation = $5, updated_at = now()
         where id = $1 and status = 'received'`,
-      [submissionId, spam ? 'spam' : 'processed', spam ? 'ai_moderation' : null, spam ? 'spam' : analysis.category, JSON.stringify(moderation)],
+      [submissionId, spam ? 'spam' : 'processed', spam ? 'ai_moderation' : null, category, JSON.stringify(moderation)],
     );
     if (!updated.rowCount) return 'skipped' as const;
     if (!spam && row.notification_emails.length) {
@@ -53,11 +62,25 @@ export async function processSubmission(ctx: AppContext, submissionId: string): 
   });
 }
 
-/** After its last retry a submission that could not be processed is marked `failed` (never lost). */
-export async function markFailed(ctx: AppContext, submissionId: string, reason: string): Promise<void> {
+/** A failed attempt leaves its reason on the submission (metadata.processing_error); the job is retried. */
+export async function recordProcessingError(ctx: AppContext, submissionId: string, reason: string): Promise<void> {
   await ctx.pool.query(
-    `update submissions set status = 'failed', metadata = jsonb_set(metadata, '{processing_error}', to_jsonb($2::text)), updated_at = now()
+    `update submissions set metadata = jsonb_set(metadata, '{processing_error}', to_jsonb($2::text))
       where id = $1 and status = 'received'`,
     [submissionId, reason.slice(0, 500)],
+  );
+}
+
+/**
+ * Once the queue has given up on its job — the last attempt threw, or expired with its worker — a
+ * submission that could not be processed is marked `failed` (never lost, never left `received`).
+ */
+export async function markFailed(ctx: AppContext, submissionId: string): Promise<void> {
+  await ctx.pool.query(
+    `update submissions
+        set status = 'failed', updated_at = now(),
+            metadata = jsonb_set(metadata, '{processing_error}', coalesce(metadata->'processing_error', to_jsonb('processing timed out'::text)))
+      where id = $1 and status = 'received'`,
+    [submissionId],
   );
 }

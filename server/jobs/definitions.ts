@@ -3,11 +3,23 @@ import type { JobDefinition } from './queue.ts';
 
 /** Every queue Intake uses. Handlers live in jobs/workers.ts; senders import only these. */
 
+/**
+ * Where pg-boss puts a process-submission job it has given up on: its last attempt threw, or expired
+ * because the worker holding it died. The handler marks the submission failed, so none stays
+ * `received` for ever. Listed before its source queue in `allJobs`: a queue can only name an
+ * existing dead letter queue.
+ */
+export const processSubmissionFailed: JobDefinition<{ submissionId: string }> = {
+  name: 'process-submission-failed',
+  payload: z.object({ submissionId: z.string() }),
+  queue: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 60 },
+};
+
 export const processSubmission: JobDefinition<{ submissionId: string }> = {
   name: 'process-submission',
   payload: z.object({ submissionId: z.string() }),
-  // AI moderation and categorisation; retried with backoff, then the submission is marked failed.
-  queue: { retryLimit: 4, retryDelay: 5, retryBackoff: true, expireInSeconds: 300 },
+  // AI moderation and categorisation; retried with backoff, then dead-lettered (marked failed).
+  queue: { retryLimit: 4, retryDelay: 5, retryBackoff: true, expireInSeconds: 300, deadLetter: processSubmissionFailed.name },
 };
 
 export const notificationEmail: JobDefinition<{ submissionId: string }> = {
@@ -22,4 +34,4 @@ export const deleteObjects: JobDefinition<{ keys: string[] }> = {
   queue: { retryLimit: 10, retryDelay: 60, retryBackoff: true, expireInSeconds: 300 },
 };
 
-export const allJobs: JobDefinition<never>[] = [processSubmission, notificationEmail, deleteObjects] as JobDefinition<never>[];
+export const allJobs: JobDefinition<never>[] = [processSubmissionFailed, processSubmission, notificationEmail, deleteObjects] as JobDefinition<never>[];

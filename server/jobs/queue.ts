@@ -1,7 +1,10 @@
-import { PgBoss, type Job, type QueueOptions } from 'pg-boss';
+import { PgBoss, type Job, type Queue as QueueConfig } from 'pg-boss';
 import type { PoolClient } from 'pg';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+
+/** Queue settings a definition may carry (retries, expiry, dead letter queue). */
+export type QueueOptions = Omit<QueueConfig, 'name' | 'policy' | 'partition'>;
 
 /** A background job's queue: its name, payload schema and queue options (retries, expiry). */
 export type JobDefinition<T> = {

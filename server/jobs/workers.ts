@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { sendNotification } from '../domain/notifications.ts';
-import { markFailed, processSubmission } from '../domain/processing.ts';
+import { markFailed, processSubmission, recordProcessingError } from '../domain/processing.ts';
 import * as jobs from './definitions.ts';
 import { worker, type JobWorker } from './queue.ts';
 
@@ -13,15 +13,21 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
         try {
           await processSubmission(c, data.submissionId);
         } catch (err) {
-          if (job.retryCount >= (jobs.processSubmission.queue.retryLimit ?? 0)) {
-            c.log.error({ err, submissionId: data.submissionId }, 'processing failed for good; marking the submission failed');
-            await markFailed(c, data.submissionId, (err as Error).message);
-            return;
-          }
+          // pg-boss retries the job, and dead-letters it after the last attempt (see below).
+          c.log.warn({ err, submissionId: data.submissionId, attempt: job.retryCount + 1 }, 'processing attempt failed');
+          await recordProcessingError(c, data.submissionId, (err as Error).message).catch(() => {});
           throw err;
         }
       },
       ctx.config.workerConcurrency,
+    ),
+    worker(
+      jobs.processSubmissionFailed,
+      async (c: AppContext, data) => {
+        c.log.error({ submissionId: data.submissionId }, 'processing failed for good; marking the submission failed');
+        await markFailed(c, data.submissionId);
+      },
+      1,
     ),
     worker(jobs.notificationEmail, async (c: AppContext, data) => void (await sendNotification(c, data.submissionId)), 2),
     worker(jobs.deleteObjects, async (c: AppContext, data) => c.storage.remove(data.keys), 2),

@@ -121,6 +121,8 @@ describe('POST /f/{form}: hostile input is refused and stores nothing', () => {
     ['invalid UTF-8 (urlencoded bytes)', (e) => rawPost(e, 'application/x-www-form-urlencoded', Buffer.from([0x61, 0x3d, 0xff, 0xfe])), 400],
     ['invalid UTF-8 (percent-escape)', (e) => t.http.post(e).type('form').send('a=%FF%FE'), 400],
     ['invalid UTF-8 (JSON)', (e) => rawPost(e, 'application/json', Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')])), 400],
+    ['a NUL byte in a value', (e) => t.http.post(e).type('form').send('a=x%00y'), 400],
+    ['a NUL character in JSON', (e) => t.http.post(e).type('json').send('{"a":{"b":"x\\u0000"}}'), 400],
     ['a 65-character field name', (e) => t.http.post(e).type('form').send(`${'n'.repeat(65)}=v`), 400],
     ['a huge multipart field name', (e) => t.http.post(e).field('n'.repeat(5000), 'v'), 400],
     ['an unsupported content type', (e) => t.http.post(e).set('Content-Type', 'text/plain').send('hello'), 415],

@@ -184,6 +184,8 @@ describe('PUT …/submissions/{submission}', () => {
     expect((await put('processed')).body.data.status).toBe('processed');
     expect((await put('failed')).body.data.status).toBe('failed');
     expect((await put('deleted')).status).toBe(400);
+    const nul = await t.http.put(`/v1/forms/${form.id}/submissions/${id}`).set(bearer(owner.token)).send({ payload: { a: 'x\u0000' } });
+    expect(nul.status).toBe(400);
     const readOnly = await makeToken(t, owner, ['submissions:read']);
     expect((await t.http.put(`/v1/forms/${form.id}/submissions/${id}`).set(bearer(readOnly.token)).send({ status: 'spam' })).status).toBe(403);
   });

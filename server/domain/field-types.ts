@@ -38,3 +38,11 @@ export function parseField(name: string, raw: unknown): ParsedField {
 export function parseFields(payload: Record<string, unknown>): ParsedField[] {
   return Object.entries(payload).map(([k, v]) => parseField(k, v));
 }
+
+/** Postgres text (and so jsonb) cannot hold U+0000: such input is refused rather than silently changed. */
+export function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v));
+  return false;
+}

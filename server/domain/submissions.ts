@@ -6,7 +6,7 @@ import { withTransaction } from '../db/sql.ts';
 import { deleteObjects } from '../jobs/definitions.ts';
 import type { Caller } from './caller.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
-import { parseFields } from './field-types.ts';
+import { hasNul, parseFields } from './field-types.ts';
 import { newId } from './ids.ts';
 import { pageEnvelope } from './pagination.ts';
 
@@ -189,6 +189,7 @@ export async function updateSubmission(ctx: AppContext, caller: Caller, formId: 
     const changes: Record<string, unknown> = {};
     const payload = { ...current.payload };
     if (input.payload) {
+      if (hasNul(input.payload)) throw validationFailed([{ in: 'body', path: 'payload', message: 'NUL characters are not accepted.' }]);
       const diff: Record<string, { from: unknown; to: unknown }> = {};
       for (const [key, value] of Object.entries(input.payload)) {
         if (key.length > 64) throw validationFailed([{ in: 'body', path: `payload.${key.slice(0, 64)}…`, message: 'Field names are limited to 64 characters.' }]);

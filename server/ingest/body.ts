@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { AppError, validationFailed } from '../domain/errors.ts';
+import { hasNul } from '../domain/field-types.ts';
 
 /** Limits of the public endpoint. Anything beyond them is refused, never truncated. */
 export const LIMITS = {
@@ -50,6 +51,9 @@ function checkName(name: string): void {
 /** Repeated keys become arrays, in order. */
 function addField(fields: Map<string, FieldValue>, name: string, value: FieldValue): void {
   checkName(name);
+  if (hasNul(name) || hasNul(value)) {
+    throw validationFailed([{ in: 'body', path: name.replace(/\u0000/g, '\\0'), message: 'NUL characters are not accepted.' }], 'The body contains a NUL character.');
+  }
   const existing = fields.get(name);
   if (existing === undefined) {
     if (fields.size >= LIMITS.fields) throw tooLarge(`At most ${LIMITS.fields} fields are accepted.`);

@@ -4,13 +4,14 @@ import { AppError } from '../server/domain/errors.ts';
 import { createTeam, setTeamPlan } from '../server/domain/teams.ts';
 import { issueToken } from '../server/domain/tokens.ts';
 import { addMember } from '../server/domain/users.ts';
-import { boot, loadConfig, type Runtime } from '../server/main.ts';
+import type { Runtime } from '../server/main.ts';
 import { iso } from '../server/db/sql.ts';
 
 const PLANS = ['free', 'pro', 'team', 'scale'];
 
 /** Admin commands open the database only (attaching to a running `make dev` cluster), do one thing, close. */
 async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const { boot, loadConfig } = await import('../server/main.ts'); // not needed for --help
   const config = loadConfig();
   const rt = await boot({ ...config, logLevel: 'warn' }, { http: false, worker: false, services: false });
   try {

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
-import { boot, loadConfig, runUntilSignal } from '../server/main.ts';
 import { registerAdmin } from './admin.ts';
-import { ensureDevAccount } from './dev.ts';
+
+// The server is imported when a command runs, not for `--help` or a usage error: loading it takes a second.
+const server = () => import('../server/main.ts');
 
 const program = new Command();
 program.name('intake').description('Intake — form submissions, spam filtering, webhooks and AI summaries').showHelpAfterError();
@@ -11,6 +12,7 @@ program
   .description('Run the HTTP API (and, unless --no-worker, the background workers)')
   .option('--no-worker', 'serve HTTP only; run `intake worker` processes separately')
   .action(async (opts: { worker: boolean }) => {
+    const { boot, loadConfig, runUntilSignal } = await server();
     const rt = await boot(loadConfig(), { http: true, worker: opts.worker, services: true });
     await runUntilSignal(rt);
   });
@@ -19,6 +21,7 @@ program
   .command('worker')
   .description('Run the background workers only')
   .action(async () => {
+    const { boot, loadConfig, runUntilSignal } = await server();
     const rt = await boot(loadConfig(), { http: false, worker: true, services: true });
     await runUntilSignal(rt);
   });
@@ -27,6 +30,7 @@ program
   .command('migrate')
   .description('Apply pending database migrations and exit')
   .action(async () => {
+    const { boot, loadConfig } = await server();
     const rt = await boot(loadConfig(), { http: false, worker: false, services: false });
     await rt.close();
     console.log('migrations are up to date');
@@ -36,6 +40,7 @@ program
   .command('dev')
   .description('Run everything for local development: embedded Postgres and S3 by default, a dev team and token')
   .action(async () => {
+    const [{ boot, loadConfig, runUntilSignal }, { ensureDevAccount }] = await Promise.all([server(), import('./dev.ts')]);
     const config = loadConfig();
     const rt = await boot(config, { http: true, worker: true, services: true });
     const { token, created } = await ensureDevAccount(rt);

@@ -107,7 +107,7 @@ afterAll(async () => {
   for (const pid of postmasters()) process.kill(pid, 'SIGQUIT'); // immediate shutdown of a cluster we left
   for (let i = 0; i < 50 && postmasters().length; i++) await new Promise((r) => setTimeout(r, 100));
   fs.rmSync(dataDir, { recursive: true, force: true });
-  fs.rmSync(cluster, { recursive: true, force: true });
+  for (const leftover of [cluster, `${cluster}.leases`, `${cluster}.lock`]) fs.rmSync(leftover, { recursive: true, force: true });
 });
 
 describe('intake dev', () => {

@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.tools/', '.intake/', 'sdk/dist/', 'coverage/'] },
+  { ignores: ['node_modules/', '.tools/', '.intake/', 'sdk/dist/', 'coverage/', 'scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -52,7 +52,7 @@ function checkName(name: string): void {
 function addField(fields: Map<string, FieldValue>, name: string, value: FieldValue): void {
   checkName(name);
   if (hasNul(name) || hasNul(value)) {
-    throw validationFailed([{ in: 'body', path: name.replace(/\u0000/g, '\\0'), message: 'NUL characters are not accepted.' }], 'The body contains a NUL character.');
+    throw validationFailed([{ in: 'body', path: name.replaceAll('\u0000', '\\0'), message: 'NUL characters are not accepted.' }], 'The body contains a NUL character.');
   }
   const existing = fields.get(name);
   if (existing === undefined) {

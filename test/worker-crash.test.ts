@@ -86,7 +86,8 @@ async function eventually<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ti
 async function expectProcessedOnce(id: string, attempts: number) {
   const s = await waitForProcessing(t, id, 20_000);
   expect(s.status).toBe('processed');
-  const processing = await jobsFor(t, id, jobs.processSubmission.name);
+  // The job is settled just after the handler's transaction commits the new status.
+  const processing = await eventually(() => jobsFor(t, id, jobs.processSubmission.name), (j) => j[0]?.state === 'completed');
   expect(processing).toEqual([expect.objectContaining({ state: 'completed', retry_count: attempts - 1 })]);
   const notifications = await eventually(() => jobsFor(t, id, jobs.notificationEmail.name), (j) => j[0]?.state === 'completed');
   expect(notifications).toEqual([expect.objectContaining({ state: 'completed' })]);

@@ -28,6 +28,7 @@ const Env = z.object({
   INTAKE_INGEST_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
   INTAKE_INGEST_FLOOD_LIMIT: z.coerce.number().int().min(1).default(120),
   INTAKE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+  INTAKE_QUEUE_POLL_SECONDS: z.coerce.number().min(0.5).default(2),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -52,6 +53,7 @@ export type Config = {
   ingestRateLimit: number;
   ingestFloodLimit: number;
   workerConcurrency: number;
+  queuePollSeconds: number;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
 };
 
@@ -83,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestRateLimit: e.INTAKE_INGEST_RATE_LIMIT,
     ingestFloodLimit: e.INTAKE_INGEST_FLOOD_LIMIT,
     workerConcurrency: e.INTAKE_WORKER_CONCURRENCY,
+    queuePollSeconds: e.INTAKE_QUEUE_POLL_SECONDS,
     logLevel: e.LOG_LEVEL,
   };
 }

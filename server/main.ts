@@ -79,7 +79,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       }
       storage = connectStorage(storageUrl, config.storageBucket);
       await storage.ping();
-      const q = await startQueue(db.url, log, allJobs, { supervise: options.worker });
+      const q = await startQueue(db.url, log, allJobs, { supervise: options.worker, pollSeconds: config.queuePollSeconds });
       closers.push(['queue', () => q.stop()]);
       queue = q;
     }

@@ -19,18 +19,32 @@ export function iso(value: string | Date | null): string | null {
   return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
+const commitHooks = new WeakMap<PoolClient, Array<() => void>>();
+
+/** Runs `fn` once the transaction on `client` has committed (never if it rolls back). */
+export function afterCommit(client: PoolClient, fn: () => void): void {
+  const hooks = commitHooks.get(client);
+  if (hooks) hooks.push(fn);
+  else fn(); // not inside withTransaction: nothing to wait for
+}
+
 /** A transaction on the raw pool: jobs sent with `{ db: client }` commit or roll back with the rows. */
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  const hooks: Array<() => void> = [];
+  commitHooks.set(client, hooks);
   try {
     await client.query('begin');
     const result = await fn(client);
     await client.query('commit');
+    commitHooks.delete(client);
+    for (const hook of hooks) hook();
     return result;
   } catch (err) {
     await client.query('rollback').catch(() => {});
     throw err;
   } finally {
+    commitHooks.delete(client);
     client.release();
   }
 }

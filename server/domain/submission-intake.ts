@@ -10,7 +10,7 @@ import { newId } from './ids.ts';
 import { currentPeriod } from './plans.ts';
 import type { SpamReason } from './spam.ts';
 
-const COUNTER_SHARDS = 16;
+const COUNTER_SHARDS = 128;
 const IDEMPOTENCY_WINDOW = "interval '24 hours'";
 
 /** A published, live form as the public endpoint needs it, with its team's plan limits. */
@@ -34,12 +34,13 @@ export type UploadedFile = {
 
 export async function findPublicForm(ctx: AppContext, formId: string): Promise<PublicForm | null> {
   if (!/^frm_[0-9a-z]{26}$/.test(formId)) return null;
-  const { rows } = await ctx.pool.query(
-    `select f.id, f.team_id, f.settings, p.monthly_submissions, p.file_uploads, p.max_file_bytes
+  const { rows } = await ctx.pool.query({
+    name: 'intake_public_form',
+    text: `select f.id, f.team_id, f.settings, p.monthly_submissions, p.file_uploads, p.max_file_bytes
        from forms f join teams t on t.id = f.team_id join plans p on p.id = t.plan_id
       where f.id = $1 and f.status = 'published' and f.deleted_at is null`,
-    [formId],
-  );
+    values: [formId],
+  });
   const r = rows[0];
   if (!r) return null;
   return {
@@ -126,10 +127,11 @@ export async function acceptSubmission(ctx: AppContext, form: PublicForm, s: New
   const period = currentPeriod().start;
   try {
     return await withTransaction(ctx.pool, async (client) => {
-      // The quota is enforced again inside the transaction, on the increment itself. New field
-      // names are recorded for the export's columns (no lock is taken for names already known).
-      const counted = await client.query(
-        `with usage as (
+      // Counters and new field names (no lock is taken for names already known). With a quota, the
+      // limit is enforced again here, on the increment itself.
+      const counted = await client.query({
+        name: form.monthlyLimit === null ? 'intake_count_post' : 'intake_count_post_quota',
+        text: `with usage as (
            insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, $3, 1)
            on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + 1
            returning 1
@@ -137,18 +139,18 @@ export async function acceptSubmission(ctx: AppContext, form: PublicForm, s: New
            insert into form_fields (form_id, name, ordinal) select $4, name, ord from unnest($5::text[]) with ordinality as f(name, ord)
            on conflict do nothing
          )
-         select (select coalesce(sum(submissions), 0) from usage_counters where team_id = $1 and period_start = $2)::int as used
+         select ${form.monthlyLimit === null ? '0' : '(select coalesce(sum(submissions), 0) from usage_counters where team_id = $1 and period_start = $2)'}::int as used
            from usage`,
-        [form.teamId, period, randomInt(COUNTER_SHARDS), form.id, Object.keys(s.payload)],
-      );
+        values: [form.teamId, period, randomInt(COUNTER_SHARDS), form.id, Object.keys(s.payload)],
+      });
       // The CTE's own increment is not visible to its sibling select, hence ">=" against the limit.
       if (form.monthlyLimit !== null && counted.rows[0].used >= form.monthlyLimit) throw quotaExceeded(form);
-
-      await client.query(
-        `insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata)
+      await client.query({
+        name: 'intake_insert_submission',
+        text: `insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata)
          values ($1, $2, $3, $4, $5, $6, $7)`,
-        [s.id, form.teamId, form.id, status, s.spamReason, JSON.stringify(s.payload), JSON.stringify(s.metadata)],
-      );
+        values: [s.id, form.teamId, form.id, status, s.spamReason, JSON.stringify(s.payload), JSON.stringify(s.metadata)],
+      });
       if (s.files.length) {
         await client.query(
           `insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)

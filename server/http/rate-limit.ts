@@ -1,7 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { RouteMetadata } from '../../contract/index.ts';
 import type { AppContext } from '../context.ts';
-import { queryOne, query } from '../db/sql.ts';
 import type { Caller } from '../domain/caller.ts';
 import { AppError } from '../domain/errors.ts';
 
@@ -12,20 +11,19 @@ export type WindowHit = { hits: number; resetSeconds: number };
  * Returns the hit count in the current window (this hit included) and the seconds until it resets.
  */
 export async function hitWindow(ctx: AppContext, key: string, windowSeconds: number): Promise<WindowHit> {
-  const em = ctx.orm.em.fork();
-  const row = await queryOne<{ hits: number; reset: string }>(
-    em,
-    `insert into rate_limit_windows as w (key, window_start, hits)
-     values (?, to_timestamp(floor(extract(epoch from now()) / ?) * ?), 1)
+  const { rows } = await ctx.pool.query<{ hits: number; reset: string }>({
+    name: 'intake_hit_window',
+    text: `insert into rate_limit_windows as w (key, window_start, hits)
+     values ($1, to_timestamp(floor(extract(epoch from now()) / $2) * $2), 1)
      on conflict (key, window_start) do update set hits = w.hits + 1
-     returning w.hits, ceil(extract(epoch from (w.window_start + make_interval(secs => ?) - now()))) as reset`,
-    [key, windowSeconds, windowSeconds, windowSeconds],
-  );
-  if (Math.random() < 0.01) {
+     returning w.hits, ceil(extract(epoch from (w.window_start + make_interval(secs => $2) - now()))) as reset`,
+    values: [key, windowSeconds],
+  });
+  if (Math.random() < 0.001) {
     // Old windows are garbage: prune now and then rather than on a schedule.
-    await query(em, `delete from rate_limit_windows where window_start < now() - interval '1 hour'`);
+    void ctx.pool.query(`delete from rate_limit_windows where window_start < now() - interval '1 hour'`).catch(() => {});
   }
-  return { hits: row!.hits, resetSeconds: Math.max(1, Number(row!.reset)) };
+  return { hits: rows[0]!.hits, resetSeconds: Math.max(1, Number(rows[0]!.reset)) };
 }
 
 /**

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { PgBoss, type Job, type Queue as QueueConfig } from 'pg-boss';
 import type { PoolClient } from 'pg';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import { afterCommit } from '../db/sql.ts';
 
 /** Queue settings a definition may carry (retries, expiry, dead letter queue). */
 export type QueueOptions = Omit<QueueConfig, 'name' | 'policy' | 'partition'>;
@@ -38,15 +40,60 @@ export type Queue = {
   stop(): Promise<void>;
 };
 
+/** pg-boss's statements are the same text every time: name them so Postgres plans each once per connection. */
+function prepared(db: PoolClient) {
+  return {
+    executeSql: (text: string, values?: unknown[]) =>
+      db.query({ name: `pgboss_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text, values }),
+  };
+}
+
+/**
+ * Wakes the workers of a queue through pg-boss's LISTEN channel, outside any transaction. A NOTIFY
+ * inside a transaction makes every committing transaction queue behind one global lock, so senders
+ * notify after commit instead — at most once per WAKE_MS per queue and process, with a trailing wake
+ * so the last job of a burst is never left to the polling interval.
+ */
+const WAKE_MS = 50;
+const SCHEMA = 'pgboss';
+
+function waker(boss: PgBoss, log: Logger) {
+  const state = new Map<string, { last: number; timer: NodeJS.Timeout | null }>();
+  // pg-boss's channel for a schema (its notifyChannelSql); the queue-wake test fails if it ever differs.
+  const channel = `'pgboss_' || left(encode(sha224('${SCHEMA}'::bytea), 'hex'), 24)`;
+  const notify = (name: string) => {
+    boss
+      .getDb()
+      .executeSql(`SELECT pg_notify(${channel}, $1)`, [name])
+      .catch((err: unknown) => log.warn({ err, queue: name }, 'could not wake workers; they will poll'));
+  };
+  return (name: string) => {
+    const s = state.get(name) ?? { last: 0, timer: null };
+    state.set(name, s);
+    const wait = s.last + WAKE_MS - Date.now();
+    if (wait <= 0) {
+      s.last = Date.now();
+      notify(name);
+    } else if (!s.timer) {
+      s.timer = setTimeout(() => {
+        s.timer = null;
+        s.last = Date.now();
+        notify(name);
+      }, wait);
+      s.timer.unref();
+    }
+  };
+}
+
 export async function startQueue(
   databaseUrl: string,
   log: Logger,
   jobs: Array<{ name: string; queue: QueueOptions }>,
-  opts: { supervise: boolean },
+  opts: { supervise: boolean; pollSeconds: number },
 ): Promise<Queue> {
   const boss = new PgBoss({
     connectionString: databaseUrl,
-    schema: 'pgboss',
+    schema: SCHEMA,
     max: 6,
     useListenNotify: true,
     supervise: opts.supervise,
@@ -55,25 +102,27 @@ export async function startQueue(
   boss.on('error', (err) => log.error({ err }, 'queue error'));
   await boss.start();
   for (const job of jobs) {
+    // notify: false — the in-transaction NOTIFY is replaced by a wake after commit (see waker).
     const existing = await boss.getQueue(job.name);
-    if (!existing) await boss.createQueue(job.name, { notify: true, ...job.queue });
-    else await boss.updateQueue(job.name, { notify: true, ...job.queue });
+    if (!existing) await boss.createQueue(job.name, { notify: false, ...job.queue });
+    else await boss.updateQueue(job.name, { notify: false, ...job.queue });
   }
+  const wake = waker(boss, log);
   return {
     boss,
     async send(job, data, sendOpts = {}) {
       const payload = job.payload.parse(data) as object;
       const { db, ...options } = sendOpts;
-      return boss.send(job.name, payload, {
-        ...options,
-        ...(db ? { db: { executeSql: (text: string, values?: unknown[]) => db.query(text, values) } } : {}),
-      });
+      const id = await boss.send(job.name, payload, { ...options, ...(db ? { db: prepared(db) } : {}) });
+      if (db) afterCommit(db, () => wake(job.name));
+      else wake(job.name);
+      return id;
     },
     async work(ctx, workers) {
       for (const w of workers) {
         await boss.work(
           w.job.name,
-          { batchSize: 1, localConcurrency: w.concurrency ?? 4, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 10 },
+          { batchSize: 1, localConcurrency: w.concurrency ?? 4, pollingIntervalSeconds: opts.pollSeconds },
           async ([job]) => {
             const data = w.job.payload.parse(job!.data);
             await w.handler(ctx, data, job!);

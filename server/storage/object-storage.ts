@@ -11,6 +11,14 @@ export type ObjectStorage = {
   ping(): Promise<void>;
 };
 
+/**
+ * An RFC 5987 ext-value for `filename*`: encodeURIComponent leaves ' ( ) * unescaped, which are not
+ * attr-chars (a bare ' even ends the language part), so a name like "O'Brien (1).pdf" would be cut.
+ */
+function rfc5987(name: string): string {
+  return encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
 /** STORAGE_URL is `http(s)://ACCESS_KEY:SECRET@host:port` (`?region=` optional). */
 export function connectStorage(storageUrl: string, bucket: string): ObjectStorage {
   const url = new URL(storageUrl);
@@ -35,7 +43,7 @@ export function connectStorage(storageUrl: string, bucket: string): ObjectStorag
     presignedGet(key, seconds, downloadName) {
       const headers: Record<string, string> = {};
       if (downloadName) {
-        headers['response-content-disposition'] = `attachment; filename*=UTF-8''${encodeURIComponent(downloadName)}`;
+        headers['response-content-disposition'] = `attachment; filename*=UTF-8''${rfc5987(downloadName)}`;
       }
       return client.presignedGetObject(bucket, key, seconds, headers);
     },

@@ -271,9 +271,10 @@ describe('memory of an out-of-process server', () => {
   let child: ChildProcess;
   let baseUrl: string;
   let output = '';
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-export-mem-'));
+  let dataDir = '';
 
   beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-export-mem-'));
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     child = spawn(path.join(ROOT, 'cli', 'intake'), ['serve', '--no-worker'], {
@@ -314,7 +315,7 @@ describe('memory of an out-of-process server', () => {
       await exited;
       clearTimeout(timer);
     }
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('a slow client holds the COPY back (ClientWrite) and the server RSS grows by a fraction of the body', async () => {

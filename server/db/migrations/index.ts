@@ -1,7 +1,6 @@
 import { Migration0001Accounts } from './0001-accounts.ts';
 import { Migration0002Forms } from './0002-forms.ts';
 import { Migration0003Exports } from './0003-exports.ts';
-import { Migration0004SubmissionScale } from './0004-submission-scale.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
-export const migrations = [Migration0001Accounts, Migration0002Forms, Migration0003Exports, Migration0004SubmissionScale];
+export const migrations = [Migration0001Accounts, Migration0002Forms, Migration0003Exports];

@@ -8,6 +8,7 @@ import { AppError } from './errors.ts';
 import { formSettings } from './forms.ts';
 import { newId } from './ids.ts';
 import { currentPeriod } from './plans.ts';
+import { pruneWindows, windowHitSql, type WindowHit } from './rate-windows.ts';
 import type { SpamReason } from './spam.ts';
 
 const COUNTER_SHARDS = 128;
@@ -32,25 +33,49 @@ export type UploadedFile = {
   storageKey: string;
 };
 
-export async function findPublicForm(ctx: AppContext, formId: string): Promise<PublicForm | null> {
-  if (!/^frm_[0-9a-z]{26}$/.test(formId)) return null;
-  const { rows } = await ctx.pool.query({
-    name: 'intake_public_form',
-    text: `select f.id, f.team_id, f.settings, p.monthly_submissions, p.file_uploads, p.max_file_bytes
-       from forms f join teams t on t.id = f.team_id join plans p on p.id = t.plan_id
-      where f.id = $1 and f.status = 'published' and f.deleted_at is null`,
-    values: [formId],
-  });
-  const r = rows[0];
-  if (!r) return null;
+const PUBLIC_FORM_SQL = `select f.id, f.team_id, f.settings, p.monthly_submissions, p.file_uploads, p.max_file_bytes
+   from forms f join teams t on t.id = f.team_id join plans p on p.id = t.plan_id
+  where f.id = $1 and f.status = 'published' and f.deleted_at is null`;
+
+function toPublicForm(r: Record<string, unknown>): PublicForm {
   return {
-    id: r.id,
-    teamId: r.team_id,
-    settings: formSettings(r),
-    monthlyLimit: r.monthly_submissions,
-    fileUploads: r.file_uploads,
+    id: r.id as string,
+    teamId: r.team_id as string,
+    settings: formSettings({ settings: r.settings }),
+    monthlyLimit: r.monthly_submissions as number | null,
+    fileUploads: r.file_uploads as boolean,
     maxFileBytes: Number(r.max_file_bytes),
   };
+}
+
+const isFormId = (id: string) => /^frm_[0-9a-z]{26}$/.test(id);
+
+export async function findPublicForm(ctx: AppContext, formId: string): Promise<PublicForm | null> {
+  if (!isFormId(formId)) return null;
+  const { rows } = await ctx.pool.query({ name: 'intake_public_form', text: PUBLIC_FORM_SQL, values: [formId] });
+  return rows[0] ? toPublicForm(rows[0]) : null;
+}
+
+/**
+ * The form a post is for, and the post counted in its client's per-minute window (`ingest:<form>:<ip
+ * hash>`), in one round trip. A post to a form that does not take posts is not counted.
+ */
+export async function openPublicForm(
+  ctx: AppContext,
+  formId: string,
+  ipHash: string,
+): Promise<{ form: PublicForm; hit: WindowHit } | null> {
+  if (!isFormId(formId)) return null;
+  const { rows } = await ctx.pool.query({
+    name: 'intake_open_public_form',
+    text: `with form as (${PUBLIC_FORM_SQL}),
+      hit as (${windowHitSql(`'ingest:' || $1 || ':' || $2::text`, '60', 'from form')})
+      select form.*, hit.hits, hit.reset from form, hit`,
+    values: [formId, ipHash],
+  });
+  pruneWindows(ctx);
+  const r = rows[0];
+  return r ? { form: toPublicForm(r), hit: { hits: r.hits, resetSeconds: Math.max(1, r.reset) } } : null;
 }
 
 /** Accepted POSTs this period against the plan (every accepted post counts, spam included). */
@@ -127,11 +152,17 @@ export async function acceptSubmission(ctx: AppContext, form: PublicForm, s: New
   const period = currentPeriod().start;
   try {
     return await withTransaction(ctx.pool, async (client) => {
-      // Counters and new field names (no lock is taken for names already known). With a quota, the
-      // limit is enforced again here, on the increment itself.
+      // The job first: the counter rows locked by the next statement are then held only until the
+      // commit right after it, not across another round trip (concurrent posts share counter shards).
+      if (status === 'received') await ctx.queue.send(processSubmission, { submissionId: s.id }, { db: client });
+      // One statement: the row, the usage counter and new field names (no lock is taken for names
+      // already known). With a quota, the limit is enforced again here, on the increment itself.
       const counted = await client.query({
-        name: form.monthlyLimit === null ? 'intake_count_post' : 'intake_count_post_quota',
-        text: `with usage as (
+        name: form.monthlyLimit === null ? 'intake_accept' : 'intake_accept_quota',
+        text: `with submission as (
+           insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata)
+           values ($6, $1, $4, $7, $8, $9, $10)
+         ), usage as (
            insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, $3, 1)
            on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + 1
            returning 1
@@ -141,16 +172,13 @@ export async function acceptSubmission(ctx: AppContext, form: PublicForm, s: New
          )
          select ${form.monthlyLimit === null ? '0' : '(select coalesce(sum(submissions), 0) from usage_counters where team_id = $1 and period_start = $2)'}::int as used
            from usage`,
-        values: [form.teamId, period, randomInt(COUNTER_SHARDS), form.id, Object.keys(s.payload)],
+        values: [
+          form.teamId, period, randomInt(COUNTER_SHARDS), form.id, Object.keys(s.payload),
+          s.id, status, s.spamReason, JSON.stringify(s.payload), JSON.stringify(s.metadata),
+        ],
       });
-      // The CTE's own increment is not visible to its sibling select, hence ">=" against the limit.
+      // The statement's own increment is not visible to its select, hence ">=" against the limit.
       if (form.monthlyLimit !== null && counted.rows[0].used >= form.monthlyLimit) throw quotaExceeded(form);
-      await client.query({
-        name: 'intake_insert_submission',
-        text: `insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata)
-         values ($1, $2, $3, $4, $5, $6, $7)`,
-        values: [s.id, form.teamId, form.id, status, s.spamReason, JSON.stringify(s.payload), JSON.stringify(s.metadata)],
-      });
       if (s.files.length) {
         await client.query(
           `insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
@@ -178,7 +206,6 @@ export async function acceptSubmission(ctx: AppContext, form: PublicForm, s: New
         );
         if (!claimed.rowCount) throw new KeyHeld();
       }
-      if (status === 'received') await ctx.queue.send(processSubmission, { submissionId: s.id }, { db: client });
       return { id: s.id, replayed: false };
     });
   } catch (err) {

@@ -3,28 +3,7 @@ import type { RouteMetadata } from '../../contract/index.ts';
 import type { AppContext } from '../context.ts';
 import type { Caller } from '../domain/caller.ts';
 import { AppError } from '../domain/errors.ts';
-
-export type WindowHit = { hits: number; resetSeconds: number };
-
-/**
- * A fixed-window counter in Postgres, so every process on the database shares one budget.
- * Returns the hit count in the current window (this hit included) and the seconds until it resets.
- */
-export async function hitWindow(ctx: AppContext, key: string, windowSeconds: number): Promise<WindowHit> {
-  const { rows } = await ctx.pool.query<{ hits: number; reset: string }>({
-    name: 'intake_hit_window',
-    text: `insert into rate_limit_windows as w (key, window_start, hits)
-     values ($1, to_timestamp(floor(extract(epoch from now()) / $2) * $2), 1)
-     on conflict (key, window_start) do update set hits = w.hits + 1
-     returning w.hits, ceil(extract(epoch from (w.window_start + make_interval(secs => $2) - now()))) as reset`,
-    values: [key, windowSeconds],
-  });
-  if (Math.random() < 0.001) {
-    // Old windows are garbage: prune now and then rather than on a schedule.
-    void ctx.pool.query(`delete from rate_limit_windows where window_start < now() - interval '1 hour'`).catch(() => {});
-  }
-  return { hits: rows[0]!.hits, resetSeconds: Math.max(1, Number(rows[0]!.reset)) };
-}
+import { hitWindow } from '../domain/rate-windows.ts';
 
 /**
  * Per-token API budget on the routes the contract marks `rateLimited` (submissions and webhooks):

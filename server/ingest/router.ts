@@ -8,13 +8,13 @@ import {
   findIdempotent,
   findPublicForm,
   hashIp,
+  openPublicForm,
   idempotencyKeyFrom,
   type PublicForm,
   quotaExceeded,
   quotaReached,
   uploadFiles,
 } from '../domain/submission-intake.ts';
-import { hitWindow } from '../http/rate-limit.ts';
 import { discardSpool, type FieldValue, parseSubmissionBody } from './body.ts';
 import { isAllowedOrigin, redirectTarget } from './redirects.ts';
 import { thankYouPage } from './thank-you.ts';
@@ -68,14 +68,13 @@ export function ingestRoutes(ctx: AppContext): Router {
 
   router.post('/f/:form', async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const form = await findPublicForm(ctx, req.params.form!);
-      if (!form) throw notFound('Form');
-      if (!applyCors(req, res, form)) throw new AppError('forbidden', 'This origin may not post to this form.');
-      if (await quotaReached(ctx, form)) throw quotaExceeded(form);
-
       const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
       const ipHash = hashIp(ctx.secretKey, ip);
-      const { hits, resetSeconds } = await hitWindow(ctx, `ingest:${form.id}:${ipHash}`, 60);
+      const opened = await openPublicForm(ctx, req.params.form!, ipHash);
+      if (!opened) throw notFound('Form');
+      const { form, hit: { hits, resetSeconds } } = opened;
+      if (!applyCors(req, res, form)) throw new AppError('forbidden', 'This origin may not post to this form.');
+      if (await quotaReached(ctx, form)) throw quotaExceeded(form);
       if (hits > ctx.config.ingestFloodLimit) {
         res.setHeader('Retry-After', String(resetSeconds));
         throw new AppError('rate_limited', 'Too many submissions from this address. Try again later.', { retry_after: resetSeconds });

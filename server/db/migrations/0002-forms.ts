@@ -98,7 +98,8 @@ export class Migration0002Forms extends Migration {
         ordinal integer not null default 0,
         primary key (form_id, name)
       );`);
-    this.addSql(`create index submissions_team_category on submissions (form_id, category, received_at, id);`);
+    // Partial: a new submission has no category yet, so ingest does not write to this index.
+    this.addSql(`create index submissions_team_category on submissions (form_id, category, received_at, id) where category is not null;`);
     // Idempotency-Key → first submission, honoured for 24 hours (an expired key is taken over).
     this.addSql(`
       create table idempotency_keys (

@@ -38,6 +38,8 @@ import { addMember } from '../server/domain/users.ts';
 import { ensureDatabase, startEmbeddedPostgres } from '../server/db/embedded-postgres.ts';
 import { boot } from '../server/main.ts';
 import { startEmbeddedS3 } from '../server/storage/embedded-s3.ts';
+import { COMPANIES, FIRST, LAST, SENTENCES, SUBJECTS } from './lib/contact-form.ts';
+import { withClient } from './lib/infra.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = path.join(ROOT, 'bench', 'results');
@@ -175,15 +177,6 @@ function withPath(url: string, db: string): string {
   return u.toString();
 }
 
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Data
@@ -207,20 +200,6 @@ async function seedAccount(dbUrl: string, dataDir: string): Promise<{ teamId: st
 }
 
 const SQL_ARRAY = (xs: string[]) => `array[${xs.map((x) => `'${x.replace(/'/g, "''")}'`).join(', ')}]`;
-const FIRST = ['Jane', 'Omar', 'Li', 'Sofia', 'Kwame', 'Ingrid', 'Mateo', 'Priya', 'Tomasz', 'Aiko', 'Fatima', 'Lucas'];
-const LAST = ['Doe', 'Haddad', 'Wei', 'Rossi', 'Mensah', 'Larsen', 'García', 'Raman', 'Nowak', 'Tanaka', 'Okafor', 'Martin'];
-const COMPANIES = ['Acme Corp', 'Northwind Traders', 'Globex', 'Initech', 'Umbrella Health', 'Blue Harbor Studio', 'Fjord Analytics'];
-const SUBJECTS = ['Question about pricing', 'Partnership enquiry', 'Support request', 'Quote for a new project', 'Feedback on the demo'];
-const SENTENCES = [
-  'Hi there, we are evaluating tools for collecting form submissions on our marketing site.',
-  'Could you tell me whether the team plan includes file uploads and how long submissions are kept?',
-  'We currently receive around two thousand enquiries a month and expect that to double next year.',
-  'Our legal team also asked whether data can be hosted in the EU.',
-  'I tried the demo yesterday and the spam filtering looked promising.',
-  'Would it be possible to schedule a short call next week to discuss the details?',
-  'Thanks in advance for your help, and have a great day.',
-  'We would need notifications to go to a shared inbox rather than a single person.',
-];
 const CATEGORIES = ['support', 'sales', 'partnership', 'bug-report', 'feature-request', 'feedback', 'other'];
 
 /**

@@ -3,11 +3,11 @@
  * phone, company, subject, a few sentences of message, a consent checkbox and the empty honeypot.
  * Deterministic (seeded), so every run and every target gets the same bodies.
  */
-const FIRST = ['Jane', 'Omar', 'Li', 'Sofia', 'Kwame', 'Ingrid', 'Mateo', 'Priya', 'Tomasz', 'Aiko', 'Fatima', 'Lucas'];
-const LAST = ['Doe', 'Haddad', 'Wei', 'Rossi', 'Mensah', 'Larsen', 'García', 'Raman', 'Nowak', 'Tanaka', 'Okafor', 'Martin'];
-const COMPANIES = ['Acme Corp', 'Northwind Traders', 'Globex', 'Initech', 'Umbrella Health', 'Blue Harbor Studio', 'Fjord Analytics'];
-const SUBJECTS = ['Question about pricing', 'Partnership enquiry', 'Support request', 'Quote for a new project', 'Feedback on the demo'];
-const SENTENCES = [
+export const FIRST = ['Jane', 'Omar', 'Li', 'Sofia', 'Kwame', 'Ingrid', 'Mateo', 'Priya', 'Tomasz', 'Aiko', 'Fatima', 'Lucas'];
+export const LAST = ['Doe', 'Haddad', 'Wei', 'Rossi', 'Mensah', 'Larsen', 'García', 'Raman', 'Nowak', 'Tanaka', 'Okafor', 'Martin'];
+export const COMPANIES = ['Acme Corp', 'Northwind Traders', 'Globex', 'Initech', 'Umbrella Health', 'Blue Harbor Studio', 'Fjord Analytics'];
+export const SUBJECTS = ['Question about pricing', 'Partnership enquiry', 'Support request', 'Quote for a new project', 'Feedback on the demo'];
+export const SENTENCES = [
   'Hi there, we are evaluating tools for collecting form submissions on our marketing site.',
   'Could you tell me whether the team plan includes file uploads and how long submissions are kept?',
   'We currently receive around two thousand enquiries a month and expect that to double next year.',

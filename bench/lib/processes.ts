@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import { onCleanup } from './cleanup.ts';
 
 export type Child = {
@@ -78,17 +77,7 @@ export function startChild(name: string, file: string, args: string[], opts: { e
   return child;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../server/db/embedded-postgres.ts';
 
 /** Polls `url` until it answers 2xx; fails early when the child dies, with its output. */
 export async function waitForHttp(child: Child, url: string, timeoutMs = 60_000): Promise<void> {

@@ -90,7 +90,7 @@ export function clusterDir(dataDir: string): string {
   return path.join(os.tmpdir(), `intake-postgres-${key}`);
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();

@@ -2,7 +2,6 @@ import { createHash, createHmac, randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import type { FormSettings } from '../../contract/forms.ts';
 import type { AppContext } from '../context.ts';
-import { withTransaction } from '../db/sql.ts';
 import { processSubmission } from '../jobs/definitions.ts';
 import { AppError } from './errors.ts';
 import { formSettings } from './forms.ts';
@@ -142,85 +141,82 @@ export type NewSubmission = {
 
 export type Accepted = { id: string; replayed: boolean };
 
+/** SQLSTATEs raised by intake_guard() (migration 0002) to abort the accepting statement. */
+const QUOTA_EXCEEDED = 'IQ001';
+const KEY_HELD = 'IK001';
+
 /**
- * Stores an accepted submission: its row, file records, counters, idempotency key and (for clean
- * submissions) its process-submission job, all in one transaction — committed before the 2xx, so
- * nothing acknowledged can be lost. A key another request holds wins: that first submission is returned.
+ * Stores an accepted submission in ONE statement — its row, its file records, the usage and field-name
+ * counters, the idempotency key and (for clean submissions) its process-submission job, written by
+ * pg-boss's own insert embedded as a CTE — so all of it commits atomically before the 2xx and nothing
+ * acknowledged can be lost. Conditions on what the statement saw abort it whole: the quota (the sum of
+ * the counters before this post) and an idempotency key held by another post. One round trip, and the
+ * counter rows it locks are released at once.
  */
 export async function acceptSubmission(ctx: AppContext, form: PublicForm, s: NewSubmission): Promise<Accepted> {
   const status = s.spamReason ? 'spam' : 'received';
-  const period = currentPeriod().start;
+  const values: unknown[] = [];
+  const p = (value: unknown) => `$${values.push(value)}`;
+  const team = p(form.teamId);
+  const formId = p(form.id);
+  const period = p(currentPeriod().start);
+  const id = p(s.id);
+  const ctes = [
+    `submission as (
+       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata)
+       values (${id}, ${team}, ${formId}, ${p(status)}, ${p(s.spamReason)}, ${p(JSON.stringify(s.payload))}, ${p(JSON.stringify(s.metadata))}))`,
+    `usage as (
+       insert into usage_counters (team_id, period_start, shard, submissions) values (${team}, ${period}, ${p(randomInt(COUNTER_SHARDS))}, 1)
+       on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + 1
+       returning 1)`,
+    // No lock is taken for field names already known.
+    `fields as (
+       insert into form_fields (form_id, name, ordinal) select ${formId}, name, ord from unnest(${p(Object.keys(s.payload))}::text[]) with ordinality as f(name, ord)
+       on conflict do nothing)`,
+  ];
+  if (s.files.length) {
+    const col = (f: (u: UploadedFile) => unknown, type: string) => `${p(s.files.map(f))}::${type}[]`;
+    ctes.push(`files as (
+       insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
+       select * from unnest(${col((f) => f.id, 'text')}, ${col(() => form.teamId, 'text')}, ${col(() => form.id, 'text')},
+         ${col(() => s.id, 'text')}, ${col((f) => f.field, 'text')}, ${col((f) => f.filename, 'text')},
+         ${col((f) => f.contentType, 'text')}, ${col((f) => f.size, 'bigint')}, ${col((f) => f.storageKey, 'text')}))`);
+  }
+  if (s.idempotencyKey) {
+    ctes.push(`claim as (
+       insert into idempotency_keys (form_id, key, submission_id) values (${formId}, ${p(s.idempotencyKey)}, ${id})
+       on conflict (form_id, key) do update set submission_id = excluded.submission_id, created_at = now()
+         where idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW}
+       returning 1)`);
+  }
+  if (status === 'received') {
+    const job = await ctx.queue.insertStatement(processSubmission, { submissionId: s.id });
+    ctes.push(`job as (${job.text.replace(/\$1\b/g, p(job.value))})`);
+  }
+  // The counters' sum is read from the statement's snapshot, before its own increment: "<" the limit.
+  const quota = form.monthlyLimit === null
+    ? 'true'
+    : `(select coalesce(sum(submissions), 0) from usage_counters where team_id = ${team} and period_start = ${period}) < ${p(form.monthlyLimit)}`;
+  const claimed = s.idempotencyKey ? '(select count(*) from claim) = 1' : 'true';
+  const text = `with ${ctes.join(',\n')}
+    select intake_guard(${quota}, '${QUOTA_EXCEEDED}') and intake_guard(${claimed}, '${KEY_HELD}') as ok from usage`;
+  const shape = [s.files.length > 0, !!s.idempotencyKey, status === 'received', form.monthlyLimit !== null].map(Number).join('');
   try {
-    return await withTransaction(ctx.pool, async (client) => {
-      // The job first: the counter rows locked by the next statement are then held only until the
-      // commit right after it, not across another round trip (concurrent posts share counter shards).
-      if (status === 'received') await ctx.queue.send(processSubmission, { submissionId: s.id }, { db: client });
-      // One statement: the row, the usage counter and new field names (no lock is taken for names
-      // already known). With a quota, the limit is enforced again here, on the increment itself.
-      const counted = await client.query({
-        name: form.monthlyLimit === null ? 'intake_accept' : 'intake_accept_quota',
-        text: `with submission as (
-           insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata)
-           values ($6, $1, $4, $7, $8, $9, $10)
-         ), usage as (
-           insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, $3, 1)
-           on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + 1
-           returning 1
-         ), fields as (
-           insert into form_fields (form_id, name, ordinal) select $4, name, ord from unnest($5::text[]) with ordinality as f(name, ord)
-           on conflict do nothing
-         )
-         select ${form.monthlyLimit === null ? '0' : '(select coalesce(sum(submissions), 0) from usage_counters where team_id = $1 and period_start = $2)'}::int as used
-           from usage`,
-        values: [
-          form.teamId, period, randomInt(COUNTER_SHARDS), form.id, Object.keys(s.payload),
-          s.id, status, s.spamReason, JSON.stringify(s.payload), JSON.stringify(s.metadata),
-        ],
-      });
-      // The statement's own increment is not visible to its select, hence ">=" against the limit.
-      if (form.monthlyLimit !== null && counted.rows[0].used >= form.monthlyLimit) throw quotaExceeded(form);
-      if (s.files.length) {
-        await client.query(
-          `insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
-           select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[])`,
-          [
-            s.files.map((f) => f.id),
-            s.files.map(() => form.teamId),
-            s.files.map(() => form.id),
-            s.files.map(() => s.id),
-            s.files.map((f) => f.field),
-            s.files.map((f) => f.filename),
-            s.files.map((f) => f.contentType),
-            s.files.map((f) => f.size),
-            s.files.map((f) => f.storageKey),
-          ],
-        );
-      }
-      if (s.idempotencyKey) {
-        const claimed = await client.query(
-          `insert into idempotency_keys (form_id, key, submission_id) values ($1, $2, $3)
-           on conflict (form_id, key) do update set submission_id = excluded.submission_id, created_at = now()
-             where idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW}
-           returning submission_id`,
-          [form.id, s.idempotencyKey, s.id],
-        );
-        if (!claimed.rowCount) throw new KeyHeld();
-      }
-      return { id: s.id, replayed: false };
-    });
+    await ctx.pool.query({ name: `intake_accept_${shape}`, text, values });
   } catch (err) {
-    // Rolled back: nothing of this post is kept, its uploaded objects included.
+    // Nothing of this post was kept: its uploaded objects go too.
     await ctx.storage.remove(s.files.map((f) => f.storageKey)).catch(() => {});
-    if (err instanceof KeyHeld) {
+    const code = (err as { code?: string }).code;
+    if (code === QUOTA_EXCEEDED) throw quotaExceeded(form);
+    if (code === KEY_HELD) {
       const held = await findIdempotent(ctx, form.id, s.idempotencyKey!);
       if (held) return { id: held, replayed: true };
     }
     throw err;
   }
+  if (status === 'received') ctx.queue.wake(processSubmission);
+  return { id: s.id, replayed: false };
 }
-
-/** A concurrent request with the same Idempotency-Key committed first. */
-class KeyHeld extends Error {}
 
 export function quotaExceeded(form: PublicForm): AppError {
   return new AppError('quota_exceeded', `This form's team has used its ${form.monthlyLimit} submissions for this month.`);

@@ -36,6 +36,13 @@ export type SendOptions = { db?: PoolClient; singletonKey?: string; startAfter?:
 export type Queue = {
   boss: PgBoss;
   send<T>(job: JobDefinition<T>, data: T, opts?: SendOptions): Promise<string | null>;
+  /**
+   * pg-boss's own insert statement for one job (what `send` would execute, captured instead), with
+   * its single parameter, for a caller that embeds it in a statement of its own. After that statement
+   * has committed, call `wake(job)`.
+   */
+  insertStatement<T>(job: JobDefinition<T>, data: T): Promise<{ text: string; value: unknown }>;
+  wake(job: { name: string }): void;
   work<C>(ctx: C, workers: JobWorker<C>[]): Promise<void>;
   stop(): Promise<void>;
 };
@@ -118,6 +125,25 @@ export async function startQueue(
       else wake(job.name);
       return id;
     },
+    async insertStatement(job, data) {
+      const payload = job.payload.parse(data) as object;
+      const captured: Array<{ text: string; values: unknown[] }> = [];
+      const capture = {
+        executeSql: async (text: string, values: unknown[] = []) => {
+          captured.push({ text, values });
+          return { rows: [{ id: null }] };
+        },
+      };
+      await boss.send(job.name, payload, { db: capture });
+      const [stmt] = captured;
+      const placeholders = new Set(stmt?.text.match(/\$\d+/g) ?? []);
+      // Embedding relies on send being one statement with one parameter ($1); fail loudly if not.
+      if (captured.length !== 1 || stmt!.values.length !== 1 || placeholders.size !== 1 || !placeholders.has('$1')) {
+        throw new Error(`pg-boss send no longer issues one single-parameter statement (${captured.length} statements)`);
+      }
+      return { text: stmt!.text, value: stmt!.values[0] };
+    },
+    wake: (job) => wake(job.name),
     async work(ctx, workers) {
       for (const w of workers) {
         await boss.work(

@@ -89,6 +89,16 @@ export class Migration0002Forms extends Migration {
       create trigger submissions_count_folder_moves after update of status on submissions
       for each row when ((old.status = 'spam') is distinct from (new.status = 'spam'))
       execute function count_submission_folders();`);
+    // Aborts the statement that calls it (everything it wrote included) with a recognisable SQLSTATE:
+    // lets one statement both write and enforce a condition on what it saw (quota, idempotency key).
+    this.addSql(`
+      create function intake_guard(ok boolean, code text) returns boolean language plpgsql as $$
+      begin
+        if not ok then
+          raise exception using errcode = code, message = 'intake_guard ' || code;
+        end if;
+        return true;
+      end $$;`);
     // Every field name a form has received: the CSV export's columns, known without scanning submissions.
     this.addSql(`
       create table form_fields (

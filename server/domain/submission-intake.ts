@@ -10,7 +10,7 @@ import { currentPeriod } from './plans.ts';
 import { pruneWindows, windowHitSql, type WindowHit } from './rate-windows.ts';
 import type { SpamReason } from './spam.ts';
 
-const COUNTER_SHARDS = 128;
+const COUNTER_SHARDS = 1024;
 const IDEMPOTENCY_WINDOW = "interval '24 hours'";
 
 /** A published, live form as the public endpoint needs it, with its team's plan limits. */

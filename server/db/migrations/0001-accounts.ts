@@ -86,7 +86,7 @@ export class Migration0001Accounts extends Migration {
         paid_at timestamptz
       );`);
     this.addSql(`create index invoices_team on invoices (team_id, issued_at desc);`);
-    // Accepted POSTs per team and billing period. Sharded 128 ways (a random shard per increment) so concurrent
+    // Accepted POSTs per team and billing period. Sharded 1024 ways (a random shard per increment) so concurrent
     // posts do not queue on one hot row; usage is the sum of the shards.
     this.addSql(`
       create table usage_counters (

@@ -18,7 +18,7 @@ export class Migration0002Forms extends Migration {
       );`);
     this.addSql(`create index forms_team on forms (team_id, created_at desc, id desc);`);
     // Live submissions per form and folder, kept by a trigger on submissions so every writer (ingest,
-    // processing, updates, bulk actions, deletes) keeps it exact. Sharded 128 ways: a random shard per change,
+    // processing, updates, bulk actions, deletes) keeps it exact. Sharded 1024 ways: a random shard per change,
     // so concurrent posts do not queue on one row; a count is the sum of its shards. No foreign key:
     // rows of an erased form are removed with it explicitly.
     this.addSql(`
@@ -56,12 +56,12 @@ export class Migration0002Forms extends Migration {
       begin
         if tg_op in ('DELETE', 'UPDATE') then
           insert into form_folder_counts (form_id, folder, shard, n)
-          values (old.form_id, case when old.status = 'spam' then 'spam' else 'inbox' end, floor(random() * 128)::int, -1)
+          values (old.form_id, case when old.status = 'spam' then 'spam' else 'inbox' end, floor(random() * 1024)::int, -1)
           on conflict (form_id, folder, shard) do update set n = form_folder_counts.n - 1;
         end if;
         if tg_op in ('INSERT', 'UPDATE') then
           insert into form_folder_counts (form_id, folder, shard, n)
-          values (new.form_id, case when new.status = 'spam' then 'spam' else 'inbox' end, floor(random() * 128)::int, 1)
+          values (new.form_id, case when new.status = 'spam' then 'spam' else 'inbox' end, floor(random() * 1024)::int, 1)
           on conflict (form_id, folder, shard) do update set n = form_folder_counts.n + 1;
         end if;
         return null;
@@ -74,7 +74,7 @@ export class Migration0002Forms extends Migration {
       create function count_deleted_submissions() returns trigger language plpgsql as $$
       begin
         insert into form_folder_counts (form_id, folder, shard, n)
-        select form_id, case when status = 'spam' then 'spam' else 'inbox' end, floor(random() * 128)::int, -count(*)
+        select form_id, case when status = 'spam' then 'spam' else 'inbox' end, floor(random() * 1024)::int, -count(*)
           from deleted group by 1, 2
         on conflict (form_id, folder, shard) do update set n = form_folder_counts.n + excluded.n;
         return null;

@@ -20,7 +20,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +34,7 @@ import { createTeam } from '../server/domain/teams.ts';
 import { issueToken } from '../server/domain/tokens.ts';
 import { exportSelect } from '../server/domain/submission-export.ts';
 import { addMember } from '../server/domain/users.ts';
-import { ensureDatabase, startEmbeddedPostgres } from '../server/db/embedded-postgres.ts';
+import { ensureDatabase, freePort, startEmbeddedPostgres } from '../server/db/embedded-postgres.ts';
 import { boot } from '../server/main.ts';
 import { startEmbeddedS3 } from '../server/storage/embedded-s3.ts';
 import { COMPANIES, FIRST, LAST, SENTENCES, SUBJECTS } from './lib/contact-form.ts';
@@ -87,16 +86,6 @@ const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 type Server = { child: ChildProcess; pid: number; url: string; output: () => string; stop(): Promise<void> };
 

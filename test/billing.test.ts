@@ -4,6 +4,7 @@ import { query } from '../server/db/sql.ts';
 import { newId } from '../server/domain/ids.ts';
 import { setTeamPlan } from '../server/domain/teams.ts';
 import { addMember } from '../server/domain/users.ts';
+import { PLANS } from './support/plans.ts';
 import { bearer, makeMember, makeTeam, makeToken, startTestApp, type TestMember } from './support/harness.ts';
 
 const t = await startTestApp();
@@ -48,29 +49,6 @@ async function insertFile(teamId: string, formId: string, submissionId: string, 
   );
 }
 
-// The seed of server/db/migrations/0001-accounts.ts, restated so a drift in either is caught.
-const PLANS = {
-  free: {
-    id: 'free', name: 'Free', price_cents: 0, currency: 'usd', interval: 'month',
-    limits: { monthly_submissions: 50, forms: 3, storage_bytes: 0, file_bytes: 0 },
-    features: { ai: false, api_tokens: false, file_uploads: false },
-  },
-  pro: {
-    id: 'pro', name: 'Pro', price_cents: 1900, currency: 'usd', interval: 'month',
-    limits: { monthly_submissions: 5000, forms: 25, storage_bytes: 10737418240, file_bytes: 10485760 },
-    features: { ai: true, api_tokens: true, file_uploads: true },
-  },
-  team: {
-    id: 'team', name: 'Team', price_cents: 4900, currency: 'usd', interval: 'month',
-    limits: { monthly_submissions: 25000, forms: 100, storage_bytes: 53687091200, file_bytes: 10485760 },
-    features: { ai: true, api_tokens: true, file_uploads: true },
-  },
-  scale: {
-    id: 'scale', name: 'Scale', price_cents: 19900, currency: 'usd', interval: 'month',
-    limits: { monthly_submissions: null, forms: null, storage_bytes: null, file_bytes: 10485760 },
-    features: { ai: true, api_tokens: true, file_uploads: true },
-  },
-} as const;
 
 describe('GET /v1/billing/plan', () => {
   for (const [plan, expected] of Object.entries(PLANS)) {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runProcess, type ProcessResult } from './support/processes.ts';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { bearer, makeMember, makeTeam, startTestApp, testEnv } from './support/h
 
 const CLI = fileURLToPath(new URL('../cli/intake', import.meta.url));
 
-type CliResult = { code: number | null; stdout: string; stderr: string };
+type CliResult = ProcessResult;
 
 /** Runs `cli/intake` as a real process against the run's database, with no stdin and a minimal environment. */
 function intake(args: string[], extra: Record<string, string> = {}): Promise<CliResult> {
@@ -19,15 +19,7 @@ function intake(args: string[], extra: Record<string, string> = {}): Promise<Cli
     ...testEnv(),
     ...extra,
   } as NodeJS.ProcessEnv;
-  return new Promise((resolve, reject) => {
-    const child = spawn(CLI, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProcess(CLI, args, env);
 }
 
 /** Runs an admin command with --json and parses its output; fails with the command's stderr otherwise. */

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { runProcess, type ProcessResult } from './support/processes.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -90,16 +91,8 @@ async function me(url: string, token: string) {
   return { status: res.status, body: (await res.json()) as { data: { team: { id: string; plan: string }; role: string } } };
 }
 
-function admin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(CLI, ['admin', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function admin(args: string[]): Promise<ProcessResult> {
+  return runProcess(CLI, ['admin', ...args], env);
 }
 
 afterAll(async () => {

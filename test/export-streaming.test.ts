@@ -13,11 +13,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { freePort } from '../server/db/embedded-postgres.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, type TestMember } from './support/harness.ts';
 import { startLiveTestApp } from './support/live-server.ts';
@@ -256,16 +256,6 @@ function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]);
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 describe('memory of an out-of-process server', () => {
   let child: ChildProcess;

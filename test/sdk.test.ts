@@ -1,3 +1,4 @@
+import { PLANS } from './support/plans.ts';
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -220,24 +221,7 @@ describe('billing', () => {
   });
 
   it('getBillingPlan: the seeded limits and features of each plan', async () => {
-    const plans = {
-      free: {
-        id: 'free', name: 'Free', price_cents: 0, currency: 'usd', interval: 'month',
-        limits: { monthly_submissions: 50, forms: 3, storage_bytes: 0, file_bytes: 0 },
-        features: { ai: false, api_tokens: false, file_uploads: false },
-      },
-      pro: {
-        id: 'pro', name: 'Pro', price_cents: 1900, currency: 'usd', interval: 'month',
-        limits: { monthly_submissions: 5000, forms: 25, storage_bytes: 10 * 2 ** 30, file_bytes: 10 * 2 ** 20 },
-        features: { ai: true, api_tokens: true, file_uploads: true },
-      },
-      scale: {
-        id: 'scale', name: 'Scale', price_cents: 19900, currency: 'usd', interval: 'month',
-        limits: { monthly_submissions: null, forms: null, storage_bytes: null, file_bytes: 10 * 2 ** 20 },
-        features: { ai: true, api_tokens: true, file_uploads: true },
-      },
-    };
-    for (const [plan, expected] of Object.entries(plans)) {
+    for (const [plan, expected] of Object.entries(PLANS)) {
       const owner = await makeTeam(t, { plan });
       expect((await clientFor(owner).ok.getBillingPlan()).data).toEqual(expected);
     }

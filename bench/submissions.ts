@@ -32,7 +32,7 @@ import type { Caller } from '../server/domain/caller.ts';
 import { createForm, publishForm } from '../server/domain/forms.ts';
 import { createTeam } from '../server/domain/teams.ts';
 import { issueToken } from '../server/domain/tokens.ts';
-import { exportSelect } from '../server/domain/submission-export.ts';
+import { exportSelect } from '../server/db/queries/exports.ts';
 import { addMember } from '../server/domain/users.ts';
 import { ensureDatabase, freePort, startEmbeddedPostgres } from '../server/db/embedded-postgres.ts';
 import { boot } from '../server/main.ts';

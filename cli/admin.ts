@@ -5,7 +5,7 @@ import { createTeam, setTeamPlan } from '../server/domain/teams.ts';
 import { issueToken } from '../server/domain/tokens.ts';
 import { addMember } from '../server/domain/users.ts';
 import type { Runtime } from '../server/main.ts';
-import { iso } from '../server/db/sql.ts';
+import { iso } from '../server/domain/timestamps.ts';
 
 const PLANS = ['free', 'pro', 'team', 'scale'];
 

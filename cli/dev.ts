@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Runtime } from '../server/main.ts';
-import { query } from '../server/db/sql.ts';
-import { createTeam } from '../server/domain/teams.ts';
+import { createTeam, findTeamByName } from '../server/domain/teams.ts';
 import { authenticate, issueToken } from '../server/domain/tokens.ts';
 import { addMember } from '../server/domain/users.ts';
 
@@ -16,9 +15,7 @@ export async function ensureDevAccount(rt: Runtime): Promise<{ token: string; cr
     const token = fs.readFileSync(tokenFile, 'utf8').trim();
     if (await authenticate(rt.ctx, token)) return { token, created: false };
   }
-  const em = rt.ctx.orm.em.fork();
-  const [existing] = await query<{ id: string }>(em, `select id from teams where name = 'Dev team' order by created_at limit 1`);
-  const team = existing ?? (await createTeam(rt.ctx, { name: 'Dev team', plan: 'team' }));
+  const team = (await findTeamByName(rt.ctx, 'Dev team')) ?? (await createTeam(rt.ctx, { name: 'Dev team', plan: 'team' }));
   const { user } = await addMember(rt.ctx, { email: 'dev@intake.local', name: 'Dev Owner', teamId: team.id, role: 'owner' });
   const { token } = await issueToken(rt.ctx, { teamId: team.id, userId: user.id, name: 'dev owner token' });
   fs.writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });

@@ -1,8 +1,7 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { AiProvider } from './ai/provider.ts';
 import type { Config } from './config.ts';
+import type { Db } from './db/database.ts';
 import type { Queue } from './jobs/queue.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { ObjectStorage } from './storage/object-storage.ts';
@@ -10,9 +9,8 @@ import type { ObjectStorage } from './storage/object-storage.ts';
 /** What domain functions, handlers and jobs share: built once by the composition root. */
 export type AppContext = {
   config: Config;
-  orm: MikroORM;
-  /** Raw pg pool for hot paths and transactions that also enqueue jobs. */
-  pool: Pool;
+  /** The process's one database handle: SQL, MikroORM and job sends share its pool and transactions. */
+  db: Db;
   log: Logger;
   storage: ObjectStorage;
   queue: Queue;

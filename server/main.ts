@@ -8,7 +8,7 @@ import { loadConfig, type Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { migrate, openDatabase, type Database } from './db/database.ts';
 import { createApp } from './http/app.ts';
-import { allJobs } from './jobs/definitions.ts';
+import { allJobs, embeddableJobs } from './jobs/definitions.ts';
 import { startQueue, type Queue } from './jobs/queue.ts';
 import { workers } from './jobs/workers.ts';
 import { createMailer } from './mail/mailer.ts';
@@ -51,6 +51,19 @@ type BootOptions = {
   log?: Logger;
 };
 
+/**
+ * Postgres connections a process opens, all within DATABASE_POOL_SIZE: the pool shared by SQL, the ORM and
+ * pg-boss, plus (in a process that consumes jobs) one LISTEN session taken from that budget.
+ */
+export const LISTEN_CONNECTIONS = 1;
+
+/** What pg_stat_activity shows a process as (with its pid): serve, api (serve --no-worker), worker, admin. */
+export function processKind(options: Pick<BootOptions, 'http' | 'worker' | 'services'>): string {
+  if (!options.services) return 'admin';
+  if (options.http) return options.worker ? 'serve' : 'api';
+  return options.worker ? 'worker' : 'admin';
+}
+
 /** The composition root: config → database (+ migrations) → storage → queue → http → workers. */
 export async function boot(config: Config, options: BootOptions): Promise<Runtime> {
   const log = options.log ?? createLogger(config);
@@ -63,7 +76,14 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
     closers.length = 0;
   };
   try {
-    const db = await openDatabase(config, (msg) => log.info(msg));
+    const consume = options.services && options.worker;
+    const applicationName = `intake ${processKind(options)} ${process.pid}`;
+    const db = await openDatabase(config, {
+      connections: config.databasePoolSize,
+      reserved: consume ? LISTEN_CONNECTIONS : 0,
+      applicationName,
+      log: (msg) => log.info(msg),
+    });
     closers.push(['database', () => db.close()]);
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'migrations applied');
@@ -79,7 +99,12 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       }
       storage = connectStorage(storageUrl, config.storageBucket);
       await storage.ping();
-      const q = await startQueue(db.url, log, allJobs, { supervise: options.worker, pollSeconds: config.queuePollSeconds });
+      const q = await startQueue(db.db, log, allJobs, {
+        consume,
+        pollSeconds: config.queuePollSeconds,
+        listen: consume ? { url: db.url, applicationName } : null,
+        embeddable: embeddableJobs,
+      });
       closers.push(['queue', () => q.stop()]);
       queue = q;
     }
@@ -88,8 +113,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
 
     const ctx: AppContext = {
       config,
-      orm: db.orm,
-      pool: db.pool,
+      db: db.db,
       log,
       storage,
       queue,
@@ -115,15 +139,32 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
   }
 }
 
-/** Runs until SIGINT/SIGTERM, then shuts down in reverse order of start. */
+/**
+ * Runs until SIGINT/SIGTERM, then shuts down in reverse order of start. A supervisor that signals the
+ * whole process group (make, systemd) delivers the signal twice: the second only says shutdown is under
+ * way; a third forces the exit, after stopping the embedded Postgres.
+ */
 export async function runUntilSignal(runtime: Runtime): Promise<void> {
   await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    let received = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      received += 1;
+      if (received === 1) return resolve();
+      if (received === 2) return runtime.ctx.log.warn({ signal }, 'shutdown under way; signal once more to force it');
+      runtime.ctx.log.warn({ signal }, 'forcing exit');
+      void (runtime.db.embedded?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   });
   runtime.ctx.log.info('shutting down');
-  await runtime.close();
+  // Shutdown awaits sockets and child processes; a timer keeps Node from exiting half-way if they go quiet.
+  const keepAlive = setInterval(() => {}, 1000);
+  try {
+    await runtime.close();
+  } finally {
+    clearInterval(keepAlive);
+  }
 }
 
 export { loadConfig };

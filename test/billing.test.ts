@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { ABILITIES } from '../contract/abilities.ts';
-import { query } from '../server/db/sql.ts';
 import { newId } from '../server/domain/ids.ts';
 import { setTeamPlan } from '../server/domain/teams.ts';
 import { addMember } from '../server/domain/users.ts';
@@ -12,7 +11,7 @@ const t = await startTestApp();
 const ROUTES = ['/v1/billing/team', '/v1/billing/plan', '/v1/billing/usage', '/v1/billing/subscription', '/v1/billing/invoices'];
 
 async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  return query<T>(t.ctx.orm.em.fork(), text, params);
+  return (await t.ctx.db.query<T & object>(text, params)).rows;
 }
 
 /** The calendar month in UTC, computed here rather than borrowed from the code under test. */
@@ -31,20 +30,20 @@ async function get(member: TestMember, path: string) {
 
 async function insertForm(teamId: string, opts: { deleted?: boolean } = {}): Promise<string> {
   const id = newId('frm');
-  await sql(`insert into forms (id, team_id, name, deleted_at) values (?, ?, ?, ${opts.deleted ? 'now()' : 'null'})`, [id, teamId, `Form ${id}`]);
+  await sql(`insert into forms (id, team_id, name, deleted_at) values ($1, $2, $3, ${opts.deleted ? 'now()' : 'null'})`, [id, teamId, `Form ${id}`]);
   return id;
 }
 
 async function insertSubmission(teamId: string, formId: string): Promise<string> {
   const id = newId('subm');
-  await sql(`insert into submissions (id, team_id, form_id, status, payload) values (?, ?, ?, 'received', '{}'::jsonb)`, [id, teamId, formId]);
+  await sql(`insert into submissions (id, team_id, form_id, status, payload) values ($1, $2, $3, 'received', '{}'::jsonb)`, [id, teamId, formId]);
   return id;
 }
 
 async function insertFile(teamId: string, formId: string, submissionId: string, sizeBytes: number) {
   await sql(
     `insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
-     values (?, ?, ?, ?, 'upload', 'a.pdf', 'application/pdf', ?, ?)`,
+     values ($1, $2, $3, $4, 'upload', 'a.pdf', 'application/pdf', $5, $6)`,
     [newId('file'), teamId, formId, submissionId, sizeBytes, `test/${newId('file')}`],
   );
 }
@@ -70,7 +69,7 @@ describe('GET /v1/billing/plan', () => {
 describe('GET /v1/billing/team', () => {
   it('returns the team with its member count', async () => {
     const owner = await makeTeam(t, { plan: 'team' });
-    const [team] = await sql<{ name: string }>('select name from teams where id = ?', [owner.teamId]);
+    const [team] = await sql<{ name: string }>('select name from teams where id = $1', [owner.teamId]);
     const one = await get(owner, '/v1/billing/team');
     expect(one).toEqual({ id: owner.teamId, name: team!.name, plan: 'team', members: 1, created_at: expect.any(String) });
     expect(Math.abs(Date.parse(one.created_at) - Date.now())).toBeLessThan(60_000);
@@ -96,14 +95,14 @@ describe('GET /v1/billing/subscription', () => {
       cancel_at_period_end: false,
       created_at: expect.any(String),
     });
-    const [row] = await sql<{ id: string }>('select id from subscriptions where team_id = ?', [owner.teamId]);
+    const [row] = await sql<{ id: string }>('select id from subscriptions where team_id = $1', [owner.teamId]);
     expect(sub.id).toBe(row!.id);
   });
 
   it('rolls an ended period over to the current month when read', async () => {
     const owner = await makeTeam(t, { plan: 'pro' });
     await sql(
-      `update subscriptions set current_period_start = '2020-01-01T00:00:00Z', current_period_end = '2020-02-01T00:00:00Z' where team_id = ?`,
+      `update subscriptions set current_period_start = '2020-01-01T00:00:00Z', current_period_end = '2020-02-01T00:00:00Z' where team_id = $1`,
       [owner.teamId],
     );
     const period = thisMonth();
@@ -133,12 +132,12 @@ describe('GET /v1/billing/usage', () => {
     await insertForm(owner.teamId);
     const deleted = await insertForm(owner.teamId, { deleted: true });
     // The counter is sharded: usage is the sum of this period's shards.
-    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values (?, ?, 0, ?), (?, ?, 3, ?)', [
+    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3), ($4, $5, 3, $6)', [
       owner.teamId, period.start, 1200, owner.teamId, period.start, 34,
     ]);
     // Last month's counter is history, not usage.
     const lastMonth = new Date(Date.UTC(period.start.getUTCFullYear(), period.start.getUTCMonth() - 1, 1));
-    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values (?, ?, 0, ?)', [owner.teamId, lastMonth, 999]);
+    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3)', [owner.teamId, lastMonth, 999]);
     const s1 = await insertSubmission(owner.teamId, live1);
     await insertFile(owner.teamId, live1, s1, 1000);
     await insertFile(owner.teamId, live1, s1, 2345);
@@ -149,7 +148,7 @@ describe('GET /v1/billing/usage', () => {
     // Another team's rows never leak in.
     const stranger = await makeTeam(t, { plan: 'pro' });
     const theirs = await insertForm(stranger.teamId);
-    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values (?, ?, 0, ?)', [stranger.teamId, period.start, 7]);
+    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3)', [stranger.teamId, period.start, 7]);
     await insertFile(stranger.teamId, theirs, await insertSubmission(stranger.teamId, theirs), 77);
 
     expect(await get(owner, '/v1/billing/usage')).toEqual({
@@ -165,17 +164,17 @@ describe('GET /v1/billing/usage', () => {
     expect(theirUsage.storage_bytes.used).toBe(77);
 
     // Restoring a form from the trash counts it again.
-    await sql('update forms set deleted_at = null where id = ?', [deleted]);
+    await sql('update forms set deleted_at = null where id = $1', [deleted]);
     expect((await get(owner, '/v1/billing/usage')).forms.used).toBe(3);
   });
 
   it('never reports negative remaining submissions, and null for unlimited plans', async () => {
     const free = await makeTeam(t, { plan: 'free' });
-    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values (?, ?, 0, ?)', [free.teamId, thisMonth().start, 60]);
+    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3)', [free.teamId, thisMonth().start, 60]);
     expect((await get(free, '/v1/billing/usage')).submissions).toEqual({ used: 60, limit: 50, remaining: 0 });
 
     const scale = await makeTeam(t, { plan: 'scale' });
-    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values (?, ?, 0, ?)', [scale.teamId, thisMonth().start, 100_000]);
+    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3)', [scale.teamId, thisMonth().start, 100_000]);
     const usage = await get(scale, '/v1/billing/usage');
     expect(usage.submissions).toEqual({ used: 100_000, limit: null, remaining: null });
     expect(usage.forms.limit).toBeNull();
@@ -205,13 +204,13 @@ describe('GET /v1/billing/invoices', () => {
       start.setUTCMonth(start.getUTCMonth() - 1);
       await sql(
         `insert into invoices (id, team_id, number, status, currency, amount_cents, period_start, period_end, issued_at, paid_at)
-         values (?, ?, ?, ?, 'usd', ?, ?, ?, ?, ?)`,
+         values ($1, $2, $3, $4, 'usd', $5, $6, $7, $8, $9)`,
         [id, owner.teamId, `INV-${id}`, r.status, r.amount, start.toISOString(), r.issued, r.issued, r.paid],
       );
     }
     await sql(
       `insert into invoices (id, team_id, number, status, currency, amount_cents, period_start, period_end, issued_at)
-       values (?, ?, ?, 'paid', 'usd', 1, now(), now(), now())`,
+       values ($1, $2, $3, 'paid', 'usd', 1, now(), now(), now())`,
       [newId('inv'), stranger.teamId, `INV-${newId('inv')}`],
     );
 
@@ -249,7 +248,7 @@ describe('billing:read', () => {
     const editor = await makeMember(t, owner.teamId, 'editor');
     const admin = await makeMember(t, owner.teamId, 'admin');
     expect(await get(admin, '/v1/billing/plan')).toEqual(PLANS.team);
-    const [row] = await sql<{ email: string }>('select email from users where id = ?', [admin.userId]);
+    const [row] = await sql<{ email: string }>('select email from users where id = $1', [admin.userId]);
     await addMember(t.ctx, { email: row!.email, name: 'Demoted', teamId: owner.teamId, role: 'editor' });
     for (const path of ROUTES) {
       expect((await t.http.get(path).set(bearer(editor.token))).status, path).toBe(403);

@@ -44,7 +44,7 @@ async function seed(): Promise<void> {
   owner = await makeTeam(t);
   formId = (await makePublishedForm(t, owner)).id;
   for (let from = 1; from <= ROWS; from += BATCH) {
-    await t.ctx.pool.query(
+    await t.ctx.db.query(
       `insert into submissions (id, team_id, form_id, status, spam_reason, category, ai_moderation, payload, received_at)
        select 'subm_' || lpad(i::text, 26, '0'), $1, $2,
               case when i % 50 = 0 then 'spam' else 'processed' end,
@@ -61,17 +61,17 @@ async function seed(): Promise<void> {
       [owner.teamId, formId, from, Math.min(ROWS, from + BATCH - 1)],
     );
   }
-  await t.ctx.pool.query(
+  await t.ctx.db.query(
     `insert into form_fields (form_id, name, ordinal) select $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord)`,
     [formId, FIELDS],
   );
-  await t.ctx.pool.query(
+  await t.ctx.db.query(
     `insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
      select 'file_' || lpad(i::text, 26, '0'), $1, $2, 'subm_' || lpad(i::text, 26, '0'), 'cv', 'cv.pdf', 'application/pdf', 10, 'k/' || i
        from generate_series($4::int, $3::int, $4::int) i`,
     [owner.teamId, formId, ROWS, FILE_EVERY],
   );
-  await t.ctx.pool.query('analyze submissions');
+  await t.ctx.db.query('analyze submissions');
 }
 
 beforeAll(seed, 120_000);
@@ -85,7 +85,7 @@ const exportPath = (format = 'csv') => `/v1/forms/${formId}/submissions/export?f
  */
 async function exportBackends(kind: 'csv' | 'json'): Promise<Array<{ pid: number; state: string; wait_event: string | null }>> {
   const prefix = kind === 'csv' ? 'copy (select s.id, to_char(s.received_at%' : 'select json_build_object(%';
-  const { rows } = await t.ctx.pool.query(
+  const { rows } = await t.ctx.db.query<{ pid: number; state: string; wait_event: string | null }>(
     `select pid, state, wait_event from pg_stat_activity
       where datname = current_database() and pid <> pg_backend_pid() and query like $1 and state <> 'idle'`,
     [prefix],
@@ -159,15 +159,15 @@ describe('export of 200,000 submissions', () => {
       // Mid-export: the COPY is running (held back by the paused client), and holds one pool connection.
       const running = await waitFor('the COPY backend', async () => (await exportBackends('csv')).at(0), 2_000);
       expect(running.value.state).toBe('active');
-      expect(t.ctx.pool.totalCount - t.ctx.pool.idleCount).toBeGreaterThanOrEqual(1);
+      expect(t.ctx.db.pool.totalCount - t.ctx.db.pool.idleCount).toBeGreaterThanOrEqual(1);
     } finally {
       req.destroy();
     }
     const gone = await waitFor('the COPY to stop', async () => (await exportBackends('csv')).length === 0, 5_000);
     expect(gone.ms).toBeLessThan(5_000);
     // The connection is not leaked: nothing checked out, nobody waiting (the aborted one was closed).
-    await waitFor('the pool to settle', async () => t.ctx.pool.totalCount === t.ctx.pool.idleCount, 2_000);
-    expect(t.ctx.pool.waitingCount).toBe(0);
+    await waitFor('the pool to settle', async () => t.ctx.db.pool.totalCount === t.ctx.db.pool.idleCount, 2_000);
+    expect(t.ctx.db.pool.waitingCount).toBe(0);
     // And the pool still serves: the next export runs to the end.
     const after = await fetch(`${t.baseUrl}/v1/forms/${formId}/submissions/export?format=json&since=2025-01-02T00:00:00Z`, { headers: bearer(owner.token) });
     expect(after.status).toBe(200);
@@ -183,13 +183,13 @@ describe('export of 200,000 submissions', () => {
       req.destroy();
     }
     await waitFor('the cursor query to stop', async () => (await exportBackends('json')).length === 0, 5_000);
-    await waitFor('the pool to settle', async () => t.ctx.pool.totalCount === t.ctx.pool.idleCount, 2_000);
+    await waitFor('the pool to settle', async () => t.ctx.db.pool.totalCount === t.ctx.db.pool.idleCount, 2_000);
   });
 
   it('a client that disconnects before the first byte does not leak the connection either', async () => {
     // Hold every connection of the app's pool, so the export waits for one while the client goes away;
     // the export then starts, streams into a response that is already closed, and must give up.
-    const held = await Promise.all(Array.from({ length: t.config.databasePoolSize }, () => t.ctx.pool.connect()));
+    const held = await Promise.all(Array.from({ length: t.config.databasePoolSize }, () => t.ctx.db.pool.connect()));
     let released = false;
     const releaseHeld = () => {
       if (!released) held.forEach((c) => c.release());
@@ -198,13 +198,13 @@ describe('export of 200,000 submissions', () => {
     try {
       const req = http.get(`${t.baseUrl}${exportPath('csv')}`, { headers: bearer(owner.token) });
       req.on('error', () => {});
-      await waitFor('the export to wait for a connection', async () => t.ctx.pool.waitingCount > 0, 5_000);
+      await waitFor('the export to wait for a connection', async () => t.ctx.db.pool.waitingCount > 0, 5_000);
       req.destroy();
       await sleep(100);
       releaseHeld();
       // The export ran its queries, started the COPY and found nobody to send it to.
       await waitFor('no COPY to be left running', async () => (await exportBackends('csv')).length === 0, 5_000);
-      await waitFor('the pool to settle', async () => t.ctx.pool.totalCount === t.ctx.pool.idleCount && t.ctx.pool.waitingCount === 0, 5_000);
+      await waitFor('the pool to settle', async () => t.ctx.db.pool.totalCount === t.ctx.db.pool.idleCount && t.ctx.db.pool.waitingCount === 0, 5_000);
     } finally {
       releaseHeld();
     }
@@ -369,7 +369,7 @@ describe('memory of an out-of-process server', () => {
 
 describe('erasing the form', () => {
   it('DELETE /v1/forms/{form}/force removes 200,000 submissions in seconds and zeroes the folder counters', async () => {
-    const counted = await t.ctx.pool.query<{ folder: string; n: number }>(
+    const counted = await t.ctx.db.query<{ folder: string; n: number }>(
       'select folder, sum(n)::int as n from form_folder_counts where form_id = $1 group by folder order by folder',
       [formId],
     );
@@ -384,9 +384,9 @@ describe('erasing the form', () => {
     const ms = performance.now() - started;
     expect(res.status).toBe(200);
     expect(ms).toBeLessThan(30_000);
-    const left = await t.ctx.pool.query('select count(*)::int as n from submissions where form_id = $1', [formId]);
+    const left = await t.ctx.db.query('select count(*)::int as n from submissions where form_id = $1', [formId]);
     expect(left.rows[0].n).toBe(0);
-    const counters = await t.ctx.pool.query('select count(*)::int as n from form_folder_counts where form_id = $1', [formId]);
+    const counters = await t.ctx.db.query('select count(*)::int as n from form_folder_counts where form_id = $1', [formId]);
     expect(counters.rows[0].n).toBe(0);
   }, 60_000);
 });

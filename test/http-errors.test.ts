@@ -4,7 +4,6 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import supertest, { type Response } from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { query } from '../server/db/sql.ts';
 import { createApp } from '../server/http/app.ts';
 import { bearer, makeTeam, startTestApp } from './support/harness.ts';
 
@@ -22,8 +21,8 @@ function expectError(res: Response, status: number, error: string) {
 }
 
 async function countTokens(): Promise<number> {
-  const [row] = await query<{ n: string }>(t.ctx.orm.em.fork(), 'select count(*) as n from api_tokens where team_id = ?', [owner.teamId]);
-  return Number(row!.n);
+  const { rows } = await t.ctx.db.query<{ n: string }>('select count(*) as n from api_tokens where team_id = $1', [owner.teamId]);
+  return Number(rows[0]!.n);
 }
 
 const post = (body: string, type = 'application/json') =>
@@ -102,7 +101,7 @@ describe('request bodies', () => {
     expectError(res, 400, 'invalid_json');
     expect(res.body.message).toMatch(/UTF-8/i);
     expect(await countTokens()).toBe(before);
-    const [stored] = await query<{ n: string }>(t.ctx.orm.em.fork(), `select count(*) as n from api_tokens where name like '%' || chr(65533) || '%'`);
+    const { rows: [stored] } = await t.ctx.db.query<{ n: string }>(`select count(*) as n from api_tokens where name like '%' || chr(65533) || '%'`);
     expect(Number(stored!.n)).toBe(0);
   });
 
@@ -173,14 +172,9 @@ describe('a failure on our side', () => {
         done();
       },
     });
-    const broken = {
-      em: {
-        fork() {
-          throw new Error('connect ECONNREFUSED: select token_hash from api_tokens where secret = 1');
-        },
-      },
-    };
-    const app = createApp({ ...t.ctx, orm: broken as unknown as typeof t.ctx.orm, log: pino({ level: 'info' }, sink) });
+    // The database refuses: an error whose text names SQL and tables must not reach the client.
+    const db = { ...t.ctx.db, query: () => Promise.reject(new Error('connect ECONNREFUSED: select token_hash from api_tokens where secret = 1')) };
+    const app = createApp({ ...t.ctx, db, log: pino({ level: 'info' }, sink) });
     const res = await supertest(app).get('/v1/me').set(bearer(owner.token));
     expect(res.status).toBe(500);
     const id = res.headers['x-request-id'];

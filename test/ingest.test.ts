@@ -156,7 +156,7 @@ describe('POST /f/{form}: which forms accept posts', () => {
   it('402 quota_exceeded over the monthly quota, storing nothing', async () => {
     const owner = await makeTeam(t, { plan: 'free' });
     const form = await makePublishedForm(t, owner);
-    await t.ctx.pool.query('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, 49)', [
+    await t.ctx.db.query('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, 49)', [
       owner.teamId,
       currentPeriod().start,
     ]);
@@ -220,7 +220,7 @@ describe('POST /f/{form}: redirects, CORS, idempotency', () => {
     const stored = await submissionsOf(t, form.id);
     expect(stored).toHaveLength(3);
     // An expired key (older than 24 h) is taken over by the next post.
-    await t.ctx.pool.query(`update idempotency_keys set created_at = now() - interval '25 hours' where form_id = $1`, [form.id]);
+    await t.ctx.db.query(`update idempotency_keys set created_at = now() - interval '25 hours' where form_id = $1`, [form.id]);
     expect((await send('click-1', 'a=4')).body.id).not.toBe(first.body.id);
   });
 });
@@ -265,7 +265,7 @@ describe('POST /f/{form}: spam stack', () => {
     const form = await makePublishedForm(t, owner);
     const clean = await t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send('a=1');
     const spam = await t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send('a=1&_gotcha=x');
-    const { rows } = await t.ctx.pool.query(
+    const { rows } = await t.ctx.db.query(
       `select data->>'submissionId' as id from pgboss.job where name = 'process-submission' and data->>'submissionId' = any($1::text[])`,
       [[clean.body.id, spam.body.id]],
     );

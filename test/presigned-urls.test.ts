@@ -172,7 +172,7 @@ async function submissionWithFiles() {
     .attach('cv', bytes, { filename: FILENAME, contentType: 'application/octet-stream' })
     .attach('notes', second, { filename: 'notes.txt', contentType: 'text/plain' });
   expect(posted.status).toBe(201);
-  const { rows } = await t.ctx.pool.query<{ id: string; filename: string; storage_key: string }>(
+  const { rows } = await t.ctx.db.query<{ id: string; filename: string; storage_key: string }>(
     'select id, filename, storage_key from submission_files where submission_id = $1 order by created_at, id',
     [posted.body.id],
   );

@@ -7,7 +7,6 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ABILITIES } from '../contract/abilities.ts';
 import { contract } from '../contract/index.ts';
-import { query } from '../server/db/sql.ts';
 import { newId } from '../server/domain/ids.ts';
 import { generateOpenApiTypes, OPENAPI_JSON, OPENAPI_TYPES } from '../sdk/generate-types.ts';
 import { createClient, IntakeError, paginate, unwrap } from '../sdk/index.ts';
@@ -259,12 +258,10 @@ describe('billing', () => {
     const other = await makeTeam(t, { plan: 'pro' });
     expect((await clientFor(owner).ok.listInvoices()).data).toEqual([]);
 
-    const em = t.ctx.orm.em.fork();
     const insert = (teamId: string, number: string, month: number, paid: boolean) =>
-      query(
-        em,
+      t.ctx.db.query(
         `insert into invoices (id, team_id, number, status, currency, amount_cents, period_start, period_end, issued_at, paid_at)
-         values (?, ?, ?, ?, 'usd', 1900, ?, ?, ?, ?)`,
+         values ($1, $2, $3, $4, 'usd', 1900, $5, $6, $7, $8)`,
         [
           newId('inv'), teamId, number, paid ? 'paid' : 'open',
           new Date(Date.UTC(2026, month, 1)), new Date(Date.UTC(2026, month + 1, 1)), new Date(Date.UTC(2026, month + 1, 1, 9)),

@@ -2,7 +2,6 @@ import { isAppRoute, isZodType, type AppRoute, type AppRouter } from '@ts-rest/c
 import type { Response } from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { ABILITIES, contract, isAbility, type RouteMetadata } from '../contract/index.ts';
-import { query } from '../server/db/sql.ts';
 import { newId } from '../server/domain/ids.ts';
 import { bearer, makeTeam, makeToken, startTestApp, type TestApp, type TestMember } from './support/harness.ts';
 
@@ -42,24 +41,22 @@ const factories: Record<string, Factory> = {
   token: async (app, other) => (await makeToken(app, other, ['forms:read'])).tokenId,
   form: async (app, other) => {
     const id = newId('frm');
-    await query(app.ctx.orm.em.fork(), `insert into forms (id, team_id, name) values (?, ?, 'Other team form')`, [id, other.teamId]);
+    await app.ctx.db.query(`insert into forms (id, team_id, name) values ($1, $2, 'Other team form')`, [id, other.teamId]);
     return id;
   },
   submission: async (app, other, made) => {
     const id = newId('subm');
-    await query(
-      app.ctx.orm.em.fork(),
-      `insert into submissions (id, team_id, form_id, status, payload) values (?, ?, ?, 'received', '{"email":"a@example.test"}'::jsonb)`,
+    await app.ctx.db.query(
+      `insert into submissions (id, team_id, form_id, status, payload) values ($1, $2, $3, 'received', '{"email":"a@example.test"}'::jsonb)`,
       [id, other.teamId, made.form],
     );
     return id;
   },
   file: async (app, other, made) => {
     const id = newId('file');
-    await query(
-      app.ctx.orm.em.fork(),
+    await app.ctx.db.query(
       `insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
-       values (?, ?, ?, ?, 'upload', 'a.txt', 'text/plain', 1, ?)`,
+       values ($1, $2, $3, $4, 'upload', 'a.txt', 'text/plain', 1, $5)`,
       [id, other.teamId, made.form, made.submission, `security/${id}`],
     );
     return id;
@@ -120,7 +117,7 @@ describe.each(routes.map((e) => [`${e.key} ${e.route.method} ${e.route.path}`, e
 
     const owner = await makeTeam(t, { plan: 'scale' });
     const doomed = await makeToken(t, owner);
-    await query(t.ctx.orm.em.fork(), 'update api_tokens set revoked_at = now() where id = ?', [doomed.tokenId]);
+    await t.ctx.db.query('update api_tokens set revoked_at = now() where id = $1', [doomed.tokenId]);
     const revoked = await send(t, entry, path, doomed.token);
     expectError(revoked, 401, 'unauthenticated', `${label} revoked token`);
     expect(revoked.headers['www-authenticate'], label).toMatch(/^Bearer .*error="invalid_token"/);

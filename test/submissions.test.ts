@@ -73,8 +73,8 @@ describe('GET …/submissions', () => {
   it('filters by category, since and until', async () => {
     const owner = await makeTeam(t);
     const form = await formWith(owner, 4);
-    await t.ctx.pool.query(`update submissions set category = 'sales' where id = any($1::text[])`, [[form.ids[0], form.ids[2]]]);
-    await t.ctx.pool.query(`update submissions set received_at = '2026-01-01T00:00:00Z' where id = $1`, [form.ids[1]]);
+    await t.ctx.db.query(`update submissions set category = 'sales' where id = any($1::text[])`, [[form.ids[0], form.ids[2]]]);
+    await t.ctx.db.query(`update submissions set received_at = '2026-01-01T00:00:00Z' where id = $1`, [form.ids[1]]);
     const sales = await list(owner, form.id, '?category=sales');
     expect(sales.body.data.map((s: { id: string }) => s.id).sort()).toEqual([form.ids[0], form.ids[2]].sort());
     expect(sales.body.meta.total).toBe(2);
@@ -160,7 +160,7 @@ describe('PUT …/submissions/{submission}', () => {
       .send({ payload: { n: null, note: 'called back' } });
     expect(res.status).toBe(200);
     expect(res.body.data.payload).toEqual({ name: 'person0', note: 'called back' });
-    const { rows } = await t.ctx.pool.query('select actor_user_id, actor_token_id, action, changes from submission_events where submission_id = $1', [id]);
+    const { rows } = await t.ctx.db.query('select actor_user_id, actor_token_id, action, changes from submission_events where submission_id = $1', [id]);
     expect(rows).toEqual([
       {
         actor_user_id: owner.userId,
@@ -204,8 +204,8 @@ describe('DELETE …/submissions/{submission}', () => {
     expect(res.body).toEqual({ ok: true });
     expect(await submissionsOf(t, form.id)).toEqual([]);
     expect(await filesOf(t, form.id)).toEqual([]);
-    expect((await t.ctx.pool.query('select 1 from submission_events where submission_id = $1', [id])).rowCount).toBe(0);
-    const { rows } = await t.ctx.pool.query(`select data from pgboss.job where name = 'delete-objects' and data->'keys' ? $1`, [file!.storage_key]);
+    expect((await t.ctx.db.query('select 1 from submission_events where submission_id = $1', [id])).rowCount).toBe(0);
+    const { rows } = await t.ctx.db.query(`select data from pgboss.job where name = 'delete-objects' and data->'keys' ? $1`, [file!.storage_key]);
     expect(rows).toHaveLength(1);
     expect((await t.http.delete(`/v1/forms/${form.id}/submissions/${id}`).set(bearer(owner.token))).status).toBe(404);
     const form2 = (await t.http.get(`/v1/forms/${form.id}`).set(bearer(owner.token))).body.data;
@@ -280,7 +280,7 @@ describe('GET …/submissions/export', () => {
   it('streams JSON and honours since/until', async () => {
     const owner = await makeTeam(t);
     const form = await formWith(owner, 3);
-    await t.ctx.pool.query(`update submissions set received_at = '2026-01-01T00:00:00Z' where id = $1`, [form.ids[0]]);
+    await t.ctx.db.query(`update submissions set received_at = '2026-01-01T00:00:00Z' where id = $1`, [form.ids[0]]);
     const res = await t.http.get(`/v1/forms/${form.id}/submissions/export?format=json&since=2026-02-01`).set(bearer(owner.token));
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);

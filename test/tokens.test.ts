@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ABILITIES, type Ability } from '../contract/abilities.ts';
-import { query, queryOne } from '../server/db/sql.ts';
 import { issueToken } from '../server/domain/tokens.ts';
 import { addMember } from '../server/domain/users.ts';
 import { bearer, makeMember, makeTeam, makeToken, startTestApp, type TestApp } from './support/harness.ts';
@@ -11,20 +10,20 @@ const t = await startTestApp();
 const PLAINTEXT = /^intk_[0-9A-Za-z]{40}$/;
 
 async function sql<T = Record<string, unknown>>(app: TestApp, text: string, params: unknown[] = []): Promise<T[]> {
-  return query<T>(app.ctx.orm.em.fork(), text, params);
+  return (await app.ctx.db.query<T & object>(text, params)).rows;
 }
 
 /** The row as Postgres holds it; `xmin` changes on every write, even one that stores the same value. */
 async function tokenRow(id: string) {
-  return queryOne<{ last_used_at: string | null; revoked_at: string | null; xmin: string; token_hash: string }>(
-    t.ctx.orm.em.fork(),
-    'select last_used_at::text, revoked_at::text, xmin::text, token_hash from api_tokens where id = ?',
+  const { rows } = await t.ctx.db.query<{ last_used_at: string | null; revoked_at: string | null; xmin: string; token_hash: string }>(
+    'select last_used_at::text, revoked_at::text, xmin::text, token_hash from api_tokens where id = $1',
     [id],
   );
+  return rows[0] ?? null;
 }
 
 async function countTokens(teamId: string): Promise<number> {
-  const [row] = await sql<{ n: string }>(t, 'select count(*) as n from api_tokens where team_id = ?', [teamId]);
+  const [row] = await sql<{ n: string }>(t, 'select count(*) as n from api_tokens where team_id = $1', [teamId]);
   return Number(row!.n);
 }
 
@@ -41,7 +40,7 @@ describe('GET /v1/tokens', () => {
     // Another member of the same team, and the same user in another team: neither is the family.
     const colleague = await makeMember(t, owner.teamId, 'admin');
     const otherTeam = await makeTeam(t, { plan: 'pro' });
-    const [ownerRow] = await sql<{ email: string }>(t, 'select email from users where id = ?', [owner.userId]);
+    const [ownerRow] = await sql<{ email: string }>(t, 'select email from users where id = $1', [owner.userId]);
     const { user } = await addMember(t.ctx, { email: ownerRow!.email, name: 'Same person', teamId: otherTeam.teamId, role: 'owner' });
     expect(user.id).toBe(owner.userId);
     const sameUserElsewhere = await issueToken(t.ctx, { teamId: otherTeam.teamId, userId: owner.userId, name: 'elsewhere' });
@@ -98,7 +97,7 @@ describe('POST /v1/tokens', () => {
     // Only the SHA-256 is stored.
     const row = await tokenRow(data.id as string);
     expect(row!.token_hash).toBe(createHash('sha256').update(token).digest('hex'));
-    const [leak] = await sql<{ n: string }>(t, 'select count(*) as n from api_tokens t where t::text like ?', [`%${token}%`]);
+    const [leak] = await sql<{ n: string }>(t, 'select count(*) as n from api_tokens t where t::text like $1', [`%${token}%`]);
     expect(Number(leak!.n)).toBe(0);
 
     const me = await t.http.get('/v1/me').set(bearer(token));
@@ -191,7 +190,7 @@ describe('POST /v1/tokens', () => {
   it('caps a demoted member at the new role: their old token loses what the role no longer permits', async () => {
     const owner = await makeTeam(t, { plan: 'team' });
     const admin = await makeMember(t, owner.teamId, 'admin');
-    const [row] = await sql<{ email: string }>(t, 'select email from users where id = ?', [admin.userId]);
+    const [row] = await sql<{ email: string }>(t, 'select email from users where id = $1', [admin.userId]);
     await addMember(t.ctx, { email: row!.email, name: 'Demoted', teamId: owner.teamId, role: 'viewer' });
 
     const me = await t.http.get('/v1/me').set(bearer(admin.token));
@@ -264,7 +263,7 @@ describe('DELETE /v1/tokens/:token', () => {
     expectErrorBody(res.body, 'not_found');
     expect((await t.http.get('/v1/me').set(bearer(stranger.token))).status).toBe(200);
 
-    const [ownerRow] = await sql<{ email: string }>(t, 'select email from users where id = ?', [owner.userId]);
+    const [ownerRow] = await sql<{ email: string }>(t, 'select email from users where id = $1', [owner.userId]);
     await addMember(t.ctx, { email: ownerRow!.email, name: 'Same person', teamId: stranger.teamId, role: 'owner' });
     const mine = await issueToken(t.ctx, { teamId: stranger.teamId, userId: owner.userId, name: 'elsewhere' });
     expect((await t.http.delete(`/v1/tokens/${mine.data.id}`).set(bearer(owner.token))).status).toBe(404);
@@ -301,14 +300,14 @@ describe('last_used_at', () => {
     expect(second.xmin).toBe(first.xmin);
 
     // Once the stamp is over a minute old, the next call writes it again.
-    await sql(t, "update api_tokens set last_used_at = now() - interval '61 seconds' where id = ?", [fresh.tokenId]);
+    await sql(t, "update api_tokens set last_used_at = now() - interval '61 seconds' where id = $1", [fresh.tokenId]);
     const aged = (await tokenRow(fresh.tokenId))!;
     expect((await t.http.get('/v1/me').set(bearer(fresh.token))).status).toBe(200);
     const third = (await tokenRow(fresh.tokenId))!;
     expect(Date.parse(third.last_used_at!)).toBeGreaterThan(Date.parse(aged.last_used_at!) + 60_000);
 
     // A stamp under a minute old is left alone.
-    await sql(t, "update api_tokens set last_used_at = now() - interval '50 seconds' where id = ?", [fresh.tokenId]);
+    await sql(t, "update api_tokens set last_used_at = now() - interval '50 seconds' where id = $1", [fresh.tokenId]);
     const recent = (await tokenRow(fresh.tokenId))!;
     expect((await t.http.get('/v1/me').set(bearer(fresh.token))).status).toBe(200);
     expect((await tokenRow(fresh.tokenId))!.xmin).toBe(recent.xmin);

@@ -149,7 +149,7 @@ describe('a worker crash loses nothing and processes nothing twice', { timeout: 
 
     // Once the claim has expired, the supervision pass puts the job back for a retry.
     await eventually(
-      async () => (await t.ctx.pool.query(`select 1 from pgboss.job where data->>'submissionId' = $1 and started_on + expire_seconds * interval '1s' < now()`, [id])).rowCount,
+      async () => (await t.ctx.db.query(`select 1 from pgboss.job where data->>'submissionId' = $1 and started_on + expire_seconds * interval '1s' < now()`, [id])).rowCount,
       (n) => n === 1,
     );
     await t.ctx.queue.boss.supervise(jobs.processSubmission.name);
@@ -157,7 +157,7 @@ describe('a worker crash loses nothing and processes nothing twice', { timeout: 
     expect((await submission(t, id)).status).toBe('received');
     // Start the next worker once the retry is due, so its first fetch finds it.
     await eventually(
-      async () => (await t.ctx.pool.query(`select 1 from pgboss.job where data->>'submissionId' = $1 and start_after <= now()`, [id])).rowCount,
+      async () => (await t.ctx.db.query(`select 1 from pgboss.job where data->>'submissionId' = $1 and start_after <= now()`, [id])).rowCount,
       (n) => n === 1,
     );
 

@@ -1,54 +1,185 @@
 import { stripVTControlCharacters } from 'node:util';
 import pg from 'pg';
-import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { CompiledQuery, PostgresDialect, type Transaction } from 'kysely';
+import { MikroORM, PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Config } from '../config.ts';
 import { entities } from './entities.ts';
 import { migrations } from './migrations/index.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
+import { rowTypes } from './row-types.ts';
 
-export type Database = { orm: MikroORM; pool: pg.Pool; url: string; embedded: EmbeddedPostgres | null; close(): Promise<void> };
+export type QueryResult<T> = { rows: T[]; rowCount: number };
 
-/** DATABASE_URL when set, otherwise the embedded Postgres in the data dir. */
-export async function openDatabase(config: Config, log: (msg: string) => void = () => {}): Promise<Database> {
-  const embedded = config.databaseUrl ? null : await startEmbeddedPostgres(config.dataDir, log);
-  const url = config.databaseUrl ?? embedded!.url;
-  const orm = await MikroORM.init({
-    driver: PostgreSqlDriver,
-    clientUrl: url,
-    entities,
-    extensions: [Migrator],
-    migrations: { migrationsList: migrations, tableName: 'intake_migrations', transactional: true, allOrNothing: true, snapshot: false },
-    pool: { min: 0, max: config.databasePoolSize },
-    allowGlobalContext: false,
-    debug: false,
-    logger: (message: string) => log(stripVTControlCharacters(message)),
-  });
-  const pool = new pg.Pool({ connectionString: url, max: config.databasePoolSize });
-  pool.on('error', () => {}); // idle-client errors (e.g. server restart) surface on the next query instead
+/**
+ * Parameterised SQL: `$1, $2…` placeholders, values sent apart from the text (never inlined), rows typed
+ * by the caller's row type. `name` prepares the statement once per connection (hot statements only).
+ */
+export interface Sql {
+  query<T extends object = Record<string, unknown>>(text: string, values?: readonly unknown[], name?: string): Promise<QueryResult<T>>;
+}
+
+/**
+ * One transaction: the same connection serves raw SQL (`query`), MikroORM (`em`) and pg-boss (`Queue.send`
+ * with `{ tx }`), so a write and the jobs it causes commit or roll back together.
+ */
+export interface Tx extends Sql {
+  readonly em: EntityManager;
+  /** Runs `fn` once this transaction has committed (never if it rolls back). */
+  afterCommit(fn: () => void): void;
+}
+
+/** One pooled connection held by its user: SQL on it, and the client itself for COPY and cursors. */
+export interface Session extends Sql {
+  readonly client: pg.PoolClient;
+  /** Back to the pool; `destroy` closes it instead (which ends a query still running on it). */
+  release(destroy?: boolean): void;
+}
+
+/** The one database handle a process has: one pool, shared by SQL, the ORM and the job queue. */
+export interface Db extends Sql {
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** An EntityManager of its own for reads and single writes outside a transaction. */
+  em(): EntityManager;
+  /** A connection to hold for a stream (an export); the caller releases it. */
+  connect(): Promise<Session>;
+  readonly pool: pg.Pool;
+}
+
+export type Database = {
+  db: Db;
+  orm: MikroORM;
+  url: string;
+  embedded: EmbeddedPostgres | null;
+  close(): Promise<void>;
+};
+
+const CLOSE_GRACE_MS = 5_000;
+
+export type OpenOptions = {
+  /** The process's whole budget of Postgres connections (DATABASE_POOL_SIZE). */
+  connections: number;
+  /** Connections of the budget kept out of the pool for a dedicated session (the job queue's LISTEN). */
+  reserved?: number;
+  /** Shown in pg_stat_activity: which process kind holds a connection. */
+  applicationName?: string;
+  log?: (msg: string) => void;
+};
+
+class TxHandle implements Tx {
+  readonly em: EntityManager;
+  readonly hooks: Array<() => void> = [];
+  readonly #trx: Transaction<unknown>;
+  constructor(em: EntityManager) {
+    this.em = em;
+    this.#trx = em.getTransactionContext() as Transaction<unknown>;
+  }
+  async query<T extends object>(text: string, values: readonly unknown[] = []): Promise<QueryResult<T>> {
+    const result = await this.#trx.executeQuery<T>(CompiledQuery.raw(text, [...values]));
+    return { rows: [...result.rows], rowCount: result.numAffectedRows === undefined ? result.rows.length : Number(result.numAffectedRows) };
+  }
+  afterCommit(fn: () => void): void {
+    this.hooks.push(fn);
+  }
+}
+
+async function run<T extends object>(on: pg.Pool | pg.PoolClient, text: string, values: readonly unknown[], name?: string): Promise<QueryResult<T>> {
+  const results: pg.QueryResult<T> | Array<pg.QueryResult<T>> = await on.query<T>({ text, values: [...values], ...(name ? { name } : {}) });
+  // A text of several statements (pg-boss's schema migrations) answers one result each: the last one counts.
+  const result = Array.isArray(results) ? results[results.length - 1]! : results;
+  return { rows: result.rows ?? [], rowCount: result.rowCount ?? result.rows?.length ?? 0 };
+}
+
+function handle(pool: pg.Pool, orm: MikroORM): Db {
   return {
-    orm,
     pool,
-    url,
-    embedded,
-    async close() {
-      await pool.end();
-      await orm.close(true);
-      await embedded?.stop();
+    query: <T extends object>(text: string, values: readonly unknown[] = [], name?: string) => run<T>(pool, text, values, name),
+    async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+      let tx: TxHandle | undefined;
+      const result = await orm.em.fork().transactional(async (em) => {
+        tx = new TxHandle(em);
+        return fn(tx);
+      });
+      for (const hook of tx!.hooks) hook();
+      return result;
+    },
+    em: () => orm.em.fork(),
+    async connect() {
+      const client = await pool.connect();
+      let released = false;
+      return {
+        client,
+        query: <T extends object>(text: string, values: readonly unknown[] = [], name?: string) => run<T>(client, text, values, name),
+        release(destroy = false) {
+          if (released) return;
+          released = true;
+          client.release(destroy || undefined);
+        },
+      };
     },
   };
 }
 
-export async function migrate(db: Database): Promise<string[]> {
-  // Serialise concurrent `intake migrate` / `serve` starts on one database with a session lock
-  // held on a connection of its own.
-  const lock = new pg.Client({ connectionString: db.url });
-  await lock.connect();
+/**
+ * DATABASE_URL when set, otherwise the embedded Postgres in the data dir. One pg pool serves everything
+ * of the process — MikroORM runs on it through a Kysely dialect, SQL and pg-boss through `Db` — so the
+ * process never opens more than `connections` (the pool's size plus the `reserved` sessions).
+ */
+export async function openDatabase(config: Config, opts: OpenOptions): Promise<Database> {
+  const log = opts.log ?? (() => {});
+  const embedded = config.databaseUrl ? null : await startEmbeddedPostgres(config.dataDir, log);
+  const url = config.databaseUrl ?? embedded!.url;
+  const max = opts.connections - (opts.reserved ?? 0);
+  if (max < 2) throw new Error(`DATABASE_POOL_SIZE=${opts.connections} leaves ${max} pooled connection(s); at least 2 are needed`);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 30_000,
+    application_name: opts.applicationName ?? 'intake',
+    // Timestamps stay text (microseconds kept: cursors and the ORM both need them); see row-types.ts.
+    types: rowTypes,
+  });
+  pool.on('error', () => {}); // an idle client's error (a server restart) surfaces on the next query instead
+  const orm = await MikroORM.init({
+    driver: PostgreSqlDriver,
+    clientUrl: url, // names the database for MikroORM; connections come from the pool below
+    driverOptions: new PostgresDialect({ pool }),
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList: migrations, tableName: 'intake_migrations', transactional: true, allOrNothing: true, snapshot: false },
+    allowGlobalContext: false,
+    debug: false,
+    logger: (message: string) => log(stripVTControlCharacters(message)),
+  });
+  return {
+    db: handle(pool, orm),
+    orm,
+    url,
+    embedded,
+    async close() {
+      try {
+        // Ends the pool (MikroORM's Kysely owns it). pool.end() waits for connections still checked out;
+        // one stuck in a query must not keep the embedded Postgres from being stopped.
+        await Promise.race([orm.close(true), new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS))]);
+      } finally {
+        await embedded?.stop();
+      }
+    },
+  };
+}
+
+/**
+ * Applies pending migrations. Concurrent `intake migrate` / `serve` starts on one database are
+ * serialised by a session lock held on one pooled connection while the migrator uses another.
+ */
+export async function migrate(database: Database): Promise<string[]> {
+  const lock = await database.db.connect();
   try {
     await lock.query('select pg_advisory_lock(781234)');
-    const done = await db.orm.migrator.up();
+    const done = await database.orm.migrator.up();
     return done.map((m) => m.name);
   } finally {
-    await lock.end();
+    await lock.query('select pg_advisory_unlock(781234)').catch(() => {});
+    lock.release();
   }
 }

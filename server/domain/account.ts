@@ -1,16 +1,19 @@
 import type { AppContext } from '../context.ts';
-import { ApiToken, User } from '../db/entities.ts';
-import { iso } from '../db/sql.ts';
+import { User } from '../db/entities.ts';
+import { findLive } from '../db/queries/tokens.ts';
+import { iso } from './timestamps.ts';
 import type { Caller } from './caller.ts';
+import { AppError } from './errors.ts';
 import { findTeam } from './teams.ts';
 
 export async function getMe(ctx: AppContext, caller: Caller) {
-  const em = ctx.orm.em.fork();
+  const em = ctx.db.em();
   const [user, team, token] = await Promise.all([
     em.findOneOrFail(User, { id: caller.userId }),
     findTeam(em, caller.teamId),
-    em.findOneOrFail(ApiToken, { id: caller.tokenId }),
+    findLive(ctx.db, caller.teamId, caller.tokenId),
   ]);
+  if (!token) throw new AppError('unauthenticated', 'The token is invalid or has been revoked.');
   return {
     user: { id: user.id, email: user.email, name: user.name, created_at: iso(user.createdAt) },
     team: { id: team.id, name: team.name, plan: team.planId, created_at: iso(team.createdAt) },

@@ -1,19 +1,20 @@
 import type { AppContext } from '../context.ts';
 import { Invoice, Plan, Subscription } from '../db/entities.ts';
-import { iso, queryOne } from '../db/sql.ts';
+import * as queries from '../db/queries/accounts.ts';
 import type { Caller } from './caller.ts';
 import { currentPeriod, type PlanIdValue } from './plans.ts';
 import { findTeam } from './teams.ts';
+import { iso } from './timestamps.ts';
 
 export async function billingTeam(ctx: AppContext, caller: Caller) {
-  const em = ctx.orm.em.fork();
+  const em = ctx.db.em();
   const team = await findTeam(em, caller.teamId);
-  const row = await queryOne<{ members: string }>(em, 'select count(*) as members from memberships where team_id = ?', [team.id]);
-  return { id: team.id, name: team.name, plan: team.planId as PlanIdValue, members: Number(row?.members ?? 0), created_at: iso(team.createdAt) };
+  const members = await queries.memberCount(ctx.db, team.id);
+  return { id: team.id, name: team.name, plan: team.planId as PlanIdValue, members, created_at: iso(team.createdAt) };
 }
 
 export async function billingPlan(ctx: AppContext, caller: Caller) {
-  const em = ctx.orm.em.fork();
+  const em = ctx.db.em();
   const team = await findTeam(em, caller.teamId);
   const plan = await em.findOneOrFail(Plan, { id: team.planId });
   return {
@@ -34,31 +35,24 @@ export async function billingPlan(ctx: AppContext, caller: Caller) {
 
 /** Usage is read from the database: the period's submission counter, live forms, and stored file bytes. */
 export async function billingUsage(ctx: AppContext, caller: Caller) {
-  const em = ctx.orm.em.fork();
+  const em = ctx.db.em();
   const team = await findTeam(em, caller.teamId);
   const plan = await em.findOneOrFail(Plan, { id: team.planId });
   const period = currentPeriod();
-  const usage = await queryOne<{ submissions: string; forms: string; storage: string }>(
-    em,
-    `select
-       coalesce((select sum(submissions) from usage_counters where team_id = ? and period_start = ?), 0) as submissions,
-       (select count(*) from forms where team_id = ? and deleted_at is null) as forms,
-       coalesce((select sum(size_bytes) from submission_files where team_id = ?), 0) as storage`,
-    [team.id, period.start, team.id, team.id],
-  );
-  const submissions = Number(usage?.submissions ?? 0);
+  const usage = await queries.usageSummary(ctx.db, team.id, period.start);
+  const submissions = usage.submissions;
   const limit = plan.monthlySubmissions ?? null;
   return {
     period_start: iso(period.start),
     period_end: iso(period.end),
     submissions: { used: submissions, limit, remaining: limit === null ? null : Math.max(0, limit - submissions) },
-    forms: { used: Number(usage?.forms ?? 0), limit: plan.maxForms ?? null },
-    storage_bytes: { used: Number(usage?.storage ?? 0), limit: plan.storageBytes ?? null },
+    forms: { used: usage.forms, limit: plan.maxForms ?? null },
+    storage_bytes: { used: usage.storage, limit: plan.storageBytes ?? null },
   };
 }
 
 export async function billingSubscription(ctx: AppContext, caller: Caller) {
-  const em = ctx.orm.em.fork();
+  const em = ctx.db.em();
   const sub = await em.findOneOrFail(Subscription, { teamId: caller.teamId });
   // Periods roll over lazily: the stored period is advanced when it is read after its end.
   const period = currentPeriod();
@@ -79,7 +73,7 @@ export async function billingSubscription(ctx: AppContext, caller: Caller) {
 }
 
 export async function listInvoices(ctx: AppContext, caller: Caller) {
-  const invoices = await ctx.orm.em.fork().find(Invoice, { teamId: caller.teamId }, { orderBy: { issuedAt: 'desc', id: 'desc' } });
+  const invoices = await ctx.db.em().find(Invoice, { teamId: caller.teamId }, { orderBy: { issuedAt: 'desc', id: 'desc' } });
   return invoices.map((i) => ({
     id: i.id,
     number: i.number,

@@ -36,6 +36,12 @@ export function checkHoneypotField(name: string): void {
   }
 }
 
+/** A form's stored settings over the defaults (settings saved before a new one existed lack it). */
+export function formSettings(stored: unknown): FormSettings {
+  const s = (stored ?? {}) as Partial<FormSettings>;
+  return { ...DEFAULT_SETTINGS, ...s, custom_rules: { ...DEFAULT_SETTINGS.custom_rules, ...(s.custom_rules ?? {}) } };
+}
+
 type SettingsInput = Partial<Omit<FormSettings, 'custom_rules'>> & { custom_rules?: Partial<FormSettings['custom_rules']> };
 
 export function mergeSettings(current: FormSettings, input: SettingsInput | undefined): FormSettings {

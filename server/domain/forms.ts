@@ -1,24 +1,23 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { InferEntity } from '@mikro-orm/core';
+import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { z } from 'zod';
-import type { CreateFormBody, Form as FormView, FormListQuery, FormSettings, UpdateFormBody } from '../../contract/forms.ts';
+import type { CreateFormBody, Form as FormView, FormListQuery, UpdateFormBody } from '../../contract/forms.ts';
 import type { AppContext } from '../context.ts';
+import type { Sql, Tx } from '../db/database.ts';
 import { Form, Plan } from '../db/entities.ts';
-import { iso, queryOne, withTransaction } from '../db/sql.ts';
+import * as queries from '../db/queries/forms.ts';
+import { iso } from './timestamps.ts';
 import { deleteObjects } from '../jobs/definitions.ts';
 import type { Caller } from './caller.ts';
 import { AppError, notFound } from './errors.ts';
-import { DEFAULT_SETTINGS, mergeSettings } from './form-rules.ts';
+import { DEFAULT_SETTINGS, formSettings, mergeSettings } from './form-rules.ts';
 import { newId } from './ids.ts';
 import { pageEnvelope } from './pagination.ts';
 import { findTeam } from './teams.ts';
 
 type FormRecord = InferEntity<typeof Form>;
 
-export function formSettings(form: { settings: unknown }): FormSettings {
-  const stored = (form.settings ?? {}) as Partial<FormSettings>;
-  return { ...DEFAULT_SETTINGS, ...stored, custom_rules: { ...DEFAULT_SETTINGS.custom_rules, ...(stored.custom_rules ?? {}) } };
-}
+const DELETE_OBJECTS_BATCH = 1000;
 
 export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: number): FormView {
   return {
@@ -27,7 +26,7 @@ export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: num
     status: f.status as FormView['status'],
     endpoint_url: `${ctx.config.baseUrl}/f/${f.id}`,
     notification_emails: f.notificationEmails,
-    settings: formSettings(f),
+    settings: formSettings(f.settings),
     submissions_count: submissionsCount,
     created_at: iso(f.createdAt),
     updated_at: iso(f.updatedAt),
@@ -35,17 +34,8 @@ export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: num
   };
 }
 
-async function submissionCounts(ctx: AppContext, formIds: string[]): Promise<Map<string, number>> {
-  if (!formIds.length) return new Map();
-  const { rows } = await ctx.pool.query<{ form_id: string; n: string }>(
-    'select form_id, sum(n) as n from form_folder_counts where form_id = any($1::text[]) group by form_id',
-    [formIds],
-  );
-  return new Map(rows.map((r) => [r.form_id, Number(r.n)]));
-}
-
 async function view(ctx: AppContext, form: FormRecord): Promise<FormView> {
-  const counts = await submissionCounts(ctx, [form.id]);
+  const counts = await queries.submissionCounts(ctx.db, [form.id]);
   return toFormView(ctx, form, counts.get(form.id) ?? 0);
 }
 
@@ -55,12 +45,11 @@ async function findForm(em: EntityManager, caller: Caller, id: string, opts: { t
   return form;
 }
 
-async function assertFormAllowance(em: EntityManager, teamId: string): Promise<void> {
+async function assertFormAllowance(em: EntityManager, sql: Sql, teamId: string): Promise<void> {
   const team = await findTeam(em, teamId);
   const plan = await em.findOneOrFail(Plan, { id: team.planId });
   if (plan.maxForms === null || plan.maxForms === undefined) return;
-  const row = await queryOne<{ n: string }>(em, 'select count(*) as n from forms where team_id = ? and deleted_at is null', [teamId]);
-  if (Number(row?.n ?? 0) >= plan.maxForms) {
+  if ((await queries.countLiveForms(sql, teamId)) >= plan.maxForms) {
     throw new AppError('plan_limit_reached', `The ${plan.name} plan allows ${plan.maxForms} forms. Delete one or upgrade.`, {
       limit: plan.maxForms,
     });
@@ -68,7 +57,7 @@ async function assertFormAllowance(em: EntityManager, teamId: string): Promise<v
 }
 
 export async function listForms(ctx: AppContext, caller: Caller, q: z.infer<typeof FormListQuery>) {
-  const em = ctx.orm.em.fork();
+  const em = ctx.db.em();
   const where = {
     teamId: caller.teamId,
     ...(q.trashed === 'only' ? { deletedAt: { $ne: null } } : q.trashed === 'with' ? {} : { deletedAt: null }),
@@ -78,7 +67,7 @@ export async function listForms(ctx: AppContext, caller: Caller, q: z.infer<type
     limit: q.per_page,
     offset: (q.page - 1) * q.per_page,
   });
-  const counts = await submissionCounts(ctx, forms.map((f) => f.id));
+  const counts = await queries.submissionCounts(ctx.db, forms.map((f) => f.id));
   return pageEnvelope(
     forms.map((f) => toFormView(ctx, f, counts.get(f.id) ?? 0)),
     { page: q.page, perPage: q.per_page, total, baseUrl: ctx.config.baseUrl, path: '/v1/forms', query: { trashed: q.trashed } },
@@ -87,9 +76,9 @@ export async function listForms(ctx: AppContext, caller: Caller, q: z.infer<type
 
 export async function createForm(ctx: AppContext, caller: Caller, input: z.infer<typeof CreateFormBody>): Promise<FormView> {
   const settings = mergeSettings(DEFAULT_SETTINGS, input.settings);
-  const form = await ctx.orm.em.fork().transactional(async (em) => {
-    await assertFormAllowance(em, caller.teamId);
-    return em.create(Form, {
+  const form = await ctx.db.transaction(async (tx) => {
+    await assertFormAllowance(tx.em, tx, caller.teamId);
+    return tx.em.create(Form, {
       id: newId('frm'),
       teamId: caller.teamId,
       name: input.name,
@@ -105,22 +94,22 @@ export async function createForm(ctx: AppContext, caller: Caller, input: z.infer
 }
 
 export async function getForm(ctx: AppContext, caller: Caller, id: string): Promise<FormView> {
-  const em = ctx.orm.em.fork();
+  const em = ctx.db.em();
   return view(ctx, await findForm(em, caller, id, { trashed: true }));
 }
 
 export async function updateForm(ctx: AppContext, caller: Caller, id: string, input: z.infer<typeof UpdateFormBody>): Promise<FormView> {
-  const em = ctx.orm.em.fork();
+  const em = ctx.db.em();
   const form = await findForm(em, caller, id);
   if (input.name !== undefined) form.name = input.name;
   if (input.notification_emails !== undefined) form.notificationEmails = input.notification_emails;
-  if (input.settings !== undefined) form.settings = mergeSettings(formSettings(form), input.settings);
+  if (input.settings !== undefined) form.settings = mergeSettings(formSettings(form.settings), input.settings);
   await em.flush();
   return view(ctx, form);
 }
 
 async function setStatus(ctx: AppContext, caller: Caller, id: string, status: 'draft' | 'published'): Promise<FormView> {
-  const em = ctx.orm.em.fork();
+  const em = ctx.db.em();
   const form = await findForm(em, caller, id);
   form.status = status;
   await em.flush();
@@ -131,18 +120,17 @@ export const publishForm = (ctx: AppContext, caller: Caller, id: string) => setS
 export const unpublishForm = (ctx: AppContext, caller: Caller, id: string) => setStatus(ctx, caller, id, 'draft');
 
 export async function deleteForm(ctx: AppContext, caller: Caller, id: string): Promise<void> {
-  const em = ctx.orm.em.fork();
+  const em = ctx.db.em();
   const form = await findForm(em, caller, id);
   form.deletedAt = new Date();
   await em.flush();
 }
 
 export async function restoreForm(ctx: AppContext, caller: Caller, id: string): Promise<FormView> {
-  const em = ctx.orm.em.fork();
-  const form = await em.transactional(async (em) => {
-    const f = await findForm(em, caller, id, { trashed: true });
+  const form = await ctx.db.transaction(async (tx) => {
+    const f = await findForm(tx.em, caller, id, { trashed: true });
     if (f.deletedAt) {
-      await assertFormAllowance(em, caller.teamId);
+      await assertFormAllowance(tx.em, tx, caller.teamId);
       f.deletedAt = null;
     }
     return f;
@@ -158,15 +146,18 @@ export async function forceDeleteForm(ctx: AppContext, caller: Caller, id: strin
   if (caller.role !== 'owner' && caller.role !== 'admin') {
     throw new AppError('forbidden', 'Only owners and admins can permanently delete a form.');
   }
-  await withTransaction(ctx.pool, async (client) => {
-    const { rows } = await client.query<{ id: string }>('select id from forms where id = $1 and team_id = $2 for update', [id, caller.teamId]);
-    if (!rows.length) throw notFound('Form');
-    const files = await client.query<{ storage_key: string }>('select storage_key from submission_files where form_id = $1', [id]);
-    await client.query('delete from forms where id = $1', [id]);
-    await client.query('delete from form_folder_counts where form_id = $1', [id]);
-    const keys = files.rows.map((r) => r.storage_key);
-    for (let i = 0; i < keys.length; i += 1000) {
-      await ctx.queue.send(deleteObjects, { keys: keys.slice(i, i + 1000) }, { db: client });
-    }
+  await ctx.db.transaction(async (tx) => {
+    const form = await tx.em.findOne(Form, { id, teamId: caller.teamId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!form) throw notFound('Form');
+    await removeObjectsLater(ctx, tx, await queries.formStorageKeys(tx, id));
+    await tx.em.remove(form).flush(); // submissions, files and events cascade; their delete trigger counts
+    await queries.eraseFormCounters(tx, id);
   });
+}
+
+/** Storage objects outlive their rows only until this job runs (it is retried until they are gone). */
+export async function removeObjectsLater(ctx: AppContext, tx: Tx, keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += DELETE_OBJECTS_BATCH) {
+    await ctx.queue.send(deleteObjects, { keys: keys.slice(i, i + DELETE_OBJECTS_BATCH) }, { tx });
+  }
 }

@@ -6,3 +6,8 @@ export type IdPrefix = 'team' | 'usr' | 'frm' | 'subm' | 'file' | 'wh' | 'whd' |
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid().toLowerCase()}`;
 }
+
+/** Whether `id` has the shape of an id with this prefix: checked before any query uses it. */
+export function isId(prefix: IdPrefix, id: string): boolean {
+  return id.length === prefix.length + 27 && id.startsWith(`${prefix}_`) && /^[0-9a-z]{26}$/.test(id.slice(prefix.length + 1));
+}

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { findForNotification } from '../db/queries/processing.ts';
 import { senderEmail } from './spam.ts';
 
 /** One plain address: no display name, no list, nothing a header could be bent with. */
@@ -25,21 +26,15 @@ function render(value: unknown): string {
 
 /** The notification e-mail for a clean submission, to the form's notification addresses. */
 export async function sendNotification(ctx: AppContext, submissionId: string): Promise<'sent' | 'skipped'> {
-  const { rows } = await ctx.pool.query(
-    `select s.id, s.status, s.payload, s.metadata, s.received_at, f.id as form_id, f.name as form_name, f.notification_emails,
-            (select coalesce(json_agg(json_build_object('filename', filename, 'size', size_bytes)), '[]') from submission_files where submission_id = s.id) as files
-       from submissions s join forms f on f.id = s.form_id where s.id = $1`,
-    [submissionId],
-  );
-  const row = rows[0];
+  const row = await findForNotification(ctx.db, submissionId);
   if (!row || row.status !== 'processed' || !row.notification_emails.length) return 'skipped';
   const controls = (row.metadata?.controls ?? {}) as Record<string, unknown>;
   const subject = typeof controls._subject === 'string' && controls._subject.trim()
     ? controls._subject.trim().slice(0, 200)
     : `New submission to ${row.form_name}`;
   const replyTo = replyToAddress(row.payload, controls);
-  const lines = Object.entries(row.payload as Record<string, unknown>).map(([k, v]) => `${k}: ${render(v)}`);
-  const files = row.files as Array<{ filename: string; size: number }>;
+  const lines = Object.entries(row.payload).map(([k, v]) => `${k}: ${render(v)}`);
+  const files = row.files;
   const text = [
     `A new submission arrived on "${row.form_name}" at ${new Date(row.received_at).toISOString()}.`,
     '',

@@ -12,7 +12,7 @@ export type TeamRecord = InferEntity<typeof Team>;
 export async function createTeam(ctx: AppContext, input: { name: string; plan: string }): Promise<TeamRecord> {
   const name = input.name.trim();
   if (!name || name.length > 200) throw new AppError('validation_failed', 'Team name must be 1–200 characters.');
-  return ctx.orm.em.fork().transactional(async (em) => {
+  return ctx.db.transaction(async ({ em }) => {
     const plan = await getPlan(em, input.plan);
     const team = em.create(Team, { id: newId('team'), name, planId: plan.id, createdAt: new Date() });
     await em.flush(); // foreign keys are plain columns, so the unit of work cannot order the inserts itself
@@ -32,6 +32,11 @@ export async function createTeam(ctx: AppContext, input: { name: string; plan: s
   });
 }
 
+/** The oldest team with this name (the dev bootstrap finds its team again by name). */
+export async function findTeamByName(ctx: AppContext, name: string): Promise<TeamRecord | null> {
+  return ctx.db.em().findOne(Team, { name }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
 export async function findTeam(em: EntityManager, id: string): Promise<TeamRecord> {
   const team = await em.findOne(Team, { id });
   if (!team) throw new AppError('not_found', `Team "${id}" not found.`);
@@ -39,7 +44,7 @@ export async function findTeam(em: EntityManager, id: string): Promise<TeamRecor
 }
 
 export async function setTeamPlan(ctx: AppContext, teamId: string, planId: string): Promise<TeamRecord> {
-  return ctx.orm.em.fork().transactional(async (em) => {
+  return ctx.db.transaction(async ({ em }) => {
     const team = await findTeam(em, teamId);
     const plan = await getPlan(em, planId);
     team.planId = plan.id;

@@ -2,7 +2,7 @@ import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import { Role } from '../../contract/abilities.ts';
 import type { AppContext } from '../context.ts';
-import { query } from '../db/sql.ts';
+import { findUserIdByEmail } from '../db/queries/accounts.ts';
 import { Membership, User } from '../db/entities.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
@@ -23,11 +23,12 @@ export async function addMember(
   if (!role.success) throw new AppError('validation_failed', `Unknown role "${input.role}": use one of ${Role.options.join(', ')}.`);
   const name = input.name.trim();
   if (!name) throw new AppError('validation_failed', 'Name must not be empty.');
-  return ctx.orm.em.fork().transactional(async (em) => {
+  return ctx.db.transaction(async (tx) => {
+    const { em } = tx;
     await findTeam(em, input.teamId);
-    const [existing] = await query<{ id: string }>(em, 'select id from users where lower(email) = lower(?)', [email.data]);
+    const existing = await findUserIdByEmail(tx, email.data);
     const user = existing
-      ? await em.findOneOrFail(User, { id: existing.id })
+      ? await em.findOneOrFail(User, { id: existing })
       : em.create(User, { id: newId('usr'), email: email.data, name, createdAt: new Date() });
     await em.flush(); // the membership row references the user
     const member = await em.findOne(Membership, { teamId: input.teamId, userId: user.id });

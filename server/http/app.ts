@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { contract } from '../../contract/index.ts';
 import type { AppContext } from '../context.ts';
+import { checkReady } from '../domain/health.ts';
 import { ingestRoutes } from '../ingest/router.ts';
 import { fileLinkRoutes } from './file-links.ts';
 import { requireAbility } from './auth.ts';
@@ -34,7 +35,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.get('/healthz', (_req, res) => void res.json({ ok: true }));
   app.get('/readyz', async (_req, res, next) => {
     try {
-      await ctx.orm.em.fork().getConnection().execute('select 1');
+      await checkReady(ctx);
       res.json({ ok: true });
     } catch (err) {
       next(err);

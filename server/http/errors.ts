@@ -44,6 +44,7 @@ export function errorHandler(log: Logger) {
       });
     }
     if (res.headersSent) return res.end();
+    if (typeof appError.extra.retry_after === 'number') res.setHeader('Retry-After', String(appError.extra.retry_after));
     res.status(appError.status).json(appError.toBody());
   };
 }

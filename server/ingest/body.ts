@@ -7,33 +7,21 @@ import type { Request } from 'express';
 import busboy from 'busboy';
 import { AppError, validationFailed } from '../domain/errors.ts';
 import { hasNul } from '../domain/field-types.ts';
+import type { FieldValue, PostedBody } from '../domain/ingest.ts';
+import { INGEST_LIMITS, type BodyLimits } from '../domain/ingest-limits.ts';
 
-/** Limits of the public endpoint. Anything beyond them is refused, never truncated. */
-export const LIMITS = {
-  fields: 200,
-  fieldName: 64,
-  fieldValueBytes: 64 * 1024,
-  files: 10,
-  fileBytes: 10 * 1024 * 1024,
-  /** urlencoded and JSON bodies */
-  bodyBytes: 1024 * 1024,
-  /** multipart as a whole: every file at its limit plus the fields */
-  multipartBytes: 10 * 10 * 1024 * 1024 + 2 * 1024 * 1024,
-  jsonDepth: 5,
-};
+const LIMITS = INGEST_LIMITS;
 
-export type FieldValue = string | number | boolean | null | FieldValue[] | { [k: string]: FieldValue };
-
-export type SpooledFile = {
+type SpooledFile = {
   field: string;
   filename: string;
   contentType: string;
   size: number;
-  /** Temporary file on disk; the caller uploads it to storage and removes it. */
+  /** Temporary file on disk, removed by the body's discard(). */
   tmpPath: string;
 };
 
-export type ParsedBody = { fields: Record<string, FieldValue>; files: SpooledFile[]; kind: 'urlencoded' | 'multipart' | 'json' };
+type ParsedBody = { fields: Record<string, FieldValue>; files: SpooledFile[]; kind: PostedBody['kind'] };
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const tooLarge = (what: string) => new AppError('payload_too_large', what);
@@ -227,7 +215,18 @@ function parseMultipart(req: Request, opts: { maxFileBytes: number; spoolDir: st
   });
 }
 
-export async function parseSubmissionBody(req: Request, opts: { maxFileBytes: number }): Promise<ParsedBody> {
+/** A post's body within the limits: fields, and files spooled to disk (removed by `discard`). */
+export async function readPostBody(req: Request, limits: BodyLimits): Promise<PostedBody> {
+  const parsed = await parseSubmissionBody(req, limits);
+  return {
+    kind: parsed.kind,
+    fields: parsed.fields,
+    files: parsed.files.map((f) => ({ ...f, open: () => fs.createReadStream(f.tmpPath) })),
+    discard: () => removeAll(parsed.files),
+  };
+}
+
+async function parseSubmissionBody(req: Request, opts: BodyLimits): Promise<ParsedBody> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (req.is('multipart/form-data')) {
     if (declared > LIMITS.multipartBytes) throw tooLarge(`The body exceeds ${LIMITS.multipartBytes} bytes.`);
@@ -242,8 +241,4 @@ export async function parseSubmissionBody(req: Request, opts: { maxFileBytes: nu
     return { fields: parseJson(decodeUtf8(await readBody(req, LIMITS.bodyBytes))), files: [], kind: 'json' };
   }
   throw new AppError('unsupported_media_type', 'Post forms as application/x-www-form-urlencoded, multipart/form-data or application/json.');
-}
-
-export function discardSpool(body: ParsedBody): void {
-  removeAll(body.files);
 }

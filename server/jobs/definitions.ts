@@ -34,4 +34,7 @@ export const deleteObjects: JobDefinition<{ keys: string[] }> = {
   queue: { retryLimit: 10, retryDelay: 60, retryBackoff: true, expireInSeconds: 300 },
 };
 
+/** Jobs the one-statement ingest embeds (pg-boss's insert inside its own statement): verified when the queue starts. */
+export const embeddableJobs = [{ job: processSubmission as JobDefinition<unknown>, sample: { submissionId: 'subm_00000000000000000000000000' } }];
+
 export const allJobs: JobDefinition<never>[] = [processSubmissionFailed, processSubmission, notificationEmail, deleteObjects] as JobDefinition<never>[];

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { PgBoss, type Job, type Queue as QueueConfig } from 'pg-boss';
-import type { PoolClient } from 'pg';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { afterCommit } from '../db/sql.ts';
+import type { Db, Tx } from '../db/database.ts';
+import { listen } from '../db/listener.ts';
 
 /** Queue settings a definition may carry (retries, expiry, dead letter queue). */
 export type QueueOptions = Omit<QueueConfig, 'name' | 'policy' | 'partition'>;
@@ -26,53 +27,50 @@ export function worker<C, T>(job: JobDefinition<T>, handler: JobWorker<C, T>['ha
   return { job, handler, concurrency } as JobWorker<C>;
 }
 
-export type SendOptions = { db?: PoolClient; singletonKey?: string; startAfter?: Date | number };
+/** `tx`: the job is created in that transaction, with the rows that cause it, and workers are woken after commit. */
+export type SendOptions = { tx?: Tx; singletonKey?: string; startAfter?: Date | number };
+
+/** pg-boss's insert of one job, to be embedded as a CTE in a statement whose `$1` is `value`. */
+export type EmbeddedInsert = { text: string; value: unknown };
 
 /**
- * pg-boss over the same Postgres: every process that writes can enqueue; workers poll and are woken by
- * LISTEN/NOTIFY so latency is not bound to the polling interval. `send` takes the caller's transaction
- * client so a job is created in the same transaction as the row that causes it.
+ * pg-boss over the process's one database handle: every process that writes can enqueue; workers poll and
+ * are woken by LISTEN/NOTIFY so latency is not bound to the polling interval.
  */
 export type Queue = {
   boss: PgBoss;
   send<T>(job: JobDefinition<T>, data: T, opts?: SendOptions): Promise<string | null>;
   /**
-   * pg-boss's own insert statement for one job (what `send` would execute, captured instead), with
-   * its single parameter, for a caller that embeds it in a statement of its own. After that statement
-   * has committed, call `wake(job)`.
+   * pg-boss's own insert statement for one job (what `send` would execute, captured instead) with its one
+   * parameter, for the one-statement ingest. Its shape is verified when the queue starts; after the
+   * embedding statement has committed, call `wake(job)`.
    */
-  insertStatement<T>(job: JobDefinition<T>, data: T): Promise<{ text: string; value: unknown }>;
+  embeddedInsert<T>(job: JobDefinition<T>, data: T): Promise<EmbeddedInsert>;
   wake(job: { name: string }): void;
   work<C>(ctx: C, workers: JobWorker<C>[]): Promise<void>;
   stop(): Promise<void>;
 };
 
-/** pg-boss's statements are the same text every time: name them so Postgres plans each once per connection. */
-function prepared(db: PoolClient) {
-  return {
-    executeSql: (text: string, values?: unknown[]) =>
-      db.query({ name: `pgboss_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text, values }),
-  };
-}
+export const PG_BOSS_VERSION: string = (createRequire(import.meta.url)('pg-boss/package.json') as { version: string }).version;
 
-/**
- * Wakes the workers of a queue through pg-boss's LISTEN channel, outside any transaction. A NOTIFY
- * inside a transaction makes every committing transaction queue behind one global lock, so senders
- * notify after commit instead — at most once per WAKE_MS per queue and process, with a trailing wake
- * so the last job of a burst is never left to the polling interval.
- */
-const WAKE_MS = 50;
 const SCHEMA = 'pgboss';
 
-function waker(boss: PgBoss, log: Logger) {
+/**
+ * Wakes the workers of a queue through pg-boss's LISTEN channel, outside any transaction. A NOTIFY inside
+ * a transaction makes every committing transaction queue behind one global lock, so senders notify after
+ * commit instead — at most once per WAKE_MS per queue and process, with a trailing wake so the last job
+ * of a burst is never left to the polling interval.
+ */
+const WAKE_MS = 50;
+
+function waker(db: Db, log: Logger) {
   const state = new Map<string, { last: number; timer: NodeJS.Timeout | null }>();
   // pg-boss's channel for a schema (its notifyChannelSql); the queue-wake test fails if it ever differs.
   const channel = `'pgboss_' || left(encode(sha224('${SCHEMA}'::bytea), 'hex'), 24)`;
   const notify = (name: string) => {
-    boss
-      .getDb()
-      .executeSql(`SELECT pg_notify(${channel}, $1)`, [name])
-      .catch((err: unknown) => log.warn({ err, queue: name }, 'could not wake workers; they will poll'));
+    db.query(`select pg_notify(${channel}, $1)`, [name], 'intake_wake_workers').catch((err: unknown) =>
+      log.warn({ err, queue: name }, 'could not wake workers; they will poll'),
+    );
   };
   return (name: string) => {
     const s = state.get(name) ?? { last: 0, timer: null };
@@ -92,19 +90,82 @@ function waker(boss: PgBoss, log: Logger) {
   };
 }
 
+/** pg-boss's statements are the same text every time: name them so Postgres plans each once per connection. */
+const statementName = (text: string) => `pgboss_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+
+/** What `boss.send` executes for one job, captured instead of run. */
+async function captureSend(boss: PgBoss, name: string, payload: object): Promise<Array<{ text: string; values: unknown[] }>> {
+  const captured: Array<{ text: string; values: unknown[] }> = [];
+  const capture = {
+    executeSql: async (text: string, values: unknown[] = []) => {
+      captured.push({ text, values });
+      return { rows: [{ id: null }] };
+    },
+  };
+  await boss.send(name, payload, { db: capture });
+  return captured;
+}
+
+/**
+ * The one-statement ingest embeds pg-boss's private INSERT. Checked once at start, against the live
+ * database, so a pg-boss upgrade that changes it stops the process with a clear message instead of
+ * turning every clean post into a 500: one statement, one parameter ($1), valid as a CTE.
+ */
+async function verifyEmbeddable(db: Db, boss: PgBoss, job: JobDefinition<unknown>, sample: unknown): Promise<string> {
+  const fail = (why: string) =>
+    new Error(
+      `pg-boss ${PG_BOSS_VERSION}: ${why}. The one-statement ingest (server/db/queries/intake.ts) embeds pg-boss's job ` +
+        'insert and was built against pg-boss 12.35.0; pin that version or adapt the ingest statement.',
+    );
+  const captured = await captureSend(boss, job.name, job.payload.parse(sample) as object);
+  if (captured.length !== 1) throw fail(`send issued ${captured.length} statements instead of 1`);
+  const [{ text, values }] = captured as [{ text: string; values: unknown[] }];
+  const placeholders = new Set(text.match(/\$\d+/g) ?? []);
+  if (values.length !== 1 || placeholders.size !== 1 || !placeholders.has('$1')) {
+    throw fail(`send's statement takes ${values.length} parameter(s) (${[...placeholders].join(', ') || 'none'}) instead of just $1`);
+  }
+  try {
+    await db.query(`explain with job as (${text}) select 1 from job`, values);
+  } catch (err) {
+    throw fail(`its insert no longer plans as a CTE (${(err as Error).message})`);
+  }
+  return text;
+}
+
+export type QueueStartOptions = {
+  /** Consume jobs: work(), maintenance and schedules, and a LISTEN session for wake-ups. */
+  consume: boolean;
+  pollSeconds: number;
+  /** Where the LISTEN session connects (consumers only; the one connection outside the pool). */
+  listen: { url: string; applicationName: string } | null;
+  /** Jobs the ingest statement embeds, with a sample payload each, verified at start. */
+  embeddable: Array<{ job: JobDefinition<unknown>; sample: unknown }>;
+};
+
 export async function startQueue(
-  databaseUrl: string,
+  db: Db,
   log: Logger,
   jobs: Array<{ name: string; queue: QueueOptions }>,
-  opts: { supervise: boolean; pollSeconds: number },
+  opts: QueueStartOptions,
 ): Promise<Queue> {
+  const { listen: listenAt } = opts;
+  const adapter = {
+    executeSql: (text: string, values?: unknown[]) => db.query(text, values),
+    ...(listenAt
+      ? {
+          listen: (channel: string, onNotification: (payload: string) => void, onReconnect: () => void) =>
+            listen(listenAt.url, listenAt.applicationName, channel, onNotification, onReconnect, (err) =>
+              log.warn({ err }, 'queue LISTEN session lost; reconnecting'),
+            ),
+        }
+      : {}),
+  };
   const boss = new PgBoss({
-    connectionString: databaseUrl,
+    db: adapter,
     schema: SCHEMA,
-    max: 6,
-    useListenNotify: true,
-    supervise: opts.supervise,
-    schedule: opts.supervise,
+    useListenNotify: Boolean(listenAt),
+    supervise: opts.consume,
+    schedule: opts.consume,
   });
   boss.on('error', (err) => log.error({ err }, 'queue error'));
   await boss.start();
@@ -114,34 +175,29 @@ export async function startQueue(
     if (!existing) await boss.createQueue(job.name, { notify: false, ...job.queue });
     else await boss.updateQueue(job.name, { notify: false, ...job.queue });
   }
-  const wake = waker(boss, log);
+  const verified = new Map<string, string>();
+  for (const { job, sample } of opts.embeddable) verified.set(job.name, await verifyEmbeddable(db, boss, job, sample));
+
+  const wake = waker(db, log);
   return {
     boss,
     async send(job, data, sendOpts = {}) {
       const payload = job.payload.parse(data) as object;
-      const { db, ...options } = sendOpts;
-      const id = await boss.send(job.name, payload, { ...options, ...(db ? { db: prepared(db) } : {}) });
-      if (db) afterCommit(db, () => wake(job.name));
+      const { tx, ...options } = sendOpts;
+      const through = tx
+        ? { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) }
+        : { executeSql: (text: string, values?: unknown[]) => db.query(text, values, statementName(text)) };
+      const id = await boss.send(job.name, payload, { ...options, db: through });
+      if (tx) tx.afterCommit(() => wake(job.name));
       else wake(job.name);
       return id;
     },
-    async insertStatement(job, data) {
-      const payload = job.payload.parse(data) as object;
-      const captured: Array<{ text: string; values: unknown[] }> = [];
-      const capture = {
-        executeSql: async (text: string, values: unknown[] = []) => {
-          captured.push({ text, values });
-          return { rows: [{ id: null }] };
-        },
-      };
-      await boss.send(job.name, payload, { db: capture });
-      const [stmt] = captured;
-      const placeholders = new Set(stmt?.text.match(/\$\d+/g) ?? []);
-      // Embedding relies on send being one statement with one parameter ($1); fail loudly if not.
-      if (captured.length !== 1 || stmt!.values.length !== 1 || placeholders.size !== 1 || !placeholders.has('$1')) {
-        throw new Error(`pg-boss send no longer issues one single-parameter statement (${captured.length} statements)`);
-      }
-      return { text: stmt!.text, value: stmt!.values[0] };
+    async embeddedInsert(job, data) {
+      const text = verified.get(job.name);
+      if (!text) throw new Error(`${job.name} is not verified for embedding (list it in the queue's embeddable jobs)`);
+      const [captured] = await captureSend(boss, job.name, job.payload.parse(data) as object);
+      if (captured?.text !== text) throw new Error(`pg-boss ${PG_BOSS_VERSION} changed its ${job.name} insert since start`);
+      return { text, value: captured.values[0] };
     },
     wake: (job) => wake(job.name),
     async work(ctx, workers) {
@@ -156,6 +212,6 @@ export async function startQueue(
         );
       }
     },
-    stop: () => boss.stop({ graceful: true, timeout: 10_000 }),
+    stop: () => boss.stop({ graceful: true, timeout: 10_000, close: false }),
   };
 }

@@ -26,7 +26,7 @@ export type StoredSubmission = {
 };
 
 export async function submissionsOf(t: TestApp, formId: string): Promise<StoredSubmission[]> {
-  const { rows } = await t.ctx.pool.query<StoredSubmission>(
+  const { rows } = await t.ctx.db.query<StoredSubmission>(
     'select id, status, spam_reason, category, ai_moderation, payload, metadata from submissions where form_id = $1 order by received_at, id',
     [formId],
   );
@@ -34,7 +34,7 @@ export async function submissionsOf(t: TestApp, formId: string): Promise<StoredS
 }
 
 export async function filesOf(t: TestApp, formId: string) {
-  const { rows } = await t.ctx.pool.query<{ id: string; submission_id: string; field: string; filename: string; content_type: string; size_bytes: string; storage_key: string }>(
+  const { rows } = await t.ctx.db.query<{ id: string; submission_id: string; field: string; filename: string; content_type: string; size_bytes: string; storage_key: string }>(
     'select * from submission_files where form_id = $1 order by created_at, id',
     [formId],
   );

@@ -31,7 +31,8 @@ export default async function setup(project: TestProject) {
   url.pathname = `/${dbName}`;
   const databaseUrl = url.toString();
 
-  const db = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl, INTAKE_DATA_DIR: scratch }));
+  const config = loadConfig({ DATABASE_URL: databaseUrl, INTAKE_DATA_DIR: scratch });
+  const db = await openDatabase(config, { connections: config.databasePoolSize });
   await migrate(db);
   await db.close();
 

@@ -53,7 +53,7 @@ export async function startProcessingApp(
 }
 
 export async function submission(t: TestApp, id: string): Promise<StoredSubmission & { updated_at: string }> {
-  const { rows } = await t.ctx.pool.query(
+  const { rows } = await t.ctx.db.query<StoredSubmission & { updated_at: string }>(
     'select id, status, spam_reason, category, ai_moderation, payload, metadata, updated_at::text from submissions where id = $1',
     [id],
   );
@@ -76,7 +76,7 @@ export type QueuedJob = { id: string; name: string; state: string; retry_count: 
 
 /** The pg-boss jobs (any state) whose payload names this submission. */
 export async function jobsFor(t: TestApp, submissionId: string, name?: string): Promise<QueuedJob[]> {
-  const { rows } = await t.ctx.pool.query<QueuedJob>(
+  const { rows } = await t.ctx.db.query<QueuedJob>(
     `select id::text, name, state::text, retry_count from pgboss.job
       where data->>'submissionId' = $1 and ($2::text is null or name = $2) order by created_on`,
     [submissionId, name ?? null],

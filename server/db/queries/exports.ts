@@ -1,0 +1,104 @@
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import QueryStream from 'pg-query-stream';
+import type { Session, Sql } from '../database.ts';
+
+/** The queries of a form's export: its columns, and its rows streamed straight from Postgres. */
+
+/** The form's known field names in first-seen order (the CSV's columns), and how many files it has. */
+export async function exportShape(sql: Sql, formId: string): Promise<{ fields: string[]; fileCount: number }> {
+  const fields = await sql.query<{ name: string }>('select name from form_fields where form_id = $1 order by first_seen_at, ordinal, name', [formId]);
+  const files = await sql.query<{ n: number }>('select count(*)::int as n from submission_files where form_id = $1', [formId]);
+  return { fields: fields.rows.map((r) => r.name), fileCount: files.rows[0]!.n };
+}
+
+/** CSV rows of `select` through COPY … TO STDOUT (Postgres quotes them), on the session's connection. */
+export function copyCsv(session: Session, select: string): AsyncIterable<Buffer> & NodeJS.EventEmitter {
+  return session.client.query(copyTo(`copy (${select}) to stdout with (format csv)`));
+}
+
+/** Single-column text rows of `select` through a cursor, on the session's connection. */
+export function streamRows(session: Session, select: string): AsyncIterable<string[]> & NodeJS.EventEmitter {
+  return session.client.query(new QueryStream(select, [], { batchSize: 2000, rowMode: 'array' }));
+}
+
+/** First characters that make a spreadsheet execute a cell: = + - @ tab CR, as code points (for ascii()). */
+const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r'].map((c) => c.codePointAt(0)!);
+const ARRAY_START = '['.codePointAt(0)!;
+
+/**
+ * One CSV cell of a payload field, in SQL: the value as text, arrays (checkboxes, multi-selects)
+ * joined with "; ", neutralised like csvSafe. It runs for every field of every row, so it is written
+ * for speed: one ascii() of the text decides (the text of a JSON array starts with "[", and only then
+ * is the type looked up), so a plain value costs two key lookups. Wrapping each cell in csv_safe()
+ * made the whole export query about 3× slower: that SQL function is not inlined for an argument with
+ * a sub-select (it names its argument twice), and its regex costs more than ascii().
+ */
+function sqlCell(field: string): string {
+  const text = `(s.payload ->> ${field})`;
+  const joined = `(select string_agg(x, '; ') from jsonb_array_elements_text(s.payload -> ${field}) x)`;
+  return `case ascii(${text})
+      when ${ARRAY_START} then case when jsonb_typeof(s.payload -> ${field}) = 'array' then csv_safe(${joined}) else ${text} end
+      ${FORMULA_STARTS.map((c) => `when ${c} then '''' || ${text}`).join(' ')}
+      else ${text} end`;
+}
+
+/**
+ * Files of a form up to which the export checks "has this submission files?" with a hashed set of the
+ * form's file-owning submission ids (one probe per row) before running the per-row aggregate. Past it
+ * the set may not fit the planner's hash memory, and an unhashed IN would be linear per row.
+ */
+const HASHED_FILE_CHECK_MAX = 50_000;
+
+export type ExportSelectOptions = {
+  formId: string;
+  /** The form's known fields, in column order. */
+  fields: string[];
+  since?: string;
+  until?: string;
+  /** How many files the form has (picks the query's shape, see HASHED_FILE_CHECK_MAX). */
+  fileCount: number;
+  baseUrl: string;
+  secretKey: Buffer;
+  /** Unix seconds until which the /d/ file links work. */
+  expires: number;
+};
+
+/**
+ * The export's SELECT, oldest first. CSV: one column per meta field, per known field and `_files`, for
+ * `COPY (…) TO STDOUT WITH CSV`; JSON: one pre-rendered object per row. Exported for the benchmark,
+ * which EXPLAINs it. Everything is inlined as literals: COPY takes no parameters.
+ */
+export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): string {
+  const lit = (v: string) => pg.escapeLiteral(v);
+  const where = [`s.form_id = ${lit(o.formId)}`];
+  if (o.since) where.push(`s.received_at > ${lit(o.since)}::timestamptz`);
+  if (o.until) where.push(`s.received_at < ${lit(o.until)}::timestamptz`);
+  // Most submissions have no files: a per-row aggregate over submission_files (an index descent, a
+  // sort, an aggregate) cost more than everything else in a row. When the form's file-owning ids fit a
+  // hashed set, rows without files are answered by one hash probe. The count only picks the query's
+  // shape; either shape is exact, whatever changes in between.
+  const withFiles = (perRow: string) =>
+    o.fileCount <= HASHED_FILE_CHECK_MAX
+      ? `case when s.id in (select fs.submission_id from submission_files fs where fs.form_id = ${lit(o.formId)}) then ${perRow} end`
+      : perRow;
+  // Long-lived links to /d/{file}: each click mints a fresh 60-second storage URL (see file-links.ts).
+  const fileUrl = `${lit(`${o.baseUrl}/d/`)} || f.id || '?expires=${o.expires}&signature=' ||
+    encode(hmac(convert_to(f.id || '.${o.expires}', 'UTF8'), decode(${lit(o.secretKey.toString('hex'))}, 'hex'), 'sha256'), 'hex')`;
+  const receivedAt = `to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const from = `from submissions s where ${where.join(' and ')} order by s.received_at, s.id`;
+
+  if (format === 'csv') {
+    const fileLinks = withFiles(`(select string_agg(${fileUrl}, ' ' order by f.created_at, f.id) from submission_files f where f.submission_id = s.id)`);
+    return `select s.id, ${receivedAt}, s.status, s.category, s.ai_moderation ->> 'score',
+        ${[...o.fields.map((name) => sqlCell(lit(name))), fileLinks].join(', ')}
+      ${from}`;
+  }
+  const files = withFiles(`(select json_agg(json_build_object('id', f.id, 'field', f.field, 'filename', f.filename,
+      'content_type', f.content_type, 'size', f.size_bytes, 'url', ${fileUrl}) order by f.created_at, f.id)
+    from submission_files f where f.submission_id = s.id)`);
+  return `select json_build_object('id', s.id, 'received_at', ${receivedAt}, 'status', s.status, 'spam_reason', s.spam_reason,
+      'category', s.category, 'ai_moderation', s.ai_moderation, 'payload', s.payload, 'files', coalesce(${files}, '[]'::json))::text
+    ${from}`;
+}
+

@@ -1,0 +1,133 @@
+import type { Sql } from '../database.ts';
+import { windowHit } from './rate-windows.ts';
+
+/** The statements of the public endpoint, `POST /f/{form}`: the hottest path, so every one is prepared. */
+
+export type PublicFormRow = {
+  id: string;
+  team_id: string;
+  settings: unknown;
+  monthly_submissions: number | null;
+  file_uploads: boolean;
+  max_file_bytes: string;
+};
+
+const PUBLIC_FORM = `select f.id, f.team_id, f.settings, p.monthly_submissions, p.file_uploads, p.max_file_bytes
+   from forms f join teams t on t.id = f.team_id join plans p on p.id = t.plan_id
+  where f.id = $1 and f.status = 'published' and f.deleted_at is null`;
+
+export async function findPublicForm(sql: Sql, formId: string): Promise<PublicFormRow | undefined> {
+  const { rows } = await sql.query<PublicFormRow>(PUBLIC_FORM, [formId], 'intake_public_form');
+  return rows[0];
+}
+
+export type OpenedFormRow = PublicFormRow & { hits: number; reset: number; used: number | null };
+
+/**
+ * The form a post is for, the post counted in its client's per-minute window (`$2`, a key without the
+ * address itself), and — when the plan has a quota — the team's accepted posts in the period starting
+ * `$3`: one round trip before any of the body is read. A post to a form that takes none is not counted.
+ */
+export async function openPublicForm(sql: Sql, formId: string, windowKey: string, periodStart: Date): Promise<OpenedFormRow | undefined> {
+  const { rows } = await sql.query<OpenedFormRow>(
+    `with form as (${PUBLIC_FORM}),
+      hit as (${windowHit('$2::text', '60', 'from form')})
+      select form.*, hit.hits, hit.reset,
+             case when form.monthly_submissions is null then null else
+               (select coalesce(sum(u.submissions), 0)::int from usage_counters u where u.team_id = form.team_id and u.period_start = $3) end as used
+        from form, hit`,
+    [formId, windowKey, periodStart],
+    'intake_open_public_form',
+  );
+  return rows[0];
+}
+
+/** How long an Idempotency-Key holds its first submission. */
+const IDEMPOTENCY_WINDOW = "interval '24 hours'";
+
+export async function findIdempotent(sql: Sql, formId: string, keyHash: string): Promise<string | null> {
+  const { rows } = await sql.query<{ submission_id: string }>(
+    `select submission_id from idempotency_keys where form_id = $1 and key = $2 and created_at > now() - ${IDEMPOTENCY_WINDOW}`,
+    [formId, keyHash],
+    'intake_find_idempotent',
+  );
+  return rows[0]?.submission_id ?? null;
+}
+
+export type FileInsert = { id: string; field: string; filename: string; contentType: string; size: number; storageKey: string };
+
+export type SubmissionInsert = {
+  id: string;
+  teamId: string;
+  formId: string;
+  status: 'received' | 'spam';
+  spamReason: string | null;
+  payload: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  files: FileInsert[];
+  /** Hash of the Idempotency-Key, claimed for this submission. */
+  idempotencyKey: string | null;
+  usagePeriod: Date;
+  usageShard: number;
+  /** The plan's monthly limit: the statement aborts when the period's usage has reached it. */
+  monthlyLimit: number | null;
+};
+
+/** SQLSTATEs raised by intake_guard() (migration 0002) to abort the accepting statement. */
+export const QUOTA_EXCEEDED = 'IQ001';
+export const KEY_HELD = 'IK001';
+
+/**
+ * Stores an accepted submission in ONE statement — its row, its file records, the usage and field-name
+ * counters, the idempotency key and (for clean submissions) its job, written by pg-boss's own insert
+ * (`job.text`, verified at start, its parameter `$1`) as a CTE — so all of it commits atomically before
+ * the 2xx. Conditions on what the statement saw abort it whole (QUOTA_EXCEEDED, KEY_HELD): the quota (the
+ * counters' sum in the statement's snapshot, before its own increment) and a key another post holds.
+ */
+export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: { text: string; value: unknown } | null): Promise<void> {
+  // With a job, `$1` is pg-boss's parameter and ours follow it.
+  const values: unknown[] = job ? [job.value] : [];
+  const p = (value: unknown) => `$${values.push(value)}`;
+  const team = p(s.teamId);
+  const form = p(s.formId);
+  const period = p(s.usagePeriod);
+  const id = p(s.id);
+  const ctes = [
+    `submission as (
+       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata)
+       values (${id}, ${team}, ${form}, ${p(s.status)}, ${p(s.spamReason)}, ${p(JSON.stringify(s.payload))}, ${p(JSON.stringify(s.metadata))}))`,
+    `usage as (
+       insert into usage_counters (team_id, period_start, shard, submissions) values (${team}, ${period}, ${p(s.usageShard)}, 1)
+       on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + 1
+       returning 1)`,
+    // No lock is taken for field names already known.
+    `fields as (
+       insert into form_fields (form_id, name, ordinal) select ${form}, name, ord from unnest(${p(Object.keys(s.payload))}::text[]) with ordinality as f(name, ord)
+       on conflict do nothing)`,
+  ];
+  if (s.files.length) {
+    const col = (f: (u: FileInsert) => unknown, type: string) => `${p(s.files.map(f))}::${type}[]`;
+    ctes.push(`files as (
+       insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
+       select * from unnest(${col((f) => f.id, 'text')}, ${col(() => s.teamId, 'text')}, ${col(() => s.formId, 'text')},
+         ${col(() => s.id, 'text')}, ${col((f) => f.field, 'text')}, ${col((f) => f.filename, 'text')},
+         ${col((f) => f.contentType, 'text')}, ${col((f) => f.size, 'bigint')}, ${col((f) => f.storageKey, 'text')}))`);
+  }
+  if (s.idempotencyKey) {
+    ctes.push(`claim as (
+       insert into idempotency_keys (form_id, key, submission_id) values (${form}, ${p(s.idempotencyKey)}, ${id})
+       on conflict (form_id, key) do update set submission_id = excluded.submission_id, created_at = now()
+         where idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW}
+       returning 1)`);
+  }
+  if (job) ctes.push(`job as (${job.text})`);
+  const quota = s.monthlyLimit === null
+    ? 'true'
+    : `(select coalesce(sum(submissions), 0) from usage_counters where team_id = ${team} and period_start = ${period}) < ${p(s.monthlyLimit)}`;
+  const claimed = s.idempotencyKey ? '(select count(*) from claim) = 1' : 'true';
+  const text = `with ${ctes.join(',\n')}
+    select intake_guard(${quota}, '${QUOTA_EXCEEDED}') and intake_guard(${claimed}, '${KEY_HELD}') as ok from usage`;
+  // One prepared statement per shape of the text.
+  const shape = [s.files.length > 0, !!s.idempotencyKey, !!job, s.monthlyLimit !== null].map(Number).join('');
+  await sql.query(text, values, `intake_accept_${shape}`);
+}

@@ -1,0 +1,167 @@
+import type { Sql } from '../database.ts';
+
+export type Folder = 'inbox' | 'spam' | 'all';
+export type SubmissionStatus = 'received' | 'spam' | 'processed' | 'failed';
+
+/** Folder predicates, written exactly as the partial indexes' so the planner uses them. */
+const FOLDER_SQL: Record<Folder, string> = {
+  inbox: "s.status <> 'spam'",
+  spam: "s.status = 'spam'",
+  all: 'true',
+};
+
+export type FileRow = { id: string; field: string; filename: string; content_type: string; size: number; key: string };
+
+export type SubmissionRow = {
+  id: string;
+  form_id: string;
+  status: SubmissionStatus;
+  spam_reason: string | null;
+  category: string | null;
+  ai_moderation: { score: number; verdict: 'clean' | 'suspicious' | 'spam'; reasons: string[]; provider: string } | null;
+  payload: Record<string, unknown>;
+  received_at: string;
+  /** received_at with microseconds, for keyset cursors. */
+  cursor_ts: string;
+  files: FileRow[] | null;
+};
+
+export type SubmissionDetailRow = SubmissionRow & { metadata: Record<string, unknown>; updated_at: string };
+
+const COLUMNS = `s.id, s.form_id, s.status, s.spam_reason, s.category, s.ai_moderation, s.payload, s.received_at,
+  to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts,
+  (select json_agg(json_build_object('id', f.id, 'field', f.field, 'filename', f.filename, 'content_type', f.content_type,
+     'size', f.size_bytes, 'key', f.storage_key) order by f.created_at, f.id) from submission_files f where f.submission_id = s.id) as files`;
+
+export type ListFilter = { formId: string; folder: Folder; category?: string; since?: string; until?: string };
+
+/** The filter as SQL over parameters starting at `$1`; `filtered` when it goes beyond form and folder. */
+function whereOf(f: ListFilter): { where: string[]; values: unknown[]; filtered: boolean } {
+  const values: unknown[] = [f.formId];
+  const where = ['s.form_id = $1', FOLDER_SQL[f.folder]];
+  const add = (sql: (param: string) => string, value: unknown) => where.push(sql(`$${values.push(value)}`));
+  if (f.category) add((v) => `s.category = ${v}`, f.category);
+  if (f.since) add((v) => `s.received_at > ${v}::timestamptz`, f.since);
+  if (f.until) add((v) => `s.received_at < ${v}::timestamptz`, f.until);
+  return { where, values, filtered: where.length > 2 };
+}
+
+/**
+ * One page, newest first: `limit` rows after `offset`, or after the keyset `after` (received_at text with
+ * microseconds, id). A deferred join: the page's ids come from an index-only scan, so deep offsets skip
+ * index entries rather than whole rows; only the page itself is read from the table.
+ */
+export async function listPage(
+  sql: Sql,
+  f: ListFilter,
+  page: { limit: number; offset: number; after?: [string, string] },
+): Promise<SubmissionRow[]> {
+  const { where, values } = whereOf(f);
+  if (page.after) {
+    const [ts, id] = page.after;
+    where.push(`(s.received_at, s.id) < ($${values.push(ts)}::timestamptz, $${values.push(id)})`);
+  }
+  const text = `
+    with page as (
+      select s.id, s.received_at from submissions s where ${where.join(' and ')}
+      order by s.received_at desc, s.id desc limit $${values.push(page.limit)} offset $${values.push(page.offset)}
+    )
+    select ${COLUMNS} from page p join submissions s on s.id = p.id
+    order by p.received_at desc, p.id desc`;
+  return (await sql.query<SubmissionRow>(text, values)).rows;
+}
+
+/** How many rows the filter matches: the folder counters when it is only a folder, else a count. */
+export async function countMatching(sql: Sql, f: ListFilter): Promise<number> {
+  const { where, values, filtered } = whereOf(f);
+  if (filtered) {
+    const { rows } = await sql.query<{ n: number }>(`select count(*)::int as n from submissions s where ${where.join(' and ')}`, values);
+    return rows[0]!.n;
+  }
+  const { rows } = await sql.query<{ n: number }>(
+    `select coalesce(sum(n), 0)::int as n from form_folder_counts where form_id = $1 and ($2::text = 'all' or folder = $2)`,
+    [f.formId, f.folder],
+  );
+  return rows[0]!.n;
+}
+
+/** A submission of the team's form, optionally locked for update. */
+export async function findSubmission(sql: Sql, teamId: string, formId: string, id: string, lock = false): Promise<SubmissionDetailRow | undefined> {
+  const { rows } = await sql.query<SubmissionDetailRow>(
+    `select ${COLUMNS}, s.metadata, s.updated_at from submissions s
+      where s.id = $1 and s.form_id = $2 and s.team_id = $3 ${lock ? 'for update of s' : ''}`,
+    [id, formId, teamId],
+  );
+  return rows[0];
+}
+
+export async function updateSubmission(
+  sql: Sql,
+  id: string,
+  change: { payload: Record<string, unknown>; status: SubmissionStatus; spamReason: string | null },
+): Promise<void> {
+  await sql.query('update submissions set payload = $2, status = $3, spam_reason = $4, updated_at = now() where id = $1', [
+    id,
+    JSON.stringify(change.payload),
+    change.status,
+    change.spamReason,
+  ]);
+}
+
+/** Field names a form has seen, in first-seen order (export columns); known names take no lock. */
+export async function recordFieldNames(sql: Sql, formId: string, names: string[]): Promise<void> {
+  await sql.query(
+    'insert into form_fields (form_id, name, ordinal) select $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord) on conflict do nothing',
+    [formId, names],
+  );
+}
+
+export type AuditEvent = {
+  id: string;
+  teamId: string;
+  submissionId: string;
+  actorUserId: string;
+  actorTokenId: string;
+  action: string;
+  changes: Record<string, unknown>;
+};
+
+export async function insertEvent(sql: Sql, e: AuditEvent): Promise<void> {
+  await sql.query(
+    `insert into submission_events (id, team_id, submission_id, actor_user_id, actor_token_id, action, changes)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
+    [e.id, e.teamId, e.submissionId, e.actorUserId, e.actorTokenId, e.action, JSON.stringify(e.changes)],
+  );
+}
+
+/** Deletes the rows (files and audit events cascade) and returns their files' storage keys. */
+export async function deleteSubmissions(sql: Sql, ids: string[]): Promise<string[]> {
+  const { rows } = await sql.query<{ storage_key: string }>('select storage_key from submission_files where submission_id = any($1::text[])', [ids]);
+  await sql.query('delete from submissions where id = any($1::text[])', [ids]);
+  return rows.map((r) => r.storage_key);
+}
+
+/** The team's submissions of the form among `ids`, locked for a bulk action. */
+export async function lockSubmissions(sql: Sql, teamId: string, formId: string, ids: string[]): Promise<Array<{ id: string; status: SubmissionStatus }>> {
+  const { rows } = await sql.query<{ id: string; status: SubmissionStatus }>(
+    'select id, status from submissions where id = any($1::text[]) and form_id = $2 and team_id = $3 for update',
+    [ids, formId, teamId],
+  );
+  return rows;
+}
+
+export async function setStatus(sql: Sql, ids: string[], status: SubmissionStatus, spamReason: string | null): Promise<void> {
+  await sql.query('update submissions set status = $2, spam_reason = $3, updated_at = now() where id = any($1::text[])', [ids, status, spamReason]);
+}
+
+export async function findFile(
+  sql: Sql,
+  where: { fileId: string; submissionId?: string; formId?: string; teamId?: string },
+): Promise<{ storage_key: string; filename: string } | undefined> {
+  const { rows } = await sql.query<{ storage_key: string; filename: string }>(
+    `select storage_key, filename from submission_files
+      where id = $1 and ($2::text is null or submission_id = $2) and ($3::text is null or form_id = $3) and ($4::text is null or team_id = $4)`,
+    [where.fileId, where.submissionId ?? null, where.formId ?? null, where.teamId ?? null],
+  );
+  return rows[0];
+}

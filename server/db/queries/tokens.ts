@@ -1,0 +1,62 @@
+import type { Sql } from '../database.ts';
+
+/**
+ * API tokens are read and written in SQL, not through the ORM: MikroORM inlines values into its SQL
+ * text, and a token's hash belongs in a parameter, never in statement text (logs, pg_stat_statements).
+ */
+
+export type CallerRow = { id: string; team_id: string; user_id: string; abilities: string[]; role: string; last_used_at: string | null };
+
+/** The live token with this hash and its member's current role. */
+export async function findByHash(sql: Sql, tokenHash: string): Promise<CallerRow | undefined> {
+  const { rows } = await sql.query<CallerRow>(
+    `select t.id, t.team_id, t.user_id, t.abilities, m.role, t.last_used_at
+       from api_tokens t join memberships m on m.team_id = t.team_id and m.user_id = t.user_id
+      where t.token_hash = $1 and t.revoked_at is null`,
+    [tokenHash],
+    'intake_token_by_hash',
+  );
+  return rows[0];
+}
+
+/** At most one write a minute per token; the guard keeps concurrent requests from all writing. */
+export async function touchLastUsed(sql: Sql, id: string): Promise<void> {
+  await sql.query(
+    `update api_tokens set last_used_at = now() where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+    [id],
+    'intake_token_touch',
+  );
+}
+
+export type TokenRow = { id: string; user_id: string; name: string; abilities: string[]; last4: string; created_at: string; last_used_at: string | null };
+
+const TOKEN_COLUMNS = 'id, user_id, name, abilities, last4, created_at, last_used_at';
+
+export async function insertToken(
+  sql: Sql,
+  t: { id: string; teamId: string; userId: string; name: string; abilities: string[]; tokenHash: string; last4: string },
+): Promise<TokenRow> {
+  const { rows } = await sql.query<TokenRow>(
+    `insert into api_tokens (id, team_id, user_id, name, abilities, token_hash, last4)
+     values ($1, $2, $3, $4, $5, $6, $7) returning ${TOKEN_COLUMNS}`,
+    [t.id, t.teamId, t.userId, t.name, t.abilities, t.tokenHash, t.last4],
+  );
+  return rows[0]!;
+}
+
+export async function listLive(sql: Sql, teamId: string, userId: string): Promise<TokenRow[]> {
+  const { rows } = await sql.query<TokenRow>(
+    `select ${TOKEN_COLUMNS} from api_tokens where team_id = $1 and user_id = $2 and revoked_at is null order by created_at desc, id desc`,
+    [teamId, userId],
+  );
+  return rows;
+}
+
+export async function findLive(sql: Sql, teamId: string, id: string): Promise<TokenRow | undefined> {
+  const { rows } = await sql.query<TokenRow>(`select ${TOKEN_COLUMNS} from api_tokens where id = $1 and team_id = $2 and revoked_at is null`, [id, teamId]);
+  return rows[0];
+}
+
+export async function revoke(sql: Sql, id: string): Promise<void> {
+  await sql.query('update api_tokens set revoked_at = now() where id = $1 and revoked_at is null', [id]);
+}

@@ -1,0 +1,258 @@
+import { createHash, createHmac, randomInt } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { FormSettings } from '../../contract/forms.ts';
+import type { AppContext } from '../context.ts';
+import * as intake from '../db/queries/intake.ts';
+import { processSubmission } from '../jobs/definitions.ts';
+import { AppError, notFound, validationFailed } from './errors.ts';
+import { isAllowedOrigin, redirectTarget } from './form-origins.ts';
+import { formSettings } from './form-rules.ts';
+import { newId, isId } from './ids.ts';
+import { bodyLimitsFor, type BodyLimits } from './ingest-limits.ts';
+import { currentPeriod } from './plans.ts';
+import { pruneWindows } from './rate-windows.ts';
+import { screen, type SpamReason } from './spam.ts';
+
+/** Usage counter rows per team and period: concurrent posts rarely wait on the same row. */
+const COUNTER_SHARDS = 1024;
+/** Reserved control fields: kept out of the payload, recorded in metadata. */
+const CONTROL_PREFIX = '_';
+
+/** A published, live form as the public endpoint needs it, with its team's plan limits. */
+export type PublicForm = {
+  id: string;
+  teamId: string;
+  settings: FormSettings;
+  monthlyLimit: number | null;
+  fileUploads: boolean;
+  maxFileBytes: number;
+};
+
+export type FieldValue = string | number | boolean | null | FieldValue[] | { [k: string]: FieldValue };
+
+/** A file of a post, spooled by whoever read the body; `open` streams it once to storage. */
+export type PostedFile = { field: string; filename: string; contentType: string; size: number; open(): Readable };
+
+export type PostedBody = {
+  kind: 'urlencoded' | 'multipart' | 'json';
+  fields: Record<string, FieldValue>;
+  files: PostedFile[];
+  /** Frees what the reader spooled (temporary files); called once the post is stored or refused. */
+  discard(): void;
+};
+
+/** Who posted, as far as the endpoint can tell. */
+export type ClientFacts = { ip: string; origin: string | null; userAgent: string | null; referrer: string | null };
+
+/**
+ * A post to a form, from any door (the HTTP endpoint, an import, a tool). The body is read only once the
+ * post is admitted — an unknown form, a refused origin, a spent quota or a flood never costs a body read.
+ */
+export type IncomingPost = {
+  formId: string;
+  client: ClientFacts;
+  /** The Idempotency-Key as sent (hashed before it is stored). */
+  idempotencyKey: string | null;
+  readBody(limits: BodyLimits): Promise<PostedBody>;
+  /** Called once the form is known and the origin allowed (the endpoint answers CORS from it). */
+  onForm?(form: PublicForm): void;
+};
+
+export type IngestOutcome = {
+  form: PublicForm;
+  id: string;
+  /** An Idempotency-Key already held this submission: nothing new was stored. */
+  replayed: boolean;
+  /** Where a browser goes next, when the form or a permitted `_next` says (null: the thank-you page). */
+  redirect: string | null;
+  /** How the body came, when it was read. */
+  bodyKind: PostedBody['kind'] | null;
+};
+
+function toPublicForm(r: intake.PublicFormRow): PublicForm {
+  return {
+    id: r.id,
+    teamId: r.team_id,
+    settings: formSettings(r.settings),
+    monthlyLimit: r.monthly_submissions,
+    fileUploads: r.file_uploads,
+    maxFileBytes: Number(r.max_file_bytes),
+  };
+}
+
+/** The form behind `/f/{form}` when it takes posts (for the CORS preflight), or null. */
+export async function findPublicForm(ctx: AppContext, formId: string): Promise<PublicForm | null> {
+  if (!isId('frm', formId)) return null;
+  const row = await intake.findPublicForm(ctx.db, formId);
+  return row ? toPublicForm(row) : null;
+}
+
+/** Client IPs are kept for the record but rate limits key on a keyed hash, never the address itself. */
+export function hashIp(secretKey: Buffer, ip: string): string {
+  return createHmac('sha256', secretKey).update(ip).digest('hex').slice(0, 32);
+}
+
+function idempotencyKeyHash(key: string | null): string | null {
+  const trimmed = key?.trim();
+  if (!trimmed) return null;
+  if (trimmed.length > 255) {
+    throw validationFailed([{ in: 'header', path: 'idempotency-key', message: 'Idempotency-Key is limited to 255 characters.' }]);
+  }
+  return createHash('sha256').update(trimmed).digest('hex');
+}
+
+function quotaExceeded(form: PublicForm): AppError {
+  return new AppError('quota_exceeded', `This form's team has used its ${form.monthlyLimit} submissions for this month.`);
+}
+
+function firstString(value: FieldValue | undefined): string | null {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
+  return null;
+}
+
+/**
+ * The public endpoint's rules, in order: the form must take posts (404) from this origin (403); a spent
+ * quota is 402 and a flood from one address 429, before the body is read; an Idempotency-Key seen
+ * within 24 h answers its first submission; files need a plan with uploads (402); then the spam stack's
+ * synchronous part (honeypot → rate limit → custom rules), the files to storage, and the submission
+ * stored with its job in one statement. Spam is stored and answered exactly like success.
+ */
+export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<IngestOutcome> {
+  if (!isId('frm', post.formId)) throw notFound('Form');
+  const ipHash = hashIp(ctx.secretKey, post.client.ip);
+  const period = currentPeriod().start;
+  const opened = await intake.openPublicForm(ctx.db, post.formId, `ingest:${post.formId}:${ipHash}`, period);
+  pruneWindows(ctx);
+  if (!opened) throw notFound('Form');
+  const form = toPublicForm(opened);
+  if (post.client.origin && !isAllowedOrigin(form.settings, post.client.origin)) {
+    throw new AppError('forbidden', 'This origin may not post to this form.');
+  }
+  post.onForm?.(form);
+  if (opened.used !== null && form.monthlyLimit !== null && opened.used >= form.monthlyLimit) throw quotaExceeded(form);
+  if (opened.hits > ctx.config.ingestFloodLimit) {
+    const retryAfter = Math.max(1, opened.reset);
+    throw new AppError('rate_limited', 'Too many submissions from this address. Try again later.', { retry_after: retryAfter });
+  }
+
+  const idempotencyKey = idempotencyKeyHash(post.idempotencyKey);
+  if (idempotencyKey) {
+    const existing = await intake.findIdempotent(ctx.db, form.id, idempotencyKey);
+    if (existing) return { form, id: existing, replayed: true, redirect: redirectTarget(form.settings, null), bodyKind: null };
+  }
+
+  const body = await post.readBody(bodyLimitsFor(form));
+  try {
+    if (body.files.length && !form.fileUploads) {
+      throw new AppError('plan_limit_reached', "File uploads are not included in this form's plan.");
+    }
+    const payload: Record<string, FieldValue> = {};
+    const controls: Record<string, FieldValue> = {};
+    for (const [k, v] of Object.entries(body.fields)) (k.startsWith(CONTROL_PREFIX) ? controls : payload)[k] = v;
+    const spamReason = screen({
+      settings: form.settings,
+      payload,
+      controls,
+      replyTo: firstString(controls._replyto),
+      rateLimited: opened.hits > ctx.config.ingestRateLimit,
+    });
+    const id = newId('subm');
+    const files = await uploadFiles(ctx, form, id, body.files);
+    const accepted = await accept(ctx, form, {
+      id,
+      payload,
+      files,
+      spamReason,
+      idempotencyKey,
+      metadata: {
+        ip: post.client.ip,
+        ip_hash: ipHash,
+        user_agent: post.client.userAgent,
+        referrer: post.client.referrer,
+        origin: post.client.origin,
+        content_type: body.kind,
+        controls,
+      },
+    });
+    return { form, ...accepted, redirect: redirectTarget(form.settings, firstString(controls._next)), bodyKind: body.kind };
+  } finally {
+    body.discard();
+  }
+}
+
+export function storageKeyFor(form: PublicForm, submissionId: string, fileId: string): string {
+  return `teams/${form.teamId}/forms/${form.id}/${submissionId}/${fileId}`;
+}
+
+/**
+ * Streams each spooled upload to object storage. On any failure the objects already written are
+ * removed, so a failed upload leaves nothing behind.
+ */
+async function uploadFiles(ctx: AppContext, form: PublicForm, submissionId: string, files: PostedFile[]): Promise<intake.FileInsert[]> {
+  const uploaded: intake.FileInsert[] = [];
+  try {
+    for (const f of files) {
+      const id = newId('file');
+      const storageKey = storageKeyFor(form, submissionId, id);
+      await ctx.storage.put(storageKey, f.open(), { contentType: f.contentType, size: f.size });
+      uploaded.push({ id, field: f.field, filename: f.filename, contentType: f.contentType, size: f.size, storageKey });
+    }
+    return uploaded;
+  } catch (err) {
+    await ctx.storage.remove(uploaded.map((u) => u.storageKey)).catch(() => {});
+    ctx.log.error({ err, formId: form.id }, 'file upload to storage failed');
+    throw new AppError('internal_error', 'The files could not be stored; nothing was saved. Please try again.');
+  }
+}
+
+type NewSubmission = {
+  id: string;
+  payload: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  spamReason: SpamReason | null;
+  files: intake.FileInsert[];
+  idempotencyKey: string | null;
+};
+
+/**
+ * Stores the submission with everything that goes with it in one statement (see insertSubmission), so
+ * nothing acknowledged can be lost; a clean one carries its process-submission job, and the workers
+ * are woken once it has committed.
+ */
+async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Promise<{ id: string; replayed: boolean }> {
+  const clean = s.spamReason === null;
+  const job = clean ? await ctx.queue.embeddedInsert(processSubmission, { submissionId: s.id }) : null;
+  try {
+    await intake.insertSubmission(
+      ctx.db,
+      {
+        id: s.id,
+        teamId: form.teamId,
+        formId: form.id,
+        status: clean ? 'received' : 'spam',
+        spamReason: s.spamReason,
+        payload: s.payload,
+        metadata: s.metadata,
+        files: s.files,
+        idempotencyKey: s.idempotencyKey,
+        usagePeriod: currentPeriod().start,
+        usageShard: randomInt(COUNTER_SHARDS),
+        monthlyLimit: form.monthlyLimit,
+      },
+      job,
+    );
+  } catch (err) {
+    // Nothing of this post was kept: its uploaded objects go too.
+    await ctx.storage.remove(s.files.map((f) => f.storageKey)).catch(() => {});
+    const code = (err as { code?: string }).code;
+    if (code === intake.QUOTA_EXCEEDED) throw quotaExceeded(form);
+    if (code === intake.KEY_HELD) {
+      const held = await intake.findIdempotent(ctx.db, form.id, s.idempotencyKey!);
+      if (held) return { id: held, replayed: true };
+    }
+    throw err;
+  }
+  if (clean) ctx.queue.wake(processSubmission);
+  return { id: s.id, replayed: false };
+}

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Db, Tx } from '../db/database.ts';
 import { listen } from '../db/listener.ts';
+import { notifyQueue, planEmbedded } from '../db/queries/queue.ts';
 
 /** Queue settings a definition may carry (retries, expiry, dead letter queue). */
 export type QueueOptions = Omit<QueueConfig, 'name' | 'policy' | 'partition'>;
@@ -65,12 +66,8 @@ const WAKE_MS = 50;
 
 function waker(db: Db, log: Logger) {
   const state = new Map<string, { last: number; timer: NodeJS.Timeout | null }>();
-  // pg-boss's channel for a schema (its notifyChannelSql); the queue-wake test fails if it ever differs.
-  const channel = `'pgboss_' || left(encode(sha224('${SCHEMA}'::bytea), 'hex'), 24)`;
   const notify = (name: string) => {
-    db.query(`select pg_notify(${channel}, $1)`, [name], 'intake_wake_workers').catch((err: unknown) =>
-      log.warn({ err, queue: name }, 'could not wake workers; they will poll'),
-    );
+    notifyQueue(db, SCHEMA, name).catch((err: unknown) => log.warn({ err, queue: name }, 'could not wake workers; they will poll'));
   };
   return (name: string) => {
     const s = state.get(name) ?? { last: 0, timer: null };
@@ -111,13 +108,18 @@ async function captureSend(boss: PgBoss, name: string, payload: object): Promise
  * database, so a pg-boss upgrade that changes it stops the process with a clear message instead of
  * turning every clean post into a 500: one statement, one parameter ($1), valid as a CTE.
  */
-async function verifyEmbeddable(db: Db, boss: PgBoss, job: JobDefinition<unknown>, sample: unknown): Promise<string> {
+export async function verifyEmbeddable(db: Db, boss: PgBoss, job: JobDefinition<unknown>, sample: unknown): Promise<string> {
   const fail = (why: string) =>
     new Error(
       `pg-boss ${PG_BOSS_VERSION}: ${why}. The one-statement ingest (server/db/queries/intake.ts) embeds pg-boss's job ` +
         'insert and was built against pg-boss 12.35.0; pin that version or adapt the ingest statement.',
     );
-  const captured = await captureSend(boss, job.name, job.payload.parse(sample) as object);
+  let captured: Array<{ text: string; values: unknown[] }>;
+  try {
+    captured = await captureSend(boss, job.name, job.payload.parse(sample) as object);
+  } catch (err) {
+    throw fail(`send failed while being captured (${(err as Error).message})`);
+  }
   if (captured.length !== 1) throw fail(`send issued ${captured.length} statements instead of 1`);
   const [{ text, values }] = captured as [{ text: string; values: unknown[] }];
   const placeholders = new Set(text.match(/\$\d+/g) ?? []);
@@ -125,7 +127,7 @@ async function verifyEmbeddable(db: Db, boss: PgBoss, job: JobDefinition<unknown
     throw fail(`send's statement takes ${values.length} parameter(s) (${[...placeholders].join(', ') || 'none'}) instead of just $1`);
   }
   try {
-    await db.query(`explain with job as (${text}) select 1 from job`, values);
+    await planEmbedded(db, text, values[0]);
   } catch (err) {
     throw fail(`its insert no longer plans as a CTE (${(err as Error).message})`);
   }

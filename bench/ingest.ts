@@ -32,8 +32,8 @@ import type { BenchOptions } from './run.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BODY_VARIANTS = 200;
-/** Issue #3's acceptance target. */
-const TARGET = { ratio: 0.5, p99Ms: 50, non2xx: 0 };
+/** The acceptance target: issue #7's (issue #3 asked for ≥ 0.5 and p99 < 50 ms). */
+const TARGET = { ratio: 0.7, p99Ms: 35, non2xx: 0 };
 
 type TargetName = 'baseline' | 'intake';
 

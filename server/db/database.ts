@@ -74,6 +74,7 @@ class TxHandle implements Tx {
     this.em = em;
     this.#trx = em.getTransactionContext() as Transaction<unknown>;
   }
+  /** Statement names are not used here: Kysely sends a transaction's statements unnamed. */
   async query<T extends object>(text: string, values: readonly unknown[] = []): Promise<QueryResult<T>> {
     const result = await this.#trx.executeQuery<T>(CompiledQuery.raw(text, [...values]));
     return { rows: [...result.rows], rowCount: result.numAffectedRows === undefined ? result.rows.length : Number(result.numAffectedRows) };

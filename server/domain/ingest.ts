@@ -224,7 +224,7 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
   const clean = s.spamReason === null;
   const job = clean ? await ctx.queue.embeddedInsert(processSubmission, { submissionId: s.id }) : null;
   try {
-    await intake.insertSubmission(
+    await intake.acceptSubmission(
       ctx.db,
       {
         id: s.id,

@@ -31,8 +31,11 @@ export function worker<C, T>(job: JobDefinition<T>, handler: JobWorker<C, T>['ha
 /** `tx`: the job is created in that transaction, with the rows that cause it, and workers are woken after commit. */
 export type SendOptions = { tx?: Tx; singletonKey?: string; startAfter?: Date | number };
 
-/** pg-boss's insert of one job, to be embedded as a CTE in a statement whose `$1` is `value`. */
-export type EmbeddedInsert = { text: string; value: unknown };
+/**
+ * pg-boss's insert of one job, to be embedded as a CTE in a statement whose `$1` is `value`: the JSON text of
+ * an array of jobs (verified at start), so the jobs of several posts can be inserted by one statement.
+ */
+export type EmbeddedInsert = { text: string; value: string };
 
 /**
  * pg-boss over the process's one database handle: every process that writes can enqueue; workers poll and
@@ -90,6 +93,15 @@ function waker(db: Db, log: Logger) {
 /** pg-boss's statements are the same text every time: name them so Postgres plans each once per connection. */
 const statementName = (text: string) => `pgboss_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
 
+function isJsonArrayOfOne(text: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) && parsed.length === 1;
+  } catch {
+    return false;
+  }
+}
+
 /** What `boss.send` executes for one job, captured instead of run. */
 async function captureSend(boss: PgBoss, name: string, payload: object): Promise<Array<{ text: string; values: unknown[] }>> {
   const captured: Array<{ text: string; values: unknown[] }> = [];
@@ -126,6 +138,8 @@ export async function verifyEmbeddable(db: Db, boss: PgBoss, job: JobDefinition<
   if (values.length !== 1 || placeholders.size !== 1 || !placeholders.has('$1')) {
     throw fail(`send's statement takes ${values.length} parameter(s) (${[...placeholders].join(', ') || 'none'}) instead of just $1`);
   }
+  // Batched ingest merges the jobs of several posts into one array: $1 must be the JSON text of an array.
+  if (typeof values[0] !== 'string' || !isJsonArrayOfOne(values[0])) throw fail("send's parameter is no longer a JSON array of jobs");
   try {
     await planEmbedded(db, text, values[0]);
   } catch (err) {
@@ -199,7 +213,7 @@ export async function startQueue(
       if (!text) throw new Error(`${job.name} is not verified for embedding (list it in the queue's embeddable jobs)`);
       const [captured] = await captureSend(boss, job.name, job.payload.parse(data) as object);
       if (captured?.text !== text) throw new Error(`pg-boss ${PG_BOSS_VERSION} changed its ${job.name} insert since start`);
-      return { text, value: captured.values[0] };
+      return { text, value: captured.values[0] as string };
     },
     wake: (job) => wake(job.name),
     async work(ctx, workers) {

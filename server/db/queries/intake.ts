@@ -131,3 +131,144 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: { tex
   const shape = [s.files.length > 0, !!s.idempotencyKey, !!job, s.monthlyLimit !== null].map(Number).join('');
   await sql.query(text, values, `intake_accept_${shape}`);
 }
+
+/** The jobs of several captured inserts as one `$1`: their JSON arrays, concatenated. */
+function mergeJobs(values: string[]): string {
+  return `[${values.map((v) => v.slice(1, -1)).join(',')}]`;
+}
+
+/**
+ * Several accepted submissions in ONE statement (and one commit): what insertSubmission writes, for each.
+ * Rows arrive as JSON (`$2`, `$5` for files); usage is counted per team on one shard (`$4`) of the period
+ * (`$3`); every job goes into pg-boss's insert at once (`$1`, the jobs' arrays merged). The guards are
+ * the single statement's, per team and per key: the team's usage before the statement plus its posts in
+ * it must stay within its limit, and every key must be claimed. Any failure aborts the whole statement.
+ */
+async function insertSubmissions(sql: Sql, batch: Array<{ s: SubmissionInsert; job: { text: string; value: string } | null }>, jobText: string): Promise<void> {
+  const first = batch[0]!.s;
+  const rows = batch.map(({ s }) => ({
+    id: s.id,
+    team_id: s.teamId,
+    form_id: s.formId,
+    status: s.status,
+    spam_reason: s.spamReason,
+    payload: s.payload,
+    metadata: s.metadata,
+    idem: s.idempotencyKey,
+    fields: Object.keys(s.payload),
+    quota: s.monthlyLimit,
+  }));
+  const files = batch.flatMap(({ s }) =>
+    s.files.map((f) => ({
+      id: f.id,
+      team_id: s.teamId,
+      form_id: s.formId,
+      submission_id: s.id,
+      field: f.field,
+      filename: f.filename,
+      content_type: f.contentType,
+      size_bytes: f.size,
+      storage_key: f.storageKey,
+    })),
+  );
+  const jobs = mergeJobs(batch.flatMap(({ job }) => (job ? [job.value] : [])));
+  await sql.query(
+    `with input as (
+       select * from jsonb_to_recordset($2::jsonb) as x(id text, team_id text, form_id text, status text, spam_reason text,
+         payload jsonb, metadata jsonb, idem text, fields text[], quota int)),
+     submission as (
+       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata)
+       select id, team_id, form_id, status, spam_reason, payload, metadata from input),
+     usage as (
+       insert into usage_counters (team_id, period_start, shard, submissions)
+       select team_id, $3::timestamptz, $4::int, count(*) from input group by team_id
+       on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + excluded.submissions
+       returning 1),
+     fields as (
+       insert into form_fields (form_id, name, ordinal)
+       select i.form_id, f.name, f.ord from input i, unnest(i.fields) with ordinality as f(name, ord)
+       on conflict do nothing),
+     files as (
+       insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
+       select * from jsonb_to_recordset($5::jsonb) as f(id text, team_id text, form_id text, submission_id text, field text,
+         filename text, content_type text, size_bytes bigint, storage_key text)),
+     claim as (
+       insert into idempotency_keys (form_id, key, submission_id)
+       select form_id, idem, id from input where idem is not null
+       on conflict (form_id, key) do update set submission_id = excluded.submission_id, created_at = now()
+         where idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW}
+       returning 1),
+     job as (${jobText})
+     select intake_guard(not exists (
+              select 1 from input i where i.quota is not null group by i.team_id, i.quota
+              having (select coalesce(sum(u.submissions), 0) from usage_counters u where u.team_id = i.team_id and u.period_start = $3) + count(*) > i.quota),
+            '${QUOTA_EXCEEDED}')
+        and intake_guard((select count(*) from claim) = (select count(*) from input where idem is not null), '${KEY_HELD}') as ok
+       from (select count(*) from usage) counted`,
+    [jobs, JSON.stringify(rows), first.usagePeriod, first.usageShard, JSON.stringify(files)],
+    'intake_accept_batch',
+  );
+}
+
+type Waiting = { s: SubmissionInsert; job: { text: string; value: string } | null; settle: (err?: unknown) => void };
+
+/**
+ * Group commit for accepted posts. A post goes out at once while fewer than MAX_RUNNING statements are in
+ * flight; beyond that it waits, and the next statement to go takes every post waiting (up to MAX_BATCH):
+ * under load one commit — one WAL flush — carries many posts, and an idle server adds no delay. Each post
+ * is answered only once its own statement has committed. A batch that fails (a spent quota, a held key,
+ * anything) is retried one post at a time, in order, so each post gets its own outcome.
+ */
+const MAX_RUNNING = 4;
+const MAX_BATCH = 64;
+
+class AcceptQueue {
+  readonly #sql: Sql;
+  readonly #waiting: Waiting[] = [];
+  #running = 0;
+  constructor(sql: Sql) {
+    this.#sql = sql;
+  }
+  add(item: Waiting): void {
+    this.#waiting.push(item);
+    this.#pump();
+  }
+  #pump(): void {
+    while (this.#running < MAX_RUNNING && this.#waiting.length) {
+      const batch = this.#waiting.splice(0, MAX_BATCH);
+      this.#running += 1;
+      void this.#run(batch).finally(() => {
+        this.#running -= 1;
+        this.#pump();
+      });
+    }
+  }
+  async #run(batch: Waiting[]): Promise<void> {
+    const jobText = batch.find((w) => w.job)?.job?.text;
+    if (batch.length > 1 && jobText !== undefined) {
+      try {
+        await insertSubmissions(this.#sql, batch, jobText);
+        for (const w of batch) w.settle();
+        return;
+      } catch {
+        // Each post on its own, for its own outcome.
+      }
+    }
+    // One after another: posts near a quota must each see the ones before them.
+    for (const w of batch) {
+      await insertSubmission(this.#sql, w.s, w.job).then(
+        () => w.settle(),
+        (err: unknown) => w.settle(err),
+      );
+    }
+  }
+}
+
+const queues = new WeakMap<Sql, AcceptQueue>();
+
+/** insertSubmission through the process's group commit (see AcceptQueue): resolves once committed. */
+export function acceptSubmission(sql: Sql, s: SubmissionInsert, job: { text: string; value: string } | null): Promise<void> {
+  let queue = queues.get(sql);
+  if (!queue) queues.set(sql, (queue = new AcceptQueue(sql)));
+  return new Promise((resolve, reject) => queue.add({ s, job, settle: (err) => (err === undefined ? resolve() : reject(err)) }));
+}

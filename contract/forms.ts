@@ -15,7 +15,13 @@ export const CustomRules = z.object({
     .max(500)
     .describe('Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam.'),
   keywords: z.array(z.string().min(1).max(200)).max(500).describe('Case-insensitive words or phrases that mark spam.'),
-  regex: z.array(z.string().min(1).max(500)).max(50).describe('JavaScript regular expressions (case-insensitive) that mark spam.'),
+  regex: z
+    .array(z.string().min(1).max(500))
+    .max(10)
+    .describe(
+      'Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), ' +
+        'matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules).',
+    ),
 });
 
 export const FormSettings = z.object({
@@ -39,6 +45,9 @@ export const Form = z.object({
   endpoint_url: z.string().describe('The public URL websites post to.'),
   notification_emails: z.array(z.string()),
   settings: FormSettings,
+  disabled_rules: z
+    .array(z.object({ kind: z.literal('regex'), pattern: z.string(), reason: z.string() }))
+    .describe('Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced.'),
   submissions_count: z.number().int(),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -1605,12 +1605,19 @@ export interface operations {
                                     blocked_emails: string[];
                                     /** @description Case-insensitive words or phrases that mark spam. */
                                     keywords: string[];
-                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
                                     regex: string[];
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
                             };
+                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+                            disabled_rules: {
+                                /** @enum {string} */
+                                kind: "regex";
+                                pattern: string;
+                                reason: string;
+                            }[];
                             submissions_count: number;
                             /**
                              * Format: date-time
@@ -1760,7 +1767,7 @@ export interface operations {
                             blocked_emails?: string[];
                             /** @description Case-insensitive words or phrases that mark spam. */
                             keywords?: string[];
-                            /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                            /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
                             regex?: string[];
                         };
                     };
@@ -1799,12 +1806,19 @@ export interface operations {
                                     blocked_emails: string[];
                                     /** @description Case-insensitive words or phrases that mark spam. */
                                     keywords: string[];
-                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
                                     regex: string[];
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
                             };
+                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+                            disabled_rules: {
+                                /** @enum {string} */
+                                kind: "regex";
+                                pattern: string;
+                                reason: string;
+                            }[];
                             submissions_count: number;
                             /**
                              * Format: date-time
@@ -1968,12 +1982,19 @@ export interface operations {
                                     blocked_emails: string[];
                                     /** @description Case-insensitive words or phrases that mark spam. */
                                     keywords: string[];
-                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
                                     regex: string[];
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
                             };
+                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+                            disabled_rules: {
+                                /** @enum {string} */
+                                kind: "regex";
+                                pattern: string;
+                                reason: string;
+                            }[];
                             submissions_count: number;
                             /**
                              * Format: date-time
@@ -2111,7 +2132,7 @@ export interface operations {
                             blocked_emails?: string[];
                             /** @description Case-insensitive words or phrases that mark spam. */
                             keywords?: string[];
-                            /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                            /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
                             regex?: string[];
                         };
                     };
@@ -2150,12 +2171,19 @@ export interface operations {
                                     blocked_emails: string[];
                                     /** @description Case-insensitive words or phrases that mark spam. */
                                     keywords: string[];
-                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
                                     regex: string[];
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
                             };
+                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+                            disabled_rules: {
+                                /** @enum {string} */
+                                kind: "regex";
+                                pattern: string;
+                                reason: string;
+                            }[];
                             submissions_count: number;
                             /**
                              * Format: date-time
@@ -2411,12 +2439,19 @@ export interface operations {
                                     blocked_emails: string[];
                                     /** @description Case-insensitive words or phrases that mark spam. */
                                     keywords: string[];
-                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
                                     regex: string[];
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
                             };
+                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+                            disabled_rules: {
+                                /** @enum {string} */
+                                kind: "regex";
+                                pattern: string;
+                                reason: string;
+                            }[];
                             submissions_count: number;
                             /**
                              * Format: date-time
@@ -2564,12 +2599,19 @@ export interface operations {
                                     blocked_emails: string[];
                                     /** @description Case-insensitive words or phrases that mark spam. */
                                     keywords: string[];
-                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
                                     regex: string[];
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
                             };
+                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+                            disabled_rules: {
+                                /** @enum {string} */
+                                kind: "regex";
+                                pattern: string;
+                                reason: string;
+                            }[];
                             submissions_count: number;
                             /**
                              * Format: date-time
@@ -2717,12 +2759,19 @@ export interface operations {
                                     blocked_emails: string[];
                                     /** @description Case-insensitive words or phrases that mark spam. */
                                     keywords: string[];
-                                    /** @description JavaScript regular expressions (case-insensitive) that mark spam. */
+                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
                                     regex: string[];
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
                             };
+                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+                            disabled_rules: {
+                                /** @enum {string} */
+                                kind: "regex";
+                                pattern: string;
+                                reason: string;
+                            }[];
                             submissions_count: number;
                             /**
                              * Format: date-time

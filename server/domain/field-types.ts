@@ -1,3 +1,5 @@
+import { stringsIn } from './json-walk.ts';
+
 export type ParsedField = {
   name: string;
   type: 'string' | 'number' | 'boolean' | 'date' | 'email' | 'url' | 'list' | 'object' | 'empty';
@@ -39,10 +41,11 @@ export function parseFields(payload: Record<string, unknown>): ParsedField[] {
   return Object.entries(payload).map(([k, v]) => parseField(k, v));
 }
 
-/** Postgres text (and so jsonb) cannot hold U+0000: such input is refused rather than silently changed. */
+/**
+ * Postgres text (and so jsonb) cannot hold U+0000: such input is refused rather than silently changed.
+ * Iterative, keys included; callers bound the value's size and depth first.
+ */
 export function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v));
+  for (const s of stringsIn(value, { keys: true })) if (s.includes('\u0000')) return true;
   return false;
 }

@@ -1,5 +1,6 @@
 import type { FormSettings } from '../../contract/forms.ts';
-import { validationFailed, type ErrorDetail } from './errors.ts';
+import { checkCustomRegex } from './custom-regex.ts';
+import { validationFailed } from './errors.ts';
 
 export const DEFAULT_SETTINGS: FormSettings = {
   redirect_url: null,
@@ -8,26 +9,6 @@ export const DEFAULT_SETTINGS: FormSettings = {
   custom_rules: { blocked_emails: [], keywords: [], regex: [] },
   ai_threshold: 0.75,
 };
-
-// Nested quantifiers such as (a+)+ or (\w*)* backtrack exponentially; custom rules run on every post.
-const NESTED_QUANTIFIER = /\([^)]*[+*][^)]*\)[+*{]/;
-
-/** Rejects, at save time, a regex that does not compile or could hang the public endpoint. */
-export function checkCustomRegex(patterns: string[]): void {
-  const details: ErrorDetail[] = [];
-  patterns.forEach((pattern, i) => {
-    try {
-      new RegExp(pattern, 'iu');
-    } catch (err) {
-      details.push({ in: 'body', path: `settings.custom_rules.regex.${i}`, message: `Invalid regular expression: ${(err as Error).message}` });
-      return;
-    }
-    if (NESTED_QUANTIFIER.test(pattern)) {
-      details.push({ in: 'body', path: `settings.custom_rules.regex.${i}`, message: 'Nested quantifiers (e.g. (a+)+) are not allowed: they can take exponential time.' });
-    }
-  });
-  if (details.length) throw validationFailed(details, 'Invalid custom rule regular expression.');
-}
 
 export function checkHoneypotField(name: string): void {
   if (!name.startsWith('_')) {
@@ -39,7 +20,26 @@ export function checkHoneypotField(name: string): void {
 /** A form's stored settings over the defaults (settings saved before a new one existed lack it). */
 export function formSettings(stored: unknown): FormSettings {
   const s = (stored ?? {}) as Partial<FormSettings>;
-  return { ...DEFAULT_SETTINGS, ...s, custom_rules: { ...DEFAULT_SETTINGS.custom_rules, ...(s.custom_rules ?? {}) } };
+  const rules = { ...DEFAULT_SETTINGS.custom_rules, ...(s.custom_rules ?? {}) };
+  return {
+    redirect_url: s.redirect_url ?? DEFAULT_SETTINGS.redirect_url,
+    honeypot_field: s.honeypot_field ?? DEFAULT_SETTINGS.honeypot_field,
+    allowed_origins: s.allowed_origins ?? DEFAULT_SETTINGS.allowed_origins,
+    custom_rules: { blocked_emails: rules.blocked_emails, keywords: rules.keywords, regex: rules.regex },
+    ai_threshold: s.ai_threshold ?? DEFAULT_SETTINGS.ai_threshold,
+  };
+}
+
+export type DisabledRule = { kind: 'regex'; pattern: string; reason: string };
+
+/**
+ * Stored rules the spam filter cannot run: regexes saved before custom rules ran on RE2, moved aside by
+ * migration 0005 (`settings.disabled_rules`) and shown on the form until the editor saves the form's
+ * regex rules again.
+ */
+export function disabledRules(stored: unknown): DisabledRule[] {
+  const list = (stored as { disabled_rules?: unknown } | null)?.disabled_rules;
+  return Array.isArray(list) ? (list as DisabledRule[]) : [];
 }
 
 type SettingsInput = Partial<Omit<FormSettings, 'custom_rules'>> & { custom_rules?: Partial<FormSettings['custom_rules']> };

@@ -10,7 +10,7 @@ import { iso } from './timestamps.ts';
 import { deleteObjects } from '../jobs/definitions.ts';
 import type { Caller } from './caller.ts';
 import { AppError, notFound } from './errors.ts';
-import { DEFAULT_SETTINGS, formSettings, mergeSettings } from './form-rules.ts';
+import { DEFAULT_SETTINGS, disabledRules, formSettings, mergeSettings } from './form-rules.ts';
 import { newId } from './ids.ts';
 import { pageEnvelope } from './pagination.ts';
 import { findTeam } from './teams.ts';
@@ -27,6 +27,7 @@ export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: num
     endpoint_url: `${ctx.config.baseUrl}/f/${f.id}`,
     notification_emails: f.notificationEmails,
     settings: formSettings(f.settings),
+    disabled_rules: disabledRules(f.settings),
     submissions_count: submissionsCount,
     created_at: iso(f.createdAt),
     updated_at: iso(f.updatedAt),
@@ -103,7 +104,12 @@ export async function updateForm(ctx: AppContext, caller: Caller, id: string, in
   const form = await findForm(em, caller, id);
   if (input.name !== undefined) form.name = input.name;
   if (input.notification_emails !== undefined) form.notificationEmails = input.notification_emails;
-  if (input.settings !== undefined) form.settings = mergeSettings(formSettings(form.settings), input.settings);
+  if (input.settings !== undefined) {
+    const merged = mergeSettings(formSettings(form.settings), input.settings);
+    // Saving the regex rules is the editor's answer to the disabled ones; other settings leave them listed.
+    const disabled = input.settings.custom_rules?.regex !== undefined ? [] : disabledRules(form.settings);
+    form.settings = disabled.length ? { ...merged, disabled_rules: disabled } : merged;
+  }
   await em.flush();
   return view(ctx, form);
 }

@@ -15,6 +15,8 @@ export const INGEST_LIMITS = {
   /** multipart as a whole: every file at its limit plus the fields */
   multipartBytes: 10 * 10 * 1024 * 1024 + 2 * 1024 * 1024,
   jsonDepth: 5,
+  /** Every value of a JSON body counted: fields, list items, nested keys' values. */
+  jsonValues: 2_000,
 } as const;
 
 /** What a body reader is told for one post. */

@@ -1,27 +1,55 @@
 import type { FormSettings } from '../../contract/forms.ts';
+import { compileRule } from './custom-regex.ts';
+import { stringsIn } from './json-walk.ts';
 
 export type SpamReason = 'honeypot_filled' | 'rate_limited' | 'rule:blocked_email' | 'rule:keyword' | 'rule:regex' | 'ai_moderation';
 
 type Fields = Record<string, unknown>;
 
-/** Longest text a custom regex is run against, so a rule's cost stays bounded per post. */
-const REGEX_TEXT_LIMIT = 20_000;
+/**
+ * Text custom regexes are run against: the first REGEX_TEXT_LIMIT characters of the payload's text, fewer
+ * when a form has many rules, so that rules × characters stays within REGEX_WORK_LIMIT. RE2 is linear in
+ * the text, so that bounds what the rules cost a post (a few tens of milliseconds at worst).
+ */
+export const REGEX_TEXT_LIMIT = 8_000;
+const REGEX_WORK_LIMIT = 32_000;
 
-function strings(value: unknown, out: string[] = []): string[] {
-  if (typeof value === 'string') out.push(value);
-  else if (typeof value === 'number' || typeof value === 'boolean') out.push(String(value));
-  else if (Array.isArray(value)) for (const v of value) strings(v, out);
-  else if (value && typeof value === 'object') for (const v of Object.values(value)) strings(v, out);
-  return out;
+function strings(value: unknown): string[] {
+  return [...stringsIn(value)];
 }
 
-const EMAIL_RE = /[^\s@<>"',;]+@[^\s@<>"',;]+\.[^\s@<>"',;]+/g;
+/** Characters that may appear in the local part or domain of an address we pick out of text. */
+const ADDRESS_CHAR = /[^\s@<>"',;]/;
+
+/**
+ * The e-mail-like tokens of a text (`local@domain.tld`), found around each `@` in linear time: every
+ * character is looked at a bounded number of times, whatever the text (a backtracking pattern took
+ * seconds on a 60,000-character value without an `@`).
+ */
+export function addressesIn(text: string): string[] {
+  const found: string[] = [];
+  let at = text.indexOf('@');
+  let floor = 0; // nothing before this index can start a match any more
+  while (at !== -1) {
+    let start = at;
+    while (start > floor && ADDRESS_CHAR.test(text[start - 1]!)) start--;
+    let end = at + 1;
+    while (end < text.length && ADDRESS_CHAR.test(text[end]!)) end++;
+    const local = text.slice(start, at);
+    const domain = text.slice(at + 1, end);
+    // A dot with something on both sides somewhere in the domain (`x@y.z`).
+    if (local && domain.slice(1, -1).includes('.')) found.push(`${local}@${domain}`);
+    floor = end;
+    at = text.indexOf('@', Math.max(end, at + 1));
+  }
+  return found;
+}
 
 /** Every e-mail address in the payload and the `_replyto` control. */
 export function emailsIn(payload: Fields, replyTo: string | null): string[] {
   const found = new Set<string>();
   for (const s of [...strings(payload), ...(replyTo ? [replyTo] : [])]) {
-    for (const m of s.matchAll(EMAIL_RE)) found.add(m[0].toLowerCase());
+    for (const address of addressesIn(s)) found.add(address.toLowerCase());
   }
   return [...found];
 }
@@ -67,7 +95,9 @@ export function screen(input: {
   const text = strings(input.payload).join('\n');
   const lower = text.toLowerCase();
   if (rules.keywords.some((k) => k.trim() && lower.includes(k.trim().toLowerCase()))) return 'rule:keyword';
-  const bounded = text.slice(0, REGEX_TEXT_LIMIT);
-  if (rules.regex.some((r) => new RegExp(r, 'iu').test(bounded))) return 'rule:regex';
+  if (rules.regex.length) {
+    const bounded = text.slice(0, Math.min(REGEX_TEXT_LIMIT, Math.floor(REGEX_WORK_LIMIT / rules.regex.length)));
+    if (rules.regex.some((r) => compileRule(r)?.test(bounded))) return 'rule:regex';
+  }
   return null;
 }

@@ -7,6 +7,7 @@ import type { Request } from 'express';
 import busboy from 'busboy';
 import { AppError, validationFailed } from '../domain/errors.ts';
 import { hasNul } from '../domain/field-types.ts';
+import { jsonShape, jsonTextTooDeep } from '../domain/json-walk.ts';
 import type { FieldValue, PostedBody } from '../domain/ingest.ts';
 import { INGEST_LIMITS, type BodyLimits } from '../domain/ingest-limits.ts';
 
@@ -93,14 +94,16 @@ function parseUrlencoded(text: string): Record<string, FieldValue> {
   return Object.fromEntries(fields);
 }
 
-function depth(value: unknown): number {
-  if (value === null || typeof value !== 'object') return 0;
-  let max = 0;
-  for (const v of Object.values(value as object)) max = Math.max(max, depth(v));
-  return max + 1;
+function tooDeep(): AppError {
+  return validationFailed(
+    [{ in: 'body', path: '(root)', message: `JSON nested deeper than ${LIMITS.jsonDepth} levels is refused.` }],
+    'The JSON is nested too deeply.',
+  );
 }
 
 function parseJson(text: string): Record<string, FieldValue> {
+  // The top level is the form's fields; values may nest a little (address objects, lists).
+  if (jsonTextTooDeep(text, LIMITS.jsonDepth)) throw tooDeep();
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -110,13 +113,12 @@ function parseJson(text: string): Record<string, FieldValue> {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw validationFailed([{ in: 'body', path: '(root)', message: 'A JSON submission must be an object of fields.' }]);
   }
-  // The top level is the form's fields; values may nest a little (address objects, lists).
-  if (depth(data) > LIMITS.jsonDepth) {
-    throw validationFailed(
-      [{ in: 'body', path: '(root)', message: `JSON nested deeper than ${LIMITS.jsonDepth} levels is refused.` }],
-      'The JSON is nested too deeply.',
-    );
-  }
+  // Measured without recursion, before anything else walks the value.
+  const shape = jsonShape(data, { maxDepth: LIMITS.jsonDepth, maxNodes: LIMITS.jsonValues });
+  if (shape.depth > LIMITS.jsonDepth) throw tooDeep();
+  if (shape.nodes > LIMITS.jsonValues) throw tooLarge(`At most ${LIMITS.jsonValues} JSON values (fields, list items, nested keys) are accepted.`);
+  // The same per-value limit as a form field (strings: characters, at most 4 bytes each in UTF-8).
+  if (shape.longestString > LIMITS.fieldValueBytes) throw tooLarge(`A value or key exceeds ${LIMITS.fieldValueBytes} characters.`);
   const fields = new Map<string, FieldValue>();
   for (const [k, v] of Object.entries(data as Record<string, FieldValue>)) addField(fields, k, v);
   return Object.fromEntries(fields);

@@ -18,6 +18,7 @@ const Env = z.object({
   STORAGE_BUCKET: z.string().default('intake'),
   INTAKE_SECRET_KEY: z.string().optional(),
   INTAKE_API_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
+  INTAKE_TRUST_PROXY: z.string().default(''),
   INTAKE_VALIDATE_RESPONSES: bool,
   INTAKE_ALLOW_PRIVATE_WEBHOOKS: bool,
   SMTP_URL: z.string().optional(),
@@ -43,6 +44,8 @@ export type Config = {
   storageBucket: string;
   secretKey: string | undefined;
   apiRateLimit: number;
+  /** Express's `trust proxy`: whose X-Forwarded-For decides the client address. */
+  trustProxy: boolean | number | string;
   validateResponses: boolean;
   allowPrivateWebhooks: boolean;
   smtpUrl: string | undefined;
@@ -56,6 +59,19 @@ export type Config = {
   queuePollSeconds: number;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
 };
+
+/**
+ * INTAKE_TRUST_PROXY in express's syntax: unset or `false` trusts no proxy (the peer is the client);
+ * `true` trusts every hop; a number trusts that many hops; otherwise a list of addresses, subnets or
+ * the names `loopback`, `linklocal`, `uniquelocal`.
+ */
+function trustProxy(value: string): boolean | number | string {
+  const v = value.trim();
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = Env.safeParse(env);
@@ -75,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storageBucket: e.STORAGE_BUCKET,
     secretKey: e.INTAKE_SECRET_KEY || undefined,
     apiRateLimit: e.INTAKE_API_RATE_LIMIT,
+    trustProxy: trustProxy(e.INTAKE_TRUST_PROXY),
     validateResponses: e.INTAKE_VALIDATE_RESPONSES,
     allowPrivateWebhooks: e.INTAKE_ALLOW_PRIVATE_WEBHOOKS,
     smtpUrl: e.SMTP_URL || undefined,

@@ -19,11 +19,11 @@ export const INGEST_LIMITS = {
   jsonValues: 2_000,
 } as const;
 
-/** What a body reader is told for one post. */
-export type BodyLimits = { maxFileBytes: number };
+/** What a body reader is told for one post: the per-file limit, and whether files are taken at all. */
+export type BodyLimits = { maxFileBytes: number; filesAllowed: boolean };
 
-/** A form's file limit: its plan's, within the endpoint's own (a plan without uploads still gets a bound). */
+/** A form's file limit: its plan's, within the endpoint's own; a plan without uploads takes no file. */
 export function bodyLimitsFor(plan: { fileUploads: boolean; maxFileBytes: number }): BodyLimits {
   const planBytes = plan.fileUploads && plan.maxFileBytes > 0 ? plan.maxFileBytes : INGEST_LIMITS.fileBytes;
-  return { maxFileBytes: Math.min(planBytes, INGEST_LIMITS.fileBytes) };
+  return { maxFileBytes: Math.min(planBytes, INGEST_LIMITS.fileBytes), filesAllowed: plan.fileUploads };
 }

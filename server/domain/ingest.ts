@@ -4,6 +4,7 @@ import type { FormSettings } from '../../contract/forms.ts';
 import type { AppContext } from '../context.ts';
 import * as intake from '../db/queries/intake.ts';
 import { processSubmission } from '../jobs/definitions.ts';
+import { limitSubject } from './client-address.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
 import { isAllowedOrigin, redirectTarget } from './form-origins.ts';
 import { formSettings } from './form-rules.ts';
@@ -26,6 +27,8 @@ export type PublicForm = {
   monthlyLimit: number | null;
   fileUploads: boolean;
   maxFileBytes: number;
+  /** The plan's storage for files, across the team; null = unlimited. */
+  storageLimit: number | null;
 };
 
 export type FieldValue = string | number | boolean | null | FieldValue[] | { [k: string]: FieldValue };
@@ -77,6 +80,7 @@ function toPublicForm(r: intake.PublicFormRow): PublicForm {
     monthlyLimit: r.monthly_submissions,
     fileUploads: r.file_uploads,
     maxFileBytes: Number(r.max_file_bytes),
+    storageLimit: r.storage_bytes === null ? null : Number(r.storage_bytes),
   };
 }
 
@@ -87,9 +91,12 @@ export async function findPublicForm(ctx: AppContext, formId: string): Promise<P
   return row ? toPublicForm(row) : null;
 }
 
-/** Client IPs are kept for the record but rate limits key on a keyed hash, never the address itself. */
+/**
+ * Client IPs are kept for the record but rate limits key on a keyed hash, never the address itself — of
+ * the address, or of its /64 for IPv6 (see limitSubject).
+ */
 export function hashIp(secretKey: Buffer, ip: string): string {
-  return createHmac('sha256', secretKey).update(ip).digest('hex').slice(0, 32);
+  return createHmac('sha256', secretKey).update(limitSubject(ip)).digest('hex').slice(0, 32);
 }
 
 function idempotencyKeyHash(key: string | null): string | null {
@@ -147,6 +154,7 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
     if (body.files.length && !form.fileUploads) {
       throw new AppError('plan_limit_reached', "File uploads are not included in this form's plan.");
     }
+    if (body.files.length && form.storageLimit !== null) await assertStorageLeft(ctx, form, body.files);
     const payload: Record<string, FieldValue> = {};
     const controls: Record<string, FieldValue> = {};
     for (const [k, v] of Object.entries(body.fields)) (k.startsWith(CONTROL_PREFIX) ? controls : payload)[k] = v;
@@ -178,6 +186,20 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
     return { form, ...accepted, redirect: redirectTarget(form.settings, firstString(controls._next)), bodyKind: body.kind };
   } finally {
     body.discard();
+  }
+}
+
+/**
+ * The plan's file storage holds for the team: a post whose files would take it past the limit is 402 and
+ * stores nothing. (Checked before storing: uploads running side by side can pass it by their own size.)
+ */
+async function assertStorageLeft(ctx: AppContext, form: PublicForm, files: PostedFile[]): Promise<void> {
+  const used = await intake.teamStorageBytes(ctx.db, form.teamId);
+  const adding = files.reduce((n, f) => n + f.size, 0);
+  if (used + adding > form.storageLimit!) {
+    throw new AppError('plan_limit_reached', `This form's team has used its file storage (${form.storageLimit} bytes).`, {
+      limit: form.storageLimit,
+    });
   }
 }
 

@@ -30,7 +30,9 @@ function requestId(req: Request, res: Response, next: NextFunction) {
 export function createApp(ctx: AppContext): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // Nobody's X-Forwarded-For counts unless INTAKE_TRUST_PROXY names them: a forged header must not
+  // dodge the per-IP limits or write metadata.ip.
+  app.set('trust proxy', ctx.config.trustProxy);
   app.use(requestId);
   app.get('/healthz', (_req, res) => void res.json({ ok: true }));
   app.get('/readyz', async (_req, res, next) => {

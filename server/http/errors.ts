@@ -44,9 +44,28 @@ export function errorHandler(log: Logger) {
       });
     }
     if (res.headersSent) return res.end();
+    closeUnreadBody(req, res);
     if (typeof appError.extra.retry_after === 'number') res.setHeader('Retry-After', String(appError.extra.retry_after));
     res.status(appError.status).json(appError.toBody());
   };
+}
+
+/** How long a refused upload's sender has to read our answer before the connection is cut. */
+const UNREAD_BODY_GRACE_MS = 500;
+
+/**
+ * An answer given before the request body was read (413, 402, 404 for an upload) closes the connection:
+ * Node would otherwise read — and the client keep sending — the whole rest of the body before the next
+ * request. The answer is sent with `Connection: close`, the socket half-closed once it is flushed, and
+ * cut after a short grace, so an 11 MB or 100 MB upload is answered as soon as it crosses a limit.
+ */
+export function closeUnreadBody(req: Request, res: Response): void {
+  if (req.complete || (!req.headers['content-length'] && !req.headers['transfer-encoding'])) return;
+  res.setHeader('Connection', 'close');
+  res.once('finish', () => {
+    req.socket.end();
+    setTimeout(() => req.socket.destroy(), UNREAD_BODY_GRACE_MS).unref();
+  });
 }
 
 export function notFoundHandler(req: Request, _res: Response, next: NextFunction) {

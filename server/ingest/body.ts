@@ -132,7 +132,7 @@ function removeAll(files: SpooledFile[]): void {
  * multipart/form-data through busboy. Each file is streamed to a temporary file while its size is
  * counted (never held in memory); over any limit the whole post is refused and the spool removed.
  */
-function parseMultipart(req: Request, opts: { maxFileBytes: number; spoolDir: string }): Promise<ParsedBody> {
+function parseMultipart(req: Request, opts: { maxFileBytes: number; filesAllowed: boolean; spoolDir: string }): Promise<ParsedBody> {
   return new Promise((resolve, reject) => {
     const fields = new Map<string, FieldValue>();
     const files: SpooledFile[] = [];
@@ -156,15 +156,16 @@ function parseMultipart(req: Request, opts: { maxFileBytes: number; spoolDir: st
       reject(validationFailed([{ in: 'header', path: 'content-type', message: 'Malformed multipart Content-Type (boundary missing?).' }]));
       return;
     }
+    const streams: NodeJS.ReadableStream[] = [];
+    // Refused: stop reading at once (the error response closes the connection, see closeUnreadBody), end
+    // the file streams still being spooled, and remove the spool once their writes have settled.
     const fail = (err: Error) => {
       if (failed) return;
       failed = err;
       req.unpipe(bb);
-      req.resume(); // drain the rest so the response can be sent
-      void Promise.allSettled(writes).then(() => {
-        removeAll(files);
-        reject(err);
-      });
+      for (const s of streams) (s as NodeJS.ReadableStream & { destroy(): void }).destroy();
+      reject(err);
+      void Promise.allSettled(writes).then(() => removeAll(files));
     };
     bb.on('field', (name, value, info) => {
       if (failed) return;
@@ -184,6 +185,16 @@ function parseMultipart(req: Request, opts: { maxFileBytes: number; spoolDir: st
         stream.resume();
         return fail(err as Error);
       }
+      if (!opts.filesAllowed) {
+        // Refused at the first byte of a file rather than after reading it; a blank file input (no
+        // name, no bytes) is what browsers send for an empty <input type=file>, and is no upload.
+        const refuse = () => fail(new AppError('plan_limit_reached', "File uploads are not included in this form's plan."));
+        if (info.filename) return refuse();
+        stream.once('data', refuse);
+        stream.resume();
+        return;
+      }
+      streams.push(stream);
       const file: SpooledFile = {
         field: name,
         filename: (info.filename ?? '').slice(0, 255),
@@ -234,7 +245,7 @@ async function parseSubmissionBody(req: Request, opts: BodyLimits): Promise<Pars
     if (declared > LIMITS.multipartBytes) throw tooLarge(`The body exceeds ${LIMITS.multipartBytes} bytes.`);
     const spoolDir = path.join(os.tmpdir(), 'intake-uploads');
     fs.mkdirSync(spoolDir, { recursive: true });
-    return parseMultipart(req, { maxFileBytes: Math.max(1, opts.maxFileBytes), spoolDir });
+    return parseMultipart(req, { maxFileBytes: Math.max(1, opts.maxFileBytes), filesAllowed: opts.filesAllowed, spoolDir });
   }
   if (req.is('application/x-www-form-urlencoded')) {
     return { fields: parseUrlencoded(decodeUtf8(await readBody(req, LIMITS.bodyBytes))), files: [], kind: 'urlencoded' };

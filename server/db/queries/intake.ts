@@ -10,9 +10,10 @@ export type PublicFormRow = {
   monthly_submissions: number | null;
   file_uploads: boolean;
   max_file_bytes: string;
+  storage_bytes: string | null;
 };
 
-const PUBLIC_FORM = `select f.id, f.team_id, f.settings, p.monthly_submissions, p.file_uploads, p.max_file_bytes
+const PUBLIC_FORM = `select f.id, f.team_id, f.settings, p.monthly_submissions, p.file_uploads, p.max_file_bytes, p.storage_bytes
    from forms f join teams t on t.id = f.team_id join plans p on p.id = t.plan_id
   where f.id = $1 and f.status = 'published' and f.deleted_at is null`;
 
@@ -40,6 +41,16 @@ export async function openPublicForm(sql: Sql, formId: string, windowKey: string
     'intake_open_public_form',
   );
   return rows[0];
+}
+
+/** Bytes of files the team stores (every form, trashed ones included: their objects still exist). */
+export async function teamStorageBytes(sql: Sql, teamId: string): Promise<number> {
+  const { rows } = await sql.query<{ bytes: string }>(
+    'select coalesce(sum(size_bytes), 0) as bytes from submission_files where team_id = $1',
+    [teamId],
+    'intake_team_storage',
+  );
+  return Number(rows[0]!.bytes);
 }
 
 /** How long an Idempotency-Key holds its first submission. */

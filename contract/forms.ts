@@ -80,6 +80,20 @@ export const FormListQuery = PageQuery.extend({
 const FormParams = z.object({ form: z.string().describe('Form id (`frm_…`).') });
 const one = z.object({ data: Form });
 
+export const FormField = z.object({
+  name: z.string(),
+  first_seen_at: Timestamp,
+});
+
+export const FormFieldList = z.object({
+  data: z.array(FormField).describe('The field names the form has learned, in first-seen order: the columns of its CSV export.'),
+  meta: z.object({
+    count: z.number().int(),
+    limit: z.number().int().describe('The most names a form learns; later names stay in the payload and export in `_other`.'),
+    overflow: z.boolean().describe('Some stored submission has fields beyond the learned names (exported in `_other`).'),
+  }),
+});
+
 export const formsContract = c.router({
   listForms: {
     method: 'GET',
@@ -148,6 +162,23 @@ export const formsContract = c.router({
     pathParams: FormParams,
     body: c.noBody(),
     responses: { 200: one, ...authErrors, 402: ErrorBody },
+    metadata: { ability: 'forms:write' },
+  },
+  listFormFields: {
+    method: 'GET',
+    path: '/v1/forms/:form/fields',
+    summary: 'List the field names a form has learned (its export columns)',
+    pathParams: FormParams,
+    responses: { 200: FormFieldList, ...authErrors },
+    metadata: { ability: 'forms:read' },
+  },
+  pruneFormFields: {
+    method: 'POST',
+    path: '/v1/forms/:form/fields/prune',
+    summary: 'Forget learned field names no stored submission has (frees room under the limit)',
+    pathParams: FormParams,
+    body: c.noBody(),
+    responses: { 200: z.object({ data: z.object({ removed: z.array(z.string()) }), meta: FormFieldList.shape.meta }), ...authErrors },
     metadata: { ability: 'forms:write' },
   },
   forceDeleteForm: {

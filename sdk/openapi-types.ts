@@ -280,6 +280,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/forms/{form}/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the field names a form has learned (its export columns)
+         * @description Requires the `forms:read` ability.
+         */
+        get: operations["listFormFields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/fields/prune": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forget learned field names no stored submission has (frees room under the limit)
+         * @description Requires the `forms:write` ability.
+         */
+        post: operations["pruneFormFields"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/forms/{form}/force": {
         parameters: {
             query?: never;
@@ -2828,6 +2868,244 @@ export interface operations {
             };
             /** @description The team's plan does not include this, or one of its limits is reached. */
             402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    listFormFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — list the field names a form has learned (its export columns). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The field names the form has learned, in first-seen order: the columns of its CSV export. */
+                        data: {
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            first_seen_at: string;
+                        }[];
+                        meta: {
+                            count: number;
+                            /** @description The most names a form learns; later names stay in the payload and export in `_other`. */
+                            limit: number;
+                            /** @description Some stored submission has fields beyond the learned names (exported in `_other`). */
+                            overflow: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `forms:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    pruneFormFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — forget learned field names no stored submission has (frees room under the limit). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            removed: string[];
+                        };
+                        meta: {
+                            count: number;
+                            /** @description The most names a form learns; later names stay in the payload and export in `_other`. */
+                            limit: number;
+                            /** @description Some stored submission has fields beyond the learned names (exported in `_other`). */
+                            overflow: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

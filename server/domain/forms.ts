@@ -12,6 +12,7 @@ import type { Caller } from './caller.ts';
 import { AppError, notFound } from './errors.ts';
 import { DEFAULT_SETTINGS, disabledRules, formSettings, mergeSettings } from './form-rules.ts';
 import { newId } from './ids.ts';
+import { FORM_FIELD_LIMIT } from './ingest-limits.ts';
 import { pageEnvelope } from './pagination.ts';
 import { findTeam } from './teams.ts';
 
@@ -166,4 +167,22 @@ export async function removeObjectsLater(ctx: AppContext, tx: Tx, keys: string[]
   for (let i = 0; i < keys.length; i += DELETE_OBJECTS_BATCH) {
     await ctx.queue.send(deleteObjects, { keys: keys.slice(i, i + DELETE_OBJECTS_BATCH) }, { tx });
   }
+}
+
+/** The names the form has learned (its export columns), with the limit and whether any went past it. */
+export async function listFormFields(ctx: AppContext, caller: Caller, id: string) {
+  await findForm(ctx.db.em(), caller, id, { trashed: true });
+  const [fields, state] = await Promise.all([queries.learnedFields(ctx.db, id), queries.fieldState(ctx.db, id)]);
+  return {
+    data: fields.map((f) => ({ name: f.name, first_seen_at: iso(f.first_seen_at) })),
+    meta: { count: fields.length, limit: FORM_FIELD_LIMIT, overflow: state.overflow },
+  };
+}
+
+/** Forgets names no stored submission has, and learns in their place names that went past the limit. */
+export async function pruneFormFields(ctx: AppContext, caller: Caller, id: string) {
+  await findForm(ctx.db.em(), caller, id, { trashed: true });
+  const removed = await ctx.db.transaction((tx) => queries.pruneFields(tx, id));
+  const state = await queries.fieldState(ctx.db, id);
+  return { data: { removed }, meta: { count: state.count, limit: FORM_FIELD_LIMIT, overflow: state.overflow } };
 }

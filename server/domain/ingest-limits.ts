@@ -19,6 +19,12 @@ export const INGEST_LIMITS = {
   jsonValues: 2_000,
 } as const;
 
+/**
+ * The most field names a form learns in its life (its export columns): a trigger enforces it in the
+ * database (migration 0006); names past it stay in the payload and export in `_other`.
+ */
+export const FORM_FIELD_LIMIT = 500;
+
 /** What a body reader is told for one post: the per-file limit, and whether files are taken at all. */
 export type BodyLimits = { maxFileBytes: number; filesAllowed: boolean };
 

@@ -30,3 +30,53 @@ export async function formStorageKeys(sql: Sql, formId: string): Promise<string[
 export async function eraseFormCounters(sql: Sql, formId: string): Promise<void> {
   await sql.query('delete from form_folder_counts where form_id = $1', [formId]);
 }
+
+export type FieldRow = { name: string; first_seen_at: string };
+
+export async function learnedFields(sql: Sql, formId: string): Promise<FieldRow[]> {
+  const { rows } = await sql.query<FieldRow>('select name, first_seen_at from form_fields where form_id = $1 order by first_seen_at, ordinal, name', [formId]);
+  return rows;
+}
+
+export async function fieldState(sql: Sql, formId: string): Promise<{ count: number; overflow: boolean }> {
+  const { rows } = await sql.query<{ count: number; overflow: boolean }>('select field_count as count, fields_overflow as overflow from forms where id = $1', [
+    formId,
+  ]);
+  return rows[0] ?? { count: 0, overflow: false };
+}
+
+/**
+ * Forgets learned names no stored submission of the form has, then learns (up to the limit, oldest first)
+ * names stored submissions have that the form did not learn, and recounts — in one pass over the form's
+ * submissions, with the form row locked so no post learns a name halfway. Returns the names forgotten.
+ */
+export async function pruneFields(sql: Sql, formId: string): Promise<string[]> {
+  await sql.query('select 1 from forms where id = $1 for update', [formId]);
+  await sql.query(
+    `create temporary table used_fields on commit drop as
+       select k as name, min(s.received_at) as first_seen_at from submissions s, jsonb_object_keys(s.payload) k
+        where s.form_id = $1 group by k`,
+    [formId],
+  );
+  const { rows } = await sql.query<{ name: string }>(
+    `delete from form_fields f where f.form_id = $1 and not exists (select 1 from used_fields u where u.name = f.name) returning f.name`,
+    [formId],
+  );
+  await sql.query('update forms set field_count = (select count(*) from form_fields where form_id = $1) where id = $1', [formId]);
+  // Through the learning trigger: it stops at the limit.
+  await sql.query(
+    `insert into form_fields (form_id, name, first_seen_at)
+     select $1, u.name, u.first_seen_at from used_fields u
+      where not exists (select 1 from form_fields f where f.form_id = $1 and f.name = u.name)
+      order by u.first_seen_at, u.name
+     on conflict do nothing`,
+    [formId],
+  );
+  await sql.query(
+    `update forms set fields_overflow = exists (
+       select 1 from used_fields u where not exists (select 1 from form_fields f where f.form_id = $1 and f.name = u.name))
+      where id = $1`,
+    [formId],
+  );
+  return rows.map((r) => r.name).sort();
+}

@@ -111,11 +111,17 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: { tex
        insert into usage_counters (team_id, period_start, shard, submissions) values (${team}, ${period}, ${p(s.usageShard)}, 1)
        on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + 1
        returning 1)`,
-    // No lock is taken for field names already known.
-    `fields as (
-       insert into form_fields (form_id, name, ordinal) select ${form}, name, ord from unnest(${p(Object.keys(s.payload))}::text[]) with ordinality as f(name, ord)
-       on conflict do nothing)`,
   ];
+  // Spam teaches the form no field names. Known names are filtered out first: only a post bringing a new
+  // name reaches the learning trigger (and its lock on the form row; see migration 0006).
+  if (s.status !== 'spam') {
+    ctes.push(`fields as (
+       insert into form_fields (form_id, name, ordinal)
+       select ${form}, f.name, f.ord from unnest(${p(Object.keys(s.payload))}::text[]) with ordinality as f(name, ord)
+        where not exists (select 1 from form_fields k where k.form_id = ${form} and k.name = f.name)
+        order by f.ord
+       on conflict do nothing)`);
+  }
   if (s.files.length) {
     const col = (f: (u: FileInsert) => unknown, type: string) => `${p(s.files.map(f))}::${type}[]`;
     ctes.push(`files as (
@@ -139,7 +145,7 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: { tex
   const text = `with ${ctes.join(',\n')}
     select intake_guard(${quota}, '${QUOTA_EXCEEDED}') and intake_guard(${claimed}, '${KEY_HELD}') as ok from usage`;
   // One prepared statement per shape of the text.
-  const shape = [s.files.length > 0, !!s.idempotencyKey, !!job, s.monthlyLimit !== null].map(Number).join('');
+  const shape = [s.files.length > 0, !!s.idempotencyKey, !!job, s.monthlyLimit !== null, s.status !== 'spam'].map(Number).join('');
   await sql.query(text, values, `intake_accept_${shape}`);
 }
 
@@ -157,7 +163,8 @@ function mergeJobs(values: string[]): string {
  */
 async function insertSubmissions(sql: Sql, batch: Array<{ s: SubmissionInsert; job: { text: string; value: string } | null }>, jobText: string): Promise<void> {
   const first = batch[0]!.s;
-  const rows = batch.map(({ s }) => ({
+  const rows = batch.map(({ s }, seq) => ({
+    seq,
     id: s.id,
     team_id: s.teamId,
     form_id: s.formId,
@@ -186,7 +193,7 @@ async function insertSubmissions(sql: Sql, batch: Array<{ s: SubmissionInsert; j
   await sql.query(
     `with input as (
        select * from jsonb_to_recordset($2::jsonb) as x(id text, team_id text, form_id text, status text, spam_reason text,
-         payload jsonb, metadata jsonb, idem text, fields text[], quota int)),
+         payload jsonb, metadata jsonb, idem text, fields text[], quota int, seq int)),
      submission as (
        insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata)
        select id, team_id, form_id, status, spam_reason, payload, metadata from input),
@@ -197,7 +204,11 @@ async function insertSubmissions(sql: Sql, batch: Array<{ s: SubmissionInsert; j
        returning 1),
      fields as (
        insert into form_fields (form_id, name, ordinal)
-       select i.form_id, f.name, f.ord from input i, unnest(i.fields) with ordinality as f(name, ord)
+       select form_id, name, ord from (
+         select distinct on (i.form_id, f.name) i.form_id, f.name, f.ord, i.seq from input i, unnest(i.fields) with ordinality as f(name, ord)
+          where i.status <> 'spam' and not exists (select 1 from form_fields k where k.form_id = i.form_id and k.name = f.name)
+          order by i.form_id, f.name, i.seq, f.ord) first_use
+        order by seq, ord -- names are learned in the order posts brought them (the limit keeps the first)
        on conflict do nothing),
      files as (
        insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)

@@ -108,10 +108,14 @@ export async function updateSubmission(
   ]);
 }
 
-/** Field names a form has seen, in first-seen order (export columns); known names take no lock. */
+/** Field names a form has seen, in first-seen order (export columns); known names take no lock (0006). */
 export async function recordFieldNames(sql: Sql, formId: string, names: string[]): Promise<void> {
   await sql.query(
-    'insert into form_fields (form_id, name, ordinal) select $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord) on conflict do nothing',
+    `insert into form_fields (form_id, name, ordinal)
+     select $1, f.name, f.ord from unnest($2::text[]) with ordinality as f(name, ord)
+      where not exists (select 1 from form_fields k where k.form_id = $1 and k.name = f.name)
+      order by f.ord
+     on conflict do nothing`,
     [formId, names],
   );
 }

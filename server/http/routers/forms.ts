@@ -20,6 +20,8 @@ export function formsRouter(ctx: AppContext) {
     publishForm: async ({ res, params }) => ({ status: 200, body: { data: await forms.publishForm(ctx, callerOf(res), params.form) } }),
     unpublishForm: async ({ res, params }) => ({ status: 200, body: { data: await forms.unpublishForm(ctx, callerOf(res), params.form) } }),
     restoreForm: async ({ res, params }) => ({ status: 200, body: { data: await forms.restoreForm(ctx, callerOf(res), params.form) } }),
+    listFormFields: async ({ res, params }) => ({ status: 200, body: await forms.listFormFields(ctx, callerOf(res), params.form) }),
+    pruneFormFields: async ({ res, params }) => ({ status: 200, body: await forms.pruneFormFields(ctx, callerOf(res), params.form) }),
     forceDeleteForm: async ({ res, params }) => {
       await forms.forceDeleteForm(ctx, callerOf(res), params.form);
       return { status: 200, body: { ok: true } };

@@ -23,4 +23,9 @@ export const contract = c.router(
 );
 
 export type Contract = typeof contract;
-export type RouteMetadata = { ability: import('./abilities.ts').Ability | null; rateLimited?: boolean };
+export type RouteMetadata = {
+  ability: import('./abilities.ts').Ability | null;
+  rateLimited?: boolean;
+  /** Further media types of the 200 response (ts-rest has one per status), for openapi.json. */
+  alsoAnswers?: Record<string, import('zod').ZodTypeAny>;
+};

@@ -191,6 +191,11 @@ function mapResponses(operation: Json, route: AppRoute, ability: string | null):
     const body = isAppRouteOtherResponse(response) ? response.body : response;
     if (isAppRouteOtherResponse(response)) entry.content = otherResponseContent(response.contentType, response.body);
     else if (!isAppRouteNoBody(response) && generated[status]?.content) entry.content = generated[status]!.content;
+    const also = (route.metadata as RouteMetadata | undefined)?.alsoAnswers;
+    if (status === '200' && also) {
+      const more = Object.fromEntries(Object.entries(also).map(([type, schema]) => [type, { schema: generateSchema(schema, true) }]));
+      entry.content = { ...((entry.content as Json | undefined) ?? {}), ...more };
+    }
     for (const media of Object.values((entry.content as Record<string, Json> | undefined) ?? {})) {
       dropCoercedNullable(body, media.schema);
     }

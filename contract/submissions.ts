@@ -52,7 +52,7 @@ export const SubmissionDetail = SubmissionListItem.omit({ files: true }).extend(
   form_id: z.string(),
   fields: z.array(ParsedField).describe('The payload with each value recognised and typed.'),
   metadata: z.record(JsonValue).describe('IP, user agent, referrer, origin and the reserved control fields.'),
-  files: z.array(SignedSubmissionFile),
+  files: z.array(SignedSubmissionFile).optional().describe('Present only if the submission had uploads, with signed URLs valid 60 seconds.'),
   updated_at: Timestamp,
 });
 
@@ -73,7 +73,10 @@ export const SubmissionListQuery = z.object({
 export const SubmissionPage = z.object({
   data: z.array(SubmissionListItem),
   links: PageLinks,
-  meta: PageMeta.extend({ next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last.') }),
+  meta: PageMeta.extend({
+    current_page: z.number().int().nullable().describe('The page number; null when the page was asked for by `cursor`.'),
+    next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last.'),
+  }),
 });
 
 export const UpdateSubmissionBody = z
@@ -83,8 +86,29 @@ export const UpdateSubmissionBody = z
   })
   .strict();
 
+/** One element of a JSON export. */
+export const ExportedSubmission = z.object({
+  id: z.string(),
+  received_at: z.string().describe('ISO 8601, UTC, milliseconds.'),
+  status: SubmissionStatus,
+  spam_reason: z.string().nullable(),
+  category: z.string().nullable(),
+  ai_moderation: z.object({ score: z.number(), verdict: z.string(), reasons: z.array(z.string()), provider: z.string() }).nullable(),
+  payload: z.record(JsonValue),
+  files: z.array(
+    z.object({
+      id: z.string(),
+      field: z.string(),
+      filename: z.string(),
+      content_type: z.string(),
+      size: z.number().int(),
+      url: z.string().describe('A link valid for 7 days; each visit redirects to a fresh 60-second storage URL.'),
+    }),
+  ),
+});
+
 export const BulkBody = z.object({
-  ids: z.array(z.string().max(64)).min(1).describe('At most 500 submission ids; more gives 413.'),
+  ids: z.array(z.string()).min(1).describe('At most 500 submission ids; more gives 413 (after a 404 for an unknown form, before a 400 for a malformed id).'),
   action: z.enum(['delete', 'mark_spam', 'mark_not_spam']),
 });
 
@@ -132,11 +156,16 @@ export const submissionsContract = c.router({
     responses: {
       200: c.otherResponse({
         contentType: 'text/csv; charset=utf-8',
-        body: z.string().describe('CSV: id, received_at, status, category, score, one column per field, _files (signed URLs). JSON: an array of submissions.'),
+        body: z
+          .string()
+          .describe(
+            'CSV (format=csv): id, received_at, status, category, score, one column per learned field, `_other` (JSON of fields past ' +
+              'the learned ones, when any), _files (links). JSON (format=json): an array of submissions.',
+          ),
       }),
       ...authErrors, ...rateLimitErrors,
     },
-    metadata: { ability: 'submissions:export', rateLimited: true },
+    metadata: { ability: 'submissions:export', rateLimited: true, alsoAnswers: { 'application/json': z.array(ExportedSubmission) } },
   },
   getSubmission: {
     method: 'GET',

@@ -3356,7 +3356,8 @@ export interface operations {
                             next: string | null;
                         };
                         meta: {
-                            current_page: number;
+                            /** @description The page number; null when the page was asked for by `cursor`. */
+                            current_page: number | null;
                             per_page: number;
                             total: number;
                             last_page: number;
@@ -3480,7 +3481,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description At most 500 submission ids; more gives 413. */
+                    /** @description At most 500 submission ids; more gives 413 (after a 404 for an unknown form, before a 400 for a malformed id). */
                     ids: string[];
                     /** @enum {string} */
                     action: "delete" | "mark_spam" | "mark_not_spam";
@@ -3642,6 +3643,33 @@ export interface operations {
                 };
                 content: {
                     "text/csv; charset=utf-8": string;
+                    "application/json": {
+                        id: string;
+                        /** @description ISO 8601, UTC, milliseconds. */
+                        received_at: string;
+                        /** @enum {string} */
+                        status: "received" | "spam" | "processed" | "failed";
+                        spam_reason: string | null;
+                        category: string | null;
+                        ai_moderation: {
+                            score: number;
+                            verdict: string;
+                            reasons: string[];
+                            provider: string;
+                        } | null;
+                        payload: {
+                            [key: string]: unknown;
+                        };
+                        files: {
+                            id: string;
+                            field: string;
+                            filename: string;
+                            content_type: string;
+                            size: number;
+                            /** @description A link valid for 7 days; each visit redirects to a fresh 60-second storage URL. */
+                            url: string;
+                        }[];
+                    }[];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -3806,7 +3834,8 @@ export interface operations {
                             metadata: {
                                 [key: string]: unknown;
                             };
-                            files: {
+                            /** @description Present only if the submission had uploads, with signed URLs valid 60 seconds. */
+                            files?: {
                                 /** @description Prefix `file_`; the id used in the download path. */
                                 id: string;
                                 /** @description The form field the file was posted in. */
@@ -4005,7 +4034,8 @@ export interface operations {
                             metadata: {
                                 [key: string]: unknown;
                             };
-                            files: {
+                            /** @description Present only if the submission had uploads, with signed URLs valid 60 seconds. */
+                            files?: {
                                 /** @description Prefix `file_`; the id used in the download path. */
                                 id: string;
                                 /** @description The form field the file was posted in. */

@@ -95,6 +95,34 @@ describe('process-submission: moderation and categorisation', () => {
     expect((await jobsFor(t, human)).map((j) => j.name).sort()).toEqual([jobs.notificationEmail.name, jobs.processSubmission.name]);
   });
 
+  it('processes again what a person marks not spam (PUT or bulk), and moderation does not send it back', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner, { notification_emails: ['team@example.com'] });
+    // Obvious spam by the model's measure, so only the person's word keeps it in the inbox.
+    const byModel = await postForm(t, form.endpoint, SPAM);
+    expect((await waitForProcessing(t, byModel)).status).toBe('spam');
+    const byHoneypot = await postForm(t, form.endpoint, { ...SALES, _gotcha: 'filled' });
+    expect((await submission(t, byHoneypot)).status).toBe('spam');
+
+    const put = await t.http
+      .put(`/v1/forms/${form.id}/submissions/${byModel}`)
+      .set('Authorization', `Bearer ${owner.token}`)
+      .send({ status: 'received' });
+    expect(put.status).toBe(200);
+    const bulk = await t.http
+      .post(`/v1/forms/${form.id}/submissions/bulk`)
+      .set('Authorization', `Bearer ${owner.token}`)
+      .send({ ids: [byHoneypot], action: 'mark_not_spam' });
+    expect(bulk.body).toMatchObject({ affected: 1 });
+
+    for (const id of [byModel, byHoneypot]) {
+      const s = await waitForProcessing(t, id);
+      expect(s).toMatchObject({ status: 'processed', spam_reason: null });
+      expect(s.category).not.toBe('spam');
+      expect((await jobsFor(t, id, jobs.notificationEmail.name)).length).toBe(1);
+    }
+  });
+
   it('processes a submission once: a second run of the job is skipped and changes nothing', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner, { notification_emails: ['team@example.com'] });

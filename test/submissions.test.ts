@@ -70,6 +70,24 @@ describe('GET …/submissions', () => {
     expect(seen).toEqual(newestFirst);
   });
 
+  it('by cursor, links.next follows the cursor and the page has no number', async () => {
+    const owner = await makeTeam(t);
+    const form = await formWith(owner, 7);
+    const first = await list(owner, form.id, '?per_page=3&folder=inbox');
+    const byCursor = await list(owner, form.id, `?per_page=3&folder=inbox&cursor=${first.body.meta.next_cursor}`);
+    expect(byCursor.status).toBe(200);
+    expect(byCursor.body.meta).toMatchObject({ current_page: null, per_page: 3, total: 7 });
+    expect(byCursor.body.links.prev).toBeNull();
+    const next = new URL(byCursor.body.links.next);
+    expect(next.searchParams.get('cursor')).toBe(byCursor.body.meta.next_cursor);
+    expect(next.searchParams.get('page')).toBeNull();
+    expect(next.searchParams.get('folder')).toBe('inbox');
+    // Following links.next gives the third page.
+    const third = await list(owner, form.id, `${next.search}`);
+    expect(third.body.data).toHaveLength(1);
+    expect(third.body.links.next).toBeNull();
+  });
+
   it('filters by category, since and until', async () => {
     const owner = await makeTeam(t);
     const form = await formWith(owner, 4);
@@ -97,6 +115,14 @@ describe('GET …/submissions', () => {
 });
 
 describe('GET …/submissions/{submission}', () => {
+  it('has no files key when the submission had no uploads (the spec: present only if it had)', async () => {
+    const owner = await makeTeam(t);
+    const form = await formWith(owner, 1);
+    const res = await t.http.get(`/v1/forms/${form.id}/submissions/${form.ids[0]}`).set(bearer(owner.token));
+    expect(res.status).toBe(200);
+    expect(res.body.data).not.toHaveProperty('files');
+  });
+
   it('shows typed fields, metadata and 60-second signed file URLs that serve the bytes', async () => {
     const owner = await makeTeam(t, { plan: 'pro' });
     const form = await makePublishedForm(t, owner);
@@ -245,6 +271,20 @@ describe('POST …/submissions/bulk', () => {
     expect(await submissionsOf(t, form.id)).toHaveLength(1);
     const bad = await t.http.post(`/v1/forms/${form.id}/submissions/bulk`).set(bearer(owner.token)).send({ ids: [form.ids[0]], action: 'archive' });
     expect(bad.status).toBe(400);
+  });
+
+  it('checks the form, then the count, then each id', async () => {
+    const owner = await makeTeam(t);
+    const form = await formWith(owner, 1);
+    const tooMany = [...Array.from({ length: 501 }, (_, i) => `subm_x${i}`), 'x'.repeat(100)];
+    const send = (formId: string, ids: string[]) =>
+      t.http.post(`/v1/forms/${formId}/submissions/bulk`).set(bearer(owner.token)).send({ ids, action: 'mark_spam' });
+    expect((await send('frm_00000000000000000000000000', tooMany)).status).toBe(404);
+    expect((await send(form.id, tooMany)).status).toBe(413);
+    const malformed = await send(form.id, [form.ids[0]!, 'x'.repeat(100)]);
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.details).toEqual([{ in: 'body', path: 'ids.1', message: 'Not a submission id.' }]);
+    expect((await submissionsOf(t, form.id)).map((s) => s.status)).toEqual(['received']);
   });
 });
 

@@ -18,7 +18,11 @@ function storableReason(reason: string): string {
  * reason `ai_moderation`), and the follow-up jobs enqueued in the same transaction. Runs at most once
  * per submission: only a `received` row is processed, so a retried or duplicated job changes nothing.
  */
-export async function processSubmission(ctx: AppContext, submissionId: string): Promise<'processed' | 'spam' | 'skipped'> {
+export async function processSubmission(
+  ctx: AppContext,
+  submissionId: string,
+  opts: { trusted?: boolean } = {},
+): Promise<'processed' | 'spam' | 'skipped'> {
   const row = await queries.findForProcessing(ctx.db, submissionId);
   if (!row || row.status !== 'received') return 'skipped';
   const settings = formSettings(row.settings);
@@ -26,7 +30,8 @@ export async function processSubmission(ctx: AppContext, submissionId: string): 
   // Plans without AI features get the local provider; with them, the configured one (OpenAI or local).
   const provider = row.ai ? ctx.ai : local;
   const analysis = await provider.analyze({ fields: row.payload, email: senderEmail(row.payload, replyTo) });
-  const spam = analysis.score >= settings.ai_threshold;
+  // A submission a person marked not spam stays in the inbox whatever the model thinks.
+  const spam = !opts.trusted && analysis.score >= settings.ai_threshold;
   // The form's threshold, not the provider's own cut-off, decides what is spam: a submission kept in
   // the inbox is filed under what it is about, never under `spam`.
   const category = spam ? 'spam' : analysis.category === 'spam' ? categorize(submissionText(row.payload).toLowerCase()) : analysis.category;

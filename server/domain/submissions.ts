@@ -8,6 +8,7 @@ import type { Caller } from './caller.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
 import { verifyFileLink } from './file-links.ts';
 import { hasNul, parseFields } from './field-types.ts';
+import { processSubmission } from '../jobs/definitions.ts';
 import { removeObjectsLater } from './forms.ts';
 import { newId } from './ids.ts';
 import { pageEnvelope } from './pagination.ts';
@@ -69,7 +70,17 @@ export async function listSubmissions(ctx: AppContext, caller: Caller, formId: s
     path: `/v1/forms/${formId}/submissions`,
     query: { folder: q.folder, category: q.category, since: q.since, until: q.until },
   });
-  return { ...envelope, meta: { ...envelope.meta, next_cursor: more && last ? encodeCursor(last.cursor_ts, last.id) : null } };
+  const nextCursor = more && last ? encodeCursor(last.cursor_ts, last.id) : null;
+  if (!q.cursor) return { ...envelope, meta: { ...envelope.meta, next_cursor: nextCursor } };
+  // Asked for by cursor: the page has no number, links go on by cursor (keyset pages only go forward).
+  const next = nextCursor ? new URL(envelope.links.first) : null;
+  next?.searchParams.delete('page');
+  next?.searchParams.set('cursor', nextCursor!);
+  return {
+    ...envelope,
+    links: { ...envelope.links, prev: null, next: next ? next.toString() : null },
+    meta: { ...envelope.meta, current_page: null, next_cursor: nextCursor },
+  };
 }
 
 async function loadSubmission(sql: Sql, caller: Caller, formId: string, id: string, lock = false): Promise<queries.SubmissionDetailRow> {
@@ -88,7 +99,7 @@ async function detail(ctx: AppContext, r: queries.SubmissionDetailRow) {
     })),
   );
   const { files: _files, ...item } = listItem(r);
-  return { ...item, form_id: r.form_id, fields: parseFields(r.payload), metadata: r.metadata, files, updated_at: iso(r.updated_at) };
+  return { ...item, form_id: r.form_id, fields: parseFields(r.payload), metadata: r.metadata, ...(files.length ? { files } : {}), updated_at: iso(r.updated_at) };
 }
 
 export async function getSubmission(ctx: AppContext, caller: Caller, formId: string, id: string) {
@@ -135,11 +146,21 @@ export async function updateSubmission(ctx: AppContext, caller: Caller, formId: 
     const status = input.status ?? current.status;
     if (!Object.keys(changes).length) return current;
     await queries.updateSubmission(tx, id, { payload, status, spamReason });
+    if (status === 'received' && current.status !== 'received') await reprocess(ctx, tx, id, current.status === 'spam');
     if (changes.payload) await queries.recordFieldNames(tx, formId, Object.keys(payload));
     await audit(tx, caller, id, 'update', changes);
     return loadSubmission(tx, caller, formId, id);
   });
   return detail(ctx, updated);
+}
+
+/**
+ * A submission put back to `received` (a person said it is not spam, or a failed one is retried) goes
+ * through processing again — categories, notification e-mail, and later webhooks — in the transaction
+ * that moved it. `trusted`: a person cleared it, so moderation may not send it back to spam.
+ */
+async function reprocess(ctx: AppContext, tx: Tx, submissionId: string, trusted: boolean): Promise<void> {
+  await ctx.queue.send(processSubmission, { submissionId, trusted }, { tx });
 }
 
 /**
@@ -161,10 +182,13 @@ export async function deleteSubmission(ctx: AppContext, caller: Caller, formId: 
 
 /** One transaction per call; ids of other forms, other teams or unknown ones are reported as skipped. */
 export async function bulkSubmissions(ctx: AppContext, caller: Caller, formId: string, input: z.infer<typeof BulkBody>) {
+  // In this order: the form (404), the count (413), then each id (400).
+  await assertForm(ctx, caller, formId);
   if (input.ids.length > BULK_LIMIT) {
     throw new AppError('payload_too_large', `At most ${BULK_LIMIT} ids per call; split the list.`, { limit: BULK_LIMIT });
   }
-  await assertForm(ctx, caller, formId);
+  const bad = input.ids.flatMap((id, i) => (id.length > 64 ? [{ in: 'body' as const, path: `ids.${i}`, message: 'Not a submission id.' }] : []));
+  if (bad.length) throw validationFailed(bad, 'Some ids are not submission ids.');
   const ids = [...new Set(input.ids)];
   return ctx.db.transaction(async (tx) => {
     const rows = await queries.lockSubmissions(tx, caller.teamId, formId, ids);
@@ -176,6 +200,7 @@ export async function bulkSubmissions(ctx: AppContext, caller: Caller, formId: s
       const [to, reason] = input.action === 'mark_spam' ? (['spam', 'manual'] as const) : (['received', null] as const);
       const moving = rows.filter((r) => (input.action === 'mark_spam' ? r.status !== 'spam' : r.status === 'spam')).map((r) => r.id);
       await queries.setStatus(tx, moving, to, reason);
+      if (to === 'received') for (const movedId of moving) await reprocess(ctx, tx, movedId, true);
       for (const r of rows.filter((row) => moving.includes(row.id))) {
         await audit(tx, caller, r.id, input.action, { status: { from: r.status, to } });
       }

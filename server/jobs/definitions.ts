@@ -15,9 +15,10 @@ export const processSubmissionFailed: JobDefinition<{ submissionId: string }> = 
   queue: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 60 },
 };
 
-export const processSubmission: JobDefinition<{ submissionId: string }> = {
+/** `trusted`: a person marked the submission not spam; moderation may not move it back to spam. */
+export const processSubmission: JobDefinition<{ submissionId: string; trusted?: boolean }> = {
   name: 'process-submission',
-  payload: z.object({ submissionId: z.string() }),
+  payload: z.object({ submissionId: z.string(), trusted: z.boolean().optional() }),
   // AI moderation and categorisation; retried with backoff, then dead-lettered (marked failed).
   queue: { retryLimit: 4, retryDelay: 5, retryBackoff: true, expireInSeconds: 300, deadLetter: processSubmissionFailed.name },
 };

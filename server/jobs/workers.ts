@@ -11,7 +11,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
       jobs.processSubmission,
       async (c: AppContext, data, job) => {
         try {
-          await processSubmission(c, data.submissionId);
+          await processSubmission(c, data.submissionId, { trusted: data.trusted ?? false });
         } catch (err) {
           // pg-boss retries the job, and dead-letters it after the last attempt (see below).
           c.log.warn({ err, submissionId: data.submissionId, attempt: job.retryCount + 1 }, 'processing attempt failed');

@@ -5,7 +5,7 @@ import { registerAdmin } from './admin.ts';
 const server = () => import('../server/main.ts');
 
 const program = new Command();
-program.name('intake').description('Intake — form submissions, spam filtering, webhooks and AI summaries').showHelpAfterError();
+program.name('intake').description('Intake — collects form submissions, filters spam, lists and exports them').showHelpAfterError();
 
 program
   .command('serve')
@@ -41,7 +41,9 @@ program
   .description('Run everything for local development: embedded Postgres and S3 by default, a dev team and token')
   .action(async () => {
     const [{ boot, loadConfig, runUntilSignal }, { ensureDevAccount }] = await Promise.all([server(), import('./dev.ts')]);
-    const config = loadConfig();
+    const loaded = loadConfig();
+    // It prints an owner token: only this machine can reach it unless HOST says otherwise.
+    const config = loaded.hostSet ? loaded : { ...loaded, host: '127.0.0.1' };
     const rt = await boot(config, { http: true, worker: true, services: true });
     const { token, created } = await ensureDevAccount(rt);
     const base = rt.url!;

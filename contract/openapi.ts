@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { generateSchema } from '@anatine/zod-openapi';
 import {
   extractZodObjectShape,
@@ -14,6 +15,9 @@ import type { z } from 'zod';
 import { contract, ErrorBody, type RouteMetadata } from './index.ts';
 
 type Json = Record<string, unknown>;
+
+/** One version number: the package's (package.json), in openapi.json and `intake --version`. */
+const PACKAGE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 /**
  * Tags by path segment. A route is tagged by the last segment of its path that names a resource, so
@@ -279,9 +283,9 @@ export function buildOpenApi(router: AppRouter = contract): Json {
     {
       info: {
         title: 'Intake API',
-        version: '1.0.0',
+        version: PACKAGE_VERSION,
         description:
-          'Intake collects form submissions, filters spam, delivers webhooks and summarises them with AI. ' +
+          'Intake collects form submissions from websites, filters spam and lets you list, edit and export them. ' +
           'Every request carries `Authorization: Bearer <token>`; each operation lists the ability it needs ' +
           '(also as `x-ability`).',
         license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },

@@ -9,7 +9,7 @@ const bool = z
 /** Every environment variable Intake reads, parsed once. Nothing else reads process.env. */
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
+  HOST: z.string().optional(),
   INTAKE_BASE_URL: z.string().url().optional(),
   INTAKE_DATA_DIR: z.string().default('./.intake'),
   DATABASE_URL: z.string().optional(),
@@ -36,6 +36,8 @@ const Env = z.object({
 export type Config = {
   port: number;
   host: string;
+  /** HOST was given (dev then honours it instead of 127.0.0.1). */
+  hostSet: boolean;
   baseUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
@@ -82,7 +84,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   return {
     port: e.PORT,
-    host: e.HOST,
+    // `serve` listens on every interface by default (a server); `make dev` only on this machine (see cli/main.ts).
+    host: e.HOST ?? '0.0.0.0',
+    hostSet: e.HOST !== undefined,
     baseUrl: (e.INTAKE_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     dataDir: path.resolve(e.INTAKE_DATA_DIR),
     databaseUrl: e.DATABASE_URL || undefined,

@@ -95,6 +95,21 @@ function admin(args: string[]): Promise<ProcessResult> {
   return runProcess(CLI, ['admin', ...args], env);
 }
 
+/** Local addresses of the TCP sockets listening on `port` (Linux /proc/net/tcp and tcp6). */
+function listeningAddresses(port: number): string[] {
+  const found: string[] = [];
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of fs.readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (!local || state !== '0A') continue; // 0A: LISTEN
+      const [hex, portHex] = local.split(':');
+      if (parseInt(portHex!, 16) !== port) continue;
+      found.push(hex!.length === 8 ? hex!.match(/../g)!.reverse().map((b) => parseInt(b, 16)).join('.') : hex === '0'.repeat(32) ? '::' : hex!);
+    }
+  }
+  return found;
+}
+
 afterAll(async () => {
   for (const dev of running) dev.child.kill('SIGKILL');
   for (const pid of postmasters()) process.kill(pid, 'SIGQUIT'); // immediate shutdown of a cluster we left
@@ -111,6 +126,8 @@ describe('intake dev', () => {
     expect(a.created).toBe(true);
     expect(a.url).toMatch(/^http:\/\/localhost:\d+$/);
     expect(a.url).not.toBe('http://localhost:0');
+    // It prints an owner token: it listens on loopback only (HOST unset).
+    expect(listeningAddresses(Number(new URL(a.url).port))).toEqual(['127.0.0.1']);
     const whoami = await me(a.url, a.token);
     expect(whoami.status).toBe(200);
     expect(whoami.body.data).toMatchObject({ role: 'owner', team: { plan: 'team' } });

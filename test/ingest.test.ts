@@ -191,6 +191,33 @@ describe('POST /f/{form}: redirects, CORS, idempotency', () => {
     expect((await post('javascript:alert(1)')).headers.location).toBe('https://site.example/thanks');
   });
 
+  it("follows _next to the posting page's own origin without configuration, and nowhere else", async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner);
+    const post = (next: string, headers: Record<string, string>) =>
+      t.http.post(form.endpoint).set(headers).type('form').send(`a=1&_next=${encodeURIComponent(next)}`);
+    expect((await post('https://shop.example/thanks', { Origin: 'https://shop.example' })).headers.location).toBe('https://shop.example/thanks');
+    expect((await post('https://shop.example/thanks', { Referer: 'https://shop.example/contact' })).headers.location).toBe('https://shop.example/thanks');
+    const elsewhere = await post('https://evil.example/phish', { Origin: 'https://shop.example' });
+    expect(elsewhere.headers.location).toMatch(new RegExp(`^/f/${form.id}/thanks`));
+  });
+
+  it('a post to a draft form says it is not published; a browser gets a page, a script JSON', async () => {
+    const owner = await makeTeam(t);
+    const draft = await t.http.post('/v1/forms').set(bearer(owner.token)).send({ name: 'Draft' });
+    const endpoint = `/f/${draft.body.data.id}`;
+    const script = await t.http.post(endpoint).set('Accept', 'application/json').type('form').send('a=1');
+    expect(script.status).toBe(404);
+    expect(script.body).toMatchObject({ error: 'not_found', message: expect.stringMatching(/not published/) });
+    const browser = await t.http.post(endpoint).set('Accept', 'text/html,application/xhtml+xml,*/*;q=0.8').type('form').send('a=1');
+    expect(browser.status).toBe(404);
+    expect(browser.headers['content-type']).toMatch(/^text\/html/);
+    expect(browser.text).toContain('not published');
+    const unknown = await t.http.post('/f/frm_00000000000000000000000000').set('Accept', 'text/html').type('form').send('a=1');
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['content-type']).toMatch(/^text\/html/);
+  });
+
   it('answers CORS preflights for allowed origins and refuses others', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner, { settings: { allowed_origins: ['https://site.example'] } });

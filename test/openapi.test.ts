@@ -57,6 +57,13 @@ describe('openapi.json', () => {
     expect(openApiText(), 'the generator must be deterministic').toBe(generated);
   });
 
+  it("carries the package's one version number", () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    const sdk = JSON.parse(readFileSync(new URL('../sdk/package.json', import.meta.url), 'utf8')) as { version: string };
+    expect((buildOpenApi() as { info: { version: string } }).info.version).toBe(pkg.version);
+    expect(sdk.version).toBe(pkg.version);
+  });
+
   it('passes swagger-parser validation', async () => {
     await expect(SwaggerParser.validate(JSON.parse(COMMITTED))).resolves.toBeTruthy();
   });

@@ -6,7 +6,7 @@ import * as intake from '../db/queries/intake.ts';
 import { processSubmission } from '../jobs/definitions.ts';
 import { limitSubject } from './client-address.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
-import { isAllowedOrigin, redirectTarget } from './form-origins.ts';
+import { isAllowedOrigin, postingOrigin, redirectTarget } from './form-origins.ts';
 import { formSettings } from './form-rules.ts';
 import { newId, isId } from './ids.ts';
 import { bodyLimitsFor, type BodyLimits } from './ingest-limits.ts';
@@ -99,6 +99,14 @@ export function hashIp(secretKey: Buffer, ip: string): string {
   return createHmac('sha256', secretKey).update(limitSubject(ip)).digest('hex').slice(0, 32);
 }
 
+/** 404 for a form that takes no posts, saying why when it is only a draft (never another team's detail). */
+async function notTakingPosts(ctx: AppContext, formId: string): Promise<AppError> {
+  if ((await intake.formStatus(ctx.db, formId)) === 'draft') {
+    return new AppError('not_found', 'This form is not published: it takes no submissions until its owner publishes it.');
+  }
+  return notFound('Form');
+}
+
 function idempotencyKeyHash(key: string | null): string | null {
   const trimmed = key?.trim();
   if (!trimmed) return null;
@@ -131,7 +139,7 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
   const period = currentPeriod().start;
   const opened = await intake.openPublicForm(ctx.db, post.formId, `ingest:${post.formId}:${ipHash}`, period);
   pruneWindows(ctx);
-  if (!opened) throw notFound('Form');
+  if (!opened) throw await notTakingPosts(ctx, post.formId);
   const form = toPublicForm(opened);
   if (post.client.origin && !isAllowedOrigin(form.settings, post.client.origin)) {
     throw new AppError('forbidden', 'This origin may not post to this form.');
@@ -183,7 +191,7 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
         controls,
       },
     });
-    return { form, ...accepted, redirect: redirectTarget(form.settings, firstString(controls._next)), bodyKind: body.kind };
+    return { form, ...accepted, redirect: redirectTarget(form.settings, firstString(controls._next), postingOrigin(post.client)), bodyKind: body.kind };
   } finally {
     body.discard();
   }

@@ -1,15 +1,21 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import type { AppContext } from '../context.ts';
-import { notFound } from '../domain/errors.ts';
+import { AppError, notFound } from '../domain/errors.ts';
+import { closeUnreadBody } from '../http/errors.ts';
 import { isAllowedOrigin } from '../domain/form-origins.ts';
 import { findPublicForm, ingestPost, type IngestOutcome, type PublicForm } from '../domain/ingest.ts';
 import { readPostBody } from './body.ts';
-import { thankYouPage } from './thank-you.ts';
+import { formUnavailablePage, thankYouPage } from './thank-you.ts';
 
 function wantsJson(req: Request, bodyKind: string | null): boolean {
   if (bodyKind === 'json') return true;
   const accept = req.headers.accept ?? '';
   return /application\/json/i.test(accept) && req.accepts(['json', 'html']) === 'json';
+}
+
+/** A browser navigating (Accept names text/html) rather than a script asking for JSON. */
+function wantsHtml(req: Request): boolean {
+  return /text\/html/i.test(req.headers.accept ?? '') && req.accepts(['html', 'json']) === 'html';
 }
 
 /** CORS headers for an origin the form allows (any origin when its list is empty). */
@@ -61,6 +67,11 @@ export function ingestRoutes(ctx: AppContext): Router {
       if (!outcome.bodyKind) req.resume(); // answered without reading the body (an idempotent replay)
       respond(req, res, outcome);
     } catch (err) {
+      // A person whose browser posted to a form that takes no posts gets a page, not a JSON body.
+      if (err instanceof AppError && err.code === 'not_found' && wantsHtml(req)) {
+        closeUnreadBody(req, res);
+        return void res.status(404).type('html').send(formUnavailablePage(err.message));
+      }
       next(err);
     }
   });

@@ -22,6 +22,12 @@ export async function findPublicForm(sql: Sql, formId: string): Promise<PublicFo
   return rows[0];
 }
 
+/** 'draft' or 'published' for a live form, null for an unknown or deleted one. */
+export async function formStatus(sql: Sql, formId: string): Promise<string | null> {
+  const { rows } = await sql.query<{ status: string }>('select status from forms where id = $1 and deleted_at is null', [formId]);
+  return rows[0]?.status ?? null;
+}
+
 export type OpenedFormRow = PublicFormRow & { hits: number; reset: number; used: number | null };
 
 /**

@@ -2,6 +2,61 @@ import { z } from 'zod';
 
 export const Timestamp = z.string().datetime({ offset: true }).describe('ISO 8601 timestamp in UTC.');
 
+/** Text Postgres can store and every client can read: no U+0000, no unpaired UTF-16 surrogate. */
+export function isStorableText(value: string): boolean {
+  return !value.includes('\u0000') && value.isWellFormed();
+}
+
+export const TEXT_MESSAGE = 'NUL characters and unpaired surrogates are not accepted.';
+
+/** The one string type of the API's inputs: `text()` or `text(z.string().max(200))` (then optional() etc.). */
+export function text(schema: z.ZodString = z.string()) {
+  return schema.refine(isStorableText, TEXT_MESSAGE);
+}
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+/**
+ * An ISO 8601 date or date-time naming a real instant (no 2024-02-30, no year 0, no 24:00), returned as
+ * `YYYY-MM-DDTHH:MM:SS[.ffffff]±HH:MM`; a value without a zone is UTC. Null when it is not one.
+ */
+export function toInstant(value: string): string | null {
+  const m = INSTANT.exec(value);
+  if (!m) return null;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeap(year) ? 1 : 0);
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth) return null;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return null;
+  let offset = '+00:00';
+  if (zone && zone.toUpperCase() !== 'Z') {
+    const [, sign, oh, om = '00'] = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone)!;
+    if (Number(oh) > 14 || Number(om) > 59) return null;
+    offset = `${sign}${oh}:${om}`;
+  }
+  return `${y}-${mo}-${d}T${h}:${mi}:${s}${frac}${offset}`;
+}
+
+function isLeap(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+/** An instant in a query (since, until): see toInstant. */
+export const Instant = z
+  .string()
+  .max(40)
+  .transform((value, ctx) => {
+    const instant = toInstant(value);
+    if (instant === null) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'Must be a real ISO 8601 date or date-time (a value without a zone is UTC).' });
+      return z.NEVER;
+    }
+    return instant;
+  })
+  .describe('ISO 8601 date or date-time; without a zone it is UTC.');
+
 export const ErrorBody = z
   .object({
     error: z.string().describe('Machine-readable snake_case error code.'),

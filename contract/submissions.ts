@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { authErrors, ErrorBody, OkBody, PageLinks, PageMeta, rateLimitErrors, Timestamp } from './common.ts';
+import { authErrors, ErrorBody, Instant, OkBody, PageLinks, PageMeta, rateLimitErrors, text, Timestamp } from './common.ts';
 
 const c = initContract();
 
@@ -56,18 +56,16 @@ export const SubmissionDetail = SubmissionListItem.omit({ files: true }).extend(
   updated_at: Timestamp,
 });
 
-const IsoDate = z
-  .string()
-  .refine((v) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)), 'Must be an ISO 8601 date or timestamp.');
+const IsoDate = Instant;
 
 export const SubmissionListQuery = z.object({
   folder: z.enum(['inbox', 'spam', 'all']).default('inbox').describe('`inbox` (not spam), `spam` or `all`.'),
   per_page: z.coerce.number().int().min(1).max(100).default(25),
   page: z.coerce.number().int().min(1).default(1),
-  category: z.string().max(64).optional().describe('Only this AI category.'),
+  category: text(z.string().max(64)).optional().describe('Only this AI category.'),
   since: IsoDate.optional().describe('Only submissions received after this time (ISO 8601).'),
   until: IsoDate.optional().describe('Only submissions received before this time (ISO 8601).'),
-  cursor: z.string().max(200).optional().describe('Opaque keyset cursor from `meta.next_cursor`; takes precedence over `page`.'),
+  cursor: text(z.string().max(200)).optional().describe('Opaque keyset cursor from `meta.next_cursor`; takes precedence over `page`.'),
 });
 
 export const SubmissionPage = z.object({
@@ -108,7 +106,7 @@ export const ExportedSubmission = z.object({
 });
 
 export const BulkBody = z.object({
-  ids: z.array(z.string()).min(1).describe('At most 500 submission ids; more gives 413 (after a 404 for an unknown form, before a 400 for a malformed id).'),
+  ids: z.array(text()).min(1).describe('At most 500 submission ids; more gives 413 (after a 404 for an unknown form, before a 400 for a malformed id).'),
   action: z.enum(['delete', 'mark_spam', 'mark_not_spam']),
 });
 

@@ -3624,7 +3624,9 @@ export interface operations {
         parameters: {
             query?: {
                 format?: "csv" | "json";
+                /** @description ISO 8601 date or date-time; without a zone it is UTC. */
                 since?: string;
+                /** @description ISO 8601 date or date-time; without a zone it is UTC. */
                 until?: string;
             };
             header?: never;

@@ -138,3 +138,46 @@ describe('custom rules stored before RE2', () => {
     expect(saved.body.data.disabled_rules).toEqual([]);
   });
 });
+
+describe('every bad input is a 4xx in the error shape, and changes nothing', () => {
+  const raw = (method: 'post' | 'put', path: string, json: string) =>
+    t.http[method](path).set(bearer(owner.token)).set('Content-Type', 'application/json').send(json);
+
+  it('NUL characters and unpaired surrogates, in bodies, queries and paths', async () => {
+    const form = await makePublishedForm(t, owner);
+    const posted = await t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send('a=1');
+    const before = JSON.stringify(await submissionsOf(t, form.id));
+    const formsBefore = (await t.http.get('/v1/forms?per_page=100').set(bearer(owner.token))).body.meta.total;
+    const cases: Array<[string, () => PromiseLike<{ status: number; body: { error?: string } }>, number]> = [
+      ['NUL in a form name', () => raw('post', '/v1/forms', '{"name":"bad\\u0000name"}'), 400],
+      ['lone surrogate in a form name', () => raw('post', '/v1/forms', '{"name":"bad\\ud800"}'), 400],
+      ['NUL in a token name', () => raw('post', '/v1/tokens', '{"name":"x\\u0000","abilities":["forms:read"]}'), 400],
+      ['NUL in bulk ids', () => raw('post', `/v1/forms/${form.id}/submissions/bulk`, '{"ids":["subm_\\u0000"],"action":"mark_spam"}'), 400],
+      ['NUL in a payload key', () => raw('put', `/v1/forms/${form.id}/submissions/${posted.body.id}`, '{"payload":{"k\\u0000":"v"}}'), 400],
+      ['lone surrogate in a payload', () => raw('put', `/v1/forms/${form.id}/submissions/${posted.body.id}`, '{"payload":{"k":["\\udc00"]}}'), 400],
+      ['NUL in ?category', () => t.http.get(`/v1/forms/${form.id}/submissions?category=%00`).set(bearer(owner.token)), 400],
+      ['NUL as a path id', () => t.http.get(`/v1/forms/${form.id}/submissions/%00`).set(bearer(owner.token)), 404],
+      ['a malformed form id', () => t.http.get('/v1/forms/frm_%00x').set(bearer(owner.token)), 404],
+      ['lone surrogate posted as JSON', () => t.http.post(form.endpoint).set('Accept', 'application/json').set('Content-Type', 'application/json').send('{"m":"\\ud83d"}'), 400],
+      ['February 30th', () => t.http.get(`/v1/forms/${form.id}/submissions?since=2024-02-30`).set(bearer(owner.token)), 400],
+      ['year zero', () => t.http.get(`/v1/forms/${form.id}/submissions?until=0000-01-01`).set(bearer(owner.token)), 400],
+      ['hour 24', () => t.http.get(`/v1/forms/${form.id}/submissions?since=2024-01-01T24:00:00Z`).set(bearer(owner.token)), 400],
+      ['an export since Feb 30th', () => t.http.get(`/v1/forms/${form.id}/submissions/export?since=2024-02-30`).set(bearer(owner.token)), 400],
+    ];
+    for (const [name, send, status] of cases) {
+      const res = await send();
+      expect(res.status, name).toBe(status);
+      expect(res.body.error, name).toEqual(expect.any(String));
+    }
+    expect(JSON.stringify(await submissionsOf(t, form.id))).toBe(before);
+    expect((await t.http.get('/v1/forms?per_page=100').set(bearer(owner.token))).body.meta.total).toBe(formsBefore);
+  });
+
+  it('real instants are accepted: a leap day, a zone offset, a date without a zone (UTC)', async () => {
+    const form = await makePublishedForm(t, owner);
+    for (const q of ['since=2024-02-29', 'since=2024-02-29T23:59:59.123456%2B05:30', 'until=2999-12-31T00:00:00', 'since=2024-01-01T00:00:00Z']) {
+      const res = await t.http.get(`/v1/forms/${form.id}/submissions?${q}`).set(bearer(owner.token));
+      expect(res.status, q).toBe(200);
+    }
+  });
+});

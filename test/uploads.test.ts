@@ -105,3 +105,24 @@ describe("the plan's file storage", () => {
     expect(fits.status).toBe(201);
   });
 });
+
+describe('multipart parts', () => {
+  it('a part without Content-Disposition is refused (400), not silently dropped', async () => {
+    const owner = await makeTeam(t, { plan: 'pro' });
+    const form = await makePublishedForm(t, owner);
+    const b = 'pArTbOuNdArY';
+    const body =
+      `--${b}\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda\r\n` +
+      `--${b}\r\nContent-Type: text/plain\r\n\r\nthe message, without a name\r\n` +
+      `--${b}--\r\n`;
+    const res = await t.http.post(`/f/${form.id}`).set('Accept', 'application/json').set('Content-Type', `multipart/form-data; boundary=${b}`).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'validation_failed' });
+    expect(await submissionsOf(t, form.id)).toEqual([]);
+    // The same post with every part named is taken.
+    const ok = body.replace('Content-Type: text/plain', 'Content-Disposition: form-data; name="message"');
+    const taken = await t.http.post(`/f/${form.id}`).set('Accept', 'application/json').set('Content-Type', `multipart/form-data; boundary=${b}`).send(ok);
+    expect(taken.status).toBe(201);
+    expect((await submissionsOf(t, form.id))[0]!.payload).toEqual({ name: 'Ada', message: 'the message, without a name' });
+  });
+});

@@ -1,4 +1,4 @@
-import { stringsIn } from './json-walk.ts';
+import { isStorableText } from '../../contract/common.ts';
 
 export type ParsedField = {
   name: string;
@@ -42,10 +42,28 @@ export function parseFields(payload: Record<string, unknown>): ParsedField[] {
 }
 
 /**
- * Postgres text (and so jsonb) cannot hold U+0000: such input is refused rather than silently changed.
- * Iterative, keys included; callers bound the value's size and depth first.
+ * Postgres text (and so jsonb) cannot hold U+0000, and an unpaired UTF-16 surrogate is no character at
+ * all: such input is refused rather than silently changed. Iterative, keys included; callers bound the
+ * value's size and depth first. Returns the first offending string's path, or null.
  */
-export function hasNul(value: unknown): boolean {
-  for (const s of stringsIn(value, { keys: true })) if (s.includes('\u0000')) return true;
-  return false;
+export function unstorableText(value: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (!isStorableText(v)) return path || '(root)';
+    } else if (v && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        const at = path ? `${path}.${k}` : k;
+        if (!isStorableText(k)) return at;
+        stack.push([child, at]);
+      }
+    }
+  }
+  return null;
+}
+
+/** A name safe to echo in an error body: NUL shown as \0, unpaired surrogates as U+FFFD. */
+export function printable(name: string): string {
+  return name.replaceAll('\u0000', '\\0').toWellFormed();
 }

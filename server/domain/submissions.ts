@@ -7,7 +7,8 @@ import * as queries from '../db/queries/submissions.ts';
 import type { Caller } from './caller.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
 import { verifyFileLink } from './file-links.ts';
-import { hasNul, parseFields } from './field-types.ts';
+import { TEXT_MESSAGE } from '../../contract/common.ts';
+import { parseFields, printable, unstorableText } from './field-types.ts';
 import { processSubmission } from '../jobs/definitions.ts';
 import { removeObjectsLater } from './forms.ts';
 import { newId } from './ids.ts';
@@ -127,7 +128,8 @@ export async function updateSubmission(ctx: AppContext, caller: Caller, formId: 
     const changes: Record<string, unknown> = {};
     const payload = { ...current.payload };
     if (input.payload) {
-      if (hasNul(input.payload)) throw validationFailed([{ in: 'body', path: 'payload', message: 'NUL characters are not accepted.' }]);
+      const bad = unstorableText(input.payload);
+      if (bad) throw validationFailed([{ in: 'body', path: `payload.${printable(bad)}`, message: TEXT_MESSAGE }]);
       const diff: Record<string, { from: unknown; to: unknown }> = {};
       for (const [key, value] of Object.entries(input.payload)) {
         if (key.length > 64) throw validationFailed([{ in: 'body', path: `payload.${key.slice(0, 64)}…`, message: 'Field names are limited to 64 characters.' }]);

@@ -8,6 +8,7 @@ import { ingestRoutes } from '../ingest/router.ts';
 import { fileLinkRoutes } from './file-links.ts';
 import { requireAbility } from './auth.ts';
 import { jsonBody } from './body-parsing.ts';
+import { checkPathIds } from './path-ids.ts';
 import { docsRoutes } from './docs.ts';
 import { errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.ts';
 import { apiRateLimit } from './rate-limit.ts';
@@ -58,7 +59,7 @@ export function createApp(ctx: AppContext): express.Express {
   });
   createExpressEndpoints(contract, router, app, {
     // ts-rest types its middleware per route; ours are route-agnostic express handlers.
-    globalMiddleware: [requireAbility(ctx), apiRateLimit(ctx)] as never[],
+    globalMiddleware: [requireAbility(ctx), checkPathIds, apiRateLimit(ctx)] as never[],
     requestValidationErrorHandler: requestValidationErrorHandler as never,
     responseValidation: false,
   });

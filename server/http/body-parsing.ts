@@ -1,5 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError, validationFailed } from '../domain/errors.ts';
+import { TEXT_MESSAGE } from '../../contract/common.ts';
+import { printable, unstorableText } from '../domain/field-types.ts';
 import { jsonShape, jsonTextTooDeep } from '../domain/json-walk.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -56,6 +58,10 @@ export function jsonBody(limit = '1mb') {
         const shape = jsonShape(req.body, API_BODY_LIMITS);
         if (shape.depth > API_BODY_LIMITS.maxDepth || shape.nodes > API_BODY_LIMITS.maxNodes) {
           res.locals.bodyError = tooDeepBody();
+        } else {
+          // One rule for every string of every body, keys included, whatever the route's schema says of it.
+          const bad = unstorableText(req.body);
+          if (bad) res.locals.bodyError = validationFailed([{ in: 'body', path: printable(bad), message: TEXT_MESSAGE }]);
         }
       }
       next(err);

@@ -6,7 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { AppError, validationFailed } from '../domain/errors.ts';
-import { hasNul } from '../domain/field-types.ts';
+import { isStorableText, TEXT_MESSAGE } from '../../contract/common.ts';
+import { printable, unstorableText } from '../domain/field-types.ts';
 import { jsonShape, jsonTextTooDeep } from '../domain/json-walk.ts';
 import type { FieldValue, PostedBody } from '../domain/ingest.ts';
 import { INGEST_LIMITS, type BodyLimits } from '../domain/ingest-limits.ts';
@@ -40,8 +41,8 @@ function checkName(name: string): void {
 /** Repeated keys become arrays, in order. */
 function addField(fields: Map<string, FieldValue>, name: string, value: FieldValue): void {
   checkName(name);
-  if (hasNul(name) || hasNul(value)) {
-    throw validationFailed([{ in: 'body', path: name.replaceAll('\u0000', '\\0'), message: 'NUL characters are not accepted.' }], 'The body contains a NUL character.');
+  if (!isStorableText(name) || unstorableText(value) !== null) {
+    throw validationFailed([{ in: 'body', path: printable(name), message: TEXT_MESSAGE }], 'The body contains a NUL character or an unpaired surrogate.');
   }
   const existing = fields.get(name);
   if (existing === undefined) {
@@ -124,6 +125,35 @@ function parseJson(text: string): Record<string, FieldValue> {
   return Object.fromEntries(fields);
 }
 
+/**
+ * Counts the parts of a multipart body as it streams by: each part starts with `--boundary` and a line
+ * break (the closing delimiter has `--` instead). The tail of each chunk is kept, so a delimiter split
+ * across chunks is still seen.
+ */
+function partCounter(contentType: string): { scan(chunk: Buffer): void; count(): number } {
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  if (!boundary) return { scan: () => {}, count: () => 0 };
+  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
+  let tail = Buffer.alloc(0);
+  let found = 0;
+  return {
+    scan(chunk) {
+      const data = tail.length ? Buffer.concat([tail, chunk]) : chunk;
+      let at = data.indexOf(delimiter);
+      let searched = 0;
+      while (at !== -1 && at + delimiter.length + 2 <= data.length) {
+        const after = data.subarray(at + delimiter.length, at + delimiter.length + 2).toString('latin1');
+        if (after !== '--') found += 1;
+        searched = at + delimiter.length + 2;
+        at = data.indexOf(delimiter, at + 1);
+      }
+      // Keep what could still begin a delimiter (or one whose two following bytes have not come yet).
+      tail = Buffer.from(data.subarray(Math.max(searched, data.length - delimiter.length - 1)));
+    },
+    count: () => found,
+  };
+}
+
 function removeAll(files: SpooledFile[]): void {
   for (const f of files) fs.rm(f.tmpPath, { force: true }, () => {});
 }
@@ -138,6 +168,10 @@ function parseMultipart(req: Request, opts: { maxFileBytes: number; filesAllowed
     const files: SpooledFile[] = [];
     const writes: Promise<void>[] = [];
     let failed: Error | null = null;
+    // busboy drops a part without a form-data Content-Disposition (or name) without a word: count the
+    // parts in the raw body and compare with what busboy handed over, so a dropped part is refused.
+    const parts = partCounter(req.headers['content-type'] ?? '');
+    let handed = 0;
     let bb: busboy.Busboy;
     try {
       bb = busboy({
@@ -168,6 +202,7 @@ function parseMultipart(req: Request, opts: { maxFileBytes: number; filesAllowed
       void Promise.allSettled(writes).then(() => removeAll(files));
     };
     bb.on('field', (name, value, info) => {
+      handed += 1;
       if (failed) return;
       try {
         if (info.nameTruncated) checkName(name + 'x'.repeat(LIMITS.fieldName));
@@ -178,6 +213,7 @@ function parseMultipart(req: Request, opts: { maxFileBytes: number; filesAllowed
       }
     });
     bb.on('file', (name, stream, info) => {
+      handed += 1;
       if (failed) return void stream.resume();
       try {
         checkName(name);
@@ -215,6 +251,14 @@ function parseMultipart(req: Request, opts: { maxFileBytes: number; filesAllowed
     );
     bb.on('close', () => {
       if (failed) return;
+      if (parts.count() > handed) {
+        return fail(
+          validationFailed(
+            [{ in: 'body', path: '(body)', message: 'Every multipart part needs Content-Disposition: form-data with a name.' }],
+            'A multipart part had no form-data Content-Disposition; nothing was stored.',
+          ),
+        );
+      }
       void Promise.all(writes).then(() => {
         if (failed) return;
         // Browsers send an empty part for a file input left blank: that is no upload.
@@ -224,6 +268,7 @@ function parseMultipart(req: Request, opts: { maxFileBytes: number; filesAllowed
       }, fail);
     });
     req.on('aborted', () => fail(new AppError('validation_failed', 'The upload was interrupted.')));
+    req.on('data', parts.scan);
     req.pipe(bb);
   });
 }

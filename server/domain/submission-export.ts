@@ -32,10 +32,11 @@ export async function exportSubmissions(ctx: AppContext, caller: Caller, formId:
   const release = (destroy: boolean) => session.release(destroy);
   try {
     if (!(await isLiveForm(session, caller.teamId, formId))) throw notFound('Form');
-    const { fields, fileCount } = await exportShape(session, formId);
+    const { fields, overflow, fileCount } = await exportShape(session, formId);
     const sql = exportSelect(q.format, {
       formId,
       fields,
+      overflow,
       since: q.since,
       until: q.until,
       fileCount,
@@ -46,7 +47,7 @@ export async function exportSubmissions(ctx: AppContext, caller: Caller, formId:
     const stamp = new Date().toISOString().slice(0, 10);
 
     if (q.format === 'csv') {
-      const header = [...META_COLUMNS, ...fields, '_files'].map((h) => csvCell(csvSafe(h))).join(',') + '\n'; // COPY ends rows with \n too
+      const header = [...META_COLUMNS, ...fields, ...(overflow ? ['_other'] : []), '_files'].map((h) => csvCell(csvSafe(h))).join(',') + '\n'; // COPY ends rows with \n too
       const source = quiet(copyCsv(session, sql));
       return { contentType: 'text/csv; charset=utf-8', filename: `${formId}-${stamp}.csv`, stream: await guarded(withPrefix(header, source), release) };
     }

@@ -5,11 +5,17 @@ import type { Session, Sql } from '../database.ts';
 
 /** The queries of a form's export: its columns, and its rows streamed straight from Postgres. */
 
-/** The form's known field names in first-seen order (the CSV's columns), and how many files it has. */
-export async function exportShape(sql: Sql, formId: string): Promise<{ fields: string[]; fileCount: number }> {
+/**
+ * The form's learned field names in first-seen order (the CSV's columns), whether stored submissions have
+ * fields past them (then an `_other` column), and how many files it has.
+ */
+export async function exportShape(sql: Sql, formId: string): Promise<{ fields: string[]; overflow: boolean; fileCount: number }> {
   const fields = await sql.query<{ name: string }>('select name from form_fields where form_id = $1 order by first_seen_at, ordinal, name', [formId]);
-  const files = await sql.query<{ n: number }>('select count(*)::int as n from submission_files where form_id = $1', [formId]);
-  return { fields: fields.rows.map((r) => r.name), fileCount: files.rows[0]!.n };
+  const form = await sql.query<{ n: number; overflow: boolean }>(
+    'select (select count(*)::int from submission_files where form_id = $1) as n, fields_overflow as overflow from forms where id = $1',
+    [formId],
+  );
+  return { fields: fields.rows.map((r) => r.name), overflow: form.rows[0]?.overflow ?? false, fileCount: form.rows[0]?.n ?? 0 };
 }
 
 /** CSV rows of `select` through COPY … TO STDOUT (Postgres quotes them), on the session's connection. */
@@ -43,6 +49,12 @@ function sqlCell(field: string): string {
       else ${text} end`;
 }
 
+/** The payload's fields that have no column of their own, as one JSON object (null when there are none). */
+function otherCell(known: string[]): string {
+  const except = known.length ? `where e.key <> all(array[${known.join(', ')}]::text[])` : '';
+  return `(select jsonb_object_agg(e.key, e.value) from jsonb_each(s.payload) e ${except})::text`;
+}
+
 /**
  * Files of a form up to which the export checks "has this submission files?" with a hashed set of the
  * form's file-owning submission ids (one probe per row) before running the per-row aggregate. Past it
@@ -54,6 +66,8 @@ export type ExportSelectOptions = {
   formId: string;
   /** The form's known fields, in column order. */
   fields: string[];
+  /** Stored submissions have fields past the learned ones: they go into one `_other` JSON column. */
+  overflow?: boolean;
   since?: string;
   until?: string;
   /** How many files the form has (picks the query's shape, see HASHED_FILE_CHECK_MAX). */
@@ -91,7 +105,7 @@ export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): st
   if (format === 'csv') {
     const fileLinks = withFiles(`(select string_agg(${fileUrl}, ' ' order by f.created_at, f.id) from submission_files f where f.submission_id = s.id)`);
     return `select s.id, ${receivedAt}, s.status, s.category, s.ai_moderation ->> 'score',
-        ${[...o.fields.map((name) => sqlCell(lit(name))), fileLinks].join(', ')}
+        ${[...o.fields.map((name) => sqlCell(lit(name))), ...(o.overflow ? [otherCell(o.fields.map(lit))] : []), fileLinks].join(', ')}
       ${from}`;
   }
   const files = withFiles(`(select json_agg(json_build_object('id', f.id, 'field', f.field, 'filename', f.filename,

@@ -31,9 +31,23 @@ describe('POST /f/{form}: accepted bodies', () => {
     });
     expect(s!.metadata.ip).toBeTruthy();
     expect(s!.metadata.ip_hash).toMatch(/^[0-9a-f]{32}$/);
-    const thanks = await t.http.get(res.headers.location!);
+    const thanks = await t.http.get(res.headers.location!).set('Referer', 'https://site.example/contact');
     expect(thanks.status).toBe(200);
     expect(thanks.text).toContain('Thank you');
+    expect(thanks.text).toContain('href="https://site.example/contact"');
+  });
+
+  it("the thank-you page links back only to the visitor's own site", async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner);
+    const page = (back: string, referer?: string) => {
+      const req = t.http.get(`/f/${form.id}/thanks?back=${encodeURIComponent(back)}`);
+      return referer ? req.set('Referer', referer) : req;
+    };
+    // A crafted link (mailed, or from another site) shows no link to somewhere else.
+    expect((await page('https://evil.example/login')).text).not.toContain('evil.example');
+    expect((await page('https://evil.example/login', 'https://shop.example/')).text).not.toContain('evil.example');
+    expect((await page('https://shop.example/contact', 'https://shop.example/')).text).toContain('href="https://shop.example/contact"');
   });
 
   it('answers 201 { ok, id } to Accept: application/json and to JSON bodies', async () => {

@@ -2,7 +2,7 @@ import { type NextFunction, type Request, type Response, Router } from 'express'
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import { closeUnreadBody } from '../http/errors.ts';
-import { isAllowedOrigin } from '../domain/form-origins.ts';
+import { backLink, isAllowedOrigin, postingOrigin } from '../domain/form-origins.ts';
 import { findPublicForm, ingestPost, type IngestOutcome, type PublicForm } from '../domain/ingest.ts';
 import { readPostBody } from './body.ts';
 import { formUnavailablePage, thankYouPage } from './thank-you.ts';
@@ -46,8 +46,12 @@ export function ingestRoutes(ctx: AppContext): Router {
     }
   });
 
+  // The page links back only to the site the visitor came from: `back` must share the origin of the
+  // page that sent them here (the browser's Referer), so a crafted link cannot put another site's link here.
   router.get('/f/:form/thanks', (req, res) => {
-    res.type('html').send(thankYouPage(typeof req.query.back === 'string' ? req.query.back : null));
+    const back = typeof req.query.back === 'string' ? req.query.back : null;
+    const from = postingOrigin({ origin: null, referrer: req.headers.referer ?? null });
+    res.type('html').send(thankYouPage(backLink(back, from)));
   });
 
   router.post('/f/:form', async (req: Request, res: Response, next: NextFunction) => {
@@ -82,6 +86,7 @@ export function ingestRoutes(ctx: AppContext): Router {
 /** Spam is answered exactly like success: the sender cannot tell. */
 function respond(req: Request, res: Response, outcome: IngestOutcome) {
   if (wantsJson(req, outcome.bodyKind)) return void res.status(201).json({ ok: true, id: outcome.id });
-  const back = req.headers.referer ? `?back=${encodeURIComponent(req.headers.referer)}` : '';
+  const referrer = backLink(req.headers.referer ?? null, postingOrigin({ origin: req.headers.origin ?? null, referrer: req.headers.referer ?? null }));
+  const back = referrer ? `?back=${encodeURIComponent(referrer)}` : '';
   res.redirect(303, outcome.redirect ?? `/f/${outcome.form.id}/thanks${back}`);
 }

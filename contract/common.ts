@@ -2,6 +2,9 @@ import { z } from 'zod';
 
 export const Timestamp = z.string().datetime({ offset: true }).describe('ISO 8601 timestamp in UTC.');
 
+/** The highest page number a list takes: past it an offset would overflow; deep pages use `cursor`. */
+export const MAX_PAGE = 1_000_000;
+
 /** Text Postgres can store and every client can read: no U+0000, no unpaired UTF-16 surrogate. */
 export function isStorableText(value: string): boolean {
   return !value.includes('\u0000') && value.isWellFormed();
@@ -95,7 +98,7 @@ export const rateLimitErrors = { 429: RateLimitedBody };
 
 /** Page-number pagination shared by every list; `per_page` 1–100, default 25. */
 export const PageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1).describe('Page number, from 1.'),
+  page: z.coerce.number().int().min(1).max(MAX_PAGE).default(1).describe('Page number, from 1 (at most 1,000,000).'),
   per_page: z.coerce.number().int().min(1).max(100).default(25).describe('Items per page, 1 to 100.'),
 });
 

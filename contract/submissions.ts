@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { authErrors, ErrorBody, Instant, OkBody, PageLinks, PageMeta, rateLimitErrors, text, Timestamp } from './common.ts';
+import { authErrors, ErrorBody, Instant, MAX_PAGE, OkBody, PageLinks, PageMeta, rateLimitErrors, text, Timestamp } from './common.ts';
 
 const c = initContract();
 
@@ -61,7 +61,7 @@ const IsoDate = Instant;
 export const SubmissionListQuery = z.object({
   folder: z.enum(['inbox', 'spam', 'all']).default('inbox').describe('`inbox` (not spam), `spam` or `all`.'),
   per_page: z.coerce.number().int().min(1).max(100).default(25),
-  page: z.coerce.number().int().min(1).default(1),
+  page: z.coerce.number().int().min(1).max(MAX_PAGE).default(1).describe('Page number, from 1 (at most 1,000,000; deep pages are faster by `cursor`).'),
   category: text(z.string().max(64)).optional().describe('Only this AI category.'),
   since: IsoDate.optional().describe('Only submissions received after this time (ISO 8601).'),
   until: IsoDate.optional().describe('Only submissions received before this time (ISO 8601).'),

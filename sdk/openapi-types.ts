@@ -1601,7 +1601,7 @@ export interface operations {
     listForms: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (at most 1,000,000). */
                 page?: number;
                 /** @description Items per page, 1 to 100. */
                 per_page?: number;
@@ -3284,6 +3284,7 @@ export interface operations {
                 /** @description `inbox` (not spam), `spam` or `all`. */
                 folder?: "inbox" | "spam" | "all";
                 per_page?: number;
+                /** @description Page number, from 1 (at most 1,000,000; deep pages are faster by `cursor`). */
                 page?: number;
                 /** @description Only this AI category. */
                 category?: string;

@@ -162,6 +162,8 @@ describe('every bad input is a 4xx in the error shape, and changes nothing', () 
       ['February 30th', () => t.http.get(`/v1/forms/${form.id}/submissions?since=2024-02-30`).set(bearer(owner.token)), 400],
       ['year zero', () => t.http.get(`/v1/forms/${form.id}/submissions?until=0000-01-01`).set(bearer(owner.token)), 400],
       ['hour 24', () => t.http.get(`/v1/forms/${form.id}/submissions?since=2024-01-01T24:00:00Z`).set(bearer(owner.token)), 400],
+      ['a page past any offset (found by the fuzzer: 500)', () => t.http.get('/v1/forms?page=97088126703734480&per_page=95').set(bearer(owner.token)), 400],
+      ['a submissions page past any offset', () => t.http.get(`/v1/forms/${form.id}/submissions?page=97088126703734480`).set(bearer(owner.token)), 400],
       ['an export since Feb 30th', () => t.http.get(`/v1/forms/${form.id}/submissions/export?since=2024-02-30`).set(bearer(owner.token)), 400],
     ];
     for (const [name, send, status] of cases) {
@@ -171,6 +173,14 @@ describe('every bad input is a 4xx in the error shape, and changes nothing', () 
     }
     expect(JSON.stringify(await submissionsOf(t, form.id))).toBe(before);
     expect((await t.http.get('/v1/forms?per_page=100').set(bearer(owner.token))).body.meta.total).toBe(formsBefore);
+  });
+
+  it('the deepest page allowed is an empty page, not an error', async () => {
+    const form = await makePublishedForm(t, owner);
+    expect((await t.http.get('/v1/forms?page=1000000&per_page=100').set(bearer(owner.token))).status).toBe(200);
+    const deep = await t.http.get(`/v1/forms/${form.id}/submissions?page=1000000&per_page=100`).set(bearer(owner.token));
+    expect(deep.status).toBe(200);
+    expect(deep.body.data).toEqual([]);
   });
 
   it('real instants are accepted: a leap day, a zone offset, a date without a zone (UTC)', async () => {

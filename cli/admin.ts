@@ -1,18 +1,22 @@
 import type { Command } from 'commander';
 import { ABILITIES, ROLES } from '../contract/abilities.ts';
 import { AppError } from '../server/domain/errors.ts';
-import { createTeam, setTeamPlan } from '../server/domain/teams.ts';
-import { issueToken } from '../server/domain/tokens.ts';
-import { addMember } from '../server/domain/users.ts';
+import { createTeam, listTeams, type MemberSummary, setTeamPlan, showTeam } from '../server/domain/teams.ts';
+import { issueToken, listTeamTokens, revokeTokenById, type TeamTokenEntry } from '../server/domain/tokens.ts';
+import { addMember, listTeamMembers, removeMember } from '../server/domain/users.ts';
 import type { Runtime } from '../server/main.ts';
 import { iso } from '../server/domain/timestamps.ts';
 
 const PLANS = ['free', 'pro', 'team', 'scale'];
 
-/** Admin commands open the database only (attaching to a running `make dev` cluster), do one thing, close. */
+/**
+ * Admin commands open the database only (attaching to a running `make dev` cluster), do one thing, close.
+ * An operator who points one at an empty data dir by mistake should see that a new database is being made.
+ */
 async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const { boot, loadConfig } = await import('../server/main.ts'); // not needed for --help
+  const { boot, databaseMissing, loadConfig } = await import('../server/main.ts'); // not needed for --help
   const config = loadConfig();
+  if (databaseMissing(config)) console.error(`intake: no database in ${config.dataDir} yet: creating one`);
   const rt = await boot({ ...config, logLevel: 'warn' }, { http: false, worker: false, services: false });
   try {
     return await fn(rt);
@@ -21,9 +25,30 @@ async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
   }
 }
 
-function print(json: boolean, value: Record<string, unknown>, human: string) {
-  console.log(json ? JSON.stringify(value, null, 2) : human);
+/** `--json`: exactly the data, one JSON document; otherwise tab-separated lines (an empty list: a note on stderr). */
+function print(json: boolean, value: unknown, human: string, empty = 'nothing to list') {
+  if (json) console.log(JSON.stringify(value, null, 2));
+  else if (human) console.log(human);
+  else console.error(empty);
 }
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/**
+ * One tab-separated line. Names come from API users: a control character (a tab, a newline, a terminal
+ * escape) is shown as `\xNN`, so it can neither break the columns nor drive the operator's terminal.
+ */
+const row = (...cells: string[]) =>
+  cells.map((c) => c.replace(/\p{Cc}/gu, (ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`)).join('\t');
+
+const memberLine = (m: MemberSummary) => row(m.id, m.email, m.role, count(m.token_count, 'token'));
+
+function expiry(expiresAt: string | null): string {
+  if (expiresAt === null) return 'no expiry';
+  return `${Date.parse(expiresAt) <= Date.now() ? 'expired' : 'expires'} ${expiresAt}`;
+}
+
+const tokenLine = (t: TeamTokenEntry) => row(t.id, t.user_id, t.name, `…${t.last4}`, expiry(t.expires_at), t.abilities.join(','));
 
 function fail(err: unknown): never {
   const message = err instanceof AppError ? err.message : err instanceof Error ? err.message : String(err);
@@ -58,6 +83,29 @@ export function registerAdmin(program: Command) {
         print(!!opts.json, { id: t.id, name: t.name, plan: t.planId, created_at: iso(t.createdAt) }, `${t.id}\t${t.name}\t${t.planId}`);
       }),
     );
+  team
+    .command('list')
+    .description('List every team with its plan and how many members and usable tokens it has')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (opts: { json?: boolean }) => {
+        const teams = await withRuntime((rt) => listTeams(rt.ctx));
+        const lines = teams.map((t) => row(t.id, t.name, t.plan, count(t.member_count, 'member'), count(t.token_count, 'token')));
+        print(!!opts.json, teams, lines.join('\n'), 'no teams yet');
+      }),
+    );
+  team
+    .command('show')
+    .description('Show a team: its plan, its members with their roles, and its usable tokens')
+    .argument('<id>', 'team id')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (id: string, opts: { json?: boolean }) => {
+        const t = await withRuntime((rt) => showTeam(rt.ctx, id));
+        const human = [row(t.id, t.name, t.plan, count(t.token_count, 'token')), ...t.members.map(memberLine)].join('\n');
+        print(!!opts.json, t, human);
+      }),
+    );
 
   const user = admin.command('user').description('Users');
   user
@@ -76,6 +124,29 @@ export function registerAdmin(program: Command) {
         print(!!opts.json, { id: u.id, email: u.email, name: u.name, team: opts.team, role }, `${u.id}\t${u.email}\t${role}`);
       }),
     );
+  user
+    .command('list')
+    .description("List a team's members with their roles and usable token counts")
+    .requiredOption('--team <team>', 'team id')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (opts: { team: string; json?: boolean }) => {
+        const members = await withRuntime((rt) => listTeamMembers(rt.ctx, opts.team));
+        print(!!opts.json, members, members.map(memberLine).join('\n'), 'no members');
+      }),
+    );
+  user
+    .command('remove')
+    .description("Remove a member from a team; their tokens of that team are revoked at once (the user's other teams are untouched)")
+    .requiredOption('--team <team>', 'team id')
+    .requiredOption('--user <user>', 'user id')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (opts: { team: string; user: string; json?: boolean }) => {
+        const removed = await withRuntime((rt) => removeMember(rt.ctx, { teamId: opts.team, userId: opts.user }));
+        print(!!opts.json, removed, `${removed.user}\t${removed.team}\tremoved\t${count(removed.revoked_tokens, 'token')} revoked`);
+      }),
+    );
 
   const token = admin.command('token').description('API tokens');
   token
@@ -85,18 +156,38 @@ export function registerAdmin(program: Command) {
     .requiredOption('--user <user>', 'user id')
     .requiredOption('--name <name>', 'token label')
     .option('--abilities <list>', `comma-separated abilities (${ABILITIES.join(', ')})`)
+    .option('--expires-at <instant>', 'ISO 8601 instant after which the token stops working (at most 10 years ahead; default: never)')
     .option('--json', 'print JSON')
     .action(
-      action(async (opts: { team: string; user: string; name: string; abilities?: string; json?: boolean }) => {
+      action(async (opts: { team: string; user: string; name: string; abilities?: string; expiresAt?: string; json?: boolean }) => {
         const abilities = opts.abilities?.split(',').map((a) => a.trim()).filter(Boolean);
         const created = await withRuntime((rt) =>
-          issueToken(rt.ctx, { teamId: opts.team, userId: opts.user, name: opts.name, abilities }),
+          issueToken(rt.ctx, { teamId: opts.team, userId: opts.user, name: opts.name, abilities, expiresAt: opts.expiresAt }),
         );
-        print(
-          !!opts.json,
-          { id: created.data.id, token: created.token, abilities: created.data.abilities },
-          `${created.data.id}\t${created.token}`,
-        );
+        print(!!opts.json, { ...created.data, token: created.token }, `${created.data.id}\t${created.token}`);
+      }),
+    );
+  token
+    .command('list')
+    .description("List a team's tokens that are not revoked (metadata only: never the plaintext or its hash)")
+    .requiredOption('--team <team>', 'team id')
+    .option('--user <user>', "only this member's tokens")
+    .option('--json', 'print JSON')
+    .action(
+      action(async (opts: { team: string; user?: string; json?: boolean }) => {
+        const tokens = await withRuntime((rt) => listTeamTokens(rt.ctx, { teamId: opts.team, userId: opts.user }));
+        print(!!opts.json, tokens, tokens.map(tokenLine).join('\n'), 'no tokens');
+      }),
+    );
+  token
+    .command('revoke')
+    .description('Revoke a token of any member; it fails with 401 from the next request on')
+    .argument('<token-id>', 'token id (tok_…), not its plaintext')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (tokenId: string, opts: { json?: boolean }) => {
+        const revoked = await withRuntime((rt) => revokeTokenById(rt.ctx, tokenId));
+        print(!!opts.json, revoked, `${revoked.id}\trevoked`);
       }),
     );
 

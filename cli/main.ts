@@ -1,11 +1,19 @@
+import fs from 'node:fs';
 import { Command } from 'commander';
 import { registerAdmin } from './admin.ts';
+import { reportMissingOptionsTogether } from './required-options.ts';
 
 // The server is imported when a command runs, not for `--help` or a usage error: loading it takes a second.
 const server = () => import('../server/main.ts');
 
+const { version } = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
 const program = new Command();
-program.name('intake').description('Intake — collects form submissions, filters spam, lists and exports them').showHelpAfterError();
+program
+  .name('intake')
+  .description('Intake — collects form submissions, filters spam, lists and exports them')
+  .version(version, '-V, --version', 'print the version and exit')
+  .showHelpAfterError();
 
 program
   .command('serve')
@@ -65,6 +73,7 @@ program
   });
 
 registerAdmin(program);
+reportMissingOptionsTogether(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   console.error(`intake: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { Ability } from './abilities.ts';
-import { authErrors, ErrorBody, OkBody, Timestamp } from './common.ts';
+import { authErrors, ErrorBody, Instant, OkBody, Timestamp } from './common.ts';
 
 const c = initContract();
 
@@ -11,12 +11,18 @@ export const TokenMetadata = z.object({
   abilities: z.array(Ability),
   created_at: Timestamp,
   last4: z.string().describe('Last four characters of the plaintext token.'),
+  expires_at: Timestamp.nullable().describe('When the token stops working (401 from then on); null: it never expires.'),
 });
 export const TokenListEntry = TokenMetadata.extend({ last_used_at: Timestamp.nullable() });
 
 export const CreateTokenBody = z.object({
   name: z.string().min(1).max(200),
   abilities: z.array(z.string()).describe('Non-empty list of ability strings, each held by the calling token.'),
+  expires_at: Instant.nullable()
+    .optional()
+    .describe(
+      'When the token stops working: an ISO 8601 instant (without a zone it is UTC) in the future, at most 10 years ahead. Omitted or null: it never expires.',
+    ),
 });
 
 export const AbilityExceedsCallerBody = z.object({

@@ -622,6 +622,11 @@ export interface operations {
                             last4: string;
                             /**
                              * Format: date-time
+                             * @description When the token stops working (401 from then on); null: it never expires.
+                             */
+                            expires_at: string | null;
+                            /**
+                             * Format: date-time
                              * @description ISO 8601 timestamp in UTC.
                              */
                             last_used_at: string | null;
@@ -726,6 +731,8 @@ export interface operations {
                     name: string;
                     /** @description Non-empty list of ability strings, each held by the calling token. */
                     abilities: string[];
+                    /** @description When the token stops working: an ISO 8601 instant (without a zone it is UTC) in the future, at most 10 years ahead. Omitted or null: it never expires. */
+                    expires_at?: string | null;
                 };
             };
         };
@@ -749,6 +756,11 @@ export interface operations {
                             created_at: string;
                             /** @description Last four characters of the plaintext token. */
                             last4: string;
+                            /**
+                             * Format: date-time
+                             * @description When the token stops working (401 from then on); null: it never expires.
+                             */
+                            expires_at: string | null;
                         };
                         /** @description The plaintext token, shown only here. */
                         token: string;

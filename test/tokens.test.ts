@@ -53,7 +53,7 @@ describe('GET /v1/tokens', () => {
     expect(ids).not.toContain(sameUserElsewhere.data.id);
 
     for (const entry of res.body.data as Record<string, unknown>[]) {
-      expect(Object.keys(entry).sort()).toEqual(['abilities', 'created_at', 'id', 'last4', 'last_used_at', 'name']);
+      expect(Object.keys(entry).sort()).toEqual(['abilities', 'created_at', 'expires_at', 'id', 'last4', 'last_used_at', 'name']);
     }
     const calling = res.body.data.find((d: { id: string }) => d.id === owner.tokenId);
     const idle = res.body.data.find((d: { id: string }) => d.id === unused.tokenId);
@@ -88,9 +88,9 @@ describe('POST /v1/tokens', () => {
     expect(Object.keys(res.body).sort()).toEqual(['data', 'token']);
     const { data, token } = res.body as { data: Record<string, unknown>; token: string };
     expect(token).toMatch(PLAINTEXT);
-    expect(Object.keys(data).sort()).toEqual(['abilities', 'created_at', 'id', 'last4', 'name']);
+    expect(Object.keys(data).sort()).toEqual(['abilities', 'created_at', 'expires_at', 'id', 'last4', 'name']);
     expect(data).not.toHaveProperty('last_used_at');
-    expect(data).toMatchObject({ name: 'deploy bot', abilities: ['forms:read', 'submissions:read'], last4: token.slice(-4) });
+    expect(data).toMatchObject({ name: 'deploy bot', abilities: ['forms:read', 'submissions:read'], last4: token.slice(-4), expires_at: null });
     expect(data.id).toMatch(/^tok_[0-9a-z]{26}$/);
     expect(Math.abs(Date.parse(data.created_at as string) - Date.now())).toBeLessThan(60_000);
 
@@ -279,6 +279,113 @@ describe('DELETE /v1/tokens/:token', () => {
     const res = await t.http.delete(`/v1/tokens/${victim.tokenId}`).set(bearer(readOnly.token));
     expect(res.status).toBe(403);
     expect((await t.http.get('/v1/me').set(bearer(victim.token))).status).toBe(200);
+  });
+});
+
+describe('expires_at', () => {
+  const inHours = (h: number) => new Date(Date.now() + h * 3_600_000);
+
+  it('is accepted on create (any zone, stored as the instant), returned in create and list, null when absent', async () => {
+    const owner = await makeTeam(t, { plan: 'pro' });
+    const at = inHours(48);
+    at.setUTCMilliseconds(250);
+    // The same instant written at +02:00: the API answers it in UTC.
+    const local = new Date(at.getTime() + 2 * 3_600_000).toISOString().replace('Z', '+02:00');
+    const res = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'short-lived', abilities: ['forms:read'], expires_at: local });
+    expect(res.status).toBe(201);
+    expect(res.body.data.expires_at).toBe(at.toISOString());
+    expect((await t.http.get('/v1/me').set(bearer(res.body.token))).status).toBe(200);
+
+    const without = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'forever', abilities: ['forms:read'] });
+    expect(without.status).toBe(201);
+    expect(without.body.data.expires_at).toBeNull();
+    const explicitNull = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'forever too', abilities: ['forms:read'], expires_at: null });
+    expect(explicitNull.status).toBe(201);
+    expect(explicitNull.body.data.expires_at).toBeNull();
+
+    const list = await t.http.get('/v1/tokens').set(bearer(owner.token));
+    const byId = new Map((list.body.data as { id: string; expires_at: string | null }[]).map((d) => [d.id, d.expires_at]));
+    expect(byId.get(res.body.data.id)).toBe(at.toISOString());
+    expect(byId.get(without.body.data.id)).toBeNull();
+    expect(byId.get(owner.tokenId)).toBeNull();
+
+    // A date without a zone is UTC midnight.
+    const day = inHours(24 * 30).toISOString().slice(0, 10);
+    const dated = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'dated', abilities: ['forms:read'], expires_at: day });
+    expect(dated.status).toBe(201);
+    expect(dated.body.data.expires_at).toBe(`${day}T00:00:00.000Z`);
+  });
+
+  it('a token past its expiry is 401, with the same body as a revoked token, on every process; it stays listed', async () => {
+    const owner = await makeTeam(t, { plan: 'pro' });
+    const res = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'expiring', abilities: ['forms:read'], expires_at: inHours(1).toISOString() });
+    expect(res.status).toBe(201);
+    const { token, data } = res.body as { token: string; data: { id: string } };
+    const other = await startTestApp();
+    expect((await t.http.get('/v1/forms').set(bearer(token))).status).toBe(200);
+    expect((await other.http.get('/v1/me').set(bearer(token))).status).toBe(200);
+
+    await sql(t, "update api_tokens set expires_at = now() - interval '1 second' where id = $1", [data.id]);
+    const expired = await t.http.get('/v1/me').set(bearer(token));
+    expect(expired.status).toBe(401);
+    expect((await t.http.get('/v1/forms').set(bearer(token))).status).toBe(401);
+    expect((await other.http.get('/v1/me').set(bearer(token))).status).toBe(401);
+
+    const revoked = await makeToken(t, owner, ['forms:read']);
+    expect((await t.http.delete(`/v1/tokens/${revoked.tokenId}`).set(bearer(owner.token))).status).toBe(200);
+    const refused = await t.http.get('/v1/me').set(bearer(revoked.token));
+    expect(refused.status).toBe(401);
+    expect(expired.body).toEqual(refused.body);
+    expectErrorBody(expired.body, 'unauthenticated');
+    expect(expired.headers['www-authenticate']).toBe(refused.headers['www-authenticate']);
+
+    // Still the owner's, still listed (its expires_at says it is over), still revocable.
+    const list = await t.http.get('/v1/tokens').set(bearer(owner.token));
+    const entry = list.body.data.find((d: { id: string }) => d.id === data.id);
+    expect(Date.parse(entry.expires_at)).toBeLessThan(Date.now());
+    expect((await t.http.delete(`/v1/tokens/${data.id}`).set(bearer(owner.token))).status).toBe(200);
+  });
+
+  it('stops working when its time comes, with no other write', async () => {
+    const owner = await makeTeam(t, { plan: 'pro' });
+    const at = new Date(Date.now() + 1_500);
+    const res = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'blink', abilities: ['forms:read'], expires_at: at.toISOString() });
+    expect(res.status).toBe(201);
+    expect((await t.http.get('/v1/me').set(bearer(res.body.token))).status).toBe(200);
+    await new Promise((r) => setTimeout(r, Math.max(0, at.getTime() - Date.now()) + 250));
+    expect((await t.http.get('/v1/me').set(bearer(res.body.token))).status).toBe(401);
+  });
+
+  it('answers 400 validation_failed for a past, malformed or too distant expiry, creating nothing', async () => {
+    const owner = await makeTeam(t, { plan: 'pro' });
+    const before = await countTokens(owner.teamId);
+    const tooFar = new Date();
+    tooFar.setUTCFullYear(tooFar.getUTCFullYear() + 10);
+    tooFar.setUTCDate(tooFar.getUTCDate() + 2);
+    const refused: unknown[] = [
+      new Date(Date.now() - 60_000).toISOString(), // past
+      '2001-01-01', // long past
+      'tomorrow',
+      '2030-02-30T00:00:00Z', // no such day
+      '2030-01-01T25:00:00Z',
+      '',
+      1_900_000_000,
+      tooFar.toISOString(),
+    ];
+    for (const expires_at of refused) {
+      const res = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'x', abilities: ['forms:read'], expires_at });
+      expect(res.status, JSON.stringify(expires_at)).toBe(400);
+      expectErrorBody(res.body, 'validation_failed');
+      expect(res.body.details, JSON.stringify(expires_at)).toEqual([expect.objectContaining({ in: 'body', path: 'expires_at', message: expect.any(String) })]);
+    }
+    expect(await countTokens(owner.teamId)).toBe(before);
+
+    // Just inside the ten years is fine.
+    const latest = new Date();
+    latest.setUTCFullYear(latest.getUTCFullYear() + 10);
+    latest.setUTCDate(latest.getUTCDate() - 1);
+    const ok = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'long', abilities: ['forms:read'], expires_at: latest.toISOString() });
+    expect(ok.status).toBe(201);
   });
 });
 

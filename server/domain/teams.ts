@@ -1,10 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferEntity } from '@mikro-orm/core';
 import type { AppContext } from '../context.ts';
+import { listMembers, listTeamSummaries, type MemberRow } from '../db/queries/accounts.ts';
 import { Subscription, Team } from '../db/entities.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 import { currentPeriod, getPlan } from './plans.ts';
+import { iso } from './timestamps.ts';
 
 export type TeamRecord = InferEntity<typeof Team>;
 
@@ -52,4 +54,43 @@ export async function setTeamPlan(ctx: AppContext, teamId: string, planId: strin
     subscription.planId = plan.id;
     return team;
   });
+}
+
+export type TeamSummary = { id: string; name: string; plan: string; created_at: string; member_count: number; token_count: number };
+
+/** Every team, oldest first, with how many members and usable tokens it has (operator listing). */
+export async function listTeams(ctx: AppContext): Promise<TeamSummary[]> {
+  const rows = await listTeamSummaries(ctx.db);
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    plan: r.plan_id,
+    created_at: iso(r.created_at),
+    member_count: r.member_count,
+    token_count: r.token_count,
+  }));
+}
+
+/** A member as an operator sees them; `token_count` counts usable tokens (not revoked, not expired). */
+export type MemberSummary = { id: string; email: string; name: string; role: string; joined_at: string; token_count: number };
+
+export function toMemberSummary(r: MemberRow): MemberSummary {
+  return { id: r.id, email: r.email, name: r.name, role: r.role, joined_at: iso(r.joined_at), token_count: r.token_count };
+}
+
+/** One team: plan, members with their roles, and its usable token count. */
+export async function showTeam(
+  ctx: AppContext,
+  teamId: string,
+): Promise<{ id: string; name: string; plan: string; created_at: string; token_count: number; members: MemberSummary[] }> {
+  const team = await findTeam(ctx.db.em(), teamId);
+  const members = (await listMembers(ctx.db, teamId)).map(toMemberSummary);
+  return {
+    id: team.id,
+    name: team.name,
+    plan: team.planId,
+    created_at: iso(team.createdAt),
+    token_count: members.reduce((n, m) => n + m.token_count, 0),
+    members,
+  };
 }

@@ -1,19 +1,22 @@
 import { createHash, randomInt } from 'node:crypto';
 import { type Ability, isAbility, ROLE_CEILINGS, type Role } from '../../contract/abilities.ts';
+import { toInstant } from '../../contract/common.ts';
 import type { AppContext } from '../context.ts';
 import type { Sql } from '../db/database.ts';
-import { Membership } from '../db/entities.ts';
 import * as queries from '../db/queries/tokens.ts';
 import type { Caller } from './caller.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
 import { newId } from './ids.ts';
 import { findTeam } from './teams.ts';
 import { iso } from './timestamps.ts';
+import { findMember } from './users.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** The longest lifetime a token may be given: long enough for any deploy key, short of "forever by accident". */
+export const MAX_TOKEN_LIFETIME_YEARS = 10;
 
-export type TokenMetadata = { id: string; name: string; abilities: Ability[]; created_at: string; last4: string };
+export type TokenMetadata = { id: string; name: string; abilities: Ability[]; created_at: string; last4: string; expires_at: string | null };
 
 /** Plaintext `intk_` + 40 base62 characters; only its SHA-256 is stored. */
 function mintPlaintext(): string {
@@ -27,10 +30,37 @@ export function hashToken(plaintext: string): string {
 }
 
 function toMetadata(t: queries.TokenRow): TokenMetadata {
-  return { id: t.id, name: t.name, abilities: t.abilities.filter(isAbility), created_at: iso(t.created_at), last4: t.last4 };
+  return {
+    id: t.id,
+    name: t.name,
+    abilities: t.abilities.filter(isAbility),
+    created_at: iso(t.created_at),
+    last4: t.last4,
+    expires_at: iso(t.expires_at),
+  };
 }
 
-/** Resolves a bearer token to its caller, or null. Revocation is seen at once: nothing is cached. */
+/**
+ * A requested expiry: none (undefined or null), or a real instant in the future and at most
+ * MAX_TOKEN_LIFETIME_YEARS ahead. Returns the instant to store (microseconds and zone kept) or null.
+ */
+function parseExpiry(value: string | null | undefined, now = new Date()): string | null {
+  if (value === undefined || value === null) return null;
+  const refuse = (message: string) => validationFailed([{ in: 'body', path: 'expires_at', message }], `Invalid expires_at: ${message}`);
+  const instant = toInstant(value);
+  const at = instant === null ? NaN : Date.parse(instant);
+  if (Number.isNaN(at)) throw refuse(`"${value}" is not a real ISO 8601 date or date-time (without a zone it is UTC).`);
+  if (at <= now.getTime()) throw refuse('it must be in the future.');
+  const latest = new Date(now);
+  latest.setUTCFullYear(latest.getUTCFullYear() + MAX_TOKEN_LIFETIME_YEARS);
+  if (at > latest.getTime()) throw refuse(`it must be at most ${MAX_TOKEN_LIFETIME_YEARS} years ahead (${latest.toISOString()}).`);
+  return instant;
+}
+
+/**
+ * Resolves a bearer token to its caller, or null. Revocation and expiry are seen at once: nothing is
+ * cached, and an expired token is refused exactly like a revoked one.
+ */
 export async function authenticate(ctx: AppContext, plaintext: string): Promise<Caller | null> {
   if (!/^intk_[0-9A-Za-z]{40}$/.test(plaintext)) return null;
   const row = await queries.findByHash(ctx.db, hashToken(plaintext));
@@ -61,18 +91,23 @@ function roleForbids(role: Role, abilities: Ability[]): Ability[] {
   return abilities.filter((a) => !ROLE_CEILINGS[role].includes(a));
 }
 
-async function insertToken(sql: Sql, owner: { teamId: string; userId: string }, name: string, abilities: Ability[]) {
+async function insertToken(
+  sql: Sql,
+  owner: { teamId: string; userId: string },
+  token: { name: string; abilities: Ability[]; expiresAt: string | null },
+) {
   const plaintext = mintPlaintext();
-  const token = await queries.insertToken(sql, {
+  const row = await queries.insertToken(sql, {
     id: newId('tok'),
     teamId: owner.teamId,
     userId: owner.userId,
-    name,
-    abilities,
+    name: token.name,
+    abilities: token.abilities,
     tokenHash: hashToken(plaintext),
     last4: plaintext.slice(-4),
+    expiresAt: token.expiresAt,
   });
-  return { data: toMetadata(token), token: plaintext };
+  return { data: toMetadata(row), token: plaintext };
 }
 
 export async function listTokens(ctx: AppContext, caller: Caller) {
@@ -81,10 +116,15 @@ export async function listTokens(ctx: AppContext, caller: Caller) {
 }
 
 /** POST /tokens: the free plan has no API (402); every ability must be held by the caller and allowed by the role. */
-export async function createToken(ctx: AppContext, caller: Caller, input: { name: string; abilities: string[] }) {
+export async function createToken(
+  ctx: AppContext,
+  caller: Caller,
+  input: { name: string; abilities: string[]; expires_at?: string | null },
+) {
   const name = input.name.trim();
   if (!name) throw validationFailed([{ in: 'body', path: 'name', message: 'The name must not be blank.' }]);
   const abilities = parseAbilities(input.abilities);
+  const expiresAt = parseExpiry(input.expires_at);
   const team = await findTeam(ctx.db.em(), caller.teamId);
   if (team.planId === 'free') {
     throw new AppError('payment_required', 'API tokens are not available on the free plan. Upgrade to create tokens.');
@@ -105,7 +145,7 @@ export async function createToken(ctx: AppContext, caller: Caller, input: { name
   if (forbidden.length) {
     throw new AppError('forbidden', `Your role (${caller.role}) does not permit: ${forbidden.join(', ')}.`, { forbidden });
   }
-  return insertToken(ctx.db, caller, name, abilities);
+  return insertToken(ctx.db, caller, { name, abilities, expiresAt });
 }
 
 export async function revokeToken(ctx: AppContext, caller: Caller, tokenId: string): Promise<void> {
@@ -125,16 +165,52 @@ export async function revokeToken(ctx: AppContext, caller: Caller, tokenId: stri
  * `abilities` the token gets everything the member's role allows. Plan rules do not apply here:
  * an operator may hand out tokens on any plan.
  */
-export async function issueToken(ctx: AppContext, input: { teamId: string; userId: string; name: string; abilities?: string[] }) {
+export async function issueToken(
+  ctx: AppContext,
+  input: { teamId: string; userId: string; name: string; abilities?: string[]; expiresAt?: string | null },
+) {
   const em = ctx.db.em();
   await findTeam(em, input.teamId);
-  const member = await em.findOne(Membership, { teamId: input.teamId, userId: input.userId });
-  if (!member) throw new AppError('not_found', `User "${input.userId}" is not a member of team "${input.teamId}".`);
+  const member = await findMember(em, input.teamId, input.userId);
   const role = member.role as Role;
   const abilities = input.abilities ? parseAbilities(input.abilities) : [...ROLE_CEILINGS[role]];
   const forbidden = roleForbids(role, abilities);
   if (forbidden.length) throw new AppError('forbidden', `Role ${role} does not permit: ${forbidden.join(', ')}.`);
   const name = input.name.trim();
   if (!name) throw new AppError('validation_failed', 'Token name must not be empty.');
-  return insertToken(ctx.db, input, name, abilities);
+  const expiresAt = parseExpiry(input.expiresAt);
+  return insertToken(ctx.db, input, { name, abilities, expiresAt });
+}
+
+/** A token as an operator sees it: metadata (never plaintext or hash) and whose it is. */
+export type TeamTokenEntry = {
+  id: string;
+  user_id: string;
+  name: string;
+  abilities: Ability[];
+  created_at: string;
+  last4: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+};
+
+function toTeamEntry(t: queries.TokenRow): TeamTokenEntry {
+  const { id, name, abilities, created_at, last4, expires_at } = toMetadata(t);
+  return { id, user_id: t.user_id, name, abilities, created_at, last4, last_used_at: iso(t.last_used_at), expires_at };
+}
+
+/** Admin path: a team's tokens not revoked (expired ones too), of every member or of one. */
+export async function listTeamTokens(ctx: AppContext, input: { teamId: string; userId?: string }): Promise<TeamTokenEntry[]> {
+  const em = ctx.db.em();
+  await findTeam(em, input.teamId);
+  if (input.userId !== undefined) await findMember(em, input.teamId, input.userId);
+  const rows = await queries.listLiveInTeam(ctx.db, input.teamId, input.userId ?? null);
+  return rows.map(toTeamEntry);
+}
+
+/** Admin path: revokes any token by id, whoever holds it; it fails with 401 from the next request on. */
+export async function revokeTokenById(ctx: AppContext, tokenId: string): Promise<TeamTokenEntry & { team_id: string; revoked_at: string }> {
+  const row = await queries.revokeById(ctx.db, tokenId);
+  if (!row) throw new AppError('not_found', `Token "${tokenId}" not found (or already revoked).`);
+  return { ...toTeamEntry(row), team_id: row.team_id, revoked_at: iso(row.revoked_at) };
 }

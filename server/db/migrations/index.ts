@@ -1,8 +1,9 @@
 import { Migration0001Accounts } from './0001-accounts.ts';
 import { Migration0002Forms } from './0002-forms.ts';
 import { Migration0003Exports } from './0003-exports.ts';
+import { Migration0004TokenExpiry } from './0004-token-expiry.ts';
 import { Migration0005Re2Rules } from './0005-re2-rules.ts';
 import { Migration0006FieldCap } from './0006-field-cap.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
-export const migrations = [Migration0001Accounts, Migration0002Forms, Migration0003Exports, Migration0005Re2Rules, Migration0006FieldCap];
+export const migrations = [Migration0001Accounts, Migration0002Forms, Migration0003Exports, Migration0004TokenExpiry, Migration0005Re2Rules, Migration0006FieldCap];

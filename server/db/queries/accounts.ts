@@ -1,4 +1,5 @@
 import type { Sql } from '../database.ts';
+import { USABLE_TOKEN } from './tokens.ts';
 
 export async function memberCount(sql: Sql, teamId: string): Promise<number> {
   const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from memberships where team_id = $1', [teamId]);
@@ -22,4 +23,34 @@ export async function usageSummary(sql: Sql, teamId: string, periodStart: Date):
 export async function findUserIdByEmail(sql: Sql, email: string): Promise<string | undefined> {
   const { rows } = await sql.query<{ id: string }>('select id from users where lower(email) = lower($1)', [email]);
   return rows[0]?.id;
+}
+
+export type TeamSummaryRow = { id: string; name: string; plan_id: string; created_at: string; member_count: number; token_count: number };
+
+/** Every team with its member count and its members' usable token count, oldest first (operator listing). */
+export async function listTeamSummaries(sql: Sql): Promise<TeamSummaryRow[]> {
+  const { rows } = await sql.query<TeamSummaryRow>(
+    `select tm.id, tm.name, tm.plan_id, tm.created_at,
+            (select count(*)::int from memberships m where m.team_id = tm.id) as member_count,
+            (select count(*)::int from api_tokens t join memberships m on m.team_id = t.team_id and m.user_id = t.user_id
+              where t.team_id = tm.id and ${USABLE_TOKEN}) as token_count
+       from teams tm
+      order by tm.created_at, tm.id`,
+  );
+  return rows;
+}
+
+export type MemberRow = { id: string; email: string; name: string; role: string; joined_at: string; token_count: number };
+
+/** A team's members with their role and usable token count, in the order they joined. */
+export async function listMembers(sql: Sql, teamId: string): Promise<MemberRow[]> {
+  const { rows } = await sql.query<MemberRow>(
+    `select u.id, u.email, u.name, m.role, m.created_at as joined_at,
+            (select count(*)::int from api_tokens t where t.team_id = m.team_id and t.user_id = m.user_id and ${USABLE_TOKEN}) as token_count
+       from memberships m join users u on u.id = m.user_id
+      where m.team_id = $1
+      order by m.created_at, u.id`,
+    [teamId],
+  );
+  return rows;
 }

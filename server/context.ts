@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { Queue } from './jobs/queue.ts';
 import type { Mailer } from './mail/mailer.ts';
+import type { Keys } from './secret-key.ts';
 import type { ObjectStorage } from './storage/object-storage.ts';
 
 /** What domain functions, handlers and jobs share: built once by the composition root. */
@@ -16,5 +17,6 @@ export type AppContext = {
   queue: Queue;
   mailer: Mailer;
   ai: AiProvider;
-  secretKey: Buffer;
+  /** Keys derived per purpose from INTAKE_SECRET_KEY (server/secret-key.ts). */
+  keys: Keys;
 };

@@ -15,7 +15,7 @@ import { allJobs, embeddableJobs } from './jobs/definitions.ts';
 import { startQueue, type Queue } from './jobs/queue.ts';
 import { workers } from './jobs/workers.ts';
 import { createMailer } from './mail/mailer.ts';
-import { loadSecretKey } from './secret-key.ts';
+import { deriveKeys, loadSecretKey } from './secret-key.ts';
 import { startEmbeddedS3 } from './storage/embedded-s3.ts';
 import { connectStorage, type ObjectStorage } from './storage/object-storage.ts';
 
@@ -127,7 +127,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       queue,
       mailer,
       ai: createAiProvider(config, log),
-      secretKey: loadSecretKey(config),
+      keys: deriveKeys(loadSecretKey(config)),
     };
     if (options.worker) await queue.work(ctx, workers(ctx));
 

@@ -1,10 +1,33 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.ts';
 
+/** One key per purpose, each derived from the server secret: none is ever the secret itself. */
+export type Keys = {
+  /** Signs export download links (`/d/{file}`) and is handed to Postgres only as a bind parameter. */
+  linkSigning: Buffer;
+  /** Keys the per-IP rate-limit hashes. */
+  ipHashing: Buffer;
+  /** Encrypts webhook signing secrets at rest. */
+  webhookSecrets: Buffer;
+  /** Encrypts CAPTCHA provider secrets at rest. */
+  captchaSecrets: Buffer;
+};
+
+/** HKDF-SHA256 of the server secret, one `info` label per purpose (RFC 5869). */
+export function deriveKeys(secret: Buffer): Keys {
+  const derive = (purpose: string) => Buffer.from(hkdfSync('sha256', secret, 'intake', `intake/${purpose}/v1`, 32));
+  return {
+    linkSigning: derive('link-signing'),
+    ipHashing: derive('ip-hashing'),
+    webhookSecrets: derive('webhook-secrets'),
+    captchaSecrets: derive('captcha-secrets'),
+  };
+}
+
 /**
- * The server's 32-byte secret (IP hashing, webhook secret encryption): INTAKE_SECRET_KEY when set (any
+ * The server's 32-byte secret, from which every key is derived (deriveKeys): INTAKE_SECRET_KEY when set (any
  * string; hashed to 32 bytes), otherwise one generated once into the data dir for development.
  */
 export function loadSecretKey(config: Config): Buffer {

@@ -1,27 +1,38 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Long-lived download links for exports (`/d/{file}?expires=&signature=`): signed with the server
- * secret, they mint a fresh 60-second storage URL on every click. The same signature is computed in
- * SQL (pgcrypto) for streamed CSV exports, so both sides must agree on the signed string.
+ * Long-lived download links for exports (`/d/{file}?expires=&signature=`): they mint a fresh 60-second
+ * storage URL on every click. A link is signed with a key scoped to one form of one team and one expiry —
+ * `exportKey` = HMAC(link-signing key, "team.form.expires") — so a link works only for that form's files,
+ * and only while the form is live. Streamed CSV exports compute the same signatures in SQL (pgcrypto):
+ * Postgres is handed only the scoped key, as a bind parameter, never the link-signing key or the server
+ * secret; were a statement log to record the parameter, it would grant what the export itself grants.
  */
 export const EXPORT_LINK_SECONDS = 7 * 24 * 3600;
 
-export function signedString(fileId: string, expires: number): string {
-  return `${fileId}.${expires}`;
+export type LinkScope = { teamId: string; formId: string; expires: number };
+
+export function exportKey(linkSigning: Buffer, scope: LinkScope): Buffer {
+  return createHmac('sha256', linkSigning).update(`${scope.teamId}.${scope.formId}.${scope.expires}`).digest();
 }
 
-export function signFileLink(secretKey: Buffer, fileId: string, expires: number): string {
-  return createHmac('sha256', secretKey).update(signedString(fileId, expires)).digest('hex');
+export function signFileLink(linkSigning: Buffer, fileId: string, scope: LinkScope): string {
+  return createHmac('sha256', exportKey(linkSigning, scope)).update(fileId).digest('hex');
 }
 
-export function fileLink(baseUrl: string, secretKey: Buffer, fileId: string, expires: number): string {
-  return `${baseUrl}/d/${fileId}?expires=${expires}&signature=${signFileLink(secretKey, fileId, expires)}`;
+export function fileLink(baseUrl: string, linkSigning: Buffer, fileId: string, scope: LinkScope): string {
+  return `${baseUrl}/d/${fileId}?expires=${scope.expires}&signature=${signFileLink(linkSigning, fileId, scope)}`;
 }
 
-export function verifyFileLink(secretKey: Buffer, fileId: string, expires: string, signature: string): boolean {
+/** `expires` a whole number of seconds, not past, and at most EXPORT_LINK_SECONDS ahead; a hex signature. */
+export function wellFormedLink(expires: unknown, signature: unknown): expires is string {
+  if (typeof expires !== 'string' || typeof signature !== 'string' || !/^[0-9a-f]{64}$/.test(signature) || !/^\d{1,12}$/.test(expires)) return false;
   const exp = Number(expires);
-  if (!Number.isInteger(exp) || exp < Date.now() / 1000 || !/^[0-9a-f]{64}$/.test(signature)) return false;
-  const expected = Buffer.from(signFileLink(secretKey, fileId, exp), 'hex');
+  const now = Date.now() / 1000;
+  return exp >= now && exp <= now + EXPORT_LINK_SECONDS + 60;
+}
+
+export function verifyFileLink(linkSigning: Buffer, fileId: string, scope: LinkScope, signature: string): boolean {
+  const expected = Buffer.from(signFileLink(linkSigning, fileId, scope), 'hex');
   return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
 }

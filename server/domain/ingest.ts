@@ -95,8 +95,8 @@ export async function findPublicForm(ctx: AppContext, formId: string): Promise<P
  * Client IPs are kept for the record but rate limits key on a keyed hash, never the address itself — of
  * the address, or of its /64 for IPv6 (see limitSubject).
  */
-export function hashIp(secretKey: Buffer, ip: string): string {
-  return createHmac('sha256', secretKey).update(limitSubject(ip)).digest('hex').slice(0, 32);
+export function hashIp(key: Buffer, ip: string): string {
+  return createHmac('sha256', key).update(limitSubject(ip)).digest('hex').slice(0, 32);
 }
 
 /** 404 for a form that takes no posts, saying why when it is only a draft (never another team's detail). */
@@ -135,7 +135,7 @@ function firstString(value: FieldValue | undefined): string | null {
  */
 export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<IngestOutcome> {
   if (!isId('frm', post.formId)) throw notFound('Form');
-  const ipHash = hashIp(ctx.secretKey, post.client.ip);
+  const ipHash = hashIp(ctx.keys.ipHashing, post.client.ip);
   const period = currentPeriod().start;
   const opened = await intake.openPublicForm(ctx.db, post.formId, `ingest:${post.formId}:${ipHash}`, period);
   pruneWindows(ctx);

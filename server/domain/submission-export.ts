@@ -3,10 +3,10 @@ import type { z } from 'zod';
 import type { ExportQuery } from '../../contract/submissions.ts';
 import type { AppContext } from '../context.ts';
 import { isLiveForm } from '../db/queries/forms.ts';
-import { copyCsv, exportSelect, exportShape, streamRows } from '../db/queries/exports.ts';
+import { copyCsv, exportSelect, exportShape, forgetLinkKey, streamRows, useLinkKey } from '../db/queries/exports.ts';
 import type { Caller } from './caller.ts';
 import { notFound } from './errors.ts';
-import { EXPORT_LINK_SECONDS } from './file-links.ts';
+import { EXPORT_LINK_SECONDS, exportKey } from './file-links.ts';
 
 export const META_COLUMNS = ['id', 'received_at', 'status', 'category', 'score'] as const;
 
@@ -29,21 +29,21 @@ function csvCell(value: string): string {
  */
 export async function exportSubmissions(ctx: AppContext, caller: Caller, formId: string, q: z.infer<typeof ExportQuery>): Promise<ExportStream> {
   const session = await ctx.db.connect();
-  const release = (destroy: boolean) => session.release(destroy);
+  // The key leaves with the connection: cleared before it goes back to the pool, or the connection closed.
+  const release = (destroy: boolean) => {
+    if (destroy) return session.release(true);
+    forgetLinkKey(session).then(
+      () => session.release(),
+      () => session.release(true),
+    );
+  };
   try {
     if (!(await isLiveForm(session, caller.teamId, formId))) throw notFound('Form');
     const { fields, overflow, fileCount } = await exportShape(session, formId);
-    const sql = exportSelect(q.format, {
-      formId,
-      fields,
-      overflow,
-      since: q.since,
-      until: q.until,
-      fileCount,
-      baseUrl: ctx.config.baseUrl,
-      secretKey: ctx.secretKey,
-      expires: Math.floor(Date.now() / 1000) + EXPORT_LINK_SECONDS,
-    });
+    const expires = Math.floor(Date.now() / 1000) + EXPORT_LINK_SECONDS;
+    // Only the key scoped to this form and expiry reaches Postgres (see file-links.ts).
+    await useLinkKey(session, exportKey(ctx.keys.linkSigning, { teamId: caller.teamId, formId, expires }));
+    const sql = exportSelect(q.format, { formId, fields, overflow, since: q.since, until: q.until, fileCount, baseUrl: ctx.config.baseUrl, expires });
     const stamp = new Date().toISOString().slice(0, 10);
 
     if (q.format === 'csv') {

@@ -6,12 +6,12 @@ import { isLiveForm } from '../db/queries/forms.ts';
 import * as queries from '../db/queries/submissions.ts';
 import type { Caller } from './caller.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
-import { verifyFileLink } from './file-links.ts';
+import { verifyFileLink, wellFormedLink } from './file-links.ts';
 import { TEXT_MESSAGE } from '../../contract/common.ts';
 import { parseFields, printable, unstorableText } from './field-types.ts';
 import { processSubmission } from '../jobs/definitions.ts';
 import { removeObjectsLater } from './forms.ts';
-import { newId } from './ids.ts';
+import { isId, newId } from './ids.ts';
 import { pageEnvelope } from './pagination.ts';
 import { iso } from './timestamps.ts';
 
@@ -224,10 +224,12 @@ export async function fileDownloadUrl(ctx: AppContext, caller: Caller, formId: s
  * storage URL when the signature holds, whoever clicks (the link is the credential).
  */
 export async function linkedFileUrl(ctx: AppContext, fileId: string, expires: unknown, signature: unknown): Promise<string> {
-  if (typeof expires !== 'string' || typeof signature !== 'string' || !verifyFileLink(ctx.secretKey, fileId, expires, signature)) {
-    throw new AppError('forbidden', 'This download link is invalid or has expired.');
-  }
-  const file = await queries.findFile(ctx.db, { fileId });
-  if (!file) throw new AppError('not_found', 'File not found.');
+  const refused = () => new AppError('forbidden', 'This download link is invalid or has expired.');
+  // Shape and lifetime first (no query for garbage), then the file where it lives, then the signature over it.
+  if (!wellFormedLink(expires, signature) || !isId('file', fileId)) throw refused();
+  const file = await queries.findLinkedFile(ctx.db, fileId);
+  if (!file) throw new AppError('not_found', 'File not found (or its form is in the trash).');
+  const scope = { teamId: file.team_id, formId: file.form_id, expires: Number(expires) };
+  if (!verifyFileLink(ctx.keys.linkSigning, fileId, scope, signature as string)) throw refused();
   return ctx.storage.presignedGet(file.storage_key, SIGNED_URL_SECONDS, file.filename || fileId);
 }

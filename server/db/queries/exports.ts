@@ -18,6 +18,19 @@ export async function exportShape(sql: Sql, formId: string): Promise<{ fields: s
   return { fields: fields.rows.map((r) => r.name), overflow: form.rows[0]?.overflow ?? false, fileCount: form.rows[0]?.n ?? 0 };
 }
 
+/**
+ * Hands the export's scoped link key (file-links.ts, exportKey) to the session as a bind parameter: COPY
+ * takes none, and no key belongs in statement text, which Postgres logs when a statement fails.
+ * `forgetLinkKey` clears it before the connection goes back to the pool.
+ */
+export async function useLinkKey(session: Session, key: Buffer): Promise<void> {
+  await session.query(`select set_config('intake.link_key', $1, false)`, [key.toString('hex')]);
+}
+
+export async function forgetLinkKey(session: Session): Promise<void> {
+  await session.query(`select set_config('intake.link_key', '', false)`);
+}
+
 /** CSV rows of `select` through COPY … TO STDOUT (Postgres quotes them), on the session's connection. */
 export function copyCsv(session: Session, select: string): AsyncIterable<Buffer> & NodeJS.EventEmitter {
   return session.client.query(copyTo(`copy (${select}) to stdout with (format csv)`));
@@ -73,7 +86,6 @@ export type ExportSelectOptions = {
   /** How many files the form has (picks the query's shape, see HASHED_FILE_CHECK_MAX). */
   fileCount: number;
   baseUrl: string;
-  secretKey: Buffer;
   /** Unix seconds until which the /d/ file links work. */
   expires: number;
 };
@@ -81,7 +93,7 @@ export type ExportSelectOptions = {
 /**
  * The export's SELECT, oldest first. CSV: one column per meta field, per known field and `_files`, for
  * `COPY (…) TO STDOUT WITH CSV`; JSON: one pre-rendered object per row. Exported for the benchmark,
- * which EXPLAINs it. Everything is inlined as literals: COPY takes no parameters.
+ * which EXPLAINs it. Values are inlined as escaped literals (COPY takes no parameters); the key is not one.
  */
 export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): string {
   const lit = (v: string) => pg.escapeLiteral(v);
@@ -96,9 +108,11 @@ export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): st
     o.fileCount <= HASHED_FILE_CHECK_MAX
       ? `case when s.id in (select fs.submission_id from submission_files fs where fs.form_id = ${lit(o.formId)}) then ${perRow} end`
       : perRow;
-  // Long-lived links to /d/{file}: each click mints a fresh 60-second storage URL (see file-links.ts).
+  // Long-lived links to /d/{file}: each click mints a fresh 60-second storage URL (see file-links.ts). The
+  // key is never in this text: it is the session's `intake.link_key` (useLinkKey, the export's scoped key),
+  // read once per query.
   const fileUrl = `${lit(`${o.baseUrl}/d/`)} || f.id || '?expires=${o.expires}&signature=' ||
-    encode(hmac(convert_to(f.id || '.${o.expires}', 'UTF8'), decode(${lit(o.secretKey.toString('hex'))}, 'hex'), 'sha256'), 'hex')`;
+    encode(hmac(convert_to(f.id, 'UTF8'), (select decode(current_setting('intake.link_key'), 'hex')), 'sha256'), 'hex')`;
   const receivedAt = `to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const from = `from submissions s where ${where.join(' and ')} order by s.received_at, s.id`;
 

@@ -158,6 +158,19 @@ export async function setStatus(sql: Sql, ids: string[], status: SubmissionStatu
   await sql.query('update submissions set status = $2, spam_reason = $3, updated_at = now() where id = any($1::text[])', [ids, status, spamReason]);
 }
 
+/** A file whose form is live (not trashed, not erased), with where it lives: what an export link may serve. */
+export async function findLinkedFile(
+  sql: Sql,
+  fileId: string,
+): Promise<{ storage_key: string; filename: string; team_id: string; form_id: string } | undefined> {
+  const { rows } = await sql.query<{ storage_key: string; filename: string; team_id: string; form_id: string }>(
+    `select f.storage_key, f.filename, f.team_id, f.form_id from submission_files f join forms fm on fm.id = f.form_id
+      where f.id = $1 and fm.deleted_at is null`,
+    [fileId],
+  );
+  return rows[0];
+}
+
 export async function findFile(
   sql: Sql,
   where: { fileId: string; submissionId?: string; formId?: string; teamId?: string },

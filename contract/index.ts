@@ -2,8 +2,10 @@ import { initContract } from '@ts-rest/core';
 import { accountContract } from './account.ts';
 import { billingContract } from './billing.ts';
 import { formsContract } from './forms.ts';
+import { jobsContract } from './jobs.ts';
 import { submissionsContract } from './submissions.ts';
 import { tokensContract } from './tokens.ts';
+import { webhooksContract } from './webhooks.ts';
 
 export * from './abilities.ts';
 export * from './common.ts';
@@ -18,6 +20,8 @@ export const contract = c.router(
     ...billingContract,
     ...formsContract,
     ...submissionsContract,
+    ...webhooksContract,
+    ...jobsContract,
   },
   { strictStatusCodes: true },
 );

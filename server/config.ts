@@ -30,6 +30,15 @@ const Env = z.object({
   INTAKE_INGEST_FLOOD_LIMIT: z.coerce.number().int().min(1).default(120),
   INTAKE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(4),
   INTAKE_QUEUE_POLL_SECONDS: z.coerce.number().min(0.5).default(2),
+  INTAKE_DELIVERY_SCHEDULE: z
+    .string()
+    .default('0,5,300,1800,7200,18000,36000')
+    .transform((v) => v.split(',').map((s) => Number(s.trim())))
+    .refine((a) => a.length >= 1 && a.length <= 20 && a.every((n) => Number.isFinite(n) && n >= 0), 'a comma-separated list of 1 to 20 delays in seconds'),
+  INTAKE_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+  INTAKE_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  INTAKE_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+  INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(5 * 24 * 3600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -59,6 +68,14 @@ export type Config = {
   ingestFloodLimit: number;
   workerConcurrency: number;
   queuePollSeconds: number;
+  /** Delay in seconds before each delivery attempt (the first is the delay after processing): its length is the attempt count. */
+  deliverySchedule: number[];
+  /** Webhook requests in flight per worker process. */
+  deliveryConcurrency: number;
+  deliveryTimeoutMs: number;
+  deliveryRetentionDays: number;
+  /** A webhook whose every attempt has failed for this long is deactivated (its owners are told). */
+  webhookDisableAfterSeconds: number;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
 };
 
@@ -107,6 +124,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestFloodLimit: e.INTAKE_INGEST_FLOOD_LIMIT,
     workerConcurrency: e.INTAKE_WORKER_CONCURRENCY,
     queuePollSeconds: e.INTAKE_QUEUE_POLL_SECONDS,
+    deliverySchedule: e.INTAKE_DELIVERY_SCHEDULE,
+    deliveryConcurrency: e.INTAKE_DELIVERY_CONCURRENCY,
+    deliveryTimeoutMs: e.INTAKE_DELIVERY_TIMEOUT_MS,
+    deliveryRetentionDays: e.INTAKE_DELIVERY_RETENTION_DAYS,
+    webhookDisableAfterSeconds: e.INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS,
     logLevel: e.LOG_LEVEL,
   };
 }

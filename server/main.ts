@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -11,13 +12,16 @@ import type { AppContext } from './context.ts';
 import { migrate, openDatabase, type Database } from './db/database.ts';
 import { clusterDir } from './db/embedded-postgres.ts';
 import { createApp } from './http/app.ts';
-import { allJobs, embeddableJobs } from './jobs/definitions.ts';
+import { allJobs, deliveriesMaintenance, embeddableJobs } from './jobs/definitions.ts';
+import { startDeliveryRunner } from './jobs/delivery-runner.ts';
 import { startQueue, type Queue } from './jobs/queue.ts';
 import { workers } from './jobs/workers.ts';
 import { createMailer } from './mail/mailer.ts';
 import { deriveKeys, loadSecretKey } from './secret-key.ts';
 import { startEmbeddedS3 } from './storage/embedded-s3.ts';
 import { connectStorage, type ObjectStorage } from './storage/object-storage.ts';
+
+const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 export type Runtime = {
   ctx: AppContext;
@@ -129,7 +133,12 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       ai: createAiProvider(config, log),
       keys: deriveKeys(loadSecretKey(config)),
     };
-    if (options.worker) await queue.work(ctx, workers(ctx));
+    if (options.worker) {
+      await queue.work(ctx, workers(ctx));
+      await queue.schedule(deliveriesMaintenance, '*/5 * * * *');
+      const runner = startDeliveryRunner(ctx, { version: VERSION });
+      closers.push(['webhook deliveries', () => runner.stop()]);
+    }
 
     let url: string | null = null;
     if (options.http) {

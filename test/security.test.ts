@@ -37,13 +37,35 @@ function fillPath(route: AppRoute, values: Record<string, string>): string {
  */
 type Factory = (app: TestApp, other: TestMember, made: Record<string, string>) => Promise<string>;
 
+async function otherForm(app: TestApp, other: TestMember): Promise<string> {
+  const id = newId('frm');
+  await app.ctx.db.query(`insert into forms (id, team_id, name) values ($1, $2, 'Other team form')`, [id, other.teamId]);
+  return id;
+}
+
+async function otherWebhook(app: TestApp, other: TestMember, formId: string): Promise<string> {
+  const id = newId('wh');
+  await app.ctx.db.query(
+    `insert into webhooks (id, team_id, form_id, label, url, provider, secret_encrypted, secret_hash, secret_last4)
+     values ($1, $2, $3, 'Other team hook', 'https://example.com/hook', 'webhook', 'v1.x', 'x', 'abcd')`,
+    [id, other.teamId, formId],
+  );
+  return id;
+}
+
+async function otherDelivery(app: TestApp, other: TestMember, webhookId: string): Promise<string> {
+  const id = newId('whd');
+  await app.ctx.db.query(
+    `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts)
+     values ($1, $2, $3, 'submission.created', $4, '{"type":"submission.created"}', 'dead', 7)`,
+    [id, other.teamId, webhookId, newId('subm')],
+  );
+  return id;
+}
+
 const factories: Record<string, Factory> = {
   token: async (app, other) => (await makeToken(app, other, ['forms:read'])).tokenId,
-  form: async (app, other) => {
-    const id = newId('frm');
-    await app.ctx.db.query(`insert into forms (id, team_id, name) values ($1, $2, 'Other team form')`, [id, other.teamId]);
-    return id;
-  },
+  form: otherForm,
   submission: async (app, other, made) => {
     const id = newId('subm');
     await app.ctx.db.query(
@@ -61,6 +83,15 @@ const factories: Record<string, Factory> = {
     );
     return id;
   },
+  webhook: (app, other, made) => otherWebhook(app, other, made.form!),
+  webhook_id: async (app, other) => otherWebhook(app, other, await otherForm(app, other)),
+  delivery: (app, other, made) => otherDelivery(app, other, made.webhook!),
+  delivery_id: async (app, other) => otherDelivery(app, other, await otherWebhook(app, other, await otherForm(app, other))),
+  job_id: async (app, other) => {
+    const id = newId('job');
+    await app.ctx.db.query(`insert into jobs (id, team_id, type) values ($1, $2, 'webhook_replay')`, [id, other.teamId]);
+    return id;
+  },
 };
 
 /** Valid bodies / queries for routes whose schema does not accept an empty one, keyed by route key. */
@@ -68,6 +99,7 @@ const sampleBodies: Record<string, unknown> = {
   createToken: { name: 'security table', abilities: ['forms:read'] },
   createForm: { name: 'security table' },
   bulkSubmissions: { ids: ['subm_00000000000000000000000000'], action: 'mark_spam' },
+  createWebhook: { label: 'security table', url: 'https://example.com/hook' },
 };
 const sampleQueries: Record<string, Record<string, string>> = {};
 

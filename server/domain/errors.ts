@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   conflict: 409,
   already_running: 409,
+  submission_deleted: 409,
+  webhook_inactive: 409,
   payload_too_large: 413,
   plan_lacks_ai: 423,
   rate_limited: 429,

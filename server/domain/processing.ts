@@ -3,6 +3,7 @@ import { categorize, LocalProvider } from '../ai/local-provider.ts';
 import { submissionText } from '../ai/provider.ts';
 import * as queries from '../db/queries/processing.ts';
 import { notificationEmail } from '../jobs/definitions.ts';
+import { createSubmissionDeliveries } from './deliveries.ts';
 import { formSettings } from './form-rules.ts';
 import { senderEmail } from './spam.ts';
 
@@ -15,7 +16,8 @@ function storableReason(reason: string): string {
 
 /**
  * The process-submission job: AI moderation and categorisation, then `processed` (or `spam` with
- * reason `ai_moderation`), and the follow-up jobs enqueued in the same transaction. Runs at most once
+ * reason `ai_moderation`), and the follow-up work created in the same transaction: the notification e-mail's
+ * job and one delivery (with its job) per active webhook of the form. Runs at most once
  * per submission: only a `received` row is processed, so a retried or duplicated job changes nothing.
  */
 export async function processSubmission(
@@ -40,9 +42,9 @@ export async function processSubmission(
   return ctx.db.transaction(async (tx) => {
     const verdict = { status: spam ? 'spam' : 'processed', spamReason: spam ? 'ai_moderation' : null, category, moderation } as const;
     if (!(await queries.settleReceived(tx, submissionId, verdict))) return 'skipped' as const;
-    if (!spam && row.notification_emails.length) {
-      await ctx.queue.send(notificationEmail, { submissionId }, { tx });
-    }
+    if (spam) return verdict.status;
+    if (row.notification_emails.length) await ctx.queue.send(notificationEmail, { submissionId }, { tx });
+    await createSubmissionDeliveries(ctx, tx, submissionId, row.form_id);
     return verdict.status;
   });
 }

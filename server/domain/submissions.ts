@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import type { Sql, Tx } from '../db/database.ts';
 import { isLiveForm } from '../db/queries/forms.ts';
 import * as queries from '../db/queries/submissions.ts';
+import { redactForSubmissions } from '../db/queries/deliveries.ts';
 import type { Caller } from './caller.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
 import { verifyFileLink, wellFormedLink } from './file-links.ts';
@@ -158,7 +159,7 @@ export async function updateSubmission(ctx: AppContext, caller: Caller, formId: 
 
 /**
  * A submission put back to `received` (a person said it is not spam, or a failed one is retried) goes
- * through processing again — categories, notification e-mail, and later webhooks — in the transaction
+ * through processing again — categories, notification e-mail and webhook deliveries — in the transaction
  * that moved it. `trusted`: a person cleared it, so moderation may not send it back to spam.
  */
 async function reprocess(ctx: AppContext, tx: Tx, submissionId: string, trusted: boolean): Promise<void> {
@@ -172,6 +173,8 @@ async function reprocess(ctx: AppContext, tx: Tx, submissionId: string, trusted:
 async function deleteRows(ctx: AppContext, tx: Tx, ids: string[]): Promise<void> {
   if (!ids.length) return;
   await removeObjectsLater(ctx, tx, await queries.deleteSubmissions(tx, ids));
+  // Their deliveries stay in the log without the bodies, which carry the data; queued retries stop.
+  await redactForSubmissions(tx, ids);
 }
 
 export async function deleteSubmission(ctx: AppContext, caller: Caller, formId: string, id: string): Promise<void> {

@@ -16,8 +16,10 @@ import { responseValidation } from './response-validation.ts';
 import { accountRouter } from './routers/account.ts';
 import { billingRouter } from './routers/billing.ts';
 import { formsRouter } from './routers/forms.ts';
+import { jobsRouter } from './routers/jobs.ts';
 import { submissionsRouter } from './routers/submissions.ts';
 import { tokensRouter } from './routers/tokens.ts';
+import { webhooksRouter } from './routers/webhooks.ts';
 
 function requestId(req: Request, res: Response, next: NextFunction) {
   const incoming = req.header('x-request-id');
@@ -56,6 +58,8 @@ export function createApp(ctx: AppContext): express.Express {
     ...billingRouter(ctx),
     ...formsRouter(ctx),
     ...submissionsRouter(ctx),
+    ...webhooksRouter(ctx),
+    ...jobsRouter(ctx),
   });
   createExpressEndpoints(contract, router, app, {
     // ts-rest types its middleware per route; ours are route-agnostic express handlers.

@@ -8,6 +8,11 @@ const PATH_IDS: Record<string, [IdPrefix, string]> = {
   submission: ['subm', 'Submission'],
   file: ['file', 'File'],
   token: ['tok', 'Token'],
+  webhook: ['wh', 'Webhook'],
+  webhook_id: ['wh', 'Webhook'],
+  delivery: ['whd', 'Delivery'],
+  delivery_id: ['whd', 'Delivery'],
+  job_id: ['job', 'Job'],
 };
 
 /**

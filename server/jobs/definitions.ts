@@ -35,7 +35,51 @@ export const deleteObjects: JobDefinition<{ keys: string[] }> = {
   queue: { retryLimit: 10, retryDelay: 60, retryBackoff: true, expireInSeconds: 300 },
 };
 
+/**
+ * One attempt of one webhook delivery (`attempt` from 1). Run by the delivery runner (jobs/delivery-runner.ts),
+ * which settles the job in the transaction that records the attempt, and creates the next attempt's job there.
+ * `singleton` by delivery: a delivery never has two attempts in flight, even if the sweeper re-queues one.
+ * The job expires well after the HTTP timeout, so a slow receiver is not sent the same attempt twice.
+ */
+export const deliverWebhook: JobDefinition<{ deliveryId: string; attempt: number }> = {
+  name: 'deliver-webhook',
+  payload: z.object({ deliveryId: z.string(), attempt: z.number().int().min(1) }),
+  policy: 'singleton',
+  queue: { retryLimit: 20, retryDelay: 10, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 180 },
+};
+
+/** A bulk replay (`POST /v1/webhooks/{id}/replay`): creates the replays batch by batch, resumable. */
+export const replayWebhook: JobDefinition<{ jobId: string }> = {
+  name: 'replay-webhook',
+  payload: z.object({ jobId: z.string() }),
+  queue: { retryLimit: 10, retryDelay: 10, retryBackoff: true, expireInSeconds: 900 },
+};
+
+/** Every few minutes: re-queues deliveries whose attempt job was lost, prunes the log past its retention. */
+export const deliveriesMaintenance: JobDefinition<Record<string, never>> = {
+  name: 'deliveries-maintenance',
+  payload: z.object({}).strict() as z.ZodType<Record<string, never>>,
+  policy: 'singleton',
+  queue: { retryLimit: 2, retryDelay: 30, expireInSeconds: 600 },
+};
+
+/** Tells a team's owners and admins that the service deactivated one of their webhooks. */
+export const webhookDeactivatedEmail: JobDefinition<{ webhookId: string }> = {
+  name: 'webhook-deactivated-email',
+  payload: z.object({ webhookId: z.string() }),
+  queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+};
+
 /** Jobs the one-statement ingest embeds (pg-boss's insert inside its own statement): verified when the queue starts. */
 export const embeddableJobs = [{ job: processSubmission as JobDefinition<unknown>, sample: { submissionId: 'subm_00000000000000000000000000' } }];
 
-export const allJobs: JobDefinition<never>[] = [processSubmissionFailed, processSubmission, notificationEmail, deleteObjects] as JobDefinition<never>[];
+export const allJobs: JobDefinition<never>[] = [
+  processSubmissionFailed,
+  processSubmission,
+  notificationEmail,
+  deleteObjects,
+  deliverWebhook,
+  replayWebhook,
+  deliveriesMaintenance,
+  webhookDeactivatedEmail,
+] as JobDefinition<never>[];

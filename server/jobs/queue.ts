@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { PgBoss, type Job, type Queue as QueueConfig } from 'pg-boss';
+import { PgBoss, type Job, type QueuePolicy, type Queue as QueueConfig } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Db, Tx } from '../db/database.ts';
@@ -15,6 +15,8 @@ export type JobDefinition<T> = {
   name: string;
   payload: z.ZodType<T>;
   queue: QueueOptions;
+  /** pg-boss's queue policy, set when the queue is created (it cannot change later); default `standard`. */
+  policy?: QueuePolicy;
 };
 
 /** What a worker process runs for one queue. */
@@ -51,6 +53,16 @@ export type Queue = {
    */
   embeddedInsert<T>(job: JobDefinition<T>, data: T): Promise<EmbeddedInsert>;
   wake(job: { name: string }): void;
+  /** Creates many jobs of one queue in one statement, in the transaction `tx`; workers are woken after commit. */
+  insert<T>(job: JobDefinition<T>, items: Array<{ data: T; startAfter?: Date; singletonKey?: string }>, opts: { tx: Tx }): Promise<void>;
+  /** Up to `batchSize` jobs of a queue a custom worker loop takes (see jobs/delivery-runner.ts). */
+  fetch<T>(job: JobDefinition<T>, batchSize: number): Promise<Array<Job<T>>>;
+  /** Settles a fetched job in the transaction that records its outcome: both commit or neither. */
+  complete(job: { name: string }, attempt: { id: string; retryCount: number }, opts: { tx: Tx }): Promise<void>;
+  /** Runs the job on a cron schedule (UTC), once across all processes. */
+  schedule<T>(job: JobDefinition<T>, cron: string, data?: T): Promise<void>;
+  /** Calls `fn` whenever workers of the queue are woken (LISTEN), in consuming processes. */
+  onWake(job: { name: string }, fn: () => void): void;
   work<C>(ctx: C, workers: JobWorker<C>[]): Promise<void>;
   stop(): Promise<void>;
 };
@@ -161,16 +173,26 @@ export type QueueStartOptions = {
 export async function startQueue(
   db: Db,
   log: Logger,
-  jobs: Array<{ name: string; queue: QueueOptions }>,
+  jobs: Array<{ name: string; queue: QueueOptions; policy?: QueuePolicy }>,
   opts: QueueStartOptions,
 ): Promise<Queue> {
   const { listen: listenAt } = opts;
+  const wakeHandlers = new Map<string, Array<() => void>>();
   const adapter = {
     executeSql: (text: string, values?: unknown[]) => db.query(text, values),
     ...(listenAt
       ? {
           listen: (channel: string, onNotification: (payload: string) => void, onReconnect: () => void) =>
-            listen(listenAt.url, listenAt.applicationName, channel, onNotification, onReconnect, (err) =>
+            listen(
+              listenAt.url,
+              listenAt.applicationName,
+              channel,
+              (payload: string) => {
+                onNotification(payload);
+                for (const fn of wakeHandlers.get(payload) ?? []) fn();
+              },
+              onReconnect,
+              (err) =>
               log.warn({ err }, 'queue LISTEN session lost; reconnecting'),
             ),
         }
@@ -188,7 +210,7 @@ export async function startQueue(
   for (const job of jobs) {
     // notify: false — the in-transaction NOTIFY is replaced by a wake after commit (see waker).
     const existing = await boss.getQueue(job.name);
-    if (!existing) await boss.createQueue(job.name, { notify: false, ...job.queue });
+    if (!existing) await boss.createQueue(job.name, { notify: false, ...job.queue, ...(job.policy ? { policy: job.policy } : {}) });
     else await boss.updateQueue(job.name, { notify: false, ...job.queue });
   }
   const verified = new Map<string, string>();
@@ -216,6 +238,26 @@ export async function startQueue(
       return { text, value: captured.values[0] as string };
     },
     wake: (job) => wake(job.name),
+    async insert(job, items, { tx }) {
+      if (!items.length) return;
+      const inserts = items.map((i) => ({
+        data: job.payload.parse(i.data) as object,
+        ...(i.startAfter ? { startAfter: i.startAfter } : {}),
+        ...(i.singletonKey ? { singletonKey: i.singletonKey } : {}),
+      }));
+      await boss.insert(job.name, inserts, { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } });
+      tx.afterCommit(() => wake(job.name));
+    },
+    fetch: (job, batchSize) => boss.fetch(job.name, { batchSize }),
+    async complete(job, attempt, { tx }) {
+      await boss.complete(job.name, attempt, null, { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } });
+    },
+    async schedule(job, cron, data) {
+      await boss.schedule(job.name, cron, (data ?? {}) as object, { tz: 'UTC' });
+    },
+    onWake(job, fn) {
+      wakeHandlers.set(job.name, [...(wakeHandlers.get(job.name) ?? []), fn]);
+    },
     async work(ctx, workers) {
       for (const w of workers) {
         await boss.work(

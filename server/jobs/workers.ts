@@ -1,10 +1,11 @@
 import type { AppContext } from '../context.ts';
+import { maintainDeliveries, runReplayJob, sendDeactivationNotice } from '../domain/deliveries.ts';
 import { sendNotification } from '../domain/notifications.ts';
 import { markFailed, processSubmission, recordProcessingError } from '../domain/processing.ts';
 import * as jobs from './definitions.ts';
 import { worker, type JobWorker } from './queue.ts';
 
-/** Every queue a worker process consumes, with its handler. */
+/** Every queue a worker process consumes, with its handler (webhook attempts have their own loop: delivery-runner.ts). */
 export function workers(ctx: AppContext): JobWorker<AppContext>[] {
   return [
     worker(
@@ -31,5 +32,11 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
     ),
     worker(jobs.notificationEmail, async (c: AppContext, data) => void (await sendNotification(c, data.submissionId)), 2),
     worker(jobs.deleteObjects, async (c: AppContext, data) => c.storage.remove(data.keys), 2),
+    worker(jobs.replayWebhook, async (c: AppContext, data) => runReplayJob(c, data.jobId), 2),
+    worker(jobs.deliveriesMaintenance, async (c: AppContext) => {
+      const done = await maintainDeliveries(c);
+      if (done.requeued || done.pruned) c.log.info(done, 'deliveries maintained');
+    }, 1),
+    worker(jobs.webhookDeactivatedEmail, async (c: AppContext, data) => void (await sendDeactivationNotice(c, data.webhookId)), 1),
   ];
 }

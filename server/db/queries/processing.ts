@@ -4,6 +4,7 @@ import type { Sql } from '../database.ts';
 
 export type ProcessingRow = {
   id: string;
+  form_id: string;
   status: string;
   payload: Record<string, unknown>;
   metadata: { controls?: Record<string, unknown> };
@@ -15,7 +16,7 @@ export type ProcessingRow = {
 
 export async function findForProcessing(sql: Sql, submissionId: string): Promise<ProcessingRow | undefined> {
   const { rows } = await sql.query<ProcessingRow>(
-    `select s.id, s.status, s.payload, s.metadata, f.settings, f.notification_emails, p.ai
+    `select s.id, s.form_id, s.status, s.payload, s.metadata, f.settings, f.notification_emails, p.ai
        from submissions s join forms f on f.id = s.form_id join teams t on t.id = s.team_id join plans p on p.id = t.plan_id
       where s.id = $1`,
     [submissionId],

@@ -1,0 +1,231 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { authErrors, ErrorBody, Instant, OkBody, rateLimitErrors, text, Timestamp } from './common.ts';
+
+const c = initContract();
+
+export const PROVIDERS = ['slack', 'discord', 'teams', 'zapier', 'make', 'webhook'] as const;
+export const Provider = z.enum(PROVIDERS).describe('How the body is formatted: a chat message (slack, discord, teams) or the event JSON.');
+
+export const EVENTS = ['submission.created', 'ai-insights.regenerated'] as const;
+export const WebhookEvent = z.enum(EVENTS);
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead'] as const;
+export const DeliveryStatus = z
+  .enum(DELIVERY_STATUSES)
+  .describe('`pending` before the first answer, `failed` while retrying, then `succeeded` or `dead` (no attempt left).');
+
+const Https = text(z.string().max(2048)).refine((v) => /^https:\/\//i.test(v), 'Must be an https:// URL.');
+
+/** Each provider's `config`: unknown keys are refused. */
+export const PROVIDER_CONFIG = {
+  slack: z
+    .object({
+      channel: text(z.string().max(80))
+        .refine((v) => /^[#@]?[\w.-]+$/.test(v), 'A channel name (#general, @user) or id.')
+        .optional()
+        .describe('Channel the message goes to (incoming webhooks bound to one channel ignore it).'),
+      username: text(z.string().min(1).max(80)).optional(),
+      icon_emoji: text(z.string().max(64))
+        .refine((v) => /^:[\w+-]+:$/.test(v), 'An emoji code such as :inbox_tray:.')
+        .optional(),
+    })
+    .strict(),
+  discord: z.object({ username: text(z.string().min(1).max(80)).optional(), avatar_url: Https.optional() }).strict(),
+  teams: z.object({}).strict(),
+  zapier: z.object({}).strict(),
+  make: z.object({}).strict(),
+  webhook: z.object({}).strict(),
+} satisfies Record<(typeof PROVIDERS)[number], z.ZodTypeAny>;
+
+const Config = z
+  .record(z.unknown())
+  .describe(
+    'Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; ' +
+      'teams, zapier, make, webhook: none. Unknown keys are refused.',
+  );
+
+export const Webhook = z.object({
+  id: z.string().describe('Prefix `wh_`.'),
+  form_id: z.string(),
+  label: z.string(),
+  provider: Provider,
+  url: z.string().describe('HTTPS endpoint the deliveries are posted to.'),
+  active: z.boolean().describe('Inactive webhooks get no new deliveries and their pending retries stop.'),
+  deactivated_reason: z
+    .string()
+    .nullable()
+    .describe('Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days).'),
+  config: Config,
+  events: z.array(WebhookEvent),
+  secret_last4: z.string().describe('Last four characters of the signing secret.'),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const Events = z.array(WebhookEvent).min(1).max(EVENTS.length).describe('Events delivered; default `["submission.created"]`.');
+
+export const CreateWebhookBody = z
+  .object({
+    label: text(z.string().trim().min(1).max(200)),
+    url: text(z.string().max(2048)).describe('HTTPS only; hosts that resolve to private or reserved addresses are refused.'),
+    provider: Provider.default('webhook'),
+    config: Config.default({}),
+    events: Events.default(['submission.created']),
+    active: z.boolean().default(true),
+  })
+  .strict();
+
+export const UpdateWebhookBody = z
+  .object({
+    label: text(z.string().trim().min(1).max(200)).optional(),
+    url: text(z.string().max(2048)).optional(),
+    provider: Provider.optional(),
+    config: Config.optional(),
+    events: Events.optional(),
+    active: z.boolean().optional().describe('`true` reactivates a webhook the service deactivated.'),
+    rotate_secret: z.boolean().optional().describe('Issue a new secret (returned once); the old one keeps signing for 24 hours.'),
+  })
+  .strict();
+
+export const Delivery = z.object({
+  id: z.string().describe('Prefix `whd_`.'),
+  webhook_id: z.string(),
+  event: WebhookEvent,
+  status: DeliveryStatus,
+  http_status: z.number().int().nullable().describe('Status the receiver answered on the last attempt; null without an answer.'),
+  attempts: z.number().int().describe('Attempts made so far (at most 7).'),
+  duration_ms: z.number().int().nullable().describe('Duration of the last attempt.'),
+  submission_id: z.string().nullable(),
+  request_body: z
+    .record(z.unknown())
+    .nullable()
+    .describe('The JSON body sent (the same bytes on every attempt and replay); null once its submission was deleted.'),
+  response_body: z.string().nullable().describe('First 4 KB of the last answer.'),
+  error: z
+    .string()
+    .nullable()
+    .describe(
+      'Why the last attempt failed without a usable answer: timeout, dns_error, tls_error, connection_refused, connection_reset, ' +
+        'blocked_address, network_error; or webhook_inactive / webhook_deleted when its retries were stopped.',
+    ),
+  delivered_at: Timestamp.nullable(),
+  next_attempt_at: Timestamp.nullable().describe('When the next attempt is due; null when none is.'),
+  replay_of: z.string().nullable().describe('The delivery this one replays.'),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const DeliveryListQuery = z.object({
+  per_page: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: text(z.string().max(200)).optional().describe('`meta.next_cursor` of the previous page.'),
+  status: DeliveryStatus.optional(),
+  submission_id: text(z.string().max(64)).optional(),
+});
+
+export const DeliveryPage = z.object({
+  data: z.array(Delivery),
+  meta: z.object({ per_page: z.number().int(), next_cursor: z.string().nullable().describe('Pass as `cursor` for older deliveries; null on the last page.') }),
+});
+
+export const ReplayWebhookBody = z
+  .object({
+    status: DeliveryStatus.optional().describe('Only deliveries in this state (e.g. `failed` or `dead`).'),
+    since: Instant.optional().describe('Only deliveries created at or after this time.'),
+    until: Instant.optional().describe('Only deliveries created before this time.'),
+  })
+  .strict();
+
+const FormParams = z.object({ form: z.string().describe('Form id (`frm_…`).') });
+const WebhookParams = FormParams.extend({ webhook: z.string().describe('Webhook id (`wh_…`).') });
+const DeliveryParams = WebhookParams.extend({ delivery: z.string().describe('Delivery id (`whd_…`).') });
+const WebhookData = z.object({ data: Webhook });
+
+export const webhooksContract = c.router({
+  listWebhooks: {
+    method: 'GET',
+    path: '/v1/forms/:form/webhooks',
+    summary: "List a form's webhooks",
+    pathParams: FormParams,
+    responses: { 200: z.object({ data: z.array(Webhook) }), ...authErrors, ...rateLimitErrors },
+    metadata: { ability: 'webhooks:read', rateLimited: true },
+  },
+  createWebhook: {
+    method: 'POST',
+    path: '/v1/forms/:form/webhooks',
+    summary: 'Create a webhook; its signing secret is returned this once',
+    pathParams: FormParams,
+    body: CreateWebhookBody,
+    responses: { 201: WebhookData.extend({ secret: z.string().describe('Signing secret, `whsec_…`: shown only now.') }), ...authErrors, ...rateLimitErrors },
+    metadata: { ability: 'webhooks:write', rateLimited: true },
+  },
+  getWebhook: {
+    method: 'GET',
+    path: '/v1/forms/:form/webhooks/:webhook',
+    summary: 'Show a webhook',
+    pathParams: WebhookParams,
+    responses: { 200: WebhookData, ...authErrors, ...rateLimitErrors },
+    metadata: { ability: 'webhooks:read', rateLimited: true },
+  },
+  updateWebhook: {
+    method: 'PUT',
+    path: '/v1/forms/:form/webhooks/:webhook',
+    summary: 'Change a webhook, reactivate it, or rotate its secret',
+    pathParams: WebhookParams,
+    body: UpdateWebhookBody,
+    responses: {
+      200: WebhookData.extend({ secret: z.string().optional().describe('The new signing secret, only with `rotate_secret: true`.') }),
+      ...authErrors,
+      ...rateLimitErrors,
+    },
+    metadata: { ability: 'webhooks:write', rateLimited: true },
+  },
+  deleteWebhook: {
+    method: 'DELETE',
+    path: '/v1/forms/:form/webhooks/:webhook',
+    summary: 'Delete a webhook: no new deliveries; an attempt in flight finishes, queued retries stop',
+    pathParams: WebhookParams,
+    body: c.noBody(),
+    responses: { 200: OkBody, ...authErrors, ...rateLimitErrors },
+    metadata: { ability: 'webhooks:write', rateLimited: true },
+  },
+  listDeliveries: {
+    method: 'GET',
+    path: '/v1/forms/:form/webhooks/:webhook/deliveries',
+    summary: "A webhook's delivery log, newest first",
+    pathParams: WebhookParams,
+    query: DeliveryListQuery,
+    responses: { 200: DeliveryPage, ...authErrors, ...rateLimitErrors },
+    metadata: { ability: 'webhooks:read', rateLimited: true },
+  },
+  replayDelivery: {
+    method: 'POST',
+    path: '/v1/forms/:form/webhooks/:webhook/deliveries/:delivery/replay',
+    summary: 'Send a delivery again: a new delivery with the same body, signed now',
+    pathParams: DeliveryParams,
+    body: c.noBody(),
+    responses: { 200: z.object({ ok: z.literal(true), delivery_id: z.string() }), ...authErrors, ...rateLimitErrors, 409: ErrorBody },
+    metadata: { ability: 'webhooks:write', rateLimited: true },
+  },
+  replayDeliveryById: {
+    method: 'POST',
+    path: '/v1/deliveries/:delivery_id/replay',
+    summary: 'Send a delivery again, by its id alone',
+    pathParams: z.object({ delivery_id: z.string().describe('Delivery id (`whd_…`).') }),
+    body: c.noBody(),
+    responses: { 202: z.object({ delivery_id: z.string(), status: z.literal('queued') }), ...authErrors, ...rateLimitErrors, 409: ErrorBody },
+    metadata: { ability: 'webhooks:write', rateLimited: true },
+  },
+  replayWebhook: {
+    method: 'POST',
+    path: '/v1/webhooks/:webhook_id/replay',
+    summary: "Replay a webhook's deliveries in the background (at most 10,000 per job)",
+    description:
+      'Takes the latest delivery of each submission (or event) the webhook has, keeps those matching the filters, and queues a ' +
+      'replay of each. Progress: `GET /v1/jobs/{job_id}`.',
+    pathParams: z.object({ webhook_id: z.string().describe('Webhook id (`wh_…`).') }),
+    body: ReplayWebhookBody,
+    responses: { 202: z.object({ job_id: z.string(), status: z.literal('queued') }), ...authErrors, ...rateLimitErrors, 409: ErrorBody },
+    metadata: { ability: 'webhooks:write', rateLimited: true },
+  },
+});

@@ -1,0 +1,284 @@
+import type { Sql } from '../database.ts';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead';
+
+export type DeliveryRow = {
+  id: string;
+  webhook_id: string;
+  event: string;
+  status: DeliveryStatus;
+  http_status: number | null;
+  attempts: number;
+  duration_ms: number | null;
+  submission_id: string | null;
+  request_body: string | null;
+  response_body: string | null;
+  error: string | null;
+  delivered_at: string | null;
+  next_attempt_at: string | null;
+  replay_of: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+const COLUMNS = `d.id, d.webhook_id, d.event, d.status, d.http_status, d.attempts, d.duration_ms, d.submission_id, d.request_body,
+  d.response_body, d.error, d.delivered_at, d.next_attempt_at, d.replay_of, d.created_at, d.updated_at`;
+
+export type NewDelivery = {
+  id: string;
+  team_id: string;
+  webhook_id: string;
+  event: string;
+  submission_id: string | null;
+  request_body: string;
+  next_attempt_at: Date;
+  replay_of?: string | null;
+  replay_job_id?: string | null;
+};
+
+/** Inserts deliveries (one statement for any number); rows a bulk replay already made are skipped. Returns the ids inserted. */
+export async function insertDeliveries(sql: Sql, rows: NewDelivery[]): Promise<string[]> {
+  if (!rows.length) return [];
+  const col = <K extends keyof NewDelivery>(k: K) => rows.map((r) => r[k] ?? null);
+  const { rows: inserted } = await sql.query<{ id: string }>(
+    `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, next_attempt_at, replay_of, replay_job_id)
+     select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[])
+     on conflict (replay_job_id, replay_of) where replay_job_id is not null do nothing
+     returning id`,
+    [
+      col('id'),
+      col('team_id'),
+      col('webhook_id'),
+      col('event'),
+      col('submission_id'),
+      col('request_body'),
+      rows.map((r) => r.next_attempt_at.toISOString()),
+      col('replay_of'),
+      col('replay_job_id'),
+    ],
+  );
+  return inserted.map((r) => r.id);
+}
+
+export type DeliveryFilter = { webhookId: string; status?: DeliveryStatus; submissionId?: string; before?: string; limit: number };
+
+/** Newest first, keyset on the id (ULIDs sort by creation). */
+export async function listDeliveries(sql: Sql, f: DeliveryFilter): Promise<DeliveryRow[]> {
+  const { rows } = await sql.query<DeliveryRow>(
+    `select ${COLUMNS} from deliveries d
+      where d.webhook_id = $1 and ($2::text is null or d.status = $2) and ($3::text is null or d.submission_id = $3) and ($4::text is null or d.id < $4)
+      order by d.id desc limit $5`,
+    [f.webhookId, f.status ?? null, f.submissionId ?? null, f.before ?? null, f.limit],
+  );
+  return rows;
+}
+
+/** A delivery of the team with its webhook's state (`formId` when the path names the form and webhook). */
+export type DeliveryWithWebhook = DeliveryRow & { team_id: string; form_id: string; webhook_active: boolean; webhook_deleted: boolean };
+
+export async function findDelivery(
+  sql: Sql,
+  teamId: string,
+  id: string,
+  scope: { webhookId?: string; formId?: string } = {},
+): Promise<DeliveryWithWebhook | undefined> {
+  const { rows } = await sql.query<DeliveryWithWebhook>(
+    `select ${COLUMNS}, d.team_id, w.form_id, w.active as webhook_active, (w.deleted_at is not null or f.deleted_at is not null) as webhook_deleted
+       from deliveries d join webhooks w on w.id = d.webhook_id join forms f on f.id = w.form_id
+      where d.id = $1 and d.team_id = $2 and ($3::text is null or d.webhook_id = $3) and ($4::text is null or w.form_id = $4)`,
+    [id, teamId, scope.webhookId ?? null, scope.formId ?? null],
+  );
+  return rows[0];
+}
+
+/** What an attempt needs: the body, where it goes and the keys that sign it. */
+export type AttemptRow = {
+  id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  request_body: string | null;
+  webhook_id: string;
+  url: string;
+  active: boolean;
+  deleted: boolean;
+  secret_encrypted: string;
+  /** The secret before a rotation, while it still signs. */
+  previous_secret_encrypted: string | null;
+};
+
+export async function findForAttempt(sql: Sql, id: string): Promise<AttemptRow | undefined> {
+  const { rows } = await sql.query<AttemptRow>(
+    `select d.id, d.status, d.attempts, d.request_body, d.webhook_id, w.url, w.active, (w.deleted_at is not null) as deleted, w.secret_encrypted,
+            case when w.previous_secret_expires_at > now() then w.previous_secret_encrypted end as previous_secret_encrypted
+       from deliveries d join webhooks w on w.id = d.webhook_id where d.id = $1`,
+    [id],
+    'intake_delivery_for_attempt',
+  );
+  return rows[0];
+}
+
+export type AttemptRecord = {
+  status: DeliveryStatus;
+  httpStatus: number | null;
+  durationMs: number | null;
+  responseBody: string | null;
+  error: string | null;
+  nextAttemptAt: Date | null;
+};
+
+/**
+ * Records attempt `expected + 1` of a delivery — and on success clears its webhook's failure clock in the same
+ * statement. False when another run already recorded it (a duplicate job): the caller neither retries nor
+ * counts it twice.
+ */
+export async function recordAttempt(sql: Sql, id: string, expected: number, r: AttemptRecord): Promise<boolean> {
+  const { rows } = await sql.query<{ n: number }>(
+    `with d as (
+       update deliveries set status = $3, attempts = attempts + 1, http_status = $4, duration_ms = $5, response_body = $6, error = $7,
+              next_attempt_at = $8, delivered_at = case when $3 = 'succeeded' then now() else delivered_at end, updated_at = now()
+        where id = $1 and attempts = $2 and status in ('pending', 'failed')
+       returning webhook_id),
+     healthy as (
+       update webhooks set failing_since = null where $3 = 'succeeded' and id = (select webhook_id from d) and failing_since is not null)
+     select count(*)::int as n from d`,
+    [id, expected, r.status, r.httpStatus, r.durationMs, r.responseBody, r.error, r.nextAttemptAt?.toISOString() ?? null],
+    'intake_record_attempt',
+  );
+  return rows[0]!.n > 0;
+}
+
+/** Ends a delivery without sending (its webhook was deleted or deactivated, or its submission deleted). */
+export async function stopDelivery(sql: Sql, id: string, expected: number, error: string): Promise<void> {
+  await sql.query(
+    `update deliveries set status = 'dead', error = $3, next_attempt_at = null, updated_at = now()
+      where id = $1 and attempts = $2 and status in ('pending', 'failed')`,
+    [id, expected, error],
+  );
+}
+
+/** A failed attempt starts the webhook's failure clock (if not running); true once it has run `disableAfterSeconds`. */
+export async function failingFor(sql: Sql, webhookId: string, disableAfterSeconds: number): Promise<boolean> {
+  const { rows } = await sql.query<{ expired: boolean }>(
+    `with started as (update webhooks set failing_since = now() where id = $1 and failing_since is null returning failing_since)
+     select coalesce((select failing_since from started), (select failing_since from webhooks where id = $1)) <= now() - make_interval(secs => $2) as expired`,
+    [webhookId, disableAfterSeconds],
+    'intake_webhook_failing',
+  );
+  return rows[0]?.expired ?? false;
+}
+
+/** Deactivates an active webhook; true when this call did it (so its owners are told once). */
+export async function deactivateWebhook(sql: Sql, webhookId: string, reason: 'gone' | 'failing'): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    'update webhooks set active = false, deactivated_reason = $2, updated_at = now() where id = $1 and active and deleted_at is null',
+    [webhookId, reason],
+  );
+  return rowCount > 0;
+}
+
+/** Deleting submissions keeps their deliveries in the log, without the bodies (which carry the data). */
+export async function redactForSubmissions(sql: Sql, submissionIds: string[]): Promise<void> {
+  if (!submissionIds.length) return;
+  await sql.query(
+    `update deliveries set request_body = null, response_body = null, updated_at = now()
+      where submission_id = any($1::text[]) and (request_body is not null or response_body is not null)`,
+    [submissionIds],
+  );
+}
+
+/** Deliveries due longer ago than `graceSeconds` whose attempt job never ran (lost), oldest first. */
+export async function overdueDeliveries(sql: Sql, graceSeconds: number, limit: number): Promise<Array<{ id: string; attempts: number }>> {
+  const { rows } = await sql.query<{ id: string; attempts: number }>(
+    `select id, attempts from deliveries where status in ('pending', 'failed') and next_attempt_at < now() - make_interval(secs => $1)
+      order by next_attempt_at limit $2`,
+    [graceSeconds, limit],
+  );
+  return rows;
+}
+
+/** Removes a batch of delivery rows older than the retention window; returns how many. */
+export async function pruneDeliveries(sql: Sql, retentionDays: number, batch: number): Promise<number> {
+  const { rowCount } = await sql.query(
+    `delete from deliveries where id in (
+       select id from deliveries where created_at < now() - make_interval(days => $1) and status in ('succeeded', 'dead') order by created_at limit $2)`,
+    [retentionDays, batch],
+  );
+  return rowCount;
+}
+
+/** The deliveries a bulk replay takes: the latest of each submission (or event) of the webhook, filtered. */
+export type ReplayFilter = { webhookId: string; status?: DeliveryStatus; since?: string; until?: string };
+
+const LATEST = `select distinct on (coalesce(d.submission_id, d.id)) d.id, d.event, d.status, d.created_at, d.submission_id, d.request_body
+                  from deliveries d where d.webhook_id = $1 order by coalesce(d.submission_id, d.id), d.id desc`;
+
+export async function countReplayable(sql: Sql, f: ReplayFilter): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(
+    `select count(*)::int as n from (${LATEST}) l
+      where l.request_body is not null and ($2::text is null or l.status = $2) and ($3::timestamptz is null or l.created_at >= $3) and ($4::timestamptz is null or l.created_at < $4)`,
+    [f.webhookId, f.status ?? null, f.since ?? null, f.until ?? null],
+  );
+  return rows[0]!.n;
+}
+
+export type ReplaySource = { id: string; event: string; submission_id: string | null; request_body: string };
+
+/** The next batch of a bulk replay: matching latest deliveries this job has not replayed yet, oldest first. */
+export async function nextReplayBatch(
+  sql: Sql,
+  f: ReplayFilter,
+  jobId: string,
+  limit: number,
+): Promise<ReplaySource[]> {
+  const { rows } = await sql.query<ReplaySource>(
+    `select l.id, l.event, l.submission_id, l.request_body from (${LATEST}) l
+      where l.request_body is not null and ($2::text is null or l.status = $2) and ($3::timestamptz is null or l.created_at >= $3) and ($4::timestamptz is null or l.created_at < $4)
+        and not exists (select 1 from deliveries r where r.replay_job_id = $5 and r.replay_of = l.id)
+        and l.created_at <= (select created_at from jobs where id = $5)
+      order by l.id limit $6`,
+    [f.webhookId, f.status ?? null, f.since ?? null, f.until ?? null, jobId, limit],
+  );
+  return rows;
+}
+
+/** Who to tell that a webhook was deactivated: the team's owners and admins, with the webhook and its form. */
+export async function deactivationNotice(
+  sql: Sql,
+  webhookId: string,
+): Promise<{ label: string; url: string; reason: string | null; form_name: string; form_id: string; emails: string[] } | undefined> {
+  const { rows } = await sql.query<{ label: string; url: string; reason: string | null; form_name: string; form_id: string; emails: string[] }>(
+    `select w.label, w.url, w.deactivated_reason as reason, f.name as form_name, f.id as form_id,
+            array(select u.email from memberships m join users u on u.id = m.user_id
+                   where m.team_id = w.team_id and m.role in ('owner', 'admin') order by u.email) as emails
+       from webhooks w join forms f on f.id = w.form_id where w.id = $1 and not w.active and w.deleted_at is null`,
+    [webhookId],
+  );
+  return rows[0];
+}
+
+/** What a submission.created event is rendered from (read in the transaction that marks it processed). */
+export type SubmissionEventRow = {
+  id: string;
+  team_id: string;
+  form_id: string;
+  form_name: string;
+  received_at: string;
+  payload: Record<string, unknown>;
+  category: string | null;
+  score: number | null;
+  referrer: string | null;
+  user_agent: string | null;
+  files: Array<{ id: string; filename: string; content_type: string; size: number }>;
+};
+
+export async function submissionForEvent(sql: Sql, submissionId: string): Promise<SubmissionEventRow | undefined> {
+  const { rows } = await sql.query<SubmissionEventRow>(
+    `select s.id, s.team_id, s.form_id, f.name as form_name, s.received_at, s.payload, s.category,
+            (s.ai_moderation->>'score')::float8 as score, s.metadata->>'referrer' as referrer, s.metadata->>'user_agent' as user_agent,
+            coalesce((select json_agg(json_build_object('id', x.id, 'filename', x.filename, 'content_type', x.content_type, 'size', x.size_bytes)
+                                order by x.created_at, x.id) from submission_files x where x.submission_id = s.id), '[]') as files
+       from submissions s join forms f on f.id = s.form_id where s.id = $1`,
+    [submissionId],
+  );
+  return rows[0];
+}

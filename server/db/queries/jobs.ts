@@ -1,0 +1,53 @@
+import type { Sql } from '../database.ts';
+
+/** Background work a client polls at `GET /v1/jobs/{id}`. */
+export type JobRow = {
+  id: string;
+  team_id: string;
+  type: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  params: Record<string, unknown>;
+  total: number;
+  done: number;
+  failed: number;
+  errors: Array<{ id: string | null; error: string; message: string }>;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+};
+
+const COLUMNS = 'id, team_id, type, status, params, total, done, failed, errors, created_at, started_at, finished_at';
+
+export async function insertJob(
+  sql: Sql,
+  j: { id: string; teamId: string; type: string; params: Record<string, unknown>; total: number; createdBy: string | null },
+): Promise<JobRow> {
+  const { rows } = await sql.query<JobRow>(
+    `insert into jobs (id, team_id, type, params, total, created_by) values ($1, $2, $3, $4, $5, $6) returning ${COLUMNS}`,
+    [j.id, j.teamId, j.type, JSON.stringify(j.params), j.total, j.createdBy],
+  );
+  return rows[0]!;
+}
+
+export async function findJob(sql: Sql, id: string, teamId?: string): Promise<JobRow | undefined> {
+  const { rows } = await sql.query<JobRow>(`select ${COLUMNS} from jobs where id = $1 and ($2::text is null or team_id = $2)`, [id, teamId ?? null]);
+  return rows[0];
+}
+
+export async function startJob(sql: Sql, id: string): Promise<void> {
+  await sql.query(`update jobs set status = 'running', started_at = coalesce(started_at, now()) where id = $1 and status in ('queued', 'running')`, [id]);
+}
+
+/** Adds to the counters; errors beyond the first 100 are only counted. */
+export async function addProgress(sql: Sql, id: string, done: number, failed: Array<{ id: string | null; error: string; message: string }>): Promise<void> {
+  await sql.query(
+    `update jobs set done = done + $2, failed = failed + $3,
+            errors = case when jsonb_array_length(errors) >= 100 then errors else errors || $4::jsonb end
+      where id = $1`,
+    [id, done, failed.length, JSON.stringify(failed.slice(0, 100))],
+  );
+}
+
+export async function finishJob(sql: Sql, id: string, status: 'succeeded' | 'failed'): Promise<void> {
+  await sql.query('update jobs set status = $2, finished_at = now() where id = $1 and finished_at is null', [id, status]);
+}

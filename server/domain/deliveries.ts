@@ -1,0 +1,312 @@
+import type { z } from 'zod';
+import type { DeliveryListQuery, ReplayWebhookBody } from '../../contract/webhooks.ts';
+import type { AppContext } from '../context.ts';
+import type { Tx } from '../db/database.ts';
+import * as queries from '../db/queries/deliveries.ts';
+import * as jobQueries from '../db/queries/jobs.ts';
+import { findWebhook, teamWebhooksFor, webhooksFor, type TargetRow } from '../db/queries/webhooks.ts';
+import { deliverWebhook, replayWebhook, webhookDeactivatedEmail } from '../jobs/definitions.ts';
+import { renderBody, type InsightsEvent, type Provider, type SubmissionEvent } from '../webhooks/providers.ts';
+import type { Sender } from '../webhooks/sender.ts';
+import { decryptSecret, signatureHeaders } from '../webhooks/signing.ts';
+import type { Caller } from './caller.ts';
+import { AppError, notFound, validationFailed } from './errors.ts';
+import { EXPORT_LINK_SECONDS, fileLink } from './file-links.ts';
+import { isId, newId } from './ids.ts';
+import { iso } from './timestamps.ts';
+
+/** A bulk replay takes at most this many deliveries; narrow `since`/`until` for more. */
+export const REPLAY_JOB_LIMIT = 10_000;
+const REPLAY_BATCH = 500;
+
+export function deliveryView(r: queries.DeliveryRow) {
+  return {
+    id: r.id,
+    webhook_id: r.webhook_id,
+    event: r.event as 'submission.created' | 'ai-insights.regenerated',
+    status: r.status,
+    http_status: r.http_status,
+    attempts: r.attempts,
+    duration_ms: r.duration_ms,
+    submission_id: r.submission_id,
+    request_body: r.request_body === null ? null : (JSON.parse(r.request_body) as Record<string, unknown>),
+    response_body: r.response_body,
+    error: r.error,
+    delivered_at: iso(r.delivered_at),
+    next_attempt_at: iso(r.next_attempt_at),
+    replay_of: r.replay_of,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  };
+}
+
+/**
+ * Seconds to wait before attempt `attempt` (2…n) after the previous one failed: the schedule's slot ±20 %
+ * jitter. A `Retry-After` can push it later, up to the slot after it (never sooner than the schedule).
+ */
+export function attemptDelay(schedule: number[], attempt: number, retryAfter: number | null, random: () => number = Math.random): number {
+  const base = schedule[attempt - 1] ?? schedule[schedule.length - 1] ?? 0;
+  const jittered = base * (0.8 + 0.4 * random());
+  if (retryAfter === null) return jittered;
+  const ceiling = Math.max(base, schedule[attempt] ?? base);
+  return Math.max(jittered, Math.min(retryAfter, ceiling));
+}
+
+/** The submission.created event, as every provider renders it; files as signed links valid 7 days. */
+function submissionEvent(ctx: AppContext, s: queries.SubmissionEventRow): SubmissionEvent {
+  const scope = { teamId: s.team_id, formId: s.form_id, expires: Math.floor(Date.now() / 1000) + EXPORT_LINK_SECONDS };
+  return {
+    type: 'submission.created',
+    submission_id: s.id,
+    form_id: s.form_id,
+    form_name: s.form_name,
+    received_at: iso(s.received_at),
+    payload: s.payload,
+    files: s.files.map((f) => ({ ...f, url: fileLink(ctx.config.baseUrl, ctx.keys.linkSigning, f.id, scope) })),
+    meta: { category: s.category, score: s.score, referrer: s.referrer, user_agent: s.user_agent },
+  };
+}
+
+/** Inserts the deliveries and their first attempts' jobs in the caller's transaction; returns the ids. */
+async function queueDeliveries(ctx: AppContext, tx: Tx, rows: queries.NewDelivery[]): Promise<string[]> {
+  const ids = await queries.insertDeliveries(tx, rows);
+  await ctx.queue.insert(
+    deliverWebhook,
+    ids.map((id) => ({ data: { deliveryId: id, attempt: 1 }, singletonKey: id, startAfter: rows.find((r) => r.id === id)!.next_attempt_at })),
+    { tx },
+  );
+  return ids;
+}
+
+function firstAttemptAt(ctx: AppContext): Date {
+  return new Date(Date.now() + attemptDelay(ctx.config.deliverySchedule, 1, null) * 1000);
+}
+
+function newDeliveries(ctx: AppContext, targets: TargetRow[], event: SubmissionEvent | InsightsEvent, submissionId: string | null): queries.NewDelivery[] {
+  const at = firstAttemptAt(ctx);
+  return targets.map((t) => ({
+    id: newId('whd'),
+    team_id: t.team_id,
+    webhook_id: t.id,
+    event: event.type,
+    submission_id: submissionId,
+    request_body: renderBody(t.provider as Provider, event, t.config),
+    next_attempt_at: at,
+  }));
+}
+
+/**
+ * A submission became `processed`: one delivery per active webhook of its form subscribed to
+ * `submission.created`, created in the same transaction (with their jobs), so none is lost or doubled.
+ */
+export async function createSubmissionDeliveries(ctx: AppContext, tx: Tx, submissionId: string, formId: string): Promise<number> {
+  const targets = await webhooksFor(tx, formId, 'submission.created');
+  if (!targets.length) return 0;
+  const row = await queries.submissionForEvent(tx, submissionId);
+  if (!row) return 0;
+  return (await queueDeliveries(ctx, tx, newDeliveries(ctx, targets, submissionEvent(ctx, row), submissionId))).length;
+}
+
+/** A team-wide event (ai-insights.regenerated) to every webhook of the team subscribed to it. */
+export async function createTeamEventDeliveries(ctx: AppContext, tx: Tx, teamId: string, event: InsightsEvent): Promise<number> {
+  const targets = await teamWebhooksFor(tx, teamId, event.type);
+  return (await queueDeliveries(ctx, tx, newDeliveries(ctx, targets, event, null))).length;
+}
+
+export type AttemptJob = { id: string; retryCount: number; data: { deliveryId: string; attempt: number } };
+
+/**
+ * One attempt: signs the stored body with the webhook's secret(s) now, posts it, and in one transaction
+ * records the outcome, schedules the next attempt (its job) and settles this job. A job for an attempt
+ * already recorded (a duplicate) only settles. Returns when the next attempt is due, if there is one.
+ */
+export async function runAttempt(ctx: AppContext, sender: Sender, job: AttemptJob): Promise<Date | null> {
+  const { deliveryId, attempt } = job.data;
+  const settle = (fn: (tx: Tx) => Promise<void>) =>
+    ctx.db.transaction(async (tx) => {
+      await fn(tx);
+      await ctx.queue.complete(deliverWebhook, job, { tx });
+    });
+  const row = await queries.findForAttempt(ctx.db, deliveryId);
+  if (!row || row.attempts !== attempt - 1 || (row.status !== 'pending' && row.status !== 'failed')) {
+    await settle(async () => {});
+    return null;
+  }
+  const stopped = row.deleted ? 'webhook_deleted' : !row.active ? 'webhook_inactive' : row.request_body === null ? 'submission_deleted' : null;
+  if (stopped || row.request_body === null) {
+    await settle((tx) => queries.stopDelivery(tx, deliveryId, row.attempts, stopped ?? 'submission_deleted'));
+    return null;
+  }
+  const key = ctx.keys.webhookSecrets;
+  const secrets = [decryptSecret(key, row.secret_encrypted), ...(row.previous_secret_encrypted ? [decryptSecret(key, row.previous_secret_encrypted)] : [])];
+  const headers = signatureHeaders(secrets, row.id, Math.floor(Date.now() / 1000), row.request_body);
+  const out = await sender.send(row.url, row.request_body, headers);
+
+  const schedule = ctx.config.deliverySchedule;
+  const ok = out.httpStatus !== null && out.httpStatus >= 200 && out.httpStatus < 300;
+  const gone = out.httpStatus === 410;
+  const status = ok ? 'succeeded' : gone || attempt >= schedule.length ? 'dead' : 'failed';
+  const next = status === 'failed' ? new Date(Date.now() + attemptDelay(schedule, attempt + 1, out.retryAfter) * 1000) : null;
+  await settle(async (tx) => {
+    const record = { status, httpStatus: out.httpStatus, durationMs: out.durationMs, responseBody: out.responseBody, error: out.error, nextAttemptAt: next } as const;
+    if (!(await queries.recordAttempt(tx, deliveryId, attempt - 1, record))) return;
+    if (next) await ctx.queue.insert(deliverWebhook, [{ data: { deliveryId, attempt: attempt + 1 }, singletonKey: deliveryId, startAfter: next }], { tx });
+    if (ok) return;
+    // A 410 says the endpoint is gone; otherwise a webhook is switched off only after failing for days, not on one burst.
+    const failingTooLong = await queries.failingFor(tx, row.webhook_id, ctx.config.webhookDisableAfterSeconds);
+    if ((gone || failingTooLong) && (await queries.deactivateWebhook(tx, row.webhook_id, gone ? 'gone' : 'failing'))) {
+      await ctx.queue.send(webhookDeactivatedEmail, { webhookId: row.webhook_id }, { tx });
+    }
+  });
+  return next;
+}
+
+/** The e-mail to a team's owners and admins when the service deactivated one of their webhooks. */
+export async function sendDeactivationNotice(ctx: AppContext, webhookId: string): Promise<'sent' | 'skipped'> {
+  const n = await queries.deactivationNotice(ctx.db, webhookId);
+  if (!n || !n.emails.length) return 'skipped';
+  const why =
+    n.reason === 'gone'
+      ? 'the receiving endpoint answered 410 Gone'
+      : `every delivery attempt has failed for ${Math.round(ctx.config.webhookDisableAfterSeconds / 3600)} hours`;
+  const text = [
+    `The webhook "${n.label}" of the form "${n.form_name}" was deactivated because ${why}.`,
+    '',
+    `Endpoint: ${n.url}`,
+    '',
+    'No new deliveries are made to it, and its queued retries have stopped. Once the endpoint works again,',
+    're-activate it (PUT active: true) and replay what it missed:',
+    `  POST ${ctx.config.baseUrl}/v1/webhooks/${webhookId}/replay  {"status": "dead"}`,
+    '',
+    `Delivery log: ${ctx.config.baseUrl}/v1/forms/${n.form_id}/webhooks/${webhookId}/deliveries`,
+  ].join('\n');
+  await ctx.mailer.send({ to: n.emails, subject: `Webhook deactivated: ${n.label.slice(0, 100)}`, text });
+  return 'sent';
+}
+
+async function liveWebhook(ctx: AppContext, caller: Caller, webhookId: string, formId?: string) {
+  const w = await findWebhook(ctx.db, caller.teamId, webhookId, { formId });
+  if (!w) throw notFound('Webhook');
+  return w;
+}
+
+export async function listDeliveries(ctx: AppContext, caller: Caller, formId: string, webhookId: string, q: z.infer<typeof DeliveryListQuery>) {
+  await liveWebhook(ctx, caller, webhookId, formId);
+  if (q.cursor !== undefined && !isId('whd', q.cursor)) throw validationFailed([{ in: 'query', path: 'cursor', message: 'Invalid cursor.' }]);
+  const rows = await queries.listDeliveries(ctx.db, {
+    webhookId,
+    status: q.status,
+    submissionId: q.submission_id,
+    before: q.cursor,
+    limit: q.per_page + 1,
+  });
+  const page = rows.slice(0, q.per_page);
+  const more = rows.length > q.per_page;
+  return { data: page.map(deliveryView), meta: { per_page: q.per_page, next_cursor: more ? page[page.length - 1]!.id : null } };
+}
+
+/**
+ * A replay is a new delivery: same webhook, submission and body bytes, attempts from 1, signed when sent
+ * with the webhook's current secret. The original row and the submission stay as they are.
+ */
+export async function replayDelivery(ctx: AppContext, caller: Caller, deliveryId: string, scope: { formId?: string; webhookId?: string } = {}): Promise<string> {
+  const original = await queries.findDelivery(ctx.db, caller.teamId, deliveryId, scope);
+  if (!original || original.webhook_deleted) throw notFound('Delivery');
+  if (original.request_body === null) throw new AppError('submission_deleted', 'The submission of this delivery was deleted; there is nothing to replay.');
+  if (!original.webhook_active) throw new AppError('webhook_inactive', 'The webhook is inactive: activate it (PUT active: true) before replaying.');
+  return ctx.db.transaction(async (tx) => {
+    const [id] = await queueDeliveries(ctx, tx, [
+      {
+        id: newId('whd'),
+        team_id: original.team_id,
+        webhook_id: original.webhook_id,
+        event: original.event,
+        submission_id: original.submission_id,
+        request_body: original.request_body!,
+        next_attempt_at: new Date(),
+        replay_of: original.id,
+      },
+    ]);
+    return id!;
+  });
+}
+
+/**
+ * Queues a bulk replay job (at most REPLAY_JOB_LIMIT deliveries), returned at once; `runReplayJob` does the
+ * work. It takes the latest delivery of each submission (so what a replay already fixed is not sent again),
+ * filtered by status and creation time; deliveries of deleted submissions have no body and are left out.
+ */
+export async function startWebhookReplay(ctx: AppContext, caller: Caller, webhookId: string, input: z.infer<typeof ReplayWebhookBody>): Promise<string> {
+  const webhook = await liveWebhook(ctx, caller, webhookId);
+  if (!webhook.active) throw new AppError('webhook_inactive', 'The webhook is inactive: activate it (PUT active: true) before replaying.');
+  const filter = { webhookId, status: input.status, since: input.since, until: input.until };
+  const total = await queries.countReplayable(ctx.db, filter);
+  if (total > REPLAY_JOB_LIMIT) {
+    throw validationFailed(
+      [{ in: 'body', path: 'since', message: `Matches ${total} deliveries; narrow since/until to at most ${REPLAY_JOB_LIMIT}.` }],
+      `A replay job takes at most ${REPLAY_JOB_LIMIT} deliveries; this one matches ${total}.`,
+    );
+  }
+  return ctx.db.transaction(async (tx) => {
+    const job = await jobQueries.insertJob(tx, { id: newId('job'), teamId: caller.teamId, type: 'webhook_replay', params: filter, total, createdBy: caller.tokenId });
+    await ctx.queue.send(replayWebhook, { jobId: job.id }, { tx });
+    return job.id;
+  });
+}
+
+/**
+ * The bulk replay job: batch by batch, each batch's replays, their jobs and the progress in one transaction,
+ * so a worker killed half-way resumes where it stopped and never replays a delivery twice (one replay per
+ * original and job, enforced by a unique index).
+ */
+export async function runReplayJob(ctx: AppContext, jobId: string): Promise<void> {
+  const job = await jobQueries.findJob(ctx.db, jobId);
+  if (!job || job.finished_at) return;
+  await jobQueries.startJob(ctx.db, jobId);
+  const filter = job.params as unknown as queries.ReplayFilter;
+  for (;;) {
+    const more = await ctx.db.transaction(async (tx) => {
+      const batch = await queries.nextReplayBatch(tx, filter, jobId, REPLAY_BATCH);
+      const at = new Date();
+      const queued = await queueDeliveries(
+        ctx,
+        tx,
+        batch.map((d) => ({
+          id: newId('whd'),
+          team_id: job.team_id,
+          webhook_id: filter.webhookId,
+          event: d.event,
+          submission_id: d.submission_id,
+          request_body: d.request_body,
+          next_attempt_at: at,
+          replay_of: d.id,
+          replay_job_id: jobId,
+        })),
+      );
+      await jobQueries.addProgress(tx, jobId, queued.length, []);
+      return batch.length === REPLAY_BATCH;
+    });
+    if (!more) break;
+  }
+  await jobQueries.finishJob(ctx.db, jobId, 'succeeded');
+}
+
+/**
+ * The periodic pass: re-queues attempts whose job was lost (a delivery overdue by far more than a job's
+ * expiry), and prunes deliveries past the retention window in batches.
+ */
+export async function maintainDeliveries(ctx: AppContext): Promise<{ requeued: number; pruned: number }> {
+  const overdue = await queries.overdueDeliveries(ctx.db, 15 * 60, 1000);
+  if (overdue.length) {
+    await ctx.db.transaction((tx) =>
+      ctx.queue.insert(
+        deliverWebhook,
+        overdue.map((d) => ({ data: { deliveryId: d.id, attempt: d.attempts + 1 }, singletonKey: d.id })),
+        { tx },
+      ),
+    );
+  }
+  let pruned = 0;
+  for (let n = -1; n !== 0; pruned += n) n = await queries.pruneDeliveries(ctx.db, ctx.config.deliveryRetentionDays, 1000);
+  return { requeued: overdue.length, pruned };
+}

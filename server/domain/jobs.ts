@@ -1,0 +1,35 @@
+import type { Ability } from '../../contract/abilities.ts';
+import type { AppContext } from '../context.ts';
+import { findJob, type JobRow } from '../db/queries/jobs.ts';
+import type { Caller } from './caller.ts';
+import { AppError, notFound } from './errors.ts';
+import { iso } from './timestamps.ts';
+
+/** Reading a job needs the read ability of what it works on. */
+const READ_ABILITY: Record<string, Ability> = { webhook_replay: 'webhooks:read' };
+
+export function jobView(j: JobRow) {
+  return {
+    id: j.id,
+    type: j.type as 'webhook_replay',
+    status: j.status,
+    total: j.total,
+    done: j.done,
+    failed: j.failed,
+    errors: j.errors,
+    created_at: iso(j.created_at),
+    started_at: iso(j.started_at),
+    finished_at: iso(j.finished_at),
+  };
+}
+
+/** A job of the caller's team (another team's is not found); 403 without the ability its type needs. */
+export async function getJob(ctx: AppContext, caller: Caller, id: string) {
+  const job = await findJob(ctx.db, id, caller.teamId);
+  if (!job) throw notFound('Job');
+  const ability = READ_ABILITY[job.type];
+  if (!ability || !caller.abilities.includes(ability)) {
+    throw new AppError('forbidden', `This token lacks the "${ability}" ability.`, { required: ability });
+  }
+  return jobView(job);
+}

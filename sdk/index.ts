@@ -15,6 +15,7 @@ import { contract, type Contract } from '../contract/index.ts';
 import type { AbilityExceedsCallerBody, CreateTokenBody, TokenListEntry, TokenMetadata } from '../contract/tokens.ts';
 
 export { contract, type Contract };
+export { verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from './webhooks.ts';
 export type { Ability, Role, Me };
 export type PlanId = z.infer<typeof PlanId>;
 export type BillingTeam = z.infer<typeof BillingTeam>;

@@ -293,20 +293,23 @@ export async function runReplayJob(ctx: AppContext, jobId: string): Promise<void
 
 /**
  * The periodic pass: re-queues attempts whose job was lost (a delivery overdue by far more than a job's
- * expiry), and prunes deliveries past the retention window in batches.
+ * expiry, with no job of its own waiting, retrying or running), and prunes deliveries past the retention
+ * window in batches.
  */
 export async function maintainDeliveries(ctx: AppContext): Promise<{ requeued: number; pruned: number }> {
   const overdue = await queries.overdueDeliveries(ctx.db, 15 * 60, 1000);
-  if (overdue.length) {
+  const live = await ctx.queue.liveKeys(deliverWebhook, overdue.map((d) => d.id));
+  const lost = overdue.filter((d) => !live.has(d.id));
+  if (lost.length) {
     await ctx.db.transaction((tx) =>
       ctx.queue.insert(
         deliverWebhook,
-        overdue.map((d) => ({ data: { deliveryId: d.id, attempt: d.attempts + 1 }, singletonKey: d.id })),
+        lost.map((d) => ({ data: { deliveryId: d.id, attempt: d.attempts + 1 }, singletonKey: d.id })),
         { tx },
       ),
     );
   }
   let pruned = 0;
   for (let n = -1; n !== 0; pruned += n) n = await queries.pruneDeliveries(ctx.db, ctx.config.deliveryRetentionDays, 1000);
-  return { requeued: overdue.length, pruned };
+  return { requeued: lost.length, pruned };
 }

@@ -38,13 +38,14 @@ export const deleteObjects: JobDefinition<{ keys: string[] }> = {
 /**
  * One attempt of one webhook delivery (`attempt` from 1). Run by the delivery runner (jobs/delivery-runner.ts),
  * which settles the job in the transaction that records the attempt, and creates the next attempt's job there.
- * `singleton` by delivery: a delivery never has two attempts in flight, even if the sweeper re-queues one.
+ * Jobs carry the delivery id as `singletonKey` (for the sweeper's lookup; the queue policy stays `standard`:
+ * pg-boss's singleton policy skips keys active at its last monitor pass, which would hold a retry back for a
+ * minute). An attempt is recorded only once (`attempts = expected`), so a duplicate job only settles.
  * The job expires well after the HTTP timeout, so a slow receiver is not sent the same attempt twice.
  */
 export const deliverWebhook: JobDefinition<{ deliveryId: string; attempt: number }> = {
   name: 'deliver-webhook',
   payload: z.object({ deliveryId: z.string(), attempt: z.number().int().min(1) }),
-  policy: 'singleton',
   queue: { retryLimit: 20, retryDelay: 10, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 180 },
 };
 
@@ -59,7 +60,6 @@ export const replayWebhook: JobDefinition<{ jobId: string }> = {
 export const deliveriesMaintenance: JobDefinition<Record<string, never>> = {
   name: 'deliveries-maintenance',
   payload: z.object({}).strict() as z.ZodType<Record<string, never>>,
-  policy: 'singleton',
   queue: { retryLimit: 2, retryDelay: 30, expireInSeconds: 600 },
 };
 

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Db, Tx } from '../db/database.ts';
 import { listen } from '../db/listener.ts';
-import { notifyQueue, planEmbedded } from '../db/queries/queue.ts';
+import { keysWithLiveJobs, notifyQueue, planEmbedded } from '../db/queries/queue.ts';
 
 /** Queue settings a definition may carry (retries, expiry, dead letter queue). */
 export type QueueOptions = Omit<QueueConfig, 'name' | 'policy' | 'partition'>;
@@ -59,6 +59,8 @@ export type Queue = {
   fetch<T>(job: JobDefinition<T>, batchSize: number): Promise<Array<Job<T>>>;
   /** Settles a fetched job in the transaction that records its outcome: both commit or neither. */
   complete(job: { name: string }, attempt: { id: string; retryCount: number }, opts: { tx: Tx }): Promise<void>;
+  /** Which of these singleton keys have a job of the queue not yet completed (created, retry or active). */
+  liveKeys(job: { name: string }, keys: string[]): Promise<Set<string>>;
   /** Runs the job on a cron schedule (UTC), once across all processes. */
   schedule<T>(job: JobDefinition<T>, cron: string, data?: T): Promise<void>;
   /** Calls `fn` whenever workers of the queue are woken (LISTEN), in consuming processes. */
@@ -252,6 +254,7 @@ export async function startQueue(
     async complete(job, attempt, { tx }) {
       await boss.complete(job.name, attempt, null, { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } });
     },
+    liveKeys: (job, keys) => keysWithLiveJobs(db, SCHEMA, job.name, keys),
     async schedule(job, cron, data) {
       await boss.schedule(job.name, cron, (data ?? {}) as object, { tz: 'UTC' });
     },

@@ -57,9 +57,12 @@ const ERROR_CODES: Array<[RegExp, string]> = [
 /** The delivery log's name for a failure without an answer (the codes of undici, Node and OpenSSL). */
 export function errorName(err: unknown): string {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
-    const code = String((e as { code?: unknown }).code ?? (e as { name?: string }).name ?? '');
-    if (code === 'TimeoutError' || code === 'AbortError') return 'timeout';
-    for (const [pattern, name] of ERROR_CODES) if (pattern.test(code)) return name;
+    const { code, name } = e as { code?: unknown; name?: unknown };
+    if (name === 'TimeoutError' || name === 'AbortError') return 'timeout';
+    for (const candidate of [code, name]) {
+      if (typeof candidate !== 'string') continue;
+      for (const [pattern, label] of ERROR_CODES) if (pattern.test(candidate)) return label;
+    }
   }
   return 'network_error';
 }

@@ -12,3 +12,13 @@ export async function notifyQueue(sql: Sql, schema: string, queue: string): Prom
 export async function planEmbedded(sql: Sql, insert: string, value: unknown): Promise<void> {
   await sql.query(`explain with job as (${insert}) select 1 from job`, [value]);
 }
+
+/** Which of `keys` (singleton keys) still have a job of the queue waiting, retrying or running. */
+export async function keysWithLiveJobs(sql: Sql, schema: string, queue: string, keys: string[]): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const { rows } = await sql.query<{ key: string }>(
+    `select distinct singleton_key as key from ${schema}.job where name = $1 and singleton_key = any($2::text[]) and state < 'completed'`,
+    [queue, keys],
+  );
+  return new Set(rows.map((r) => r.key));
+}

@@ -77,8 +77,8 @@ async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeou
 
 /**
  * What pg-boss does when a dead worker's claims expire (the queues' expiry is minutes), made quick: the
- * killed worker's active jobs are given a 1-second expiry on this file's private database, then pg-boss's
- * own supervision pass puts them back for a retry.
+ * killed worker's active jobs are given a 1-second expiry on this file's private database (pg-boss's own
+ * tables), then pg-boss's own supervision pass puts them back for a retry.
  */
 async function lapseClaims(queue: string): Promise<void> {
   const { rows } = await t.ctx.db.query<{ id: string }>(
@@ -87,14 +87,33 @@ async function lapseClaims(queue: string): Promise<void> {
   );
   const held = rows.map((r) => r.id);
   await new Promise((r) => setTimeout(r, 1100));
-  // A pass may be skipped while another process's supervision runs: repeat until the claims are released.
+  // pg-boss supervises a queue at most once a monitor interval (a minute), and the killed worker's own
+  // supervisor may just have done so: clear that mark, then run the pass until the claims are released.
   await eventually(
     async () => {
+      await t.ctx.db.query('update pgboss.queue set monitor_claim_on = null, monitor_on = null where name = $1', [queue]);
       await t.ctx.queue.boss.supervise(queue);
-      return (await t.ctx.db.query(`select 1 from pgboss.job where id = any($1::uuid[]) and state = 'active'`, [held])).rowCount;
+      const { rows: left } = await t.ctx.db.query(
+        `select id::text, state::text, started_on::text, expire_seconds, now()::text as now from pgboss.job where id = any($1::uuid[]) and state = 'active'`,
+        [held],
+      );
+      return left;
     },
-    (n) => n === 0,
+    (left) => left.length === 0,
   );
+}
+
+/** Waits for `count` requests; a timeout also shows the unfinished attempt jobs and the worker's output. */
+async function arrived(receiver: HttpsReceiver, count: number, timeoutMs: number) {
+  try {
+    return await receiver.waitFor(count, timeoutMs);
+  } catch (err) {
+    const { rows } = await t.ctx.db.query(
+      `select state::text, retry_count, count(*)::int as n from pgboss.job where name = $1 and state < 'completed' group by 1, 2`,
+      [jobs.deliverWebhook.name],
+    );
+    throw new Error(`${(err as Error).message}\nunfinished attempt jobs: ${JSON.stringify(rows)}\nworker output:\n${worker.output()}`, { cause: err });
+  }
 }
 
 type Hook = { owner: TestMember; formId: string; endpoint: string; webhookId: string; secret: string; receiver: HttpsReceiver };
@@ -287,12 +306,7 @@ describe('webhook deliveries', { timeout: 60_000 }, () => {
     await kill(worker);
     await lapseClaims(jobs.deliverWebhook.name);
     worker = startWorker();
-    try {
-      await h.receiver.waitFor(2, 30_000);
-    } catch (err) {
-      const { rows } = await t.ctx.db.query(`select state::text, retry_count, start_after::text, started_on::text, expire_seconds from pgboss.job where name = 'deliver-webhook' and singleton_key = $1`, [(await deliveriesOf(h))[0]!.id]);
-      throw new Error(`${(err as Error).message}\njobs: ${JSON.stringify(rows)}\nworker:\n${worker.output()}`);
-    }
+    await arrived(h.receiver, 2, 30_000);
     const ds = await eventually(() => deliveriesOf(h), settled, 30_000);
     expect(ds).toHaveLength(1);
     expect(ds[0]).toMatchObject({ status: 'succeeded', attempts: 1, http_status: 200 });
@@ -333,16 +347,7 @@ describe('webhook deliveries', { timeout: 60_000 }, () => {
       [jobId],
     );
     expect(rows[0]).toEqual({ n: N, originals: N });
-    try {
-      await h.receiver.waitFor(N, 60_000);
-    } catch (err) {
-      const { rows } = await t.ctx.db.query(
-        `select state::text, retry_count, count(*)::int as n, min(start_after)::text as sa, min(started_on)::text as so, min(expire_seconds) as ex
-           from pgboss.job where name = 'deliver-webhook' and state < 'completed' group by 1, 2`,
-      );
-      const { rows: ds } = await t.ctx.db.query(`select status, attempts, count(*)::int from deliveries where replay_job_id = $1 group by 1, 2`, [jobId]);
-      throw new Error(`${(err as Error).message}\njobs: ${JSON.stringify(rows)}\ndeliveries: ${JSON.stringify(ds)}\nworker:\n${worker.output()}`);
-    }
+    await arrived(h.receiver, N, 60_000);
     const received = new Set(h.receiver.requests.map((r) => r.headers['webhook-id']));
     expect(received.size).toBe(N);
     // At least once: an attempt in flight when the worker died may arrive again (same webhook-id, for receivers to dedupe).

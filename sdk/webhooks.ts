@@ -1,8 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
+/** Why `verifyWebhook` refused a request. */
 export type WebhookVerificationReason = 'missing_headers' | 'timestamp_out_of_tolerance' | 'invalid_signature';
 
-/** Why a webhook request was refused by `verifyWebhook`. */
+/** Thrown by `verifyWebhook`; `reason` says which check failed (answer the sender with 400 or 401). */
 export class WebhookVerificationError extends Error {
   readonly reason: WebhookVerificationReason;
   constructor(reason: WebhookVerificationReason, message: string) {
@@ -14,26 +15,32 @@ export class WebhookVerificationError extends Error {
 
 type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
+/** A header by lower-case name from a fetch `Headers` or a Node/express header object (any key case). */
 function header(headers: HeaderBag, name: string): string | undefined {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
   for (const [k, v] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
-    if (k.toLowerCase() === name) return Array.isArray(v) ? v[0] : v;
+    if (k.toLowerCase() === name) return (Array.isArray(v) ? v.join(' ') : v) ?? undefined;
   }
   return undefined;
 }
 
-const keyOf = (secret: string) => Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+/** The HMAC key: the bytes the secret encodes, as Standard Webhooks defines it. */
+const keyOf = (secret: string) => Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
 
-function equal(a: Buffer, b: Buffer): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
+/** HMAC-SHA256 of `prefix` followed by the raw body bytes (not a re-encoding of them). */
+function hmac(secret: string, prefix: string, body: Uint8Array): Buffer {
+  return createHmac('sha256', keyOf(secret)).update(prefix, 'utf8').update(body).digest();
 }
 
 /**
- * Verifies an Intake webhook request and returns its parsed JSON body. Accepts the Standard Webhooks headers
- * (`webhook-id`, `webhook-timestamp`, `webhook-signature`) or Intake's (`X-Service-Timestamp`,
- * `X-Service-Signature`); any of `secret` (pass both during a rotation) may have signed it. Signatures are
- * compared in constant time; a timestamp more than `toleranceSeconds` (default 300) from now is refused.
- * Pass the raw body exactly as received (not re-serialised JSON).
+ * Verifies a webhook request from Intake and returns its parsed JSON body.
+ *
+ * Accepts Intake's headers (`X-Service-Timestamp`, `X-Service-Signature: v1=<hex>`) or the Standard Webhooks
+ * ones (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`), names in any case. During a
+ * secret rotation pass both secrets: a request is genuine when any signature in the header matches any
+ * secret. Signatures are compared in constant time; a timestamp more than `toleranceSeconds` (default 300)
+ * before or after now is refused, which bounds replays. Pass the body exactly as received (the raw bytes or
+ * text, not re-serialised JSON). Throws `WebhookVerificationError` otherwise.
  */
 export function verifyWebhook(
   secret: string | string[],
@@ -41,30 +48,43 @@ export function verifyWebhook(
   rawBody: string | Uint8Array,
   opts: { toleranceSeconds?: number; now?: number } = {},
 ): unknown {
-  const body = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');
-  const secrets = [secret].flat();
+  const secrets = typeof secret === 'string' ? [secret] : secret;
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+
   const id = header(headers, 'webhook-id');
-  const standard = header(headers, 'webhook-signature');
-  const ts = header(headers, 'webhook-timestamp') ?? header(headers, 'x-service-timestamp');
-  const service = header(headers, 'x-service-signature');
-  if (!ts || !((id && standard) || service)) {
-    throw new WebhookVerificationError('missing_headers', 'The request has no webhook signature headers.');
+  const standardTs = header(headers, 'webhook-timestamp');
+  const standardSig = header(headers, 'webhook-signature');
+  const serviceTs = header(headers, 'x-service-timestamp');
+  const serviceSig = header(headers, 'x-service-signature');
+  // One scheme, read whole: its timestamp is the one its signature covers.
+  let ts: string;
+  let signatures: Buffer[];
+  let expected: Buffer[];
+  if (id && standardTs && standardSig) {
+    ts = standardTs;
+    signatures = standardSig.split(' ').filter((p) => p.startsWith('v1,')).map((p) => Buffer.from(p.slice(3), 'base64'));
+    expected = secrets.map((s) => hmac(s, `${id}.${ts}.`, body));
+  } else if (serviceTs && serviceSig) {
+    ts = serviceTs;
+    signatures = serviceSig.split(' ').filter((p) => p.startsWith('v1=')).map((p) => Buffer.from(p.slice(3), 'hex'));
+    expected = secrets.map((s) => hmac(s, `${ts}.`, body));
+  } else {
+    throw new WebhookVerificationError(
+      'missing_headers',
+      'The request lacks webhook signature headers (X-Service-Timestamp and X-Service-Signature, or webhook-id, webhook-timestamp and webhook-signature).',
+    );
   }
+
   const now = opts.now ?? Math.floor(Date.now() / 1000);
-  if (!/^\d+$/.test(ts) || Math.abs(now - Number(ts)) > (opts.toleranceSeconds ?? 300)) {
-    throw new WebhookVerificationError('timestamp_out_of_tolerance', 'The webhook timestamp is too old or in the future.');
+  if (!/^\d{1,12}$/.test(ts.trim()) || Math.abs(now - Number(ts.trim())) > (opts.toleranceSeconds ?? 300)) {
+    throw new WebhookVerificationError('timestamp_out_of_tolerance', 'The webhook timestamp is too far from the current time.');
   }
-  const candidates: Buffer[] = [];
-  const expected: Buffer[] = [];
-  if (id && standard) {
-    for (const part of standard.split(' ')) if (part.startsWith('v1,')) candidates.push(Buffer.from(part.slice(3), 'base64'));
-    for (const s of secrets) expected.push(createHmac('sha256', keyOf(s)).update(`${id}.${ts}.${body}`).digest());
-  } else if (service) {
-    for (const part of service.split(' ')) if (part.startsWith('v1=')) candidates.push(Buffer.from(part.slice(3), 'hex'));
-    for (const s of secrets) expected.push(createHmac('sha256', keyOf(s)).update(`${ts}.${body}`).digest());
-  }
-  if (!candidates.some((c) => expected.some((e) => equal(c, e)))) {
-    throw new WebhookVerificationError('invalid_signature', 'No signature matches the body and secret.');
-  }
-  return JSON.parse(body) as unknown;
+
+  // timingSafeEqual throws on different lengths; a length differing from a SHA-256 digest is simply no match.
+  const matches = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeEqual(a, b);
+  let ok = false;
+  for (const candidate of signatures) for (const e of expected) ok = matches(candidate, e) || ok;
+  if (!ok) throw new WebhookVerificationError('invalid_signature', 'No webhook signature matches the body and the secret.');
+
+  return JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as unknown;
 }

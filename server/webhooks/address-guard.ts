@@ -2,39 +2,68 @@ import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** Metadata endpoints outside the ranges ipaddr.js names (AWS's IPv6 one sits in unique-local space anyway). */
-const METADATA = new Set(['fd00:ec2::254']);
-
 /**
- * Whether a webhook may connect to this address: only global unicast. Private, loopback, link-local (the
- * 169.254.169.254 metadata address included), CGNAT, multicast, unspecified, broadcast, reserved and
- * unique-local are refused; IPv6 forms that embed an IPv4 address (mapped, 6to4, Teredo, NAT64) are judged by it.
+ * The SSRF guard for webhook URLs (DESIGN.md "Delivery"): a webhook may reach only public addresses, checked
+ * when the URL is saved and again at every connect, since DNS can answer differently later (rebinding).
  */
-export function isPublicAddress(ip: string): boolean {
-  if (!ipaddr.isValid(ip)) return false;
-  let addr = ipaddr.parse(ip);
-  if (addr.kind() === 'ipv6') {
-    const v6 = addr as ipaddr.IPv6;
-    if (METADATA.has(v6.toNormalizedString().replace(/(^|:)0+(?=[0-9a-f])/g, '$1')) || METADATA.has(v6.toString())) return false;
-    if (v6.isIPv4MappedAddress()) addr = v6.toIPv4Address();
-    else {
-      const range = v6.range();
-      if (range === '6to4') return isPublicAddress(ipaddr.fromByteArray(v6.toByteArray().slice(2, 6)).toString());
-      if (range === 'teredo') return isPublicAddress(ipaddr.fromByteArray(v6.toByteArray().slice(12, 16).map((b) => b ^ 0xff)).toString());
-      if (range === 'rfc6052' || range === 'rfc6145') return isPublicAddress(ipaddr.fromByteArray(v6.toByteArray().slice(12, 16)).toString());
-    }
+
+/** Cloud metadata endpoints outside the ranges ipaddr.js names. AWS's IPv6 one is unique-local anyway; kept explicit. */
+const METADATA = [ipaddr.parse('fd00:ec2::254')];
+
+/** Global unicast IPv6 (2000::/3): everything outside it is reserved, local or unassigned (e.g. `::7f00:1`). */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+
+/** The IPv4 address an IPv6 address carries (mapped, IPv4-translated, NAT64, 6to4, Teredo), if any. */
+function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | 'opaque' | null {
+  const bytes = v6.toByteArray();
+  switch (v6.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return ipaddr.fromByteArray(bytes.slice(12, 16)) as ipaddr.IPv4;
+    case 'rfc6052':
+      // 64:ff9b::/96 carries it in the last 32 bits; the local-use 64:ff9b:1::/48 (RFC 8215) is a site's own
+      // translator with any layout, so it is not public.
+      return v6.match(ipaddr.parseCIDR('64:ff9b::/96')) ? (ipaddr.fromByteArray(bytes.slice(12, 16)) as ipaddr.IPv4) : 'opaque';
+    case '6to4':
+      return ipaddr.fromByteArray(bytes.slice(2, 6)) as ipaddr.IPv4;
+    case 'teredo':
+      // The client address, stored inverted in the last 32 bits (RFC 4380).
+      return ipaddr.fromByteArray(bytes.slice(12, 16).map((b) => b ^ 0xff)) as ipaddr.IPv4;
+    default:
+      return null;
   }
-  return addr.range() === 'unicast';
 }
 
+/**
+ * Whether a webhook may connect to this address: only ipaddr.js's `unicast` range (and, for IPv6, within
+ * 2000::/3). Refused: private, loopback, link-local (169.254.169.254 metadata included), CGNAT, multicast,
+ * unspecified, broadcast, reserved, unique-local, and IPv6 forms that embed a non-public IPv4 address
+ * (mapped `::ffff:127.0.0.1`, NAT64, 6to4, Teredo). Anything that is not an IP address is refused too.
+ */
+export function isPublicAddress(ip: string): boolean {
+  // net.isIP is strict (dotted quads only), so a form like "0x7f.1" never reaches ipaddr's lenient parser.
+  if (!isIP(ip)) return false;
+  const addr = ipaddr.parse(ip);
+  if (addr.kind() === 'ipv4') return addr.range() === 'unicast';
+  const v6 = addr as ipaddr.IPv6;
+  if (METADATA.some((m) => m.toNormalizedString() === v6.toNormalizedString())) return false;
+  const v4 = embeddedIPv4(v6);
+  if (v4 === 'opaque') return false;
+  if (v4) return v4.range() === 'unicast';
+  return v6.range() === 'unicast' && v6.match(GLOBAL_UNICAST);
+}
+
+/** The outcome of `checkWebhookUrl`; `reason` completes "The URL …". */
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 const resolveAll = async (host: string) => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
- * A webhook URL as create/update accept it: https, no credentials, at most 2,048 characters, and — unless
- * private webhooks are allowed — a host whose every address is public (an IP literal in any notation the URL
- * parser reads, such as 2130706433 or 0x7f.1, is judged as the address it means). Checked again at connect time.
+ * A webhook URL as create/update accept it: at most 2,048 characters, https, no user name or password, and —
+ * unless private webhooks are allowed (then no DNS is done) — a host whose every address is public. An IP
+ * literal is judged directly; the URL parser has already turned forms such as `2130706433`, `0177.0.0.1` or
+ * `0x7f.1` into the dotted quad they mean. Refusing a name when any one of its addresses is private stops a
+ * host that round-robins between a public and an internal address.
  */
 export async function checkWebhookUrl(
   raw: string,
@@ -69,19 +98,22 @@ function blocked(host: string): NodeJS.ErrnoException {
   return err;
 }
 
+type AllCallback = (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void;
+
 /**
- * A `lookup` for outgoing connections (undici's `connect.lookup`): resolves as usual, then refuses any
- * address that is not public — so a name that resolved to a public address at create time and to an
- * internal one now (DNS rebinding) is stopped before connecting. With `allowPrivate` it is plain dns.lookup.
+ * A `net.LookupFunction` for outgoing webhook connections (undici `Agent({ connect: { lookup } })`): resolves
+ * with `dns.lookup`, then — unless `allowPrivate` — fails with code `EBLOCKEDADDRESS` when any address is not
+ * public, so a name that was public when saved and points inside now (DNS rebinding) is stopped before the
+ * socket opens. Supports `options.all` true and false. IP-literal host names are judged the same way, but note
+ * that Node's `net.connect` does not call `lookup` for an IP literal: the sender must check those itself.
  */
 export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
-      const list = addresses as dns.LookupAddress[];
-      if (!allowPrivate && list.some((a) => !isPublicAddress(a.address))) return callback(blocked(hostname), '', 0);
-      if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-      const first = list[0];
+      if (!allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) return callback(blocked(hostname), '', 0);
+      if (options.all) return (callback as unknown as AllCallback)(null, addresses);
+      const first = addresses[0];
       if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
       callback(null, first.address, first.family);
     });

@@ -1,12 +1,22 @@
 /**
- * What each provider is sent: `webhook`, `zapier` and `make` get the event JSON itself; `slack`, `discord` and
- * `teams` a chat message in their documented format. Chat messages truncate (with "…") to each platform's
- * limits rather than be refused, and never split a character.
+ * What each provider is sent (DESIGN.md "Delivery"): `webhook`, `zapier` and `make` get the event JSON itself;
+ * `slack`, `discord` and `teams` a chat message in their documented format. Submitted text is hostile and
+ * unbounded, so chat messages truncate (with "…") to each platform's limits rather than be refused — a message
+ * the platform rejects would be retried seven times and then lost — and never cut a character in two.
  */
 
 export const providers = ['slack', 'discord', 'teams', 'zapier', 'make', 'webhook'] as const;
+/** A webhook's target format. */
 export type Provider = (typeof providers)[number];
 
+/** Provider settings, validated by the contract; each provider reads only its own keys. */
+export type ProviderConfig = Record<string, unknown>;
+/** Keys read for `slack`. */
+export type SlackConfig = { channel?: string; username?: string; icon_emoji?: string };
+/** Keys read for `discord`. */
+export type DiscordConfig = { username?: string; avatar_url?: string };
+
+/** `submission.created`: a clean submission was processed. */
 export type SubmissionEvent = {
   type: 'submission.created';
   submission_id: string;
@@ -18,6 +28,7 @@ export type SubmissionEvent = {
   meta: { category: string | null; score: number | null; referrer: string | null; user_agent: string | null };
 };
 
+/** `ai-insights.regenerated`: a team's weekly insights were (re)computed. */
 export type InsightsEvent = {
   type: 'ai-insights.regenerated';
   team_id: string;
@@ -25,125 +36,236 @@ export type InsightsEvent = {
   period_start: string;
   period_end: string;
   submissions_total: number;
+  /** Relative change as a fraction: 0.18 is a rise of 18 %. */
   delta_vs_prior_week: number;
   summary_md: string;
   themes: Array<{ label: string; count: number }>;
   categories: Array<{ name: string; count: number }>;
 };
 
+/** Any event a webhook can receive. */
 export type WebhookEvent = SubmissionEvent | InsightsEvent;
 
-/** At most `max` UTF-16 units, cut on a code point boundary, "…" when cut. */
+/**
+ * At most `max` UTF-16 units (the unit every platform's limits are stated in, or stricter than), ending in "…"
+ * when cut, and never keeping half of a surrogate pair.
+ */
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
-  let end = max - 1;
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end -= 1; // do not keep half a surrogate pair
+  let end = Math.max(0, max - 1);
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
   return `${text.slice(0, end)}…`;
 }
 
-/** A field value as chat text: strings as they are, anything else as JSON. */
-function show(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === null || value === undefined) return '';
-  return JSON.stringify(value);
+/**
+ * Splits `budget` among items that want `needs[i]` units: needs below the fair share are met in full, the rest
+ * share what is left equally (max-min fairness), so one 100 KB value cannot starve every other field.
+ */
+function fairShares(needs: number[], budget: number): number[] {
+  const order = needs.map((_, i) => i).sort((a, b) => needs[a]! - needs[b]!);
+  const shares = needs.map(() => 0);
+  let left = budget;
+  order.forEach((i, k) => {
+    shares[i] = Math.max(1, Math.min(needs[i]!, Math.floor(left / (order.length - k))));
+    left -= shares[i]!;
+  });
+  return shares;
 }
 
-/** One line per notable fact, shared by the chat formats. */
-type Message = { title: string; fields: Array<[string, string]>; footer: string; links: Array<[string, string]>; text: string; timestamp: string };
+/** A field value as chat text: strings as they are, anything else as JSON; empty shows as "—". */
+function show(value: unknown): string {
+  const text = typeof value === 'string' ? value : value === null || value === undefined ? '' : JSON.stringify(value);
+  return text.trim() === '' ? '—' : text;
+}
+
+const nonBlank = (s: string) => (s.trim() === '' ? '—' : s);
+
+/** What the three chat formats show, before each one's own markup and limits. */
+type Message = {
+  title: string;
+  /** Longer prose (the insights summary); empty for submissions. */
+  text: string;
+  fields: Array<[string, string]>;
+  links: Array<[string, string]>;
+  footer: string;
+  timestamp: string;
+};
+
+/** Chat messages show at most this much of the insights summary: a teaser, the full text is in the app. */
+const SUMMARY_MAX = 1000;
 
 function message(event: WebhookEvent): Message {
   if (event.type === 'submission.created') {
-    const footer = [event.meta.category && `Category: ${event.meta.category}`, event.meta.score !== null && `Spam score: ${event.meta.score.toFixed(2)}`]
-      .filter(Boolean)
-      .join(' · ');
+    const { category, score } = event.meta;
+    const footer = [category !== null && `Category: ${category}`, score !== null && `Spam score: ${score.toFixed(2)}`].filter(Boolean);
     return {
       title: `New submission to ${event.form_name}`,
-      fields: Object.entries(event.payload).map(([k, v]) => [k, show(v)]),
-      footer: footer || `Submission ${event.submission_id}`,
-      links: event.files.map((f) => [f.filename, f.url]),
       text: '',
+      fields: Object.entries(event.payload).map(([k, v]) => [nonBlank(k), show(v)]),
+      links: event.files.map((f) => [nonBlank(f.filename), f.url]),
+      footer: [...footer, `Received ${event.received_at}`].join(' · '),
       timestamp: event.received_at,
     };
   }
-  const pct = `${event.delta_vs_prior_week >= 0 ? '+' : ''}${Math.round(event.delta_vs_prior_week * 100)}%`;
+  const delta = event.delta_vs_prior_week;
+  const pct = Number.isFinite(delta) ? `${delta >= 0 ? '+' : ''}${Math.round(delta * 100)}%` : 'n/a';
+  const top = <T,>(items: T[], count: (t: T) => number, label: (t: T) => string) =>
+    [...items].sort((a, b) => count(b) - count(a)).slice(0, 5).map((t) => `${label(t)} (${count(t)})`).join(', ') || '—';
   return {
     title: `Weekly insights: ${event.submissions_total} submissions (${pct} vs the week before)`,
+    text: truncate(event.summary_md, SUMMARY_MAX),
     fields: [
-      ['Themes', event.themes.slice(0, 5).map((t) => `${t.label} (${t.count})`).join(', ') || '—'],
-      ['Top categories', event.categories.slice(0, 5).map((c) => `${c.name} (${c.count})`).join(', ') || '—'],
+      ['Top themes', top(event.themes, (t) => t.count, (t) => t.label)],
+      ['Top categories', top(event.categories, (c) => c.count, (c) => c.name)],
     ],
-    footer: `${event.period_start.slice(0, 10)} – ${event.period_end.slice(0, 10)}`,
     links: [],
-    text: event.summary_md,
+    footer: `Week ${event.period_start.slice(0, 10)} – ${event.period_end.slice(0, 10)}`,
     timestamp: event.generated_at,
   };
 }
 
+/** The optional string keys of a provider's config that are set (non-empty strings). */
+function pick(config: ProviderConfig, keys: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of keys) if (typeof config[key] === 'string' && config[key] !== '') out[key] = config[key];
+  return out;
+}
+
+/** Links joined by `separator`, whole or not at all, within `max` units; "…and N more" for those left out. */
+function linkList(links: string[], separator: string, max: number): string {
+  const more = (n: number) => `…and ${n} more`;
+  let out = '';
+  for (const [i, link] of links.entries()) {
+    const next = out ? `${out}${separator}${link}` : link;
+    const after = links.length - i - 1;
+    // Keep room for the note about the links after this one, should the next one not fit.
+    if (next.length + (after ? separator.length + more(after).length : 0) > max) {
+      return out ? `${out}${separator}${more(links.length - i)}` : more(links.length - i);
+    }
+    out = next;
+  }
+  return out;
+}
+
+// --- Slack: https://docs.slack.dev/reference/block-kit/blocks ----------------------------------------------
+
+/** Block Kit limits: 50 blocks, header text 150, section text 3000, 10 fields of 2000 each, context text 3000. */
+const SLACK = { blocks: 50, header: 150, text: 3000, fields: 10, field: 2000 };
+/** Sections of fields we emit at most (10 fields each), so the message stays within 50 blocks. */
+const SLACK_FIELD_SECTIONS = 40;
+/** Characters of field text per message: Slack states no total, this keeps big submissions readable and small. */
+const SLACK_FIELDS_BUDGET = 30_000;
+
+/** Slack's required escaping of user text in mrkdwn (https://docs.slack.dev/messaging/formatting-message-text). */
 const slackEscape = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
-function slack(m: Message, config: Record<string, unknown>) {
-  const blocks: unknown[] = [{ type: 'header', text: { type: 'plain_text', text: truncate(m.title, 150), emoji: false } }];
-  if (m.text) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(slackEscape(m.text), 3000) } });
-  // Up to 10 fields per section; at most 40 sections of fields keep the message within Slack's 50 blocks.
-  const fields = m.fields.slice(0, 400);
-  for (let i = 0; i < fields.length; i += 10) {
-    blocks.push({
-      type: 'section',
-      fields: fields.slice(i, i + 10).map(([k, v]) => ({ type: 'mrkdwn', text: truncate(`*${slackEscape(k)}*\n${slackEscape(v) || '—'}`, 2000) })),
-    });
+/** Escaped text of at most `max` units; the raw text is cut, not the escaped one, so no entity is split. */
+function slackText(raw: string, max: number): string {
+  let room = Math.min(raw.length, max);
+  for (;;) {
+    const escaped = slackEscape(truncate(raw, room));
+    if (escaped.length <= max || room <= 1) return escaped;
+    room = Math.min(room - 1, Math.floor((room * max) / escaped.length));
   }
-  if (m.fields.length > fields.length) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `…and ${m.fields.length - fields.length} more fields` }] });
+}
+
+function slack(m: Message, config: ProviderConfig) {
+  const blocks: unknown[] = [{ type: 'header', text: { type: 'plain_text', text: truncate(m.title, SLACK.header), emoji: false } }];
+  if (m.text) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: slackText(m.text, SLACK.text) } });
+
+  const fields = m.fields.slice(0, SLACK_FIELD_SECTIONS * SLACK.fields);
+  const labels = fields.map(([k]) => `*${slackText(k, 100)}*\n`);
+  const shares = fairShares(
+    fields.map(([, v], i) => Math.min(slackEscape(v).length, SLACK.field - labels[i]!.length)),
+    SLACK_FIELDS_BUDGET,
+  );
+  for (let i = 0; i < fields.length; i += SLACK.fields) {
+    const section = fields.slice(i, i + SLACK.fields).map(([, v], j) => ({ type: 'mrkdwn', text: labels[i + j]! + slackText(v, shares[i + j]!) }));
+    blocks.push({ type: 'section', fields: section });
+  }
+  if (m.fields.length > fields.length) {
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `…and ${m.fields.length - fields.length} more fields` }] });
+  }
   if (m.links.length) {
-    const links = m.links.map(([name, url]) => `<${url}|${slackEscape(name).replaceAll('|', '¦')}>`).join('\n');
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(`*Files*\n${links}`, 3000) } });
+    const links = m.links.map(([name, url]) => `<${slackEscape(url)}|${slackText(name, 200).replaceAll('|', '¦')}>`);
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Files*\n${linkList(links, '\n', SLACK.text - 10)}` } });
   }
-  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(slackEscape(`${m.footer} · ${m.timestamp}`), 3000) }] });
+  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: slackText(m.footer, SLACK.text) }] });
   return {
-    ...(typeof config.channel === 'string' ? { channel: config.channel } : {}),
-    ...(typeof config.username === 'string' ? { username: config.username } : {}),
-    ...(typeof config.icon_emoji === 'string' ? { icon_emoji: config.icon_emoji } : {}),
-    text: truncate(slackEscape(m.title), 3000),
-    blocks: blocks.slice(0, 50),
+    text: slackText(m.title, SLACK.text),
+    blocks: blocks.slice(0, SLACK.blocks),
+    ...pick(config, ['channel', 'username', 'icon_emoji']),
   };
 }
 
-/** Discord's embed limits: https://discord.com/developers/docs/resources/message#embed-object-embed-limits */
-const DISCORD = { content: 2000, title: 256, description: 4096, fields: 25, name: 256, value: 1024, footer: 2048, total: 6000 };
+// --- Discord: https://discord.com/developers/docs/resources/message#embed-object-embed-limits --------------
 
-function discord(m: Message, config: Record<string, unknown>) {
-  let budget = DISCORD.total;
-  const take = (s: string, max: number) => {
-    const t = truncate(s, Math.max(1, Math.min(max, budget)));
-    budget -= t.length;
-    return t;
-  };
-  const title = take(m.title, DISCORD.title);
-  const footer = take(m.footer, DISCORD.footer);
-  const links = m.links.map(([name, url]) => `[${name.replaceAll(/[[\]]/g, '')}](${url})`).join('\n');
-  const descriptionText = [m.text, links && `**Files**\n${links}`].filter(Boolean).join('\n\n');
-  const description = descriptionText ? take(descriptionText, Math.min(DISCORD.description, budget - 200)) : undefined;
-  const fields: Array<{ name: string; value: string; inline: boolean }> = [];
-  for (const [k, v] of m.fields.slice(0, DISCORD.fields)) {
-    if (budget < 2) break;
-    const name = take(k || '—', Math.min(DISCORD.name, Math.max(1, Math.floor(budget / 4))));
-    if (budget < 1) break;
-    fields.push({ name, value: take(v || '—', DISCORD.value), inline: v.length <= 40 });
+const DISCORD = { content: 2000, title: 256, description: 4096, fields: 25, name: 256, value: 1024, footer: 2048, total: 6000 };
+/** Our own, tighter cap on field names and the footer, so 25 of them cannot eat the 6000-unit embed total. */
+const DISCORD_NAME = 100;
+const DISCORD_FOOTER = 256;
+
+function discord(m: Message, config: ProviderConfig) {
+  const title = truncate(m.title, DISCORD.title);
+  const footer = truncate(m.footer, DISCORD_FOOTER);
+  let entries = m.fields;
+  if (entries.length > DISCORD.fields) {
+    entries = [...entries.slice(0, DISCORD.fields - 1), ['…', `${entries.length - (DISCORD.fields - 1)} more fields not shown`]];
   }
+  const names = entries.map(([k]) => truncate(k, DISCORD_NAME));
+  // Markdown links; parentheses in a URL would end the link early.
+  const links = m.links.map(([name, url]) => `[${name.replaceAll(/[[\]]/g, '')}](${url.replaceAll('(', '%28').replaceAll(')', '%29')})`);
+  const descriptionWanted = [m.text, links.length ? `**Files**\n${links.join('\n')}` : ''].filter(Boolean).join('\n\n');
+
+  // Every text of the embed counts toward 6000: title, description, field names and values, footer.
+  const budget = DISCORD.total - title.length - footer.length - names.reduce((n, s) => n + s.length, 0);
+  const needs = entries.map(([, v]) => Math.min(v.length, DISCORD.value));
+  if (descriptionWanted) needs.push(Math.min(descriptionWanted.length, DISCORD.description));
+  const shares = fairShares(needs, budget);
+
+  let description: string | undefined;
+  if (descriptionWanted) {
+    const max = shares.pop()!;
+    description = m.text ? truncate(descriptionWanted, max) : `**Files**\n${linkList(links, '\n', max - 10)}`;
+  }
+  const fields = entries.map(([, v], i) => {
+    const value = truncate(v, shares[i]!);
+    return { name: names[i]!, value, inline: value.length <= 40 };
+  });
   return {
-    ...(typeof config.username === 'string' ? { username: config.username } : {}),
-    ...(typeof config.avatar_url === 'string' ? { avatar_url: config.avatar_url } : {}),
     content: truncate(m.title, DISCORD.content),
     embeds: [{ title, ...(description ? { description } : {}), fields, timestamp: m.timestamp, footer: { text: footer } }],
+    // Submitted text must never ping @everyone, a role or a user.
     allowed_mentions: { parse: [] },
+    ...pick(config, ['username', 'avatar_url']),
   };
 }
 
-function teams(m: Message) {
+// --- Teams: https://learn.microsoft.com/microsoftteams/platform/webhooks-and-connectors/how-to/connectors-using
+
+/** Teams refuses webhook messages over 28 KB; we aim a little below, measured on the UTF-8 JSON. */
+const TEAMS_BYTES = 27_000;
+/** Teams shows at most 6 buttons on a card (host config `actions.maxActions`). */
+const TEAMS_ACTIONS = 6;
+const TEAMS_FACTS = 100;
+
+function teamsCard(m: Message, budget: number) {
+  const facts = m.fields.slice(0, TEAMS_FACTS);
+  const texts = [m.text, ...facts.flatMap(([k, v]) => [k, v])];
+  const shares = fairShares(
+    texts.map((t, i) => Math.min(t.length, i % 2 === 1 ? 200 : 2000)),
+    budget,
+  );
   const body: unknown[] = [{ type: 'TextBlock', text: truncate(m.title, 500), weight: 'Bolder', size: 'Medium', wrap: true }];
-  if (m.text) body.push({ type: 'TextBlock', text: truncate(m.text, 10_000), wrap: true });
-  if (m.fields.length) body.push({ type: 'FactSet', facts: m.fields.slice(0, 100).map(([k, v]) => ({ title: truncate(k, 200), value: truncate(v || '—', 2000) })) });
-  body.push({ type: 'TextBlock', text: truncate(`${m.footer} · ${m.timestamp}`, 500), isSubtle: true, size: 'Small', wrap: true });
+  if (m.text) body.push({ type: 'TextBlock', text: truncate(m.text, shares[0]!), wrap: true });
+  if (facts.length) {
+    body.push({ type: 'FactSet', facts: facts.map((_, i) => ({ title: truncate(texts[1 + 2 * i]!, shares[1 + 2 * i]!), value: truncate(texts[2 + 2 * i]!, shares[2 + 2 * i]!) })) });
+  }
+  if (m.fields.length > facts.length) body.push({ type: 'TextBlock', text: `…and ${m.fields.length - facts.length} more fields`, isSubtle: true, wrap: true });
+  const actions = m.links.slice(0, TEAMS_ACTIONS).map(([name, url]) => ({ type: 'Action.OpenUrl', title: truncate(name, 100), url }));
+  if (m.links.length > actions.length) body.push({ type: 'TextBlock', text: `…and ${m.links.length - actions.length} more files`, isSubtle: true, wrap: true });
+  body.push({ type: 'TextBlock', text: truncate(m.footer, 500), isSubtle: true, size: 'Small', wrap: true });
   return {
     type: 'message',
     attachments: [
@@ -155,23 +277,70 @@ function teams(m: Message) {
           type: 'AdaptiveCard',
           version: '1.4',
           body,
-          ...(m.links.length ? { actions: m.links.slice(0, 10).map(([name, url]) => ({ type: 'Action.OpenUrl', title: truncate(name, 100), url })) } : {}),
+          ...(actions.length ? { actions } : {}),
         },
       },
     ],
   };
 }
 
-/** The exact JSON text a delivery sends (kept byte for byte for replays and signatures). */
-export function renderBody(provider: Provider, event: WebhookEvent, config: Record<string, unknown>): string {
+/** The card's text budget shrinks until the JSON fits (escapes and multi-byte characters make bytes ≠ units). */
+function teams(m: Message): string {
+  let budget = 20_000;
+  for (;;) {
+    const json = JSON.stringify(teamsCard(m, budget));
+    const bytes = Buffer.byteLength(json);
+    if (bytes <= TEAMS_BYTES || budget <= 1) return json;
+    budget = Math.min(budget - 1, Math.floor((budget * TEAMS_BYTES * 0.9) / bytes));
+  }
+}
+
+// --- The raw event for webhook, Zapier and Make ------------------------------------------------------------
+
+/** The event with its keys in the documented order, whatever order the caller built it in. */
+function canonical(event: WebhookEvent): WebhookEvent {
+  if (event.type === 'submission.created') {
+    const { meta } = event;
+    return {
+      type: event.type,
+      submission_id: event.submission_id,
+      form_id: event.form_id,
+      form_name: event.form_name,
+      received_at: event.received_at,
+      payload: event.payload,
+      files: event.files.map((f) => ({ id: f.id, filename: f.filename, content_type: f.content_type, size: f.size, url: f.url })),
+      meta: { category: meta.category, score: meta.score, referrer: meta.referrer, user_agent: meta.user_agent },
+    };
+  }
+  return {
+    type: event.type,
+    team_id: event.team_id,
+    generated_at: event.generated_at,
+    period_start: event.period_start,
+    period_end: event.period_end,
+    submissions_total: event.submissions_total,
+    delta_vs_prior_week: event.delta_vs_prior_week,
+    summary_md: event.summary_md,
+    themes: event.themes.map((t) => ({ label: t.label, count: t.count })),
+    categories: event.categories.map((c) => ({ name: c.name, count: c.count })),
+  };
+}
+
+/**
+ * The exact JSON text a delivery sends. Store it as is (text, not jsonb): replays resend these bytes and the
+ * signature covers them.
+ */
+export function renderBody(provider: Provider, event: WebhookEvent, config: ProviderConfig): string {
   switch (provider) {
     case 'slack':
       return JSON.stringify(slack(message(event), config));
     case 'discord':
       return JSON.stringify(discord(message(event), config));
     case 'teams':
-      return JSON.stringify(teams(message(event)));
-    default:
-      return JSON.stringify(event);
+      return teams(message(event));
+    case 'webhook':
+    case 'zapier':
+    case 'make':
+      return JSON.stringify(canonical(event));
   }
 }

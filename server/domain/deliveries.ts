@@ -115,27 +115,29 @@ export async function createTeamEventDeliveries(ctx: AppContext, tx: Tx, teamId:
 
 export type AttemptJob = { id: string; retryCount: number; data: { deliveryId: string; attempt: number } };
 
+/** What one attempt job came to, for `recordAttempts`. */
+export type AttemptOutcome =
+  /** A duplicate or stale job (its attempt is already recorded): it only settles. */
+  | { job: AttemptJob; kind: 'skip' }
+  /** Not sent: its webhook was deleted or deactivated, or its submission deleted. */
+  | { job: AttemptJob; kind: 'stop'; expected: number; reason: string }
+  | { job: AttemptJob; kind: 'sent'; webhookId: string; gone: boolean; record: queries.AttemptRecord };
+
+/** The rows a batch of attempt jobs needs, in one query. */
+export function loadAttempts(ctx: AppContext, jobs: AttemptJob[]): Promise<Map<string, queries.AttemptRow>> {
+  return queries.findForAttempts(ctx.db, jobs.map((j) => j.data.deliveryId));
+}
+
 /**
- * One attempt: signs the stored body with the webhook's secret(s) now, posts it, and in one transaction
- * records the outcome, schedules the next attempt (its job) and settles this job. A job for an attempt
- * already recorded (a duplicate) only settles. Returns when the next attempt is due, if there is one.
+ * One attempt, without touching the database: signs the stored body with the webhook's secret(s) now, posts
+ * it, and says what to record. A job whose attempt is no longer the next one (a duplicate) is skipped.
  */
-export async function runAttempt(ctx: AppContext, sender: Sender, job: AttemptJob): Promise<Date | null> {
+export async function sendAttempt(ctx: AppContext, sender: Sender, job: AttemptJob, row: queries.AttemptRow | undefined): Promise<AttemptOutcome> {
   const { deliveryId, attempt } = job.data;
-  const settle = (fn: (tx: Tx) => Promise<void>) =>
-    ctx.db.transaction(async (tx) => {
-      await fn(tx);
-      await ctx.queue.complete(deliverWebhook, job, { tx });
-    });
-  const row = await queries.findForAttempt(ctx.db, deliveryId);
-  if (!row || row.attempts !== attempt - 1 || (row.status !== 'pending' && row.status !== 'failed')) {
-    await settle(async () => {});
-    return null;
-  }
-  const stopped = row.deleted ? 'webhook_deleted' : !row.active ? 'webhook_inactive' : row.request_body === null ? 'submission_deleted' : null;
-  if (stopped || row.request_body === null) {
-    await settle((tx) => queries.stopDelivery(tx, deliveryId, row.attempts, stopped ?? 'submission_deleted'));
-    return null;
+  if (!row || row.attempts !== attempt - 1 || (row.status !== 'pending' && row.status !== 'failed')) return { job, kind: 'skip' };
+  if (row.deleted || !row.active || row.request_body === null) {
+    const reason = row.deleted ? 'webhook_deleted' : !row.active ? 'webhook_inactive' : 'submission_deleted';
+    return { job, kind: 'stop', expected: row.attempts, reason };
   }
   const key = ctx.keys.webhookSecrets;
   const secrets = [decryptSecret(key, row.secret_encrypted), ...(row.previous_secret_encrypted ? [decryptSecret(key, row.previous_secret_encrypted)] : [])];
@@ -147,18 +149,39 @@ export async function runAttempt(ctx: AppContext, sender: Sender, job: AttemptJo
   const gone = out.httpStatus === 410;
   const status = ok ? 'succeeded' : gone || attempt >= schedule.length ? 'dead' : 'failed';
   const next = status === 'failed' ? new Date(Date.now() + attemptDelay(schedule, attempt + 1, out.retryAfter) * 1000) : null;
-  await settle(async (tx) => {
-    const record = { status, httpStatus: out.httpStatus, durationMs: out.durationMs, responseBody: out.responseBody, error: out.error, nextAttemptAt: next } as const;
-    if (!(await queries.recordAttempt(tx, deliveryId, attempt - 1, record))) return;
-    if (next) await ctx.queue.insert(deliverWebhook, [{ data: { deliveryId, attempt: attempt + 1 }, singletonKey: deliveryId, startAfter: next }], { tx });
-    if (ok) return;
-    // A 410 says the endpoint is gone; otherwise a webhook is switched off only after failing for days, not on one burst.
-    const failingTooLong = await queries.failingFor(tx, row.webhook_id, ctx.config.webhookDisableAfterSeconds);
-    if ((gone || failingTooLong) && (await queries.deactivateWebhook(tx, row.webhook_id, gone ? 'gone' : 'failing'))) {
-      await ctx.queue.send(webhookDeactivatedEmail, { webhookId: row.webhook_id }, { tx });
+  const record = { id: deliveryId, expected: row.attempts, status, httpStatus: out.httpStatus, durationMs: out.durationMs, responseBody: out.responseBody, error: out.error, nextAttemptAt: next } as const;
+  return { job, kind: 'sent', webhookId: row.webhook_id, gone, record };
+}
+
+/**
+ * Records a batch of outcomes in one transaction — one commit for many attempts: their results, the jobs of
+ * the next attempts, webhooks deactivated (410 at once; otherwise after failing for days, with an e-mail to
+ * the owners), and the settling of every job of the batch. Returns the earliest next attempt, if any.
+ */
+export async function recordAttempts(ctx: AppContext, outcomes: AttemptOutcome[]): Promise<Date | null> {
+  const sent = outcomes.filter((o) => o.kind === 'sent');
+  const next = sent.flatMap((o) => (o.record.nextAttemptAt ? [o.record.nextAttemptAt] : []));
+  await ctx.db.transaction(async (tx) => {
+    for (const o of outcomes) if (o.kind === 'stop') await queries.stopDelivery(tx, o.job.data.deliveryId, o.expected, o.reason);
+    const recorded = await queries.recordAttempts(tx, sent.map((o) => o.record));
+    const retries = sent.filter((o) => recorded.has(o.record.id) && o.record.nextAttemptAt);
+    await ctx.queue.insert(
+      deliverWebhook,
+      retries.map((o) => ({ data: { deliveryId: o.record.id, attempt: o.job.data.attempt + 1 }, singletonKey: o.record.id, startAfter: o.record.nextAttemptAt! })),
+      { tx },
+    );
+    // Per webhook, once: the last failure of the batch decides (a 410 anywhere in it counts).
+    const failed = new Map<string, boolean>();
+    for (const o of sent) if (recorded.has(o.record.id) && o.record.status !== 'succeeded') failed.set(o.webhookId, (failed.get(o.webhookId) ?? false) || o.gone);
+    for (const [webhookId, gone] of failed) {
+      const failingTooLong = await queries.failingFor(tx, webhookId, ctx.config.webhookDisableAfterSeconds);
+      if ((gone || failingTooLong) && (await queries.deactivateWebhook(tx, webhookId, gone ? 'gone' : 'failing'))) {
+        await ctx.queue.send(webhookDeactivatedEmail, { webhookId }, { tx });
+      }
     }
+    await ctx.queue.complete(deliverWebhook, outcomes.map((o) => o.job), { tx });
   });
-  return next;
+  return next.length ? new Date(Math.min(...next.map((d) => d.getTime()))) : null;
 }
 
 /** The e-mail to a team's owners and admins when the service deactivated one of their webhooks. */

@@ -1,18 +1,23 @@
 import type { AppContext } from '../context.ts';
-import { runAttempt, type AttemptJob } from '../domain/deliveries.ts';
+import { GroupCommit } from '../db/group-commit.ts';
+import { loadAttempts, recordAttempts, sendAttempt, type AttemptJob, type AttemptOutcome } from '../domain/deliveries.ts';
 import { createSender } from '../webhooks/sender.ts';
 import { deliverWebhook } from './definitions.ts';
 
 export type DeliveryRunner = { stop(): Promise<void> };
 
-/** After an attempt finishes, fetches are coalesced over this window so one fetch refills several slots. */
+/** After attempts are recorded, fetches are coalesced over this window so one fetch refills several slots. */
 const REFILL_MS = 5;
+/** Outcomes are recorded by group commit: at most this many transactions at once, each of up to this many. */
+const RECORD_LIMITS = { maxRunning: 2, maxBatch: 200 };
 
 /**
  * The webhook delivery loop of a worker process: keeps up to INTAKE_DELIVERY_CONCURRENCY attempts in flight
- * over keep-alive connections, taking attempt jobs from pg-boss in batches as slots free up. It is woken at
- * once by a new job (LISTEN), by a local timer when a retry it scheduled falls due, and otherwise polls.
- * Each attempt's outcome, its next attempt's job and the settling of its own job commit together.
+ * over keep-alive connections. Attempt jobs are taken from pg-boss in batches as slots free up, their rows
+ * loaded in one query, and their outcomes recorded by group commit: each transaction records many attempts,
+ * schedules their next attempts and settles their jobs, all or nothing. A slot frees once its outcome is
+ * committed. The loop is woken at once by a new job (LISTEN), by a local timer when a retry it scheduled
+ * falls due, and otherwise polls.
  */
 export function startDeliveryRunner(ctx: AppContext, opts: { version: string }): DeliveryRunner {
   const { config, log } = ctx;
@@ -23,14 +28,72 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
     connections: config.deliveryConcurrency,
   });
   const limit = config.deliveryConcurrency;
-  const running = new Set<Promise<void>>();
+  const sending = new Set<Promise<void>>();
+  let taken = 0; // jobs fetched whose outcome is not committed yet
   let stopping = false;
   let fetching = false;
   let again = false;
-  let backlog = false;
   let refill: NodeJS.Timeout | null = null;
   let retryTimer: NodeJS.Timeout | null = null;
   let retryAt = Infinity;
+
+  const release = (n: number) => {
+    taken -= n;
+    if (!refill && !stopping) {
+      refill = setTimeout(() => {
+        refill = null;
+        void pump();
+      }, REFILL_MS);
+    }
+  };
+
+  /** A batch the transaction refused is recorded one outcome at a time; what still fails, pg-boss retries when its job expires. */
+  const record = async (batch: AttemptOutcome[]) => {
+    try {
+      const next = await recordAttempts(ctx, batch).catch(async (err: unknown) => {
+        if (batch.length === 1) throw err;
+        let earliest: Date | null = null;
+        for (const outcome of batch) {
+          const at = await recordAttempts(ctx, [outcome]).catch((e: unknown) => {
+            log.warn({ err: e, deliveryId: outcome.job.data.deliveryId }, 'could not record a delivery attempt; its job will be retried');
+            return null;
+          });
+          if (at && (!earliest || at < earliest)) earliest = at;
+        }
+        return earliest;
+      });
+      if (next) wakeAt(next);
+    } catch (err) {
+      log.warn({ err, deliveryId: batch[0]?.job.data.deliveryId }, 'could not record a delivery attempt; its job will be retried');
+    } finally {
+      release(batch.length);
+    }
+  };
+  const recorder = new GroupCommit(record, RECORD_LIMITS);
+
+  const launch = (jobs: AttemptJob[]) => {
+    const run = loadAttempts(ctx, jobs).then(
+      (rows) => {
+        for (const job of jobs) {
+          const attempt = sendAttempt(ctx, sender, job, rows.get(job.data.deliveryId)).then(
+            (outcome) => recorder.add(outcome),
+            (err: unknown) => {
+              log.warn({ err, deliveryId: job.data.deliveryId }, 'delivery attempt failed; its job will be retried');
+              release(1);
+            },
+          );
+          sending.add(attempt);
+          void attempt.finally(() => sending.delete(attempt));
+        }
+      },
+      (err: unknown) => {
+        log.warn({ err }, 'could not load webhook deliveries; their jobs will be retried');
+        release(jobs.length);
+      },
+    );
+    sending.add(run);
+    void run.finally(() => sending.delete(run));
+  };
 
   const pump = async (): Promise<void> => {
     if (stopping) return;
@@ -42,12 +105,13 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
     try {
       do {
         again = false;
-        const free = limit - running.size;
+        const free = limit - taken;
         if (free <= 0) break;
         const jobs = (await ctx.queue.fetch(deliverWebhook, free)) as unknown as AttemptJob[];
-        backlog = jobs.length === free;
-        for (const job of jobs) launch(job);
-        if (backlog) again = true;
+        if (!jobs.length) break;
+        taken += jobs.length;
+        launch(jobs);
+        if (jobs.length === free) again = true;
       } while (again && !stopping);
     } catch (err) {
       log.warn({ err }, 'could not fetch webhook deliveries; will retry');
@@ -69,24 +133,6 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
     retryTimer.unref();
   };
 
-  const launch = (job: AttemptJob) => {
-    const attempt = runAttempt(ctx, sender, job)
-      .then((next) => {
-        if (next) wakeAt(next);
-      })
-      .catch((err: unknown) => log.warn({ err, deliveryId: job.data.deliveryId }, 'delivery attempt failed; its job will be retried'))
-      .finally(() => {
-        running.delete(attempt);
-        if (backlog && !refill && !stopping) {
-          refill = setTimeout(() => {
-            refill = null;
-            void pump();
-          }, REFILL_MS);
-        }
-      });
-    running.add(attempt);
-  };
-
   ctx.queue.onWake(deliverWebhook, () => void pump());
   const poll = setInterval(() => void pump(), config.queuePollSeconds * 1000);
   poll.unref();
@@ -98,8 +144,9 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
       clearInterval(poll);
       if (refill) clearTimeout(refill);
       if (retryTimer) clearTimeout(retryTimer);
-      // Attempts in flight finish (each is bounded by the delivery timeout) and record their outcome.
-      await Promise.allSettled([...running]);
+      // Attempts in flight finish (each is bounded by the delivery timeout) and their outcomes are recorded.
+      while (sending.size) await Promise.allSettled([...sending]);
+      await recorder.drained();
       await sender.close();
     },
   };

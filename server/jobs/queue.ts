@@ -57,8 +57,8 @@ export type Queue = {
   insert<T>(job: JobDefinition<T>, items: Array<{ data: T; startAfter?: Date; singletonKey?: string }>, opts: { tx: Tx }): Promise<void>;
   /** Up to `batchSize` jobs of a queue a custom worker loop takes (see jobs/delivery-runner.ts). */
   fetch<T>(job: JobDefinition<T>, batchSize: number): Promise<Array<Job<T>>>;
-  /** Settles a fetched job in the transaction that records its outcome: both commit or neither. */
-  complete(job: { name: string }, attempt: { id: string; retryCount: number }, opts: { tx: Tx }): Promise<void>;
+  /** Settles fetched jobs in the transaction that records their outcomes: both commit or neither. */
+  complete(job: { name: string }, attempts: Array<{ id: string; retryCount: number }>, opts: { tx: Tx }): Promise<void>;
   /** Which of these singleton keys have a job of the queue not yet completed (created, retry or active). */
   liveKeys(job: { name: string }, keys: string[]): Promise<Set<string>>;
   /** Runs the job on a cron schedule (UTC), once across all processes. */
@@ -251,8 +251,11 @@ export async function startQueue(
       tx.afterCommit(() => wake(job.name));
     },
     fetch: (job, batchSize) => boss.fetch(job.name, { batchSize }),
-    async complete(job, attempt, { tx }) {
-      await boss.complete(job.name, attempt, null, { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } });
+    async complete(job, attempts, { tx }) {
+      if (!attempts.length) return;
+      // Only the fencing pair: the job's id and the attempt (retryCount) this worker fetched.
+      const pairs = attempts.map(({ id, retryCount }) => ({ id, retryCount }));
+      await boss.complete(job.name, pairs, null, { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } });
     },
     liveKeys: (job, keys) => keysWithLiveJobs(db, SCHEMA, job.name, keys),
     async schedule(job, cron, data) {

@@ -106,18 +106,22 @@ export type AttemptRow = {
   previous_secret_encrypted: string | null;
 };
 
-export async function findForAttempt(sql: Sql, id: string): Promise<AttemptRow | undefined> {
+/** The deliveries and webhooks behind a batch of attempt jobs, in one query. */
+export async function findForAttempts(sql: Sql, ids: string[]): Promise<Map<string, AttemptRow>> {
   const { rows } = await sql.query<AttemptRow>(
     `select d.id, d.status, d.attempts, d.request_body, d.webhook_id, w.url, w.active, (w.deleted_at is not null) as deleted, w.secret_encrypted,
             case when w.previous_secret_expires_at > now() then w.previous_secret_encrypted end as previous_secret_encrypted
-       from deliveries d join webhooks w on w.id = d.webhook_id where d.id = $1`,
-    [id],
-    'intake_delivery_for_attempt',
+       from deliveries d join webhooks w on w.id = d.webhook_id where d.id = any($1::text[])`,
+    [ids],
+    'intake_deliveries_for_attempts',
   );
-  return rows[0];
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 export type AttemptRecord = {
+  id: string;
+  /** Attempts recorded before this one: the row is updated only if it still says so. */
+  expected: number;
   status: DeliveryStatus;
   httpStatus: number | null;
   durationMs: number | null;
@@ -127,24 +131,41 @@ export type AttemptRecord = {
 };
 
 /**
- * Records attempt `expected + 1` of a delivery — and on success clears its webhook's failure clock in the same
- * statement. False when another run already recorded it (a duplicate job): the caller neither retries nor
- * counts it twice.
+ * Records a batch of attempts in one statement — and clears the failure clock of every webhook one of them
+ * succeeded for. An attempt another run already recorded (a duplicate job) is left out: returns the ids
+ * recorded, so the caller neither schedules nor counts the others.
  */
-export async function recordAttempt(sql: Sql, id: string, expected: number, r: AttemptRecord): Promise<boolean> {
-  const { rows } = await sql.query<{ n: number }>(
-    `with d as (
-       update deliveries set status = $3, attempts = attempts + 1, http_status = $4, duration_ms = $5, response_body = $6, error = $7,
-              next_attempt_at = $8, delivered_at = case when $3 = 'succeeded' then now() else delivered_at end, updated_at = now()
-        where id = $1 and attempts = $2 and status in ('pending', 'failed')
-       returning webhook_id),
+export async function recordAttempts(sql: Sql, records: AttemptRecord[]): Promise<Set<string>> {
+  if (!records.length) return new Set();
+  const input = records.map((r) => ({
+    id: r.id,
+    expected: r.expected,
+    status: r.status,
+    http_status: r.httpStatus,
+    duration_ms: r.durationMs,
+    response_body: r.responseBody,
+    error: r.error,
+    next_attempt_at: r.nextAttemptAt?.toISOString() ?? null,
+  }));
+  const { rows } = await sql.query<{ id: string }>(
+    `with input as (
+       select * from jsonb_to_recordset($1::jsonb) as x(id text, expected int, status text, http_status int, duration_ms int,
+         response_body text, error text, next_attempt_at timestamptz)),
+     d as (
+       update deliveries d set status = i.status, attempts = d.attempts + 1, http_status = i.http_status, duration_ms = i.duration_ms,
+              response_body = i.response_body, error = i.error, next_attempt_at = i.next_attempt_at,
+              delivered_at = case when i.status = 'succeeded' then now() else d.delivered_at end, updated_at = now()
+         from input i
+        where d.id = i.id and d.attempts = i.expected and d.status in ('pending', 'failed')
+       returning d.id, d.webhook_id, d.status),
      healthy as (
-       update webhooks set failing_since = null where $3 = 'succeeded' and id = (select webhook_id from d) and failing_since is not null)
-     select count(*)::int as n from d`,
-    [id, expected, r.status, r.httpStatus, r.durationMs, r.responseBody, r.error, r.nextAttemptAt?.toISOString() ?? null],
-    'intake_record_attempt',
+       update webhooks set failing_since = null
+        where id in (select webhook_id from d where status = 'succeeded') and failing_since is not null)
+     select id from d`,
+    [JSON.stringify(input)],
+    'intake_record_attempts',
   );
-  return rows[0]!.n > 0;
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Ends a delivery without sending (its webhook was deleted or deactivated, or its submission deleted). */

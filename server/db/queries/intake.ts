@@ -1,4 +1,5 @@
 import type { Sql } from '../database.ts';
+import { GroupCommit } from '../group-commit.ts';
 import { windowHit } from './rate-windows.ts';
 
 /** The statements of the public endpoint, `POST /f/{form}`: the hottest path, so every one is prepared. */
@@ -241,62 +242,37 @@ async function insertSubmissions(sql: Sql, batch: Array<{ s: SubmissionInsert; j
 type Waiting = { s: SubmissionInsert; job: { text: string; value: string } | null; settle: (err?: unknown) => void };
 
 /**
- * Group commit for accepted posts. A post goes out at once while fewer than MAX_RUNNING statements are in
- * flight; beyond that it waits, and the next statement to go takes every post waiting (up to MAX_BATCH):
- * under load one commit — one WAL flush — carries many posts, and an idle server adds no delay. Each post
- * is answered only once its own statement has committed. A batch that fails (a spent quota, a held key,
- * anything) is retried one post at a time, in order, so each post gets its own outcome.
+ * Accepted posts go through a group commit (see GroupCommit). Each post is answered only once its own
+ * statement has committed. A batch that fails (a spent quota, a held key, anything) is retried one post at
+ * a time, in order, so each post gets its own outcome.
  */
-const MAX_RUNNING = 4;
-const MAX_BATCH = 64;
+const ACCEPT_LIMITS = { maxRunning: 4, maxBatch: 64 };
 
-class AcceptQueue {
-  readonly #sql: Sql;
-  readonly #waiting: Waiting[] = [];
-  #running = 0;
-  constructor(sql: Sql) {
-    this.#sql = sql;
-  }
-  add(item: Waiting): void {
-    this.#waiting.push(item);
-    this.#pump();
-  }
-  #pump(): void {
-    while (this.#running < MAX_RUNNING && this.#waiting.length) {
-      const batch = this.#waiting.splice(0, MAX_BATCH);
-      this.#running += 1;
-      void this.#run(batch).finally(() => {
-        this.#running -= 1;
-        this.#pump();
-      });
+async function acceptBatch(sql: Sql, batch: Waiting[]): Promise<void> {
+  const jobText = batch.find((w) => w.job)?.job?.text;
+  if (batch.length > 1 && jobText !== undefined) {
+    try {
+      await insertSubmissions(sql, batch, jobText);
+      for (const w of batch) w.settle();
+      return;
+    } catch {
+      // Each post on its own, for its own outcome.
     }
   }
-  async #run(batch: Waiting[]): Promise<void> {
-    const jobText = batch.find((w) => w.job)?.job?.text;
-    if (batch.length > 1 && jobText !== undefined) {
-      try {
-        await insertSubmissions(this.#sql, batch, jobText);
-        for (const w of batch) w.settle();
-        return;
-      } catch {
-        // Each post on its own, for its own outcome.
-      }
-    }
-    // One after another: posts near a quota must each see the ones before them.
-    for (const w of batch) {
-      await insertSubmission(this.#sql, w.s, w.job).then(
-        () => w.settle(),
-        (err: unknown) => w.settle(err),
-      );
-    }
+  // One after another: posts near a quota must each see the ones before them.
+  for (const w of batch) {
+    await insertSubmission(sql, w.s, w.job).then(
+      () => w.settle(),
+      (err: unknown) => w.settle(err),
+    );
   }
 }
 
-const queues = new WeakMap<Sql, AcceptQueue>();
+const queues = new WeakMap<Sql, GroupCommit<Waiting>>();
 
-/** insertSubmission through the process's group commit (see AcceptQueue): resolves once committed. */
+/** insertSubmission through the process's group commit: resolves once committed. */
 export function acceptSubmission(sql: Sql, s: SubmissionInsert, job: { text: string; value: string } | null): Promise<void> {
   let queue = queues.get(sql);
-  if (!queue) queues.set(sql, (queue = new AcceptQueue(sql)));
+  if (!queue) queues.set(sql, (queue = new GroupCommit((batch) => acceptBatch(sql, batch), ACCEPT_LIMITS)));
   return new Promise((resolve, reject) => queue.add({ s, job, settle: (err) => (err === undefined ? resolve() : reject(err)) }));
 }

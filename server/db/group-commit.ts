@@ -1,0 +1,45 @@
+/**
+ * Group commit: items wait while `maxRunning` batches are being written, then the next batch takes every item
+ * waiting (up to `maxBatch`). Under load one commit — one WAL flush, the cost that dominates a write here —
+ * carries many items; with nothing in flight an item goes at once, so an idle process adds no delay.
+ * `run` must settle every item of its batch itself (it may fall back to one item at a time on failure).
+ */
+export class GroupCommit<T> {
+  readonly #waiting: T[] = [];
+  readonly #idle = new Set<() => void>();
+  readonly #run: (batch: T[]) => Promise<void>;
+  readonly #limits: { maxRunning: number; maxBatch: number };
+  #running = 0;
+
+  constructor(run: (batch: T[]) => Promise<void>, limits: { maxRunning: number; maxBatch: number }) {
+    this.#run = run;
+    this.#limits = limits;
+  }
+
+  add(item: T): void {
+    this.#waiting.push(item);
+    this.#pump();
+  }
+
+  /** Resolves once nothing waits and no batch is running. */
+  async drained(): Promise<void> {
+    if (!this.#running && !this.#waiting.length) return;
+    await new Promise<void>((resolve) => this.#idle.add(resolve));
+  }
+
+  #pump(): void {
+    while (this.#running < this.#limits.maxRunning && this.#waiting.length) {
+      const batch = this.#waiting.splice(0, this.#limits.maxBatch);
+      this.#running += 1;
+      void this.#run(batch)
+        .catch(() => {}) // `run` settles its items; a throw here must not stop the queue
+        .finally(() => {
+          this.#running -= 1;
+          this.#pump();
+          if (this.#running || this.#waiting.length) return;
+          for (const resolve of this.#idle) resolve();
+          this.#idle.clear();
+        });
+    }
+  }
+}

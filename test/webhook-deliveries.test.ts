@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { verifyWebhook } from '../sdk/webhooks.ts';
+import { maintainDeliveries } from '../server/domain/deliveries.ts';
 import * as jobs from '../server/jobs/definitions.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, type TestMember } from './support/harness.ts';
@@ -31,7 +32,7 @@ afterAll(async () => {
   for (const r of receivers) await r.close();
 });
 
-function startWorker(): WorkerProcess {
+function startWorker(extraEnv: Record<string, string> = {}): WorkerProcess {
   const child = spawn(intake, ['worker'], {
     env: {
       PATH: process.env.PATH,
@@ -46,6 +47,7 @@ function startWorker(): WorkerProcess {
       INTAKE_QUEUE_POLL_SECONDS: '0.5',
       LOG_LEVEL: 'warn',
       ...serverProcessEnv(),
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -139,6 +141,13 @@ async function deliveriesOf(h: Hook) {
   return res.body.data as Array<Record<string, unknown> & { id: string; status: string; attempts: number }>;
 }
 
+/** The messages in the mail folder (the mailer's transport without SMTP) that contain `text`. */
+async function mailWith(text: string): Promise<string[]> {
+  const dir = path.join(t.dataDir, 'mail');
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).filter((m) => m.includes(text));
+}
+
 const settled = (ds: Array<{ status: string }>) => ds.length > 0 && ds.every((d) => d.status === 'succeeded' || d.status === 'dead');
 
 describe('webhook deliveries', { timeout: 60_000 }, () => {
@@ -211,11 +220,7 @@ describe('webhook deliveries', { timeout: 60_000 }, () => {
     expect(d).toMatchObject({ status: 'dead', attempts: 1, http_status: 410 });
     const shown = await t.http.get(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token));
     expect(shown.body.data).toMatchObject({ active: false, deactivated_reason: 'gone' });
-    const mailDir = path.join(t.dataDir, 'mail');
-    const mail = await eventually(
-      async () => (fs.existsSync(mailDir) ? fs.readdirSync(mailDir).map((f) => fs.readFileSync(path.join(mailDir, f), 'utf8')) : []).filter((m) => m.includes('Subject: Webhook deactivated')),
-      (m) => m.length === 1,
-    );
+    const mail = await eventually(() => mailWith('Subject: Webhook deactivated: Receiver'), (m) => m.length === 1);
     expect(mail[0]).toMatch(/Subject: Webhook deactivated: Receiver/);
     // An inactive webhook gets no new deliveries.
     await postForm(t, h.endpoint, CONTACT);
@@ -352,5 +357,128 @@ describe('webhook deliveries', { timeout: 60_000 }, () => {
     expect(received.size).toBe(N);
     // At least once: an attempt in flight when the worker died may arrive again (same webhook-id, for receivers to dedupe).
     expect(h.receiver.requests.length - N).toBeLessThanOrEqual(50);
+  });
+
+  it('lists deliveries newest first, filtered by status and submission, a page at a time on the cursor', async () => {
+    const h = await hookedForm((req) => (req.n === 1 ? { status: 410 } : { status: 200 }));
+    const first = await postForm(t, h.endpoint, CONTACT);
+    await eventually(() => deliveriesOf(h), settled);
+    // The 410 deactivated the webhook: switch it back on for the second submission.
+    expect((await t.http.put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token)).send({ active: true })).status).toBe(200);
+    const second = await postForm(t, h.endpoint, CONTACT);
+    const all = await eventually(() => deliveriesOf(h), (ds) => ds.length === 2 && settled(ds));
+    expect(all.map((d) => [d.submission_id, d.status])).toEqual([
+      [second, 'succeeded'],
+      [first, 'dead'],
+    ]);
+    const list = async (query: string) => {
+      const res = await t.http.get(`/v1/forms/${h.formId}/webhooks/${h.webhookId}/deliveries?${query}`).set(bearer(h.owner.token));
+      expect(res.status, res.text).toBe(200);
+      return res.body as { data: Array<{ id: string }>; meta: { next_cursor: string | null } };
+    };
+    expect((await list('status=dead')).data.map((d) => d.id)).toEqual([all[1]!.id]);
+    expect((await list(`submission_id=${second}`)).data.map((d) => d.id)).toEqual([all[0]!.id]);
+    const page1 = await list('per_page=1');
+    expect(page1.data.map((d) => d.id)).toEqual([all[0]!.id]);
+    expect(page1.meta.next_cursor).toBe(all[0]!.id);
+    const page2 = await list(`per_page=1&cursor=${page1.meta.next_cursor}`);
+    expect(page2).toMatchObject({ data: [{ id: all[1]!.id }], meta: { next_cursor: null } });
+    expect((await t.http.get(`/v1/forms/${h.formId}/webhooks/${h.webhookId}/deliveries?status=lost`).set(bearer(h.owner.token))).status).toBe(400);
+  });
+
+  it('a webhook whose deliveries have failed for 5 days is deactivated, its retries stop and the owners are e-mailed', async () => {
+    const h = await hookedForm(() => ({ status: 503 }), { label: 'Failing for days' });
+    await postForm(t, h.endpoint, CONTACT);
+    await h.receiver.waitFor(1);
+    // The first failure started the clock; move its start back past the 5 days.
+    await eventually(
+      async () => (await t.ctx.db.query<{ n: number }>('select count(*)::int as n from webhooks where id = $1 and failing_since is not null', [h.webhookId])).rows[0]!.n,
+      (n) => n === 1,
+    );
+    await t.ctx.db.query(`update webhooks set failing_since = now() - interval '5 days 1 minute' where id = $1`, [h.webhookId]);
+    const shown = await eventually(
+      async () => (await t.http.get(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token))).body.data,
+      (w) => w.active === false,
+    );
+    expect(shown.deactivated_reason).toBe('failing');
+    const [d] = await eventually(() => deliveriesOf(h), settled);
+    expect(d).toMatchObject({ status: 'dead', next_attempt_at: null });
+    expect(['webhook_inactive', null]).toContain(d!.error);
+    const sent = h.receiver.requests.length;
+    expect(sent).toBeLessThan(SCHEDULE.length);
+    const mail = await eventually(() => mailWith('Subject: Webhook deactivated: Failing for days'), (m) => m.length === 1);
+    // Quoted-printable soft line breaks joined again.
+    expect(mail[0]!.replaceAll(/=\r?\n/g, '')).toContain('every delivery attempt has failed for 5 days');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(h.receiver.requests).toHaveLength(sent);
+  });
+
+  it('deleting a webhook stops its queued retries (dead, webhook_deleted) without another request', async () => {
+    // The 429 asks for 5 s; the retry waits up to the next slot (1.5 s): time to delete the webhook.
+    const h = await hookedForm(() => ({ status: 429, headers: { 'retry-after': '5' } }));
+    await postForm(t, h.endpoint, CONTACT);
+    await h.receiver.waitFor(1);
+    await eventually(() => deliveriesOf(h), (ds) => ds[0]?.status === 'failed');
+    expect((await t.http.delete(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token))).status).toBe(200);
+    const row = await eventually(
+      async () => (await t.ctx.db.query<{ status: string; error: string | null; attempts: number }>('select status, error, attempts from deliveries where webhook_id = $1', [h.webhookId])).rows[0]!,
+      (r) => r.status === 'dead',
+    );
+    expect(row).toEqual({ status: 'dead', error: 'webhook_deleted', attempts: 1 });
+    expect(h.receiver.requests).toHaveLength(1);
+  });
+
+  it('a spam submission marked not spam is delivered once it is processed', async () => {
+    const h = await hookedForm();
+    const id = await postForm(t, h.endpoint, { ...CONTACT, _gotcha: 'I am a bot' });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(h.receiver.requests).toHaveLength(0);
+    const bulk = await t.http.post(`/v1/forms/${h.formId}/submissions/bulk`).set(bearer(h.owner.token)).send({ ids: [id], action: 'mark_not_spam' });
+    expect(bulk.body).toMatchObject({ affected: 1 });
+    const [req] = await h.receiver.waitFor(1);
+    expect(JSON.parse(req!.body)).toMatchObject({ submission_id: id, payload: CONTACT });
+  });
+
+  it('checks every address again at connect time: a private one is refused (blocked_address) unless private webhooks are allowed', async () => {
+    const h = await hookedForm();
+    await kill(worker);
+    const strict = startWorker({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'false' });
+    try {
+      await postForm(t, h.endpoint, CONTACT);
+      const [d] = await eventually(() => deliveriesOf(h), (ds) => (ds[0]?.attempts ?? 0) >= 1);
+      expect(d).toMatchObject({ status: 'failed', http_status: null, error: 'blocked_address' });
+      expect(h.receiver.requests).toHaveLength(0);
+    } finally {
+      await kill(strict);
+      worker = startWorker();
+    }
+    // The retry, from a worker that allows them, goes through.
+    await h.receiver.waitFor(1);
+    await eventually(() => deliveriesOf(h), settled);
+  });
+
+  it('maintenance requeues a delivery whose job was lost and prunes settled deliveries past the retention window', async () => {
+    const h = await hookedForm();
+    await t.ctx.db.query(
+      `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts, next_attempt_at, created_at) values
+         ('whd_lost0000000000000000000000', $1, $2, 'submission.created', null, '{"lost":true}', 'failed', 2, now() - interval '20 minutes', now() - interval '1 hour'),
+         ('whd_old00000000000000000000000', $1, $2, 'submission.created', null, '{"old":true}', 'succeeded', 1, null, now() - interval '31 days'),
+         ('whd_oldpending0000000000000000', $1, $2, 'submission.created', null, '{"pending":true}', 'pending', 0, now() + interval '1 hour', now() - interval '31 days')`,
+      [h.owner.teamId, h.webhookId],
+    );
+    const done = await maintainDeliveries(t.ctx);
+    expect(done.requeued).toBeGreaterThanOrEqual(1);
+    expect(done.pruned).toBeGreaterThanOrEqual(1);
+    const [req] = await h.receiver.waitFor(1);
+    expect(req!.body).toBe('{"lost":true}');
+    const ds = await eventually(() => deliveriesOf(h), (list) => list.some((d) => d.id === 'whd_lost0000000000000000000000' && d.status === 'succeeded'));
+    expect(ds.find((d) => d.id === 'whd_lost0000000000000000000000')).toMatchObject({ attempts: 3 });
+    // Settled and old: gone. Old but still pending: kept (its attempts are not over).
+    expect(ds.map((d) => d.id)).not.toContain('whd_old00000000000000000000000');
+    expect(ds.map((d) => d.id)).toContain('whd_oldpending0000000000000000');
+    // Run again: nothing left to requeue (its job is live or done) — no second send.
+    await maintainDeliveries(t.ctx);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(h.receiver.requests).toHaveLength(1);
   });
 });

@@ -184,6 +184,13 @@ export async function recordAttempts(ctx: AppContext, outcomes: AttemptOutcome[]
   return next.length ? new Date(Math.min(...next.map((d) => d.getTime()))) : null;
 }
 
+/** A duration in words: "5 days", "36 hours", "10 minutes". */
+function span(seconds: number): string {
+  const [n, unit] = seconds >= 2 * 86_400 ? [seconds / 86_400, 'day'] : seconds >= 2 * 3600 ? [seconds / 3600, 'hour'] : [Math.max(1, seconds / 60), 'minute'];
+  const rounded = Math.round(n);
+  return `${rounded} ${unit}${rounded === 1 ? '' : 's'}`;
+}
+
 /** The e-mail to a team's owners and admins when the service deactivated one of their webhooks. */
 export async function sendDeactivationNotice(ctx: AppContext, webhookId: string): Promise<'sent' | 'skipped'> {
   const n = await queries.deactivationNotice(ctx.db, webhookId);
@@ -191,7 +198,7 @@ export async function sendDeactivationNotice(ctx: AppContext, webhookId: string)
   const why =
     n.reason === 'gone'
       ? 'the receiving endpoint answered 410 Gone'
-      : `every delivery attempt has failed for ${Math.round(ctx.config.webhookDisableAfterSeconds / 3600)} hours`;
+      : `every delivery attempt has failed for ${span(ctx.config.webhookDisableAfterSeconds)}`;
   const text = [
     `The webhook "${n.label}" of the form "${n.form_name}" was deactivated because ${why}.`,
     '',

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.ts';
-import { GroupCommit } from '../db/group-commit.ts';
 import { loadAttempts, recordAttempts, sendAttempt, type AttemptJob, type AttemptOutcome } from '../domain/deliveries.ts';
+import { GroupCommit } from '../group-commit.ts';
 import { createSender } from '../webhooks/sender.ts';
 import { deliverWebhook } from './definitions.ts';
 

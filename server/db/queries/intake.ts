@@ -1,5 +1,5 @@
 import type { Sql } from '../database.ts';
-import { GroupCommit } from '../group-commit.ts';
+import { GroupCommit } from '../../group-commit.ts';
 import { windowHit } from './rate-windows.ts';
 
 /** The statements of the public endpoint, `POST /f/{form}`: the hottest path, so every one is prepared. */

@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { accountContract } from './account.ts';
 import { billingContract } from './billing.ts';
 import { formsContract } from './forms.ts';
+import { insightsContract } from './insights.ts';
 import { jobsContract } from './jobs.ts';
 import { submissionsContract } from './submissions.ts';
 import { tokensContract } from './tokens.ts';
@@ -21,6 +22,7 @@ export const contract = c.router(
     ...formsContract,
     ...submissionsContract,
     ...webhooksContract,
+    ...insightsContract,
     ...jobsContract,
   },
   { strictStatusCodes: true },

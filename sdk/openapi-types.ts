@@ -582,6 +582,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ai-insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest weekly AI insights of the team (or of one form): `data` is null until they are first generated
+         * @description Requires the `insights:read` ability.
+         */
+        get: operations["getAiInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai-insights/regenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Regenerate the team's insights and send the weekly digest, in the background
+         * @description Answers at once. Completion shows as a new `generated_at` on `GET /v1/ai-insights` and as the `ai-insights.regenerated` webhook event. One call per team per 5 minutes: another within them answers 409 `already_running` with `retry_after`.
+         *
+         *     Requires the `insights:write` ability.
+         */
+        post: operations["regenerateAiInsights"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{job_id}": {
         parameters: {
             query?: never;
@@ -6026,6 +6068,315 @@ export interface operations {
                         message: string;
                         /** @description Seconds until the window resets. */
                         retry_after: number;
+                    };
+                };
+            };
+        };
+    };
+    getAiInsights: {
+        parameters: {
+            query?: {
+                /** @description A form id (`frm_…`): that form's insights instead of the whole team's. */
+                form?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — the latest weekly AI insights of the team (or of one form): `data` is null until they are first generated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A week of a team's (or one form's) submissions, summarised. */
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description Time of the last generation.
+                             */
+                            generated_at: string;
+                            /**
+                             * Format: date-time
+                             * @description Monday 00:00 UTC that starts the week summarised (included).
+                             */
+                            period_start: string;
+                            /**
+                             * Format: date-time
+                             * @description The following Monday 00:00 UTC (excluded): the week is [period_start, period_end).
+                             */
+                            period_end: string;
+                            /** @description Submissions received in the week, spam included. */
+                            submissions_total: number;
+                            /** @description Relative change of `submissions_total` against the week before, as a fraction (0.18 is a rise of 18 %). When the week before had none: 1 if this week has any, else 0. */
+                            delta_vs_prior_week: number;
+                            /** @description What clean submissions wrote about, most frequent first; `count` is submissions. */
+                            themes: {
+                                label: string;
+                                count: number;
+                            }[];
+                            /** @description Clean submissions by category, most frequent first. */
+                            categories: {
+                                name: string;
+                                count: number;
+                            }[];
+                            /** @description Submissions of the week by spam score; each bucket includes its lower bound and excludes its upper one (1.0 falls in `0.85-1.0`). Unscored submissions are not counted. */
+                            score_distribution: {
+                                "0.0-0.3": number;
+                                "0.3-0.6": number;
+                                "0.6-0.85": number;
+                                "0.85-1.0": number;
+                            };
+                            /** @description Markdown summary of the week. */
+                            summary_md: string;
+                            /** @description Spam of the week by reason (`honeypot_filled`, `rate_limited`, `rule:<kind>`, `ai_moderation`), most frequent first. */
+                            spam_reasons: {
+                                reason: string;
+                                count: number;
+                            }[];
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `insights:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Locked: the team's plan does not include AI features. */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    regenerateAiInsights: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted — regenerate the team's insights and send the weekly digest, in the background. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp in UTC.
+                         */
+                        queued_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `insights:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "already_running";
+                        message: string;
+                        /** @description Seconds until the lock ends. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Locked: the team's plan does not include AI features. */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };

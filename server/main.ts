@@ -12,7 +12,7 @@ import type { AppContext } from './context.ts';
 import { migrate, openDatabase, type Database } from './db/database.ts';
 import { clusterDir } from './db/embedded-postgres.ts';
 import { createApp } from './http/app.ts';
-import { allJobs, deliveriesMaintenance, embeddableJobs } from './jobs/definitions.ts';
+import { allJobs, deliveriesMaintenance, embeddableJobs, weeklyInsights } from './jobs/definitions.ts';
 import { startDeliveryRunner } from './jobs/delivery-runner.ts';
 import { startQueue, type Queue } from './jobs/queue.ts';
 import { workers } from './jobs/workers.ts';
@@ -136,6 +136,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
     if (options.worker) {
       await queue.work(ctx, workers(ctx));
       await queue.schedule(deliveriesMaintenance, '*/5 * * * *');
+      await queue.schedule(weeklyInsights, '0 6 * * 1');
       const runner = startDeliveryRunner(ctx, { version: VERSION });
       closers.push(['webhook deliveries', () => runner.stop()]);
     }

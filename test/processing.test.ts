@@ -167,7 +167,11 @@ describe('process-submission: moderation and categorisation', () => {
 });
 
 describe('process-submission: retries and failure', () => {
-  const broken: AiProvider = { name: 'broken', analyze: () => Promise.reject(new Error('model exploded')) };
+  const broken: AiProvider = {
+    name: 'broken',
+    analyze: () => Promise.reject(new Error('model exploded')),
+    summarize: () => Promise.reject(new Error('model exploded')),
+  };
   const boss = manual.ctx.queue.boss;
 
   /** One attempt the way a queue worker makes it: claim the job, run the real handler, settle it in pg-boss. */

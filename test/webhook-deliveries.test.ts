@@ -1,10 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../sdk/webhooks.ts';
 import { maintainDeliveries } from '../server/domain/deliveries.ts';
 import * as jobs from '../server/jobs/definitions.ts';
@@ -12,69 +9,31 @@ import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, type TestMember } from './support/harness.ts';
 import { bigBody, redirectReply, startHttpsReceiver, type HttpsReceiver, type Reply } from './support/https-receiver.ts';
 import { postForm, startProcessingApp } from './support/processing.ts';
-import { serverProcessEnv } from './support/tls.ts';
+import { eventually as waitUntil, workerProcesses, type WorkerProcess } from './support/worker-process.ts';
 
-const intake = fileURLToPath(new URL('../cli/intake', import.meta.url));
 // The API and ingest run here; deliveries go out from real `intake worker` processes, which alone trust the
 // receivers' self-signed certificate (NODE_EXTRA_CA_CERTS, appended to the machine's bundle).
 const t = await startProcessingApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' }, { worker: false });
 /** Short schedule: 7 attempts; the third slot is longer so a Retry-After between them can be seen. */
 const SCHEDULE = [0, 0.3, 1.5, 0.3, 0.3, 0.3, 0.3];
 
-type WorkerProcess = { child: ChildProcess; output: () => string; exited: Promise<unknown> };
-const running = new Set<WorkerProcess>();
 const receivers: HttpsReceiver[] = [];
 afterAll(async () => {
-  for (const w of running) {
-    w.child.kill('SIGKILL');
-    await w.exited;
-  }
   for (const r of receivers) await r.close();
 });
 
-function startWorker(extraEnv: Record<string, string> = {}): WorkerProcess {
-  const child = spawn(intake, ['worker'], {
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: t.databaseUrl,
-      STORAGE_URL: inject('storageUrl'),
-      STORAGE_BUCKET: 'intake-test',
-      INTAKE_DATA_DIR: t.dataDir,
-      INTAKE_BASE_URL: 'http://intake.test',
-      INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true',
-      INTAKE_DELIVERY_SCHEDULE: SCHEDULE.join(','),
-      INTAKE_DELIVERY_TIMEOUT_MS: '1500',
-      INTAKE_QUEUE_POLL_SECONDS: '0.5',
-      LOG_LEVEL: 'warn',
-      ...serverProcessEnv(),
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const w: WorkerProcess = { child, output: () => output, exited: once(child, 'exit') };
-  running.add(w);
-  void w.exited.then(() => running.delete(w));
-  return w;
-}
-
-async function kill(w: WorkerProcess): Promise<void> {
-  w.child.kill('SIGKILL');
-  await w.exited;
-}
+const workers = workerProcesses({
+  databaseUrl: t.databaseUrl,
+  dataDir: t.dataDir,
+  env: { INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true', INTAKE_DELIVERY_SCHEDULE: SCHEDULE.join(','), INTAKE_DELIVERY_TIMEOUT_MS: '1500' },
+});
+const startWorker = (env: Record<string, string> = {}) => workers.start(env);
+const kill = (w: WorkerProcess) => w.kill();
 
 let worker = startWorker();
 
-async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(v)}\nworker output:\n${worker.output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  return waitUntil(fn, ok, timeoutMs, () => `worker output:\n${worker.output()}`);
 }
 
 /**

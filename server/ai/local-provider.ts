@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
-import { type AiProvider, type AnalysisInput, type Category, submissionText, verdictFor } from './provider.ts';
+import { type AiProvider, type AnalysisInput, type Category, type InsightsInput, submissionText, verdictFor } from './provider.ts';
+import { extractThemes } from './themes.ts';
+import { weekSummary } from './week-summary.ts';
 
 const require = createRequire(import.meta.url);
 const disposableDomains = new Set<string>(require('disposable-email-domains') as string[]);
@@ -71,6 +73,12 @@ export class LocalProvider implements AiProvider {
     const score = Math.round((1 - signals.reduce((acc, [, p]) => acc * (1 - p), 1)) * 1000) / 1000;
     const category = score >= 0.75 ? 'spam' : categorize(lower);
     return { score, verdict: verdictFor(score), reasons: signals.map(([r]) => r), category, provider: this.name };
+  }
+
+  /** Themes by phrase extraction, a summary written from the figures: deterministic, no network. */
+  async summarize(input: InsightsInput) {
+    const themes = extractThemes(input.texts);
+    return { themes, summary_md: weekSummary(input, themes), provider: this.name };
   }
 }
 

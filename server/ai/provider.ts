@@ -21,7 +21,7 @@ export type AnalysisInput = {
   email: string | null;
 };
 
-export interface AiProvider {
+export interface AiProvider extends InsightsWriter {
   readonly name: string;
   analyze(input: AnalysisInput): Promise<Analysis & { provider: string }>;
 }
@@ -38,4 +38,38 @@ export function submissionText(fields: Record<string, unknown>): string {
     for (const v of values) if (v !== null && v !== undefined && typeof v !== 'object') parts.push(`${key}: ${String(v)}`);
   }
   return parts.join('\n');
+}
+
+/** The exact figures of a week (from SQL) that a provider writes insights about. */
+export type WeekFigures = {
+  /** What is summarised: the whole team, or one form. */
+  scope: { kind: 'team' | 'form'; name: string };
+  period_start: string;
+  period_end: string;
+  submissions_total: number;
+  prior_week_total: number;
+  delta_vs_prior_week: number;
+  spam_total: number;
+  categories: Array<{ name: string; count: number }>;
+  score_distribution: Record<string, number>;
+  spam_reasons: Array<{ reason: string; count: number }>;
+  /** Team scope: each form's total this week and the week before, the biggest changes first. */
+  forms: Array<{ name: string; total: number; prior: number }>;
+};
+
+/** What a provider writes: themes of the week's clean submissions and a markdown summary. */
+export const Narrative = z.object({
+  themes: z.array(z.object({ label: z.string().min(1).max(80), count: z.number().int().min(0) })).max(10),
+  summary_md: z.string().min(1).max(8000),
+});
+export type Narrative = z.infer<typeof Narrative>;
+
+export type InsightsInput = WeekFigures & {
+  /** The free text of the week's clean submissions, one entry per submission (untrusted). */
+  texts: string[];
+};
+
+export interface InsightsWriter {
+  readonly name: string;
+  summarize(input: InsightsInput): Promise<Narrative & { provider: string }>;
 }

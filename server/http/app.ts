@@ -16,6 +16,7 @@ import { responseValidation } from './response-validation.ts';
 import { accountRouter } from './routers/account.ts';
 import { billingRouter } from './routers/billing.ts';
 import { formsRouter } from './routers/forms.ts';
+import { insightsRouter } from './routers/insights.ts';
 import { jobsRouter } from './routers/jobs.ts';
 import { submissionsRouter } from './routers/submissions.ts';
 import { tokensRouter } from './routers/tokens.ts';
@@ -59,6 +60,7 @@ export function createApp(ctx: AppContext): express.Express {
     ...formsRouter(ctx),
     ...submissionsRouter(ctx),
     ...webhooksRouter(ctx),
+    ...insightsRouter(ctx),
     ...jobsRouter(ctx),
   });
   createExpressEndpoints(contract, router, app, {

@@ -70,6 +70,30 @@ export const webhookDeactivatedEmail: JobDefinition<{ webhookId: string }> = {
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 
+/**
+ * Generates a team's weekly insights (the last full week), stores them, emits `ai-insights.regenerated` and
+ * queues the digest e-mail. The singleton key (team) keeps one generation per team queued at a time.
+ */
+export const generateInsights: JobDefinition<{ teamId: string; at?: string }> = {
+  name: 'generate-insights',
+  payload: z.object({ teamId: z.string(), at: z.string().datetime({ offset: true }).optional() }),
+  queue: { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 600 },
+};
+
+/** Monday 06:00 UTC: one generate-insights job per team whose plan has AI. */
+export const weeklyInsights: JobDefinition<Record<string, never>> = {
+  name: 'weekly-insights',
+  payload: z.object({}).strict() as z.ZodType<Record<string, never>>,
+  queue: { retryLimit: 2, retryDelay: 60, expireInSeconds: 600 },
+};
+
+/** The weekly digest e-mail of one stored insights row, to the team's owners and admins. */
+export const insightsDigestEmail: JobDefinition<{ insightId: string }> = {
+  name: 'insights-digest-email',
+  payload: z.object({ insightId: z.string() }),
+  queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+};
+
 /** Jobs the one-statement ingest embeds (pg-boss's insert inside its own statement): verified when the queue starts. */
 export const embeddableJobs = [{ job: processSubmission as JobDefinition<unknown>, sample: { submissionId: 'subm_00000000000000000000000000' } }];
 
@@ -82,4 +106,7 @@ export const allJobs: JobDefinition<never>[] = [
   replayWebhook,
   deliveriesMaintenance,
   webhookDeactivatedEmail,
+  generateInsights,
+  weeklyInsights,
+  insightsDigestEmail,
 ] as JobDefinition<never>[];

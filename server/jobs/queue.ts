@@ -31,7 +31,13 @@ export function worker<C, T>(job: JobDefinition<T>, handler: JobWorker<C, T>['ha
 }
 
 /** `tx`: the job is created in that transaction, with the rows that cause it, and workers are woken after commit. */
-export type SendOptions = { tx?: Tx; singletonKey?: string; startAfter?: Date | number };
+export type SendOptions = {
+  tx?: Tx;
+  singletonKey?: string;
+  /** With `singletonKey`: one job per key within each slot of this many seconds (pg-boss throttling), whatever the queue's policy. */
+  singletonSeconds?: number;
+  startAfter?: Date | number;
+};
 
 /**
  * pg-boss's insert of one job, to be embedded as a CTE in a statement whose `$1` is `value`: the JSON text of

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { maintainDeliveries, runReplayJob, sendDeactivationNotice } from '../domain/deliveries.ts';
+import { generateInsights, queueWeeklyInsights, sendInsightsDigest } from '../domain/insights.ts';
 import { sendNotification } from '../domain/notifications.ts';
 import { markFailed, processSubmission, recordProcessingError } from '../domain/processing.ts';
 import * as jobs from './definitions.ts';
@@ -38,5 +39,8 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
       if (done.requeued || done.pruned) c.log.info(done, 'deliveries maintained');
     }, 1),
     worker(jobs.webhookDeactivatedEmail, async (c: AppContext, data) => void (await sendDeactivationNotice(c, data.webhookId)), 1),
+    worker(jobs.generateInsights, async (c: AppContext, data) => void (await generateInsights(c, data.teamId, data.at ? new Date(data.at) : new Date())), 1),
+    worker(jobs.weeklyInsights, async (c: AppContext) => void (await queueWeeklyInsights(c)), 1),
+    worker(jobs.insightsDigestEmail, async (c: AppContext, data) => void (await sendInsightsDigest(c, data.insightId)), 1),
   ];
 }

@@ -1,0 +1,161 @@
+import type { Sql } from '../database.ts';
+
+/** The weekly AI insights: their figures (exact, by SQL), stored results and the regeneration lock. */
+
+/** Whether the team's plan includes AI features (undefined: no such team). */
+export async function teamHasAi(sql: Sql, teamId: string): Promise<boolean | undefined> {
+  const { rows } = await sql.query<{ ai: boolean }>('select p.ai from teams t join plans p on p.id = t.plan_id where t.id = $1', [teamId]);
+  return rows[0]?.ai;
+}
+
+/** Every team whose plan has AI (for the weekly schedule). */
+export async function aiTeamIds(sql: Sql): Promise<string[]> {
+  const { rows } = await sql.query<{ id: string }>('select t.id from teams t join plans p on p.id = t.plan_id where p.ai order by t.id');
+  return rows.map((r) => r.id);
+}
+
+export type Week = { start: Date; end: Date; priorStart: Date };
+
+/** Per scope (`form_id` null: the whole team): this week's and the prior week's totals, spam and score buckets. */
+export type TotalsRow = { form_id: string | null; total: number; prior: number; spam: number; b0: number; b1: number; b2: number; b3: number };
+export type CountRow = { form_id: string | null; key: string; count: number };
+
+/**
+ * The submissions of the team's forms (trashed ones included) received in [priorStart, end): read through
+ * the (form_id, received_at) indexes, one form at a time.
+ */
+const WEEK = `select s.form_id, s.status, s.spam_reason, s.category, (s.ai_moderation ->> 'score')::float8 as score, s.received_at >= $2 as this_week
+                from submissions s
+               where s.form_id = any(array(select id from forms where team_id = $1)) and s.received_at >= $4 and s.received_at < $3`;
+
+export async function weekTotals(sql: Sql, teamId: string, w: Week): Promise<TotalsRow[]> {
+  const { rows } = await sql.query<TotalsRow>(
+    `with s as (${WEEK})
+     select form_id,
+            count(*) filter (where this_week)::int as total,
+            count(*) filter (where not this_week)::int as prior,
+            count(*) filter (where this_week and status = 'spam')::int as spam,
+            count(*) filter (where this_week and score < 0.3)::int as b0,
+            count(*) filter (where this_week and score >= 0.3 and score < 0.6)::int as b1,
+            count(*) filter (where this_week and score >= 0.6 and score < 0.85)::int as b2,
+            count(*) filter (where this_week and score >= 0.85)::int as b3
+       from s group by grouping sets ((), (form_id))`,
+    [teamId, w.start, w.end, w.priorStart],
+  );
+  return rows;
+}
+
+/** This week's clean submissions by category, and spam by reason, per scope; most frequent first. */
+export async function weekCounts(sql: Sql, teamId: string, w: Week): Promise<{ categories: CountRow[]; reasons: CountRow[] }> {
+  const { rows } = await sql.query<CountRow & { kind: 'category' | 'reason' }>(
+    `with s as (${WEEK}),
+     c as (select form_id, category as key from s where this_week and status <> 'spam' and category is not null),
+     r as (select form_id, spam_reason as key from s where this_week and status = 'spam' and spam_reason is not null)
+     select 'category' as kind, form_id, key, count(*)::int as count from c group by grouping sets ((key), (form_id, key))
+     union all
+     select 'reason', form_id, key, count(*)::int from r group by grouping sets ((key), (form_id, key))
+     order by count desc, key`,
+    [teamId, w.start, w.end, w.priorStart],
+  );
+  return { categories: rows.filter((r) => r.kind === 'category'), reasons: rows.filter((r) => r.kind === 'reason') };
+}
+
+/** The payloads of this week's clean submissions, newest first, at most `limit`. */
+export async function weekPayloads(sql: Sql, teamId: string, w: Week, limit: number): Promise<Array<{ form_id: string; payload: Record<string, unknown> }>> {
+  const { rows } = await sql.query<{ form_id: string; payload: Record<string, unknown> }>(
+    `select form_id, payload from submissions
+      where form_id = any(array(select id from forms where team_id = $1)) and received_at >= $2 and received_at < $3 and status <> 'spam'
+      order by received_at desc limit $4`,
+    [teamId, w.start, w.end, limit],
+  );
+  return rows;
+}
+
+/** The team's forms: names, and which are live (not trashed). */
+export async function teamForms(sql: Sql, teamId: string): Promise<Array<{ id: string; name: string; live: boolean }>> {
+  const { rows } = await sql.query<{ id: string; name: string; live: boolean }>(
+    'select id, name, deleted_at is null as live from forms where team_id = $1 order by id',
+    [teamId],
+  );
+  return rows;
+}
+
+export type InsightRow = { id: string; team_id: string; form_id: string | null; generated_at: string; data: Record<string, unknown> };
+
+export async function insertInsights(
+  sql: Sql,
+  rows: Array<{ id: string; teamId: string; formId: string | null; periodStart: Date; periodEnd: Date; generatedAt: Date; provider: string; data: unknown }>,
+): Promise<void> {
+  if (!rows.length) return;
+  await sql.query(
+    `insert into insights (id, team_id, form_id, period_start, period_end, generated_at, provider, data)
+     select id, team_id, form_id, period_start, period_end, generated_at, provider, data
+       from jsonb_to_recordset($1::jsonb) as x(id text, team_id text, form_id text, period_start timestamptz, period_end timestamptz,
+         generated_at timestamptz, provider text, data jsonb)`,
+    [
+      JSON.stringify(
+        rows.map((r) => ({
+          id: r.id,
+          team_id: r.teamId,
+          form_id: r.formId,
+          period_start: r.periodStart,
+          period_end: r.periodEnd,
+          generated_at: r.generatedAt,
+          provider: r.provider,
+          data: r.data,
+        })),
+      ),
+    ],
+  );
+}
+
+/** The latest insights of the team (`formId` null) or of one of its forms. */
+export async function latestInsight(sql: Sql, teamId: string, formId: string | null): Promise<InsightRow | undefined> {
+  const { rows } = await sql.query<InsightRow>(
+    `select id, team_id, form_id, generated_at, data from insights
+      where team_id = $1 and form_id is not distinct from $2 order by generated_at desc, id desc limit 1`,
+    [teamId, formId],
+  );
+  return rows[0];
+}
+
+export async function findInsight(sql: Sql, id: string): Promise<InsightRow | undefined> {
+  const { rows } = await sql.query<InsightRow>('select id, team_id, form_id, generated_at, data from insights where id = $1', [id]);
+  return rows[0];
+}
+
+/** The team's name and the e-mail addresses of its owners and admins (the digest's readers). */
+export async function digestReaders(sql: Sql, teamId: string): Promise<{ name: string; emails: string[] } | undefined> {
+  const { rows } = await sql.query<{ name: string; emails: string[] }>(
+    `select t.name, array(select u.email from memberships m join users u on u.id = m.user_id
+                           where m.team_id = t.id and m.role in ('owner', 'admin') order by u.email) as emails
+       from teams t where t.id = $1`,
+    [teamId],
+  );
+  return rows[0];
+}
+
+/**
+ * Takes the team's regeneration lock until `until` if it is free at `now`: returns null when taken, else
+ * when the lock held by someone else ends. One row per team; the conditional upsert makes it atomic across
+ * processes.
+ */
+export async function takeRegenerationLock(sql: Sql, teamId: string, now: Date, until: Date): Promise<Date | null> {
+  const { rows } = await sql.query<{ taken: boolean; locked_until: Date }>(
+    `with taken as (
+       insert into insight_locks (team_id, locked_until, queued_at) values ($1, $3, $2)
+       on conflict (team_id) do update set locked_until = excluded.locked_until, queued_at = excluded.queued_at
+        where insight_locks.locked_until <= $2
+       returning true as taken, locked_until)
+     select taken, locked_until from taken
+     union all
+     select false, locked_until from insight_locks where team_id = $1 and not exists (select 1 from taken)`,
+    [teamId, now, until],
+  );
+  const row = rows[0];
+  if (row) return row.taken ? null : new Date(row.locked_until);
+  // Another caller took it at the same moment: its row was not in this statement's snapshot. Read it now.
+  const { rows: held } = await sql.query<{ locked_until: Date }>('select locked_until from insight_locks where team_id = $1', [teamId]);
+  if (!held[0]) throw new Error('the insights lock row vanished');
+  return new Date(held[0].locked_until);
+}

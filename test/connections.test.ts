@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../server/config.ts';
 import { LISTEN_CONNECTIONS } from '../server/main.ts';
-import { startTestApp } from './support/harness.ts';
+import { startProcessingApp } from './support/processing.ts';
 
 /**
  * How many Postgres connections each kind of process opens (README, "Postgres connections"): never more
@@ -12,7 +12,9 @@ import { startTestApp } from './support/harness.ts';
  * that consumes jobs holds outside it.
  */
 const intake = fileURLToPath(new URL('../cli/intake', import.meta.url));
-const t = await startTestApp();
+// A database of this file's own: the workers started here consume jobs, and on the run's shared database
+// they would process other files' submissions under them (a fuzz test saw a row change mid-request).
+const t = await startProcessingApp({}, { worker: false });
 const DEFAULT_TOTAL = loadConfig({}).databasePoolSize;
 
 const running = new Set<ChildProcess>();
@@ -25,15 +27,15 @@ afterAll(async () => {
 
 type Started = { child: ChildProcess; pid: number; url: () => string | null };
 
-/** `intake <args>` as production runs it, on the test run's database and storage. */
+/** `intake <args>` as production runs it, on this file's database and the run's storage. */
 function start(args: string[], env: Record<string, string> = {}): Started {
   const child = spawn(intake, args, {
     env: {
       PATH: process.env.PATH,
-      DATABASE_URL: inject('databaseUrl'),
+      DATABASE_URL: t.databaseUrl,
       STORAGE_URL: inject('storageUrl'),
       STORAGE_BUCKET: 'intake-test',
-      INTAKE_DATA_DIR: inject('scratchDir'),
+      INTAKE_DATA_DIR: t.dataDir,
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',

@@ -1,4 +1,4 @@
-import type { Sql } from '../database.ts';
+import type { Db, Sql } from '../database.ts';
 import { GroupCommit } from '../../group-commit.ts';
 import { windowHit } from './rate-windows.ts';
 
@@ -248,11 +248,31 @@ type Waiting = { s: SubmissionInsert; job: { text: string; value: string } | nul
  */
 const ACCEPT_LIMITS = { maxRunning: 4, maxBatch: 64 };
 
-async function acceptBatch(sql: Sql, batch: Waiting[]): Promise<void> {
+/**
+ * Runs `write` so that a monthly quota holds exactly: when a post of the batch has one, inside a transaction
+ * that first takes each such team's quota lock (advisory, transaction-scoped, in a fixed order). The write
+ * is the next statement, so its snapshot sees the usage every earlier holder committed — without the lock,
+ * statements running side by side each saw the usage before the others and together went past the quota.
+ * Teams without a quota (and so the bulk of an unlimited team's traffic) take no lock.
+ */
+async function underQuotaLocks(db: Db, items: Waiting[], write: (sql: Sql) => Promise<void>): Promise<void> {
+  const keys = [...new Set(items.filter((w) => w.s.monthlyLimit !== null).map((w) => `intake:quota:${w.s.teamId}`))];
+  if (!keys.length) return write(db);
+  await db.transaction(async (tx) => {
+    await tx.query(
+      'select pg_advisory_xact_lock(k) from (select hashtextextended(key, 0) as k from unnest($1::text[]) as key order by key) ordered',
+      [keys],
+      'intake_quota_locks',
+    );
+    await write(tx);
+  });
+}
+
+async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
   const jobText = batch.find((w) => w.job)?.job?.text;
   if (batch.length > 1 && jobText !== undefined) {
     try {
-      await insertSubmissions(sql, batch, jobText);
+      await underQuotaLocks(db, batch, (sql) => insertSubmissions(sql, batch, jobText));
       for (const w of batch) w.settle();
       return;
     } catch {
@@ -261,18 +281,18 @@ async function acceptBatch(sql: Sql, batch: Waiting[]): Promise<void> {
   }
   // One after another: posts near a quota must each see the ones before them.
   for (const w of batch) {
-    await insertSubmission(sql, w.s, w.job).then(
+    await underQuotaLocks(db, [w], (sql) => insertSubmission(sql, w.s, w.job)).then(
       () => w.settle(),
       (err: unknown) => w.settle(err),
     );
   }
 }
 
-const queues = new WeakMap<Sql, GroupCommit<Waiting>>();
+const queues = new WeakMap<Db, GroupCommit<Waiting>>();
 
 /** insertSubmission through the process's group commit: resolves once committed. */
-export function acceptSubmission(sql: Sql, s: SubmissionInsert, job: { text: string; value: string } | null): Promise<void> {
-  let queue = queues.get(sql);
-  if (!queue) queues.set(sql, (queue = new GroupCommit((batch) => acceptBatch(sql, batch), ACCEPT_LIMITS)));
+export function acceptSubmission(db: Db, s: SubmissionInsert, job: { text: string; value: string } | null): Promise<void> {
+  let queue = queues.get(db);
+  if (!queue) queues.set(db, (queue = new GroupCommit((batch) => acceptBatch(db, batch), ACCEPT_LIMITS)));
   return new Promise((resolve, reject) => queue.add({ s, job, settle: (err) => (err === undefined ? resolve() : reject(err)) }));
 }

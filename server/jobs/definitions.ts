@@ -71,8 +71,9 @@ export const webhookDeactivatedEmail: JobDefinition<{ webhookId: string }> = {
 };
 
 /**
- * Generates a team's weekly insights (the last full week), stores them, emits `ai-insights.regenerated` and
- * queues the digest e-mail. The singleton key (team) keeps one generation per team queued at a time.
+ * Generates a team's weekly insights (the last full week before `at`), stores them, emits
+ * `ai-insights.regenerated` and queues the digest e-mail. Queued by a regenerate call (under its 5-minute
+ * lock) or by the weekly schedule (keyed by team and week, so a retried schedule queues nothing twice).
  */
 export const generateInsights: JobDefinition<{ teamId: string; at?: string }> = {
   name: 'generate-insights',

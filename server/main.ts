@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -12,6 +11,7 @@ import type { AppContext } from './context.ts';
 import { migrate, openDatabase, type Database } from './db/database.ts';
 import { clusterDir } from './db/embedded-postgres.ts';
 import { createApp } from './http/app.ts';
+import { VERSION } from './version.ts';
 import { allJobs, deliveriesMaintenance, embeddableJobs, weeklyInsights } from './jobs/definitions.ts';
 import { startDeliveryRunner } from './jobs/delivery-runner.ts';
 import { startQueue, type Queue } from './jobs/queue.ts';
@@ -21,7 +21,6 @@ import { deriveKeys, loadSecretKey } from './secret-key.ts';
 import { startEmbeddedS3 } from './storage/embedded-s3.ts';
 import { connectStorage, type ObjectStorage } from './storage/object-storage.ts';
 
-const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 export type Runtime = {
   ctx: AppContext;

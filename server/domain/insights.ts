@@ -199,3 +199,12 @@ export async function sendInsightsDigest(ctx: AppContext, insightId: string): Pr
   await ctx.mailer.send({ to: readers.emails, subject: `Weekly insights: ${d.submissions_total} submissions (${signed(d.delta_vs_prior_week)})`, text });
   return 'sent';
 }
+
+/** A form's last 30 days, for an overview (MCP resource): daily clean and spam counts, categories. */
+export async function recentFormStats(ctx: AppContext, caller: Caller, formId: string, days = 30) {
+  if (!isId('frm', formId) || !(await isLiveForm(ctx.db, caller.teamId, formId))) throw notFound('Form');
+  const { daily, categories } = await queries.recentFormStats(ctx.db, formId, days);
+  const clean = daily.reduce((n, d) => n + d.clean, 0);
+  const spam = daily.reduce((n, d) => n + d.spam, 0);
+  return { form_id: formId, days, total: clean + spam, clean, spam, daily, categories };
+}

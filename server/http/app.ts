@@ -8,19 +8,13 @@ import { ingestRoutes } from '../ingest/router.ts';
 import { fileLinkRoutes } from './file-links.ts';
 import { requireAbility } from './auth.ts';
 import { jsonBody } from './body-parsing.ts';
+import { mcpRoutes } from './mcp.ts';
 import { checkPathIds } from './path-ids.ts';
 import { docsRoutes } from './docs.ts';
 import { errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.ts';
 import { apiRateLimit } from './rate-limit.ts';
 import { responseValidation } from './response-validation.ts';
-import { accountRouter } from './routers/account.ts';
-import { billingRouter } from './routers/billing.ts';
-import { formsRouter } from './routers/forms.ts';
-import { insightsRouter } from './routers/insights.ts';
-import { jobsRouter } from './routers/jobs.ts';
-import { submissionsRouter } from './routers/submissions.ts';
-import { tokensRouter } from './routers/tokens.ts';
-import { webhooksRouter } from './routers/webhooks.ts';
+import { apiHandlers } from './routers/index.ts';
 
 function requestId(req: Request, res: Response, next: NextFunction) {
   const incoming = req.header('x-request-id');
@@ -50,19 +44,11 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(docsRoutes());
   app.use(ingestRoutes(ctx));
   app.use(fileLinkRoutes(ctx));
+  app.use(mcpRoutes(ctx));
 
   if (ctx.config.validateResponses) app.use('/v1', responseValidation(ctx.log));
   app.use('/v1', jsonBody());
-  const router = initServer().router(contract, {
-    ...accountRouter(ctx),
-    ...tokensRouter(ctx),
-    ...billingRouter(ctx),
-    ...formsRouter(ctx),
-    ...submissionsRouter(ctx),
-    ...webhooksRouter(ctx),
-    ...insightsRouter(ctx),
-    ...jobsRouter(ctx),
-  });
+  const router = initServer().router(contract, apiHandlers(ctx));
   createExpressEndpoints(contract, router, app, {
     // ts-rest types its middleware per route; ours are route-agnostic express handlers.
     globalMiddleware: [requireAbility(ctx), checkPathIds, apiRateLimit(ctx)] as never[],

@@ -3,7 +3,7 @@ import { notFound } from '../domain/errors.ts';
 import { isId, type IdPrefix } from '../domain/ids.ts';
 
 /** Path parameters that name a record, with the id prefix and the name of what they name. */
-const PATH_IDS: Record<string, [IdPrefix, string]> = {
+export const PATH_IDS: Record<string, [IdPrefix, string]> = {
   form: ['frm', 'Form'],
   submission: ['subm', 'Submission'],
   file: ['file', 'File'],

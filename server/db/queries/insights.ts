@@ -159,3 +159,25 @@ export async function takeRegenerationLock(sql: Sql, teamId: string, now: Date, 
   if (!held[0]) throw new Error('the insights lock row vanished');
   return new Date(held[0].locked_until);
 }
+
+/** A form's last `days` days: submissions per day (UTC) by clean/spam, and clean ones by category. */
+export async function recentFormStats(
+  sql: Sql,
+  formId: string,
+  days: number,
+): Promise<{ daily: Array<{ day: string; clean: number; spam: number }>; categories: Array<{ name: string; count: number }> }> {
+  const { rows: daily } = await sql.query<{ day: string; clean: number; spam: number }>(
+    `select to_char(date_trunc('day', received_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
+            count(*) filter (where status <> 'spam')::int as clean, count(*) filter (where status = 'spam')::int as spam
+       from submissions where form_id = $1 and received_at >= now() - make_interval(days => $2)
+      group by 1 order by 1`,
+    [formId, days],
+  );
+  const { rows: categories } = await sql.query<{ name: string; count: number }>(
+    `select category as name, count(*)::int as count from submissions
+      where form_id = $1 and received_at >= now() - make_interval(days => $2) and status <> 'spam' and category is not null
+      group by 1 order by 2 desc, 1`,
+    [formId, days],
+  );
+  return { daily, categories };
+}

@@ -72,6 +72,39 @@ program
     await runUntilSignal(rt);
   });
 
+program
+  .command('mcp')
+  .description('Serve MCP over stdio for a client that starts a command; needs INTAKE_TOKEN (INTAKE_URL: relay to a remote Intake)')
+  .addHelpText(
+    'after',
+    '\nEnvironment:\n  INTAKE_TOKEN   the API token the agent acts with (required)\n' +
+      '  INTAKE_URL     a remote Intake (e.g. https://forms.example.com): relay to its /mcp; unset: use this installation\'s database\n',
+  )
+  .action(async () => {
+    const token = process.env.INTAKE_TOKEN;
+    if (!token) throw new Error('set INTAKE_TOKEN to the API token the agent acts with');
+    const { relayStdio, serveStdio } = await import('../server/mcp/stdio.ts');
+    if (process.env.INTAKE_URL) {
+      await (await relayStdio(process.env.INTAKE_URL, token));
+      return;
+    }
+    const { boot, loadConfig } = await server();
+    const { pino } = await import('pino');
+    const config = loadConfig();
+    // stdout carries the protocol: logs go to stderr.
+    const log = pino({ level: config.logLevel, base: { service: 'intake' } }, pino.destination(2));
+    const rt = await boot(config, { http: false, worker: false, services: true, log });
+    const stop = await serveStdio(rt.ctx, token);
+    const quit = async () => {
+      await stop();
+      await rt.close();
+      process.exit(0);
+    };
+    process.stdin.on('end', () => void quit());
+    process.once('SIGINT', () => void quit());
+    process.once('SIGTERM', () => void quit());
+  });
+
 registerAdmin(program);
 reportMissingOptionsTogether(program);
 

@@ -1,7 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';
 import { contract } from '../contract/index.ts';
 import { toolSpecs } from '../server/mcp/tools.ts';
@@ -24,6 +26,17 @@ async function connect(token: string): Promise<Client> {
 }
 
 const call = (c: Client, name: string, args: Record<string, unknown> = {}) => c.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+
+/** The API error body a failed tool call carries (its last text block), or null when it succeeded. */
+function errorOf(result: CallToolResult): Record<string, unknown> | null {
+  if (!result.isError) return null;
+  const last = result.content[result.content.length - 1] as { text: string };
+  try {
+    return JSON.parse(last.text) as Record<string, unknown>;
+  } catch {
+    return { error: 'tool_error', message: last.text };
+  }
+}
 
 /** A team with a published form and one submission posted like a website would. */
 async function fixture(): Promise<{ owner: TestMember; formId: string; submissionId: string }> {
@@ -92,13 +105,13 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const denied = await call(client, 'create_form', { name: 'Nope' });
     expect(denied.isError).toBe(true);
     expect((denied.content[0] as { text: string }).text).toContain('forms:write');
-    expect(denied.structuredContent).toMatchObject({ error: 'forbidden', required: 'forms:write' });
+    expect(errorOf(denied)).toMatchObject({ error: 'forbidden', required: 'forms:write' });
 
     const full = await connect(owner.token);
     const theirs = await call(full, 'get_form', { form: stranger.formId });
-    expect(theirs.structuredContent).toMatchObject({ error: 'not_found' });
+    expect(errorOf(theirs)).toMatchObject({ error: 'not_found' });
     const malformed = await call(full, 'get_form', { form: 'not-an-id' });
-    expect(malformed.structuredContent).toMatchObject({ error: 'not_found' });
+    expect(errorOf(malformed)).toMatchObject({ error: 'not_found' });
     const invalid = await call(full, 'list_submissions', { form: formId, folder: 'nowhere' });
     expect(invalid.isError).toBe(true);
   });
@@ -122,7 +135,7 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       const args = Object.fromEntries(required.map((k) => [k, k in ids ? ids[k] : sample![k]]));
       const result = await call(client, spec.name, args);
       expect(result.isError, spec.name).toBe(true);
-      expect(result.structuredContent, spec.name).toMatchObject({ error: 'forbidden', required: spec.ability });
+      expect(errorOf(result), spec.name).toMatchObject({ error: 'forbidden', required: spec.ability });
       checked += 1;
     }
     expect(checked).toBeGreaterThan(30);
@@ -135,12 +148,12 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     expect(first.structuredContent).toMatchObject({ ok: true, queued_at: expect.any(String) });
     const second = await call(client, 'regenerate_ai_insights');
     expect(second.isError).toBe(true);
-    expect(second.structuredContent).toMatchObject({ error: 'already_running', retry_after: expect.any(Number) });
+    expect(errorOf(second)).toMatchObject({ error: 'already_running', retry_after: expect.any(Number) });
     expect((second.content[0] as { text: string }).text).toContain('retry_after');
     const missing = await call(client, 'service.replay_delivery', { delivery_id: 'whd_00000000000000000000000000' });
-    expect(missing.structuredContent).toMatchObject({ error: 'not_found' });
+    expect(errorOf(missing)).toMatchObject({ error: 'not_found' });
     const noHook = await call(client, 'service.replay_webhook', { webhook_id: 'wh_00000000000000000000000000', status: 'dead' });
-    expect(noHook.structuredContent).toMatchObject({ error: 'not_found' });
+    expect(errorOf(noHook)).toMatchObject({ error: 'not_found' });
   });
 
   it('reads resources and resource templates, and offers the prompts', async () => {
@@ -193,5 +206,55 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       .send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_me', arguments: {} } });
     expect(stateless.status, stateless.text).toBe(200);
     expect(stateless.body.result.structuredContent.data).toMatchObject({ team: { id: owner.teamId } });
+  });
+});
+
+describe('MCP over stdio (intake mcp)', () => {
+  const intake = fileURLToPath(new URL('../cli/intake', import.meta.url));
+
+  async function stdioClient(env: Record<string, string>): Promise<Client> {
+    const client = new Client({ name: 'intake-stdio-test', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: intake,
+      args: ['mcp'],
+      env: {
+        PATH: process.env.PATH!,
+        DATABASE_URL: inject('databaseUrl'),
+        STORAGE_URL: inject('storageUrl'),
+        STORAGE_BUCKET: 'intake-test',
+        INTAKE_DATA_DIR: inject('scratchDir'),
+        INTAKE_BASE_URL: 'http://intake.test',
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+
+  it('local: the same tools on this installation\'s database, acting as INTAKE_TOKEN; revoking it stops the agent', { timeout: 60_000 }, async () => {
+    const { owner, formId } = await fixture();
+    const extra = await makeToken(t, owner, ['forms:read', 'tokens:write']);
+    const client = await stdioClient({ INTAKE_TOKEN: extra.token });
+    const { tools } = await client.listTools();
+    expect(tools.map((x) => x.name).sort()).toEqual(toolSpecs.map((s) => s.name).sort());
+    const got = await call(client, 'get_form', { form: formId });
+    expect(got.structuredContent).toEqual((await t.http.get(`/v1/forms/${formId}`).set(bearer(owner.token))).body);
+    expect(errorOf(await call(client, 'create_form', { name: 'x' }))).toMatchObject({ error: 'forbidden', required: 'forms:write' });
+    expect((await t.http.delete(`/v1/tokens/${extra.tokenId}`).set(bearer(owner.token))).status).toBe(200);
+    const after = await call(client, 'get_form', { form: formId });
+    expect(after.isError).toBe(true);
+    expect(JSON.stringify(after.content)).toMatch(/no longer valid/);
+  });
+
+  it('remote (INTAKE_URL): relays to the server\'s /mcp', { timeout: 60_000 }, async () => {
+    const { owner, formId } = await fixture();
+    const client = await stdioClient({ INTAKE_TOKEN: owner.token, INTAKE_URL: t.baseUrl, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    const got = await call(client, 'get_form', { form: formId });
+    expect(got.structuredContent).toEqual((await t.http.get(`/v1/forms/${formId}`).set(bearer(owner.token))).body);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toContain('intake://forms');
   });
 });

@@ -18,7 +18,8 @@ import { VERSION } from '../version.ts';
 
 const IDLE_MS = 30 * 60_000;
 
-type Session = { transport: StreamableHTTPServerTransport; tokenId: string; lastSeen: number };
+/** A session: its transport, and the caller as its latest request authenticated it. */
+type Session = { transport: StreamableHTTPServerTransport; caller: Caller; lastSeen: number };
 
 function jsonRpcError(res: Response, status: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
@@ -48,25 +49,28 @@ export function mcpRoutes(ctx: AppContext) {
       if (sessionId) {
         const session = sessions.get(sessionId);
         // Another token cannot use a session: it is "not found" to it, as the SDK answers an unknown one.
-        if (!session || session.tokenId !== caller.tokenId) return jsonRpcError(res, 404, 'Session not found.');
+        if (!session || session.caller.tokenId !== caller.tokenId) return jsonRpcError(res, 404, 'Session not found.');
+        session.caller = caller;
         session.lastSeen = Date.now();
         return await session.transport.handleRequest(req, res, req.body);
       }
       if (req.method === 'POST' && isInitializeRequest(req.body)) {
-        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        const session: Session = { transport: undefined as never, caller, lastSeen: Date.now() };
+        session.transport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void sessions.set(id, { transport, tokenId: caller.tokenId, lastSeen: Date.now() }),
+          onsessioninitialized: (id) => void sessions.set(id, session),
         });
+        const { transport } = session;
         transport.onclose = () => {
           if (transport.sessionId) sessions.delete(transport.sessionId);
         };
-        await createMcpServer(ctx, caller, VERSION).connect(transport);
+        await createMcpServer(ctx, async () => session.caller, VERSION).connect(transport);
         return await transport.handleRequest(req, res, req.body);
       }
       if (req.method !== 'POST') return jsonRpcError(res, 400, 'Send Mcp-Session-Id, or POST a request (stateless).');
       // Stateless: a server and transport for this one request.
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      const server = createMcpServer(ctx, caller, VERSION);
+      const server = createMcpServer(ctx, async () => caller, VERSION);
       res.on('close', () => {
         void transport.close();
         void server.close();

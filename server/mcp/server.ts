@@ -8,9 +8,10 @@ import { recentFormStats } from '../domain/insights.ts';
 import { callTool, toolSpecs, UNTRUSTED, type ToolSpec } from './tools.ts';
 
 /**
- * The MCP server of one caller (a token): every API action as a tool, resources to read the team's data,
- * prompts for the jobs agents are asked to do. Built per session (HTTP) or per process (stdio); the caller is
- * fixed when the session starts, so every tool runs with that token's team and abilities.
+ * The MCP server of one token: every API action as a tool, resources to read the team's data, prompts for
+ * the jobs agents are asked to do. Built per session (HTTP) or per process (stdio). `caller` resolves the
+ * token anew for each call (HTTP: the request's authentication; stdio: a lookup), so a revoked token or a
+ * changed role takes effect at once, as on the REST API.
  */
 
 const INSTRUCTIONS =
@@ -21,8 +22,12 @@ const INSTRUCTIONS =
 function toolResult(spec: ToolSpec, outcome: Awaited<ReturnType<typeof callTool>>): CallToolResult {
   if (!outcome.ok) {
     const e = outcome.error;
-    const text = e.error === 'forbidden' && e.required ? `${String(e.message)} (missing ability: ${String(e.required)})` : String(e.message ?? e.error);
-    return { isError: true, content: [{ type: 'text', text: `${String(e.error)}: ${text}\n${JSON.stringify(e)}` }], structuredContent: e };
+    // "already_running: … retry_after=287", "forbidden: … required=forms:write": the code and every named field.
+    const extra = Object.entries(e).filter(([k]) => !['error', 'message', 'details'].includes(k)).map(([k, v]) => ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    const text = `${String(e.message ?? e.error)}${extra.join('')}`;
+    // No structuredContent on an error: clients check it against the tool's output schema. The API's error
+    // body goes as JSON text after the sentence.
+    return { isError: true, content: [{ type: 'text', text: `${String(e.error)}: ${text}` }, { type: 'text', text: JSON.stringify(e) }] };
   }
   const body = outcome.body as Record<string, unknown>;
   const content: CallToolResult['content'] = [];
@@ -35,7 +40,7 @@ const json = (uri: string, value: unknown, untrusted = false) => ({
   contents: [{ uri, mimeType: 'application/json', text: untrusted ? JSON.stringify({ note: UNTRUSTED, data: value }) : JSON.stringify(value) }],
 });
 
-export function createMcpServer(ctx: AppContext, caller: Caller, version: string): McpServer {
+export function createMcpServer(ctx: AppContext, caller: () => Promise<Caller>, version: string): McpServer {
   const server = new McpServer({ name: 'intake', title: 'Intake', version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   const byRoute = new Map(toolSpecs.map((t) => [t.routeKey, t]));
 
@@ -49,13 +54,13 @@ export function createMcpServer(ctx: AppContext, caller: Caller, version: string
         ...(spec.output ? { outputSchema: spec.output as z.ZodObject<z.ZodRawShape> } : {}),
         annotations: { title: spec.title, ...spec.annotations },
       },
-      async (args: Record<string, unknown>) => toolResult(spec, await callTool(ctx, caller, spec, args)),
+      async (args: Record<string, unknown>) => toolResult(spec, await callTool(ctx, await caller(), spec, args)),
     );
   }
 
   /** A resource read through the tool of the same route: the same ability and scoping. */
   const viaTool = async (routeKey: string, args: Record<string, unknown>) => {
-    const outcome = await callTool(ctx, caller, byRoute.get(routeKey)!, args);
+    const outcome = await callTool(ctx, await caller(), byRoute.get(routeKey)!, args);
     if (!outcome.ok) throw new Error(`${String(outcome.error.error)}: ${String(outcome.error.message)}`);
     return outcome.body;
   };
@@ -87,9 +92,10 @@ export function createMcpServer(ctx: AppContext, caller: Caller, version: string
     new ResourceTemplate('intake://forms/{form}/stats', { list: undefined }),
     { title: "A form's last 30 days", description: 'Submissions per day (clean and spam) and by category over 30 days.', mimeType: 'application/json' },
     async (uri, v) => {
-      if (!caller.abilities.includes('submissions:read')) throw new Error('forbidden: This token lacks the "submissions:read" ability.');
+      const who = await caller();
+      if (!who.abilities.includes('submissions:read')) throw new Error('forbidden: This token lacks the "submissions:read" ability.');
       try {
-        return json(uri.href, await recentFormStats(ctx, caller, one(v.form!)));
+        return json(uri.href, await recentFormStats(ctx, who, one(v.form!)));
       } catch (err) {
         if (err instanceof AppError) throw new Error(`${err.code}: ${err.message}`, { cause: err });
         throw err;

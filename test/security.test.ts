@@ -1,16 +1,41 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isAppRoute, isZodType, type AppRoute, type AppRouter } from '@ts-rest/core';
 import type { Response } from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { ABILITIES, contract, isAbility, type RouteMetadata } from '../contract/index.ts';
 import { newId } from '../server/domain/ids.ts';
-import { bearer, makeTeam, makeToken, startTestApp, type TestApp, type TestMember } from './support/harness.ts';
+import { toolName } from '../server/mcp/tools.ts';
+import { bearer, makeTeam, makeToken, type TestApp, type TestMember } from './support/harness.ts';
+import { startLiveTestApp } from './support/live-server.ts';
 
 /**
  * The one security table (STYLE.md §9), driven by the contract itself so a route added later is covered
  * without touching this file — except to teach it how to make a record for a new kind of path parameter.
+ * Each route is checked over REST and as its MCP tool (a real MCP client over /mcp).
  */
 
-const t = await startTestApp();
+const t = await startLiveTestApp();
+
+/** Calls a route's MCP tool as `token`; the API error body of a failed call (its last text block), or null. */
+async function mcpError(token: string, key: string, args: Record<string, unknown>): Promise<Record<string, unknown> | null> {
+  const client = new Client({ name: 'security-table', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: bearer(token) } }));
+  try {
+    const result = (await client.callTool({ name: toolName(key), arguments: args })) as CallToolResult;
+    if (!result.isError) return null;
+    return JSON.parse((result.content[result.content.length - 1] as { text: string }).text) as Record<string, unknown>;
+  } finally {
+    await client.close();
+  }
+}
+
+const toolArgs = (key: string, made: Record<string, string>) => ({
+  ...(sampleQueries[key] ?? {}),
+  ...((sampleBodies[key] as Record<string, unknown> | undefined) ?? {}),
+  ...made,
+});
 
 type Entry = { key: string; route: AppRoute };
 
@@ -165,10 +190,12 @@ describe.each(routes.map((e) => [`${e.key} ${e.route.method} ${e.route.path}`, e
     expect(wrongType.headers['www-authenticate'], label).toMatch(/^Bearer realm=/);
   });
 
-  it.skipIf(meta.ability === null)('answers 403 to a token holding every ability but the one it needs', async () => {
+  it.skipIf(meta.ability === null)('answers 403 to a token holding every ability but the one it needs (REST and MCP)', async () => {
     const owner = await makeTeam(t, { plan: 'scale' });
     const allBut = await makeToken(t, owner, ABILITIES.filter((a) => a !== meta.ability));
     expectError(await send(t, entry, fillPath(entry.route, {}), allBut.token), 403, 'forbidden', `${label} lacking ${meta.ability}`);
+    const ids = Object.fromEntries(params.map((p) => [p, `${p}_00000000000000000000000000`]));
+    expect(await mcpError(allBut.token, entry.key, toolArgs(entry.key, ids)), `${label} MCP`).toMatchObject({ error: 'forbidden', required: meta.ability });
   });
 
   it.skipIf(params.length === 0)("answers 404 for another team's record", async () => {
@@ -188,6 +215,7 @@ describe.each(routes.map((e) => [`${e.key} ${e.route.method} ${e.route.path}`, e
     const path = fillPath(entry.route, made);
 
     expectError(await send(t, entry, path, mine.token), 404, 'not_found', `${label} other team's record`);
+    expect(await mcpError(mine.token, entry.key, toolArgs(entry.key, made)), `${label} MCP, other team's record`).toMatchObject({ error: 'not_found' });
 
     // Control: the record is real, its own team reaches it (so the 404 above is the team scope at work).
     const own = await send(t, entry, path, other.token);

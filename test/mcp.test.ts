@@ -2,6 +2,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';
@@ -10,6 +13,7 @@ import { toolSpecs } from '../server/mcp/tools.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from './support/harness.ts';
 import { startLiveTestApp } from './support/live-server.ts';
+import { runProcess } from './support/processes.ts';
 import { arbitraryFor } from './support/zod-arbitrary.ts';
 
 const t = await startLiveTestApp();
@@ -256,5 +260,35 @@ describe('MCP over stdio (intake mcp)', () => {
     expect(got.structuredContent).toEqual((await t.http.get(`/v1/forms/${formId}`).set(bearer(owner.token))).body);
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toContain('intake://forms');
+  });
+});
+
+describe('the MCP Inspector CLI against the running server', () => {
+  // The Inspector's CLI mode (its `--cli` launcher runs this entry point; called directly it needs no launcher
+  // flags). It finds its own package.json relative to the working directory, hence the cwd below.
+  const inspector = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/inspector-cli/build/index.js', import.meta.url));
+
+  async function inspect(token: string, ...args: string[]): Promise<unknown> {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-inspector-'));
+    try {
+      const { code, stdout, stderr } = await runProcess(
+        process.execPath,
+        [inspector, `${t.baseUrl}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args],
+        { PATH: process.env.PATH, HOME: home },
+        path.dirname(inspector),
+      );
+      expect(code, stderr).toBe(0);
+      return JSON.parse(stdout);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  }
+
+  it('lists the tools and calls one, non-interactively', { timeout: 60_000 }, async () => {
+    const { owner, formId } = await fixture();
+    const listed = (await inspect(owner.token, '--method', 'tools/list')) as { tools: Array<{ name: string }> };
+    expect(listed.tools.map((x) => x.name).sort()).toEqual(toolSpecs.map((s) => s.name).sort());
+    const called = (await inspect(owner.token, '--method', 'tools/call', '--tool-name', 'get_form', '--tool-arg', `form=${formId}`)) as CallToolResult;
+    expect(called.structuredContent).toEqual((await t.http.get(`/v1/forms/${formId}`).set(bearer(owner.token))).body);
   });
 });

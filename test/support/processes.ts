@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 export type ProcessResult = { code: number | null; stdout: string; stderr: string };
 
 /** Runs a command to completion with no stdin, collecting its output. */
-export function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<ProcessResult> {
+export function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

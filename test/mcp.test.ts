@@ -9,14 +9,16 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';
 import { contract } from '../contract/index.ts';
-import { toolSpecs } from '../server/mcp/tools.ts';
+import { newId } from '../server/domain/ids.ts';
+import { EXPORT_INLINE_ROWS, toolSpecs } from '../server/mcp/tools.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from './support/harness.ts';
 import { startLiveTestApp } from './support/live-server.ts';
 import { runProcess } from './support/processes.ts';
 import { arbitraryFor } from './support/zod-arbitrary.ts';
 
-const t = await startLiveTestApp();
+// Private webhook URLs allowed: the scenario below creates webhooks without a DNS lookup (no internet here).
+const t = await startLiveTestApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' });
 const clients: Client[] = [];
 afterAll(async () => {
   for (const c of clients) await c.close();
@@ -210,6 +212,105 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       .send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_me', arguments: {} } });
     expect(stateless.status, stateless.text).toBe(200);
     expect(stateless.body.result.structuredContent.data).toMatchObject({ team: { id: owner.teamId } });
+  });
+});
+
+describe('every tool, called successfully', () => {
+  it('runs each of the API\'s actions through MCP, reads equal to REST', { timeout: 60_000 }, async () => {
+    const owner = await makeTeam(t, { plan: 'team' });
+    const client = await connect(owner.token);
+    const used = new Set<string>();
+    const ok = async (name: string, args: Record<string, unknown> = {}) => {
+      const result = await call(client, name, args);
+      expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
+      used.add(name);
+      return result.structuredContent as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    };
+    const same = async (name: string, args: Record<string, unknown>, restPath: string) =>
+      expect(await ok(name, args), name).toEqual((await t.http.get(restPath).set(bearer(owner.token))).body);
+
+    await same('get_me', {}, '/v1/me');
+    for (const [name, p] of [['get_billing_team', 'team'], ['get_billing_plan', 'plan'], ['get_billing_usage', 'usage'], ['get_billing_subscription', 'subscription'], ['list_invoices', 'invoices']]) {
+      await same(name!, {}, `/v1/billing/${p}`);
+    }
+    const form = (await ok('create_form', { name: 'Agent form' })).data.id as string;
+    const spare = (await ok('create_form', { name: 'To erase' })).data.id as string;
+    await ok('update_form', { form, name: 'Agent form, renamed' });
+    await ok('publish_form', { form });
+    await same('get_form', { form }, `/v1/forms/${form}`);
+    await same('list_forms', {}, '/v1/forms');
+
+    const posted = await t.http.post(`/f/${form}`).set('Accept', 'application/json').field('email', 'ada@example.com').field('message', 'Hello').attach('cv', Buffer.from('%PDF-1.4'), { filename: 'cv.pdf' });
+    const second = await t.http.post(`/f/${form}`).set('Accept', 'application/json').type('form').send('email=bob@example.com');
+    const submission = posted.body.id as string;
+    await same('list_form_fields', { form }, `/v1/forms/${form}/fields`);
+    await same('list_submissions', { form }, `/v1/forms/${form}/submissions`);
+    const detail = await ok('get_submission', { form, submission });
+    // File URLs are signed afresh on every read: compare everything else.
+    const unsigned = (body: { data: { files: Array<Record<string, unknown>> } }) => ({
+      ...body,
+      data: { ...body.data, files: body.data.files.map(({ url: _url, url_expires_at: _at, ...f }) => f) },
+    });
+    expect(unsigned(detail as never)).toEqual(unsigned((await t.http.get(`/v1/forms/${form}/submissions/${submission}`).set(bearer(owner.token))).body));
+    expect((await ok('download_submission_file', { form, submission, file: detail.data.files[0].id })).url).toMatch(/^http/);
+    expect((await ok('export_submissions', { form })).rows).toHaveLength(2);
+    await ok('update_submission', { form, submission, payload: { message: 'Hello again' } });
+
+    const hook = await ok('create_webhook', { form, label: 'CRM', url: 'https://127.0.0.1:9/hook' });
+    const webhook = hook.data.id as string;
+    expect(hook.secret).toMatch(/^whsec_/);
+    await ok('update_webhook', { form, webhook, label: 'CRM (renamed)' });
+    await same('get_webhook', { form, webhook }, `/v1/forms/${form}/webhooks/${webhook}`);
+    await same('list_webhooks', { form }, `/v1/forms/${form}/webhooks`);
+    const delivery = newId('whd');
+    await t.ctx.db.query(
+      `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts)
+       values ($1, $2, $3, 'submission.created', $4, '{"type":"submission.created"}', 'dead', 7)`,
+      [delivery, owner.teamId, webhook, submission],
+    );
+    await same('list_deliveries', { form, webhook }, `/v1/forms/${form}/webhooks/${webhook}/deliveries`);
+    await ok('replay_delivery', { form, webhook, delivery });
+    await ok('service.replay_delivery', { delivery_id: delivery });
+    const job = (await ok('service.replay_webhook', { webhook_id: webhook, status: 'dead' })).job_id as string;
+    await same('get_job', { job_id: job }, `/v1/jobs/${job}`);
+
+    await same('get_ai_insights', {}, '/v1/ai-insights');
+    await ok('regenerate_ai_insights');
+    const token = (await ok('create_token', { name: 'agent', abilities: ['forms:read'] })).data.id as string;
+    await same('list_tokens', {}, '/v1/tokens');
+    await ok('revoke_token', { token });
+
+    await ok('bulk_submissions', { form, ids: [submission], action: 'mark_spam' });
+    await ok('delete_submission', { form, submission: second.body.id });
+    await ok('prune_form_fields', { form });
+    await ok('delete_webhook', { form, webhook });
+    await ok('unpublish_form', { form });
+    await ok('delete_form', { form });
+    await ok('restore_form', { form });
+    await ok('delete_form', { form: spare });
+    await ok('force_delete_form', { form: spare });
+
+    expect([...toolSpecs.map((x) => x.name)].filter((n) => !used.has(n))).toEqual([]);
+  });
+});
+
+describe('export_submissions', () => {
+  it(`returns at most ${EXPORT_INLINE_ROWS} rows inline, oldest first, and says when there are more`, async () => {
+    const { owner, formId } = await fixture();
+    await t.ctx.db.query(
+      `insert into submissions (id, team_id, form_id, status, payload, received_at)
+       select 'subm_' || lpad(to_hex(g), 26, '0'), $1, $2, 'processed', jsonb_build_object('n', g), now() - interval '1 day' + g * interval '1 second'
+         from generate_series(1, $3::int) g`,
+      [owner.teamId, formId, EXPORT_INLINE_ROWS + 1],
+    );
+    const client = await connect(owner.token);
+    const all = (await call(client, 'export_submissions', { form: formId })).structuredContent as { rows: Array<{ payload: { n?: number } }>; truncated: boolean };
+    expect(all.truncated).toBe(true);
+    expect((all as unknown as { file_url: string }).file_url).toBe(`http://intake.test/v1/forms/${formId}/submissions/export?format=csv`);
+    expect(all.rows).toHaveLength(EXPORT_INLINE_ROWS);
+    expect(all.rows.slice(0, 3).map((r) => r.payload.n)).toEqual([1, 2, 3]);
+    const recent = (await call(client, 'export_submissions', { form: formId, since: new Date(Date.now() - 3_600_000).toISOString() })).structuredContent;
+    expect(recent).toMatchObject({ truncated: false, rows: [{ payload: { email: 'ada@example.com' } }] });
   });
 });
 

@@ -65,7 +65,7 @@ const DESTRUCTIVE = new Set(['deleteForm', 'forceDeleteForm', 'deleteSubmission'
 function describe(routeKey: string, route: AppRoute, ability: string | null): string {
   const returns =
     routeKey === 'exportSubmissions'
-      ? `Returns up to ${EXPORT_INLINE_ROWS} submissions inline (oldest first) as \`rows\`; \`truncated\` says more exist (narrow with since/until, or download the full file from the REST export).`
+      ? `Returns up to ${EXPORT_INLINE_ROWS} submissions inline (oldest first) as \`rows\`; when more exist, \`truncated\` is true and \`file_url\` is the REST export of them all (GET it with the same bearer token), or narrow with since/until.`
       : routeKey === 'downloadSubmissionFile'
         ? 'Returns `url`, a signed storage URL for the file valid 60 seconds.'
         : 'Returns the same JSON as the REST API.';
@@ -185,7 +185,11 @@ export async function callTool(ctx: AppContext, caller: Caller, spec: ToolSpec, 
     const p = params as Record<string, string>;
     if (spec.routeKey === 'exportSubmissions') {
       const exported = await exportSubmissions(ctx, caller, p.form!, { ...(query as object), format: 'json' } as Parameters<typeof exportSubmissions>[3]);
-      return { ok: true, body: await inlineExport(exported.stream as never, EXPORT_INLINE_ROWS), untrusted: true };
+      const inline = await inlineExport(exported.stream as never, EXPORT_INLINE_ROWS);
+      // Past the inline rows: where the whole file is (the REST export, with the same token and filters).
+      const file = new URL(`${ctx.config.baseUrl}/v1/forms/${p.form}/submissions/export`);
+      for (const [k, v] of Object.entries(query as Record<string, unknown>)) if (v !== undefined) file.searchParams.set(k, String(v));
+      return { ok: true, body: { ...inline, ...(inline.truncated ? { file_url: file.toString() } : {}) }, untrusted: true };
     }
     if (spec.routeKey === 'downloadSubmissionFile') {
       return { ok: true, body: { url: await fileDownloadUrl(ctx, caller, p.form!, p.submission!, p.file!) }, untrusted: false };

@@ -299,7 +299,7 @@ describe('export_submissions', () => {
     const { owner, formId } = await fixture();
     await t.ctx.db.query(
       `insert into submissions (id, team_id, form_id, status, payload, received_at)
-       select 'subm_' || lpad(to_hex(g), 26, '0'), $1, $2, 'processed', jsonb_build_object('n', g), now() - interval '1 day' + g * interval '1 second'
+       select 'subm_' || substr(md5(random()::text || g), 1, 26), $1, $2, 'processed', jsonb_build_object('n', g), now() - interval '1 day' + g * interval '1 second'
          from generate_series(1, $3::int) g`,
       [owner.teamId, formId, EXPORT_INLINE_ROWS + 1],
     );

@@ -4,6 +4,11 @@ import { authErrors, ErrorBody, Instant, MAX_PAGE, OkBody, PageLinks, PageMeta, 
 
 const c = initContract();
 
+/** The categories processing assigns (`category`). */
+export const CATEGORIES = [
+  'support', 'sales', 'partnership', 'bug-report', 'feature-request', 'feedback', 'hiring', 'press', 'spam', 'other',
+] as const;
+
 export const SubmissionStatus = z.enum(['received', 'spam', 'processed', 'failed']);
 
 export const AiModeration = z

@@ -12,11 +12,57 @@ import type {
 } from '../contract/billing.ts';
 import type { ErrorBody, RateLimitedBody, ValidationErrorBody } from '../contract/common.ts';
 import { contract, type Contract } from '../contract/index.ts';
+import type { ErrorCode } from '../contract/errors.ts';
+import type * as forms from '../contract/forms.ts';
+import type { Insights } from '../contract/insights.ts';
+import type { Job } from '../contract/jobs.ts';
+import type {
+  BulkBody,
+  BulkResult,
+  ExportedSubmission,
+  SubmissionDetail,
+  SubmissionFile,
+  SubmissionListItem,
+  SubmissionStatus,
+  UpdateSubmissionBody,
+} from '../contract/submissions.ts';
 import type { AbilityExceedsCallerBody, CreateTokenBody, TokenListEntry, TokenMetadata } from '../contract/tokens.ts';
+import type { CreateWebhookBody, Delivery, DeliveryStatus, Provider, ReplayWebhookBody, UpdateWebhookBody, Webhook, WebhookEvent } from '../contract/webhooks.ts';
 
 export { contract, type Contract };
 export { verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from './webhooks.ts';
-export type { Ability, Role, Me };
+export type { Ability, Role, Me, ErrorCode };
+/** The closed lists, as const arrays (their element types are the unions above). */
+export { ABILITIES, ROLES } from '../contract/abilities.ts';
+export { ERROR_CODES } from '../contract/errors.ts';
+export { SCORE_BUCKETS } from '../contract/insights.ts';
+export { JOB_TYPES } from '../contract/jobs.ts';
+export { CATEGORIES } from '../contract/submissions.ts';
+export { DELIVERY_STATUSES, EVENTS, PROVIDERS } from '../contract/webhooks.ts';
+export type Form = z.infer<typeof forms.Form>;
+export type FormSettings = z.infer<typeof forms.FormSettings>;
+export type FormField = z.infer<typeof forms.FormField>;
+export type CreateFormBody = z.input<typeof forms.CreateFormBody>;
+export type UpdateFormBody = z.input<typeof forms.UpdateFormBody>;
+export type Submission = z.infer<typeof SubmissionListItem>;
+export type SubmissionDetail = z.infer<typeof SubmissionDetail>;
+export type SubmissionFile = z.infer<typeof SubmissionFile>;
+export type SubmissionStatus = z.infer<typeof SubmissionStatus>;
+export type ExportedSubmission = z.infer<typeof ExportedSubmission>;
+export type UpdateSubmissionBody = z.input<typeof UpdateSubmissionBody>;
+export type BulkBody = z.input<typeof BulkBody>;
+export type BulkResult = z.infer<typeof BulkResult>;
+export type Webhook = z.infer<typeof Webhook>;
+export type WebhookProvider = z.infer<typeof Provider>;
+export type WebhookEvent = z.infer<typeof WebhookEvent>;
+export type CreateWebhookBody = z.input<typeof CreateWebhookBody>;
+export type UpdateWebhookBody = z.input<typeof UpdateWebhookBody>;
+export type ReplayWebhookBody = z.input<typeof ReplayWebhookBody>;
+export type Delivery = z.infer<typeof Delivery>;
+export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
+export type Insights = z.infer<typeof Insights>;
+export type Job = z.infer<typeof Job>;
+export type Category = (typeof import('../contract/submissions.ts').CATEGORIES)[number];
 export type PlanId = z.infer<typeof PlanId>;
 export type BillingTeam = z.infer<typeof BillingTeam>;
 export type BillingPlan = z.infer<typeof BillingPlan>;
@@ -105,12 +151,15 @@ function fetcher(fetchImpl: typeof fetch): ApiFetcher {
   };
 }
 
-type Page<T> = { data: T[]; meta: { current_page: number; last_page: number } };
-type PageQuery = { query?: { page?: number } };
+type PageMeta = { current_page?: number | null; last_page?: number; next_cursor?: string | null };
+type Page<T> = { data: T[]; meta: PageMeta };
+type PageQuery = { query?: { page?: number; cursor?: string } };
 
 /**
- * Every item of a paginated list, fetching page after page as the loop advances:
- * `for await (const form of paginate(client.ok.listForms, { query: { per_page: 100 } }))`.
+ * Every item of a paginated list, fetching the next page as the loop advances:
+ * `for await (const s of paginate(client.ok.listSubmissions, { params: { form }, query: { per_page: 100 } }))`.
+ * Lists with a keyset cursor (submissions, deliveries) are walked by `next_cursor` — constant time per page
+ * however deep — and page-numbered lists (forms) by page.
  */
 export async function* paginate<F extends (args: never) => Promise<Page<unknown>>>(
   list: F,
@@ -118,12 +167,19 @@ export async function* paginate<F extends (args: never) => Promise<Page<unknown>
 ): AsyncGenerator<Awaited<ReturnType<F>>['data'][number], void, undefined> {
   const fetchPage = list as unknown as (args: PageQuery) => ReturnType<F>;
   const first = args as PageQuery;
-  let page = first.query?.page ?? 1;
+  let query = { ...first.query };
   for (;;) {
-    const body = await fetchPage({ ...first, query: { ...first.query, page } });
+    const body = await fetchPage({ ...first, query });
     yield* body.data;
-    if (body.meta.current_page >= body.meta.last_page) return;
-    page = body.meta.current_page + 1;
+    const { meta } = body;
+    if (meta.next_cursor !== undefined) {
+      if (meta.next_cursor === null || !body.data.length) return;
+      const { page: _page, ...rest } = query;
+      query = { ...rest, cursor: meta.next_cursor };
+    } else {
+      if (meta.current_page == null || meta.last_page === undefined || meta.current_page >= meta.last_page) return;
+      query = { ...query, page: meta.current_page + 1 };
+    }
   }
 }
 
@@ -134,14 +190,62 @@ export type ClientOptions = {
   token: string;
   /** Defaults to the global fetch. */
   fetch?: typeof fetch;
+  /**
+   * Retries of idempotent requests (GET, PUT, DELETE) answered 429 or 5xx, or failing to connect: after
+   * `Retry-After` when the server sends one (up to `maxDelayMs`), else exponential backoff with full
+   * jitter. Default `{ retries: 2, baseDelayMs: 500, maxDelayMs: 30_000 }`; `false` turns it off.
+   */
+  retry?: RetryOptions | false;
+  /** Abort a request (each attempt) after this many milliseconds; default none. */
+  timeoutMs?: number;
 };
+
+export type RetryOptions = { retries?: number; baseDelayMs?: number; maxDelayMs?: number };
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+
+/** Milliseconds a `Retry-After` asks for (seconds or an HTTP date), or null. */
+function retryAfterMs(value: string | null, now = Date.now()): number | null {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/**
+ * The caller's fetch with the client's timeout and retry policy. Non-idempotent requests (POST) are sent
+ * once: a retried POST could create twice.
+ */
+export function resilientFetch(fetchImpl: typeof fetch, options: { retry?: RetryOptions | false; timeoutMs?: number } = {}): typeof fetch {
+  const policy = options.retry === false ? { retries: 0, baseDelayMs: 0, maxDelayMs: 0 } : { retries: 2, baseDelayMs: 500, maxDelayMs: 30_000, ...options.retry };
+  return async (input, init = {}) => {
+    const method = (init.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    const retries = IDEMPOTENT.has(method) ? policy.retries : 0;
+    for (let attempt = 0; ; attempt += 1) {
+      const signal = options.timeoutMs ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), ...(init.signal ? [init.signal] : [])]) : init.signal;
+      let res: Response | null = null;
+      try {
+        res = await fetchImpl(input, { ...init, ...(signal ? { signal } : {}) });
+      } catch (err) {
+        // A network failure or timeout: retried like a 503, unless the caller aborted.
+        if (attempt >= retries || init.signal?.aborted) throw err;
+      }
+      if (res && !(res.status === 429 || res.status >= 500)) return res;
+      if (attempt >= retries) return res!;
+      const asked = retryAfterMs(res?.headers.get('retry-after') ?? null);
+      const backoff = Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+      await res?.body?.cancel().catch(() => {});
+      await new Promise((r) => setTimeout(r, Math.min(policy.maxDelayMs, asked ?? backoff)));
+    }
+  };
+}
 
 function initRawClient(options: ClientOptions) {
   return initClient(contract, {
     // Contract paths carry the `/v1` prefix themselves.
     baseUrl: options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, ''),
     baseHeaders: { authorization: `Bearer ${options.token}` },
-    api: fetcher(options.fetch ?? globalThis.fetch),
+    api: fetcher(resilientFetch(options.fetch ?? globalThis.fetch, options)),
   });
 }
 
@@ -152,7 +256,19 @@ export type OkClient = {
   [K in keyof RawClient]: RawClient[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => Promise<SuccessBody<R>> : never;
 };
 
-export type IntakeClient = RawClient & { ok: OkClient };
+export type ExportArgs = { params: { form: string }; query?: { format?: 'csv' | 'json'; since?: string; until?: string } };
+
+export type IntakeClient = Omit<RawClient, 'exportSubmissions'> & {
+  ok: OkClient;
+  /**
+   * A form's submissions as a Web `ReadableStream` of bytes (CSV by default, or `format: 'json'`), streamed
+   * as the server writes them: pipe it to a file or a response without holding the export in memory.
+   * (`client.ok.exportSubmissions` answers the whole body as text instead.)
+   */
+  exportSubmissions(args: ExportArgs): Promise<ReadableStream<Uint8Array>>;
+  /** Polls `GET /v1/jobs/{id}` until the job succeeds (its final state) or fails (an IntakeError `job_failed`). */
+  waitForJob(jobId: string, options?: { intervalMs?: number; timeoutMs?: number; onProgress?: (job: Job) => void }): Promise<Job>;
+};
 
 /**
  * A typed client of the Intake API: one method per contract route (`client.getMe()`), answering
@@ -161,6 +277,33 @@ export type IntakeClient = RawClient & { ok: OkClient };
 export function createClient(options: ClientOptions): IntakeClient {
   const raw = initRawClient(options);
   const call = raw as unknown as Record<string, (args?: unknown) => Promise<RawResponse>>;
-  const ok = Object.fromEntries(Object.keys(raw).map((key) => [key, (args?: unknown) => unwrap(call[key]!(args))]));
-  return { ...raw, ok: ok as OkClient };
+  const ok = Object.fromEntries(Object.keys(raw).map((key) => [key, (args?: unknown) => unwrap(call[key]!(args))])) as OkClient;
+  const http = resilientFetch(options.fetch ?? globalThis.fetch, options);
+  const base = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+
+  async function exportSubmissions({ params, query = {} }: ExportArgs) {
+    const url = new URL(`${base}/v1/forms/${encodeURIComponent(params.form)}/submissions/export`);
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
+    const res = await http(url, { headers: { authorization: `Bearer ${options.token}` } });
+    if (res.status !== 200 || !res.body) throw new IntakeError({ status: res.status, body: await readBody(res), headers: res.headers });
+    return res.body as ReadableStream<Uint8Array>;
+  }
+
+  async function waitForJob(jobId: string, o: { intervalMs?: number; timeoutMs?: number; onProgress?: (job: Job) => void } = {}) {
+    const deadline = Date.now() + (o.timeoutMs ?? 10 * 60_000);
+    for (;;) {
+      const { data: job } = await ok.getJob({ params: { job_id: jobId } });
+      o.onProgress?.(job);
+      if (job.status === 'succeeded') return job;
+      if (job.status === 'failed') {
+        throw new IntakeError({ status: 200, body: { error: 'job_failed', message: `Job ${jobId} failed: ${job.errors.at(-1)?.message ?? 'no reason given'}` }, headers: new Headers() });
+      }
+      if (Date.now() > deadline) {
+        throw new IntakeError({ status: 200, body: { error: 'job_timeout', message: `Job ${jobId} is still ${job.status} after ${o.timeoutMs ?? 600_000} ms` }, headers: new Headers() });
+      }
+      await new Promise((r) => setTimeout(r, o.intervalMs ?? 1000));
+    }
+  }
+
+  return { ...raw, ok, exportSubmissions, waitForJob };
 }

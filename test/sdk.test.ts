@@ -1,5 +1,8 @@
 import { PLANS } from './support/plans.ts';
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,13 +10,16 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ABILITIES } from '../contract/abilities.ts';
 import { contract } from '../contract/index.ts';
+import { runReplayJob } from '../server/domain/deliveries.ts';
 import { newId } from '../server/domain/ids.ts';
 import { generateOpenApiTypes, OPENAPI_JSON, OPENAPI_TYPES } from '../sdk/generate-types.ts';
 import { createClient, IntakeError, paginate, unwrap } from '../sdk/index.ts';
+import { makePublishedForm } from './support/forms.ts';
 import { makeMember, makeTeam, makeToken } from './support/harness.ts';
 import { startLiveTestApp } from './support/live-server.ts';
 
-const t = await startLiveTestApp();
+// Private webhook URLs allowed: a test creates one without a DNS lookup (no internet here).
+const t = await startLiveTestApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' });
 const clientFor = (member: { token: string }) => createClient({ baseUrl: t.baseUrl, token: member.token });
 const badToken = `intk_${'x'.repeat(40)}`;
 
@@ -358,7 +364,7 @@ describe('paginate', () => {
     const ids: string[] = [];
     for await (const form of paginate(client.ok.listForms, { query: { per_page: 2 } })) ids.push(form.id);
     expect(ids).toEqual([...created].reverse()); // newest first
-    expect(pages).toEqual(['1', '2', '3']);
+    expect(pages).toEqual(['', '2', '3']); // the first request is the caller's own query
 
     const fromPage2: string[] = [];
     for await (const form of paginate(client.ok.listForms, { query: { per_page: 2, page: 2 } })) fromPage2.push(form.name);
@@ -370,6 +376,118 @@ describe('paginate', () => {
     const items = [];
     for await (const form of paginate(clientFor(owner).ok.listForms, {})) items.push(form);
     expect(items).toEqual([]);
+  });
+});
+
+describe('helpers', () => {
+  /** A form of `owner` with `n` submissions posted like a website would. */
+  async function formWith(owner: { token: string }, n: number) {
+    const form = await makePublishedForm(t, owner as never);
+    for (let i = 0; i < n; i++) await t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send(`n=${i}&email=p${i}@example.com`);
+    return form.id;
+  }
+
+  it('paginate walks submissions by next_cursor, never by page number', async () => {
+    const owner = await makeTeam(t, { plan: 'pro' });
+    const form = await formWith(owner, 7);
+    const urls: URL[] = [];
+    const client = createClient({ baseUrl: t.baseUrl, token: owner.token, fetch: (input, init) => (urls.push(new URL(String(input))), fetch(input, init)) });
+    const seen: string[] = [];
+    for await (const s of paginate(client.ok.listSubmissions, { params: { form }, query: { per_page: 3 } })) seen.push(String(s.payload.n));
+    expect(seen).toEqual(['6', '5', '4', '3', '2', '1', '0']);
+    expect(urls).toHaveLength(3);
+    expect(urls.slice(1).every((u) => u.searchParams.has('cursor') && !u.searchParams.has('page'))).toBe(true);
+  });
+
+  it('retries idempotent requests on 429 and 5xx after Retry-After, and never a POST', async () => {
+    const owner = await makeTeam(t, { plan: 'pro' });
+    // A real proxy in front of the server: the first answer to each request is 503 (Retry-After: 1) or 429.
+    let first = true;
+    const seen: string[] = [];
+    const proxy = http.createServer((req, res) => {
+      seen.push(`${req.method} ${Date.now()}`);
+      if (first) {
+        first = false;
+        res.writeHead(req.method === 'GET' ? 503 : 429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"error":"busy","message":"busy"}');
+        return;
+      }
+      const upstream = http.request(`${t.baseUrl}${req.url}`, { method: req.method, headers: req.headers }, (up) => {
+        res.writeHead(up.statusCode!, up.headers);
+        up.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    try {
+      const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const client = createClient({ baseUrl: base, token: owner.token });
+      const me = await client.ok.getMe();
+      expect(me.data.team.id).toBe(owner.teamId);
+      expect(seen).toHaveLength(2);
+      expect(Number(seen[1]!.split(' ')[1]) - Number(seen[0]!.split(' ')[1])).toBeGreaterThanOrEqual(950);
+
+      first = true;
+      seen.length = 0;
+      await expect(client.createForm({ body: { name: 'Once' } })).rejects.toMatchObject({ status: 429 });
+      expect(seen).toHaveLength(1);
+
+      first = true;
+      seen.length = 0;
+      const noRetry = createClient({ baseUrl: base, token: owner.token, retry: false });
+      await expect(noRetry.ok.getMe()).rejects.toMatchObject({ status: 503 });
+      expect(seen).toHaveLength(1);
+    } finally {
+      proxy.close();
+      proxy.closeAllConnections();
+    }
+  });
+
+  it('timeoutMs aborts a request that takes too long', async () => {
+    const hang = http.createServer(() => {});
+    hang.listen(0, '127.0.0.1');
+    await once(hang, 'listening');
+    try {
+      const client = createClient({ baseUrl: `http://127.0.0.1:${(hang.address() as AddressInfo).port}`, token: badToken, timeoutMs: 200, retry: false });
+      const started = Date.now();
+      await expect(client.getMe()).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      hang.closeAllConnections();
+      hang.close();
+    }
+  });
+
+  it('exportSubmissions answers a Web stream of the export, byte for byte what the REST export sends', async () => {
+    const owner = await makeTeam(t, { plan: 'pro' });
+    const form = await formWith(owner, 3);
+    const stream = await clientFor(owner).exportSubmissions({ params: { form }, query: { format: 'csv' } });
+    expect(stream).toBeInstanceOf(ReadableStream);
+    const text = await new Response(stream).text();
+    expect(text).toBe((await t.http.get(`/v1/forms/${form}/submissions/export?format=csv`).set('Authorization', `Bearer ${owner.token}`).buffer(true)).text);
+    expect(text.trim().split('\n')).toHaveLength(4);
+    await expect(clientFor(owner).exportSubmissions({ params: { form: newId('frm') } })).rejects.toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('waitForJob polls a bulk replay until it has finished, reporting progress', async () => {
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const form = await makePublishedForm(t, owner as never);
+    const client = clientFor(owner);
+    const { data: hook } = await client.ok.createWebhook({ params: { form: form.id }, body: { label: 'R', url: 'https://127.0.0.1:9/x' } });
+    await t.ctx.db.query(
+      `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts)
+       select 'whd_' || substr(md5(random()::text || g), 1, 26), $1, $2, 'submission.created', 'subm_' || substr(md5(g::text), 1, 26), '{}', 'dead', 7
+         from generate_series(1, 3) g`,
+      [owner.teamId, hook.id],
+    );
+    const { job_id } = await client.ok.replayWebhook({ params: { webhook_id: hook.id }, body: { status: 'dead' } });
+    const progress: string[] = [];
+    const waiting = client.waitForJob(job_id, { intervalMs: 50, onProgress: (j) => progress.push(j.status) });
+    // What a worker runs for the job (this file's server has none).
+    setTimeout(() => void runReplayJob(t.ctx, job_id), 200);
+    const job = await waiting;
+    expect(job).toMatchObject({ id: job_id, status: 'succeeded', total: 3, done: 3 });
+    expect(progress[0]).toBe('queued');
   });
 });
 

@@ -1,8 +1,7 @@
 import { z } from 'zod';
+import { CATEGORIES } from '../../contract/submissions.ts';
 
-export const CATEGORIES = [
-  'support', 'sales', 'partnership', 'bug-report', 'feature-request', 'feedback', 'hiring', 'press', 'spam', 'other',
-] as const;
+export { CATEGORIES };
 export const Category = z.enum(CATEGORIES);
 export type Category = z.infer<typeof Category>;
 

@@ -1,4 +1,8 @@
-/** The closed list of error codes Intake answers with, and the HTTP status of each. */
+import type { ErrorCode } from '../../contract/errors.ts';
+
+export type { ErrorCode };
+
+/** The HTTP status of each error code (the closed list is contract/errors.ts; `satisfies` keeps both in step). */
 export const ERROR_STATUS = {
   validation_failed: 400,
   invalid_json: 400,
@@ -19,9 +23,7 @@ export const ERROR_STATUS = {
   plan_lacks_ai: 423,
   rate_limited: 429,
   internal_error: 500,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
+} as const satisfies Record<ErrorCode, number>;
 
 export type ErrorDetail = { in: 'body' | 'query' | 'path' | 'header'; path: string; message: string };
 

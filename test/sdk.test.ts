@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -523,10 +523,23 @@ describe('generated and published artefacts', () => {
       expect(readFileSync(path.join(pkg, 'dist/sdk/index.js'), 'utf8')).toContain('from "../contract/index.js"');
     }, 120_000);
 
-    it('type-checks and runs in a consumer that installs it under its package name', async () => {
-      mkdirSync(path.join(consumer, 'node_modules/@intake'), { recursive: true });
-      symlinkSync(pkg, path.join(consumer, 'node_modules/@intake/sdk'), 'dir');
-      writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ type: 'module' }));
+    it('packs to a tarball (README included, no server code) that a consumer installs with npm', async () => {
+      copyFileSync(path.join(root, 'sdk/README.md'), path.join(pkg, 'README.md'));
+      const npm = { env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } };
+      const packed = await run('npm', ['pack', '--json', '--pack-destination', path.dirname(pkg)], { cwd: pkg, ...npm });
+      const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+      const files = info!.files.map((f) => f.path);
+      expect(files).toEqual(expect.arrayContaining(['README.md', 'package.json', 'dist/sdk/index.js', 'dist/sdk/index.d.ts', 'dist/contract/index.js']));
+      expect(files.filter((f) => f.startsWith('dist/server') || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+      mkdirSync(consumer, { recursive: true });
+      writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+      // Its dependencies come from npm's cache (filled by this checkout's install) or the registry.
+      await run('npm', ['install', '--prefer-offline', '--no-package-lock', path.join(path.dirname(pkg), info!.filename)], { cwd: consumer, ...npm });
+      expect(existsSync(path.join(consumer, 'node_modules/@intake/sdk/dist/sdk/index.js'))).toBe(true);
+      expect(existsSync(path.join(consumer, 'node_modules/@ts-rest/core'))).toBe(true);
+    }, 180_000);
+
+    it('type-checks (strict) and runs in that consumer against a live server', async () => {
       writeFileSync(
         path.join(consumer, 'tsconfig.json'),
         JSON.stringify({
@@ -539,7 +552,7 @@ describe('generated and published artefacts', () => {
       );
       writeFileSync(
         path.join(consumer, 'consumer.ts'),
-        `import { createClient, IntakeError, type Me } from '@intake/sdk';
+        `import { createClient, ERROR_CODES, IntakeError, paginate, type ErrorCode, type Form, type Me } from '@intake/sdk';
 import type { paths } from '@intake/sdk/openapi-types';
 
 type MeResponse = paths['/v1/me']['get']['responses'][200]['content']['application/json'];
@@ -558,18 +571,22 @@ try {
 } catch (err) {
   if (err instanceof IntakeError) code = err.code;
 }
-console.log(JSON.stringify({ team: plain.data.team.id, status, missing: missing === undefined, code }));
+const forms: Form[] = [];
+for await (const form of paginate(client.ok.listForms, { query: { per_page: 1 } })) forms.push(form);
+const known: readonly ErrorCode[] = ERROR_CODES;
+console.log(JSON.stringify({ team: plain.data.team.id, status, missing: missing === undefined, code, forms: forms.map((f) => f.name), knows: known.includes('not_found') }));
 `,
       );
       const typecheck = await run(process.execPath, [tsc, '-p', consumer]).catch((err: { stdout: string }) => err);
       expect(typecheck.stdout).toBe('');
 
       const owner = await makeTeam(t);
+      for (const name of ['One', 'Two']) await createClient({ baseUrl: t.baseUrl, token: owner.token }).ok.createForm({ body: { name } });
       const { stdout } = await run(process.execPath, ['consumer.ts'], {
         cwd: consumer,
         env: { ...process.env, INTAKE_URL: t.baseUrl, INTAKE_TOKEN: owner.token },
       });
-      expect(JSON.parse(stdout)).toEqual({ team: owner.teamId, status: 200, missing: true, code: 'unauthenticated' });
+      expect(JSON.parse(stdout)).toEqual({ team: owner.teamId, status: 200, missing: true, code: 'unauthenticated', forms: ['Two', 'One'], knows: true });
     }, 120_000);
   });
 });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Command } from 'commander';
 import { registerAdmin } from './admin.ts';
+import { registerApi } from './api.ts';
 import { reportMissingOptionsTogether } from './required-options.ts';
 
 // The server is imported when a command runs, not for `--help` or a usage error: loading it takes a second.
@@ -13,7 +14,9 @@ program
   .name('intake')
   .description('Intake — collects form submissions, filters spam, lists and exports them')
   .version(version, '-V, --version', 'print the version and exit')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // A usage error (unknown option or command, missing argument or option) exits 2; help and version 0.
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
 program
   .command('serve')
@@ -106,6 +109,7 @@ program
   });
 
 registerAdmin(program);
+registerApi(program);
 reportMissingOptionsTogether(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -60,15 +60,19 @@ export const COMMANDS: Record<string, [string, string]> = {
   getJob: ['jobs', 'get'],
 };
 
-const RESOURCES: Record<string, string> = {
-  forms: 'Forms: create, publish, list, trash and restore',
-  submissions: 'Submissions of a form: list, read, change, bulk actions, export, files',
-  webhooks: "A form's webhooks, and bulk replay of their deliveries",
-  deliveries: "A webhook's delivery log, and replay of one delivery",
-  insights: 'Weekly AI insights of the team (or one form)',
-  billing: 'Plan, usage, subscription and invoices of the team',
-  tokens: "API tokens of the caller's family",
-  jobs: 'Background jobs (bulk replay)',
+/** Each resource's description and examples (shown by `intake <resource> --help`). */
+const RESOURCES: Record<string, [string, string[]]> = {
+  forms: ['Forms: create, publish, list, trash and restore', ['intake forms create --name "Contact us"', 'intake forms publish frm_…', 'intake forms list --per-page 50 --json']],
+  submissions: [
+    'Submissions of a form: list, read, change, bulk actions, export, files',
+    ['intake submissions list frm_… --folder spam', 'intake submissions bulk frm_… --ids subm_a,subm_b --action mark_not_spam', 'intake submissions export frm_… --format csv -o all.csv'],
+  ],
+  webhooks: ["A form's webhooks, and bulk replay of their deliveries", ['intake webhooks create frm_… --label CRM --url https://crm.example.com/hook', 'intake webhooks rotate-secret frm_… wh_…', 'intake webhooks replay wh_… --status dead --wait']],
+  deliveries: ["A webhook's delivery log, and replay of one delivery", ['intake deliveries list frm_… wh_… --status failed', 'intake deliveries replay whd_…']],
+  insights: ['Weekly AI insights of the team (or one form)', ['intake insights get --form frm_…', 'intake insights regenerate --wait']],
+  billing: ['Plan, usage, subscription and invoices of the team', ['intake billing usage', 'intake billing invoices --json']],
+  tokens: ["API tokens of the caller's family", ['intake tokens create --name ci --abilities forms:read,submissions:read', 'intake tokens revoke tok_…']],
+  jobs: ['Background jobs (bulk replay)', ['intake jobs get job_…']],
 };
 
 /** Exit status by error class (documented in README "The CLI"). */
@@ -420,7 +424,9 @@ export function registerApi(program: Command): void {
     if (!resource) throw new Error(`no CLI command for route ${routeKey}: add it to cli/api.ts COMMANDS`);
     let group = groups.get(resource);
     if (!group) {
-      group = verb ? program.command(resource).description(RESOURCES[resource] ?? resource) : program.command(resource);
+      const [description, examples] = RESOURCES[resource] ?? [resource, []];
+      group = verb ? program.command(resource).description(description) : program.command(resource);
+      if (examples.length) group.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}`).join('\n')}\n`);
       groups.set(resource, group);
     }
     addRoute(group, routeKey, route as AppRoute, verb);

@@ -9,7 +9,8 @@ export const CATEGORIES = [
   'support', 'sales', 'partnership', 'bug-report', 'feature-request', 'feedback', 'hiring', 'press', 'spam', 'other',
 ] as const;
 
-export const SubmissionStatus = z.enum(['received', 'spam', 'processed', 'failed']);
+export const SUBMISSION_STATUSES = ['received', 'spam', 'processed', 'failed'] as const;
+export const SubmissionStatus = z.enum(SUBMISSION_STATUSES);
 
 export const AiModeration = z
   .object({

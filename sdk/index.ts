@@ -37,7 +37,7 @@ export { ABILITIES, ROLES } from '../contract/abilities.ts';
 export { ERROR_CODES } from '../contract/errors.ts';
 export { SCORE_BUCKETS } from '../contract/insights.ts';
 export { JOB_TYPES } from '../contract/jobs.ts';
-export { CATEGORIES } from '../contract/submissions.ts';
+export { CATEGORIES, SUBMISSION_STATUSES } from '../contract/submissions.ts';
 export { DELIVERY_STATUSES, EVENTS, PROVIDERS } from '../contract/webhooks.ts';
 export type Form = z.infer<typeof forms.Form>;
 export type FormSettings = z.infer<typeof forms.FormSettings>;
@@ -94,7 +94,9 @@ type RawResponse = { status: number; body: unknown; headers: Headers };
 /** An error answer from the API (or, with code `unexpected_response`, an answer the contract does not describe). */
 export class IntakeError extends Error {
   readonly status: number;
+  /** The API's error code (`body.error`), e.g. `not_found`; `error` says the same. */
   readonly code: string;
+  readonly error: string;
   readonly body: ErrorBody;
   readonly requestId: string | null;
   readonly headers: Headers;
@@ -107,6 +109,7 @@ export class IntakeError extends Error {
     this.name = 'IntakeError';
     this.status = response.status;
     this.code = body.error;
+    this.error = body.error;
     this.body = body;
     this.requestId = response.headers.get('x-request-id');
     this.headers = response.headers;

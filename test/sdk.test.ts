@@ -65,7 +65,7 @@ describe('getMe', () => {
 
     const err = await rejection(client.ok.getMe({ extraHeaders: { 'x-request-id': 'sdk-test-401' } }));
     expect(err).toBeInstanceOf(Error);
-    expect(err).toMatchObject({ name: 'IntakeError', status: 401, code: 'unauthenticated', requestId: 'sdk-test-401' });
+    expect(err).toMatchObject({ name: 'IntakeError', status: 401, code: 'unauthenticated', error: 'unauthenticated', requestId: 'sdk-test-401' });
     expect(err.body).toEqual(res.body);
     expect(err.message).toBe(err.body.message);
     expect(err.message).toMatch(/token/i);

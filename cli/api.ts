@@ -7,6 +7,7 @@ import { isAppRoute, type AppRoute } from '@ts-rest/core';
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import { contract } from '../contract/index.ts';
+import { objectShape, unwrapSchema } from '../contract/schema-shape.ts';
 import { createClient, IntakeError } from '../sdk/index.ts';
 
 /**
@@ -132,27 +133,13 @@ class UsageError extends Error {}
 
 type Kind = 'string' | 'number' | 'boolean' | 'list' | 'json';
 
-function unwrap(s: z.ZodTypeAny): z.ZodTypeAny {
-  for (;;) {
-    if (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) s = s._def.innerType as z.ZodTypeAny;
-    else if (s instanceof z.ZodEffects) s = s._def.schema as z.ZodTypeAny;
-    else return s;
-  }
-}
-
 function kindOf(s: z.ZodTypeAny): Kind {
-  const inner = unwrap(s);
+  const inner = unwrapSchema(s);
   if (inner instanceof z.ZodNumber) return 'number';
   if (inner instanceof z.ZodBoolean) return 'boolean';
-  if (inner instanceof z.ZodArray && !(unwrap(inner.element as z.ZodTypeAny) instanceof z.ZodObject)) return 'list';
+  if (inner instanceof z.ZodArray && !(unwrapSchema(inner.element as z.ZodTypeAny) instanceof z.ZodObject)) return 'list';
   if (inner instanceof z.ZodString || inner instanceof z.ZodEnum || inner instanceof z.ZodLiteral) return 'string';
   return 'json';
-}
-
-function shapeOf(s: unknown): Record<string, z.ZodTypeAny> {
-  if (!s || typeof (s as z.ZodTypeAny).safeParse !== 'function') return {};
-  const inner = unwrap(s as z.ZodTypeAny);
-  return inner instanceof z.ZodObject ? (inner.shape as Record<string, z.ZodTypeAny>) : {};
 }
 
 const flag = (key: string) => key.replace(/_/g, '-');
@@ -298,7 +285,7 @@ function build(route: AppRoute, positional: string[], opts: Record<string, unkno
   const params = Object.fromEntries(names.map((n, i) => [n, positional[i]!]));
   const pick = (schema: unknown) => {
     const out: Record<string, unknown> = {};
-    for (const [key, s] of Object.entries(shapeOf(schema))) {
+    for (const [key, s] of Object.entries(objectShape(schema))) {
       const raw = opts[camel(key)];
       if (raw === undefined) continue;
       out[key] = kindOf(s) === 'boolean' ? raw : parseValue(kindOf(s), String(raw), key);
@@ -383,12 +370,12 @@ function addRoute(parent: Command, routeKey: string, route: AppRoute, verb: stri
   for (const n of names) cmd.argument(`<${n.replace(/_/g, '-')}>`);
   const seen = new Set<string>();
   const add = (schema: unknown, required: boolean) => {
-    for (const [key, s] of Object.entries(shapeOf(schema))) {
+    for (const [key, s] of Object.entries(objectShape(schema))) {
       if (seen.has(key)) continue;
       seen.add(key);
       const kind = kindOf(s);
-      const desc = [s.description ?? unwrap(s).description ?? '', kind === 'list' ? '(comma-separated)' : kind === 'json' ? '(JSON)' : ''].filter(Boolean).join(' ');
-      const inner = unwrap(s);
+      const desc = [s.description ?? unwrapSchema(s).description ?? '', kind === 'list' ? '(comma-separated)' : kind === 'json' ? '(JSON)' : ''].filter(Boolean).join(' ');
+      const inner = unwrapSchema(s);
       const option = kind === 'boolean' ? new Option(`--${flag(key)}`, desc) : new Option(`--${flag(key)} <${kind === 'number' ? 'n' : 'value'}>`, desc);
       if (inner instanceof z.ZodEnum) option.choices(inner.options as string[]);
       if (required && !s.isOptional()) option.makeOptionMandatory();

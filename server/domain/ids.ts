@@ -1,4 +1,5 @@
 import { ulid } from 'ulid';
+import { notFound } from './errors.ts';
 
 export type IdPrefix = 'team' | 'usr' | 'frm' | 'subm' | 'file' | 'wh' | 'whd' | 'tok' | 'job' | 'sub' | 'inv' | 'evt' | 'ins';
 
@@ -10,4 +11,25 @@ export function newId(prefix: IdPrefix): string {
 /** Whether `id` has the shape of an id with this prefix: checked before any query uses it. */
 export function isId(prefix: IdPrefix, id: string): boolean {
   return id.length === prefix.length + 27 && id.startsWith(`${prefix}_`) && /^[0-9a-z]{26}$/.test(id.slice(prefix.length + 1));
+}
+
+/** Path parameters that name a record, with the id prefix and the name of what they name. */
+const PATH_IDS: Record<string, [IdPrefix, string]> = {
+  form: ['frm', 'Form'],
+  submission: ['subm', 'Submission'],
+  file: ['file', 'File'],
+  token: ['tok', 'Token'],
+  webhook: ['wh', 'Webhook'],
+  webhook_id: ['wh', 'Webhook'],
+  delivery: ['whd', 'Delivery'],
+  delivery_id: ['whd', 'Delivery'],
+  job_id: ['job', 'Job'],
+};
+
+/** 404 for a path parameter that cannot be the id it names (prefix + ULID), before any query sees it. */
+export function assertPathIds(params: Record<string, unknown>): void {
+  for (const [param, value] of Object.entries(params)) {
+    const expected = PATH_IDS[param];
+    if (expected && !isId(expected[0], String(value))) throw notFound(expected[1]);
+  }
 }

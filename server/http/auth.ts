@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { RouteMetadata } from '../../contract/index.ts';
 import type { AppContext } from '../context.ts';
+import { requireAbility as requireCallerAbility } from '../domain/caller.ts';
 import { AppError } from '../domain/errors.ts';
 import { authenticate } from '../domain/tokens.ts';
 import { throwDeferredBodyError } from './body-parsing.ts';
@@ -24,10 +25,7 @@ export function requireAbility(ctx: AppContext) {
         res.setHeader('WWW-Authenticate', 'Bearer realm="intake", error="invalid_token"');
         throw new AppError('unauthenticated', 'The token is invalid or has been revoked.');
       }
-      const ability = route?.metadata?.ability ?? null;
-      if (ability && !caller.abilities.includes(ability)) {
-        throw new AppError('forbidden', `This token lacks the "${ability}" ability.`, { required: ability });
-      }
+      requireCallerAbility(caller, route?.metadata?.ability ?? null);
       res.locals.caller = caller;
       throwDeferredBodyError(res);
       next();

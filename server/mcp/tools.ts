@@ -2,15 +2,16 @@ import { isAppRoute, type AppRoute } from '@ts-rest/core';
 import type { Response } from 'express';
 import { z } from 'zod';
 import { contract, type RouteMetadata } from '../../contract/index.ts';
+import { objectShape } from '../../contract/schema-shape.ts';
 import type { AppContext } from '../context.ts';
-import type { Caller } from '../domain/caller.ts';
-import { AppError, notFound, validationFailed, type ErrorDetail } from '../domain/errors.ts';
-import { isId } from '../domain/ids.ts';
-import { hitWindow } from '../domain/rate-windows.ts';
+import type { Ability } from '../../contract/abilities.ts';
+import { requireAbility, type Caller } from '../domain/caller.ts';
+import { AppError, validationFailed, type ErrorDetail } from '../domain/errors.ts';
+import { assertPathIds } from '../domain/ids.ts';
+import { chargeApiBudget } from '../domain/rate-windows.ts';
 import { exportSubmissions } from '../domain/submission-export.ts';
 import { fileDownloadUrl } from '../domain/submissions.ts';
 import { apiHandlers } from '../http/routers/index.ts';
-import { PATH_IDS } from '../http/path-ids.ts';
 
 /**
  * Every API route as an MCP tool (DESIGN.md: route key = MCP tool name root), generated from the contract:
@@ -36,13 +37,6 @@ const UNTRUSTED =
 
 type Parts = { params?: z.ZodTypeAny; query?: z.ZodTypeAny; body?: z.ZodTypeAny };
 
-/** The object shape behind a schema (through refinements and transforms), for merging into one tool input. */
-function shapeOf(schema: z.ZodTypeAny | undefined): z.ZodRawShape {
-  let s: z.ZodTypeAny | undefined = schema;
-  while (s instanceof z.ZodEffects) s = s._def.schema as z.ZodTypeAny;
-  return s instanceof z.ZodObject ? (s.shape as z.ZodRawShape) : {};
-}
-
 function partsOf(route: AppRoute): Parts {
   const zod = (v: unknown) => (v && typeof (v as z.ZodTypeAny).safeParse === 'function' ? (v as z.ZodTypeAny) : undefined);
   return { params: zod(route.pathParams), query: zod(route.query), body: 'body' in route ? zod(route.body) : undefined };
@@ -56,7 +50,7 @@ export type ToolSpec = {
   description: string;
   input: z.ZodObject<z.ZodRawShape>;
   output: z.ZodTypeAny | undefined;
-  ability: string | null;
+  ability: Ability | null;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
 };
 
@@ -80,7 +74,7 @@ export const toolSpecs: ToolSpec[] = Object.entries(contract as Record<string, u
     const parts = partsOf(route);
     const shape: z.ZodRawShape = {};
     for (const part of [parts.params, parts.query, parts.body]) {
-      for (const [key, value] of Object.entries(shapeOf(part))) {
+      for (const [key, value] of Object.entries(objectShape(part))) {
         if (key in shape) throw new Error(`MCP tool for ${routeKey}: "${key}" is both a path/query and a body field`);
         shape[key] = value;
       }
@@ -116,7 +110,7 @@ function parseParts(route: AppRoute, args: Record<string, unknown>) {
   const details: ErrorDetail[] = [];
   const pick = (schema: z.ZodTypeAny | undefined, where: ErrorDetail['in']) => {
     if (!schema) return undefined;
-    const keys = Object.keys(shapeOf(schema));
+    const keys = Object.keys(objectShape(schema));
     const raw = Object.fromEntries(Object.entries(args).filter(([k]) => keys.includes(k)));
     const parsed = schema.safeParse(raw);
     if (parsed.success) return parsed.data as Record<string, unknown>;
@@ -169,18 +163,12 @@ async function inlineExport(stream: NodeJS.ReadableStream & { destroy(): void },
  */
 export async function callTool(ctx: AppContext, caller: Caller, spec: ToolSpec, args: Record<string, unknown>): Promise<ToolResult> {
   try {
-    if (spec.ability && !caller.abilities.includes(spec.ability as Caller['abilities'][number])) {
-      throw new AppError('forbidden', `This token lacks the "${spec.ability}" ability.`, { required: spec.ability });
-    }
+    requireAbility(caller, spec.ability);
     const { params, query, body } = parseParts(spec.route, args);
-    for (const [param, value] of Object.entries(params)) {
-      const expected = PATH_IDS[param];
-      if (expected && !isId(expected[0], String(value))) throw notFound(expected[1]);
-    }
+    assertPathIds(params);
     if ((spec.route.metadata as RouteMetadata | undefined)?.rateLimited) {
-      const limit = ctx.config.apiRateLimit;
-      const { hits, resetSeconds } = await hitWindow(ctx, `api:${caller.tokenId}`, 60);
-      if (hits > limit) throw new AppError('rate_limited', `Rate limit of ${limit} requests per minute reached.`, { retry_after: resetSeconds });
+      const { exceeded } = await chargeApiBudget(ctx, caller.tokenId);
+      if (exceeded) throw exceeded;
     }
     const p = params as Record<string, string>;
     if (spec.routeKey === 'exportSubmissions') {

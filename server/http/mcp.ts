@@ -55,12 +55,12 @@ export function mcpRoutes(ctx: AppContext) {
         return await session.transport.handleRequest(req, res, req.body);
       }
       if (req.method === 'POST' && isInitializeRequest(req.body)) {
-        const session: Session = { transport: undefined as never, caller, lastSeen: Date.now() };
-        session.transport = new StreamableHTTPServerTransport({
+        // Registered once the SDK has issued the session id (after this request's initialize).
+        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (id) => void sessions.set(id, session),
         });
-        const { transport } = session;
+        const session: Session = { transport, caller, lastSeen: Date.now() };
         transport.onclose = () => {
           if (transport.sessionId) sessions.delete(transport.sessionId);
         };

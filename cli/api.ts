@@ -31,6 +31,7 @@ export const COMMANDS: Record<string, [string, string]> = {
   restoreForm: ['forms', 'restore'],
   forceDeleteForm: ['forms', 'erase'],
   listFormFields: ['forms', 'fields'],
+  suggestFormSchema: ['forms', 'suggest-schema'],
   pruneFormFields: ['forms', 'prune-fields'],
   listSubmissions: ['submissions', 'list'],
   getSubmission: ['submissions', 'get'],

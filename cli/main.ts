@@ -53,8 +53,13 @@ program
   .action(async () => {
     const [{ boot, loadConfig, runUntilSignal }, { ensureDevAccount }] = await Promise.all([server(), import('./dev.ts')]);
     const loaded = loadConfig();
-    // It prints an owner token: only this machine can reach it unless HOST says otherwise.
-    const config = loaded.hostSet ? loaded : { ...loaded, host: '127.0.0.1' };
+    // It prints an owner token: only this machine can reach it unless HOST says otherwise. Notification
+    // addresses need not confirm by e-mail in development unless INTAKE_VERIFY_NOTIFICATION_EMAILS says so.
+    const config = {
+      ...loaded,
+      host: loaded.hostSet ? loaded.host : '127.0.0.1',
+      verifyNotificationEmails: loaded.verifyNotificationEmailsSet ? loaded.verifyNotificationEmails : false,
+    };
     const rt = await boot(config, { http: true, worker: true, services: true });
     const { token, created } = await ensureDevAccount(rt);
     const base = rt.url!;
@@ -68,6 +73,9 @@ program
         '',
         `Try:   curl -H "Authorization: Bearer ${token}" ${base}/v1/me`,
         `Docs:  ${base}/v1/docs`,
+        ...(config.verifyNotificationEmails
+          ? []
+          : ['Note:  notification addresses are not asked to confirm in development (INTAKE_VERIFY_NOTIFICATION_EMAILS=true to test it)']),
         'Stop:  Ctrl-C',
         '',
       ].join('\n'),

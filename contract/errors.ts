@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'submission_deleted',
   'webhook_inactive',
   'payload_too_large',
+  'captcha_failed',
   'plan_lacks_ai',
   'rate_limited',
   'internal_error',

@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { authErrors, ErrorBody, OkBody, PageQuery, paginated, Timestamp } from './common.ts';
+import { Autoresponder, AutoresponderInput, Captcha, CaptchaInput, NotificationRecipient, SchemaFields, SchemaFieldViews, SuggestedSchema, UnknownFields } from './form-features.ts';
 
 const c = initContract();
 
@@ -30,12 +31,21 @@ export const FormSettings = z.object({
   allowed_origins: z.array(Origin).max(50).describe('Origins allowed by CORS and as `_next` redirect hosts; empty = any origin.'),
   custom_rules: CustomRules,
   ai_threshold: z.number().min(0).max(1).describe('AI spam score at or above which a submission is spam; default 0.75.'),
+  fields: SchemaFieldViews,
+  unknown_fields: UnknownFields,
+  captcha: Captcha,
+  autoresponder: Autoresponder.describe('The e-mail sent to the submitter of each clean submission (not on the Free plan).'),
 });
 export type FormSettings = z.infer<typeof FormSettings>;
 
-export const FormSettingsInput = FormSettings.omit({ custom_rules: true })
+export const FormSettingsInput = FormSettings.omit({ custom_rules: true, captcha: true, autoresponder: true })
   .partial()
-  .extend({ custom_rules: CustomRules.partial().optional() })
+  .extend({
+    fields: SchemaFields.optional(),
+    custom_rules: CustomRules.partial().optional(),
+    captcha: CaptchaInput.optional(),
+    autoresponder: AutoresponderInput.optional().describe('Merged with the current autoresponder.'),
+  })
   .strict();
 
 export const Form = z.object({
@@ -44,6 +54,7 @@ export const Form = z.object({
   status: z.enum(['draft', 'published']),
   endpoint_url: z.string().describe('The public URL websites post to.'),
   notification_emails: z.array(z.string()),
+  notification_recipients: z.array(NotificationRecipient).describe('Each notification address and whether it has confirmed.'),
   settings: FormSettings,
   disabled_rules: z
     .array(z.object({ kind: z.literal('regex'), pattern: z.string(), reason: z.string() }))
@@ -180,6 +191,14 @@ export const formsContract = c.router({
     body: c.noBody(),
     responses: { 200: z.object({ data: z.object({ removed: z.array(z.string()) }), meta: FormFieldList.shape.meta }), ...authErrors },
     metadata: { ability: 'forms:write' },
+  },
+  suggestFormSchema: {
+    method: 'GET',
+    path: '/v1/forms/:form/schema/suggested',
+    summary: "Propose a field schema from the form's last 1,000 inbox submissions (types and required-ness seen)",
+    pathParams: FormParams,
+    responses: { 200: SuggestedSchema, ...authErrors },
+    metadata: { ability: 'forms:read' },
   },
   forceDeleteForm: {
     method: 'DELETE',

@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { Autoresponse } from './form-features.ts';
 import { authErrors, ErrorBody, Instant, MAX_PAGE, OkBody, PageLinks, PageMeta, rateLimitErrors, text, Timestamp } from './common.ts';
 
 const c = initContract();
@@ -40,7 +41,7 @@ export const Payload = z.record(JsonValue).describe('The submitted fields.');
 export const SubmissionListItem = z.object({
   id: z.string().describe('Prefix `subm_`.'),
   status: SubmissionStatus,
-  spam_reason: z.string().nullable().describe('Why it is spam: honeypot_filled, rate_limited, rule:<kind>, ai_moderation.'),
+  spam_reason: z.string().nullable().describe('Why it is spam: honeypot_filled, rate_limited, rule:<kind>, captcha_unverified (the CAPTCHA provider could not be reached), ai_moderation.'),
   category: z.string().nullable(),
   ai_moderation: AiModeration.nullable(),
   payload: Payload,
@@ -59,6 +60,7 @@ export const SubmissionDetail = SubmissionListItem.omit({ files: true }).extend(
   fields: z.array(ParsedField).describe('The payload with each value recognised and typed.'),
   metadata: z.record(JsonValue).describe('IP, user agent, referrer, origin and the reserved control fields.'),
   files: z.array(SignedSubmissionFile).optional().describe('Present only if the submission had uploads, with signed URLs valid 60 seconds.'),
+  autoresponse: Autoresponse,
   updated_at: Timestamp,
 });
 

@@ -320,6 +320,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/forms/{form}/schema/suggested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Propose a field schema from the form's last 1,000 inbox submissions (types and required-ness seen)
+         * @description Requires the `forms:read` ability.
+         */
+        get: operations["suggestFormSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/forms/{form}/force": {
         parameters: {
             query?: never;
@@ -1331,6 +1351,7 @@ export interface operations {
                                 ai: boolean;
                                 api_tokens: boolean;
                                 file_uploads: boolean;
+                                autoresponder: boolean;
                             };
                         };
                     };
@@ -1840,6 +1861,15 @@ export interface operations {
                             /** @description The public URL websites post to. */
                             endpoint_url: string;
                             notification_emails: string[];
+                            /** @description Each notification address and whether it has confirmed. */
+                            notification_recipients: {
+                                email: string;
+                                /**
+                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
+                                 * @enum {string}
+                                 */
+                                status: "verified" | "pending" | "not_required";
+                            }[];
                             settings: {
                                 /**
                                  * Format: uri
@@ -1860,6 +1890,54 @@ export interface operations {
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
+                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                                fields: {
+                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
+                                    name: string;
+                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
+                                    label?: string;
+                                    /** @enum {string} */
+                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
+                                    required: boolean;
+                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    min?: number;
+                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    max?: number;
+                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
+                                    pattern?: string;
+                                    /** @description The allowed values (select, multiselect). */
+                                    options?: string[];
+                                    /** @description Most files in the field (file); default 1. */
+                                    max_files?: number;
+                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
+                                    accept?: string[];
+                                }[];
+                                /**
+                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
+                                 * @enum {string}
+                                 */
+                                unknown_fields: "keep" | "drop" | "reject";
+                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+                                captcha: {
+                                    /** @enum {string} */
+                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                                    secret_last4: string;
+                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                                    min_score: number | null;
+                                } | null;
+                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+                                autoresponder: {
+                                    enabled: boolean;
+                                    /** @description With `{{field}}` placeholders. */
+                                    subject: string;
+                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                                    body_markdown: string;
+                                    /** @description The sender's display name (the address is the service's). */
+                                    from_name: string | null;
+                                    /** @description Where the submitter's replies go. */
+                                    reply_to: string | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2012,6 +2090,34 @@ export interface operations {
                         allowed_origins?: string[];
                         /** @description AI spam score at or above which a submission is spam; default 0.75. */
                         ai_threshold?: number;
+                        /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                        fields?: {
+                            /** @description The posted field name (not starting with `_`, which marks control fields). */
+                            name: string;
+                            /** @description How people see the field: the CSV header and the error messages (default: the name). */
+                            label?: string;
+                            /** @enum {string} */
+                            type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
+                            /** @description Must be present and not empty (a `boolean` must be checked); default false. */
+                            required?: boolean;
+                            /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                            min?: number;
+                            /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                            max?: number;
+                            /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
+                            pattern?: string;
+                            /** @description The allowed values (select, multiselect). */
+                            options?: string[];
+                            /** @description Most files in the field (file); default 1. */
+                            max_files?: number;
+                            /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
+                            accept?: string[];
+                        }[];
+                        /**
+                         * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
+                         * @enum {string}
+                         */
+                        unknown_fields?: "keep" | "drop" | "reject";
                         custom_rules?: {
                             /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
                             blocked_emails?: string[];
@@ -2019,6 +2125,23 @@ export interface operations {
                             keywords?: string[];
                             /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
                             regex?: string[];
+                        };
+                        captcha?: {
+                            /** @enum {string} */
+                            provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                            /** @description The provider's secret key; may be left out to keep the stored one when the provider is unchanged. */
+                            secret_key?: string;
+                            /** @description reCAPTCHA v3 only: the least score accepted; default 0.5. */
+                            min_score?: number;
+                        } | null;
+                        /** @description Merged with the current autoresponder. */
+                        autoresponder?: {
+                            enabled?: boolean;
+                            subject?: string;
+                            body_markdown?: string;
+                            from_name?: string | null;
+                            /** Format: email */
+                            reply_to?: string | null;
                         };
                     };
                 };
@@ -2041,6 +2164,15 @@ export interface operations {
                             /** @description The public URL websites post to. */
                             endpoint_url: string;
                             notification_emails: string[];
+                            /** @description Each notification address and whether it has confirmed. */
+                            notification_recipients: {
+                                email: string;
+                                /**
+                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
+                                 * @enum {string}
+                                 */
+                                status: "verified" | "pending" | "not_required";
+                            }[];
                             settings: {
                                 /**
                                  * Format: uri
@@ -2061,6 +2193,54 @@ export interface operations {
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
+                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                                fields: {
+                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
+                                    name: string;
+                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
+                                    label?: string;
+                                    /** @enum {string} */
+                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
+                                    required: boolean;
+                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    min?: number;
+                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    max?: number;
+                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
+                                    pattern?: string;
+                                    /** @description The allowed values (select, multiselect). */
+                                    options?: string[];
+                                    /** @description Most files in the field (file); default 1. */
+                                    max_files?: number;
+                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
+                                    accept?: string[];
+                                }[];
+                                /**
+                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
+                                 * @enum {string}
+                                 */
+                                unknown_fields: "keep" | "drop" | "reject";
+                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+                                captcha: {
+                                    /** @enum {string} */
+                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                                    secret_last4: string;
+                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                                    min_score: number | null;
+                                } | null;
+                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+                                autoresponder: {
+                                    enabled: boolean;
+                                    /** @description With `{{field}}` placeholders. */
+                                    subject: string;
+                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                                    body_markdown: string;
+                                    /** @description The sender's display name (the address is the service's). */
+                                    from_name: string | null;
+                                    /** @description Where the submitter's replies go. */
+                                    reply_to: string | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2217,6 +2397,15 @@ export interface operations {
                             /** @description The public URL websites post to. */
                             endpoint_url: string;
                             notification_emails: string[];
+                            /** @description Each notification address and whether it has confirmed. */
+                            notification_recipients: {
+                                email: string;
+                                /**
+                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
+                                 * @enum {string}
+                                 */
+                                status: "verified" | "pending" | "not_required";
+                            }[];
                             settings: {
                                 /**
                                  * Format: uri
@@ -2237,6 +2426,54 @@ export interface operations {
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
+                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                                fields: {
+                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
+                                    name: string;
+                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
+                                    label?: string;
+                                    /** @enum {string} */
+                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
+                                    required: boolean;
+                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    min?: number;
+                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    max?: number;
+                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
+                                    pattern?: string;
+                                    /** @description The allowed values (select, multiselect). */
+                                    options?: string[];
+                                    /** @description Most files in the field (file); default 1. */
+                                    max_files?: number;
+                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
+                                    accept?: string[];
+                                }[];
+                                /**
+                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
+                                 * @enum {string}
+                                 */
+                                unknown_fields: "keep" | "drop" | "reject";
+                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+                                captcha: {
+                                    /** @enum {string} */
+                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                                    secret_last4: string;
+                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                                    min_score: number | null;
+                                } | null;
+                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+                                autoresponder: {
+                                    enabled: boolean;
+                                    /** @description With `{{field}}` placeholders. */
+                                    subject: string;
+                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                                    body_markdown: string;
+                                    /** @description The sender's display name (the address is the service's). */
+                                    from_name: string | null;
+                                    /** @description Where the submitter's replies go. */
+                                    reply_to: string | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2377,6 +2614,34 @@ export interface operations {
                         allowed_origins?: string[];
                         /** @description AI spam score at or above which a submission is spam; default 0.75. */
                         ai_threshold?: number;
+                        /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                        fields?: {
+                            /** @description The posted field name (not starting with `_`, which marks control fields). */
+                            name: string;
+                            /** @description How people see the field: the CSV header and the error messages (default: the name). */
+                            label?: string;
+                            /** @enum {string} */
+                            type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
+                            /** @description Must be present and not empty (a `boolean` must be checked); default false. */
+                            required?: boolean;
+                            /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                            min?: number;
+                            /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                            max?: number;
+                            /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
+                            pattern?: string;
+                            /** @description The allowed values (select, multiselect). */
+                            options?: string[];
+                            /** @description Most files in the field (file); default 1. */
+                            max_files?: number;
+                            /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
+                            accept?: string[];
+                        }[];
+                        /**
+                         * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
+                         * @enum {string}
+                         */
+                        unknown_fields?: "keep" | "drop" | "reject";
                         custom_rules?: {
                             /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
                             blocked_emails?: string[];
@@ -2384,6 +2649,23 @@ export interface operations {
                             keywords?: string[];
                             /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
                             regex?: string[];
+                        };
+                        captcha?: {
+                            /** @enum {string} */
+                            provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                            /** @description The provider's secret key; may be left out to keep the stored one when the provider is unchanged. */
+                            secret_key?: string;
+                            /** @description reCAPTCHA v3 only: the least score accepted; default 0.5. */
+                            min_score?: number;
+                        } | null;
+                        /** @description Merged with the current autoresponder. */
+                        autoresponder?: {
+                            enabled?: boolean;
+                            subject?: string;
+                            body_markdown?: string;
+                            from_name?: string | null;
+                            /** Format: email */
+                            reply_to?: string | null;
                         };
                     };
                 };
@@ -2406,6 +2688,15 @@ export interface operations {
                             /** @description The public URL websites post to. */
                             endpoint_url: string;
                             notification_emails: string[];
+                            /** @description Each notification address and whether it has confirmed. */
+                            notification_recipients: {
+                                email: string;
+                                /**
+                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
+                                 * @enum {string}
+                                 */
+                                status: "verified" | "pending" | "not_required";
+                            }[];
                             settings: {
                                 /**
                                  * Format: uri
@@ -2426,6 +2717,54 @@ export interface operations {
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
+                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                                fields: {
+                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
+                                    name: string;
+                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
+                                    label?: string;
+                                    /** @enum {string} */
+                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
+                                    required: boolean;
+                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    min?: number;
+                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    max?: number;
+                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
+                                    pattern?: string;
+                                    /** @description The allowed values (select, multiselect). */
+                                    options?: string[];
+                                    /** @description Most files in the field (file); default 1. */
+                                    max_files?: number;
+                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
+                                    accept?: string[];
+                                }[];
+                                /**
+                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
+                                 * @enum {string}
+                                 */
+                                unknown_fields: "keep" | "drop" | "reject";
+                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+                                captcha: {
+                                    /** @enum {string} */
+                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                                    secret_last4: string;
+                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                                    min_score: number | null;
+                                } | null;
+                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+                                autoresponder: {
+                                    enabled: boolean;
+                                    /** @description With `{{field}}` placeholders. */
+                                    subject: string;
+                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                                    body_markdown: string;
+                                    /** @description The sender's display name (the address is the service's). */
+                                    from_name: string | null;
+                                    /** @description Where the submitter's replies go. */
+                                    reply_to: string | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2674,6 +3013,15 @@ export interface operations {
                             /** @description The public URL websites post to. */
                             endpoint_url: string;
                             notification_emails: string[];
+                            /** @description Each notification address and whether it has confirmed. */
+                            notification_recipients: {
+                                email: string;
+                                /**
+                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
+                                 * @enum {string}
+                                 */
+                                status: "verified" | "pending" | "not_required";
+                            }[];
                             settings: {
                                 /**
                                  * Format: uri
@@ -2694,6 +3042,54 @@ export interface operations {
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
+                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                                fields: {
+                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
+                                    name: string;
+                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
+                                    label?: string;
+                                    /** @enum {string} */
+                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
+                                    required: boolean;
+                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    min?: number;
+                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    max?: number;
+                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
+                                    pattern?: string;
+                                    /** @description The allowed values (select, multiselect). */
+                                    options?: string[];
+                                    /** @description Most files in the field (file); default 1. */
+                                    max_files?: number;
+                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
+                                    accept?: string[];
+                                }[];
+                                /**
+                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
+                                 * @enum {string}
+                                 */
+                                unknown_fields: "keep" | "drop" | "reject";
+                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+                                captcha: {
+                                    /** @enum {string} */
+                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                                    secret_last4: string;
+                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                                    min_score: number | null;
+                                } | null;
+                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+                                autoresponder: {
+                                    enabled: boolean;
+                                    /** @description With `{{field}}` placeholders. */
+                                    subject: string;
+                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                                    body_markdown: string;
+                                    /** @description The sender's display name (the address is the service's). */
+                                    from_name: string | null;
+                                    /** @description Where the submitter's replies go. */
+                                    reply_to: string | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2834,6 +3230,15 @@ export interface operations {
                             /** @description The public URL websites post to. */
                             endpoint_url: string;
                             notification_emails: string[];
+                            /** @description Each notification address and whether it has confirmed. */
+                            notification_recipients: {
+                                email: string;
+                                /**
+                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
+                                 * @enum {string}
+                                 */
+                                status: "verified" | "pending" | "not_required";
+                            }[];
                             settings: {
                                 /**
                                  * Format: uri
@@ -2854,6 +3259,54 @@ export interface operations {
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
+                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                                fields: {
+                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
+                                    name: string;
+                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
+                                    label?: string;
+                                    /** @enum {string} */
+                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
+                                    required: boolean;
+                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    min?: number;
+                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    max?: number;
+                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
+                                    pattern?: string;
+                                    /** @description The allowed values (select, multiselect). */
+                                    options?: string[];
+                                    /** @description Most files in the field (file); default 1. */
+                                    max_files?: number;
+                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
+                                    accept?: string[];
+                                }[];
+                                /**
+                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
+                                 * @enum {string}
+                                 */
+                                unknown_fields: "keep" | "drop" | "reject";
+                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+                                captcha: {
+                                    /** @enum {string} */
+                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                                    secret_last4: string;
+                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                                    min_score: number | null;
+                                } | null;
+                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+                                autoresponder: {
+                                    enabled: boolean;
+                                    /** @description With `{{field}}` placeholders. */
+                                    subject: string;
+                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                                    body_markdown: string;
+                                    /** @description The sender's display name (the address is the service's). */
+                                    from_name: string | null;
+                                    /** @description Where the submitter's replies go. */
+                                    reply_to: string | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2994,6 +3447,15 @@ export interface operations {
                             /** @description The public URL websites post to. */
                             endpoint_url: string;
                             notification_emails: string[];
+                            /** @description Each notification address and whether it has confirmed. */
+                            notification_recipients: {
+                                email: string;
+                                /**
+                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
+                                 * @enum {string}
+                                 */
+                                status: "verified" | "pending" | "not_required";
+                            }[];
                             settings: {
                                 /**
                                  * Format: uri
@@ -3014,6 +3476,54 @@ export interface operations {
                                 };
                                 /** @description AI spam score at or above which a submission is spam; default 0.75. */
                                 ai_threshold: number;
+                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                                fields: {
+                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
+                                    name: string;
+                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
+                                    label?: string;
+                                    /** @enum {string} */
+                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
+                                    required: boolean;
+                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    min?: number;
+                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                    max?: number;
+                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
+                                    pattern?: string;
+                                    /** @description The allowed values (select, multiselect). */
+                                    options?: string[];
+                                    /** @description Most files in the field (file); default 1. */
+                                    max_files?: number;
+                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
+                                    accept?: string[];
+                                }[];
+                                /**
+                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
+                                 * @enum {string}
+                                 */
+                                unknown_fields: "keep" | "drop" | "reject";
+                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+                                captcha: {
+                                    /** @enum {string} */
+                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                                    secret_last4: string;
+                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                                    min_score: number | null;
+                                } | null;
+                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+                                autoresponder: {
+                                    enabled: boolean;
+                                    /** @description With `{{field}}` placeholders. */
+                                    subject: string;
+                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                                    body_markdown: string;
+                                    /** @description The sender's display name (the address is the service's). */
+                                    from_name: string | null;
+                                    /** @description Where the submitter's replies go. */
+                                    reply_to: string | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -3380,6 +3890,145 @@ export interface operations {
             };
         };
     };
+    suggestFormSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — propose a field schema from the form's last 1,000 inbox submissions (types and required-ness seen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                            fields: {
+                                /** @description The posted field name (not starting with `_`, which marks control fields). */
+                                name: string;
+                                /** @description How people see the field: the CSV header and the error messages (default: the name). */
+                                label?: string;
+                                /** @enum {string} */
+                                type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
+                                required: boolean;
+                                /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                min?: number;
+                                /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+                                max?: number;
+                                /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
+                                pattern?: string;
+                                /** @description The allowed values (select, multiselect). */
+                                options?: string[];
+                                /** @description Most files in the field (file); default 1. */
+                                max_files?: number;
+                                /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
+                                accept?: string[];
+                            }[];
+                            /**
+                             * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
+                             * @enum {string}
+                             */
+                            unknown_fields: "keep" | "drop" | "reject";
+                        };
+                        meta: {
+                            /** @description How many recent inbox submissions were read (at most 1,000). */
+                            sampled: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `forms:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     forceDeleteForm: {
         parameters: {
             query?: never;
@@ -3526,7 +4175,7 @@ export interface operations {
                             id: string;
                             /** @enum {string} */
                             status: "received" | "spam" | "processed" | "failed";
-                            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, ai_moderation. */
+                            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, captcha_unverified (the CAPTCHA provider could not be reached), ai_moderation. */
                             spam_reason: string | null;
                             category: string | null;
                             /** @description Set once the submission has been processed; null before. */
@@ -4012,7 +4661,7 @@ export interface operations {
                             id: string;
                             /** @enum {string} */
                             status: "received" | "spam" | "processed" | "failed";
-                            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, ai_moderation. */
+                            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, captcha_unverified (the CAPTCHA provider could not be reached), ai_moderation. */
                             spam_reason: string | null;
                             category: string | null;
                             /** @description Set once the submission has been processed; null before. */
@@ -4065,6 +4714,21 @@ export interface operations {
                                  */
                                 url_expires_at: string;
                             }[];
+                            /** @description The autoresponder's outcome: `{ sent_at, to }` or `{ skipped: reason }`; null when the form had none enabled. */
+                            autoresponse: {
+                                /**
+                                 * Format: date-time
+                                 * @description When it was sent (with `to`).
+                                 */
+                                sent_at?: string;
+                                /** @description The address it was sent to. */
+                                to?: string;
+                                /**
+                                 * @description Why none was sent: spam, no submitter address, an address that is not one, one already sent to it this hour, or a plan without the autoresponder.
+                                 * @enum {string}
+                                 */
+                                skipped?: "spam" | "no_address" | "invalid_address" | "rate_limited" | "plan";
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp in UTC.
@@ -4212,7 +4876,7 @@ export interface operations {
                             id: string;
                             /** @enum {string} */
                             status: "received" | "spam" | "processed" | "failed";
-                            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, ai_moderation. */
+                            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, captcha_unverified (the CAPTCHA provider could not be reached), ai_moderation. */
                             spam_reason: string | null;
                             category: string | null;
                             /** @description Set once the submission has been processed; null before. */
@@ -4265,6 +4929,21 @@ export interface operations {
                                  */
                                 url_expires_at: string;
                             }[];
+                            /** @description The autoresponder's outcome: `{ sent_at, to }` or `{ skipped: reason }`; null when the form had none enabled. */
+                            autoresponse: {
+                                /**
+                                 * Format: date-time
+                                 * @description When it was sent (with `to`).
+                                 */
+                                sent_at?: string;
+                                /** @description The address it was sent to. */
+                                to?: string;
+                                /**
+                                 * @description Why none was sent: spam, no submitter address, an address that is not one, one already sent to it this hour, or a plan without the autoresponder.
+                                 * @enum {string}
+                                 */
+                                skipped?: "spam" | "no_address" | "invalid_address" | "rate_limited" | "plan";
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp in UTC.

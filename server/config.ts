@@ -5,6 +5,11 @@ const bool = z
   .enum(['true', 'false', '1', '0', ''])
   .optional()
   .transform((v) => v === 'true' || v === '1');
+/** A flag that is on unless set to false or 0. */
+const boolOn = z
+  .enum(['true', 'false', '1', '0', ''])
+  .optional()
+  .transform((v) => v !== 'false' && v !== '0');
 
 /** Every environment variable Intake reads, parsed once. Nothing else reads process.env. */
 const Env = z.object({
@@ -39,6 +44,11 @@ const Env = z.object({
   INTAKE_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   INTAKE_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(5 * 24 * 3600),
+  INTAKE_VERIFY_NOTIFICATION_EMAILS: boolOn,
+  INTAKE_TURNSTILE_VERIFY_URL: z.string().url().default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+  INTAKE_HCAPTCHA_VERIFY_URL: z.string().url().default('https://api.hcaptcha.com/siteverify'),
+  INTAKE_RECAPTCHA_VERIFY_URL: z.string().url().default('https://www.google.com/recaptcha/api/siteverify'),
+  INTAKE_CAPTCHA_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -76,6 +86,13 @@ export type Config = {
   deliveryRetentionDays: number;
   /** A webhook whose every attempt has failed for this long is deactivated (its owners are told). */
   webhookDisableAfterSeconds: number;
+  /** Notification addresses receive nothing until they confirm by an e-mailed link (off for development). */
+  verifyNotificationEmails: boolean;
+  /** INTAKE_VERIFY_NOTIFICATION_EMAILS was given (dev then honours it instead of turning verification off). */
+  verifyNotificationEmailsSet: boolean;
+  /** Each CAPTCHA provider's siteverify endpoint (reCAPTCHA v2 and v3 share one). */
+  captchaVerifyUrls: { turnstile: string; hcaptcha: string; recaptcha: string };
+  captchaTimeoutMs: number;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
 };
 
@@ -129,6 +146,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryTimeoutMs: e.INTAKE_DELIVERY_TIMEOUT_MS,
     deliveryRetentionDays: e.INTAKE_DELIVERY_RETENTION_DAYS,
     webhookDisableAfterSeconds: e.INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS,
+    verifyNotificationEmails: e.INTAKE_VERIFY_NOTIFICATION_EMAILS,
+    verifyNotificationEmailsSet: env.INTAKE_VERIFY_NOTIFICATION_EMAILS !== undefined && env.INTAKE_VERIFY_NOTIFICATION_EMAILS !== '',
+    captchaVerifyUrls: { turnstile: e.INTAKE_TURNSTILE_VERIFY_URL, hcaptcha: e.INTAKE_HCAPTCHA_VERIFY_URL, recaptcha: e.INTAKE_RECAPTCHA_VERIFY_URL },
+    captchaTimeoutMs: e.INTAKE_CAPTCHA_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { AiProvider } from './ai/provider.ts';
+import type { CaptchaVerifier } from './captcha/siteverify.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { Queue } from './jobs/queue.ts';
@@ -17,6 +18,8 @@ export type AppContext = {
   queue: Queue;
   mailer: Mailer;
   ai: AiProvider;
+  /** Asks a CAPTCHA provider about a widget's token (server/captcha/siteverify.ts). */
+  verifyCaptcha: CaptchaVerifier;
   /** Keys derived per purpose from INTAKE_SECRET_KEY (server/secret-key.ts). */
   keys: Keys;
 };

@@ -17,6 +17,7 @@ import { startDeliveryRunner } from './jobs/delivery-runner.ts';
 import { startQueue, type Queue } from './jobs/queue.ts';
 import { workers } from './jobs/workers.ts';
 import { createMailer } from './mail/mailer.ts';
+import { siteverify } from './captcha/siteverify.ts';
 import { deriveKeys, loadSecretKey } from './secret-key.ts';
 import { startEmbeddedS3 } from './storage/embedded-s3.ts';
 import { connectStorage, type ObjectStorage } from './storage/object-storage.ts';
@@ -130,6 +131,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       queue,
       mailer,
       ai: createAiProvider(config, log),
+      verifyCaptcha: siteverify(config),
       keys: deriveKeys(loadSecretKey(config)),
     };
     if (options.worker) {

@@ -13,6 +13,10 @@ export type Keys = {
   webhookSecrets: Buffer;
   /** Encrypts CAPTCHA provider secrets at rest. */
   captchaSecrets: Buffer;
+  /** Signs the links notification addresses confirm with (`/v/{token}`). */
+  addressConfirmation: Buffer;
+  /** Keys the hashes of submitters' addresses the autoresponder's hourly limit keeps. */
+  autoresponseLimits: Buffer;
 };
 
 /** HKDF-SHA256 of the server secret, one `info` label per purpose (RFC 5869). */
@@ -23,6 +27,8 @@ export function deriveKeys(secret: Buffer): Keys {
     ipHashing: derive('ip-hashing'),
     webhookSecrets: derive('webhook-secrets'),
     captchaSecrets: derive('captcha-secrets'),
+    addressConfirmation: derive('address-confirmation'),
+    autoresponseLimits: derive('autoresponse-limits'),
   };
 }
 

@@ -20,6 +20,7 @@ export const Plan = defineEntity({
     fileUploads: p.boolean(),
     maxFileBytes: p.bigint('number'),
     storageBytes: p.bigint('number').nullable(),
+    autoresponder: p.boolean(),
   },
 });
 

@@ -29,7 +29,7 @@ export async function billingPlan(ctx: AppContext, caller: Caller) {
       storage_bytes: plan.storageBytes ?? null,
       file_bytes: plan.maxFileBytes,
     },
-    features: { ai: plan.ai, api_tokens: plan.apiTokens, file_uploads: plan.fileUploads },
+    features: { ai: plan.ai, api_tokens: plan.apiTokens, file_uploads: plan.fileUploads, autoresponder: plan.autoresponder },
   };
 }
 

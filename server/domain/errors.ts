@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   submission_deleted: 409,
   webhook_inactive: 409,
   payload_too_large: 413,
+  captcha_failed: 422,
   plan_lacks_ai: 423,
   rate_limited: 429,
   internal_error: 500,
@@ -30,16 +31,19 @@ export type ErrorDetail = { in: 'body' | 'query' | 'path' | 'header'; path: stri
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly extra: Record<string, unknown>;
+  /** A status other than the code's usual one (the public endpoint's 422 for a post that breaks the form's schema). */
+  private readonly statusOverride: number | undefined;
 
-  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
+  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}, status?: number) {
     super(message);
     this.name = 'AppError';
     this.code = code;
     this.extra = extra;
+    this.statusOverride = status;
   }
 
   get status(): number {
-    return ERROR_STATUS[this.code];
+    return this.statusOverride ?? ERROR_STATUS[this.code];
   }
 
   toBody(): Record<string, unknown> {

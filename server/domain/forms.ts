@@ -10,8 +10,10 @@ import { iso } from './timestamps.ts';
 import { deleteObjects } from '../jobs/definitions.ts';
 import type { Caller } from './caller.ts';
 import { AppError, notFound } from './errors.ts';
-import { DEFAULT_SETTINGS, disabledRules, formSettings, mergeSettings } from './form-rules.ts';
+import { DEFAULT_SETTINGS, disabledRules, formSettings, mergeSettings, storedSettings, type StoredSettings } from './form-rules.ts';
+import { recipientStatuses, requestConfirmations } from './notification-addresses.ts';
 import { newId } from './ids.ts';
+import { suggestSchema } from './field-schema.ts';
 import { FORM_FIELD_LIMIT } from './ingest-limits.ts';
 import { pageEnvelope } from './pagination.ts';
 import { findTeam } from './teams.ts';
@@ -20,13 +22,16 @@ type FormRecord = InferEntity<typeof Form>;
 
 const DELETE_OBJECTS_BATCH = 1000;
 
-export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: number): FormView {
+type Recipients = FormView['notification_recipients'];
+
+export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: number, recipients: Recipients): FormView {
   return {
     id: f.id,
     name: f.name,
     status: f.status as FormView['status'],
     endpoint_url: `${ctx.config.baseUrl}/f/${f.id}`,
     notification_emails: f.notificationEmails,
+    notification_recipients: recipients,
     settings: formSettings(f.settings),
     disabled_rules: disabledRules(f.settings),
     submissions_count: submissionsCount,
@@ -36,9 +41,22 @@ export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: num
   };
 }
 
+/** The forms as the API shows them, with their submission counts and the state of their addresses. */
+async function views(ctx: AppContext, teamId: string, forms: FormRecord[]): Promise<FormView[]> {
+  const counts = await queries.submissionCounts(ctx.db, forms.map((f) => f.id));
+  const statuses = new Map((await recipientStatuses(ctx, teamId, [...new Set(forms.flatMap((f) => f.notificationEmails))])).map((r) => [r.email, r.status]));
+  return forms.map((f) => toFormView(ctx, f, counts.get(f.id) ?? 0, f.notificationEmails.map((email) => ({ email, status: statuses.get(email)! }))));
+}
+
 async function view(ctx: AppContext, form: FormRecord): Promise<FormView> {
-  const counts = await queries.submissionCounts(ctx.db, [form.id]);
-  return toFormView(ctx, form, counts.get(form.id) ?? 0);
+  return (await views(ctx, form.teamId, [form]))[0]!;
+}
+
+/** The autoresponder is a plan feature: turning it on needs a plan that has it (402). */
+async function assertAutoresponderAllowed(em: EntityManager, teamId: string, settings: StoredSettings): Promise<void> {
+  if (!settings.autoresponder.enabled) return;
+  const plan = await em.findOneOrFail(Plan, { id: (await findTeam(em, teamId)).planId });
+  if (!plan.autoresponder) throw new AppError('plan_limit_reached', `The ${plan.name} plan has no autoresponder. Upgrade to send one.`);
 }
 
 async function findForm(em: EntityManager, caller: Caller, id: string, opts: { trashed?: boolean } = {}): Promise<FormRecord> {
@@ -69,18 +87,18 @@ export async function listForms(ctx: AppContext, caller: Caller, q: z.infer<type
     limit: q.per_page,
     offset: (q.page - 1) * q.per_page,
   });
-  const counts = await queries.submissionCounts(ctx.db, forms.map((f) => f.id));
   return pageEnvelope(
-    forms.map((f) => toFormView(ctx, f, counts.get(f.id) ?? 0)),
+    await views(ctx, caller.teamId, forms),
     { page: q.page, perPage: q.per_page, total, baseUrl: ctx.config.baseUrl, path: '/v1/forms', query: { trashed: q.trashed } },
   );
 }
 
 export async function createForm(ctx: AppContext, caller: Caller, input: z.infer<typeof CreateFormBody>): Promise<FormView> {
-  const settings = mergeSettings(DEFAULT_SETTINGS, input.settings);
+  const settings = mergeSettings(DEFAULT_SETTINGS, input.settings, ctx.keys.captchaSecrets);
   const form = await ctx.db.transaction(async (tx) => {
     await assertFormAllowance(tx.em, tx, caller.teamId);
-    return tx.em.create(Form, {
+    await assertAutoresponderAllowed(tx.em, caller.teamId, settings);
+    const created = tx.em.create(Form, {
       id: newId('frm'),
       teamId: caller.teamId,
       name: input.name,
@@ -91,8 +109,11 @@ export async function createForm(ctx: AppContext, caller: Caller, input: z.infer
       updatedAt: new Date(),
       deletedAt: null,
     });
+    await tx.em.flush();
+    await requestConfirmations(ctx, tx, caller.teamId, created.id, input.notification_emails);
+    return created;
   });
-  return toFormView(ctx, form, 0);
+  return view(ctx, form);
 }
 
 export async function getForm(ctx: AppContext, caller: Caller, id: string): Promise<FormView> {
@@ -101,17 +122,21 @@ export async function getForm(ctx: AppContext, caller: Caller, id: string): Prom
 }
 
 export async function updateForm(ctx: AppContext, caller: Caller, id: string, input: z.infer<typeof UpdateFormBody>): Promise<FormView> {
-  const em = ctx.db.em();
-  const form = await findForm(em, caller, id);
-  if (input.name !== undefined) form.name = input.name;
-  if (input.notification_emails !== undefined) form.notificationEmails = input.notification_emails;
-  if (input.settings !== undefined) {
-    const merged = mergeSettings(formSettings(form.settings), input.settings);
-    // Saving the regex rules is the editor's answer to the disabled ones; other settings leave them listed.
-    const disabled = input.settings.custom_rules?.regex !== undefined ? [] : disabledRules(form.settings);
-    form.settings = disabled.length ? { ...merged, disabled_rules: disabled } : merged;
-  }
-  await em.flush();
+  const form = await ctx.db.transaction(async (tx) => {
+    const f = await findForm(tx.em, caller, id);
+    if (input.name !== undefined) f.name = input.name;
+    if (input.notification_emails !== undefined) f.notificationEmails = input.notification_emails;
+    if (input.settings !== undefined) {
+      const { disabled_rules: _stored, ...merged } = mergeSettings(storedSettings(f.settings), input.settings, ctx.keys.captchaSecrets);
+      if (input.settings.autoresponder?.enabled) await assertAutoresponderAllowed(tx.em, caller.teamId, merged);
+      // Saving the regex rules is the editor's answer to the disabled ones; other settings leave them listed.
+      const disabled = input.settings.custom_rules?.regex !== undefined ? [] : disabledRules(f.settings);
+      f.settings = disabled.length ? { ...merged, disabled_rules: disabled } : merged;
+    }
+    await tx.em.flush();
+    if (input.notification_emails !== undefined) await requestConfirmations(ctx, tx, caller.teamId, f.id, input.notification_emails);
+    return f;
+  });
   return view(ctx, form);
 }
 
@@ -185,4 +210,18 @@ export async function pruneFormFields(ctx: AppContext, caller: Caller, id: strin
   const removed = await ctx.db.transaction((tx) => queries.pruneFields(tx, id));
   const state = await queries.fieldState(ctx.db, id);
   return { data: { removed }, meta: { count: state.count, limit: FORM_FIELD_LIMIT, overflow: state.overflow } };
+}
+
+/** How many recent inbox submissions a suggested schema reads. */
+const SUGGESTION_SAMPLE = 1000;
+
+/** A schema proposed from the form's last 1,000 inbox submissions (never saved: the editor reviews it). */
+export async function suggestFormSchema(ctx: AppContext, caller: Caller, id: string) {
+  await findForm(ctx.db.em(), caller, id, { trashed: true });
+  const [samples, learned] = await Promise.all([queries.recentPayloads(ctx.db, id, SUGGESTION_SAMPLE), queries.learnedFields(ctx.db, id)]);
+  const fields = suggestSchema(
+    samples.map((s) => ({ payload: s.payload, fileFields: s.file_fields })),
+    learned.map((f) => f.name),
+  );
+  return { data: { fields, unknown_fields: 'keep' as const }, meta: { sampled: samples.length } };
 }

@@ -7,7 +7,10 @@ import { processSubmission } from '../jobs/definitions.ts';
 import { limitSubject } from './client-address.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
 import { isAllowedOrigin, postingOrigin, redirectTarget } from './form-origins.ts';
-import { formSettings } from './form-rules.ts';
+import { captchaToken, withoutTokens, type StoredCaptcha, type Verification } from './captcha.ts';
+import { applySchema, type FieldErrors } from './field-schema.ts';
+import { formSettings, storedSettings } from './form-rules.ts';
+import { decryptSecret } from '../webhooks/signing.ts';
 import { newId, isId } from './ids.ts';
 import { bodyLimitsFor, type BodyLimits } from './ingest-limits.ts';
 import { currentPeriod } from './plans.ts';
@@ -24,6 +27,8 @@ export type PublicForm = {
   id: string;
   teamId: string;
   settings: FormSettings;
+  /** The form's CAPTCHA with its secret still encrypted, or null. */
+  captcha: StoredCaptcha | null;
   monthlyLimit: number | null;
   fileUploads: boolean;
   maxFileBytes: number;
@@ -77,6 +82,7 @@ function toPublicForm(r: intake.PublicFormRow): PublicForm {
     id: r.id,
     teamId: r.team_id,
     settings: formSettings(r.settings),
+    captcha: storedSettings(r.settings).captcha,
     monthlyLimit: r.monthly_submissions,
     fileUploads: r.file_uploads,
     maxFileBytes: Number(r.max_file_bytes),
@@ -162,19 +168,24 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
     if (body.files.length && !form.fileUploads) {
       throw new AppError('plan_limit_reached', "File uploads are not included in this form's plan.");
     }
-    if (body.files.length && form.storageLimit !== null) await assertStorageLeft(ctx, form, body.files);
-    const payload: Record<string, FieldValue> = {};
+    const posted: Record<string, FieldValue> = {};
     const controls: Record<string, FieldValue> = {};
-    for (const [k, v] of Object.entries(body.fields)) (k.startsWith(CONTROL_PREFIX) ? controls : payload)[k] = v;
-    const spamReason = screen({
-      settings: form.settings,
-      payload,
-      controls,
-      replyTo: firstString(controls._replyto),
-      rateLimited: opened.hits > ctx.config.ingestRateLimit,
-    });
+    for (const [k, v] of Object.entries(withoutTokens(body.fields))) (k.startsWith(CONTROL_PREFIX) ? controls : posted)[k] = v;
+    const checked = applySchema({ fields: form.settings.fields, unknownFields: form.settings.unknown_fields, payload: posted, files: body.files });
+    if (Object.keys(checked.errors).length) throw fieldErrors(checked.errors);
+    const payload = checked.payload as Record<string, FieldValue>;
+    if (checked.files.length && form.storageLimit !== null) await assertStorageLeft(ctx, form, checked.files);
+    const captcha = form.captcha ? await verifyCaptcha(ctx, form.captcha, body.fields, post.client.ip) : null;
+    const spamReason =
+      screen({
+        settings: form.settings,
+        payload,
+        controls,
+        replyTo: firstString(controls._replyto),
+        rateLimited: opened.hits > ctx.config.ingestRateLimit,
+      }) ?? (captcha?.outcome === 'unverified' ? 'captcha_unverified' : null);
     const id = newId('subm');
-    const files = await uploadFiles(ctx, form, id, body.files);
+    const files = await uploadFiles(ctx, form, id, checked.files);
     const accepted = await accept(ctx, form, {
       id,
       payload,
@@ -189,12 +200,40 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
         origin: post.client.origin,
         content_type: body.kind,
         controls,
+        ...(captcha ? { captcha: { provider: form.captcha!.provider, ...captchaRecord(captcha) } } : {}),
       },
     });
     return { form, ...accepted, redirect: redirectTarget(form.settings, firstString(controls._next), postingOrigin(post.client)), bodyKind: body.kind };
   } finally {
     body.discard();
   }
+}
+
+/** The public endpoint's 422 for a post that breaks the form's schema: what to fix, per field. */
+function fieldErrors(errors: FieldErrors): AppError {
+  const count = Object.keys(errors).length;
+  return new AppError('validation_failed', count === 1 ? 'One field needs attention.' : `${count} fields need attention.`, { fields: errors }, 422);
+}
+
+/**
+ * The CAPTCHA, verified with its provider: a missing or refused token is 422 `captcha_failed` (nothing
+ * stored); a provider that cannot be asked leaves the outcome `unverified` (the post is kept as spam).
+ */
+async function verifyCaptcha(ctx: AppContext, captcha: StoredCaptcha, fields: Record<string, FieldValue>, ip: string): Promise<Verification> {
+  const token = captchaToken(captcha.provider, fields);
+  const failed = () => new AppError('captcha_failed', 'The CAPTCHA was not completed or has expired. Please go back, complete it and send the form again.');
+  if (!token || token.length > 4096) throw failed();
+  const verification = await ctx.verifyCaptcha({ ...captcha, secret: decryptSecret(ctx.keys.captchaSecrets, captcha.secret_encrypted) }, token, ip);
+  if (verification.outcome === 'failed') throw failed();
+  if (verification.outcome === 'unverified') ctx.log.warn({ provider: captcha.provider, reason: verification.reason }, 'CAPTCHA provider unreachable: post kept as spam');
+  return verification;
+}
+
+/** What the submission's metadata keeps of the verification. */
+function captchaRecord(v: Verification): Record<string, unknown> {
+  if (v.outcome === 'passed') return { outcome: v.outcome, score: v.score, hostname: v.hostname };
+  if (v.outcome === 'unverified') return { outcome: v.outcome, reason: v.reason.slice(0, 200) };
+  return { outcome: v.outcome, error_codes: v.errorCodes };
 }
 
 /**

@@ -1,9 +1,8 @@
 import type { AppContext } from '../context.ts';
 import { findForNotification } from '../db/queries/processing.ts';
+import { plainAddress } from './email-address.ts';
+import { confirmedRecipients } from './notification-addresses.ts';
 import { senderEmail } from './spam.ts';
-
-/** One plain address: no display name, no list, nothing a header could be bent with. */
-const ADDRESS_RE = /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[\]]+$/;
 
 /**
  * Where a reply goes: the `_replyto` control when the form sets one, otherwise the sender's address
@@ -11,11 +10,7 @@ const ADDRESS_RE = /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[
  */
 function replyToAddress(payload: Record<string, unknown>, controls: Record<string, unknown>): string | undefined {
   const explicit = typeof controls._replyto === 'string' ? controls._replyto : null;
-  for (const candidate of [explicit, senderEmail(payload, null)]) {
-    const address = candidate?.trim().toLowerCase();
-    if (address && address.length <= 320 && ADDRESS_RE.test(address)) return address;
-  }
-  return undefined;
+  return plainAddress(explicit) ?? plainAddress(senderEmail(payload, null)) ?? undefined;
 }
 
 function render(value: unknown): string {
@@ -27,7 +22,9 @@ function render(value: unknown): string {
 /** The notification e-mail for a clean submission, to the form's notification addresses. */
 export async function sendNotification(ctx: AppContext, submissionId: string): Promise<'sent' | 'skipped'> {
   const row = await findForNotification(ctx.db, submissionId);
-  if (!row || row.status !== 'processed' || !row.notification_emails.length) return 'skipped';
+  if (!row || row.status !== 'processed') return 'skipped';
+  const to = await confirmedRecipients(ctx, row.team_id, row.notification_emails);
+  if (!to.length) return 'skipped';
   const controls = (row.metadata?.controls ?? {}) as Record<string, unknown>;
   const subject = typeof controls._subject === 'string' && controls._subject.trim()
     ? controls._subject.trim().slice(0, 200)
@@ -43,6 +40,6 @@ export async function sendNotification(ctx: AppContext, submissionId: string): P
     '',
     `Submission ${row.id} — ${ctx.config.baseUrl}/v1/forms/${row.form_id}/submissions/${row.id}`,
   ].join('\n');
-  await ctx.mailer.send({ to: row.notification_emails, subject, text, replyTo });
+  await ctx.mailer.send({ to, subject, text, replyTo });
   return 'sent';
 }

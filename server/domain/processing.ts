@@ -2,9 +2,9 @@ import type { AppContext } from '../context.ts';
 import { categorize, LocalProvider } from '../ai/local-provider.ts';
 import { submissionText } from '../ai/provider.ts';
 import * as queries from '../db/queries/processing.ts';
-import { notificationEmail } from '../jobs/definitions.ts';
+import { autoresponseEmail, notificationEmail } from '../jobs/definitions.ts';
 import { createSubmissionDeliveries } from './deliveries.ts';
-import { formSettings } from './form-rules.ts';
+import { storedSettings } from './form-rules.ts';
 import { senderEmail } from './spam.ts';
 
 const local = new LocalProvider();
@@ -27,7 +27,7 @@ export async function processSubmission(
 ): Promise<'processed' | 'spam' | 'skipped'> {
   const row = await queries.findForProcessing(ctx.db, submissionId);
   if (!row || row.status !== 'received') return 'skipped';
-  const settings = formSettings(row.settings);
+  const settings = storedSettings(row.settings);
   const replyTo = typeof row.metadata.controls?._replyto === 'string' ? row.metadata.controls._replyto : null;
   // Plans without AI features get the local provider; with them, the configured one (OpenAI or local).
   const provider = row.ai ? ctx.ai : local;
@@ -40,10 +40,18 @@ export async function processSubmission(
   const moderation = { score: analysis.score, verdict: analysis.verdict, reasons: analysis.reasons.map(storableReason), provider: analysis.provider };
 
   return ctx.db.transaction(async (tx) => {
-    const verdict = { status: spam ? 'spam' : 'processed', spamReason: spam ? 'ai_moderation' : null, category, moderation } as const;
+    const autoresponds = settings.autoresponder.enabled;
+    const verdict = {
+      status: spam ? 'spam' : 'processed',
+      spamReason: spam ? 'ai_moderation' : null,
+      category,
+      moderation,
+      autoresponse: spam && autoresponds ? ({ skipped: 'spam' } as const) : null,
+    } as const;
     if (!(await queries.settleReceived(tx, submissionId, verdict))) return 'skipped' as const;
     if (spam) return verdict.status;
     if (row.notification_emails.length) await ctx.queue.send(notificationEmail, { submissionId }, { tx });
+    if (autoresponds) await ctx.queue.send(autoresponseEmail, { submissionId }, { tx });
     await createSubmissionDeliveries(ctx, tx, submissionId, row.form_id);
     return verdict.status;
   });

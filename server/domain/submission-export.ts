@@ -6,7 +6,9 @@ import { isLiveForm } from '../db/queries/forms.ts';
 import { copyCsv, exportSelect, exportShape, forgetLinkKey, streamRows, useLinkKey } from '../db/queries/exports.ts';
 import type { Caller } from './caller.ts';
 import { notFound } from './errors.ts';
+import { exportColumns } from './field-schema.ts';
 import { EXPORT_LINK_SECONDS, exportKey } from './file-links.ts';
+import { storedSettings } from './form-rules.ts';
 
 export const META_COLUMNS = ['id', 'received_at', 'status', 'category', 'score'] as const;
 
@@ -39,7 +41,10 @@ export async function exportSubmissions(ctx: AppContext, caller: Caller, formId:
   };
   try {
     if (!(await isLiveForm(session, caller.teamId, formId))) throw notFound('Form');
-    const { fields, overflow, fileCount } = await exportShape(session, formId);
+    const shape = await exportShape(session, formId);
+    const { overflow, fileCount } = shape;
+    const columns = exportColumns(storedSettings(shape.settings).fields, shape.fields);
+    const fields = columns.names;
     const expires = Math.floor(Date.now() / 1000) + EXPORT_LINK_SECONDS;
     // Only the key scoped to this form and expiry reaches Postgres (see file-links.ts).
     await useLinkKey(session, exportKey(ctx.keys.linkSigning, { teamId: caller.teamId, formId, expires }));
@@ -47,7 +52,7 @@ export async function exportSubmissions(ctx: AppContext, caller: Caller, formId:
     const stamp = new Date().toISOString().slice(0, 10);
 
     if (q.format === 'csv') {
-      const header = [...META_COLUMNS, ...fields, ...(overflow ? ['_other'] : []), '_files'].map((h) => csvCell(csvSafe(h))).join(',') + '\n'; // COPY ends rows with \n too
+      const header = [...META_COLUMNS, ...columns.headers, ...(overflow ? ['_other'] : []), '_files'].map((h) => csvCell(csvSafe(h))).join(',') + '\n'; // COPY ends rows with \n too
       const source = quiet(copyCsv(session, sql));
       return { contentType: 'text/csv; charset=utf-8', filename: `${formId}-${stamp}.csv`, stream: await guarded(withPrefix(header, source), release) };
     }

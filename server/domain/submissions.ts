@@ -101,7 +101,7 @@ async function detail(ctx: AppContext, r: queries.SubmissionDetailRow) {
     })),
   );
   const { files: _files, ...item } = listItem(r);
-  return { ...item, form_id: r.form_id, fields: parseFields(r.payload), metadata: r.metadata, ...(files.length ? { files } : {}), updated_at: iso(r.updated_at) };
+  return { ...item, form_id: r.form_id, fields: parseFields(r.payload), metadata: r.metadata, ...(files.length ? { files } : {}), autoresponse: r.autoresponse, updated_at: iso(r.updated_at) };
 }
 
 export async function getSubmission(ctx: AppContext, caller: Caller, formId: string, id: string) {

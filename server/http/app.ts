@@ -6,6 +6,7 @@ import type { AppContext } from '../context.ts';
 import { checkReady } from '../domain/health.ts';
 import { ingestRoutes } from '../ingest/router.ts';
 import { fileLinkRoutes } from './file-links.ts';
+import { addressLinkRoutes } from './address-links.ts';
 import { requireAbility } from './auth.ts';
 import { jsonBody } from './body-parsing.ts';
 import { mcpRoutes } from './mcp.ts';
@@ -44,6 +45,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(docsRoutes());
   app.use(ingestRoutes(ctx));
   app.use(fileLinkRoutes(ctx));
+  app.use(addressLinkRoutes(ctx));
   app.use(mcpRoutes(ctx));
 
   if (ctx.config.validateResponses) app.use('/v1', responseValidation(ctx.log));

@@ -5,10 +5,10 @@ import { closeUnreadBody } from '../http/errors.ts';
 import { backLink, isAllowedOrigin, postingOrigin } from '../domain/form-origins.ts';
 import { findPublicForm, ingestPost, type IngestOutcome, type PublicForm } from '../domain/ingest.ts';
 import { readPostBody } from './body.ts';
-import { formUnavailablePage, thankYouPage } from './thank-you.ts';
+import { captchaFailedPage, fieldErrorsPage, formUnavailablePage, thankYouPage } from '../http/pages.ts';
 
 function wantsJson(req: Request, bodyKind: string | null): boolean {
-  if (bodyKind === 'json') return true;
+  if (bodyKind === 'json' || (bodyKind === null && req.is('application/json'))) return true;
   const accept = req.headers.accept ?? '';
   return /application\/json/i.test(accept) && req.accepts(['json', 'html']) === 'json';
 }
@@ -75,6 +75,13 @@ export function ingestRoutes(ctx: AppContext): Router {
       if (err instanceof AppError && err.code === 'not_found' && wantsHtml(req)) {
         closeUnreadBody(req, res);
         return void res.status(404).type('html').send(formUnavailablePage(err.message));
+      }
+      // A post the form refuses (its schema, its CAPTCHA): anyone but a JSON client is shown what to fix.
+      if (err instanceof AppError && err.status === 422 && !wantsJson(req, null)) {
+        closeUnreadBody(req, res);
+        const back = backLink(req.headers.referer ?? null, postingOrigin({ origin: req.headers.origin ?? null, referrer: req.headers.referer ?? null }));
+        const fields = (err.extra.fields ?? null) as Record<string, string[]> | null;
+        return void res.status(422).type('html').send(fields ? fieldErrorsPage(fields, back) : captchaFailedPage(err.message, back));
       }
       next(err);
     }

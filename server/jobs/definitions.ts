@@ -29,6 +29,20 @@ export const notificationEmail: JobDefinition<{ submissionId: string }> = {
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 
+/** The autoresponder's e-mail to the submitter of a clean submission (queued by processing). */
+export const autoresponseEmail: JobDefinition<{ submissionId: string }> = {
+  name: 'autoresponse-email',
+  payload: z.object({ submissionId: z.string() }),
+  queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+};
+
+/** The confirmation link for a notification address (queued when a form names an unconfirmed one). */
+export const confirmAddressEmail: JobDefinition<{ teamId: string; formId: string; email: string }> = {
+  name: 'confirm-address-email',
+  payload: z.object({ teamId: z.string(), formId: z.string(), email: z.string() }),
+  queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+};
+
 export const deleteObjects: JobDefinition<{ keys: string[] }> = {
   name: 'delete-objects',
   payload: z.object({ keys: z.array(z.string()).max(1000) }),
@@ -102,6 +116,8 @@ export const allJobs: JobDefinition<never>[] = [
   processSubmissionFailed,
   processSubmission,
   notificationEmail,
+  autoresponseEmail,
+  confirmAddressEmail,
   deleteObjects,
   deliverWebhook,
   replayWebhook,

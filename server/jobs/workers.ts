@@ -1,6 +1,8 @@
 import type { AppContext } from '../context.ts';
 import { maintainDeliveries, runReplayJob, sendDeactivationNotice } from '../domain/deliveries.ts';
 import { generateInsights, queueWeeklyInsights, sendInsightsDigest } from '../domain/insights.ts';
+import { sendAutoresponse } from '../domain/autoresponder.ts';
+import { sendConfirmation } from '../domain/notification-addresses.ts';
 import { sendNotification } from '../domain/notifications.ts';
 import { markFailed, processSubmission, recordProcessingError } from '../domain/processing.ts';
 import * as jobs from './definitions.ts';
@@ -32,6 +34,8 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
       1,
     ),
     worker(jobs.notificationEmail, async (c: AppContext, data) => void (await sendNotification(c, data.submissionId)), 2),
+    worker(jobs.autoresponseEmail, async (c: AppContext, data) => void (await sendAutoresponse(c, data.submissionId)), 2),
+    worker(jobs.confirmAddressEmail, async (c: AppContext, data) => sendConfirmation(c, data), 1),
     worker(jobs.deleteObjects, async (c: AppContext, data) => c.storage.remove(data.keys), 2),
     worker(jobs.replayWebhook, async (c: AppContext, data) => runReplayJob(c, data.jobId), 2),
     worker(jobs.deliveriesMaintenance, async (c: AppContext) => {

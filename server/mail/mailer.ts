@@ -2,7 +2,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 
-export type Mail = { to: string[]; subject: string; text: string; replyTo?: string };
+export type Mail = {
+  to: string[];
+  subject: string;
+  text: string;
+  /** An HTML alternative to the text (the message is then multipart/alternative). */
+  html?: string;
+  replyTo?: string;
+  /** A display name for the service's own sender address (the address never changes). */
+  fromName?: string;
+  headers?: Record<string, string>;
+};
 
 export type Mailer = { send(mail: Mail): Promise<{ messageId: string; file?: string }>; close(): void };
 
@@ -11,11 +21,13 @@ export type Mailer = { send(mail: Mail): Promise<{ messageId: string; file?: str
  * `<dataDir>/mail/<time>-<id>.eml` so development needs no mail server.
  */
 export function createMailer(opts: { smtpUrl: string | undefined; from: string; dataDir: string }): Mailer {
+  const fromAddress = /<([^<>]+)>\s*$/.exec(opts.from)?.[1] ?? opts.from.trim();
+  const message = ({ fromName, ...mail }: Mail) => ({ ...mail, from: fromName ? { name: fromName, address: fromAddress } : opts.from });
   if (opts.smtpUrl) {
     const transport = nodemailer.createTransport(opts.smtpUrl);
     return {
       async send(mail) {
-        const info = await transport.sendMail({ from: opts.from, ...mail });
+        const info = await transport.sendMail(message(mail));
         return { messageId: info.messageId };
       },
       close: () => transport.close(),
@@ -25,7 +37,7 @@ export function createMailer(opts: { smtpUrl: string | undefined; from: string; 
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(mail) {
-      const info = await transport.sendMail({ from: opts.from, ...mail });
+      const info = await transport.sendMail(message(mail));
       fs.mkdirSync(dir, { recursive: true });
       const file = path.join(dir, `${Date.now()}-${info.messageId.replace(/[^\w.-]/g, '')}.eml`);
       fs.writeFileSync(file, info.message as Buffer);

@@ -53,7 +53,7 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /**
- * Encrypts a webhook secret for storage (signing needs the secret itself, so it cannot be only hashed):
+ * Encrypts a secret for storage (webhook signing and CAPTCHA verification need the secret itself, so it cannot be only hashed):
  * AES-256-GCM under a 32-byte key with a random 12-byte IV, stored as `v1.` + base64url(iv ‖ tag ‖ ciphertext).
  */
 export function encryptSecret(key: Buffer, secret: string): string {
@@ -68,14 +68,14 @@ export function encryptSecret(key: Buffer, secret: string): string {
  * (GCM authenticates it; a short tag is refused outright, since GCM would otherwise accept a truncated one).
  */
 export function decryptSecret(key: Buffer, stored: string): string {
-  if (!stored.startsWith('v1.')) throw new Error('The stored webhook secret has an unknown format (expected "v1.")');
+  if (!stored.startsWith('v1.')) throw new Error('The stored secret has an unknown format (expected "v1.")');
   const raw = Buffer.from(stored.slice(3), 'base64url');
-  if (raw.length < IV_BYTES + TAG_BYTES) throw new Error('The stored webhook secret is truncated');
+  if (raw.length < IV_BYTES + TAG_BYTES) throw new Error('The stored secret is truncated');
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
     decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
   } catch {
-    throw new Error('The webhook secret cannot be decrypted: wrong INTAKE_SECRET_KEY, or the stored value was altered');
+    throw new Error('The stored secret cannot be decrypted: wrong INTAKE_SECRET_KEY, or the stored value was altered');
   }
 }

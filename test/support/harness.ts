@@ -29,6 +29,8 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     STORAGE_BUCKET: 'intake-test',
     INTAKE_DATA_DIR: inject('scratchDir'),
     INTAKE_VALIDATE_RESPONSES: 'true',
+    // Notification addresses confirm first in production; tests of that turn it on (notification-addresses.test.ts).
+    INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false',
     INTAKE_BASE_URL: 'http://intake.test',
     LOG_LEVEL: 'silent',
     ...extra,

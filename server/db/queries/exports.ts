@@ -6,16 +6,17 @@ import type { Session, Sql } from '../database.ts';
 /** The queries of a form's export: its columns, and its rows streamed straight from Postgres. */
 
 /**
- * The form's learned field names in first-seen order (the CSV's columns), whether stored submissions have
- * fields past them (then an `_other` column), and how many files it has.
+ * The form's learned field names in first-seen order, whether stored submissions have fields past them
+ * (then an `_other` column), how many files it has, and its settings (its schema orders the columns).
  */
-export async function exportShape(sql: Sql, formId: string): Promise<{ fields: string[]; overflow: boolean; fileCount: number }> {
+export async function exportShape(sql: Sql, formId: string): Promise<{ fields: string[]; overflow: boolean; fileCount: number; settings: unknown }> {
   const fields = await sql.query<{ name: string }>('select name from form_fields where form_id = $1 order by first_seen_at, ordinal, name', [formId]);
-  const form = await sql.query<{ n: number; overflow: boolean }>(
-    'select (select count(*)::int from submission_files where form_id = $1) as n, fields_overflow as overflow from forms where id = $1',
+  const form = await sql.query<{ n: number; overflow: boolean; settings: unknown }>(
+    'select (select count(*)::int from submission_files where form_id = $1) as n, fields_overflow as overflow, settings from forms where id = $1',
     [formId],
   );
-  return { fields: fields.rows.map((r) => r.name), overflow: form.rows[0]?.overflow ?? false, fileCount: form.rows[0]?.n ?? 0 };
+  const row = form.rows[0];
+  return { fields: fields.rows.map((r) => r.name), overflow: row?.overflow ?? false, fileCount: row?.n ?? 0, settings: row?.settings ?? {} };
 }
 
 /**

@@ -80,3 +80,15 @@ export async function pruneFields(sql: Sql, formId: string): Promise<string[]> {
   );
   return rows.map((r) => r.name).sort();
 }
+
+export type PayloadSample = { payload: Record<string, unknown>; file_fields: string[] };
+
+/** The form's latest inbox submissions' payloads, with the fields their files came in. */
+export async function recentPayloads(sql: Sql, formId: string, limit: number): Promise<PayloadSample[]> {
+  const { rows } = await sql.query<PayloadSample>(
+    `select s.payload, coalesce((select array_agg(f.field) from submission_files f where f.submission_id = s.id), '{}') as file_fields
+       from submissions s where s.form_id = $1 and s.status <> 'spam' order by s.received_at desc, s.id desc limit $2`,
+    [formId, limit],
+  );
+  return rows;
+}

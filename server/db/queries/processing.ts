@@ -29,14 +29,16 @@ export type Verdict = {
   spamReason: string | null;
   category: string;
   moderation: { score: number; verdict: string; reasons: string[]; provider: string };
+  /** The autoresponder's outcome when it is decided here (spam is never answered). */
+  autoresponse: { skipped: 'spam' } | null;
 };
 
 /** Applies the verdict to a submission still `received`; false when another run got there first. */
 export async function settleReceived(sql: Sql, submissionId: string, v: Verdict): Promise<boolean> {
   const { rowCount } = await sql.query(
-    `update submissions set status = $2, spam_reason = $3, category = $4, ai_moderation = $5, updated_at = now()
+    `update submissions set status = $2, spam_reason = $3, category = $4, ai_moderation = $5, autoresponse = $6, updated_at = now()
       where id = $1 and status = 'received'`,
-    [submissionId, v.status, v.spamReason, v.category, JSON.stringify(v.moderation)],
+    [submissionId, v.status, v.spamReason, v.category, JSON.stringify(v.moderation), v.autoresponse && JSON.stringify(v.autoresponse)],
   );
   return rowCount > 0;
 }
@@ -66,6 +68,7 @@ export type NotificationRow = {
   payload: Record<string, unknown>;
   metadata: { controls?: Record<string, unknown> } | null;
   received_at: string;
+  team_id: string;
   form_id: string;
   form_name: string;
   notification_emails: string[];
@@ -74,7 +77,7 @@ export type NotificationRow = {
 
 export async function findForNotification(sql: Sql, submissionId: string): Promise<NotificationRow | undefined> {
   const { rows } = await sql.query<NotificationRow>(
-    `select s.id, s.status, s.payload, s.metadata, s.received_at, f.id as form_id, f.name as form_name, f.notification_emails,
+    `select s.id, s.status, s.payload, s.metadata, s.received_at, s.team_id, f.id as form_id, f.name as form_name, f.notification_emails,
             (select coalesce(json_agg(json_build_object('filename', filename, 'size', size_bytes)), '[]') from submission_files where submission_id = s.id) as files
        from submissions s join forms f on f.id = s.form_id where s.id = $1`,
     [submissionId],

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { Autoresponse as AutoresponseSchema } from '../../../contract/form-features.ts';
 import type { Sql } from '../database.ts';
 
 export type Folder = 'inbox' | 'spam' | 'all';
@@ -26,7 +28,9 @@ export type SubmissionRow = {
   files: FileRow[] | null;
 };
 
-export type SubmissionDetailRow = SubmissionRow & { metadata: Record<string, unknown>; updated_at: string };
+type Autoresponse = z.infer<typeof AutoresponseSchema>;
+
+export type SubmissionDetailRow = SubmissionRow & { metadata: Record<string, unknown>; autoresponse: Autoresponse; updated_at: string };
 
 const COLUMNS = `s.id, s.form_id, s.status, s.spam_reason, s.category, s.ai_moderation, s.payload, s.received_at,
   to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts,
@@ -88,7 +92,7 @@ export async function countMatching(sql: Sql, f: ListFilter): Promise<number> {
 /** A submission of the team's form, optionally locked for update. */
 export async function findSubmission(sql: Sql, teamId: string, formId: string, id: string, lock = false): Promise<SubmissionDetailRow | undefined> {
   const { rows } = await sql.query<SubmissionDetailRow>(
-    `select ${COLUMNS}, s.metadata, s.updated_at from submissions s
+    `select ${COLUMNS}, s.metadata, s.autoresponse, s.updated_at from submissions s
       where s.id = $1 and s.form_id = $2 and s.team_id = $3 ${lock ? 'for update of s' : ''}`,
     [id, formId, teamId],
   );

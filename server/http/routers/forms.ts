@@ -22,6 +22,7 @@ export function formsRouter(ctx: AppContext) {
     restoreForm: async ({ res, params }) => ({ status: 200, body: { data: await forms.restoreForm(ctx, callerOf(res), params.form) } }),
     listFormFields: async ({ res, params }) => ({ status: 200, body: await forms.listFormFields(ctx, callerOf(res), params.form) }),
     pruneFormFields: async ({ res, params }) => ({ status: 200, body: await forms.pruneFormFields(ctx, callerOf(res), params.form) }),
+    suggestFormSchema: async ({ res, params }) => ({ status: 200, body: await forms.suggestFormSchema(ctx, callerOf(res), params.form) }),
     forceDeleteForm: async ({ res, params }) => {
       await forms.forceDeleteForm(ctx, callerOf(res), params.form);
       return { status: 200, body: { ok: true } };

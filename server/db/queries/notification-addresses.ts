@@ -1,0 +1,47 @@
+import type { Sql } from '../database.ts';
+
+/** Notification addresses of a team and whether each has confirmed (addresses are stored lower-cased). */
+
+export type AddressRow = { email: string; verified: boolean };
+
+export async function addressStates(sql: Sql, teamId: string, emails: string[]): Promise<Map<string, boolean>> {
+  if (!emails.length) return new Map();
+  const { rows } = await sql.query<AddressRow>(
+    'select email, verified_at is not null as verified from notification_addresses where team_id = $1 and email = any($2::text[])',
+    [teamId, emails],
+  );
+  return new Map(rows.map((r) => [r.email, r.verified]));
+}
+
+/**
+ * Records the addresses and claims a confirmation e-mail for each one that is not confirmed and was not
+ * sent one in the last hour (so saving a form again re-sends, but not more than hourly). Returns those.
+ */
+export async function claimConfirmations(sql: Sql, teamId: string, emails: string[]): Promise<string[]> {
+  if (!emails.length) return [];
+  const { rows } = await sql.query<{ email: string }>(
+    `insert into notification_addresses as a (team_id, email, confirmation_sent_at)
+       select $1, e, now() from unnest($2::text[]) e
+       on conflict (team_id, email) do update set confirmation_sent_at = now()
+        where a.verified_at is null and (a.confirmation_sent_at is null or a.confirmation_sent_at < now() - interval '1 hour')
+     returning email`,
+    [teamId, emails],
+  );
+  return rows.map((r) => r.email);
+}
+
+/** Marks the address confirmed (the first confirmation's time is kept); false when the team is gone. */
+export async function confirmAddress(sql: Sql, teamId: string, email: string): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `insert into notification_addresses as a (team_id, email, verified_at)
+       select id, $2, now() from teams where id = $1
+       on conflict (team_id, email) do update set verified_at = coalesce(a.verified_at, now())`,
+    [teamId, email],
+  );
+  return rowCount > 0;
+}
+
+export async function teamName(sql: Sql, teamId: string): Promise<string | null> {
+  const { rows } = await sql.query<{ name: string }>('select name from teams where id = $1', [teamId]);
+  return rows[0]?.name ?? null;
+}

@@ -201,6 +201,15 @@ describe('a form with a field schema', () => {
     expect(unknownType.status).toBe(400);
   });
 
+  it("reads only posted values: a field named like an Object method is not Object's", async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner, { settings: { fields: [{ name: 'constructor', type: 'text' }, { name: 'toString', type: 'text', required: true }] } });
+    const missing = await postJson(form.endpoint, {});
+    expect(missing.body.fields).toEqual({ toString: ['toString is required.'] });
+    expect((await postJson(form.endpoint, { toString: 'x' })).status).toBe(201);
+    expect((await submissionsOf(t, form.id))[0]!.payload).toEqual({ toString: 'x' });
+  });
+
   it('a pattern runs in linear time on a hostile value', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner, { settings: { fields: [{ name: 'x', type: 'text', pattern: '(a+)+$' }] } });

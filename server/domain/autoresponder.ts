@@ -35,7 +35,7 @@ function valueText(v: unknown): string {
 /** Fills the placeholders of one string with the values as plain text (unknown names: nothing). */
 function filler(payload: Record<string, unknown>): (s: string) => string {
   let filled = 0;
-  return (s) => s.replace(PLACEHOLDER, (_m, name: string) => (filled++ < PLACEHOLDERS_FILLED ? valueText(payload[name]) : ''));
+  return (s) => s.replace(PLACEHOLDER, (_m, name: string) => (filled++ < PLACEHOLDERS_FILLED && Object.hasOwn(payload, name) ? valueText(payload[name]) : ''));
 }
 
 /**

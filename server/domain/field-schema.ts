@@ -76,6 +76,11 @@ function matchesPattern(pattern: string, value: string): boolean {
   return re.matcher(value).matches();
 }
 
+/** A posted value by name: only the payload's own keys (a field named `constructor` is not Object's). */
+function own(payload: Record<string, Value>, name: string): Value {
+  return Object.hasOwn(payload, name) ? payload[name] : undefined;
+}
+
 function isEmpty(v: Value): boolean {
   if (v === undefined || v === null) return true;
   if (typeof v === 'string') return v.trim() === '';
@@ -195,14 +200,14 @@ export type SchemaOutcome<F> = { payload: Record<string, Value>; files: F[]; err
 export function applySchema<F extends { field: string; contentType: string }>(input: SchemaInput<F>): SchemaOutcome<F> {
   const { fields, payload } = input;
   if (!fields.length) return { payload, files: input.files, errors: {} };
-  const errors: FieldErrors = {};
-  const add = (name: string, message: string) => (errors[name] ??= []).push(message);
+  const problems = new Map<string, string[]>();
+  const add = (name: string, message: string) => problems.set(name, [...(problems.get(name) ?? []), message]);
   const typed: Record<string, Value> = {};
   const known = new Set(fields.map((f) => f.name));
 
   for (const f of fields) {
     const label = f.label ?? f.name;
-    const raw = payload[f.name];
+    const raw = own(payload, f.name);
     if (f.type === 'file') {
       const files = input.files.filter((x) => x.field === f.name);
       if (!isEmpty(raw)) add(f.name, `${label} must be a file upload.`);
@@ -236,9 +241,9 @@ export function applySchema<F extends { field: string; contentType: string }>(in
   // A file field's files whose field is not of type file (a file posted to a text field).
   for (const x of files) {
     const f = fields.find((field) => field.name === x.field);
-    if (f && f.type !== 'file' && !errors[f.name]?.length) add(f.name, `${f.label ?? f.name} takes text, not a file.`);
+    if (f && f.type !== 'file' && !problems.has(f.name)) add(f.name, `${f.label ?? f.name} takes text, not a file.`);
   }
-  return { payload: typed, files, errors };
+  return { payload: typed, files, errors: Object.fromEntries(problems) };
 }
 
 /**
@@ -272,11 +277,11 @@ export function suggestSchema(samples: Sample[], order: string[]): Field[] {
   return names
     .filter((name) => !name.startsWith('_'))
     .map((name): Field | null => {
-      const filled = samples.filter((s) => s.fileFields.includes(name) || !isEmpty(s.payload[name]));
+      const filled = samples.filter((s) => s.fileFields.includes(name) || !isEmpty(own(s.payload, name)));
       if (!filled.length) return null;
       const required = filled.length === samples.length;
       if (filled.some((s) => s.fileFields.includes(name))) return { name, type: 'file', required, max_files: Math.max(...filled.map((s) => s.fileFields.filter((n) => n === name).length)) };
-      return { name, required, ...inferType(filled.map((s) => s.payload[name])) };
+      return { name, required, ...inferType(filled.map((s) => own(s.payload, name))) };
     })
     .filter((f): f is Field => f !== null);
 }

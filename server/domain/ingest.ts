@@ -135,9 +135,11 @@ function firstString(value: FieldValue | undefined): string | null {
 /**
  * The public endpoint's rules, in order: the form must take posts (404) from this origin (403); a spent
  * quota is 402 and a flood from one address 429, before the body is read; an Idempotency-Key seen
- * within 24 h answers its first submission; files need a plan with uploads (402); then the spam stack's
- * synchronous part (honeypot → rate limit → custom rules), the files to storage, and the submission
- * stored with its job in one statement. Spam is stored and answered exactly like success.
+ * within 24 h answers its first submission; files need a plan with uploads (402); the form's field
+ * schema (422, per field) and file storage (402); its CAPTCHA (422, or spam `captcha_unverified` when the
+ * provider cannot be asked); then the spam stack's synchronous part (honeypot → rate limit → custom
+ * rules), the files to storage, and the submission stored with its job in one statement. Spam is stored
+ * and answered exactly like success.
  */
 export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<IngestOutcome> {
   if (!isId('frm', post.formId)) throw notFound('Form');

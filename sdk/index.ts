@@ -14,6 +14,7 @@ import type { ErrorBody, RateLimitedBody, ValidationErrorBody } from '../contrac
 import { contract, type Contract } from '../contract/index.ts';
 import type { ErrorCode } from '../contract/errors.ts';
 import type * as forms from '../contract/forms.ts';
+import type * as features from '../contract/form-features.ts';
 import type { Insights } from '../contract/insights.ts';
 import type { Job } from '../contract/jobs.ts';
 import type {
@@ -38,10 +39,21 @@ export { ERROR_CODES } from '../contract/errors.ts';
 export { SCORE_BUCKETS } from '../contract/insights.ts';
 export { JOB_TYPES } from '../contract/jobs.ts';
 export { CATEGORIES, SUBMISSION_STATUSES } from '../contract/submissions.ts';
+export { CAPTCHA_PROVIDERS, FIELD_TYPES, UNKNOWN_FIELDS } from '../contract/form-features.ts';
 export { DELIVERY_STATUSES, EVENTS, PROVIDERS } from '../contract/webhooks.ts';
 export type Form = z.infer<typeof forms.Form>;
 export type FormSettings = z.infer<typeof forms.FormSettings>;
 export type FormField = z.infer<typeof forms.FormField>;
+export type SchemaField = z.infer<typeof features.SchemaFieldView>;
+export type FieldType = features.FieldType;
+export type CaptchaProvider = features.CaptchaProvider;
+export type Captcha = z.infer<typeof features.Captcha>;
+export type Autoresponder = z.infer<typeof features.Autoresponder>;
+export type Autoresponse = z.infer<typeof features.Autoresponse>;
+export type NotificationRecipient = z.infer<typeof features.NotificationRecipient>;
+export type SuggestedSchema = z.infer<typeof features.SuggestedSchema>;
+/** The public endpoint's 422 for a post that breaks the form's field schema. */
+export type FieldErrorsBody = z.infer<typeof features.FieldErrorsBody>;
 export type CreateFormBody = z.input<typeof forms.CreateFormBody>;
 export type UpdateFormBody = z.input<typeof forms.UpdateFormBody>;
 export type Submission = z.infer<typeof SubmissionListItem>;

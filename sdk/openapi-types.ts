@@ -2827,6 +2827,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The team's plan does not include this, or one of its limits is reached. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
             403: {
                 headers: {

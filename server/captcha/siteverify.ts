@@ -35,8 +35,17 @@ export function siteverify(config: Config): CaptchaVerifier {
         signal: AbortSignal.timeout(config.captchaTimeoutMs),
       });
       status = res.statusCode;
-      const bytes = Buffer.from(await res.body.arrayBuffer());
-      text = bytes.subarray(0, ANSWER_LIMIT).toString('utf8');
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > ANSWER_LIMIT) {
+          res.body.destroy();
+          return { outcome: 'unverified', reason: 'the answer is too large' };
+        }
+        chunks.push(chunk as Buffer);
+      }
+      text = Buffer.concat(chunks).toString('utf8');
     } catch (err) {
       const e = err as { name?: string; code?: string; message?: string };
       return { outcome: 'unverified', reason: e.name === 'TimeoutError' ? 'timeout' : (e.code ?? e.message ?? 'network error') };

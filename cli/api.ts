@@ -32,6 +32,8 @@ export const COMMANDS: Record<string, [string, string]> = {
   forceDeleteForm: ['forms', 'erase'],
   listFormFields: ['forms', 'fields'],
   suggestFormSchema: ['forms', 'suggest-schema'],
+  createErasure: ['erasure', 'create'],
+  getErasure: ['erasure', 'show'],
   pruneFormFields: ['forms', 'prune-fields'],
   listSubmissions: ['submissions', 'list'],
   getSubmission: ['submissions', 'get'],

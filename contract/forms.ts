@@ -25,6 +25,23 @@ export const CustomRules = z.object({
     ),
 });
 
+const Days = z.number().int().min(1).max(3650);
+
+export const Retention = z
+  .object({
+    submissions_days: Days.nullable().describe('Days a submission is kept (not spam); null = for ever (the plan may cap it).'),
+    spam_days: Days.nullable().describe('Days spam is kept; default 30; null = for ever (the plan may cap it).'),
+  })
+  .describe('How long submissions are kept; a daily job deletes what has aged out, with its files.');
+
+const RetentionStatus = z
+  .object({
+    submissions_days: z.number().int().nullable().describe('Days submissions are kept, the plan\'s cap applied; null = for ever.'),
+    spam_days: z.number().int().nullable().describe('Days spam is kept, the plan\'s cap applied; null = for ever.'),
+    next_deletion_at: Timestamp.nullable().describe('When the daily job will next delete some of this form\'s submissions; null = nothing stored will age out.'),
+  })
+  .describe('The retention in force.');
+
 export const FormSettings = z.object({
   redirect_url: z.string().url().nullable().describe('Where browsers go after a post (303); null = built-in thank-you page.'),
   honeypot_field: z.string().min(1).max(64).describe('Hidden field bots fill in; default `_gotcha`.'),
@@ -35,6 +52,7 @@ export const FormSettings = z.object({
   unknown_fields: UnknownFields,
   captcha: Captcha,
   autoresponder: Autoresponder.describe('The e-mail sent to the submitter of each clean submission (not on the Free plan).'),
+  retention: Retention,
 });
 export type FormSettings = z.infer<typeof FormSettings>;
 
@@ -45,6 +63,7 @@ export const FormSettingsInput = FormSettings.omit({ custom_rules: true, captcha
     custom_rules: CustomRules.partial().optional(),
     captcha: CaptchaInput.optional(),
     autoresponder: AutoresponderInput.optional().describe('Merged with the current autoresponder.'),
+    retention: Retention.partial().strict().optional().describe('Merged with the current retention.'),
   })
   .strict();
 
@@ -60,6 +79,7 @@ export const Form = z.object({
     .array(z.object({ kind: z.literal('regex'), pattern: z.string(), reason: z.string() }))
     .describe('Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced.'),
   submissions_count: z.number().int(),
+  retention: RetentionStatus,
   created_at: Timestamp,
   updated_at: Timestamp,
   deleted_at: Timestamp.nullable(),
@@ -136,7 +156,7 @@ export const formsContract = c.router({
     summary: 'Update a form; settings are merged, custom_rules per list',
     pathParams: FormParams,
     body: UpdateFormBody,
-    responses: { 200: one, ...authErrors },
+    responses: { 200: one, ...authErrors, 402: ErrorBody },
     metadata: { ability: 'forms:write' },
   },
   deleteForm: {

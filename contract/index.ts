@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { accountContract } from './account.ts';
 import { billingContract } from './billing.ts';
+import { erasureContract } from './erasure.ts';
 import { formsContract } from './forms.ts';
 import { insightsContract } from './insights.ts';
 import { jobsContract } from './jobs.ts';
@@ -24,6 +25,7 @@ export const contract = c.router(
     ...webhooksContract,
     ...insightsContract,
     ...jobsContract,
+    ...erasureContract,
   },
   { strictStatusCodes: true },
 );

@@ -4,7 +4,7 @@ import { authErrors, Timestamp } from './common.ts';
 
 const c = initContract();
 
-export const JOB_TYPES = ['webhook_replay'] as const;
+export const JOB_TYPES = ['webhook_replay', 'erasure'] as const;
 
 export const Job = z.object({
   id: z.string().describe('Prefix `job_`.'),
@@ -14,6 +14,7 @@ export const Job = z.object({
   done: z.number().int().describe('Items handled so far (for a replay: replays queued).'),
   failed: z.number().int().describe('Items that could not be handled; see `errors`.'),
   errors: z.array(z.object({ id: z.string().nullable(), error: z.string(), message: z.string() })).describe('At most 100, oldest first.'),
+  result: z.record(z.unknown()).nullable().describe('What the job produced, by type: an erasure\'s counts (`erasure_id`, `dry_run`, `submissions`, `files`, `deliveries_redacted`, `forms`); null for a replay.'),
   created_at: Timestamp,
   started_at: Timestamp.nullable(),
   finished_at: Timestamp.nullable(),
@@ -24,7 +25,7 @@ export const jobsContract = c.router({
     method: 'GET',
     path: '/v1/jobs/:job_id',
     summary: 'Progress of a background job (e.g. a bulk webhook replay)',
-    description: 'Needs the read ability of what the job works on: `webhooks:read` for a webhook replay.',
+    description: 'Needs the read ability of what the job works on: `webhooks:read` for a webhook replay, `submissions:read` for an erasure.',
     pathParams: z.object({ job_id: z.string().describe('Job id (`job_…`).') }),
     responses: { 200: z.object({ data: Job }), ...authErrors },
     metadata: { ability: null },

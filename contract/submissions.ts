@@ -66,6 +66,12 @@ export const SubmissionDetail = SubmissionListItem.omit({ files: true }).extend(
 
 const IsoDate = Instant;
 
+const SearchText = text(z.string().trim().max(200))
+  .optional()
+  .describe(
+    "Full-text search: each word must begin a word of the submission's text and number values or the submitter's e-mail (case and accents ignored, no stemming, any language).",
+  );
+
 export const SubmissionListQuery = z.object({
   folder: z.enum(['inbox', 'spam', 'all']).default('inbox').describe('`inbox` (not spam), `spam` or `all`.'),
   per_page: z.coerce.number().int().min(1).max(100).default(25),
@@ -74,6 +80,7 @@ export const SubmissionListQuery = z.object({
   since: IsoDate.optional().describe('Only submissions received after this time (ISO 8601).'),
   until: IsoDate.optional().describe('Only submissions received before this time (ISO 8601).'),
   cursor: text(z.string().max(200)).optional().describe('Opaque keyset cursor from `meta.next_cursor`; takes precedence over `page`.'),
+  q: SearchText,
 });
 
 export const SubmissionPage = z.object({
@@ -128,6 +135,7 @@ export const ExportQuery = z.object({
   format: z.enum(['csv', 'json']).default('csv'),
   since: IsoDate.optional(),
   until: IsoDate.optional(),
+  q: SearchText,
 });
 
 const FormParams = z.object({ form: z.string().describe('Form id (`frm_…`).') });

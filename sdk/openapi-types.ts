@@ -653,11 +653,53 @@ export interface paths {
         };
         /**
          * Progress of a background job (e.g. a bulk webhook replay)
-         * @description Needs the read ability of what the job works on: `webhooks:read` for a webhook replay.
+         * @description Needs the read ability of what the job works on: `webhooks:read` for a webhook replay, `submissions:read` for an erasure.
          *
          *     Requires any valid token; no particular ability.
          */
         get: operations["getJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase one person's data from every form of the team (owner/admin); a job
+         * @description Finds every submission of the team in which the address or value appears — as a whole field or inside text, any form — and erases it with its files and the bodies of its webhook deliveries. Answers at once with the job to poll (`/v1/jobs/{id}`) and the receipt (`/v1/erasure/{id}`), which records what was erased, when and by which token, never the data.
+         *
+         *     Requires the `submissions:write` ability.
+         */
+        post: operations["createErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/erasure/{erasure}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipt of an erasure request
+         * @description Requires the `submissions:read` ability.
+         */
+        get: operations["getErasure"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1938,6 +1980,13 @@ export interface operations {
                                     /** @description Where the submitter's replies go. */
                                     reply_to: string | null;
                                 };
+                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
+                                retention: {
+                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+                                    submissions_days: number | null;
+                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+                                    spam_days: number | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -1947,6 +1996,18 @@ export interface operations {
                                 reason: string;
                             }[];
                             submissions_count: number;
+                            /** @description The retention in force. */
+                            retention: {
+                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                                submissions_days: number | null;
+                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                                spam_days: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                                 */
+                                next_deletion_at: string | null;
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp in UTC.
@@ -2118,6 +2179,13 @@ export interface operations {
                          * @enum {string}
                          */
                         unknown_fields?: "keep" | "drop" | "reject";
+                        /** @description Merged with the current retention. */
+                        retention?: {
+                            /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+                            submissions_days?: number | null;
+                            /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+                            spam_days?: number | null;
+                        };
                         custom_rules?: {
                             /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
                             blocked_emails?: string[];
@@ -2241,6 +2309,13 @@ export interface operations {
                                     /** @description Where the submitter's replies go. */
                                     reply_to: string | null;
                                 };
+                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
+                                retention: {
+                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+                                    submissions_days: number | null;
+                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+                                    spam_days: number | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2250,6 +2325,18 @@ export interface operations {
                                 reason: string;
                             }[];
                             submissions_count: number;
+                            /** @description The retention in force. */
+                            retention: {
+                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                                submissions_days: number | null;
+                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                                spam_days: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                                 */
+                                next_deletion_at: string | null;
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp in UTC.
@@ -2474,6 +2561,13 @@ export interface operations {
                                     /** @description Where the submitter's replies go. */
                                     reply_to: string | null;
                                 };
+                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
+                                retention: {
+                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+                                    submissions_days: number | null;
+                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+                                    spam_days: number | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2483,6 +2577,18 @@ export interface operations {
                                 reason: string;
                             }[];
                             submissions_count: number;
+                            /** @description The retention in force. */
+                            retention: {
+                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                                submissions_days: number | null;
+                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                                spam_days: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                                 */
+                                next_deletion_at: string | null;
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp in UTC.
@@ -2642,6 +2748,13 @@ export interface operations {
                          * @enum {string}
                          */
                         unknown_fields?: "keep" | "drop" | "reject";
+                        /** @description Merged with the current retention. */
+                        retention?: {
+                            /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+                            submissions_days?: number | null;
+                            /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+                            spam_days?: number | null;
+                        };
                         custom_rules?: {
                             /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
                             blocked_emails?: string[];
@@ -2765,6 +2878,13 @@ export interface operations {
                                     /** @description Where the submitter's replies go. */
                                     reply_to: string | null;
                                 };
+                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
+                                retention: {
+                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+                                    submissions_days: number | null;
+                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+                                    spam_days: number | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2774,6 +2894,18 @@ export interface operations {
                                 reason: string;
                             }[];
                             submissions_count: number;
+                            /** @description The retention in force. */
+                            retention: {
+                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                                submissions_days: number | null;
+                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                                spam_days: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                                 */
+                                next_deletion_at: string | null;
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp in UTC.
@@ -3106,6 +3238,13 @@ export interface operations {
                                     /** @description Where the submitter's replies go. */
                                     reply_to: string | null;
                                 };
+                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
+                                retention: {
+                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+                                    submissions_days: number | null;
+                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+                                    spam_days: number | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -3115,6 +3254,18 @@ export interface operations {
                                 reason: string;
                             }[];
                             submissions_count: number;
+                            /** @description The retention in force. */
+                            retention: {
+                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                                submissions_days: number | null;
+                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                                spam_days: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                                 */
+                                next_deletion_at: string | null;
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp in UTC.
@@ -3323,6 +3474,13 @@ export interface operations {
                                     /** @description Where the submitter's replies go. */
                                     reply_to: string | null;
                                 };
+                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
+                                retention: {
+                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+                                    submissions_days: number | null;
+                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+                                    spam_days: number | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -3332,6 +3490,18 @@ export interface operations {
                                 reason: string;
                             }[];
                             submissions_count: number;
+                            /** @description The retention in force. */
+                            retention: {
+                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                                submissions_days: number | null;
+                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                                spam_days: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                                 */
+                                next_deletion_at: string | null;
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp in UTC.
@@ -3540,6 +3710,13 @@ export interface operations {
                                     /** @description Where the submitter's replies go. */
                                     reply_to: string | null;
                                 };
+                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
+                                retention: {
+                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+                                    submissions_days: number | null;
+                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+                                    spam_days: number | null;
+                                };
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -3549,6 +3726,18 @@ export interface operations {
                                 reason: string;
                             }[];
                             submissions_count: number;
+                            /** @description The retention in force. */
+                            retention: {
+                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                                submissions_days: number | null;
+                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                                spam_days: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                                 */
+                                next_deletion_at: string | null;
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp in UTC.
@@ -4169,6 +4358,8 @@ export interface operations {
                 until?: string;
                 /** @description Opaque keyset cursor from `meta.next_cursor`; takes precedence over `page`. */
                 cursor?: string;
+                /** @description Full-text search: each word must begin a word of the submission's text and number values or the submitter's e-mail (case and accents ignored, no stemming, any language). */
+                q?: string;
             };
             header?: never;
             path: {
@@ -4504,6 +4695,8 @@ export interface operations {
                 since?: string;
                 /** @description ISO 8601 date or date-time; without a zone it is UTC. */
                 until?: string;
+                /** @description Full-text search: each word must begin a word of the submission's text and number values or the submitter's e-mail (case and accents ignored, no stemming, any language). */
+                q?: string;
             };
             header?: never;
             path: {
@@ -7100,7 +7293,7 @@ export interface operations {
                             /** @description Prefix `job_`. */
                             id: string;
                             /** @enum {string} */
-                            type: "webhook_replay";
+                            type: "webhook_replay" | "erasure";
                             /** @enum {string} */
                             status: "queued" | "running" | "succeeded" | "failed";
                             /** @description Items the job takes on. */
@@ -7115,6 +7308,10 @@ export interface operations {
                                 error: string;
                                 message: string;
                             }[];
+                            /** @description What the job produced, by type: an erasure's counts (`erasure_id`, `dry_run`, `submissions`, `files`, `deliveries_redacted`, `forms`); null for a replay. */
+                            result: {
+                                [key: string]: unknown;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 timestamp in UTC.
@@ -7169,6 +7366,273 @@ export interface operations {
                 };
             };
             /** @description The caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    createErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description Erase every submission in which this address appears (case ignored).
+                     */
+                    email?: string;
+                    /** @description Erase every submission in which this exact value appears, as a whole field or inside text. */
+                    value?: string;
+                    /**
+                     * @description Report what would be erased, and erase nothing.
+                     * @default false
+                     */
+                    dry_run?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted — erase one person's data from every form of the team (owner/admin); a job. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job_id: string;
+                        erasure_id: string;
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `submissions:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Erasure id (`era_…`). */
+                erasure: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — the receipt of an erasure request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `era_`. */
+                            id: string;
+                            job_id: string;
+                            /**
+                             * @description What was searched for (the value itself is not kept).
+                             * @enum {string}
+                             */
+                            kind: "email" | "value";
+                            dry_run: boolean;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed";
+                            requested_by: {
+                                token_id: string | null;
+                                user_id: string | null;
+                            };
+                            erased: {
+                                /** @description Submissions erased (or, in a dry run, that would be). */
+                                submissions: number;
+                                /** @description Their files, removed from storage. */
+                                files: number;
+                                /** @description Webhook deliveries whose bodies were removed (the log entries stay). */
+                                deliveries_redacted: number;
+                                /** @description Submissions per form id. */
+                                forms: {
+                                    [key: string]: number;
+                                };
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            finished_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
             403: {
                 headers: {
                     [name: string]: unknown;

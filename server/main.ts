@@ -12,7 +12,8 @@ import { migrate, openDatabase, type Database } from './db/database.ts';
 import { clusterDir } from './db/embedded-postgres.ts';
 import { createApp } from './http/app.ts';
 import { VERSION } from './version.ts';
-import { allJobs, deliveriesMaintenance, embeddableJobs, weeklyInsights } from './jobs/definitions.ts';
+import { allJobs, deliveriesMaintenance, embeddableJobs, retentionSweep, weeklyInsights } from './jobs/definitions.ts';
+import { SWEEP_CRON } from './domain/retention.ts';
 import { startDeliveryRunner } from './jobs/delivery-runner.ts';
 import { startQueue, type Queue } from './jobs/queue.ts';
 import { workers } from './jobs/workers.ts';
@@ -138,6 +139,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       await queue.work(ctx, workers(ctx));
       await queue.schedule(deliveriesMaintenance, '*/5 * * * *');
       await queue.schedule(weeklyInsights, '0 6 * * 1');
+      await queue.schedule(retentionSweep, SWEEP_CRON);
       const runner = startDeliveryRunner(ctx, { version: VERSION });
       closers.push(['webhook deliveries', () => runner.stop()]);
     }

@@ -17,6 +17,8 @@ export type Keys = {
   addressConfirmation: Buffer;
   /** Keys the hashes of submitters' addresses the autoresponder's hourly limit keeps. */
   autoresponseLimits: Buffer;
+  /** Encrypts the value an erasure request searches for, until the request has run. */
+  erasureValues: Buffer;
 };
 
 /** HKDF-SHA256 of the server secret, one `info` label per purpose (RFC 5869). */
@@ -29,6 +31,7 @@ export function deriveKeys(secret: Buffer): Keys {
     captchaSecrets: derive('captcha-secrets'),
     addressConfirmation: derive('address-confirmation'),
     autoresponseLimits: derive('autoresponse-limits'),
+    erasureValues: derive('erasure-values'),
   };
 }
 

@@ -27,6 +27,7 @@ export const DEFAULT_SETTINGS: StoredSettings = {
   unknown_fields: 'keep',
   captcha: null,
   autoresponder: DEFAULT_AUTORESPONDER,
+  retention: { submissions_days: null, spam_days: 30 },
 };
 
 export function checkHoneypotField(name: string): void {
@@ -50,6 +51,7 @@ export function storedSettings(stored: unknown): StoredSettings {
     unknown_fields: s.unknown_fields ?? DEFAULT_SETTINGS.unknown_fields,
     captcha: s.captcha ?? null,
     autoresponder: { ...DEFAULT_AUTORESPONDER, ...(s.autoresponder ?? {}) },
+    retention: { ...DEFAULT_SETTINGS.retention, ...(s.retention ?? {}) },
     ...(s.disabled_rules?.length ? { disabled_rules: s.disabled_rules } : {}),
   };
 }
@@ -97,7 +99,7 @@ function mergeCaptcha(current: StoredCaptcha | null, input: SettingsInput['captc
 export function mergeSettings(current: StoredSettings, input: SettingsInput | undefined, captchaKey: Buffer): StoredSettings {
   if (!input) return current;
   const details: ErrorDetail[] = [];
-  const { custom_rules, captcha, autoresponder, ...plain } = input;
+  const { custom_rules, captcha, autoresponder, retention, ...plain } = input;
   const merged: StoredSettings = {
     ...current,
     ...Object.fromEntries(Object.entries(plain).filter(([, v]) => v !== undefined)),
@@ -105,6 +107,7 @@ export function mergeSettings(current: StoredSettings, input: SettingsInput | un
     custom_rules: { ...current.custom_rules, ...(custom_rules ?? {}) },
     captcha: mergeCaptcha(current.captcha, captcha, captchaKey, details),
     autoresponder: { ...current.autoresponder, ...(autoresponder ?? {}) },
+    retention: { ...current.retention, ...(retention ?? {}) },
   };
   if (plain.fields) details.push(...checkSchema(plain.fields));
   if (details.length) throw validationFailed(details);

@@ -12,6 +12,8 @@ import type { Caller } from './caller.ts';
 import { AppError, notFound } from './errors.ts';
 import { DEFAULT_SETTINGS, disabledRules, formSettings, mergeSettings, storedSettings, type StoredSettings } from './form-rules.ts';
 import { recipientStatuses, requestConfirmations } from './notification-addresses.ts';
+import { retentionStatus } from './retention.ts';
+import { retentionFacts } from '../db/queries/lifecycle.ts';
 import { newId } from './ids.ts';
 import { suggestSchema } from './field-schema.ts';
 import { FORM_FIELD_LIMIT } from './ingest-limits.ts';
@@ -24,7 +26,7 @@ const DELETE_OBJECTS_BATCH = 1000;
 
 type Recipients = FormView['notification_recipients'];
 
-export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: number, recipients: Recipients): FormView {
+export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: number, recipients: Recipients, retention: FormView['retention']): FormView {
   return {
     id: f.id,
     name: f.name,
@@ -35,6 +37,7 @@ export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: num
     settings: formSettings(f.settings),
     disabled_rules: disabledRules(f.settings),
     submissions_count: submissionsCount,
+    retention,
     created_at: iso(f.createdAt),
     updated_at: iso(f.updatedAt),
     deleted_at: f.deletedAt ? iso(f.deletedAt) : null,
@@ -45,7 +48,16 @@ export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: num
 async function views(ctx: AppContext, teamId: string, forms: FormRecord[]): Promise<FormView[]> {
   const counts = await queries.submissionCounts(ctx.db, forms.map((f) => f.id));
   const statuses = new Map((await recipientStatuses(ctx, teamId, [...new Set(forms.flatMap((f) => f.notificationEmails))])).map((r) => [r.email, r.status]));
-  return forms.map((f) => toFormView(ctx, f, counts.get(f.id) ?? 0, f.notificationEmails.map((email) => ({ email, status: statuses.get(email)! }))));
+  const facts = await retentionFacts(ctx.db, forms.map((f) => f.id));
+  return forms.map((f) =>
+    toFormView(
+      ctx,
+      f,
+      counts.get(f.id) ?? 0,
+      f.notificationEmails.map((email) => ({ email, status: statuses.get(email)! })),
+      retentionStatus(facts.get(f.id)),
+    ),
+  );
 }
 
 async function view(ctx: AppContext, form: FormRecord): Promise<FormView> {

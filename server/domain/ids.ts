@@ -1,7 +1,7 @@
 import { ulid } from 'ulid';
 import { notFound } from './errors.ts';
 
-export type IdPrefix = 'team' | 'usr' | 'frm' | 'subm' | 'file' | 'wh' | 'whd' | 'tok' | 'job' | 'sub' | 'inv' | 'evt' | 'ins';
+export type IdPrefix = 'team' | 'usr' | 'frm' | 'subm' | 'file' | 'wh' | 'whd' | 'tok' | 'job' | 'sub' | 'inv' | 'evt' | 'ins' | 'era';
 
 /** Prefixed ULIDs: sortable by creation time, unguessable enough to be path ids. */
 export function newId(prefix: IdPrefix): string {
@@ -24,6 +24,7 @@ const PATH_IDS: Record<string, [IdPrefix, string]> = {
   delivery: ['whd', 'Delivery'],
   delivery_id: ['whd', 'Delivery'],
   job_id: ['job', 'Job'],
+  erasure: ['era', 'Erasure request'],
 };
 
 /** 404 for a path parameter that cannot be the id it names (prefix + ULID), before any query sees it. */

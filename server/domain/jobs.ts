@@ -1,4 +1,6 @@
 import type { Ability } from '../../contract/abilities.ts';
+import type { JOB_TYPES } from '../../contract/jobs.ts';
+import { erasureJobResult } from './erasure.ts';
 import type { AppContext } from '../context.ts';
 import { findJob, type JobRow } from '../db/queries/jobs.ts';
 import type { Caller } from './caller.ts';
@@ -6,12 +8,12 @@ import { AppError, notFound } from './errors.ts';
 import { iso } from './timestamps.ts';
 
 /** Reading a job needs the read ability of what it works on. */
-const READ_ABILITY: Record<string, Ability> = { webhook_replay: 'webhooks:read' };
+const READ_ABILITY: Record<string, Ability> = { webhook_replay: 'webhooks:read', erasure: 'submissions:read' };
 
-export function jobView(j: JobRow) {
+export function jobView(j: JobRow, result: Record<string, unknown> | null = null) {
   return {
     id: j.id,
-    type: j.type as 'webhook_replay',
+    type: j.type as (typeof JOB_TYPES)[number],
     status: j.status,
     total: j.total,
     done: j.done,
@@ -20,6 +22,7 @@ export function jobView(j: JobRow) {
     created_at: iso(j.created_at),
     started_at: iso(j.started_at),
     finished_at: iso(j.finished_at),
+    result,
   };
 }
 
@@ -31,5 +34,6 @@ export async function getJob(ctx: AppContext, caller: Caller, id: string) {
   if (!ability || !caller.abilities.includes(ability)) {
     throw new AppError('forbidden', `This token lacks the "${ability}" ability.`, { required: ability });
   }
-  return jobView(job);
+  const erasureId = job.type === 'erasure' ? (job.params as { erasure_id?: string }).erasure_id : undefined;
+  return jobView(job, erasureId ? await erasureJobResult(ctx, erasureId) : null);
 }

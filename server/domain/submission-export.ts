@@ -9,6 +9,7 @@ import { notFound } from './errors.ts';
 import { exportColumns } from './field-schema.ts';
 import { EXPORT_LINK_SECONDS, exportKey } from './file-links.ts';
 import { storedSettings } from './form-rules.ts';
+import { searchText } from './search.ts';
 
 export const META_COLUMNS = ['id', 'received_at', 'status', 'category', 'score'] as const;
 
@@ -48,7 +49,7 @@ export async function exportSubmissions(ctx: AppContext, caller: Caller, formId:
     const expires = Math.floor(Date.now() / 1000) + EXPORT_LINK_SECONDS;
     // Only the key scoped to this form and expiry reaches Postgres (see file-links.ts).
     await useLinkKey(session, exportKey(ctx.keys.linkSigning, { teamId: caller.teamId, formId, expires }));
-    const sql = exportSelect(q.format, { formId, fields, overflow, since: q.since, until: q.until, fileCount, baseUrl: ctx.config.baseUrl, expires });
+    const sql = exportSelect(q.format, { formId, fields, overflow, since: q.since, until: q.until, q: searchText(q.q), fileCount, baseUrl: ctx.config.baseUrl, expires });
     const stamp = new Date().toISOString().slice(0, 10);
 
     if (q.format === 'csv') {

@@ -14,6 +14,7 @@ import { processSubmission } from '../jobs/definitions.ts';
 import { removeObjectsLater } from './forms.ts';
 import { isId, newId } from './ids.ts';
 import { pageEnvelope } from './pagination.ts';
+import { searchText } from './search.ts';
 import { iso } from './timestamps.ts';
 
 export const BULK_LIMIT = 500;
@@ -58,7 +59,7 @@ function decodeCursor(cursor: string): [string, string] {
 
 export async function listSubmissions(ctx: AppContext, caller: Caller, formId: string, q: z.infer<typeof SubmissionListQuery>) {
   await assertForm(ctx, caller, formId);
-  const filter = { formId, folder: q.folder, category: q.category, since: q.since, until: q.until };
+  const filter = { formId, folder: q.folder, category: q.category, since: q.since, until: q.until, q: searchText(q.q) };
   const page = { limit: q.per_page + 1, offset: q.cursor ? 0 : (q.page - 1) * q.per_page, after: q.cursor ? decodeCursor(q.cursor) : undefined };
   const [rows, total] = await Promise.all([queries.listPage(ctx.db, filter, page), queries.countMatching(ctx.db, filter)]);
   const more = rows.length > q.per_page;
@@ -70,7 +71,7 @@ export async function listSubmissions(ctx: AppContext, caller: Caller, formId: s
     total,
     baseUrl: ctx.config.baseUrl,
     path: `/v1/forms/${formId}/submissions`,
-    query: { folder: q.folder, category: q.category, since: q.since, until: q.until },
+    query: { folder: q.folder, category: q.category, since: q.since, until: q.until, q: filter.q },
   });
   const nextCursor = more && last ? encodeCursor(last.cursor_ts, last.id) : null;
   if (!q.cursor) return { ...envelope, meta: { ...envelope.meta, next_cursor: nextCursor } };
@@ -168,13 +169,15 @@ async function reprocess(ctx: AppContext, tx: Tx, submissionId: string, trusted:
 
 /**
  * Hard delete of rows (files and audit events cascade); the storage objects go through a job enqueued
- * in the same transaction, so they are removed even if this process dies right after.
+ * in the same transaction, so they are removed even if this process dies right after. Used by deletes,
+ * bulk deletes, retention and erasure. Returns how many files and delivery bodies went with them.
  */
-async function deleteRows(ctx: AppContext, tx: Tx, ids: string[]): Promise<void> {
-  if (!ids.length) return;
-  await removeObjectsLater(ctx, tx, await queries.deleteSubmissions(tx, ids));
+export async function deleteRows(ctx: AppContext, tx: Tx, ids: string[]): Promise<{ files: number; deliveriesRedacted: number }> {
+  if (!ids.length) return { files: 0, deliveriesRedacted: 0 };
+  const keys = await queries.deleteSubmissions(tx, ids);
+  await removeObjectsLater(ctx, tx, keys);
   // Their deliveries stay in the log without the bodies, which carry the data; queued retries stop.
-  await redactForSubmissions(tx, ids);
+  return { files: keys.length, deliveriesRedacted: await redactForSubmissions(tx, ids) };
 }
 
 export async function deleteSubmission(ctx: AppContext, caller: Caller, formId: string, id: string): Promise<void> {

@@ -43,6 +43,20 @@ export const confirmAddressEmail: JobDefinition<{ teamId: string; formId: string
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 
+/** An erasure request (`POST /v1/erasure`): resumable, batch by batch. */
+export const eraseData: JobDefinition<{ erasureId: string }> = {
+  name: 'erase-data',
+  payload: z.object({ erasureId: z.string() }),
+  queue: { retryLimit: 10, retryDelay: 10, retryBackoff: true, expireInSeconds: 3600 },
+};
+
+/** Daily: deletes what each form's retention says has aged out. */
+export const retentionSweep: JobDefinition<Record<string, never>> = {
+  name: 'retention-sweep',
+  payload: z.object({}).strict() as z.ZodType<Record<string, never>>,
+  queue: { retryLimit: 3, retryDelay: 300, expireInSeconds: 3600 },
+};
+
 export const deleteObjects: JobDefinition<{ keys: string[] }> = {
   name: 'delete-objects',
   payload: z.object({ keys: z.array(z.string()).max(1000) }),
@@ -118,6 +132,8 @@ export const allJobs: JobDefinition<never>[] = [
   notificationEmail,
   autoresponseEmail,
   confirmAddressEmail,
+  eraseData,
+  retentionSweep,
   deleteObjects,
   deliverWebhook,
   replayWebhook,

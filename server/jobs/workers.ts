@@ -2,6 +2,8 @@ import type { AppContext } from '../context.ts';
 import { maintainDeliveries, runReplayJob, sendDeactivationNotice } from '../domain/deliveries.ts';
 import { generateInsights, queueWeeklyInsights, sendInsightsDigest } from '../domain/insights.ts';
 import { sendAutoresponse } from '../domain/autoresponder.ts';
+import { runErasure } from '../domain/erasure.ts';
+import { sweepRetention } from '../domain/retention.ts';
 import { sendConfirmation } from '../domain/notification-addresses.ts';
 import { sendNotification } from '../domain/notifications.ts';
 import { markFailed, processSubmission, recordProcessingError } from '../domain/processing.ts';
@@ -36,6 +38,11 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
     worker(jobs.notificationEmail, async (c: AppContext, data) => void (await sendNotification(c, data.submissionId)), 2),
     worker(jobs.autoresponseEmail, async (c: AppContext, data) => void (await sendAutoresponse(c, data.submissionId)), 2),
     worker(jobs.confirmAddressEmail, async (c: AppContext, data) => sendConfirmation(c, data), 1),
+    worker(jobs.eraseData, async (c: AppContext, data) => runErasure(c, data.erasureId), 1),
+    worker(jobs.retentionSweep, async (c: AppContext) => {
+      const swept = await sweepRetention(c);
+      if (swept.submissions) c.log.info(swept, 'retention: aged-out submissions deleted');
+    }, 1),
     worker(jobs.deleteObjects, async (c: AppContext, data) => c.storage.remove(data.keys), 2),
     worker(jobs.replayWebhook, async (c: AppContext, data) => runReplayJob(c, data.jobId), 2),
     worker(jobs.deliveriesMaintenance, async (c: AppContext) => {

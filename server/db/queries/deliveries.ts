@@ -198,13 +198,14 @@ export async function deactivateWebhook(sql: Sql, webhookId: string, reason: 'go
 }
 
 /** Deleting submissions keeps their deliveries in the log, without the bodies (which carry the data). */
-export async function redactForSubmissions(sql: Sql, submissionIds: string[]): Promise<void> {
-  if (!submissionIds.length) return;
-  await sql.query(
+export async function redactForSubmissions(sql: Sql, submissionIds: string[]): Promise<number> {
+  if (!submissionIds.length) return 0;
+  const { rowCount } = await sql.query(
     `update deliveries set request_body = null, response_body = null, updated_at = now()
       where submission_id = any($1::text[]) and (request_body is not null or response_body is not null)`,
     [submissionIds],
   );
+  return rowCount;
 }
 
 /** Deliveries due longer ago than `graceSeconds` whose attempt job never ran (lost), oldest first. */

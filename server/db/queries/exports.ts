@@ -84,6 +84,8 @@ export type ExportSelectOptions = {
   overflow?: boolean;
   since?: string;
   until?: string;
+  /** Full-text search (see submission_search_query). */
+  q?: string;
   /** How many files the form has (picks the query's shape, see HASHED_FILE_CHECK_MAX). */
   fileCount: number;
   baseUrl: string;
@@ -101,6 +103,7 @@ export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): st
   const where = [`s.form_id = ${lit(o.formId)}`];
   if (o.since) where.push(`s.received_at > ${lit(o.since)}::timestamptz`);
   if (o.until) where.push(`s.received_at < ${lit(o.until)}::timestamptz`);
+  if (o.q) where.push(`s.search @@ submission_search_query(${lit(o.q)})`);
   // Most submissions have no files: a per-row aggregate over submission_files (an index descent, a
   // sort, an aggregate) cost more than everything else in a row. When the form's file-owning ids fit a
   // hashed set, rows without files are answered by one hash probe. The count only picks the query's

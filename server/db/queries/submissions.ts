@@ -37,7 +37,7 @@ const COLUMNS = `s.id, s.form_id, s.status, s.spam_reason, s.category, s.ai_mode
   (select json_agg(json_build_object('id', f.id, 'field', f.field, 'filename', f.filename, 'content_type', f.content_type,
      'size', f.size_bytes, 'key', f.storage_key) order by f.created_at, f.id) from submission_files f where f.submission_id = s.id) as files`;
 
-export type ListFilter = { formId: string; folder: Folder; category?: string; since?: string; until?: string };
+export type ListFilter = { formId: string; folder: Folder; category?: string; since?: string; until?: string; q?: string };
 
 /** The filter as SQL over parameters starting at `$1`; `filtered` when it goes beyond form and folder. */
 function whereOf(f: ListFilter): { where: string[]; values: unknown[]; filtered: boolean } {
@@ -47,6 +47,7 @@ function whereOf(f: ListFilter): { where: string[]; values: unknown[]; filtered:
   if (f.category) add((v) => `s.category = ${v}`, f.category);
   if (f.since) add((v) => `s.received_at > ${v}::timestamptz`, f.since);
   if (f.until) add((v) => `s.received_at < ${v}::timestamptz`, f.until);
+  if (f.q) add((v) => `s.search @@ submission_search_query(${v})`, f.q);
   return { where, values, filtered: where.length > 2 };
 }
 

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { accountRouter } from './account.ts';
 import { billingRouter } from './billing.ts';
+import { erasureRouter } from './erasure.ts';
 import { formsRouter } from './forms.ts';
 import { insightsRouter } from './insights.ts';
 import { jobsRouter } from './jobs.ts';
@@ -19,5 +20,6 @@ export function apiHandlers(ctx: AppContext) {
     ...webhooksRouter(ctx),
     ...insightsRouter(ctx),
     ...jobsRouter(ctx),
+    ...erasureRouter(ctx),
   };
 }

@@ -1,0 +1,54 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { authErrors, text, Timestamp } from './common.ts';
+
+const c = initContract();
+
+export const ErasureBody = z
+  .object({
+    email: z.string().trim().email().max(320).optional().describe('Erase every submission in which this address appears (case ignored).'),
+    value: text(z.string().trim().min(3).max(500)).optional().describe('Erase every submission in which this exact value appears, as a whole field or inside text.'),
+    dry_run: z.boolean().default(false).describe('Report what would be erased, and erase nothing.'),
+  })
+  .strict()
+  .refine((b) => (b.email === undefined) !== (b.value === undefined), { message: 'Give exactly one of `email` and `value`.' });
+
+export const ErasureReceipt = z.object({
+  id: z.string().describe('Prefix `era_`.'),
+  job_id: z.string(),
+  kind: z.enum(['email', 'value']).describe('What was searched for (the value itself is not kept).'),
+  dry_run: z.boolean(),
+  status: z.enum(['queued', 'running', 'succeeded', 'failed']),
+  requested_by: z.object({ token_id: z.string().nullable(), user_id: z.string().nullable() }),
+  erased: z.object({
+    submissions: z.number().int().describe('Submissions erased (or, in a dry run, that would be).'),
+    files: z.number().int().describe('Their files, removed from storage.'),
+    deliveries_redacted: z.number().int().describe('Webhook deliveries whose bodies were removed (the log entries stay).'),
+    forms: z.record(z.number().int()).describe('Submissions per form id.'),
+  }),
+  created_at: Timestamp,
+  finished_at: Timestamp.nullable(),
+});
+
+export const erasureContract = c.router({
+  createErasure: {
+    method: 'POST',
+    path: '/v1/erasure',
+    summary: "Erase one person's data from every form of the team (owner/admin); a job",
+    description:
+      'Finds every submission of the team in which the address or value appears — as a whole field or inside text, any form — ' +
+      'and erases it with its files and the bodies of its webhook deliveries. Answers at once with the job to poll ' +
+      '(`/v1/jobs/{id}`) and the receipt (`/v1/erasure/{id}`), which records what was erased, when and by which token, never the data.',
+    body: ErasureBody,
+    responses: { 202: z.object({ job_id: z.string(), erasure_id: z.string() }), ...authErrors },
+    metadata: { ability: 'submissions:write' },
+  },
+  getErasure: {
+    method: 'GET',
+    path: '/v1/erasure/:erasure',
+    summary: 'The receipt of an erasure request',
+    pathParams: z.object({ erasure: z.string().describe('Erasure id (`era_…`).') }),
+    responses: { 200: z.object({ data: ErasureReceipt }), ...authErrors },
+    metadata: { ability: 'submissions:read' },
+  },
+});

@@ -33,10 +33,15 @@ export type Verdict = {
   autoresponse: { skipped: 'spam' } | null;
 };
 
-/** Applies the verdict to a submission still `received`; false when another run got there first. */
+/**
+ * Applies the verdict to a submission still `received`; false when another run got there first. An
+ * autoresponse already sent (the submission is processed again: marked not spam) stays recorded, so
+ * it is not sent twice.
+ */
 export async function settleReceived(sql: Sql, submissionId: string, v: Verdict): Promise<boolean> {
   const { rowCount } = await sql.query(
-    `update submissions set status = $2, spam_reason = $3, category = $4, ai_moderation = $5, autoresponse = $6, updated_at = now()
+    `update submissions set status = $2, spam_reason = $3, category = $4, ai_moderation = $5,
+            autoresponse = case when autoresponse ? 'sent_at' then autoresponse else $6::jsonb end, updated_at = now()
       where id = $1 and status = 'received'`,
     [submissionId, v.status, v.spamReason, v.category, JSON.stringify(v.moderation), v.autoresponse && JSON.stringify(v.autoresponse)],
   );

@@ -636,10 +636,16 @@ async function measureList(c: BenchContext) {
   const sameRows = JSON.stringify(byCursor.page.data.map((s) => s.id)) === JSON.stringify(byOffset.page.data.map((s) => s.id));
   if (!sameRows) c.notes.push(`the cursor page after ${opts.page - 1} pages differs from ?page=${opts.page}`);
 
+  // Full-text search (issue 14), one word each: a unique address (one match), a last name (1 in 12 rows),
+  // and the same name as a prefix.
+  const [rare] = (await c.admin.query<{ email: string }>(`select payload->>'email' as email from submissions where form_id = $1 and status <> 'spam' order by received_at limit 1 offset 123456`, [account.formId])).rows;
   const scenarios: Record<string, string> = {
     page1: `${base}?per_page=${perPage}`,
     [`page${opts.page}`]: `${base}?per_page=${perPage}&page=${opts.page}`,
     cursorDeep: `${base}?per_page=${perPage}&cursor=${encodeURIComponent(cursor!)}`,
+    searchAddress: `${base}?per_page=${perPage}&q=${encodeURIComponent(rare!.email)}`,
+    searchName: `${base}?per_page=${perPage}&q=tanaka`,
+    searchPrefix: `${base}?per_page=${perPage}&q=tana`,
   };
   const results: Record<string, { url: string; sequential: Latency; concurrent: (Latency & { reqPerSec: number }) | null }> = {};
   for (const [name, url] of Object.entries(scenarios)) {
@@ -661,6 +667,8 @@ async function measureList(c: BenchContext) {
     page1: await explain(c.admin, listSql('', 0), [account.formId]),
     deepPage: await explain(c.admin, listSql('', (opts.page - 1) * perPage), [account.formId]),
     cursor: await explain(c.admin, listSql('and (s.received_at, s.id) < ($2::timestamptz, $3)', 0), [account.formId, cursorTs, cursorId]),
+    searchName: await explain(c.admin, listSql('and s.search @@ submission_search_query($2)', 0), [account.formId, 'tanaka']),
+    searchNameCount: await explain(c.admin, `select count(*) from submissions s where s.form_id = $1 and s.status <> 'spam' and s.search @@ submission_search_query($2)`, [account.formId, 'tanaka']),
   };
   return { perPage, deepPage: opts.page, walk, cursorMatchesOffsetPage: sameRows, scenarios: results, plans };
 }

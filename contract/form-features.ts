@@ -98,7 +98,9 @@ export const Autoresponse = z
       .describe('Why none was sent: spam, no submitter address, an address that is not one, one already sent to it this hour, or a plan without the autoresponder.'),
   })
   .nullable()
-  .describe('The autoresponder\'s outcome: `{ sent_at, to }` or `{ skipped: reason }`; null when the form had none enabled.');
+  .describe(
+    'The autoresponder\'s outcome: `{ sent_at, to }` or `{ skipped: reason }`; null when none was due (the form had it off, or the post was spam caught at the door and never processed).',
+  );
 
 /** The public endpoint's answer to a post that breaks the form's field schema. */
 export const FieldErrorsBody = z.object({

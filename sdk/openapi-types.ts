@@ -4923,7 +4923,7 @@ export interface operations {
                                  */
                                 url_expires_at: string;
                             }[];
-                            /** @description The autoresponder's outcome: `{ sent_at, to }` or `{ skipped: reason }`; null when the form had none enabled. */
+                            /** @description The autoresponder's outcome: `{ sent_at, to }` or `{ skipped: reason }`; null when none was due (the form had it off, or the post was spam caught at the door and never processed). */
                             autoresponse: {
                                 /**
                                  * Format: date-time
@@ -5138,7 +5138,7 @@ export interface operations {
                                  */
                                 url_expires_at: string;
                             }[];
-                            /** @description The autoresponder's outcome: `{ sent_at, to }` or `{ skipped: reason }`; null when the form had none enabled. */
+                            /** @description The autoresponder's outcome: `{ sent_at, to }` or `{ skipped: reason }`; null when none was due (the form had it off, or the post was spam caught at the door and never processed). */
                             autoresponse: {
                                 /**
                                  * Format: date-time

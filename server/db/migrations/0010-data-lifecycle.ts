@@ -7,8 +7,11 @@ import { Migration } from '@mikro-orm/migrations';
  * depth) and the `_replyto` control, lower-cased and unaccented, in the `simple` configuration (no
  * stemming: any language), with `@` split so the parts of an address are words. Kept by Postgres on
  * every insert and update (a generated column), indexed with the form id (btree_gin) so a query touches
- * only its form's postings.
+ * only its form's postings. Only the first SEARCHED_CHARS characters are read, and positions are stripped
+ * (no phrase search or ranking is offered): a tsvector holds at most 1 MB, and a huge post must still be
+ * stored.
  */
+const SEARCHED_CHARS = 100_000;
 export class Migration0010DataLifecycle extends Migration {
   override name = '0010-data-lifecycle';
 
@@ -23,10 +26,10 @@ export class Migration0010DataLifecycle extends Migration {
     this.addSql(`
       create function submission_search(payload jsonb, metadata jsonb) returns tsvector language sql immutable parallel safe
       set search_path from current as $$
-        select to_tsvector('simple'::regconfig, intake_unaccent(lower(translate(
+        select strip(to_tsvector('simple'::regconfig, intake_unaccent(lower(translate(left(
+          coalesce(metadata #>> '{controls,_replyto}', '') || ' ' ||
           coalesce((select string_agg(v #>> '{}', ' ') from jsonb_path_query(payload, 'strict $.**') v
-                     where jsonb_typeof(v) in ('string', 'number')), '')
-          || ' ' || coalesce(metadata #>> '{controls,_replyto}', ''), '@', ' '))))
+                     where jsonb_typeof(v) in ('string', 'number')), ''), ${SEARCHED_CHARS}), '@', ' ')))))
       $$;`);
     // A search box's text as a query: its words as the same parser reads them, each a prefix, all required.
     this.addSql(`

@@ -88,6 +88,7 @@ export const SubmissionPage = z.object({
   links: PageLinks,
   meta: PageMeta.extend({
     current_page: z.number().int().nullable().describe('The page number; null when the page was asked for by `cursor`.'),
+    total_capped: z.boolean().describe('A search (`q`) counts its matches up to 1,000: true when there are more (then `total` is 1,000).'),
     next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last.'),
   }),
 });

@@ -4428,6 +4428,8 @@ export interface operations {
                             per_page: number;
                             total: number;
                             last_page: number;
+                            /** @description A search (`q`) counts its matches up to 1,000: true when there are more (then `total` is 1,000). */
+                            total_capped: boolean;
                             /** @description Pass as `cursor` for the next page; null on the last. */
                             next_cursor: string | null;
                         };

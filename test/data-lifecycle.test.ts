@@ -217,7 +217,8 @@ describe('full-text search', () => {
     expect(await search('ZOË ångs')).toEqual([zoe]);
     expect(await search('uber preis')).toEqual([zoe]);
     expect(await search('lovel')).toEqual([ada]);
-    expect(await search('analytical')).toEqual([ada]);
+    expect(await search('ada@analytical.eng')).toEqual([ada]);
+    expect(await search('ada')).toEqual([ada]);
     expect(await search('ada@analytical.engine')).toEqual([ada]);
     expect(await search('cobol navy')).toEqual([nested]);
     expect(await search('12345')).toEqual([nested]);
@@ -225,7 +226,7 @@ describe('full-text search', () => {
     expect(await search('zoe', '&folder=all')).toEqual([spam, zoe]);
     expect(await search('pricing', '&until=2000-01-01T00:00:00Z')).toEqual([]);
     const page = await t.http.get(`/v1/forms/${form.id}/submissions?q=hel&per_page=1`).set(bearer(owner.token));
-    expect(page.body.meta.total).toBe(3);
+    expect(page.body.meta).toMatchObject({ total: 3, total_capped: false });
     const next = await t.http.get(`/v1/forms/${form.id}/submissions?q=hel&per_page=1&cursor=${page.body.meta.next_cursor}`).set(bearer(owner.token));
     expect(next.body.data.map((s: { id: string }) => s.id)).not.toContain(page.body.data[0].id);
     expect((await t.http.get(`/v1/forms/${form.id}/submissions?q=${encodeURIComponent('!!')}`).set(bearer(owner.token))).status).toBe(400);

@@ -57,11 +57,17 @@ function decodeCursor(cursor: string): [string, string] {
   throw validationFailed([{ in: 'query', path: 'cursor', message: 'Invalid cursor.' }]);
 }
 
+/** A search's matches are counted up to this many (a common word would otherwise count half the form). */
+const SEARCH_COUNT_CAP = 1000;
+
 export async function listSubmissions(ctx: AppContext, caller: Caller, formId: string, q: z.infer<typeof SubmissionListQuery>) {
   await assertForm(ctx, caller, formId);
   const filter = { formId, folder: q.folder, category: q.category, since: q.since, until: q.until, q: searchText(q.q) };
   const page = { limit: q.per_page + 1, offset: q.cursor ? 0 : (q.page - 1) * q.per_page, after: q.cursor ? decodeCursor(q.cursor) : undefined };
-  const [rows, total] = await Promise.all([queries.listPage(ctx.db, filter, page), queries.countMatching(ctx.db, filter)]);
+  const [rows, counted] = await Promise.all([queries.listPage(ctx.db, filter, page), queries.countMatching(ctx.db, filter, SEARCH_COUNT_CAP)]);
+  // A search counts its matches up to the cap: past it, `total` is the cap and `total_capped` says so.
+  const totalCapped = Boolean(filter.q) && counted > SEARCH_COUNT_CAP;
+  const total = totalCapped ? SEARCH_COUNT_CAP : counted;
   const more = rows.length > q.per_page;
   const pageRows = rows.slice(0, q.per_page);
   const last = pageRows[pageRows.length - 1];
@@ -74,7 +80,7 @@ export async function listSubmissions(ctx: AppContext, caller: Caller, formId: s
     query: { folder: q.folder, category: q.category, since: q.since, until: q.until, q: filter.q },
   });
   const nextCursor = more && last ? encodeCursor(last.cursor_ts, last.id) : null;
-  if (!q.cursor) return { ...envelope, meta: { ...envelope.meta, next_cursor: nextCursor } };
+  if (!q.cursor) return { ...envelope, meta: { ...envelope.meta, total_capped: totalCapped, next_cursor: nextCursor } };
   // Asked for by cursor: the page has no number, links go on by cursor (keyset pages only go forward).
   const next = nextCursor ? new URL(envelope.links.first) : null;
   next?.searchParams.delete('page');
@@ -82,7 +88,7 @@ export async function listSubmissions(ctx: AppContext, caller: Caller, formId: s
   return {
     ...envelope,
     links: { ...envelope.links, prev: null, next: next ? next.toString() : null },
-    meta: { ...envelope.meta, current_page: null, next_cursor: nextCursor },
+    meta: { ...envelope.meta, current_page: null, total_capped: totalCapped, next_cursor: nextCursor },
   };
 }
 

@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * Search: `submissions.search` is a stored tsvector of every string and number of the payload (at any
  * depth) and the `_replyto` control, lower-cased and unaccented, in the `simple` configuration (no
- * stemming: any language), with `@` split so the parts of an address are words. Kept by Postgres on
+ * stemming: any language); an address is one word (the parser keeps it whole). Kept by Postgres on
  * every insert and update (a generated column), indexed with the form id (btree_gin) so a query touches
  * only its form's postings. Only the first SEARCHED_CHARS characters are read, and positions are stripped
  * (no phrase search or ranking is offered): a tsvector holds at most 1 MB, and a huge post must still be
@@ -26,17 +26,17 @@ export class Migration0010DataLifecycle extends Migration {
     this.addSql(`
       create function submission_search(payload jsonb, metadata jsonb) returns tsvector language sql immutable parallel safe
       set search_path from current as $$
-        select strip(to_tsvector('simple'::regconfig, intake_unaccent(lower(translate(left(
+        select strip(to_tsvector('simple'::regconfig, intake_unaccent(lower(left(
           coalesce(metadata #>> '{controls,_replyto}', '') || ' ' ||
           coalesce((select string_agg(v #>> '{}', ' ') from jsonb_path_query(payload, 'strict $.**') v
-                     where jsonb_typeof(v) in ('string', 'number')), ''), ${SEARCHED_CHARS}), '@', ' ')))))
+                     where jsonb_typeof(v) in ('string', 'number')), ''), ${SEARCHED_CHARS})))))
       $$;`);
     // A search box's text as a query: its words as the same parser reads them, each a prefix, all required.
     this.addSql(`
       create function submission_search_query(q text) returns tsquery language sql immutable parallel safe
       set search_path from current as $$
         select coalesce(to_tsquery('simple'::regconfig, string_agg(quote_literal(w) || ':*', ' & ')), ''::tsquery)
-          from unnest(tsvector_to_array(to_tsvector('simple'::regconfig, intake_unaccent(lower(translate(q, '@', ' ')))))) w
+          from unnest(tsvector_to_array(to_tsvector('simple'::regconfig, intake_unaccent(lower(q))))) w
       $$;`);
     this.addSql(`alter table submissions add column search tsvector generated always as (submission_search(payload, metadata)) stored;`);
     this.addSql(`create index submissions_search on submissions using gin (form_id, search);`);

@@ -40,16 +40,24 @@ const COLUMNS = `s.id, s.form_id, s.status, s.spam_reason, s.category, s.ai_mode
 export type ListFilter = { formId: string; folder: Folder; category?: string; since?: string; until?: string; q?: string };
 
 /** The filter as SQL over parameters starting at `$1`; `filtered` when it goes beyond form and folder. */
-function whereOf(f: ListFilter): { where: string[]; values: unknown[]; filtered: boolean } {
+function whereOf(f: ListFilter, opts: { search?: boolean } = {}): { where: string[]; values: unknown[]; filtered: boolean } {
   const values: unknown[] = [f.formId];
   const where = ['s.form_id = $1', FOLDER_SQL[f.folder]];
   const add = (sql: (param: string) => string, value: unknown) => where.push(sql(`$${values.push(value)}`));
   if (f.category) add((v) => `s.category = ${v}`, f.category);
   if (f.since) add((v) => `s.received_at > ${v}::timestamptz`, f.since);
   if (f.until) add((v) => `s.received_at < ${v}::timestamptz`, f.until);
-  if (f.q) add((v) => `s.search @@ submission_search_query(${v})`, f.q);
+  if (f.q && opts.search !== false) add((v) => `s.search @@ submission_search_query(${v})`, f.q);
   return { where, values, filtered: where.length > 2 };
 }
+
+/**
+ * A search first looks among the newest rows the other filters select: a common word fills the page
+ * there at once, where the index would hand over every match to be sorted. Only when the window does not
+ * fill the page (a rare word, whose few matches the index finds quickly; or a small form) does the search
+ * go through the index.
+ */
+const SEARCH_WINDOW = 5000;
 
 /**
  * One page, newest first: `limit` rows after `offset`, or after the keyset `after` (received_at text with
@@ -61,26 +69,48 @@ export async function listPage(
   f: ListFilter,
   page: { limit: number; offset: number; after?: [string, string] },
 ): Promise<SubmissionRow[]> {
-  const { where, values } = whereOf(f);
-  if (page.after) {
-    const [ts, id] = page.after;
-    where.push(`(s.received_at, s.id) < ($${values.push(ts)}::timestamptz, $${values.push(id)})`);
+  const select = (ids: string) => `${ids}
+    select ${COLUMNS} from page p join submissions s on s.id = p.id
+    order by p.received_at desc, p.id desc`;
+  const filter = (opts: { search?: boolean }) => {
+    const { where, values } = whereOf(f, opts);
+    if (page.after) {
+      const [ts, id] = page.after;
+      where.push(`(s.received_at, s.id) < ($${values.push(ts)}::timestamptz, $${values.push(id)})`);
+    }
+    return { where, values };
+  };
+  if (f.q) {
+    const { where, values } = filter({ search: false });
+    const window = await sql.query<SubmissionRow>(
+      select(`with recent as materialized (
+          select s.id, s.received_at, s.search from submissions s where ${where.join(' and ')}
+          order by s.received_at desc, s.id desc limit ${SEARCH_WINDOW}),
+        page as (
+          select r.id, r.received_at from recent r where r.search @@ submission_search_query($${values.push(f.q)})
+          order by r.received_at desc, r.id desc limit $${values.push(page.limit)} offset $${values.push(page.offset)})`),
+      values,
+    );
+    if (window.rows.length === page.limit) return window.rows;
   }
-  const text = `
+  const { where, values } = filter({});
+  const text = select(`
     with page as (
       select s.id, s.received_at from submissions s where ${where.join(' and ')}
       order by s.received_at desc, s.id desc limit $${values.push(page.limit)} offset $${values.push(page.offset)}
-    )
-    select ${COLUMNS} from page p join submissions s on s.id = p.id
-    order by p.received_at desc, p.id desc`;
+    )`);
   return (await sql.query<SubmissionRow>(text, values)).rows;
 }
 
-/** How many rows the filter matches: the folder counters when it is only a folder, else a count. */
-export async function countMatching(sql: Sql, f: ListFilter): Promise<number> {
+/**
+ * How many rows the filter matches: the folder counters when it is only a folder, else a count — of a
+ * search, counting stops past `searchCap` (it returns searchCap + 1 then).
+ */
+export async function countMatching(sql: Sql, f: ListFilter, searchCap: number): Promise<number> {
   const { where, values, filtered } = whereOf(f);
   if (filtered) {
-    const { rows } = await sql.query<{ n: number }>(`select count(*)::int as n from submissions s where ${where.join(' and ')}`, values);
+    const limit = f.q ? `limit ${searchCap + 1}` : '';
+    const { rows } = await sql.query<{ n: number }>(`select count(*)::int as n from (select 1 from submissions s where ${where.join(' and ')} ${limit}) m`, values);
     return rows[0]!.n;
   }
   const { rows } = await sql.query<{ n: number }>(

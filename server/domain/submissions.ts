@@ -64,7 +64,9 @@ export async function listSubmissions(ctx: AppContext, caller: Caller, formId: s
   await assertForm(ctx, caller, formId);
   const filter = { formId, folder: q.folder, category: q.category, since: q.since, until: q.until, q: searchText(q.q) };
   const page = { limit: q.per_page + 1, offset: q.cursor ? 0 : (q.page - 1) * q.per_page, after: q.cursor ? decodeCursor(q.cursor) : undefined };
-  const [rows, counted] = await Promise.all([queries.listPage(ctx.db, filter, page), queries.countMatching(ctx.db, filter, SEARCH_COUNT_CAP)]);
+  const { rows, counted } = filter.q
+    ? await queries.searchPage(ctx.db, filter, page, SEARCH_COUNT_CAP)
+    : await Promise.all([queries.listPage(ctx.db, filter, page), queries.countMatching(ctx.db, filter)]).then(([r, n]) => ({ rows: r, counted: n }));
   // A search counts its matches up to the cap: past it, `total` is the cap and `total_capped` says so.
   const totalCapped = Boolean(filter.q) && counted > SEARCH_COUNT_CAP;
   const total = totalCapped ? SEARCH_COUNT_CAP : counted;

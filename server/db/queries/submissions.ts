@@ -51,50 +51,33 @@ function whereOf(f: ListFilter, opts: { search?: boolean } = {}): { where: strin
   return { where, values, filtered: where.length > 2 };
 }
 
-/**
- * A search first looks among the newest rows the other filters select: a common word fills the page
- * there at once, where the index would hand over every match to be sorted. Only when the window does not
- * fill the page (a rare word, whose few matches the index finds quickly; or a small form) does the search
- * go through the index.
- */
-const SEARCH_WINDOW = 5000;
+type PageSpec = { limit: number; offset: number; after?: [string, string] };
+
+/** The page's rows: `ids` is SQL defining a `page` CTE of (id, received_at); the rows are read after it. */
+function pageRows(ids: string): string {
+  return `${ids}
+    select ${COLUMNS} from page p join submissions s on s.id = p.id
+    order by p.received_at desc, p.id desc`;
+}
+
+/** The filter with the page's keyset position, when it has one. */
+function pageFilter(f: ListFilter, page: PageSpec, opts: { search?: boolean } = {}): { where: string[]; values: unknown[] } {
+  const { where, values } = whereOf(f, opts);
+  if (page.after) {
+    const [ts, id] = page.after;
+    where.push(`(s.received_at, s.id) < ($${values.push(ts)}::timestamptz, $${values.push(id)})`);
+  }
+  return { where, values };
+}
 
 /**
  * One page, newest first: `limit` rows after `offset`, or after the keyset `after` (received_at text with
  * microseconds, id). A deferred join: the page's ids come from an index-only scan, so deep offsets skip
  * index entries rather than whole rows; only the page itself is read from the table.
  */
-export async function listPage(
-  sql: Sql,
-  f: ListFilter,
-  page: { limit: number; offset: number; after?: [string, string] },
-): Promise<SubmissionRow[]> {
-  const select = (ids: string) => `${ids}
-    select ${COLUMNS} from page p join submissions s on s.id = p.id
-    order by p.received_at desc, p.id desc`;
-  const filter = (opts: { search?: boolean }) => {
-    const { where, values } = whereOf(f, opts);
-    if (page.after) {
-      const [ts, id] = page.after;
-      where.push(`(s.received_at, s.id) < ($${values.push(ts)}::timestamptz, $${values.push(id)})`);
-    }
-    return { where, values };
-  };
-  if (f.q) {
-    const { where, values } = filter({ search: false });
-    const window = await sql.query<SubmissionRow>(
-      select(`with recent as materialized (
-          select s.id, s.received_at, s.search from submissions s where ${where.join(' and ')}
-          order by s.received_at desc, s.id desc limit ${SEARCH_WINDOW}),
-        page as (
-          select r.id, r.received_at from recent r where r.search @@ submission_search_query($${values.push(f.q)})
-          order by r.received_at desc, r.id desc limit $${values.push(page.limit)} offset $${values.push(page.offset)})`),
-      values,
-    );
-    if (window.rows.length === page.limit) return window.rows;
-  }
-  const { where, values } = filter({});
-  const text = select(`
+export async function listPage(sql: Sql, f: ListFilter, page: PageSpec): Promise<SubmissionRow[]> {
+  const { where, values } = pageFilter(f, page);
+  const text = pageRows(`
     with page as (
       select s.id, s.received_at from submissions s where ${where.join(' and ')}
       order by s.received_at desc, s.id desc limit $${values.push(page.limit)} offset $${values.push(page.offset)}
@@ -102,15 +85,53 @@ export async function listPage(
   return (await sql.query<SubmissionRow>(text, values)).rows;
 }
 
+/** How many of the newest rows a search reads before it turns to the index (see searchPage). */
+const SEARCH_WINDOW = 5000;
+
 /**
- * How many rows the filter matches: the folder counters when it is only a folder, else a count — of a
- * search, counting stops past `searchCap` (it returns searchCap + 1 then).
+ * A page of a search (`f.q`) and its match count up to `cap` (cap + 1 when there are more). Which way is
+ * fast depends on how common the words are, and Postgres cannot tell for prefixes, so the query says:
+ * - first the newest SEARCH_WINDOW rows the other filters select are read and matched: a common word
+ *   fills the page there, and its count stops at cap + 1 after a short scan;
+ * - otherwise the words are rare (or the form small): every match comes from the GIN index (a
+ *   materialized CTE, so the planner cannot walk the time index hoping to meet matches soon) and is
+ *   sorted and counted — few rows.
  */
-export async function countMatching(sql: Sql, f: ListFilter, searchCap: number): Promise<number> {
+export async function searchPage(sql: Sql, f: ListFilter, page: PageSpec, cap: number): Promise<{ rows: SubmissionRow[]; counted: number }> {
+  const recent = pageFilter(f, page, { search: false });
+  const window = await sql.query<SubmissionRow>(
+    pageRows(`with recent as materialized (
+        select s.id, s.received_at, s.search from submissions s where ${recent.where.join(' and ')}
+        order by s.received_at desc, s.id desc limit ${SEARCH_WINDOW}),
+      page as (
+        select r.id, r.received_at from recent r where r.search @@ submission_search_query($${recent.values.push(f.q)})
+        order by r.received_at desc, r.id desc limit $${recent.values.push(page.limit)} offset $${recent.values.push(page.offset)})`),
+    recent.values,
+  );
+  const all = whereOf(f);
+  if (window.rows.length === page.limit) {
+    const counted = await sql.query<{ n: number }>(`select count(*)::int as n from (select 1 from submissions s where ${all.where.join(' and ')} limit ${cap + 1}) m`, all.values);
+    return { rows: window.rows, counted: counted.rows[0]!.n };
+  }
+  const { where, values } = pageFilter(f, page);
+  const rows = await sql.query<SubmissionRow>(
+    pageRows(`with matches as materialized (select s.id, s.received_at from submissions s where ${where.join(' and ')}),
+      page as (select m.id, m.received_at from matches m order by m.received_at desc, m.id desc
+               limit $${values.push(page.limit)} offset $${values.push(page.offset)})`),
+    values,
+  );
+  const counted = await sql.query<{ n: number }>(
+    `with matches as materialized (select 1 from submissions s where ${all.where.join(' and ')}) select count(*)::int as n from matches`,
+    all.values,
+  );
+  return { rows: rows.rows, counted: Math.min(counted.rows[0]!.n, cap + 1) };
+}
+
+/** How many rows the filter matches: the folder counters when it is only a folder, else a count. */
+export async function countMatching(sql: Sql, f: ListFilter): Promise<number> {
   const { where, values, filtered } = whereOf(f);
   if (filtered) {
-    const limit = f.q ? `limit ${searchCap + 1}` : '';
-    const { rows } = await sql.query<{ n: number }>(`select count(*)::int as n from (select 1 from submissions s where ${where.join(' and ')} ${limit}) m`, values);
+    const { rows } = await sql.query<{ n: number }>(`select count(*)::int as n from submissions s where ${where.join(' and ')}`, values);
     return rows[0]!.n;
   }
   const { rows } = await sql.query<{ n: number }>(

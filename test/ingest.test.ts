@@ -207,6 +207,16 @@ describe('POST /f/{form}: redirects, CORS, idempotency', () => {
     expect((await post('javascript:alert(1)')).headers.location).toBe('https://site.example/thanks');
   });
 
+  it('a field named __proto__ cannot lend the post controls it never sent', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner, { settings: { redirect_url: 'https://site.example/thanks', allowed_origins: ['https://other.example'] } });
+    const res = await t.http.post(form.endpoint).set('Content-Type', 'application/json').send('{"__proto__":{"_gotcha":"bot"},"name":"Ada"}');
+    expect(res.status).toBe(201);
+    const [stored] = await submissionsOf(t, form.id);
+    expect(stored!.status).not.toBe('spam');
+    expect(stored!.payload).toEqual({ name: 'Ada' });
+  });
+
   it("follows _next to the posting page's own origin without configuration, and nowhere else", async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);

@@ -170,8 +170,10 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
     if (body.files.length && !form.fileUploads) {
       throw new AppError('plan_limit_reached', "File uploads are not included in this form's plan.");
     }
-    const posted: Record<string, FieldValue> = {};
-    const controls: Record<string, FieldValue> = {};
+    // Without a prototype: a field named `__proto__` is a field, not a way to give the controls inherited
+    // values (`_next`, `_replyto`, the honeypot) that were never posted as such.
+    const posted: Record<string, FieldValue> = Object.create(null);
+    const controls: Record<string, FieldValue> = Object.create(null);
     for (const [k, v] of Object.entries(withoutTokens(body.fields))) (k.startsWith(CONTROL_PREFIX) ? controls : posted)[k] = v;
     const checked = applySchema({ fields: form.settings.fields, unknownFields: form.settings.unknown_fields, payload: posted, files: body.files });
     if (Object.keys(checked.errors).length) throw fieldErrors(checked.errors);

@@ -232,5 +232,10 @@ describe('full-text search', () => {
     expect((await t.http.get(`/v1/forms/${form.id}/submissions?q=${encodeURIComponent('!!')}`).set(bearer(owner.token))).status).toBe(400);
     const csv = await t.http.get(`/v1/forms/${form.id}/submissions/export?format=json&q=lovelace`).set(bearer(owner.token)).buffer(true);
     expect(JSON.parse(csv.text).map((s: { id: string }) => s.id)).toEqual([ada]);
+    // An edit is searchable at once: the index follows the payload.
+    const edited = await t.http.put(`/v1/forms/${form.id}/submissions/${ada}`).set(bearer(owner.token)).send({ payload: { name: 'Ada Byron' } });
+    expect(edited.status).toBe(200);
+    expect(await search('byron')).toEqual([ada]);
+    expect(await search('lovelace')).toEqual([]);
   });
 });

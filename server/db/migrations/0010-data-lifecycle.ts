@@ -4,42 +4,58 @@ import { Migration } from '@mikro-orm/migrations';
  * Data lifecycle: full-text search over submissions, retention caps per plan, and erasure requests.
  *
  * Search: `submissions.search` is a stored tsvector of every string and number of the payload (at any
- * depth) and the `_replyto` control, lower-cased and unaccented, in the `simple` configuration (no
- * stemming: any language); an address is one word (the parser keeps it whole). Kept by Postgres on
- * every insert and update (a generated column), indexed with the form id (btree_gin) so a query touches
- * only its form's postings. Only the first SEARCHED_CHARS characters are read, and positions are stripped
- * (no phrase search or ranking is offered): a tsvector holds at most 1 MB, and a huge post must still be
- * stored.
+ * depth) and the `_replyto` control, in the `intake_search` configuration: Postgres's `simple` parser and
+ * dictionary (no stemming, no stop words: any language) with `unaccent` before it, so case and accents are
+ * ignored; an address is one word (the parser keeps it whole). Kept by a trigger (built in C by
+ * jsonb_to_tsvector), indexed with the form id (btree_gin) so a query touches only its form's postings. Positions are stripped (no phrase search or ranking is offered), and
+ * a payload too big for that path is read through its first SEARCHED_CHARS characters: a tsvector holds
+ * at most 1 MB, and a huge post must still be stored. The functions name their configuration with this
+ * schema (no `search_path` of a session can change what they compute, and no SET slows each call).
  */
 const SEARCHED_CHARS = 100_000;
+/** Payloads up to this much JSON text go through jsonb_to_tsvector whole. */
+const DIRECT_BYTES = 65_536;
 export class Migration0010DataLifecycle extends Migration {
   override name = '0010-data-lifecycle';
 
   override up(): void {
     this.addSql(`create extension if not exists unaccent;`);
     this.addSql(`create extension if not exists btree_gin;`);
-    // unaccent() is only stable (its dictionary could change); the index needs an immutable wrapper,
-    // pinned to the dictionary this schema holds.
+    this.addSql(`create text search configuration intake_search (copy = simple);`);
+    this.addSql(`alter text search configuration intake_search alter mapping for word, hword, hword_part with unaccent, simple;`);
     this.addSql(`
-      create function intake_unaccent(text) returns text language sql immutable parallel safe strict
-      set search_path from current as $$ select unaccent('unaccent'::regdictionary, $1) $$;`);
+      do $migration$ begin
+        execute format($f$
+          create function submission_search(payload jsonb, metadata jsonb) returns tsvector language sql immutable parallel safe as $$
+            select case when octet_length(payload::text) <= ${DIRECT_BYTES}
+                     then strip(jsonb_to_tsvector('%1$I.intake_search'::regconfig, payload, '["string", "numeric"]'))
+                     else strip(to_tsvector('%1$I.intake_search'::regconfig, left(coalesce(
+                       (select string_agg(v #>> '{}', ' ') from jsonb_path_query(payload, 'strict $.**') v
+                         where jsonb_typeof(v) in ('string', 'number')), ''), ${SEARCHED_CHARS})))
+                   end
+                   || to_tsvector('%1$I.intake_search'::regconfig, coalesce(metadata #>> '{controls,_replyto}', ''))
+          $$;$f$, current_schema());
+        -- A search box's text as a query: its words as the same parser reads them, each a prefix, all required.
+        execute format($f$
+          create function submission_search_query(q text) returns tsquery language sql immutable parallel safe as $$
+            select coalesce(to_tsquery('%1$I.intake_search'::regconfig, string_agg(quote_literal(w) || ':*', ' & ')), ''::tsquery)
+              from unnest(tsvector_to_array(to_tsvector('%1$I.intake_search'::regconfig, q))) w
+          $$;$f$, current_schema());
+      end $migration$;`);
+    // Kept by a trigger, from when a submission leaves `received` (processing's update, or an insert as
+    // spam) and whenever its payload, metadata or status changes. Computing it at receipt would build the
+    // index entries twice (processing's update writes a new row version, with new entries in every index):
+    // a new submission is searchable once processed, typically within a second.
+    this.addSql(`alter table submissions add column search tsvector;`);
     this.addSql(`
-      create function submission_search(payload jsonb, metadata jsonb) returns tsvector language sql immutable parallel safe
-      set search_path from current as $$
-        select strip(to_tsvector('simple'::regconfig, intake_unaccent(lower(left(
-          coalesce(metadata #>> '{controls,_replyto}', '') || ' ' ||
-          coalesce((select string_agg(v #>> '{}', ' ') from jsonb_path_query(payload, 'strict $.**') v
-                     where jsonb_typeof(v) in ('string', 'number')), ''), ${SEARCHED_CHARS})))))
-      $$;`);
-    // A search box's text as a query: its words as the same parser reads them, each a prefix, all required.
-    this.addSql(`
-      create function submission_search_query(q text) returns tsquery language sql immutable parallel safe
-      set search_path from current as $$
-        select coalesce(to_tsquery('simple'::regconfig, string_agg(quote_literal(w) || ':*', ' & ')), ''::tsquery)
-          from unnest(tsvector_to_array(to_tsvector('simple'::regconfig, intake_unaccent(lower(q))))) w
-      $$;`);
-    this.addSql(`alter table submissions add column search tsvector generated always as (submission_search(payload, metadata)) stored;`);
-    this.addSql(`create index submissions_search on submissions using gin (form_id, search);`);
+      create function keep_submission_search() returns trigger language plpgsql as $$
+      begin
+        new.search := case when new.status = 'received' then null else submission_search(new.payload, new.metadata) end;
+        return new;
+      end $$;`);
+    this.addSql(`create trigger submissions_search before insert or update of payload, metadata, status on submissions for each row execute function keep_submission_search();`);
+    this.addSql(`update submissions set search = submission_search(payload, metadata) where status <> 'received';`);
+    this.addSql(`create index submissions_search on submissions using gin (form_id, search) where search is not null;`);
 
     this.addSql(`alter table plans add column max_retention_days integer;`);
     this.addSql(`update plans set max_retention_days = 365 where id = 'free';`);
@@ -71,9 +87,11 @@ export class Migration0010DataLifecycle extends Migration {
     this.addSql(`drop table erasure_requests;`);
     this.addSql(`alter table plans drop column max_retention_days;`);
     this.addSql(`drop index submissions_search;`);
+    this.addSql(`drop trigger submissions_search on submissions;`);
+    this.addSql(`drop function keep_submission_search();`);
     this.addSql(`alter table submissions drop column search;`);
     this.addSql(`drop function submission_search(jsonb, jsonb);`);
     this.addSql(`drop function submission_search_query(text);`);
-    this.addSql(`drop function intake_unaccent(text);`);
+    this.addSql(`drop text search configuration intake_search;`);
   }
 }

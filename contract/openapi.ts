@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { generateSchema } from '@anatine/zod-openapi';
+import { extendApi, generateSchema } from '@anatine/zod-openapi';
 import {
   extractZodObjectShape,
   isAppRoute,
@@ -11,8 +11,9 @@ import {
   type AppRouter,
 } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
-import type { z } from 'zod';
-import { contract, ErrorBody, type RouteMetadata } from './index.ts';
+import { z } from 'zod';
+import { contract, ErrorBody, RateLimitedBody, ValidationErrorBody, type RouteMetadata } from './index.ts';
+import * as pub from './public-endpoint.ts';
 
 type Json = Record<string, unknown>;
 
@@ -265,6 +266,175 @@ function routesOf(router: AppRouter): AppRoute[] {
   return Object.values(router).flatMap((value) => (isAppRoute(value) ? [value] : routesOf(value)));
 }
 
+/** A zod schema as an OpenAPI schema, repaired as every route's are. */
+function schemaOf(type: z.ZodTypeAny, useOutput = true): Json {
+  const schema = generateSchema(type, useOutput) as Json;
+  eachSchema(schema, normalizeSchema);
+  return schema;
+}
+
+const jsonContent = (type: z.ZodTypeAny): Json => ({ 'application/json': { schema: schemaOf(type) } });
+const htmlPage = (what: string): Json => ({ 'text/html': { schema: { type: 'string', description: what } } });
+
+const PUBLIC_TAG = {
+  name: 'Public endpoint',
+  description:
+    'The endpoint websites post their forms to (`<form action="https://…/f/{form}" method="post">`, or `fetch`), with no token. ' +
+    'Browsers are redirected, JSON clients answered in JSON. It is not an SDK, CLI or MCP operation: visitors post to it, not API clients.',
+};
+
+const UploadedFile = extendApi(z.string().describe(`A file: a part with a filename, at most ${pub.PUBLIC_POST_LIMITS.fileBytes / 1024 / 1024} MB.`), {
+  format: 'binary',
+});
+
+const MultipartPost = z
+  .object(pub.ControlFields)
+  .catchall(z.union([pub.FieldText, UploadedFile, z.array(z.union([pub.FieldText, UploadedFile]))]))
+  .describe(pub.MULTIPART_RULES);
+
+const EXAMPLE_POST = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello!', _subject: 'Website enquiry', [pub.DEFAULT_HONEYPOT_FIELD]: '' };
+
+/**
+ * `POST /f/{form}` and its CORS preflight, described from the zod schemas of contract/public-endpoint.ts
+ * (the endpoint itself is server/ingest/router.ts; a test posts to it and checks every answer against this).
+ */
+function publicEndpointPaths(): Json {
+  const L = pub.PUBLIC_POST_LIMITS;
+  const parameter = (name: string, where: 'path' | 'header', type: z.ZodTypeAny) => {
+    const { description, ...schema } = schemaOf(type, false);
+    return { name, in: where, required: where === 'path', description, schema };
+  };
+  const formParam = parameter('form', 'path', pub.PublicFormParam.shape.form);
+  const bodySchema = (type: z.ZodTypeAny, maxProperties: number) => ({ ...schemaOf(type, false), maxProperties });
+  const allowOrigin = {
+    'Access-Control-Allow-Origin': {
+      description: "When the request's `Origin` may post to the form: that origin, or `*` when the form allows any.",
+      schema: { type: 'string' },
+    },
+  };
+  const post = {
+    summary: 'Post a submission to a form',
+    description: [
+      'What a website\'s form posts to; no token. Checked in this order: the form is published (404), the `Origin` is allowed (403), ' +
+        'the monthly quota (402) and the flood limit per address (429) — before the body is read — then an `Idempotency-Key` seen in the last ' +
+        '24 hours (answered as its first submission), the body and its limits (400, 413, 415), the plan\'s uploads (402), the field schema ' +
+        '(422), the file storage left (402), the CAPTCHA (422), and the spam filters. Spam is stored and answered exactly like a clean post.',
+      `Limits: ${pub.LIMITS_TEXT} Past a limit the post is refused with 413 (400 for a field name over ${L.fieldName} characters or JSON ` +
+        'nested too deeply), never truncated, and nothing is stored.',
+      'The answer depends on the client: a JSON body, or an `Accept` header preferring `application/json`, gets `201 { ok, id }` and JSON ' +
+        'errors; anyone else (a browser posting a form) is redirected (303), and shown an HTML page for a form that takes no posts (404) ' +
+        'or a post the form refuses (422). CORS: a post from an allowed origin is answered with `Access-Control-Allow-Origin`.',
+    ].join('\n\n'),
+    operationId: 'submitForm',
+    tags: [PUBLIC_TAG.name],
+    security: [],
+    parameters: [
+      formParam,
+      parameter('Idempotency-Key', 'header', pub.IdempotencyKey),
+    ],
+    requestBody: {
+      required: true,
+      description: 'The form\'s fields, as a browser posts them (urlencoded, or multipart with files) or as JSON (also `application/*+json`).',
+      content: {
+        'application/x-www-form-urlencoded': { schema: bodySchema(pub.UrlencodedPost, L.fields), example: EXAMPLE_POST },
+        'multipart/form-data': { schema: bodySchema(MultipartPost, L.fields + L.files) },
+        'application/json': { schema: bodySchema(pub.JsonPost, L.fields), example: EXAMPLE_POST },
+      },
+    },
+    responses: {
+      '201': {
+        description:
+          'Stored (JSON clients). Spam is answered exactly like this, so a sender cannot tell; a repeated `Idempotency-Key` answers with ' +
+          'the first submission\'s `id`.',
+        headers: allowOrigin,
+        content: jsonContent(pub.SubmissionAccepted),
+      },
+      '303': {
+        description:
+          'Stored (browsers and other non-JSON clients): go to `_next` when it is permitted, else to the form\'s `redirect_url`, else to ' +
+          'the built-in thank-you page `/f/{form}/thanks`, which links back to the posting page. Spam and repeated keys are answered alike.',
+        headers: { Location: { description: 'Where the browser goes next.', schema: { type: 'string', format: 'uri-reference' } } },
+      },
+      '400': {
+        description:
+          'The body or a header cannot be read; nothing was stored. `invalid_json` for malformed JSON; `validation_failed` with `details` ' +
+          'for a malformed urlencoded or multipart body, invalid UTF-8, NUL characters or unpaired surrogates, an empty or over-long ' +
+          'field name, JSON that is not one object or is nested too deeply, a multipart part without a name, an interrupted upload, or an ' +
+          `\`Idempotency-Key\` over ${pub.IDEMPOTENCY_KEY_MAX} characters.`,
+        content: jsonContent(ValidationErrorBody),
+      },
+      '402': {
+        description:
+          "The team's plan refuses the post; nothing was stored: its monthly submissions are used up (`quota_exceeded`), it has no file " +
+          'uploads (`plan_limit_reached`, answered at the first file part), or the files would pass its storage (`plan_limit_reached`, with `limit`).',
+        content: jsonContent(pub.PublicPaymentRequiredBody),
+      },
+      '403': {
+        description: "The request's `Origin` is not one of the form's `allowed_origins` (a form without any takes every origin).",
+        content: jsonContent(pub.ForbiddenOriginBody),
+      },
+      '404': {
+        description:
+          'No published form has this id: unknown, a draft (the message says so), unpublished or deleted. A browser navigating ' +
+          '(`Accept` preferring `text/html`) gets an HTML page.',
+        content: { ...jsonContent(pub.PublicNotFoundBody), ...htmlPage('A page saying the form takes no submissions.') },
+      },
+      '413': {
+        description:
+          'A limit was crossed (too many fields or files, a value, file or body too large); nothing was stored. An upload is answered as ' +
+          'soon as it crosses the limit, with `Connection: close`.',
+        content: jsonContent(pub.PayloadTooLargeBody),
+      },
+      '415': {
+        description: 'The body is not `application/x-www-form-urlencoded`, `multipart/form-data` or JSON.',
+        content: jsonContent(pub.UnsupportedMediaTypeBody),
+      },
+      '422': {
+        description:
+          'The post is well-formed but the form refuses it; nothing was stored. `validation_failed` with `fields` (per posted field, what ' +
+          'to fix) when it breaks the field schema; `captcha_failed` when the CAPTCHA token is missing or refused. JSON clients get JSON, ' +
+          'everyone else an HTML page listing what to fix.',
+        content: { ...jsonContent(pub.PostRefusedBody), ...htmlPage('A page listing what to fix, with a link back to the posting page.') },
+      },
+      '429': {
+        description:
+          'Too many posts from this address to this form this minute (the flood limit); nothing was stored. Below it, past the rate ' +
+          'limit, posts are stored as spam (`rate_limited`) and answered as usual.',
+        headers: { 'Retry-After': { description: 'Seconds until the window resets (as `retry_after`).', schema: { type: 'integer' } } },
+        content: jsonContent(RateLimitedBody),
+      },
+      '500': {
+        description: 'The files could not be stored, or another failure on our side; nothing was kept. The `X-Request-Id` header identifies the request.',
+        content: jsonContent(ErrorBody),
+      },
+    },
+  };
+  const options = {
+    summary: 'CORS preflight for a form',
+    description:
+      'What a browser asks before a cross-origin post it cannot send plainly (JSON, an `Idempotency-Key`). When the `Origin` may post to ' +
+      "the form (any origin when its `allowed_origins` is empty), the 204 carries the `Access-Control-Allow-*` headers; otherwise it has " +
+      'none, and the browser does not send the post.',
+    operationId: 'preflightForm',
+    tags: [PUBLIC_TAG.name],
+    security: [],
+    parameters: [formParam],
+    responses: {
+      '204': {
+        description: 'No content; the CORS headers when the origin is allowed.',
+        headers: {
+          ...allowOrigin,
+          'Access-Control-Allow-Methods': { description: '`POST, OPTIONS`.', schema: { type: 'string' } },
+          'Access-Control-Allow-Headers': { description: '`Content-Type, Accept, Idempotency-Key, X-Requested-With`.', schema: { type: 'string' } },
+          'Access-Control-Max-Age': { description: 'Seconds the browser may keep the answer (600).', schema: { type: 'integer' } },
+        },
+      },
+      '404': { description: 'No published form has this id.', content: jsonContent(pub.PublicNotFoundBody) },
+    },
+  };
+  return { '/f/{form}': { options, post } };
+}
+
 /** The document-level tag list: every tag in use, in a fixed order, with its description. */
 function tagList(router: AppRouter): Json[] {
   const used = new Set(routesOf(router).map((route) => tagOfPath(route.path)));
@@ -276,8 +446,12 @@ function tagList(router: AppRouter): Json[] {
   }));
 }
 
-/** The OpenAPI document of a ts-rest router (the whole contract unless told otherwise). */
+/**
+ * The OpenAPI document of a ts-rest router (the whole contract unless told otherwise). The whole contract's
+ * document also describes the public form endpoint, which is no contract route (see contract/public-endpoint.ts).
+ */
 export function buildOpenApi(router: AppRouter = contract): Json {
+  const withPublicEndpoint = router === contract;
   const doc = generateOpenApi(
     router,
     {
@@ -287,11 +461,12 @@ export function buildOpenApi(router: AppRouter = contract): Json {
         description:
           'Intake collects form submissions from websites, filters spam and lets you list, edit and export them. ' +
           'Every request carries `Authorization: Bearer <token>`; each operation lists the ability it needs ' +
-          '(also as `x-ability`).',
+          '(also as `x-ability`).' +
+          (withPublicEndpoint ? ' The exception is the public endpoint `POST /f/{form}` that websites post their forms to, with no token.' : ''),
         license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
       },
       servers: [{ url: '/', description: 'This Intake server' }],
-      tags: tagList(router),
+      tags: [...(withPublicEndpoint ? [PUBLIC_TAG] : []), ...tagList(router)],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An Intake API token (`intk_…`).' },
@@ -301,6 +476,7 @@ export function buildOpenApi(router: AppRouter = contract): Json {
     },
     { setOperationId: true, operationMapper: (op, route) => mapOperation(op as Json, route) as typeof op },
   );
+  if (withPublicEndpoint) doc.paths = { ...publicEndpointPaths(), ...doc.paths } as typeof doc.paths;
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   for (const schema of Object.values(schemas)) eachSchema(schema, normalizeSchema);
   return doc as unknown as Json;

@@ -4,6 +4,34 @@
  */
 
 export interface paths {
+    "/f/{form}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a submission to a form
+         * @description What a website's form posts to; no token. Checked in this order: the form is published (404), the `Origin` is allowed (403), the monthly quota (402) and the flood limit per address (429) — before the body is read — then an `Idempotency-Key` seen in the last 24 hours (answered as its first submission), the body and its limits (400, 413, 415), the plan's uploads (402), the field schema (422), the file storage left (402), the CAPTCHA (422), and the spam filters. Spam is stored and answered exactly like a clean post.
+         *
+         *     Limits: at most 200 fields, names of at most 64 characters, values of at most 64 KB; urlencoded and JSON bodies of at most 1 MB; multipart: at most 10 files of at most 10 MB each (when the plan includes uploads, within its own file limit); JSON nested at most 5 levels, with at most 2000 values in all. Past a limit the post is refused with 413 (400 for a field name over 64 characters or JSON nested too deeply), never truncated, and nothing is stored.
+         *
+         *     The answer depends on the client: a JSON body, or an `Accept` header preferring `application/json`, gets `201 { ok, id }` and JSON errors; anyone else (a browser posting a form) is redirected (303), and shown an HTML page for a form that takes no posts (404) or a post the form refuses (422). CORS: a post from an allowed origin is answered with `Access-Control-Allow-Origin`.
+         */
+        post: operations["submitForm"];
+        delete?: never;
+        /**
+         * CORS preflight for a form
+         * @description What a browser asks before a cross-origin post it cannot send plainly (JSON, an `Idempotency-Key`). When the `Origin` may post to the form (any origin when its `allowed_origins` is empty), the 204 carries the `Access-Control-Allow-*` headers; otherwise it has none, and the browser does not send the post.
+         */
+        options: operations["preflightForm"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me": {
         parameters: {
             query?: never;
@@ -355,6 +383,28 @@ export interface paths {
          * @description Requires the `forms:write` ability.
          */
         delete: operations["forceDeleteForm"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/submissions/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream a form's new submissions as they are processed (server-sent events)
+         * @description With `Accept: text/event-stream`: an open stream of server-sent events, each clean submission once processed (what webhooks are sent), in the order they were processed. Reconnect with `Last-Event-ID` (or `last_event_id`): the events after it are sent first, then new ones, none lost and none twice. Without that Accept header: one JSON answer with the events after `last_event_id` (a poll). At most 5 open streams per token and 20 per team (429 beyond). See docs/listen.md.
+         *
+         *     Requires the `submissions:read` ability.
+         */
+        get: operations["streamSubmissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -720,6 +770,335 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    submitForm: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, at most 255 characters (stored hashed). A post repeating a key this form saw in the last 24 hours stores nothing and answers as the first submission did (its `id`); of two concurrent posts with one key, the first to commit wins. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The form's id (`frm_…`), the last segment of its `endpoint_url`. Any other value answers 404. */
+                form: string;
+            };
+            cookie?: never;
+        };
+        /** @description The form's fields, as a browser posts them (urlencoded, or multipart with files) or as JSON (also `application/*+json`). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com",
+                 *       "message": "Hello!",
+                 *       "_subject": "Website enquiry",
+                 *       "_gotcha": ""
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The sender's address: the notification e-mail's Reply-To and the autoresponder's recipient, checked against the form's blocked e-mails. */
+                    _replyto?: string;
+                    /** @description The notification e-mail's subject (its first 200 characters). */
+                    _subject?: string;
+                    /** @description Where a browser goes after posting (303), instead of the form's `redirect_url` or the thank-you page — followed only when its origin is the posting page's, the `redirect_url`'s or one of the form's `allowed_origins`. */
+                    _next?: string;
+                    /** @description The honeypot: leave it empty, in an input people do not see. A post that fills it is kept as spam (`honeypot_filled`) and answered as any other. `_gotcha` unless the form's `settings.honeypot_field` names another `_…` field. */
+                    _gotcha?: string;
+                    /** @description The Cloudflare Turnstile widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+                    "cf-turnstile-response"?: string;
+                    /** @description The hCaptcha widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+                    "h-captcha-response"?: string;
+                    /** @description The reCAPTCHA (v2 or v3) widget's token (hCaptcha fills it too), verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+                    "g-recaptcha-response"?: string;
+                } & {
+                    [key: string]: string | string[];
+                };
+                "multipart/form-data": {
+                    /** @description The sender's address: the notification e-mail's Reply-To and the autoresponder's recipient, checked against the form's blocked e-mails. */
+                    _replyto?: string;
+                    /** @description The notification e-mail's subject (its first 200 characters). */
+                    _subject?: string;
+                    /** @description Where a browser goes after posting (303), instead of the form's `redirect_url` or the thank-you page — followed only when its origin is the posting page's, the `redirect_url`'s or one of the form's `allowed_origins`. */
+                    _next?: string;
+                    /** @description The honeypot: leave it empty, in an input people do not see. A post that fills it is kept as spam (`honeypot_filled`) and answered as any other. `_gotcha` unless the form's `settings.honeypot_field` names another `_…` field. */
+                    _gotcha?: string;
+                    /** @description The Cloudflare Turnstile widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+                    "cf-turnstile-response"?: string;
+                    /** @description The hCaptcha widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+                    "h-captcha-response"?: string;
+                    /** @description The reCAPTCHA (v2 or v3) widget's token (hCaptcha fills it too), verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+                    "g-recaptcha-response"?: string;
+                } & {
+                    [key: string]: string | (string)[];
+                };
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com",
+                 *       "message": "Hello!",
+                 *       "_subject": "Website enquiry",
+                 *       "_gotcha": ""
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The sender's address: the notification e-mail's Reply-To and the autoresponder's recipient, checked against the form's blocked e-mails. */
+                    _replyto?: string;
+                    /** @description The notification e-mail's subject (its first 200 characters). */
+                    _subject?: string;
+                    /** @description Where a browser goes after posting (303), instead of the form's `redirect_url` or the thank-you page — followed only when its origin is the posting page's, the `redirect_url`'s or one of the form's `allowed_origins`. */
+                    _next?: string;
+                    /** @description The honeypot: leave it empty, in an input people do not see. A post that fills it is kept as spam (`honeypot_filled`) and answered as any other. `_gotcha` unless the form's `settings.honeypot_field` names another `_…` field. */
+                    _gotcha?: string;
+                    /** @description The Cloudflare Turnstile widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+                    "cf-turnstile-response"?: string;
+                    /** @description The hCaptcha widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+                    "h-captcha-response"?: string;
+                    /** @description The reCAPTCHA (v2 or v3) widget's token (hCaptcha fills it too), verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+                    "g-recaptcha-response"?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Stored (JSON clients). Spam is answered exactly like this, so a sender cannot tell; a repeated `Idempotency-Key` answers with the first submission's `id`. */
+            201: {
+                headers: {
+                    /** @description When the request's `Origin` may post to the form: that origin, or `*` when the form allows any. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        /** @description The submission id (`subm_…`); for a repeated `Idempotency-Key`, the first submission's. */
+                        id: string;
+                    };
+                };
+            };
+            /** @description Stored (browsers and other non-JSON clients): go to `_next` when it is permitted, else to the form's `redirect_url`, else to the built-in thank-you page `/f/{form}/thanks`, which links back to the posting page. Spam and repeated keys are answered alike. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body or a header cannot be read; nothing was stored. `invalid_json` for malformed JSON; `validation_failed` with `details` for a malformed urlencoded or multipart body, invalid UTF-8, NUL characters or unpaired surrogates, an empty or over-long field name, JSON that is not one object or is nested too deeply, a multipart part without a name, an interrupted upload, or an `Idempotency-Key` over 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The team's plan refuses the post; nothing was stored: its monthly submissions are used up (`quota_exceeded`), it has no file uploads (`plan_limit_reached`, answered at the first file part), or the files would pass its storage (`plan_limit_reached`, with `limit`). */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Machine-readable error code.
+                         * @enum {string}
+                         */
+                        error: "quota_exceeded" | "plan_limit_reached";
+                        /** @description Human-readable explanation. */
+                        message: string;
+                        /** @description The plan's file storage in bytes, when that is what is reached. */
+                        limit?: number;
+                    };
+                };
+            };
+            /** @description The request's `Origin` is not one of the form's `allowed_origins` (a form without any takes every origin). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Machine-readable error code.
+                         * @enum {string}
+                         */
+                        error: "forbidden";
+                        /** @description Human-readable explanation. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description No published form has this id: unknown, a draft (the message says so), unpublished or deleted. A browser navigating (`Accept` preferring `text/html`) gets an HTML page. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Machine-readable error code.
+                         * @enum {string}
+                         */
+                        error: "not_found";
+                        /** @description Human-readable explanation. */
+                        message: string;
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description A limit was crossed (too many fields or files, a value, file or body too large); nothing was stored. An upload is answered as soon as it crosses the limit, with `Connection: close`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Machine-readable error code.
+                         * @enum {string}
+                         */
+                        error: "payload_too_large";
+                        /** @description Human-readable explanation. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/x-www-form-urlencoded`, `multipart/form-data` or JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Machine-readable error code.
+                         * @enum {string}
+                         */
+                        error: "unsupported_media_type";
+                        /** @description Human-readable explanation. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The post is well-formed but the form refuses it; nothing was stored. `validation_failed` with `fields` (per posted field, what to fix) when it breaks the field schema; `captcha_failed` when the CAPTCHA token is missing or refused. JSON clients get JSON, everyone else an HTML page listing what to fix. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "validation_failed";
+                        message: string;
+                        /** @description Per posted field name, what is wrong, in plain words. */
+                        fields: {
+                            [key: string]: string[];
+                        };
+                    } | {
+                        /**
+                         * @description Machine-readable error code.
+                         * @enum {string}
+                         */
+                        error: "captcha_failed";
+                        /** @description Human-readable explanation. */
+                        message: string;
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description Too many posts from this address to this form this minute (the flood limit); nothing was stored. Below it, past the rate limit, posts are stored as spam (`rate_limited`) and answered as usual. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets (as `retry_after`). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description The files could not be stored, or another failure on our side; nothing was kept. The `X-Request-Id` header identifies the request. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    preflightForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's id (`frm_…`), the last segment of its `endpoint_url`. Any other value answers 404. */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content; the CORS headers when the origin is allowed. */
+            204: {
+                headers: {
+                    /** @description When the request's `Origin` may post to the form: that origin, or `*` when the form allows any. */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @description `POST, OPTIONS`. */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @description `Content-Type, Accept, Idempotency-Key, X-Requested-With`. */
+                    "Access-Control-Allow-Headers"?: string;
+                    /** @description Seconds the browser may keep the answer (600). */
+                    "Access-Control-Max-Age"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No published form has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Machine-readable error code.
+                         * @enum {string}
+                         */
+                        error: "not_found";
+                        /** @description Human-readable explanation. */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -1987,6 +2366,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2186,6 +2572,13 @@ export interface operations {
                             /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                             spam_days?: number | null;
                         };
+                        /**
+                         * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                         * @enum {string}
+                         */
+                        notification_mode?: "instant" | "hourly" | "daily";
+                        /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                        notify_spam?: boolean;
                         custom_rules?: {
                             /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
                             blocked_emails?: string[];
@@ -2316,6 +2709,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2568,6 +2968,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2755,6 +3162,13 @@ export interface operations {
                             /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                             spam_days?: number | null;
                         };
+                        /**
+                         * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                         * @enum {string}
+                         */
+                        notification_mode?: "instant" | "hourly" | "daily";
+                        /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                        notify_spam?: boolean;
                         custom_rules?: {
                             /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
                             blocked_emails?: string[];
@@ -2885,6 +3299,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -3245,6 +3666,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -3481,6 +3909,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -3717,6 +4152,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -4337,6 +4779,184 @@ export interface operations {
                         message?: string;
                     } & {
                         [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    streamSubmissions: {
+        parameters: {
+            query?: {
+                /** @description `spam`: also the submissions filed as spam (at the door or by moderation), as `spam` events. Resume a stream with the same value. */
+                include?: "spam";
+                /** @description Resume after this event id, for clients that cannot send the `Last-Event-ID` header (the header wins when both are sent). Without either: from now on. */
+                last_event_id?: string;
+            };
+            header?: {
+                "last-event-id"?: string;
+            };
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — stream a form's new submissions as they are processed (server-sent events). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The events after `last_event_id`, oldest first; at most 100. */
+                        data: {
+                            /** @description The event id: send it back (`Last-Event-ID` or `last_event_id`) to resume right after this event. */
+                            id: string;
+                            /**
+                             * @description `submission`: a clean submission, once processed. `spam`: one filed as spam (only with `include=spam`).
+                             * @enum {string}
+                             */
+                            event: "submission" | "spam";
+                            /** @description The `submission.created` webhook body. */
+                            submission: {
+                                /** @enum {string} */
+                                type: "submission.created";
+                                /** @description Prefix `subm_`. */
+                                submission_id: string;
+                                form_id: string;
+                                form_name: string;
+                                /** @description ISO 8601, UTC, milliseconds. */
+                                received_at: string;
+                                /** @description The submitted fields. */
+                                payload: {
+                                    [key: string]: unknown;
+                                };
+                                files: {
+                                    id: string;
+                                    filename: string;
+                                    content_type: string;
+                                    /** @description Bytes. */
+                                    size: number;
+                                    /** @description A link valid for 7 days; each visit redirects to a fresh 60-second storage URL. */
+                                    url: string;
+                                }[];
+                                meta: {
+                                    category: string | null;
+                                    /** @description Spam likelihood from moderation, 0 to 1; null for spam caught before moderation. */
+                                    score: number | null;
+                                    referrer: string | null;
+                                    user_agent: string | null;
+                                };
+                            };
+                        }[];
+                        meta: {
+                            /** @description Where this answer ends: pass it as `last_event_id` next time (also when `data` is empty). */
+                            last_event_id: string;
+                            /** @description More events are waiting: ask again at once. */
+                            has_more: boolean;
+                        };
+                    };
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
                     };
                 };
             };

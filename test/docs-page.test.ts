@@ -56,6 +56,22 @@ describe('/v1/docs in headless Chromium', () => {
     await expect(page.locator('#operations-Account-getMe').textContent()).resolves.toContain('/v1/me');
     await expect(page.locator('button.authorize').isVisible()).resolves.toBe(true);
 
+    // The public form endpoint, under its own tag, with no lock: it takes no token.
+    const submit = page.locator('#operations-Public_endpoint-submitForm');
+    await submit.waitFor({ state: 'visible', timeout: 15_000 });
+    await expect(submit.locator('.opblock-summary-method').textContent()).resolves.toBe('POST');
+    await expect(submit.locator('.opblock-summary-path').textContent()).resolves.toContain('/f/{form}');
+    await expect(submit.locator('.authorization__btn').count()).resolves.toBe(0);
+    await expect(page.locator('#operations-Account-getMe .authorization__btn').count()).resolves.toBe(1);
+    await page.locator('#operations-Public_endpoint-preflightForm').waitFor({ state: 'visible', timeout: 15_000 });
+    await submit.locator('.opblock-summary-control').click();
+    const mediaTypes = submit.locator('.opblock-section-request-body select option');
+    await mediaTypes.first().waitFor({ state: 'attached', timeout: 15_000 });
+    await expect(mediaTypes.allTextContents()).resolves.toEqual(['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json']);
+    const statuses = (await submit.locator('.responses-table tr.response .response-col_status').allTextContents()).map((s) => s.trim());
+    expect(statuses).toEqual(['201', '303', '400', '402', '403', '404', '413', '415', '422', '429', '500']);
+    await expect(page.locator('#operations-tag-Public_endpoint').textContent()).resolves.toContain('Public endpoint');
+
     expect(requested.some((url) => url === `${origin}/v1/openapi.json`)).toBe(true);
     expect(requested.filter((url) => !isLocal(url))).toEqual([]);
     expect(consoleErrors).toEqual([]);

@@ -8,6 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ABILITIES, authErrors, contract, ErrorBody } from '../contract/index.ts';
 import { buildOpenApi, openApiText } from '../contract/openapi.ts';
+import { CAPTCHA_TOKEN_FIELDS as DOCUMENTED_TOKEN_FIELDS, DEFAULT_HONEYPOT_FIELD, PUBLIC_POST_LIMITS } from '../contract/public-endpoint.ts';
+import { CAPTCHA_TOKEN_FIELDS } from '../server/domain/captcha.ts';
+import { DEFAULT_SETTINGS } from '../server/domain/form-rules.ts';
+import { INGEST_LIMITS } from '../server/domain/ingest-limits.ts';
 import { startTestApp } from './support/harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking a parsed document
@@ -79,7 +83,9 @@ describe('openapi.json', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     const tagNames = (doc.tags as Json[]).map((t) => t.name);
     const keys = routeKeys(contract);
-    const ops = operations(doc);
+    // Everything but the public form endpoint (below) is a contract route under /v1.
+    const ops = operations(doc).filter((o) => o.path.startsWith('/v1/'));
+    expect(operations(doc).filter((o) => !o.path.startsWith('/v1/')).map((o) => `${o.method} ${o.path}`)).toEqual(['post /f/{form}']);
     expect(ops.length).toBe(keys.size);
     for (const { method, path: p, op } of ops) {
       const where = `${method.toUpperCase()} ${p}`;
@@ -111,6 +117,88 @@ describe('openapi.json', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.text).toBe(COMMITTED);
+  });
+});
+
+describe('the public endpoint POST /f/{form} in openapi.json', () => {
+  const doc = JSON.parse(COMMITTED) as Json;
+  const item = doc.paths['/f/{form}'] as Json;
+  const post = item.post as Json;
+  const MEDIA = ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'];
+
+  it('is an operation with no security, under its own described tag, whose ids are no SDK method', () => {
+    const tag = (doc.tags as Json[]).find((t) => t.name === 'Public endpoint');
+    expect(tag?.description).toMatch(/no token/);
+    for (const [method, op] of [['post', post], ['options', item.options as Json]] as const) {
+      expect(op.security, method).toEqual([]);
+      expect(op.tags, method).toEqual(['Public endpoint']);
+      expect(op.summary && op.description, method).toBeTruthy();
+      expect(op, method).not.toHaveProperty('x-ability');
+      expect(Object.keys(contract), method).not.toContain(op.operationId);
+    }
+    expect([post.operationId, item.options.operationId]).toEqual(['submitForm', 'preflightForm']);
+    const ids = Object.values(doc.paths as Json).flatMap((i) => Object.values(i as Json).map((op) => (op as Json).operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.info.description).toContain('POST /f/{form}');
+  });
+
+  it('takes urlencoded, multipart and JSON bodies with the reserved fields, the form\'s own fields and the limits', () => {
+    expect(post.requestBody.required).toBe(true);
+    expect(Object.keys(post.requestBody.content)).toEqual(MEDIA);
+    for (const media of MEDIA) {
+      const schema = post.requestBody.content[media].schema as Json;
+      expect(Object.keys(schema.properties), media).toEqual(['_replyto', '_subject', '_next', '_gotcha', ...CAPTCHA_TOKEN_FIELDS]);
+      expect(schema.additionalProperties, media).toBeTruthy();
+      expect(schema.maxProperties, media).toBe(INGEST_LIMITS.fields + (media === 'multipart/form-data' ? INGEST_LIMITS.files : 0));
+      expect(schema.description, media).toContain('`_`');
+    }
+    const multipart = JSON.stringify(post.requestBody.content['multipart/form-data'].schema.additionalProperties);
+    expect(multipart).toContain('"format":"binary"');
+    expect(post.requestBody.content['application/x-www-form-urlencoded'].schema.additionalProperties.anyOf[0].maxLength).toBe(INGEST_LIMITS.fieldValueBytes);
+    expect(post.description).toContain(`at most ${INGEST_LIMITS.fields} fields, names of at most ${INGEST_LIMITS.fieldName} characters, values of at most 64 KB`);
+    expect(post.description).toContain('urlencoded and JSON bodies of at most 1 MB');
+    expect(post.description).toContain('at most 10 files of at most 10 MB each');
+    expect(post.description).toContain(`JSON nested at most ${INGEST_LIMITS.jsonDepth} levels`);
+  });
+
+  it('documents limits, token fields and honeypot exactly as the server has them', () => {
+    const { multipartBytes: _whole, ...limits } = INGEST_LIMITS;
+    expect(PUBLIC_POST_LIMITS).toEqual(limits);
+    expect(DOCUMENTED_TOKEN_FIELDS).toEqual(CAPTCHA_TOKEN_FIELDS);
+    expect(DEFAULT_HONEYPOT_FIELD).toBe(DEFAULT_SETTINGS.honeypot_field);
+  });
+
+  it('takes an Idempotency-Key header of at most 255 characters', () => {
+    const params = post.parameters as Json[];
+    expect(params.map((p) => `${p.in}:${p.name}`)).toEqual(['path:form', 'header:Idempotency-Key']);
+    expect(params[1]).toMatchObject({ required: false, schema: { type: 'string', maxLength: 255 } });
+    expect(params[1]!.description).toMatch(/24 hours/);
+  });
+
+  it('lists every answer with its body', () => {
+    const responses = post.responses as Json;
+    expect(Object.keys(responses)).toEqual(['201', '303', '400', '402', '403', '404', '413', '415', '422', '429', '500']);
+    const json = (status: string) => responses[status].content['application/json'].schema as Json;
+    expect(json('201').required).toEqual(['ok', 'id']);
+    expect(responses['303'].headers.Location).toBeTruthy();
+    expect(responses['303'].content).toBeUndefined();
+    expect(json('400').properties.details).toBeTruthy();
+    expect(json('402').properties.error.enum).toEqual(['quota_exceeded', 'plan_limit_reached']);
+    expect(json('403').properties.error.enum).toEqual(['forbidden']);
+    expect(json('404').properties.error.enum).toEqual(['not_found']);
+    expect(json('413').properties.error.enum).toEqual(['payload_too_large']);
+    expect(json('415').properties.error.enum).toEqual(['unsupported_media_type']);
+    expect((json('422').anyOf as Json[]).map((s) => s.properties.error.enum[0])).toEqual(['validation_failed', 'captcha_failed']);
+    expect(json('422').anyOf[0].required).toContain('fields');
+    expect(json('429').required).toContain('retry_after');
+    expect(responses['429'].headers['Retry-After'].schema).toEqual({ type: 'integer' });
+    for (const status of ['404', '422']) expect(Object.keys(responses[status].content), status).toEqual(['application/json', 'text/html']);
+  });
+
+  it('documents the CORS preflight', () => {
+    const options = item.options as Json;
+    expect(Object.keys(options.responses)).toEqual(['204', '404']);
+    expect(Object.keys(options.responses['204'].headers)).toContain('Access-Control-Allow-Origin');
   });
 });
 

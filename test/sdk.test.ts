@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -515,6 +515,7 @@ describe('generated and published artefacts', () => {
     it('builds with sdk/tsconfig.build.json to every file sdk/package.json exports', async () => {
       mkdirSync(pkg);
       copyFileSync(path.join(root, 'sdk/package.json'), path.join(pkg, 'package.json'));
+      cpSync(path.join(root, 'sdk/browser'), path.join(pkg, 'browser'), { recursive: true }); // shipped as written
       await run(process.execPath, [tsc, '-p', path.join(root, 'sdk/tsconfig.build.json'), '--outDir', path.join(pkg, 'dist')]);
       const manifest = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string>> };
       const targets = Object.values(manifest.exports).flatMap((entry) => Object.values(entry));
@@ -529,7 +530,7 @@ describe('generated and published artefacts', () => {
       const packed = await run('npm', ['pack', '--json', '--pack-destination', path.dirname(pkg)], { cwd: pkg, ...npm });
       const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
       const files = info!.files.map((f) => f.path);
-      expect(files).toEqual(expect.arrayContaining(['README.md', 'package.json', 'dist/sdk/index.js', 'dist/sdk/index.d.ts', 'dist/contract/index.js']));
+      expect(files).toEqual(expect.arrayContaining(['README.md', 'package.json', 'dist/sdk/index.js', 'dist/sdk/index.d.ts', 'dist/contract/index.js', 'browser/intake.js']));
       expect(files.filter((f) => f.startsWith('dist/server') || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
       mkdirSync(consumer, { recursive: true });
       writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));

@@ -7,6 +7,7 @@ import { checkReady } from '../domain/health.ts';
 import { ingestRoutes } from '../ingest/router.ts';
 import { fileLinkRoutes } from './file-links.ts';
 import { addressLinkRoutes } from './address-links.ts';
+import { browserHelperRoutes } from './browser-helper.ts';
 import { requireAbility } from './auth.ts';
 import { jsonBody } from './body-parsing.ts';
 import { mcpRoutes } from './mcp.ts';
@@ -44,6 +45,7 @@ export function createApp(ctx: AppContext): express.Express {
   });
   app.use(docsRoutes());
   app.use(ingestRoutes(ctx));
+  app.use(browserHelperRoutes());
   app.use(fileLinkRoutes(ctx));
   app.use(addressLinkRoutes(ctx));
   app.use(mcpRoutes(ctx));

@@ -23,7 +23,7 @@ export type HeadlessBrowser = { context: BrowserContext; close: () => Promise<vo
  * The system's headless Chromium with a fresh profile. A missing browser is an error, not a skip:
  * CI installs it (`apt-get install -y chromium`), so its absence means the check did not run.
  */
-export async function launchChromium(): Promise<HeadlessBrowser> {
+export async function launchChromium(options: { javaScriptEnabled?: boolean } = {}): Promise<HeadlessBrowser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`${CHROMIUM_PATH} is missing: install it with \`apt-get update && apt-get install -y chromium\`.`);
   }
@@ -32,6 +32,8 @@ export async function launchChromium(): Promise<HeadlessBrowser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: OFFLINE_ARGS,
+    // A persistent context's settings are fixed at launch: a page without JavaScript needs its own browser.
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
   });
   return {
     context,

@@ -41,6 +41,7 @@ export const COMMANDS: Record<string, [string, string]> = {
   deleteSubmission: ['submissions', 'delete'],
   bulkSubmissions: ['submissions', 'bulk'],
   exportSubmissions: ['submissions', 'export'],
+  streamSubmissions: ['listen', ''], // its own command: cli/listen.ts
   downloadSubmissionFile: ['submissions', 'download'],
   listWebhooks: ['webhooks', 'list'],
   getWebhook: ['webhooks', 'get'],
@@ -121,7 +122,7 @@ function writeProfiles(p: Profiles): void {
 }
 
 /** INTAKE_URL + INTAKE_TOKEN win; otherwise the profile (`--profile`, else the one last logged in). */
-function connection(profile: string | undefined): { url: string; token: string } {
+export function connection(profile: string | undefined): { url: string; token: string } {
   if (process.env.INTAKE_TOKEN && !profile) return { url: process.env.INTAKE_URL ?? 'http://localhost:3000', token: process.env.INTAKE_TOKEN };
   const saved = readProfiles();
   const name = profile ?? saved.current ?? 'default';
@@ -130,7 +131,7 @@ function connection(profile: string | undefined): { url: string; token: string }
   return found;
 }
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 // --- options from the contract's schemas -----------------------------------------------------------------
 
@@ -348,7 +349,7 @@ async function run(routeKey: string, route: AppRoute, positional: string[], opts
   print(body, Boolean(global.json));
 }
 
-function fail(err: unknown): never {
+export function fail(err: unknown): never {
   if (err instanceof IntakeError) {
     const hint = HINTS[err.code];
     process.stderr.write(`intake: ${err.message}${err.status ? ` (${err.status} ${err.code})` : ''}\n`);
@@ -402,7 +403,7 @@ function addRoute(parent: Command, routeKey: string, route: AppRoute, verb: stri
 }
 
 /** `--profile`: which saved login (`intake login`) a command uses; INTAKE_URL + INTAKE_TOKEN otherwise. */
-function withConnectionOptions(cmd: Command): Command {
+export function withConnectionOptions(cmd: Command): Command {
   return cmd.option('--profile <name>', 'use this saved login instead of INTAKE_URL/INTAKE_TOKEN (default: the last one logged in)');
 }
 
@@ -412,6 +413,7 @@ export function registerApi(program: Command): void {
     if (!isAppRoute(route as AppRoute)) continue;
     const [resource, verb] = COMMANDS[routeKey] ?? [];
     if (!resource) throw new Error(`no CLI command for route ${routeKey}: add it to cli/api.ts COMMANDS`);
+    if (routeKey === 'streamSubmissions') continue; // an open stream, not one answer: `intake listen` (cli/listen.ts)
     let group = groups.get(resource);
     if (!group) {
       const [description, examples] = RESOURCES[resource] ?? [resource, []];

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { Command } from 'commander';
 import { registerAdmin } from './admin.ts';
 import { registerApi } from './api.ts';
+import { registerListen } from './listen.ts';
 import { reportMissingOptionsTogether } from './required-options.ts';
 
 // The server is imported when a command runs, not for `--help` or a usage error: loading it takes a second.
@@ -118,6 +119,7 @@ program
 
 registerAdmin(program);
 registerApi(program);
+registerListen(program);
 reportMissingOptionsTogether(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { accountContract } from './account.ts';
 import { billingContract } from './billing.ts';
 import { erasureContract } from './erasure.ts';
+import { eventsContract } from './events.ts';
 import { formsContract } from './forms.ts';
 import { insightsContract } from './insights.ts';
 import { jobsContract } from './jobs.ts';
@@ -21,6 +22,8 @@ export const contract = c.router(
     ...tokensContract,
     ...billingContract,
     ...formsContract,
+    // Before the submissions routes: express would take `/submissions/stream` for `/submissions/:submission`.
+    ...eventsContract,
     ...submissionsContract,
     ...webhooksContract,
     ...insightsContract,

@@ -11,12 +11,14 @@ import type {
   PlanId,
 } from '../contract/billing.ts';
 import type { ErrorBody, RateLimitedBody, ValidationErrorBody } from '../contract/common.ts';
+import type { StreamedSubmission as StreamedSubmissionSchema, SubmissionEventBatch as SubmissionEventBatchSchema } from '../contract/events.ts';
 import { contract, type Contract } from '../contract/index.ts';
 import type { ErrorCode } from '../contract/errors.ts';
 import type * as forms from '../contract/forms.ts';
 import type * as features from '../contract/form-features.ts';
 import type { Insights } from '../contract/insights.ts';
 import type { Job } from '../contract/jobs.ts';
+import { listenTo, type ListenEvent, type ListenOptions } from './listen.ts';
 import type {
   BulkBody,
   BulkResult,
@@ -32,6 +34,7 @@ import type { CreateWebhookBody, Delivery, DeliveryStatus, Provider, ReplayWebho
 
 export { contract, type Contract };
 export { verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from './webhooks.ts';
+export { parseEventStream, type ListenEvent, type ListenOptions, type SseMessage, type SubmissionCreated } from './listen.ts';
 export type { Ability, Role, Me, ErrorCode };
 /** The closed lists, as const arrays (their element types are the unions above). */
 export { ABILITIES, ROLES } from '../contract/abilities.ts';
@@ -74,6 +77,8 @@ export type Delivery = z.infer<typeof Delivery>;
 export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
 export type Insights = z.infer<typeof Insights>;
 export type Job = z.infer<typeof Job>;
+export type StreamedSubmission = z.infer<typeof StreamedSubmissionSchema>;
+export type SubmissionEventBatch = z.infer<typeof SubmissionEventBatchSchema>;
 export type Category = (typeof import('../contract/submissions.ts').CATEGORIES)[number];
 export type PlanId = z.infer<typeof PlanId>;
 export type BillingTeam = z.infer<typeof BillingTeam>;
@@ -283,6 +288,13 @@ export type IntakeClient = Omit<RawClient, 'exportSubmissions'> & {
   exportSubmissions(args: ExportArgs): Promise<ReadableStream<Uint8Array>>;
   /** Polls `GET /v1/jobs/{id}` until the job succeeds (its final state) or fails (an IntakeError `job_failed`). */
   waitForJob(jobId: string, options?: { intervalMs?: number; timeoutMs?: number; onProgress?: (job: Job) => void }): Promise<Job>;
+  /**
+   * A form's new submissions as they are processed (server-sent events), until `signal` aborts:
+   * `for await (const e of client.listen(form)) console.log(e.submission.payload)`. Reconnects by itself
+   * with the last event id (with backoff) after a dropped connection, so none is lost or repeated; throws
+   * an IntakeError when refused for good (401, 403, 404, or the token revoked while listening).
+   */
+  listen(formId: string, options?: ListenOptions): AsyncGenerator<ListenEvent, void, undefined>;
 };
 
 /**
@@ -320,5 +332,16 @@ export function createClient(options: ClientOptions): IntakeClient {
     }
   }
 
-  return { ...raw, ok, exportSubmissions, waitForJob };
+  function listen(formId: string, listenOptions: ListenOptions = {}) {
+    // Its own fetch: the client's timeout and retries are for requests, not for a stream that stays open.
+    const transport = {
+      url: `${base}/v1/forms/${encodeURIComponent(formId)}/submissions/stream`,
+      token: options.token,
+      fetch: options.fetch ?? globalThis.fetch,
+      error: (response: RawResponse) => new IntakeError(response),
+    };
+    return listenTo(transport, listenOptions);
+  }
+
+  return { ...raw, ok, exportSubmissions, waitForJob, listen };
 }

@@ -14,6 +14,7 @@ import { createApp } from './http/app.ts';
 import { VERSION } from './version.ts';
 import { allJobs, deliveriesMaintenance, embeddableJobs, retentionSweep, weeklyInsights } from './jobs/definitions.ts';
 import { SWEEP_CRON } from './domain/retention.ts';
+import { closeSubmissionStreams } from './domain/submission-stream.ts';
 import { startDeliveryRunner } from './jobs/delivery-runner.ts';
 import { startQueue, type Queue } from './jobs/queue.ts';
 import { workers } from './jobs/workers.ts';
@@ -153,6 +154,8 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       closers.push(['http', () => new Promise((resolve) => server.close(resolve))]);
       log.info({ url }, 'http listening');
     }
+    // Open event streams would keep the HTTP server from closing: they end first (closers run in reverse).
+    closers.push(['submission streams', () => closeSubmissionStreams(ctx)]);
     return { ctx, db, url, close };
   } catch (err) {
     await close();

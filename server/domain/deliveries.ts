@@ -53,7 +53,7 @@ export function attemptDelay(schedule: number[], attempt: number, retryAfter: nu
 }
 
 /** The submission.created event, as every provider renders it; files as signed links valid 7 days. */
-function submissionEvent(ctx: AppContext, s: queries.SubmissionEventRow): SubmissionEvent {
+export function submissionEvent(ctx: AppContext, s: queries.SubmissionEventRow): SubmissionEvent {
   const scope = { teamId: s.team_id, formId: s.form_id, expires: Math.floor(Date.now() / 1000) + EXPORT_LINK_SECONDS };
   return {
     type: 'submission.created',

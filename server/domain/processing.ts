@@ -5,6 +5,7 @@ import * as queries from '../db/queries/processing.ts';
 import { autoresponseEmail, notificationEmail } from '../jobs/definitions.ts';
 import { createSubmissionDeliveries } from './deliveries.ts';
 import { storedSettings } from './form-rules.ts';
+import { announceSubmissionEvent } from './submission-stream.ts';
 import { senderEmail } from './spam.ts';
 
 const local = new LocalProvider();
@@ -49,6 +50,7 @@ export async function processSubmission(
       autoresponse: spam && autoresponds ? ({ skipped: 'spam' } as const) : null,
     } as const;
     if (!(await queries.settleReceived(tx, submissionId, verdict))) return 'skipped' as const;
+    tx.afterCommit(() => announceSubmissionEvent(ctx, row.form_id));
     if (spam) return verdict.status;
     if (row.notification_emails.length) await ctx.queue.send(notificationEmail, { submissionId }, { tx });
     if (autoresponds) await ctx.queue.send(autoresponseEmail, { submissionId }, { tx });

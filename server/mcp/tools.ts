@@ -67,9 +67,12 @@ function describe(routeKey: string, route: AppRoute, ability: string | null): st
   return [route.summary, route.description, `REST: ${route.method} ${route.path}.${needs} ${returns}`].filter(Boolean).join('\n\n');
 }
 
+/** Routes that are no tool: an open event stream is no answer to a call (agents list submissions instead). */
+export const ROUTES_WITHOUT_TOOL: ReadonlySet<string> = new Set(['streamSubmissions']);
+
 /** The tool list, from the contract (computed once). */
 export const toolSpecs: ToolSpec[] = Object.entries(contract as Record<string, unknown>)
-  .filter((entry): entry is [string, AppRoute] => isAppRoute(entry[1] as AppRoute))
+  .filter((entry): entry is [string, AppRoute] => isAppRoute(entry[1] as AppRoute) && !ROUTES_WITHOUT_TOOL.has(entry[0]))
   .map(([routeKey, route]) => {
     const parts = partsOf(route);
     const shape: z.ZodRawShape = {};

@@ -36,11 +36,11 @@ export type Verdict = {
 /**
  * Applies the verdict to a submission still `received`; false when another run got there first. An
  * autoresponse already sent (the submission is processed again: marked not spam) stays recorded, so
- * it is not sent twice.
+ * it is not sent twice. The transaction's id makes it an event of the submission stream (migration 0012).
  */
 export async function settleReceived(sql: Sql, submissionId: string, v: Verdict): Promise<boolean> {
   const { rowCount } = await sql.query(
-    `update submissions set status = $2, spam_reason = $3, category = $4, ai_moderation = $5,
+    `update submissions set status = $2, spam_reason = $3, category = $4, ai_moderation = $5, stream_xid = pg_current_xact_id(),
             autoresponse = case when autoresponse ? 'sent_at' then autoresponse else $6::jsonb end, updated_at = now()
       where id = $1 and status = 'received'`,
     [submissionId, v.status, v.spamReason, v.category, JSON.stringify(v.moderation), v.autoresponse && JSON.stringify(v.autoresponse)],

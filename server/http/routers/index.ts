@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import { accountRouter } from './account.ts';
 import { billingRouter } from './billing.ts';
 import { erasureRouter } from './erasure.ts';
+import { eventsRouter } from './events.ts';
 import { formsRouter } from './forms.ts';
 import { insightsRouter } from './insights.ts';
 import { jobsRouter } from './jobs.ts';
@@ -16,6 +17,7 @@ export function apiHandlers(ctx: AppContext) {
     ...tokensRouter(ctx),
     ...billingRouter(ctx),
     ...formsRouter(ctx),
+    ...eventsRouter(ctx),
     ...submissionsRouter(ctx),
     ...webhooksRouter(ctx),
     ...insightsRouter(ctx),

@@ -1,0 +1,195 @@
+import type { z } from 'zod';
+import type { SubmissionCreatedEvent } from '../contract/events.ts';
+
+/** The `submission.created` webhook body: what each streamed event carries. */
+export type SubmissionCreated = z.infer<typeof SubmissionCreatedEvent>;
+
+/** One event of `client.listen()`. */
+export type ListenEvent = {
+  /** The event id: pass it as `lastEventId` to resume right after this event (in this process or another). */
+  id: string;
+  /** `submission`: a clean submission, processed. `spam`: one filed as spam (only with `include: 'spam'`). */
+  event: 'submission' | 'spam';
+  submission: SubmissionCreated;
+  /** The JSON text exactly as sent: the bytes a webhook receiver would be sent (sign these, not a re-serialisation). */
+  data: string;
+};
+
+export type ListenOptions = {
+  /** Resume after this event id; without it, the stream starts now. */
+  lastEventId?: string;
+  /** Also yield the submissions filed as spam. */
+  include?: 'spam';
+  /** Ends the iteration (without an error) when aborted. */
+  signal?: AbortSignal;
+  /** Called each time a connection is established (again). */
+  onConnect?: () => void;
+  /** Called when the connection was lost or refused for now, before waiting `delayMs` to reconnect. */
+  onReconnect?: (info: { delayMs: number; error: unknown }) => void;
+  /** Backoff between failed connection attempts: full jitter, doubling from `baseDelayMs` up to `maxDelayMs`. Default 500 and 30,000. */
+  backoff?: { baseDelayMs?: number; maxDelayMs?: number };
+};
+
+/** A server-sent message as the EventSource algorithm dispatches it (id persists across messages). */
+export type SseMessage = { id: string | null; event: string; data: string; hasData: boolean; retry: number | null };
+
+/**
+ * Parses a `text/event-stream` body (WHATWG HTML §9.2): lines end in CR, LF or CRLF; `:` starts a comment;
+ * `data` lines are joined with LF; a blank line dispatches. A message with no data still carries its `id`.
+ */
+export async function* parseEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
+  const decoder = new TextDecoder('utf-8');
+  let buffer = '';
+  let lastId: string | null = null;
+  let event = '';
+  let data: string[] = [];
+  let retry: number | null = null;
+  const line = (text: string): SseMessage | null => {
+    if (text === '') {
+      const message = { id: lastId, event: event || 'message', data: data.join('\n'), hasData: data.length > 0, retry };
+      event = '';
+      data = [];
+      retry = null;
+      return message;
+    }
+    if (text.startsWith(':')) return null;
+    const colon = text.indexOf(':');
+    const field = colon < 0 ? text : text.slice(0, colon);
+    let value = colon < 0 ? '' : text.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') data.push(value);
+    else if (field === 'event') event = value;
+    else if (field === 'id' && !value.includes('\u0000')) lastId = value;
+    else if (field === 'retry' && /^\d+$/.test(value)) retry = Number(value);
+    return null;
+  };
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      for (;;) {
+        const end = buffer.search(/[\r\n]/);
+        // A CR at the end of the buffer may be the first half of a CRLF: wait for the next chunk.
+        if (end < 0 || (end === buffer.length - 1 && buffer[end] === '\r' && !done)) break;
+        const text = buffer.slice(0, end);
+        buffer = buffer.slice(end + (buffer[end] === '\r' && buffer[end + 1] === '\n' ? 2 : 1));
+        const message = line(text);
+        if (message) yield message;
+      }
+      if (done) return;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+/** A stream that stays silent this long (three missed heartbeats) is taken for dead and reconnected. */
+const SILENCE_MS = 50_000;
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+export type ListenTransport = {
+  url: string;
+  token: string;
+  fetch: typeof fetch;
+  /** Makes the error for a refused connection or an `error` event (the SDK's IntakeError). */
+  error(response: { status: number; body: unknown; headers: Headers }): Error;
+};
+
+/**
+ * New submissions of a form as they are processed, from `GET /v1/forms/{form}/submissions/stream`, until
+ * `signal` aborts. A dropped connection (or a server shutting down) is reconnected with `Last-Event-ID`,
+ * so every event comes exactly once. Refusals that waiting cannot fix (400, 401, 403, 404, or the stream
+ * ending because the token was revoked or the form deleted) throw.
+ */
+export async function* listenTo(transport: ListenTransport, options: ListenOptions = {}): AsyncGenerator<ListenEvent, void, undefined> {
+  const base = options.backoff?.baseDelayMs ?? 500;
+  const max = options.backoff?.maxDelayMs ?? 30_000;
+  let lastEventId = options.lastEventId ?? null;
+  let failures = 0;
+  let retryMs = 1000;
+  const url = new URL(transport.url);
+  if (options.include) url.searchParams.set('include', options.include);
+
+  while (!options.signal?.aborted) {
+    const connection = new AbortController();
+    const stop = () => connection.abort();
+    options.signal?.addEventListener('abort', stop, { once: true });
+    let delayMs: number;
+    let error: unknown = null;
+    let fatal: Error | null = null;
+    let silence: ReturnType<typeof setTimeout> | null = null;
+    const heard = () => {
+      if (silence) clearTimeout(silence);
+      silence = setTimeout(() => connection.abort(new Error(`no data from the stream for ${SILENCE_MS / 1000} s`)), SILENCE_MS);
+    };
+    try {
+      const res = await transport.fetch(url, {
+        headers: {
+          authorization: `Bearer ${transport.token}`,
+          accept: 'text/event-stream',
+          ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+        },
+        signal: connection.signal,
+      });
+      if (res.status !== 200 || !res.body) {
+        const type = res.headers.get('content-type') ?? '';
+        const body: unknown = type.includes('json') ? await res.json().catch(() => null) : await res.text().catch(() => null);
+        const refused = transport.error({ status: res.status, body, headers: res.headers });
+        if (res.status !== 429 && res.status < 500) throw (fatal = refused);
+        const after = Number(res.headers.get('retry-after'));
+        failures += 1;
+        error = refused;
+        delayMs = Number.isFinite(after) && after > 0 ? Math.min(max, after * 1000) : Math.random() * Math.min(max, base * 2 ** failures);
+      } else {
+        failures = 0;
+        options.onConnect?.();
+        heard();
+        for await (const m of parseEventStream(res.body)) {
+          heard();
+          if (m.retry !== null) retryMs = m.retry;
+          if (m.event === 'error' && m.hasData) {
+            let body: unknown = m.data;
+            try {
+              body = JSON.parse(m.data);
+            } catch {
+              // not JSON: keep the text
+            }
+            const status = typeof (body as { status?: unknown })?.status === 'number' ? (body as { status: number }).status : 500;
+            throw (fatal = transport.error({ status, body, headers: res.headers }));
+          }
+          if (m.id !== null) lastEventId = m.id;
+          if ((m.event === 'submission' || m.event === 'spam') && m.hasData && m.id !== null) {
+            yield { id: m.id, event: m.event, submission: JSON.parse(m.data) as SubmissionCreated, data: m.data };
+          }
+        }
+        // The server ended the stream (it is shutting down): come back after its `retry`.
+        delayMs = retryMs;
+      }
+    } catch (err) {
+      if (options.signal?.aborted) return;
+      if (err === fatal) throw err;
+      failures += 1;
+      error = err;
+      delayMs = Math.random() * Math.min(max, base * 2 ** failures);
+    } finally {
+      if (silence) clearTimeout(silence);
+      options.signal?.removeEventListener('abort', stop);
+      connection.abort();
+    }
+    if (options.signal?.aborted) return;
+    options.onReconnect?.({ delayMs, error });
+    await sleep(delayMs, options.signal);
+  }
+}

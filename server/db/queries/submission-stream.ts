@@ -1,0 +1,119 @@
+import type { Sql, Tx } from '../database.ts';
+import type { SubmissionEventRow } from './deliveries.ts';
+import { USABLE_TOKEN } from './tokens.ts';
+
+/**
+ * The submission stream's reads and its leases (docs/listen.md). A position is a Postgres snapshot
+ * (`pg_snapshot` text): the events a stream has sent are those whose `stream_xid` is visible in it.
+ */
+
+/** The NOTIFY channel processing announces settled submissions on; the payload is the form id. */
+export const STREAM_CHANNEL = 'intake_submission_stream';
+
+export type StreamEventRow = SubmissionEventRow & { stream_xid: string; status: string };
+
+export type StreamRead = {
+  teamId: string;
+  formId: string;
+  /** Events whose transaction is visible in this snapshot were sent. */
+  past: string;
+  /** …and, within the batch read at snapshot `upto`, those up to (xid, id). */
+  within: { upto: string; xid: string; id: string } | null;
+  statuses: string[];
+  limit: number;
+};
+
+/**
+ * The next events of a form after a position, oldest transaction first, and the snapshot they were read
+ * at. Without `within`: every event committed since `past` (as of now). With it: the rest of the batch
+ * that was read at `upto`, whatever committed since then waits for the next read.
+ */
+export async function streamEvents(sql: Sql, q: StreamRead): Promise<{ rows: StreamEventRow[]; snapshot: string }> {
+  const { rows } = await sql.query<StreamEventRow & { snapshot: string; id: string | null }>(
+    `select n.snapshot::text as snapshot, e.*
+       from (select pg_current_snapshot() as snapshot) n
+       left join lateral (
+         select s.id, s.team_id, s.form_id, f.name as form_name, s.received_at, s.payload, s.category,
+                (s.ai_moderation->>'score')::float8 as score, s.metadata->>'referrer' as referrer, s.metadata->>'user_agent' as user_agent,
+                coalesce((select json_agg(json_build_object('id', x.id, 'filename', x.filename, 'content_type', x.content_type, 'size', x.size_bytes)
+                                    order by x.created_at, x.id) from submission_files x where x.submission_id = s.id), '[]') as files,
+                s.stream_xid::text as stream_xid, s.status
+           from submissions s join forms f on f.id = s.form_id and f.deleted_at is null
+          where s.form_id = $1 and s.team_id = $2 and s.status = any($4::text[])
+            and s.stream_xid >= pg_snapshot_xmin($3::pg_snapshot) and not pg_visible_in_snapshot(s.stream_xid, $3::pg_snapshot)
+            and ($5::pg_snapshot is null
+                 or (pg_visible_in_snapshot(s.stream_xid, $5::pg_snapshot) and (s.stream_xid, s.id) > ($6::xid8, $7::text)))
+          order by s.stream_xid, s.id
+          limit $8
+       ) e on true`,
+    [q.formId, q.teamId, q.past, q.statuses, q.within?.upto ?? null, q.within?.xid ?? null, q.within?.id ?? null, q.limit],
+    'intake_stream_events',
+  );
+  return { snapshot: rows[0]!.snapshot, rows: rows.filter((r) => r.id !== null) };
+}
+
+/** Now, as a position: everything committed so far counts as sent. */
+export async function currentSnapshot(sql: Sql): Promise<string> {
+  const { rows } = await sql.query<{ snapshot: string }>('select pg_current_snapshot()::text as snapshot', [], 'intake_stream_snapshot');
+  return rows[0]!.snapshot;
+}
+
+/** Wakes the streams of a form (sent after the commit that made the event, never inside it). */
+export async function announceEvents(sql: Sql, formId: string): Promise<void> {
+  await sql.query('select pg_notify($1, $2)', [STREAM_CHANNEL, formId], 'intake_stream_notify');
+}
+
+export type Lease = { id: string; teamId: string; tokenId: string; formId: string; seconds: number };
+
+/**
+ * Takes a stream lease unless the token or the team already holds `limits` of them (leases not renewed
+ * in time have expired and count for nothing). Serialised per team by a transaction lock, so concurrent
+ * opens on any process cannot both take the last one. Answers which limit refused it, or null.
+ */
+export async function takeLease(sql: Tx, lease: Lease, limits: { token: number; team: number }): Promise<'token' | 'team' | null> {
+  await sql.query('select pg_advisory_xact_lock(781236, hashtext($1))', [lease.teamId]);
+  // Leases of streams that died with their process, any team's: the table stays as small as what is open.
+  await sql.query('delete from submission_streams where expires_at <= now()');
+  const { rows } = await sql.query<{ token: number; team: number }>(
+    `select count(*) filter (where token_id = $2)::int as token, count(*)::int as team
+       from submission_streams where team_id = $1 and expires_at > now()`,
+    [lease.teamId, lease.tokenId],
+  );
+  const held = rows[0]!;
+  if (held.token >= limits.token) return 'token';
+  if (held.team >= limits.team) return 'team';
+  await sql.query(
+    `insert into submission_streams (id, team_id, token_id, form_id, expires_at) values ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
+    [lease.id, lease.teamId, lease.tokenId, lease.formId, lease.seconds],
+  );
+  return null;
+}
+
+export type Renewal = { renewed: boolean; tokenUsable: boolean; formLive: boolean };
+
+/**
+ * Extends a lease while its token still authenticates (not revoked or expired, its member still in the
+ * team) and its form is still live; otherwise leaves it to expire and says why.
+ */
+export async function renewLease(sql: Sql, lease: Lease): Promise<Renewal> {
+  const { rows } = await sql.query<{ token_usable: boolean; form_live: boolean; renewed: boolean }>(
+    `with checks as (
+       select exists (select 1 from api_tokens t join memberships m on m.team_id = t.team_id and m.user_id = t.user_id
+                       where t.id = $2 and t.team_id = $3 and ${USABLE_TOKEN}) as token_usable,
+              exists (select 1 from forms f where f.id = $4 and f.team_id = $3 and f.deleted_at is null) as form_live
+     ), renewed as (
+       update submission_streams set expires_at = now() + make_interval(secs => $5)
+        where id = $1 and (select token_usable and form_live from checks)
+       returning id
+     )
+     select token_usable, form_live, exists (select 1 from renewed) as renewed from checks`,
+    [lease.id, lease.tokenId, lease.teamId, lease.formId, lease.seconds],
+    'intake_stream_renew',
+  );
+  const r = rows[0]!;
+  return { renewed: r.renewed, tokenUsable: r.token_usable, formLive: r.form_live };
+}
+
+export async function dropLease(sql: Sql, id: string): Promise<void> {
+  await sql.query('delete from submission_streams where id = $1', [id]);
+}

@@ -679,7 +679,12 @@ async function measureList(c: BenchContext) {
        select r.id from recent r where r.search @@ submission_search_query($2) order by r.received_at desc, r.id desc limit ${perPage + 1}`,
       [account.formId, 'tanaka'],
     ),
-    searchNameCount: await explain(c.admin, `select count(*) from (select 1 from submissions s where s.form_id = $1 and s.status <> 'spam' and s.search @@ submission_search_query($2) limit 1001) m`, [account.formId, 'tanaka']),
+    searchNameCount: await explain(
+      c.admin,
+      `select count(*) from (select 1 from submissions s where s.form_id = $1 and s.status <> 'spam' and s.search @@ submission_search_query($2)
+         order by s.received_at desc, s.id desc limit 1001) m`,
+      [account.formId, 'tanaka'],
+    ),
     searchAddress: await explain(
       c.admin,
       `with matches as materialized (select s.id, s.received_at from submissions s where s.form_id = $1 and s.status <> 'spam' and s.search @@ submission_search_query($2))

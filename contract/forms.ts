@@ -53,6 +53,10 @@ export const FormSettings = z.object({
   captcha: Captcha,
   autoresponder: Autoresponder.describe('The e-mail sent to the submitter of each clean submission (not on the Free plan).'),
   retention: Retention,
+  notification_mode: z
+    .enum(['instant', 'hourly', 'daily'])
+    .describe('`instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.'),
+  notify_spam: z.boolean().describe('Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false.'),
 });
 export type FormSettings = z.infer<typeof FormSettings>;
 

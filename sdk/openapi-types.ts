@@ -2366,6 +2366,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2565,6 +2572,13 @@ export interface operations {
                             /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                             spam_days?: number | null;
                         };
+                        /**
+                         * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                         * @enum {string}
+                         */
+                        notification_mode?: "instant" | "hourly" | "daily";
+                        /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                        notify_spam?: boolean;
                         custom_rules?: {
                             /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
                             blocked_emails?: string[];
@@ -2695,6 +2709,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -2947,6 +2968,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -3134,6 +3162,13 @@ export interface operations {
                             /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                             spam_days?: number | null;
                         };
+                        /**
+                         * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                         * @enum {string}
+                         */
+                        notification_mode?: "instant" | "hourly" | "daily";
+                        /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                        notify_spam?: boolean;
                         custom_rules?: {
                             /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
                             blocked_emails?: string[];
@@ -3264,6 +3299,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -3624,6 +3666,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -3860,6 +3909,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {
@@ -4096,6 +4152,13 @@ export interface operations {
                                     /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
                                     spam_days: number | null;
                                 };
+                                /**
+                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                                 * @enum {string}
+                                 */
+                                notification_mode: "instant" | "hourly" | "daily";
+                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                                notify_spam: boolean;
                             };
                             /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
                             disabled_rules: {

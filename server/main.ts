@@ -12,7 +12,7 @@ import { migrate, openDatabase, type Database } from './db/database.ts';
 import { clusterDir } from './db/embedded-postgres.ts';
 import { createApp } from './http/app.ts';
 import { VERSION } from './version.ts';
-import { allJobs, deliveriesMaintenance, embeddableJobs, retentionSweep, weeklyInsights } from './jobs/definitions.ts';
+import { allJobs, deliveriesMaintenance, embeddableJobs, notificationDigests, retentionSweep, weeklyInsights } from './jobs/definitions.ts';
 import { SWEEP_CRON } from './domain/retention.ts';
 import { closeSubmissionStreams } from './domain/submission-stream.ts';
 import { startDeliveryRunner } from './jobs/delivery-runner.ts';
@@ -141,6 +141,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       await queue.schedule(deliveriesMaintenance, '*/5 * * * *');
       await queue.schedule(weeklyInsights, '0 6 * * 1');
       await queue.schedule(retentionSweep, SWEEP_CRON);
+      await queue.schedule(notificationDigests, '0 * * * *');
       const runner = startDeliveryRunner(ctx, { version: VERSION });
       closers.push(['webhook deliveries', () => runner.stop()]);
     }

@@ -19,6 +19,10 @@ export type Keys = {
   autoresponseLimits: Buffer;
   /** Encrypts the value an erasure request searches for, until the request has run. */
   erasureValues: Buffer;
+  /** Signs the one-click action links in notification e-mails (`/a/{token}`). */
+  emailActions: Buffer;
+  /** Signs the unsubscribe links of notification e-mails (`/u/{token}`). */
+  unsubscribeLinks: Buffer;
 };
 
 /** HKDF-SHA256 of the server secret, one `info` label per purpose (RFC 5869). */
@@ -32,6 +36,8 @@ export function deriveKeys(secret: Buffer): Keys {
     addressConfirmation: derive('address-confirmation'),
     autoresponseLimits: derive('autoresponse-limits'),
     erasureValues: derive('erasure-values'),
+    emailActions: derive('email-actions'),
+    unsubscribeLinks: derive('unsubscribe-links'),
   };
 }
 

@@ -258,7 +258,12 @@ describe('POST /f/{form}: redirects, CORS, idempotency', () => {
     expect(post.headers['access-control-allow-origin']).toBe('https://site.example');
     const refused = await t.http.post(form.endpoint).set('Origin', 'https://evil.example').type('form').send('a=2');
     expect(refused.status).toBe(403);
+    // The refusal itself is readable by the page (a script can show why), and nothing was stored.
+    expect(refused.headers['access-control-allow-origin']).toBe('*');
     expect(await submissionsOf(t, form.id)).toHaveLength(1);
+    const unknown = await t.http.post('/f/frm_00000000000000000000000000').set('Origin', 'https://site.example').set('Accept', 'application/json').type('form').send('a=3');
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['access-control-allow-origin']).toBe('*');
   });
 
   it('returns the first submission for a repeated Idempotency-Key', async () => {

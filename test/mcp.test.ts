@@ -244,6 +244,7 @@ describe('every tool, called successfully', () => {
     const second = await t.http.post(`/f/${form}`).set('Accept', 'application/json').type('form').send('email=bob@example.com');
     const submission = posted.body.id as string;
     await same('list_form_fields', { form }, `/v1/forms/${form}/fields`);
+    await same('suggest_form_schema', { form }, `/v1/forms/${form}/schema/suggested`);
     await same('list_submissions', { form }, `/v1/forms/${form}/submissions`);
     const detail = await ok('get_submission', { form, submission });
     // File URLs are signed afresh on every read: compare everything else.
@@ -280,6 +281,8 @@ describe('every tool, called successfully', () => {
     await same('list_tokens', {}, '/v1/tokens');
     await ok('revoke_token', { token });
 
+    const erasure = await ok('create_erasure', { email: 'nobody@example.com', dry_run: true });
+    await same('get_erasure', { erasure: erasure.erasure_id }, `/v1/erasure/${erasure.erasure_id}`);
     await ok('bulk_submissions', { form, ids: [submission], action: 'mark_spam' });
     await ok('delete_submission', { form, submission: second.body.id });
     await ok('prune_form_fields', { form });

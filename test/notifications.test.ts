@@ -39,21 +39,29 @@ describe('notification e-mail over SMTP', () => {
       _subject: 'Quote request from the website',
     });
 
+    // One message per address: each carries its own unsubscribe link.
     const [mail] = await mailTo(a);
-    expect(mail!.envelope.to.sort()).toEqual([a, b].sort());
+    const [forB] = await mailTo(b);
+    expect(mail!.envelope.to).toEqual([a]);
+    expect(forB!.envelope.to).toEqual([b]);
     expect(mail!.envelope.from).toBe('notifications@intake.local');
     expect(mail!.header('from')).toBe('Intake <notifications@intake.local>');
-    expect(mail!.header('to')).toBe(`${a}, ${b}`);
+    expect(mail!.header('to')).toBe(a);
     expect(mail!.subject).toBe('Quote request from the website');
     expect(mail!.header('reply-to')).toBe('grace@navy.example');
     expect(mail!.text).toContain('name: Grace Hopper');
     expect(mail!.text).toContain('email: Grace@Navy.example');
     expect(mail!.text).toContain('topic: pricing, demo');
     expect(mail!.text).toContain('message: Could we get a quote for 40 seats? ✓');
-    expect(mail!.text).toContain(`http://intake.test/v1/forms/${form.id}/submissions/${id}`);
+    expect(mail!.text).toMatch(/Mark as spam: http:\/\/intake\.test\/a\/\S+/);
     expect(mail!.text).not.toContain('_subject');
-    // One message for both addresses, sent once.
+    expect(mail!.html).toContain('<th');
+    expect(mail!.header('list-unsubscribe')).toMatch(/^<http:\/\/intake\.test\/u\/\S+>$/);
+    expect(mail!.header('list-unsubscribe')).not.toBe(forB!.header('list-unsubscribe'));
+    // Each address is sent its message once.
+    expect(smtp.messages.filter((m) => m.envelope.to.includes(a))).toHaveLength(1);
     expect(smtp.messages.filter((m) => m.envelope.to.includes(b))).toHaveLength(1);
+    expect(id).toBeTruthy();
     expect((await waitForProcessing(t, id)).status).toBe('processed');
   });
 
@@ -138,13 +146,14 @@ describe('notification e-mail without SMTP', () => {
     while (emls().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     const written = emls();
     expect(written).toHaveLength(1); // the spam wrote none
-    const mail = parseMail(fs.readFileSync(path.join(mailDir(), written[0]!), 'utf8'));
+    const mail = await parseMail(fs.readFileSync(path.join(mailDir(), written[0]!), 'utf8'));
     expect(mail.header('to')).toBe(to);
     expect(mail.header('from')).toBe('Intake <notifications@intake.local>');
     expect(mail.subject).toBe('New submission to Support');
     expect(mail.header('reply-to')).toBe('linus@example.org');
     expect(mail.text).toContain('name: Linus');
     expect(mail.text).toContain('message: The export crashes.');
-    expect(mail.text).toContain(`/submissions/${id}`);
+    expect(mail.html).toContain('The export crashes.');
+    expect(id).toBeTruthy();
   });
 });

@@ -117,6 +117,14 @@ const factories: Record<string, Factory> = {
     await app.ctx.db.query(`insert into jobs (id, team_id, type) values ($1, $2, 'webhook_replay')`, [id, other.teamId]);
     return id;
   },
+  erasure: async (app, other) => {
+    const id = newId('era');
+    await app.ctx.db.query(
+      `insert into erasure_requests (id, team_id, job_id, kind, dry_run) values ($1, $2, $3, 'email', true)`,
+      [id, other.teamId, newId('job')],
+    );
+    return id;
+  },
 };
 
 /** Valid bodies / queries for routes whose schema does not accept an empty one, keyed by route key. */
@@ -125,6 +133,7 @@ const sampleBodies: Record<string, unknown> = {
   createForm: { name: 'security table' },
   bulkSubmissions: { ids: ['subm_00000000000000000000000000'], action: 'mark_spam' },
   createWebhook: { label: 'security table', url: 'https://example.com/hook' },
+  createErasure: { email: 'nobody@example.test', dry_run: true },
 };
 const sampleQueries: Record<string, Record<string, string>> = {};
 

@@ -67,7 +67,7 @@ export async function runErasure(ctx: AppContext, erasureId: string): Promise<vo
   // queue writes the same numbers). A real run counts each batch in the transaction that erases it.
   const wouldErase: queries.ErasedCounts = { submissions: 0, files: 0, deliveriesRedacted: 0, forms: {} };
   for (const formId of await queries.teamFormIds(ctx.db, request.team_id)) {
-    let after: { at: Date; id: string } | null = null;
+    let after: { at: string; id: string } | null = null;
     for (;;) {
       const scanned = await queries.matchingSubmissions(ctx.db, formId, pattern, after, SCAN);
       if (scanned.ids.length && request.dry_run) {

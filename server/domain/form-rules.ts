@@ -28,6 +28,8 @@ export const DEFAULT_SETTINGS: StoredSettings = {
   captcha: null,
   autoresponder: DEFAULT_AUTORESPONDER,
   retention: { submissions_days: null, spam_days: 30 },
+  notification_mode: 'instant',
+  notify_spam: false,
 };
 
 export function checkHoneypotField(name: string): void {
@@ -52,6 +54,8 @@ export function storedSettings(stored: unknown): StoredSettings {
     captcha: s.captcha ?? null,
     autoresponder: { ...DEFAULT_AUTORESPONDER, ...(s.autoresponder ?? {}) },
     retention: { ...DEFAULT_SETTINGS.retention, ...(s.retention ?? {}) },
+    notification_mode: s.notification_mode ?? DEFAULT_SETTINGS.notification_mode,
+    notify_spam: s.notify_spam ?? DEFAULT_SETTINGS.notify_spam,
     ...(s.disabled_rules?.length ? { disabled_rules: s.disabled_rules } : {}),
   };
 }

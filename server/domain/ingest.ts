@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { FormSettings } from '../../contract/forms.ts';
 import type { AppContext } from '../context.ts';
 import * as intake from '../db/queries/intake.ts';
-import { processSubmission } from '../jobs/definitions.ts';
+import { notificationEmail, processSubmission } from '../jobs/definitions.ts';
 import { limitSubject } from './client-address.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
 import { isAllowedOrigin, postingOrigin, redirectTarget } from './form-origins.ts';
@@ -29,6 +29,8 @@ export type PublicForm = {
   settings: FormSettings;
   /** The form's CAPTCHA with its secret still encrypted, or null. */
   captcha: StoredCaptcha | null;
+  /** Spam is notified too (instant mode, with addresses). */
+  notifySpam: boolean;
   monthlyLimit: number | null;
   fileUploads: boolean;
   maxFileBytes: number;
@@ -78,11 +80,13 @@ export type IngestOutcome = {
 };
 
 function toPublicForm(r: intake.PublicFormRow): PublicForm {
+  const stored = storedSettings(r.settings);
   return {
     id: r.id,
     teamId: r.team_id,
-    settings: formSettings(r.settings),
-    captcha: storedSettings(r.settings).captcha,
+    settings: formSettings(stored),
+    captcha: stored.captcha,
+    notifySpam: stored.notify_spam && stored.notification_mode === 'instant' && r.notification_count > 0,
     monthlyLimit: r.monthly_submissions,
     fileUploads: r.file_uploads,
     maxFileBytes: Number(r.max_file_bytes),
@@ -295,7 +299,13 @@ type NewSubmission = {
  */
 async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Promise<{ id: string; replayed: boolean }> {
   const clean = s.spamReason === null;
-  const job = clean ? await ctx.queue.embeddedInsert(processSubmission, { submissionId: s.id }) : null;
+  // A clean post carries its processing job; spam carries its notification when the form asks to hear of spam.
+  const notifySpam = !clean && form.notifySpam;
+  const job = clean
+    ? await ctx.queue.embeddedInsert(processSubmission, { submissionId: s.id })
+    : notifySpam
+      ? await ctx.queue.embeddedInsert(notificationEmail, { submissionId: s.id })
+      : null;
   try {
     await intake.acceptSubmission(
       ctx.db,
@@ -327,5 +337,6 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
     throw err;
   }
   if (clean) ctx.queue.wake(processSubmission);
+  if (notifySpam) ctx.queue.wake(notificationEmail);
   return { id: s.id, replayed: false };
 }

@@ -1,9 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/database.ts';
 import * as queries from '../db/queries/notification-addresses.ts';
 import { confirmAddressEmail } from '../jobs/definitions.ts';
 import { AppError } from './errors.ts';
+import { readToken, signToken } from './signed-tokens.ts';
 
 /**
  * Notification addresses confirm before they receive anything: an address added to a form is sent a
@@ -41,32 +41,22 @@ export async function requestConfirmations(ctx: AppContext, tx: Tx, teamId: stri
   }
 }
 
-function sign(key: Buffer, payload: string): Buffer {
-  return createHmac('sha256', key).update(payload).digest();
-}
-
-/** `base64url(team ␟ address ␟ expiry)` `.` `base64url(HMAC)`, under the address-confirmation key. */
+/** `/v/{token}`: team, address and expiry, signed with the address-confirmation key. */
 export function confirmationToken(key: Buffer, teamId: string, email: string, expires: number): string {
-  const payload = Buffer.from([teamId, email, String(expires)].join('\u001f')).toString('base64url');
-  return `${payload}.${sign(key, payload).toString('base64url')}`;
+  return signToken(key, [teamId, email, String(expires)]);
 }
 
-function readToken(key: Buffer, token: string, now: number): { teamId: string; email: string } {
-  const invalid = new AppError('not_found', 'This confirmation link is not valid. Please use the latest link you were sent.');
-  const [payload, signature, extra] = token.split('.');
-  if (!payload || !signature || extra !== undefined || token.length > 1024) throw invalid;
-  const expected = sign(key, payload);
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid;
-  const [teamId, email, expires] = Buffer.from(payload, 'base64url').toString('utf8').split('\u001f');
-  if (!teamId || !email || !expires) throw invalid;
+function readConfirmation(key: Buffer, token: string, now: number): { teamId: string; email: string } {
+  const parts = readToken(key, token, 3);
+  if (!parts) throw new AppError('not_found', 'This confirmation link is not valid. Please use the latest link you were sent.');
+  const [teamId, email, expires] = parts as [string, string, string];
   if (Number(expires) < now) throw new AppError('not_found', 'This confirmation link has expired. Ask the form\'s owner to save the form again: a new link will be sent.');
   return { teamId, email };
 }
 
 /** Follows a confirmation link: the address is confirmed for the team's forms. */
 export async function confirmByToken(ctx: AppContext, token: string, now = Date.now()): Promise<{ email: string; team: string }> {
-  const { teamId, email } = readToken(ctx.keys.addressConfirmation, token, Math.floor(now / 1000));
+  const { teamId, email } = readConfirmation(ctx.keys.addressConfirmation, token, Math.floor(now / 1000));
   const team = await queries.teamName(ctx.db, teamId);
   if (!team || !(await queries.confirmAddress(ctx.db, teamId, email))) throw new AppError('not_found', 'The team this link was for no longer exists.');
   return { email, team };

@@ -51,8 +51,10 @@ export async function processSubmission(
     } as const;
     if (!(await queries.settleReceived(tx, submissionId, verdict))) return 'skipped' as const;
     tx.afterCommit(() => announceSubmissionEvent(ctx, row.form_id));
+    // Instant notifications (digest forms are told by the digest job); spam only when the form asks.
+    const notify = row.notification_emails.length > 0 && settings.notification_mode === 'instant' && (!spam || settings.notify_spam);
+    if (notify) await ctx.queue.send(notificationEmail, { submissionId }, { tx });
     if (spam) return verdict.status;
-    if (row.notification_emails.length) await ctx.queue.send(notificationEmail, { submissionId }, { tx });
     if (autoresponds) await ctx.queue.send(autoresponseEmail, { submissionId }, { tx });
     await createSubmissionDeliveries(ctx, tx, submissionId, row.form_id);
     return verdict.status;

@@ -44,7 +44,7 @@ export function retentionStatus(facts: queries.RetentionFacts | undefined, now =
     [facts?.oldest_inbox, submissions],
     [facts?.oldest_spam, spam],
   ]
-    .filter((pair): pair is [Date, number] => pair[0] != null && pair[1] !== null)
+    .filter((pair): pair is [string, number] => pair[0] != null && pair[1] !== null)
     .map(([oldest, days]) => nextSweepAt(new Date(Math.max(new Date(oldest).getTime() + days * DAY_MS, now.getTime()))));
   const next = due.length ? new Date(Math.min(...due.map((d) => d.getTime()))) : null;
   return { submissions_days: submissions, spam_days: spam, next_deletion_at: next?.toISOString() ?? null };

@@ -188,6 +188,34 @@ export async function deleteRows(ctx: AppContext, tx: Tx, ids: string[]): Promis
   return { files: keys.length, deliveriesRedacted: await redactForSubmissions(tx, ids) };
 }
 
+export type EmailAction = 'spam' | 'not_spam' | 'delete';
+
+/**
+ * A change made through a signed link of a notification e-mail: there is no caller (the link is the
+ * credential), so the audit event has no actor and names the link. Marking not spam sends the submission
+ * through processing again, trusted, as the API does. Returns false when there was nothing to change.
+ */
+export async function actFromEmail(ctx: AppContext, tx: Tx, s: { id: string; teamId: string; status: string }, action: EmailAction): Promise<boolean> {
+  if (action === 'delete') {
+    await deleteRows(ctx, tx, [s.id]);
+    return true;
+  }
+  const to = action === 'spam' ? 'spam' : 'received';
+  if ((s.status === 'spam') === (to === 'spam')) return false;
+  await queries.setStatus(tx, [s.id], to, action === 'spam' ? 'manual' : null);
+  if (to === 'received') await reprocess(ctx, tx, s.id, true);
+  await queries.insertEvent(tx, {
+    id: newId('evt'),
+    teamId: s.teamId,
+    submissionId: s.id,
+    actorUserId: null,
+    actorTokenId: null,
+    action: `email:${action}`,
+    changes: { status: { from: s.status, to } },
+  });
+  return true;
+}
+
 export async function deleteSubmission(ctx: AppContext, caller: Caller, formId: string, id: string): Promise<void> {
   await assertForm(ctx, caller, formId);
   await ctx.db.transaction(async (tx) => {

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { checkReady } from '../domain/health.ts';
 import { ingestRoutes } from '../ingest/router.ts';
 import { fileLinkRoutes } from './file-links.ts';
-import { addressLinkRoutes } from './address-links.ts';
+import { emailLinkRoutes } from './email-links.ts';
 import { browserHelperRoutes } from './browser-helper.ts';
 import { requireAbility } from './auth.ts';
 import { jsonBody } from './body-parsing.ts';
@@ -47,7 +47,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(ingestRoutes(ctx));
   app.use(browserHelperRoutes());
   app.use(fileLinkRoutes(ctx));
-  app.use(addressLinkRoutes(ctx));
+  app.use(emailLinkRoutes(ctx));
   app.use(mcpRoutes(ctx));
 
   if (ctx.config.validateResponses) app.use('/v1', responseValidation(ctx.log));

@@ -69,3 +69,32 @@ export function addressConfirmedPage(email: string, team: string): string {
 export function linkInvalidPage(message: string): string {
   return page('Link not valid', `<h1>This link is not valid</h1><p>${escapeHtml(message)}</p>`);
 }
+
+/** A POST button to the page's own URL (no script: it works under any CSP and with scripts off). */
+function confirmButton(label: string): string {
+  return `<form method="post"><button type="submit" style="font:inherit;padding:.5rem 1rem;border-radius:6px;border:1px solid #1f2933;background:#1f2933;color:#fff;cursor:pointer">${escapeHtml(label)}</button></form>`;
+}
+
+/** What a one-click action link shows: the action is taken by the button (POST), never by the GET. */
+export function actionPromptPage(a: { label: string; formName: string; receivedAt: string; status: string }): string {
+  return page(
+    a.label,
+    `<h1>${escapeHtml(a.label)}?</h1><p>The submission to <strong>${escapeHtml(a.formName)}</strong> received ${escapeHtml(a.receivedAt)} (now: ${escapeHtml(a.status)}).</p>${confirmButton(a.label)}`,
+  );
+}
+
+export function actionDonePage(message: string): string {
+  return page('Done', `<h1>Done</h1><p>${escapeHtml(message)}</p>`);
+}
+
+export function unsubscribePromptPage(u: { email: string; formName: string; subscribed: boolean }): string {
+  if (!u.subscribed) return unsubscribedPage(u);
+  return page(
+    'Unsubscribe',
+    `<h1>Unsubscribe?</h1><p><strong>${escapeHtml(u.email)}</strong> will no longer be notified of submissions to <strong>${escapeHtml(u.formName)}</strong>.</p>${confirmButton('Unsubscribe')}`,
+  );
+}
+
+export function unsubscribedPage(u: { email: string; formName: string }): string {
+  return page('Unsubscribed', `<h1>Unsubscribed</h1><p><strong>${escapeHtml(u.email)}</strong> is no longer notified of submissions to <strong>${escapeHtml(u.formName)}</strong>.</p>`);
+}

@@ -71,6 +71,12 @@ export function ingestRoutes(ctx: AppContext): Router {
       if (!outcome.bodyKind) req.resume(); // answered without reading the body (an idempotent replay)
       respond(req, res, outcome);
     } catch (err) {
+      // A refusal is readable by the page that posted (the browser helper shows its message), whichever
+      // origin it is: an error body carries nothing the poster did not send or may not know.
+      if (req.headers.origin && !res.getHeader('Access-Control-Allow-Origin')) {
+        res.setHeader('Access-Control-Allow-Origin', '*');
+        res.setHeader('Vary', 'Origin');
+      }
       // A person whose browser posted to a form that takes no posts gets a page, not a JSON body.
       if (err instanceof AppError && err.code === 'not_found' && wantsHtml(req)) {
         closeUnreadBody(req, res);

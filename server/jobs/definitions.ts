@@ -57,6 +57,13 @@ export const retentionSweep: JobDefinition<Record<string, never>> = {
   queue: { retryLimit: 3, retryDelay: 300, expireInSeconds: 3600 },
 };
 
+/** Hourly: the notification digests of forms in `hourly` mode (and at 08:00 UTC those in `daily` mode). */
+export const notificationDigests: JobDefinition<Record<string, never>> = {
+  name: 'notification-digests',
+  payload: z.object({}).strict() as z.ZodType<Record<string, never>>,
+  queue: { retryLimit: 3, retryDelay: 60, expireInSeconds: 1800 },
+};
+
 export const deleteObjects: JobDefinition<{ keys: string[] }> = {
   name: 'delete-objects',
   payload: z.object({ keys: z.array(z.string()).max(1000) }),
@@ -124,7 +131,11 @@ export const insightsDigestEmail: JobDefinition<{ insightId: string }> = {
 };
 
 /** Jobs the one-statement ingest embeds (pg-boss's insert inside its own statement): verified when the queue starts. */
-export const embeddableJobs = [{ job: processSubmission as JobDefinition<unknown>, sample: { submissionId: 'subm_00000000000000000000000000' } }];
+export const embeddableJobs = [
+  { job: processSubmission as JobDefinition<unknown>, sample: { submissionId: 'subm_00000000000000000000000000' } },
+  // Spam the form asks to be told about (notify_spam) carries its notification instead.
+  { job: notificationEmail as JobDefinition<unknown>, sample: { submissionId: 'subm_00000000000000000000000000' } },
+];
 
 export const allJobs: JobDefinition<never>[] = [
   processSubmissionFailed,
@@ -134,6 +145,7 @@ export const allJobs: JobDefinition<never>[] = [
   confirmAddressEmail,
   eraseData,
   retentionSweep,
+  notificationDigests,
   deleteObjects,
   deliverWebhook,
   replayWebhook,

@@ -5,7 +5,7 @@ import { sendAutoresponse } from '../domain/autoresponder.ts';
 import { runErasure } from '../domain/erasure.ts';
 import { sweepRetention } from '../domain/retention.ts';
 import { sendConfirmation } from '../domain/notification-addresses.ts';
-import { sendNotification } from '../domain/notifications.ts';
+import { sendDigests, sendNotification } from '../domain/notifications.ts';
 import { markFailed, processSubmission, recordProcessingError } from '../domain/processing.ts';
 import * as jobs from './definitions.ts';
 import { worker, type JobWorker } from './queue.ts';
@@ -38,6 +38,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
     worker(jobs.notificationEmail, async (c: AppContext, data) => void (await sendNotification(c, data.submissionId)), 2),
     worker(jobs.autoresponseEmail, async (c: AppContext, data) => void (await sendAutoresponse(c, data.submissionId)), 2),
     worker(jobs.confirmAddressEmail, async (c: AppContext, data) => sendConfirmation(c, data), 1),
+    worker(jobs.notificationDigests, async (c: AppContext) => void (await sendDigests(c)), 1),
     worker(jobs.eraseData, async (c: AppContext, data) => runErasure(c, data.erasureId), 1),
     worker(jobs.retentionSweep, async (c: AppContext) => {
       const swept = await sweepRetention(c);

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
 /** A message as a mail client would read it: envelope, decoded headers and the decoded text body. */
@@ -9,7 +10,10 @@ export type ReceivedMail = {
   headers: Map<string, string[]>;
   header(name: string): string | undefined;
   subject: string | undefined;
+  /** The text part (of a multipart message) or the body. */
   text: string;
+  /** The HTML part, when there is one. */
+  html: string | undefined;
   raw: string;
 };
 
@@ -39,8 +43,13 @@ export async function startSmtpTestServer(): Promise<SmtpTestServer> {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const { mailFrom, rcptTo } = session.envelope;
-        messages.push(parseMail(Buffer.concat(chunks).toString('utf8'), { from: mailFrom ? mailFrom.address : null, to: rcptTo.map((r) => r.address) }));
-        callback();
+        parseMail(Buffer.concat(chunks).toString('utf8'), { from: mailFrom ? mailFrom.address : null, to: rcptTo.map((r) => r.address) }).then(
+          (mail) => {
+            messages.push(mail);
+            callback();
+          },
+          (err: Error) => callback(err),
+        );
       });
     },
   });
@@ -63,12 +72,14 @@ export async function startSmtpTestServer(): Promise<SmtpTestServer> {
   };
 }
 
-/** Parses a single-part RFC 5322 message (what Intake sends, and what the .eml files hold). */
-export function parseMail(raw: string, envelope: ReceivedMail['envelope'] = { from: null, to: [] }): ReceivedMail {
+/**
+ * Parses a message as a mail client would: headers unfolded and RFC 2047-decoded (the first value of
+ * each), and the text and HTML parts decoded by a real MIME parser (mailparser).
+ */
+export async function parseMail(raw: string, envelope: ReceivedMail['envelope'] = { from: null, to: [] }): Promise<ReceivedMail> {
   const normalized = raw.replace(/\r\n/g, '\n');
   const split = normalized.indexOf('\n\n');
   const head = split === -1 ? normalized : normalized.slice(0, split);
-  const body = split === -1 ? '' : normalized.slice(split + 2);
   const headers = new Map<string, string[]>();
   for (const line of head.replace(/\n[ \t]+/g, ' ').split('\n')) {
     const colon = line.indexOf(':');
@@ -76,15 +87,10 @@ export function parseMail(raw: string, envelope: ReceivedMail['envelope'] = { fr
     const name = line.slice(0, colon).trim().toLowerCase();
     headers.set(name, [...(headers.get(name) ?? []), decodeEncodedWords(line.slice(colon + 1).trim())]);
   }
-  const encoding = headers.get('content-transfer-encoding')?.[0]?.toLowerCase();
-  const text =
-    encoding === 'quoted-printable'
-      ? decodeQuotedPrintable(body)
-      : encoding === 'base64'
-        ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8')
-        : body;
+  const parsed = await simpleParser(raw);
   const header = (name: string) => headers.get(name.toLowerCase())?.[0];
-  return { envelope, headers, header, subject: header('subject'), text: text.replace(/\n$/, ''), raw };
+  const html = typeof parsed.html === 'string' ? parsed.html : undefined;
+  return { envelope, headers, header, subject: header('subject'), text: (parsed.text ?? '').replace(/\n$/, ''), html, raw };
 }
 
 function decodeQuotedPrintable(body: string): string {

@@ -12,9 +12,11 @@ export type PublicFormRow = {
   file_uploads: boolean;
   max_file_bytes: string;
   storage_bytes: string | null;
+  /** How many notification addresses the form has. */
+  notification_count: number;
 };
 
-const PUBLIC_FORM = `select f.id, f.team_id, f.settings, p.monthly_submissions, p.file_uploads, p.max_file_bytes, p.storage_bytes
+const PUBLIC_FORM = `select f.id, f.team_id, f.settings, cardinality(f.notification_emails) as notification_count, p.monthly_submissions, p.file_uploads, p.max_file_bytes, p.storage_bytes
    from forms f join teams t on t.id = f.team_id join plans p on p.id = t.plan_id
   where f.id = $1 and f.status = 'published' and f.deleted_at is null`;
 

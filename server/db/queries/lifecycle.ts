@@ -7,8 +7,9 @@ export type RetentionFacts = {
   settings: unknown;
   /** The plan's cap on retention in days; null = none. */
   cap: number | null;
-  oldest_inbox: Date | null;
-  oldest_spam: Date | null;
+  /** Timestamps as Postgres prints them (read as text). */
+  oldest_inbox: string | null;
+  oldest_spam: string | null;
 };
 
 /** Per form: its settings, its plan's cap, and the oldest submission of each folder (for next_deletion_at). */
@@ -65,10 +66,11 @@ export async function matchingSubmissions(
   sql: Sql,
   formId: string,
   pattern: string,
-  after: { at: Date; id: string } | null,
+  after: { at: string; id: string } | null,
   scan: number,
-): Promise<{ ids: string[]; last: { at: Date; id: string } | null }> {
-  const { rows } = await sql.query<{ id: string; received_at: Date; hit: boolean }>(
+): Promise<{ ids: string[]; last: { at: string; id: string } | null }> {
+  // received_at as text: microseconds kept, so the keyset never skips or repeats a row.
+  const { rows } = await sql.query<{ id: string; received_at: string; hit: boolean }>(
     `select s.id, s.received_at,
             exists (select 1 from jsonb_path_query(s.payload, 'strict $.**') v
                      where jsonb_typeof(v) in ('string', 'number') and (v #>> '{}') ~* $2)
@@ -103,8 +105,8 @@ export type ErasureRow = {
   files: number;
   deliveries_redacted: number;
   forms: Record<string, number>;
-  created_at: Date;
-  finished_at: Date | null;
+  created_at: string;
+  finished_at: string | null;
 };
 
 const ERASURE_COLUMNS = `id, team_id, job_id, kind, value_encrypted, dry_run, requested_by_token_id, requested_by_user_id, status,

@@ -45,3 +45,8 @@ export async function teamName(sql: Sql, teamId: string): Promise<string | null>
   const { rows } = await sql.query<{ name: string }>('select name from teams where id = $1', [teamId]);
   return rows[0]?.name ?? null;
 }
+
+/** An address that unsubscribed must confirm again before a form of the team notifies it. */
+export async function forgetConfirmation(sql: Sql, teamId: string, email: string): Promise<void> {
+  await sql.query('update notification_addresses set verified_at = null, confirmation_sent_at = null where team_id = $1 and email = $2', [teamId, email]);
+}

@@ -66,26 +66,3 @@ export async function markFailed(sql: Sql, submissionId: string): Promise<void> 
     [submissionId],
   );
 }
-
-export type NotificationRow = {
-  id: string;
-  status: string;
-  payload: Record<string, unknown>;
-  metadata: { controls?: Record<string, unknown> } | null;
-  received_at: string;
-  team_id: string;
-  form_id: string;
-  form_name: string;
-  notification_emails: string[];
-  files: Array<{ filename: string; size: number }>;
-};
-
-export async function findForNotification(sql: Sql, submissionId: string): Promise<NotificationRow | undefined> {
-  const { rows } = await sql.query<NotificationRow>(
-    `select s.id, s.status, s.payload, s.metadata, s.received_at, s.team_id, f.id as form_id, f.name as form_name, f.notification_emails,
-            (select coalesce(json_agg(json_build_object('filename', filename, 'size', size_bytes)), '[]') from submission_files where submission_id = s.id) as files
-       from submissions s join forms f on f.id = s.form_id where s.id = $1`,
-    [submissionId],
-  );
-  return rows[0];
-}

@@ -110,7 +110,12 @@ export async function searchPage(sql: Sql, f: ListFilter, page: PageSpec, cap: n
   );
   const all = whereOf(f);
   if (window.rows.length === page.limit) {
-    const counted = await sql.query<{ n: number }>(`select count(*)::int as n from (select 1 from submissions s where ${all.where.join(' and ')} limit ${cap + 1}) m`, all.values);
+    // Newest first, as the page was found: a common word meets cap + 1 matches after a short walk of the
+    // time index (unordered, the planner collects every posting of the word from the GIN index first).
+    const counted = await sql.query<{ n: number }>(
+      `select count(*)::int as n from (select 1 from submissions s where ${all.where.join(' and ')} order by s.received_at desc, s.id desc limit ${cap + 1}) m`,
+      all.values,
+    );
     return { rows: window.rows, counted: counted.rows[0]!.n };
   }
   const { where, values } = pageFilter(f, page);
@@ -180,8 +185,9 @@ export type AuditEvent = {
   id: string;
   teamId: string;
   submissionId: string;
-  actorUserId: string;
-  actorTokenId: string;
+  /** Null for an action taken through a signed e-mail link (no token: the link was the credential). */
+  actorUserId: string | null;
+  actorTokenId: string | null;
   action: string;
   changes: Record<string, unknown>;
 };

@@ -1,0 +1,100 @@
+import type { Sql } from '../database.ts';
+
+/** What notification e-mails, their digests and their links read and write. */
+
+export type NotifiedFile = { id: string; filename: string; size: number; content_type: string };
+
+export type NotificationRow = {
+  id: string;
+  status: string;
+  spam_reason: string | null;
+  category: string | null;
+  payload: Record<string, unknown>;
+  metadata: { controls?: Record<string, unknown> } | null;
+  /** As Postgres prints it (timestamps are read as text). */
+  received_at: string;
+  team_id: string;
+  form_id: string;
+  form_name: string;
+  settings: unknown;
+  notification_emails: string[];
+  files: NotifiedFile[];
+};
+
+const COLUMNS = `s.id, s.status, s.spam_reason, s.category, s.payload, s.metadata, s.received_at, s.team_id, f.id as form_id, f.name as form_name,
+  f.settings, f.notification_emails,
+  (select coalesce(json_agg(json_build_object('id', x.id, 'filename', x.filename, 'size', x.size_bytes, 'content_type', x.content_type)
+     order by x.created_at, x.id), '[]') from submission_files x where x.submission_id = s.id) as files`;
+
+export async function findForNotification(sql: Sql, submissionId: string): Promise<NotificationRow | undefined> {
+  const { rows } = await sql.query<NotificationRow>(`select ${COLUMNS} from submissions s join forms f on f.id = s.form_id where s.id = $1`, [submissionId]);
+  return rows[0];
+}
+
+export type DigestForm = { id: string; sent_until: string | null };
+
+/** Live forms in this digest mode with notification addresses, and how far their last digest went. */
+export async function digestForms(sql: Sql, mode: 'hourly' | 'daily'): Promise<DigestForm[]> {
+  const { rows } = await sql.query<DigestForm>(
+    `select f.id, d.sent_until from forms f left join notification_digests d on d.form_id = f.id
+      where f.deleted_at is null and f.settings ->> 'notification_mode' = $1 and cardinality(f.notification_emails) > 0
+      order by f.id`,
+    [mode],
+  );
+  return rows;
+}
+
+/** The form's clean, processed submissions received in (from, to], oldest first, at most `limit`. */
+export async function digestSubmissions(sql: Sql, formId: string, from: Date, to: Date, limit: number): Promise<NotificationRow[]> {
+  const { rows } = await sql.query<NotificationRow>(
+    `select ${COLUMNS} from submissions s join forms f on f.id = s.form_id
+      where s.form_id = $1 and s.status = 'processed' and s.received_at > $2 and s.received_at <= $3
+      order by s.received_at, s.id limit $4`,
+    [formId, from, to, limit],
+  );
+  return rows;
+}
+
+export async function countDigestSubmissions(sql: Sql, formId: string, from: Date, to: Date): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(
+    `select count(*)::int as n from submissions s where s.form_id = $1 and s.status = 'processed' and s.received_at > $2 and s.received_at <= $3`,
+    [formId, from, to],
+  );
+  return rows[0]!.n;
+}
+
+/** Records how far the form's digests went; false when another run already went as far. */
+export async function advanceDigest(sql: Sql, formId: string, from: string | null, until: Date): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `insert into notification_digests as d (form_id, sent_until) values ($1, $3)
+       on conflict (form_id) do update set sent_until = excluded.sent_until
+        where d.sent_until is not distinct from $2::timestamptz`,
+    [formId, from, until],
+  );
+  return rowCount > 0;
+}
+
+export type ActionTarget = { id: string; status: string; form_id: string; team_id: string; form_name: string; received_at: string };
+
+/** The submission an e-mail link acts on, with its form (locked when `lock`). */
+export async function findActionTarget(sql: Sql, submissionId: string, lock = false): Promise<ActionTarget | undefined> {
+  const { rows } = await sql.query<ActionTarget>(
+    `select s.id, s.status, s.form_id, s.team_id, f.name as form_name, s.received_at
+       from submissions s join forms f on f.id = s.form_id where s.id = $1 ${lock ? 'for update of s' : ''}`,
+    [submissionId],
+  );
+  return rows[0];
+}
+
+/** The form an unsubscribe link names: its team, name and addresses. */
+export async function findFormAddresses(sql: Sql, formId: string, lock = false): Promise<{ team_id: string; name: string; notification_emails: string[] } | undefined> {
+  const { rows } = await sql.query<{ team_id: string; name: string; notification_emails: string[] }>(
+    `select team_id, name, notification_emails from forms where id = $1 ${lock ? 'for update' : ''}`,
+    [formId],
+  );
+  return rows[0];
+}
+
+export async function setNotificationEmails(sql: Sql, formId: string, emails: string[]): Promise<void> {
+  await sql.query('update forms set notification_emails = $2, updated_at = now() where id = $1', [formId, emails]);
+}

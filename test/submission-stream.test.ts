@@ -349,8 +349,12 @@ describe('access and limits', () => {
     const streams = [listen(owner, form.id), listen(owner, form.id), listen(owner, form.id)];
     await Promise.all(streams.map((s) => s.connected));
     await until('the LISTEN session', async () => (await listening()) === 1);
-    const busy = await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active'`);
-    expect(busy.rows[0]!.n).toBe(1); // this query: no stream holds a query open while idle
+    // Only this query runs: no stream holds a query open while idle.
+    const active = async () =>
+      (await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active'`)).rows[0]!.n;
+    await until('no query but this one', async () => (await active()) === 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await active()).toBe(1);
     for (const s of streams) s.stop();
     await until('the session to be given back', async () => (await listening()) === 0);
   });

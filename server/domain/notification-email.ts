@@ -60,7 +60,7 @@ function textBlock(row: NotificationRow, links: SubmissionLinks): string {
     lines.push('', 'Files (links work for 7 days):');
     for (const f of row.files) lines.push(`  ${f.filename || f.id} (${f.size} bytes): ${links.files[f.id]}`);
   }
-  lines.push('', ...links.actions.map((a) => `${a.label}: ${a.url}`));
+  lines.push('', ...links.actions.map((a) => `${a.label}: ${a.url}`), `Submission ${row.id}`);
   return lines.join('\n');
 }
 
@@ -89,7 +89,8 @@ function htmlBlock(row: NotificationRow, links: SubmissionLinks): string {
   return `<p style="margin:0 0 8px;color:#4b5563">Received ${escapeHtml(iso(row.received_at))}${row.category ? ` · category: <strong>${escapeHtml(row.category)}</strong>` : ''}</p>
 ${v ? `<p style="margin:0 0 8px;color:#b91c1c"><strong>${escapeHtml(v)}</strong></p>` : ''}
 <table style="border-collapse:collapse;width:100%;max-width:640px;table-layout:fixed">${rows}</table>${files}
-<div>${actions}</div>`;
+<div>${actions}</div>
+<p style="margin:8px 0 0;font-size:12px;color:#6b7280">Submission ${escapeHtml(row.id)}</p>`;
 }
 
 function page(title: string, body: string, footer: { text: string; url: string }): string {

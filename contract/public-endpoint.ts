@@ -10,7 +10,7 @@ import { FieldErrorsBody } from './form-features.ts';
  * answer against the document.
  */
 
-/** The endpoint's limits, as server/domain/ingest-limits.ts enforces them (a test keeps the two equal). */
+/** The endpoint's limits: server/domain/ingest-limits.ts enforces exactly these (it spreads them). */
 export const PUBLIC_POST_LIMITS = {
   fields: 200,
   fieldName: 64,

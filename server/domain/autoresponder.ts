@@ -4,6 +4,7 @@ import type Token from 'markdown-it/lib/token.mjs';
 import type { FormSettings } from '../../contract/forms.ts';
 import type { AppContext } from '../context.ts';
 import * as queries from '../db/queries/autoresponses.ts';
+import { valueText } from './display-text.ts';
 import { plainAddress } from './email-address.ts';
 import { storedSettings } from './form-rules.ts';
 import { iso } from './timestamps.ts';
@@ -23,19 +24,10 @@ const PLACEHOLDERS_FILLED = 200;
 
 export type RenderedMail = { subject: string; text: string; html: string };
 
-function valueText(v: unknown): string {
-  let s: string;
-  if (v === null || v === undefined) s = '';
-  else if (Array.isArray(v)) s = v.map(valueText).join(', ');
-  else if (typeof v === 'object') s = JSON.stringify(v);
-  else s = String(v);
-  return s.length > VALUE_CHARS ? `${s.slice(0, VALUE_CHARS)}…` : s;
-}
-
 /** Fills the placeholders of one string with the values as plain text (unknown names: nothing). */
 function filler(payload: Record<string, unknown>): (s: string) => string {
   let filled = 0;
-  return (s) => s.replace(PLACEHOLDER, (_m, name: string) => (filled++ < PLACEHOLDERS_FILLED && Object.hasOwn(payload, name) ? valueText(payload[name]) : ''));
+  return (s) => s.replace(PLACEHOLDER, (_m, name: string) => (filled++ < PLACEHOLDERS_FILLED && Object.hasOwn(payload, name) ? valueText(payload[name], VALUE_CHARS) : ''));
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { CaptchaProvider } from '../../contract/form-features.ts';
+import { CAPTCHA_TOKEN_FIELDS } from '../../contract/public-endpoint.ts';
 
 /**
  * CAPTCHA rules. The widget puts its token in a field of the post (hCaptcha also fills the reCAPTCHA
@@ -6,7 +7,7 @@ import type { CaptchaProvider } from '../../contract/form-features.ts';
  * stores nothing (422 `captcha_failed`); when the provider cannot be reached the post is kept as spam,
  * reason `captcha_unverified`, so nothing a person sent is lost while the provider is down.
  */
-export const CAPTCHA_TOKEN_FIELDS = ['cf-turnstile-response', 'h-captcha-response', 'g-recaptcha-response'] as const;
+export { CAPTCHA_TOKEN_FIELDS };
 
 const TOKEN_FIELD: Record<CaptchaProvider, readonly string[]> = {
   turnstile: ['cf-turnstile-response'],

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { FormSettings, FormSettingsInput } from '../../contract/forms.ts';
+import { DEFAULT_HONEYPOT_FIELD } from '../../contract/public-endpoint.ts';
 import { encryptSecret } from '../webhooks/signing.ts';
 import { DEFAULT_MIN_SCORE, type StoredCaptcha } from './captcha.ts';
 import { checkCustomRegex } from './custom-regex.ts';
@@ -19,7 +20,7 @@ export type StoredSettings = Omit<FormSettings, 'captcha'> & { captcha: StoredCa
 
 export const DEFAULT_SETTINGS: StoredSettings = {
   redirect_url: null,
-  honeypot_field: '_gotcha',
+  honeypot_field: DEFAULT_HONEYPOT_FIELD,
   allowed_origins: [],
   custom_rules: { blocked_emails: [], keywords: [], regex: [] },
   ai_threshold: 0.75,

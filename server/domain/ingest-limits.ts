@@ -1,22 +1,15 @@
+import { PUBLIC_POST_LIMITS } from '../../contract/public-endpoint.ts';
+
 /**
  * Limits of a post to the public endpoint, in one place: the body parsers enforce them while reading,
  * the ingest rules derive the per-form file limit from them. Anything beyond them is refused (413 or
  * 400), never truncated.
  */
 export const INGEST_LIMITS = {
-  fields: 200,
-  fieldName: 64,
-  fieldValueBytes: 64 * 1024,
-  files: 10,
-  /** Per file, whatever the plan allows beyond it (DESIGN: 10 MB per file, 10 files). */
-  fileBytes: 10 * 1024 * 1024,
-  /** urlencoded and JSON bodies */
-  bodyBytes: 1024 * 1024,
+  // The limits the public endpoint documents (openapi.json), defined once in the contract.
+  ...PUBLIC_POST_LIMITS,
   /** multipart as a whole: every file at its limit plus the fields */
-  multipartBytes: 10 * 10 * 1024 * 1024 + 2 * 1024 * 1024,
-  jsonDepth: 5,
-  /** Every value of a JSON body counted: fields, list items, nested keys' values. */
-  jsonValues: 2_000,
+  multipartBytes: PUBLIC_POST_LIMITS.files * PUBLIC_POST_LIMITS.fileBytes + 2 * 1024 * 1024,
 } as const;
 
 /**

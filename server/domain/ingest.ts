@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomInt } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { FormSettings } from '../../contract/forms.ts';
+import { IDEMPOTENCY_KEY_MAX } from '../../contract/public-endpoint.ts';
 import type { AppContext } from '../context.ts';
 import * as intake from '../db/queries/intake.ts';
 import { notificationEmail, processSubmission } from '../jobs/definitions.ts';
@@ -120,8 +121,8 @@ async function notTakingPosts(ctx: AppContext, formId: string): Promise<AppError
 function idempotencyKeyHash(key: string | null): string | null {
   const trimmed = key?.trim();
   if (!trimmed) return null;
-  if (trimmed.length > 255) {
-    throw validationFailed([{ in: 'header', path: 'idempotency-key', message: 'Idempotency-Key is limited to 255 characters.' }]);
+  if (trimmed.length > IDEMPOTENCY_KEY_MAX) {
+    throw validationFailed([{ in: 'header', path: 'idempotency-key', message: `Idempotency-Key is limited to ${IDEMPOTENCY_KEY_MAX} characters.` }]);
   }
   return createHash('sha256').update(trimmed).digest('hex');
 }

@@ -1,4 +1,5 @@
 import type { NotificationRow } from '../db/queries/notifications.ts';
+import { escapeHtml, valueText } from './display-text.ts';
 import { storedSettings } from './form-rules.ts';
 import { iso } from './timestamps.ts';
 
@@ -17,20 +18,8 @@ export type SubmissionLinks = {
 
 export type Rendered = { text: string; html: string };
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
 /** A long value is cut here in the e-mail (the submission itself keeps all of it). */
 const VALUE_CHARS = 4000;
-
-function valueText(v: unknown): string {
-  let s: string;
-  if (v === null || v === undefined) s = '';
-  else if (Array.isArray(v)) s = v.map(valueText).join(', ');
-  else if (typeof v === 'object') s = JSON.stringify(v);
-  else s = String(v);
-  return s.length > VALUE_CHARS ? `${s.slice(0, VALUE_CHARS)}…` : s;
-}
 
 /** The payload as (heading, value) rows: the schema's fields first, in its order, then the rest as posted. */
 export function fieldRows(row: Pick<NotificationRow, 'payload' | 'settings'>): Array<[string, string]> {
@@ -38,10 +27,10 @@ export function fieldRows(row: Pick<NotificationRow, 'payload' | 'settings'>): A
   const inSchema = new Set(fields.map((f) => f.name));
   const own = (name: string) => Object.hasOwn(row.payload, name);
   return [
-    ...fields.filter((f) => own(f.name)).map((f): [string, string] => [f.label ?? f.name, valueText(row.payload[f.name])]),
+    ...fields.filter((f) => own(f.name)).map((f): [string, string] => [f.label ?? f.name, valueText(row.payload[f.name], VALUE_CHARS)]),
     ...Object.entries(row.payload)
       .filter(([k]) => !inSchema.has(k))
-      .map(([k, v]): [string, string] => [k, valueText(v)]),
+      .map(([k, v]): [string, string] => [k, valueText(v, VALUE_CHARS)]),
   ];
 }
 

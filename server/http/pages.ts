@@ -1,7 +1,6 @@
 /** The few HTML pages people (not programs) see: after posting a form, and from links in e-mails. */
 
-export const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { escapeHtml } from '../domain/display-text.ts';
 
 const STYLE = `<style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0;color:#1f2933}
 main{max-width:32rem;padding:2rem}h1{font-size:1.6rem}a{color:#2563eb}ul{padding-left:1.2rem}li{margin:.3rem 0}

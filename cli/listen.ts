@@ -101,10 +101,9 @@ async function listen(o: ListenOpts): Promise<void> {
     onConnect: () => {
       if (connected) return void process.stderr.write(`${paint(32, 'reconnected', colour)}\n`);
       connected = true;
-      process.stderr.write(`${paint(32, 'Ready!', colour)} Listening for submissions to ${o.form}${o.includeSpam ? ' (spam included)' : ''} — Ctrl-C to stop\n`);
-      if (secret) {
-        process.stderr.write(`Forwarding to ${o.forwardTo}, signed with ${paint(1, secret, colour)} (verify as a webhook: verifyWebhook(secret, headers, rawBody))\n`);
-      }
+      // One write: whoever waits for "Ready!" has the secret in the same chunk.
+      const forwarding = secret ? `Forwarding to ${o.forwardTo}, signed with ${paint(1, secret, colour)} (verify as a webhook: verifyWebhook(secret, headers, rawBody))\n` : '';
+      process.stderr.write(`${paint(32, 'Ready!', colour)} Listening for submissions to ${o.form}${o.includeSpam ? ' (spam included)' : ''} — Ctrl-C to stop\n${forwarding}`);
     },
     onReconnect: ({ delayMs, error }) => {
       const why = error instanceof Error ? error.message : error ? String(error) : 'the server ended the stream';

@@ -19,7 +19,9 @@ export const ERROR_CODES = [
   'captcha_failed',
   'plan_lacks_ai',
   'rate_limited',
+  'request_timeout',
   'internal_error',
+  'service_unavailable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -65,7 +65,8 @@ const ERROR_MEANINGS: Record<string, string> = {
   '423': "Locked: the team's plan does not include AI features.",
   '429': 'Rate limit reached (`rate_limited`); retry after `Retry-After` seconds.',
   '500': 'Internal error; the body carries no details, the `X-Request-Id` header identifies the request.',
-  '503': 'Temporarily unavailable; retry later.',
+  '408': 'The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept.',
+  '503': 'Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds.',
 };
 
 /** Calls `visit` on a schema and every schema nested in it (not through `$ref`). */
@@ -206,7 +207,23 @@ function mapResponses(operation: Json, route: AppRoute, ability: string | null):
     }
     out[status] = entry;
   }
+  if ('body' in route && isZodType(route.body)) out['408'] = slowBodyResponse();
+  out['503'] = unavailableResponse();
   return out;
+}
+
+/** Any route with a body can be cut off for a body that crawls (server/http/http-server.ts). */
+function slowBodyResponse(): Json {
+  return { description: ERROR_MEANINGS['408'], content: jsonContent(ErrorBody) };
+}
+
+/** Any route can answer 503 while the database or object storage is unreachable (server/domain/outages.ts). */
+function unavailableResponse(): Json {
+  return {
+    description: ERROR_MEANINGS['503'],
+    headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
+    content: jsonContent(ErrorBody),
+  };
 }
 
 function zodShape(type: unknown): Record<string, unknown> {
@@ -407,6 +424,8 @@ function publicEndpointPaths(): Json {
         description: 'The files could not be stored, or another failure on our side; nothing was kept. The `X-Request-Id` header identifies the request.',
         content: jsonContent(ErrorBody),
       },
+      '408': slowBodyResponse(),
+      '503': unavailableResponse(),
     },
   };
   const options = {

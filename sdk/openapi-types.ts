@@ -958,6 +958,22 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description A limit was crossed (too many fields or files, a value, file or body too large); nothing was stored. An upload is answered as soon as it crosses the limit, with `Connection: close`. */
             413: {
                 headers: {
@@ -1038,6 +1054,24 @@ export interface operations {
             /** @description The files could not be stored, or another failure on our side; nothing was kept. The `X-Request-Id` header identifies the request. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1229,6 +1263,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     listTokens: {
@@ -1342,6 +1394,24 @@ export interface operations {
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1493,9 +1563,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1604,6 +1708,24 @@ export interface operations {
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1732,6 +1854,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getBillingPlan: {
@@ -1847,6 +1987,24 @@ export interface operations {
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1991,6 +2149,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getBillingSubscription: {
@@ -2104,6 +2280,24 @@ export interface operations {
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2235,6 +2429,24 @@ export interface operations {
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2494,6 +2706,24 @@ export interface operations {
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2838,9 +3068,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3084,6 +3348,24 @@ export interface operations {
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3428,9 +3710,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3539,6 +3855,24 @@ export interface operations {
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3795,6 +4129,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     unpublishForm: {
@@ -4025,6 +4377,24 @@ export interface operations {
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4297,6 +4667,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     listFormFields: {
@@ -4419,6 +4807,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     pruneFormFields: {
@@ -4522,6 +4928,24 @@ export interface operations {
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4674,6 +5098,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     forceDeleteForm: {
@@ -4769,6 +5211,24 @@ export interface operations {
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4957,6 +5417,24 @@ export interface operations {
                         message: string;
                         /** @description Seconds until the window resets. */
                         retry_after: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -5155,6 +5633,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     bulkSubmissions: {
@@ -5258,6 +5754,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description The request is too large. */
             413: {
                 headers: {
@@ -5304,6 +5816,24 @@ export interface operations {
                         message: string;
                         /** @description Seconds until the window resets. */
                         retry_after: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -5461,6 +5991,24 @@ export interface operations {
                         message: string;
                         /** @description Seconds until the window resets. */
                         retry_after: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -5668,6 +6216,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     updateSubmission: {
@@ -5850,6 +6416,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
@@ -5880,6 +6462,24 @@ export interface operations {
                         message: string;
                         /** @description Seconds until the window resets. */
                         retry_after: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -6010,6 +6610,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     downloadSubmissionFile: {
@@ -6133,6 +6751,24 @@ export interface operations {
                         message: string;
                         /** @description Seconds until the window resets. */
                         retry_after: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -6293,6 +6929,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     createWebhook: {
@@ -6449,6 +7103,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
@@ -6479,6 +7149,24 @@ export interface operations {
                         message: string;
                         /** @description Seconds until the window resets. */
                         retry_after: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -6641,6 +7329,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     updateWebhook: {
@@ -6791,6 +7497,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
@@ -6821,6 +7543,24 @@ export interface operations {
                         message: string;
                         /** @description Seconds until the window resets. */
                         retry_after: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -6948,6 +7688,24 @@ export interface operations {
                         message: string;
                         /** @description Seconds until the window resets. */
                         retry_after: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -7137,6 +7895,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     replayDelivery: {
@@ -7283,6 +8059,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     replayDeliveryById: {
@@ -7425,6 +8219,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     replayWebhook: {
@@ -7532,6 +8344,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description Conflict with the current state of the resource. */
             409: {
                 headers: {
@@ -7578,6 +8406,24 @@ export interface operations {
                         message: string;
                         /** @description Seconds until the window resets. */
                         retry_after: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -7749,6 +8595,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     regenerateAiInsights: {
@@ -7877,6 +8741,24 @@ export interface operations {
             /** @description Locked: the team's plan does not include AI features. */
             423: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8035,6 +8917,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     createErasure: {
@@ -8141,9 +9041,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8289,6 +9223,24 @@ export interface operations {
             /** @description Unsupported content type: send `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

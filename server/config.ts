@@ -49,6 +49,12 @@ const Env = z.object({
   INTAKE_HCAPTCHA_VERIFY_URL: z.string().url().default('https://api.hcaptcha.com/siteverify'),
   INTAKE_RECAPTCHA_VERIFY_URL: z.string().url().default('https://www.google.com/recaptcha/api/siteverify'),
   INTAKE_CAPTCHA_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5_000),
+  INTAKE_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(10_000),
+  INTAKE_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(300_000),
+  INTAKE_MIN_BODY_RATE: z.coerce.number().int().min(0).default(100),
+  INTAKE_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  INTAKE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(5_000),
+  INTAKE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(25_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -93,6 +99,20 @@ export type Config = {
   /** Each CAPTCHA provider's siteverify endpoint (reCAPTCHA v2 and v3 share one). */
   captchaVerifyUrls: { turnstile: string; hcaptcha: string; recaptcha: string };
   captchaTimeoutMs: number;
+  /** How slow a client may be (slowloris): see server/http/http-server.ts. */
+  http: {
+    /** Time to receive a request's headers. */
+    headersTimeoutMs: number;
+    /** Time to receive a whole request, body included. */
+    requestTimeoutMs: number;
+    /** Bytes per second a request body must keep up (measured over 10 s); 0 turns the check off. */
+    minBodyRate: number;
+    /** A connection with no traffic either way this long is closed (a client that stopped reading). */
+    idleTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+  };
+  /** Time a SIGTERM'd process has to finish in-flight work before it exits anyway. */
+  shutdownTimeoutMs: number;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
 };
 
@@ -150,6 +170,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     verifyNotificationEmailsSet: env.INTAKE_VERIFY_NOTIFICATION_EMAILS !== undefined && env.INTAKE_VERIFY_NOTIFICATION_EMAILS !== '',
     captchaVerifyUrls: { turnstile: e.INTAKE_TURNSTILE_VERIFY_URL, hcaptcha: e.INTAKE_HCAPTCHA_VERIFY_URL, recaptcha: e.INTAKE_RECAPTCHA_VERIFY_URL },
     captchaTimeoutMs: e.INTAKE_CAPTCHA_TIMEOUT_MS,
+    http: {
+      headersTimeoutMs: e.INTAKE_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.INTAKE_REQUEST_TIMEOUT_MS,
+      minBodyRate: e.INTAKE_MIN_BODY_RATE,
+      idleTimeoutMs: e.INTAKE_IDLE_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.INTAKE_KEEP_ALIVE_TIMEOUT_MS,
+    },
+    shutdownTimeoutMs: e.INTAKE_SHUTDOWN_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
   };
 }

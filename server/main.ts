@@ -1,6 +1,4 @@
 import fs from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { LocalProvider } from './ai/local-provider.ts';
@@ -11,6 +9,7 @@ import type { AppContext } from './context.ts';
 import { migrate, openDatabase, type Database } from './db/database.ts';
 import { clusterDir } from './db/embedded-postgres.ts';
 import { createApp } from './http/app.ts';
+import { listenHttp } from './http/http-server.ts';
 import { VERSION } from './version.ts';
 import { allJobs, deliveriesMaintenance, embeddableJobs, notificationDigests, retentionSweep, weeklyInsights } from './jobs/definitions.ts';
 import { SWEEP_CRON } from './domain/retention.ts';
@@ -148,11 +147,10 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
 
     let url: string | null = null;
     if (options.http) {
-      const server: Server = createApp(ctx).listen(config.port, config.host);
-      await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-      const { port } = server.address() as AddressInfo;
-      url = `http://localhost:${port}`;
-      closers.push(['http', () => new Promise((resolve) => server.close(resolve))]);
+      const http = await listenHttp(createApp(ctx), config);
+      url = http.url;
+      // In-flight requests get most of the shutdown budget; the workers' jobs, the rest.
+      closers.push(['http', () => http.close(config.shutdownTimeoutMs / 2)]);
       log.info({ url }, 'http listening');
     }
     // Open event streams would keep the HTTP server from closing: they end first (closers run in reverse).
@@ -182,13 +180,21 @@ export async function runUntilSignal(runtime: Runtime): Promise<void> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
-  runtime.ctx.log.info('shutting down');
+  const { log, config } = runtime.ctx;
+  log.info('shutting down');
   // Shutdown awaits sockets and child processes; a timer keeps Node from exiting half-way if they go quiet.
   const keepAlive = setInterval(() => {}, 1000);
+  // Past the budget the process exits anyway (a supervisor's SIGKILL would come soon after): jobs still
+  // held go back to the queue when their lease expires, and nothing accepted is lost.
+  const deadline = setTimeout(() => {
+    log.warn({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown took too long; exiting');
+    void (runtime.db.embedded?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
+  }, config.shutdownTimeoutMs);
   try {
     await runtime.close();
   } finally {
     clearInterval(keepAlive);
+    clearTimeout(deadline);
   }
 }
 

@@ -177,7 +177,7 @@ describe('the public endpoint POST /f/{form} in openapi.json', () => {
 
   it('lists every answer with its body', () => {
     const responses = post.responses as Json;
-    expect(Object.keys(responses)).toEqual(['201', '303', '400', '402', '403', '404', '413', '415', '422', '429', '500']);
+    expect(Object.keys(responses)).toEqual(['201', '303', '400', '402', '403', '404', '408', '413', '415', '422', '429', '500', '503']);
     const json = (status: string) => responses[status].content['application/json'].schema as Json;
     expect(json('201').required).toEqual(['ok', 'id']);
     expect(responses['303'].headers.Location).toBeTruthy();

@@ -136,6 +136,9 @@ export async function openDatabase(config: Config, opts: OpenOptions): Promise<D
     connectionString: url,
     max,
     idleTimeoutMillis: 30_000,
+    // Waiting for a connection (the pool is busy, or Postgres does not answer) ends in an error that
+    // becomes a 503, instead of a request that hangs.
+    connectionTimeoutMillis: 10_000,
     application_name: opts.applicationName ?? 'intake',
     // Timestamps stay text (microseconds kept: cursors and the ORM both need them); see row-types.ts.
     types: rowTypes,

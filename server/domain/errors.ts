@@ -23,7 +23,9 @@ export const ERROR_STATUS = {
   captcha_failed: 422,
   plan_lacks_ai: 423,
   rate_limited: 429,
+  request_timeout: 408,
   internal_error: 500,
+  service_unavailable: 503,
 } as const satisfies Record<ErrorCode, number>;
 
 export type ErrorDetail = { in: 'body' | 'query' | 'path' | 'header'; path: string; message: string };

@@ -16,6 +16,8 @@ import { docsRoutes } from './docs.ts';
 import { errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.ts';
 import { apiRateLimit } from './rate-limit.ts';
 import { responseValidation } from './response-validation.ts';
+import { minBodyRate } from './http-server.ts';
+import { securityHeaders } from './security-headers.ts';
 import { apiHandlers } from './routers/index.ts';
 
 function requestId(req: Request, res: Response, next: NextFunction) {
@@ -34,6 +36,8 @@ export function createApp(ctx: AppContext): express.Express {
   // dodge the per-IP limits or write metadata.ip.
   app.set('trust proxy', ctx.config.trustProxy);
   app.use(requestId);
+  app.use(securityHeaders);
+  app.use(minBodyRate(ctx.config.http.minBodyRate));
   app.get('/healthz', (_req, res) => void res.json({ ok: true }));
   app.get('/readyz', async (_req, res, next) => {
     try {

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { describeAction, describeUnsubscribe, performAction, unsubscribe } from '../domain/email-links.ts';
 import { AppError } from '../domain/errors.ts';
 import { confirmByToken } from '../domain/notification-addresses.ts';
-import { actionDonePage, actionPromptPage, addressConfirmedPage, linkInvalidPage, unsubscribedPage, unsubscribePromptPage } from './pages.ts';
+import { sendPage, actionDonePage, actionPromptPage, addressConfirmedPage, linkInvalidPage, unsubscribedPage, unsubscribePromptPage } from './pages.ts';
 
 /**
  * The links people follow from e-mails, each answered with a small HTML page:
@@ -19,9 +19,9 @@ export function emailLinkRoutes(ctx: AppContext): Router {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Referrer-Policy', 'no-referrer');
     try {
-      res.type('html').send(await fn(req));
+      sendPage(res, 200, await fn(req));
     } catch (err) {
-      if (err instanceof AppError && err.code === 'not_found') return void res.status(404).type('html').send(linkInvalidPage(err.message));
+      if (err instanceof AppError && err.code === 'not_found') return sendPage(res, 404, linkInvalidPage(err.message));
       next(err);
     }
   };

@@ -3,6 +3,7 @@ import type { RequestValidationError } from '@ts-rest/express';
 import type { ZodError } from 'zod';
 import type { Logger } from 'pino';
 import { AppError, type ErrorDetail } from '../domain/errors.ts';
+import { isOutage, serviceUnavailable } from '../domain/outages.ts';
 
 function zodDetails(where: ErrorDetail['in'], error: ZodError | null): ErrorDetail[] {
   if (!error) return [];
@@ -37,6 +38,9 @@ export function errorHandler(log: Logger) {
     else if (e?.code === 'invalid_utf8') appError = new AppError('invalid_json', 'The request body is not valid UTF-8.');
     else if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
       appError = new AppError('unsupported_media_type', 'Unsupported body encoding.');
+    } else if (isOutage(err)) {
+      log.warn({ err, requestId: res.locals.requestId, method: req.method, path: req.path }, 'a service we depend on is unavailable');
+      appError = serviceUnavailable();
     } else {
       log.error({ err, requestId: res.locals.requestId, method: req.method, path: req.path }, 'unhandled error');
       appError = new AppError('internal_error', 'Something went wrong on our side. Quote the request id when you report it.', {

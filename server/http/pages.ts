@@ -1,10 +1,32 @@
 /** The few HTML pages people (not programs) see: after posting a form, and from links in e-mails. */
 
+import { createHash } from 'node:crypto';
+import type { Response } from 'express';
 import { escapeHtml } from '../domain/display-text.ts';
 
-const STYLE = `<style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0;color:#1f2933}
+const CSS = `body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0;color:#1f2933}
 main{max-width:32rem;padding:2rem}h1{font-size:1.6rem}a{color:#2563eb}ul{padding-left:1.2rem}li{margin:.3rem 0}
-.center{text-align:center}</style>`;
+.center{text-align:center}
+button{font:inherit;padding:.5rem 1rem;border-radius:6px;border:1px solid #1f2933;background:#1f2933;color:#fff;cursor:pointer}`;
+const STYLE = `<style>${CSS}</style>`;
+
+/**
+ * The pages' policy: their one stylesheet (by its hash) and nothing else — no script, image, frame or
+ * plugin; forms post only back to this server; no site may frame them.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(CSS).digest('base64')}'`,
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/** Answers with a page under its policy. */
+export function sendPage(res: Response, status: number, html: string): void {
+  res.setHeader('Content-Security-Policy', PAGE_CSP);
+  res.status(status).type('html').send(html);
+}
 
 /** One page: `body` is HTML the caller built from escaped parts. */
 function page(title: string, body: string, opts: { center?: boolean } = {}): string {
@@ -71,7 +93,7 @@ export function linkInvalidPage(message: string): string {
 
 /** A POST button to the page's own URL (no script: it works under any CSP and with scripts off). */
 function confirmButton(label: string): string {
-  return `<form method="post"><button type="submit" style="font:inherit;padding:.5rem 1rem;border-radius:6px;border:1px solid #1f2933;background:#1f2933;color:#fff;cursor:pointer">${escapeHtml(label)}</button></form>`;
+  return `<form method="post"><button type="submit">${escapeHtml(label)}</button></form>`;
 }
 
 /** What a one-click action link shows: the action is taken by the button (POST), never by the GET. */

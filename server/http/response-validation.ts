@@ -27,9 +27,9 @@ export function responseValidation(log: Logger) {
 }
 
 function check(route: AppRoute | undefined, status: number, body: unknown): string | null {
-  // Any route can fail on our side; the contract cannot usefully declare 500. Keep the error body (and its
-  // request id) instead of masking it as `response_invalid`: the 5xx already fails whoever sees it.
-  if (!route || status >= 500) {
+  // Any route can fail on our side, or be cut off for a crawling body (408); the contract cannot usefully
+  // declare those. Keep the error body (and its request id) instead of masking it as `response_invalid`.
+  if (!route || status >= 500 || status === 408) {
     if (status < 400) return `no contract route for a ${status} response`;
     const r = ErrorBody.safeParse(body);
     return r.success ? null : r.error.message;

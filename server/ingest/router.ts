@@ -5,7 +5,7 @@ import { closeUnreadBody } from '../http/errors.ts';
 import { backLink, isAllowedOrigin, postingOrigin } from '../domain/form-origins.ts';
 import { findPublicForm, ingestPost, type IngestOutcome, type PublicForm } from '../domain/ingest.ts';
 import { readPostBody } from './body.ts';
-import { captchaFailedPage, fieldErrorsPage, formUnavailablePage, thankYouPage } from '../http/pages.ts';
+import { captchaFailedPage, fieldErrorsPage, formUnavailablePage, sendPage, thankYouPage } from '../http/pages.ts';
 
 function wantsJson(req: Request, bodyKind: string | null): boolean {
   if (bodyKind === 'json' || (bodyKind === null && req.is('application/json'))) return true;
@@ -51,7 +51,7 @@ export function ingestRoutes(ctx: AppContext): Router {
   router.get('/f/:form/thanks', (req, res) => {
     const back = typeof req.query.back === 'string' ? req.query.back : null;
     const from = postingOrigin({ origin: null, referrer: req.headers.referer ?? null });
-    res.type('html').send(thankYouPage(backLink(back, from)));
+    sendPage(res, 200, thankYouPage(backLink(back, from)));
   });
 
   router.post('/f/:form', async (req: Request, res: Response, next: NextFunction) => {
@@ -80,14 +80,14 @@ export function ingestRoutes(ctx: AppContext): Router {
       // A person whose browser posted to a form that takes no posts gets a page, not a JSON body.
       if (err instanceof AppError && err.code === 'not_found' && wantsHtml(req)) {
         closeUnreadBody(req, res);
-        return void res.status(404).type('html').send(formUnavailablePage(err.message));
+        return sendPage(res, 404, formUnavailablePage(err.message));
       }
       // A post the form refuses (its schema, its CAPTCHA): anyone but a JSON client is shown what to fix.
       if (err instanceof AppError && err.status === 422 && !wantsJson(req, null)) {
         closeUnreadBody(req, res);
         const back = backLink(req.headers.referer ?? null, postingOrigin({ origin: req.headers.origin ?? null, referrer: req.headers.referer ?? null }));
         const fields = (err.extra.fields ?? null) as Record<string, string[]> | null;
-        return void res.status(422).type('html').send(fields ? fieldErrorsPage(fields, back) : captchaFailedPage(err.message, back));
+        return sendPage(res, 422, fields ? fieldErrorsPage(fields, back) : captchaFailedPage(err.message, back));
       }
       next(err);
     }

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.ts';
 import type { Ability } from '../../contract/abilities.ts';
 import { requireAbility, type Caller } from '../domain/caller.ts';
 import { AppError, validationFailed, type ErrorDetail } from '../domain/errors.ts';
+import { isOutage, serviceUnavailable } from '../domain/outages.ts';
 import { assertPathIds } from '../domain/ids.ts';
 import { chargeApiBudget } from '../domain/rate-windows.ts';
 import { exportSubmissions } from '../domain/submission-export.ts';
@@ -191,6 +192,10 @@ export async function callTool(ctx: AppContext, caller: Caller, spec: ToolSpec, 
     return { ok: true, body: result.body ?? { ok: true }, untrusted: /submission/i.test(spec.routeKey) };
   } catch (err) {
     if (err instanceof AppError) return { ok: false, error: err.toBody() };
+    if (isOutage(err)) {
+      ctx.log.warn({ err, tool: spec.name }, 'a service we depend on is unavailable');
+      return { ok: false, error: serviceUnavailable().toBody() };
+    }
     ctx.log.error({ err, tool: spec.name }, 'MCP tool failed');
     return { ok: false, error: { error: 'internal_error', message: 'The tool failed; the error is in the server log.' } };
   }

@@ -19,7 +19,6 @@ export function submissionsRouter(ctx: AppContext) {
       const exported = await exportSubmissions(ctx, callerOf(res), params.form, query);
       res.setHeader('Content-Type', exported.contentType);
       res.setHeader('Content-Disposition', `attachment; filename="${exported.filename}"`);
-      res.setHeader('Cache-Control', 'no-store');
       // A client that goes away stops the database query (the stream closes its connection).
       res.on('close', () => {
         if (!res.writableFinished) exported.stream.destroy();
@@ -45,7 +44,6 @@ export function submissionsRouter(ctx: AppContext) {
     downloadSubmissionFile: async ({ res, params }) => {
       const url = await submissions.fileDownloadUrl(ctx, callerOf(res), params.form, params.submission, params.file);
       res.setHeader('Location', url);
-      res.setHeader('Cache-Control', 'no-store');
       return { status: 302, body: undefined };
     },
   });

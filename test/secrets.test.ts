@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
@@ -9,9 +11,13 @@ import { clusterDir } from '../server/db/embedded-postgres.ts';
 import { EXPORT_LINK_SECONDS, fileLink } from '../server/domain/file-links.ts';
 import { createApp } from '../server/http/app.ts';
 import { boot } from '../server/main.ts';
+import { unsubscribeLink, actionLink } from '../server/domain/email-links.ts';
 import { deriveKeys, loadSecretKey } from '../server/secret-key.ts';
+import { encryptSecret, generateSecret, secretLast4 } from '../server/webhooks/signing.ts';
+import { hashToken } from '../server/domain/tokens.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, startTestApp, testEnv } from './support/harness.ts';
+import { keyNeedles, rememberSecrets, scanRunLogs, scanText } from './support/secret-scan.ts';
 
 const t = await startTestApp();
 
@@ -107,6 +113,92 @@ describe('no key in SQL text or logs', () => {
     for (const needle of needles) {
       expect(logged.includes(needle), 'Postgres log').toBe(false);
       expect(lines.join('').includes(needle), 'server log').toBe(false);
+    }
+  });
+});
+
+describe('the scan of the run\'s logs (test/support/secret-scan.ts, run when the run ends)', () => {
+  const logLine = (fields: Record<string, unknown>) => JSON.stringify({ level: 40, time: Date.now(), pid: 1, hostname: 'h', ...fields, msg: 'something happened' });
+
+  /** One log line per kind of secret, each made the way the server makes it. */
+  async function secretLines() {
+    const owner = await makeTeam(t);
+    const secret = loadSecretKey(t.config);
+    const webhookSecret = generateSecret();
+    return {
+      'API token': logLine({ authorization: `Bearer ${owner.token}` }),
+      'webhook secret': logLine({ webhook: { id: 'wh_01kadc1x3w9cnpjt0v4fq2sg3e', secret: webhookSecret } }),
+      'signed link token': [
+        logLine({ url: actionLink(t.ctx, 'subm_01kadc1x3w9cnpjt0v4fq2sg3e', 'delete').url }),
+        logLine({ path: new URL(unsubscribeLink(t.ctx, 'frm_01kadc1x3w9cnpjt0v4fq2sg3e', 'a@example.test')).pathname }),
+      ],
+      'export link signature': logLine({ link: fileLink('http://intake.test', t.ctx.keys.linkSigning, 'file_01kadc1x3w9cnpjt0v4fq2sg3e', { teamId: owner.teamId, formId: 'frm_01kadc1x3w9cnpjt0v4fq2sg3e', expires: 1_900_000_000 }) }),
+      'Turnstile secret': logLine({ params: { secret: `0x4AAAAAA${randomBytes(16).toString('hex')}` } }),
+      'hCaptcha secret': `secret=0x${randomBytes(20).toString('hex')}&response=P1_abc`,
+      'reCAPTCHA secret': logLine({ settings: { captcha: { provider: 'recaptcha_v2', secret_key: `6L${randomBytes(30).toString('base64url').slice(0, 38)}` } } }),
+      'the server secret': `2026-01-01 00:00:00.000 UTC [42] LOG:  execute <unnamed>: select $1\n2026-01-01 00:00:00.000 UTC [42] DETAIL:  Parameters: $1 = '\\x${secret.toString('hex')}'`,
+      'the linkSigning key': logLine({ key: t.ctx.keys.linkSigning.toString('base64') }),
+      'the webhookSecrets key': logLine({ key: t.ctx.keys.webhookSecrets.toString('base64url') }),
+      'password in a URL': [
+        logLine({ err: { message: 'connect ECONNREFUSED', url: 'postgres://intake:Zr7sV3qLp9wX@db.internal:5432/intake' } }),
+        'Error: Invalid login: 535 for smtp://mailer:hunter2hunter2@smtp.example.com:587',
+      ],
+    };
+  }
+
+  it('finds each kind of secret, by its format or as a key of the run, and reports it redacted', async () => {
+    const lines = await secretLines();
+    const known = keyNeedles(loadSecretKey(t.config));
+    for (const [kind, line] of Object.entries(lines)) {
+      for (const l of [line].flat()) {
+        const found = scanText(l, known);
+        expect(found.map((f) => f.kind), l).toEqual([kind]);
+        // The excerpt names the kind and shows none of the secret.
+        expect(found[0]!.excerpt).toContain(`[${kind}`);
+        expect(scanText(found[0]!.excerpt, known), found[0]!.excerpt).toEqual([]);
+      }
+    }
+  });
+
+  it('passes a clean log: ids, last4s, hashes, encrypted secrets, masked URLs, CAPTCHA responses, cursors', async () => {
+    const owner = await makeTeam(t);
+    const webhookSecret = generateSecret();
+    const known = keyNeedles(loadSecretKey(t.config));
+    const clean = [
+      logLine({ token: { id: owner.tokenId, name: 'ci', last4: owner.token.slice(-4) }, teamId: owner.teamId, userId: owner.userId }),
+      logLine({ webhook: { id: 'wh_01kadc1x3w9cnpjt0v4fq2sg3e', secret_last4: secretLast4(webhookSecret) } }),
+      `DETAIL:  Parameters: $1 = '${hashToken(owner.token)}', $2 = '${encryptSecret(t.ctx.keys.webhookSecrets, webhookSecret)}'`,
+      `DETAIL:  Parameters: $1 = '${encryptSecret(t.ctx.keys.captchaSecrets, `0x${randomBytes(20).toString('hex')}`)}'`,
+      logLine({ url: 'postgres://postgres@127.0.0.1:5432/intake', masked: 'smtp://mailer:***@smtp.example.com', example: 'https://example.com/a@b' }),
+      logLine({ captcha: { provider: 'turnstile', secret_last4: 'a1b2', response: `0.${randomBytes(48).toString('base64url')}` } }),
+      logLine({ cursor: Buffer.from(JSON.stringify(['2026-01-01T00:00:00Z', 'subm_01kadc1x3w9cnpjt0v4fq2sg3e'])).toString('base64url') }),
+      logLine({ sha256: randomBytes(32).toString('hex'), etag: randomBytes(16).toString('hex'), file: 'file_01kadc1x3w9cnpjt0v4fq2sg3e.pdf' }),
+      `LOG:  execute <unnamed>: select id from tokens where token_hash = $1 and revoked_at is null`,
+    ];
+    for (const line of clean) expect(scanText(line, known), line).toEqual([]);
+  });
+
+  it('fails when a captured log holds a secret, naming the file and line; passes when none does', async () => {
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-scan-'));
+    try {
+      fs.mkdirSync(path.join(scratch, 'logs'));
+      const secret = randomBytes(32);
+      rememberSecrets(scratch, { secretKeys: [secret] });
+      fs.writeFileSync(path.join(scratch, 'logs', 'clean.app.1-1.log'), `${logLine({ id: 'tok_01kadc1x3w9cnpjt0v4fq2sg3e' })}\n`);
+      expect(await scanRunLogs(scratch)).toMatch(/^secret scan: 1 log files, .*: no secrets$/);
+
+      const token = `intk_${'a1B2c3D4e5'.repeat(4)}`;
+      fs.writeFileSync(path.join(scratch, 'logs', 'leaky.worker.1-2.log'), `${logLine({ ok: true })}\n${logLine({ token })}\n`);
+      const pgLog = path.join(scratch, 'server.log');
+      fs.writeFileSync(pgLog, `LOG:  statement: select 1\nDETAIL:  Parameters: $1 = '\\x${deriveKeys(secret).erasureValues.toString('hex')}'\n`);
+      const failed = await scanRunLogs(scratch, { postgresLog: pgLog }).then(() => null, (err: Error) => err.message);
+      expect(failed).toMatch(/secrets in the run's logs/);
+      expect(failed).toContain('logs/leaky.worker.1-2.log:2: API token');
+      expect(failed).toContain('server.log:2: the erasureValues key');
+      expect(failed).not.toContain(token);
+      expect(failed).not.toContain(deriveKeys(secret).erasureValues.toString('hex'));
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
     }
   });
 });

@@ -5,12 +5,17 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../server/config.ts';
 import { migrate, openDatabase } from '../../server/db/database.ts';
-import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/db/embedded-postgres.ts';
+import { clusterDir, ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/db/embedded-postgres.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../server/storage/embedded-s3.ts';
+import { scanRunLogs } from './secret-scan.ts';
 
 /**
  * One real Postgres (embedded under the system temp dir, or DATABASE_URL) and one real S3-compatible
  * server for the whole run. Every run gets a fresh database; every test makes its own team.
+ *
+ * The run's logs — each in-process app's (harness.ts), each child process's (processes.ts) and the
+ * embedded Postgres's, which logs every statement with its parameters — are scanned for secrets when the
+ * run ends, and the run fails naming each one found (secret-scan.ts).
  */
 export default async function setup(project: TestProject) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-test-'));
@@ -22,6 +27,11 @@ export default async function setup(project: TestProject) {
     // run's teardown cannot stop another's database.
     embedded = await startEmbeddedPostgres(path.join(scratch, 'pg'));
     baseUrl = embedded.url;
+    const client = new pg.Client({ connectionString: baseUrl });
+    await client.connect();
+    await client.query(`alter system set log_statement = 'all'`);
+    await client.query('select pg_reload_conf()');
+    await client.end();
   }
   const dbName = `intake_test_${process.pid}_${Date.now()}`;
   const admin = new URL(baseUrl);
@@ -48,7 +58,14 @@ export default async function setup(project: TestProject) {
     await client.query(`drop database if exists "${dbName}" with (force)`).catch(() => {});
     await client.end();
     await embedded?.stop();
-    fs.rmSync(scratch, { recursive: true, force: true });
+    try {
+      console.log(await scanRunLogs(scratch, {
+        postgresLog: path.join(clusterDir(path.join(scratch, 'pg')), 'server.log'),
+        postgresPassword: embedded ? decodeURIComponent(new URL(embedded.url).password) : null,
+      }));
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
   };
 }
 

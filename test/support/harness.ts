@@ -11,7 +11,10 @@ import { createApp } from '../../server/http/app.ts';
 import { createTeam } from '../../server/domain/teams.ts';
 import { issueToken } from '../../server/domain/tokens.ts';
 import { addMember } from '../../server/domain/users.ts';
-import { pino } from 'pino';
+import { pino, type Level } from 'pino';
+import { loadSecretKey } from '../../server/secret-key.ts';
+import { capturedLogFile } from './processes.ts';
+import { rememberSecrets } from './secret-scan.ts';
 
 export type TestApp = {
   ctx: AppContext;
@@ -38,13 +41,25 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /**
+ * The app's logger: debug level (what an operator at debug would see) into a file of the run's captured
+ * logs, which are scanned for secrets at the end of the run; with TEST_LOG_LEVEL, also on stdout.
+ */
+function testLogger() {
+  const file = pino.destination({ dest: capturedLogFile('app'), sync: true });
+  const shown = process.env.TEST_LOG_LEVEL;
+  if (!shown || shown === 'silent') return pino({ level: 'debug' }, file);
+  return pino({ level: shown === 'trace' ? 'trace' : 'debug' }, pino.multistream([{ level: 'debug', stream: file }, { level: shown as Level, stream: process.stdout }]));
+}
+
+/**
  * A real app on the run's Postgres and S3 server, closed after the file's tests. With `worker: true`
  * it also consumes background jobs, as `intake serve` does.
  */
 export async function startTestApp(extra: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestApp> {
-  const config = loadConfig(testEnv(extra));
-  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const rt = await boot(config, { http: false, worker: opts.worker ?? false, services: true, log });
+  const env = testEnv(extra);
+  const config = loadConfig(env);
+  const rt = await boot(config, { http: false, worker: opts.worker ?? false, services: true, log: testLogger() });
+  rememberSecrets(inject('scratchDir'), { secretKeys: [loadSecretKey(config)], env });
   const app = createApp(rt.ctx);
   afterAll(() => rt.close());
   return { ctx: rt.ctx, app, http: supertest(app), db: rt.db, config };

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, inject } from 'vitest';
+import { captureLogs } from './processes.ts';
 import { serverProcessEnv } from './tls.ts';
 
 const intake = fileURLToPath(new URL('../../cli/intake', import.meta.url));
@@ -20,22 +21,21 @@ export function workerProcesses(base: { databaseUrl: string; dataDir: string; en
   });
   return {
     start(extraEnv: Record<string, string> = {}): WorkerProcess {
-      const child = spawn(intake, ['worker'], {
-        env: {
-          PATH: process.env.PATH,
-          DATABASE_URL: base.databaseUrl,
-          STORAGE_URL: inject('storageUrl'),
-          STORAGE_BUCKET: 'intake-test',
-          INTAKE_DATA_DIR: base.dataDir,
-          INTAKE_BASE_URL: 'http://intake.test',
-          INTAKE_QUEUE_POLL_SECONDS: '0.5',
-          LOG_LEVEL: 'warn',
-          ...serverProcessEnv(),
-          ...base.env,
-          ...extraEnv,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const env = {
+        PATH: process.env.PATH,
+        DATABASE_URL: base.databaseUrl,
+        STORAGE_URL: inject('storageUrl'),
+        STORAGE_BUCKET: 'intake-test',
+        INTAKE_DATA_DIR: base.dataDir,
+        INTAKE_BASE_URL: 'http://intake.test',
+        INTAKE_QUEUE_POLL_SECONDS: '0.5',
+        LOG_LEVEL: 'debug',
+        ...serverProcessEnv(),
+        ...base.env,
+        ...extraEnv,
+      };
+      const child = spawn(intake, ['worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      captureLogs(child, 'worker', { env });
       let output = '';
       child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
       child.stderr!.on('data', (c: Buffer) => (output += c.toString()));

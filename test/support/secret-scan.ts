@@ -1,0 +1,206 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { deriveKeys } from '../../server/secret-key.ts';
+
+/**
+ * The run's captured logs (in-process apps, child processes, Postgres) are scanned for secrets when the run
+ * ends (global-setup.ts). A secret is found by its format (API tokens, webhook secrets, signed e-mail link
+ * tokens, export link signatures, CAPTCHA secrets, passwords in URLs) or because it is one the run is known to hold (each server
+ * secret the tests' apps used, every key derived from it, the database's password). Things meant to be
+ * logged are not secrets: a token's last4, ids, hashes, an export link's scoped key (file-links.ts).
+ */
+
+/** Captured logs, one file per app or process: `<scratch>/logs`. */
+export const logDir = (scratch: string) => path.join(scratch, 'logs');
+/** The secrets the run's apps and processes hold, recorded by the harness (never scanned). */
+const knownDir = (scratch: string) => path.join(scratch, 'known-secrets');
+
+export type KnownSecret = { label: string; value: string };
+export type Finding = { file: string; line: number; kind: string; excerpt: string };
+
+type Known = { secretKeys: string[]; passwords: string[] };
+
+/** Records secrets an app or process of this run holds, so the scan looks for them verbatim. */
+export function rememberSecrets(scratch: string, known: { secretKeys?: Buffer[]; env?: NodeJS.ProcessEnv }): void {
+  const record: Known = { secretKeys: (known.secretKeys ?? []).map((k) => k.toString('hex')), passwords: urlPasswords(known.env ?? {}) };
+  if (!record.secretKeys.length && !record.passwords.length) return;
+  const text = JSON.stringify(record);
+  const dir = knownDir(scratch);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, `${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`), text, { mode: 0o600 });
+}
+
+/** The server secret an environment gives a process: INTAKE_SECRET_KEY, else the one in its data dir (if made yet). */
+export function envSecretKey(env: NodeJS.ProcessEnv): Buffer | null {
+  if (env.INTAKE_SECRET_KEY) return createHash('sha256').update(env.INTAKE_SECRET_KEY).digest();
+  if (!env.INTAKE_DATA_DIR) return null;
+  try {
+    return Buffer.from(fs.readFileSync(path.join(env.INTAKE_DATA_DIR, 'secret-key'), 'utf8').trim(), 'base64');
+  } catch {
+    return null;
+  }
+}
+
+function urlPasswords(env: NodeJS.ProcessEnv): string[] {
+  const found: string[] = [];
+  for (const name of ['DATABASE_URL', 'STORAGE_URL', 'SMTP_URL']) {
+    const value = env[name];
+    if (!value || !URL.canParse(value)) continue;
+    const password = decodeURIComponent(new URL(value).password);
+    if (password.length >= 12) found.push(password); // shorter ones (s3rver's S3RVER) would match ordinary words
+  }
+  return found;
+}
+
+/** Every secret recorded for the run, each server secret with its derived keys, in the encodings a log could show. */
+export function knownSecrets(scratch: string, extra: { secretKeys?: Buffer[]; passwords?: string[] } = {}): KnownSecret[] {
+  const secretKeys = new Set((extra.secretKeys ?? []).map((k) => k.toString('hex')));
+  const passwords = new Set(extra.passwords ?? []);
+  const dir = knownDir(scratch);
+  for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    const record = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Known;
+    record.secretKeys.forEach((k) => secretKeys.add(k));
+    record.passwords.forEach((p) => passwords.add(p));
+  }
+  return [...secretKeys].flatMap((hex) => keyNeedles(Buffer.from(hex, 'hex'))).concat([...passwords].map((value) => ({ label: 'a password of the run', value })));
+}
+
+/** The server secret and each key derived from it, as hex, base64 and base64url. */
+export function keyNeedles(secret: Buffer): KnownSecret[] {
+  const keys: [string, Buffer][] = [['the server secret', secret], ...Object.entries(deriveKeys(secret)).map(([purpose, key]): [string, Buffer] => [`the ${purpose} key`, key])];
+  return keys.flatMap(([label, key]) =>
+    [...new Set([key.toString('hex'), key.toString('base64'), key.toString('base64').replace(/=+$/, ''), key.toString('base64url')])].map((value) => ({ label, value })),
+  );
+}
+
+type Pattern = { kind: string; re: RegExp; shown: (m: RegExpExecArray) => string; keep?: (m: RegExpExecArray) => boolean };
+
+const B64URL = 'A-Za-z0-9_\\-';
+/** Placeholders a message may show instead of a password. */
+const MASKED = /^(\*+|x+|•+|…|\.\.\.|redacted|\[redacted\]|<[^>]*>|pass|password|secret)$/i;
+
+const PATTERNS: Pattern[] = [
+  // server/domain/tokens.ts: intk_ + 40 base62. The last4 alone, or the id (tok_…), is not the token.
+  { kind: 'API token', re: /intk_[0-9A-Za-z]{40}(?![0-9A-Za-z])/g, shown: () => 'intk_…' },
+  // server/webhooks/signing.ts: whsec_ + base64 of 32 bytes (listen --secret takes any whsec_ + base64).
+  { kind: 'webhook secret', re: /whsec_[A-Za-z0-9+/]{20,}={0,2}/g, shown: () => 'whsec_…' },
+  // server/domain/signed-tokens.ts: base64url(parts joined by U+001F) "." base64url(HMAC-SHA256) — the
+  // bearer capability of /v/, /a/ and /u/ links.
+  {
+    kind: 'signed link token',
+    re: new RegExp(`(?<![${B64URL}.])([${B64URL}]{8,})\\.[${B64URL}]{43}(?![${B64URL}.])`, 'g'),
+    shown: () => '….…',
+    keep: (m) => Buffer.from(m[1]!, 'base64url').toString('utf8').includes('\u001f'),
+  },
+  // server/domain/file-links.ts: an export download link works for 7 days for whoever holds it.
+  { kind: 'export link signature', re: /[?&]expires=\d+&signature=[0-9a-f]{64}(?![0-9a-f])/g, shown: () => '?expires=…&signature=…' },
+  // CAPTCHA provider secrets (what forms store encrypted): Turnstile 0x4AAAAA…, hCaptcha 0x + 40 hex,
+  // reCAPTCHA 6L + 38.
+  { kind: 'Turnstile secret', re: new RegExp(`(?<![${B64URL}])0x4AAAAA[${B64URL}]{16,}`, 'g'), shown: () => '0x4AAAAA…' },
+  { kind: 'hCaptcha secret', re: /(?<![\w])0x[0-9a-fA-F]{40}(?![\w])/g, shown: () => '0x…' },
+  { kind: 'reCAPTCHA secret', re: new RegExp(`(?<![${B64URL}])6L[${B64URL}]{38}(?![${B64URL}])`, 'g'), shown: () => '6L…' },
+  {
+    kind: 'password in a URL',
+    re: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@"'<>]*):([^\s/@"'<>]+)@/gi,
+    shown: (m) => `${m[1]}${m[2]}:***@`,
+    keep: (m) => !MASKED.test(decodeURIComponent(m[3]!)),
+  },
+];
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** A scanner for one set of known secrets: call it on each line. */
+export function lineScanner(known: KnownSecret[]): (line: string) => { kind: string; start: number; end: number; shown: string }[] {
+  const labels = new Map(known.map((k) => [k.value, k.label]));
+  const needles = known.length ? new RegExp([...labels.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g') : null;
+  return (line) => {
+    const hits: { kind: string; start: number; end: number; shown: string }[] = [];
+    for (const p of PATTERNS) {
+      for (const m of line.matchAll(p.re)) {
+        if (p.keep && !p.keep(m)) continue;
+        hits.push({ kind: p.kind, start: m.index, end: m.index + m[0].length, shown: `[${p.kind}: ${p.shown(m)}]` });
+      }
+    }
+    if (needles) {
+      for (const m of line.matchAll(needles)) hits.push({ kind: labels.get(m[0])!, start: m.index, end: m.index + m[0].length, shown: `[${labels.get(m[0])}]` });
+    }
+    return hits;
+  };
+}
+
+/** The line around a hit, every secret in it replaced by a label. */
+function excerpt(line: string, hits: { start: number; end: number; shown: string }[], at: { start: number; end: number }): string {
+  const from = Math.max(0, at.start - 80);
+  const to = Math.min(line.length, at.end + 80);
+  let out = '';
+  let pos = from;
+  for (const h of [...hits].sort((a, b) => a.start - b.start)) {
+    if (h.end <= from || h.start >= to || h.start < pos) continue;
+    out += line.slice(pos, h.start) + h.shown;
+    pos = h.end;
+  }
+  out += line.slice(pos, to);
+  return `${from > 0 ? '…' : ''}${out}${to < line.length ? '…' : ''}`;
+}
+
+/** Scans text (a whole log) and answers each secret found with its line number and a redacted excerpt. */
+export function scanText(text: string, known: KnownSecret[], file = '(text)'): Finding[] {
+  const scan = lineScanner(known);
+  return text.split('\n').flatMap((line, i) => findingsOf(scan, line, i + 1, file));
+}
+
+function findingsOf(scan: ReturnType<typeof lineScanner>, line: string, n: number, file: string): Finding[] {
+  const hits = scan(line);
+  return hits.map((h) => ({ file, line: n, kind: h.kind, excerpt: excerpt(line, hits, h) }));
+}
+
+/** Scans files line by line (a Postgres log can be large); at most `limit` findings per file. */
+export async function scanFiles(files: string[], known: KnownSecret[], limit = 5): Promise<{ findings: Finding[]; bytes: number }> {
+  const scan = lineScanner(known);
+  const findings: Finding[] = [];
+  let bytes = 0;
+  for (const file of files) {
+    bytes += fs.statSync(file).size;
+    let n = 0;
+    let found = 0;
+    for await (const line of readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity })) {
+      n++;
+      if (found >= limit) continue;
+      const f = findingsOf(scan, line, n, file).slice(0, limit - found);
+      found += f.length;
+      findings.push(...f);
+    }
+  }
+  return { findings, bytes };
+}
+
+/** The report a failing run prints: each finding with its file, line and redacted excerpt. */
+export function describeFindings(findings: Finding[]): string {
+  return findings.map((f) => `${f.file}:${f.line}: ${f.kind}\n    ${f.excerpt}`).join('\n');
+}
+
+/** Every regular file under `dir`. */
+export function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+}
+
+/**
+ * Scans the run's captured logs and the Postgres log; throws, naming each file and line with a redacted
+ * excerpt, when a secret is found. Answers a one-line summary otherwise.
+ */
+export async function scanRunLogs(scratch: string, opts: { postgresLog?: string; postgresPassword?: string | null } = {}): Promise<string> {
+  const started = Date.now();
+  const files = [...filesUnder(logDir(scratch)), ...(opts.postgresLog && fs.existsSync(opts.postgresLog) ? [opts.postgresLog] : [])];
+  const known = knownSecrets(scratch, {
+    secretKeys: [envSecretKey({ INTAKE_DATA_DIR: scratch })].filter((k) => k !== null),
+    passwords: opts.postgresPassword ? [opts.postgresPassword] : [],
+  });
+  const { findings, bytes } = await scanFiles(files, known);
+  const where = findings.map((f) => ({ ...f, file: path.relative(scratch, f.file) }));
+  const summary = `secret scan: ${files.length} log files, ${(bytes / 1e6).toFixed(1)} MB, ${known.length} known secrets, ${Date.now() - started} ms`;
+  if (where.length) throw new Error(`${summary}: secrets in the run's logs\n${describeFindings(where.slice(0, 50))}`);
+  return `${summary}: no secrets`;
+}

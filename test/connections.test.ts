@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../server/config.ts';
 import { LISTEN_CONNECTIONS } from '../server/main.ts';
+import { captureLogs } from './support/processes.ts';
 import { startProcessingApp } from './support/processing.ts';
 
 /**
@@ -44,6 +45,7 @@ function start(args: string[], env: Record<string, string> = {}): Started {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
+  captureLogs(child, args[0]!);
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));

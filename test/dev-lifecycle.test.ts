@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { runProcess, type ProcessResult } from './support/processes.ts';
+import { captureLogs, runProcess, type ProcessResult } from './support/processes.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +34,7 @@ const running = new Set<Dev>();
 
 function startDev(): Dev {
   const child = spawn(CLI, ['dev'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  captureLogs(child, 'dev', { env, output: ['stdout'] }); // stdout shows the dev token on purpose
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));

@@ -21,6 +21,7 @@ import { freePort } from '../server/db/embedded-postgres.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, type TestMember } from './support/harness.ts';
 import { startLiveTestApp } from './support/live-server.ts';
+import { captureLogs } from './support/processes.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROWS = 200_000;
@@ -267,24 +268,22 @@ describe('memory of an out-of-process server', () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-export-mem-'));
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    child = spawn(path.join(ROOT, 'cli', 'intake'), ['serve', '--no-worker'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        INTAKE_BASE_URL: 'http://intake.test',
-        DATABASE_URL: inject('databaseUrl'),
-        STORAGE_URL: inject('storageUrl'),
-        STORAGE_BUCKET: 'intake-test',
-        INTAKE_DATA_DIR: dataDir,
-        INTAKE_SECRET_KEY: 'export-memory-test',
-        INTAKE_API_RATE_LIMIT: '100000',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      INTAKE_BASE_URL: 'http://intake.test',
+      DATABASE_URL: inject('databaseUrl'),
+      STORAGE_URL: inject('storageUrl'),
+      STORAGE_BUCKET: 'intake-test',
+      INTAKE_DATA_DIR: dataDir,
+      INTAKE_SECRET_KEY: 'export-memory-test',
+      INTAKE_API_RATE_LIMIT: '100000',
+      LOG_LEVEL: 'warn',
+    };
+    child = spawn(path.join(ROOT, 'cli', 'intake'), ['serve', '--no-worker'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    captureLogs(child, 'serve', { env });
     child.stdout!.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-4000)));
     child.stderr!.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-4000)));
     await waitFor(

@@ -12,7 +12,7 @@ import { verifyWebhook, WebhookVerificationError } from '../sdk/index.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { makeTeam, type TestMember } from './support/harness.ts';
 import { startProcessingApp, waitForProcessing } from './support/processing.ts';
-import { runProcess } from './support/processes.ts';
+import { captureLogs, runProcess } from './support/processes.ts';
 
 /**
  * `intake listen` end to end (docs/listen.md): the real CLI as a child process, against the real app with a
@@ -83,6 +83,7 @@ function listen(member: TestMember, ...args: string[]): Listening {
     env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), INTAKE_URL: baseUrl, INTAKE_TOKEN: member.token },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  captureLogs(child, 'listen', { output: ['stdout', 'stderr'] }); // stderr shows the forwarding secret on purpose
   let out = '';
   let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));

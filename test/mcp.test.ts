@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';
@@ -14,7 +15,7 @@ import { EXPORT_INLINE_ROWS, ROUTES_WITHOUT_TOOL, toolSpecs } from '../server/mc
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from './support/harness.ts';
 import { startLiveTestApp } from './support/live-server.ts';
-import { runProcess } from './support/processes.ts';
+import { captureLogs, runProcess } from './support/processes.ts';
 import { arbitraryFor } from './support/zod-arbitrary.ts';
 
 // Private webhook URLs allowed: the scenario below creates webhooks without a DNS lookup (no internet here).
@@ -337,6 +338,7 @@ describe('MCP over stdio (intake mcp)', () => {
       },
       stderr: 'pipe',
     });
+    captureLogs({ stderr: transport.stderr as Readable | null }, 'mcp');
     await client.connect(transport);
     clients.push(client);
     return client;

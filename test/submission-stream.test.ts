@@ -13,6 +13,7 @@ import { announceSubmissionEvent } from '../server/domain/submission-stream.ts';
 import { toolSpecs } from '../server/mcp/tools.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, makeToken } from './support/harness.ts';
+import { captureLogs } from './support/processes.ts';
 import { postForm, startProcessingApp } from './support/processing.ts';
 
 /**
@@ -389,6 +390,7 @@ describe('shutdown and the tool list', () => {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    captureLogs(child, 'serve');
     onTestFinished(() => void child.kill('SIGKILL'));
     let output = '';
     child.stdout!.on('data', (c: Buffer) => (output += c.toString()));

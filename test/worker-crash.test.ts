@@ -9,6 +9,7 @@ import * as jobs from '../server/jobs/definitions.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { makeTeam } from './support/harness.ts';
 import { startOpenAiTestServer } from './support/openai-server.ts';
+import { captureLogs } from './support/processes.ts';
 import { jobsFor, postForm, startProcessingApp, submission, waitForProcessing } from './support/processing.ts';
 
 const intake = fileURLToPath(new URL('../cli/intake', import.meta.url));
@@ -44,6 +45,7 @@ function startWorker(): WorkerProcess {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  captureLogs(child, 'worker');
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));

@@ -7,7 +7,7 @@ import { loadConfig } from '../../server/config.ts';
 import { migrate, openDatabase } from '../../server/db/database.ts';
 import { clusterDir, ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/db/embedded-postgres.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../server/storage/embedded-s3.ts';
-import { scanRunLogs } from './secret-scan.ts';
+import { logDir, scanRunLogs } from './secret-scan.ts';
 
 /**
  * One real Postgres (embedded under the system temp dir, or DATABASE_URL) and one real S3-compatible
@@ -58,9 +58,16 @@ export default async function setup(project: TestProject) {
     await client.query(`drop database if exists "${dbName}" with (force)`).catch(() => {});
     await client.end();
     await embedded?.stop();
+    const pgLog = path.join(clusterDir(path.join(scratch, 'pg')), 'server.log');
+    if (process.env.TEST_KEEP_LOGS) {
+      // The logs the scan reads, kept for a look (the run's throw-away secrets among them).
+      fs.mkdirSync(process.env.TEST_KEEP_LOGS, { recursive: true });
+      if (fs.existsSync(logDir(scratch))) fs.cpSync(logDir(scratch), process.env.TEST_KEEP_LOGS, { recursive: true });
+      if (fs.existsSync(pgLog)) fs.cpSync(pgLog, path.join(process.env.TEST_KEEP_LOGS, 'postgres.log'));
+    }
     try {
       console.log(await scanRunLogs(scratch, {
-        postgresLog: path.join(clusterDir(path.join(scratch, 'pg')), 'server.log'),
+        postgresLog: pgLog,
         postgresPassword: embedded ? decodeURIComponent(new URL(embedded.url).password) : null,
       }));
     } finally {

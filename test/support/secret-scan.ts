@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import { deriveKeys } from '../../server/secret-key.ts';
 
 /**
@@ -111,67 +110,101 @@ const PATTERNS: Pattern[] = [
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-/** A scanner for one set of known secrets: call it on each line. */
-export function lineScanner(known: KnownSecret[]): (line: string) => { kind: string; start: number; end: number; shown: string }[] {
+type Hit = { kind: string; start: number; end: number; shown: string };
+
+/** A scanner for one set of known secrets: answers every secret in a text, by position. */
+export function scanner(known: KnownSecret[]): (text: string) => Hit[] {
   const labels = new Map(known.map((k) => [k.value, k.label]));
   const needles = known.length ? new RegExp([...labels.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g') : null;
-  return (line) => {
-    const hits: { kind: string; start: number; end: number; shown: string }[] = [];
+  return (text) => {
+    const hits: Hit[] = [];
     for (const p of PATTERNS) {
-      for (const m of line.matchAll(p.re)) {
+      for (const m of text.matchAll(p.re)) {
         if (p.keep && !p.keep(m)) continue;
         hits.push({ kind: p.kind, start: m.index, end: m.index + m[0].length, shown: `[${p.kind}: ${p.shown(m)}]` });
       }
     }
     if (needles) {
-      for (const m of line.matchAll(needles)) hits.push({ kind: labels.get(m[0])!, start: m.index, end: m.index + m[0].length, shown: `[${labels.get(m[0])}]` });
+      for (const m of text.matchAll(needles)) hits.push({ kind: labels.get(m[0])!, start: m.index, end: m.index + m[0].length, shown: `[${labels.get(m[0])}]` });
     }
-    return hits;
+    return hits.sort((a, b) => a.start - b.start);
   };
 }
 
-/** The line around a hit, every secret in it replaced by a label. */
-function excerpt(line: string, hits: { start: number; end: number; shown: string }[], at: { start: number; end: number }): string {
-  const from = Math.max(0, at.start - 80);
-  const to = Math.min(line.length, at.end + 80);
+/** The line around a hit, every secret in it replaced by a label (hits sorted by start). */
+function excerpt(line: string, hits: Hit[], at: Hit): string {
+  let from = Math.max(0, at.start - 80);
+  let to = Math.min(line.length, at.end + 80);
+  for (const h of hits) {
+    if (h.start < from && h.end > from) from = h.start;
+    if (h.start < to && h.end > to) to = h.end;
+  }
   let out = '';
   let pos = from;
-  for (const h of [...hits].sort((a, b) => a.start - b.start)) {
-    if (h.end <= from || h.start >= to || h.start < pos) continue;
-    out += line.slice(pos, h.start) + h.shown;
-    pos = h.end;
+  for (const h of hits) {
+    if (h.end <= from || h.start >= to) continue;
+    if (h.start >= pos) {
+      out += line.slice(pos, h.start) + h.shown;
+      pos = h.end;
+    } else if (h.end > pos) {
+      pos = h.end; // overlapping hits: the first one's label covers both
+    }
   }
   out += line.slice(pos, to);
   return `${from > 0 ? '…' : ''}${out}${to < line.length ? '…' : ''}`;
 }
 
+/** The findings in `text` (whole lines), its first line being number `firstLine`. */
+function findingsIn(scan: (text: string) => Hit[], text: string, file: string, firstLine = 1): Finding[] {
+  const hits = scan(text);
+  const findings: Finding[] = [];
+  let line = firstLine;
+  let counted = 0;
+  for (const hit of hits) {
+    const start = text.lastIndexOf('\n', hit.start - 1) + 1;
+    const next = text.indexOf('\n', hit.end);
+    const end = next === -1 ? text.length : next;
+    for (let i = text.indexOf('\n', counted); i !== -1 && i < start; i = text.indexOf('\n', i + 1)) line++;
+    counted = start;
+    const onLine = hits.filter((h) => h.start >= start && h.end <= end).map((h) => ({ ...h, start: h.start - start, end: h.end - start }));
+    findings.push({ file, line, kind: hit.kind, excerpt: excerpt(text.slice(start, end), onLine, { ...hit, start: hit.start - start, end: hit.end - start }) });
+  }
+  return findings;
+}
+
 /** Scans text (a whole log) and answers each secret found with its line number and a redacted excerpt. */
 export function scanText(text: string, known: KnownSecret[], file = '(text)'): Finding[] {
-  const scan = lineScanner(known);
-  return text.split('\n').flatMap((line, i) => findingsOf(scan, line, i + 1, file));
+  return findingsIn(scanner(known), text, file);
 }
 
-function findingsOf(scan: ReturnType<typeof lineScanner>, line: string, n: number, file: string): Finding[] {
-  const hits = scan(line);
-  return hits.map((h) => ({ file, line: n, kind: h.kind, excerpt: excerpt(line, hits, h) }));
-}
-
-/** Scans files line by line (a Postgres log can be large); at most `limit` findings per file. */
+/**
+ * Scans files in chunks of whole lines (a Postgres log runs to hundreds of megabytes; most chunks hold no
+ * match, so each pattern runs once per chunk); at most `limit` findings per file.
+ */
 export async function scanFiles(files: string[], known: KnownSecret[], limit = 5): Promise<{ findings: Finding[]; bytes: number }> {
-  const scan = lineScanner(known);
+  const scan = scanner(known);
   const findings: Finding[] = [];
   let bytes = 0;
   for (const file of files) {
-    bytes += fs.statSync(file).size;
-    let n = 0;
+    let line = 1;
+    let rest = '';
     let found = 0;
-    for await (const line of readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity })) {
-      n++;
-      if (found >= limit) continue;
-      const f = findingsOf(scan, line, n, file).slice(0, limit - found);
-      found += f.length;
-      findings.push(...f);
+    const take = (text: string) => {
+      if (found < limit) {
+        const f = findingsIn(scan, text, file, line).slice(0, limit - found);
+        found += f.length;
+        findings.push(...f);
+      }
+      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) line++;
+    };
+    for await (const chunk of fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 4 << 20 })) {
+      bytes += Buffer.byteLength(chunk as string);
+      const text = rest + (chunk as string);
+      const cut = text.lastIndexOf('\n') + 1;
+      rest = text.slice(cut);
+      take(text.slice(0, cut));
     }
+    if (rest) take(rest);
   }
   return { findings, bytes };
 }

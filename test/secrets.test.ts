@@ -183,18 +183,22 @@ describe('the scan of the run\'s logs (test/support/secret-scan.ts, run when the
     try {
       fs.mkdirSync(path.join(scratch, 'logs'));
       const secret = randomBytes(32);
-      rememberSecrets(scratch, { secretKeys: [secret] });
+      const configured = { INTAKE_SECRET_KEY: 'the operator-chosen secret', DATABASE_URL: 'postgres://intake:Zr7sV3qLp9wX@db/intake' };
+      rememberSecrets(scratch, { secretKeys: [secret], env: configured });
       fs.writeFileSync(path.join(scratch, 'logs', 'clean.app.1-1.log'), `${logLine({ id: 'tok_01kadc1x3w9cnpjt0v4fq2sg3e' })}\n`);
       expect(await scanRunLogs(scratch)).toMatch(/^secret scan: 1 log files, .*: no secrets$/);
 
       const token = `intk_${'a1B2c3D4e5'.repeat(4)}`;
       fs.writeFileSync(path.join(scratch, 'logs', 'leaky.worker.1-2.log'), `${logLine({ ok: true })}\n${logLine({ token })}\n`);
+      fs.writeFileSync(path.join(scratch, 'logs', 'config.serve.1-3.log'), `${logLine({ config: { secretKey: configured.INTAKE_SECRET_KEY, db: { password: 'Zr7sV3qLp9wX' } } })}\n`);
       const pgLog = path.join(scratch, 'server.log');
       fs.writeFileSync(pgLog, `LOG:  statement: select 1\nDETAIL:  Parameters: $1 = '\\x${deriveKeys(secret).erasureValues.toString('hex')}'\n`);
       const failed = await scanRunLogs(scratch, { postgresLog: pgLog }).then(() => null, (err: Error) => err.message);
       expect(failed).toMatch(/secrets in the run's logs/);
       expect(failed).toContain('logs/leaky.worker.1-2.log:2: API token');
       expect(failed).toContain('server.log:2: the erasureValues key');
+      expect(failed).toMatch(/logs\/config\.serve\.1-3\.log:1: a configured secret or password\n.*\n.*logs\/config\.serve\.1-3\.log:1: a configured secret or password/);
+      for (const shown of [configured.INTAKE_SECRET_KEY, 'Zr7sV3qLp9wX']) expect(failed).not.toContain(shown);
       expect(failed).not.toContain(token);
       expect(failed).not.toContain(deriveKeys(secret).erasureValues.toString('hex'));
     } finally {

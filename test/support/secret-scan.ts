@@ -6,9 +6,10 @@ import { deriveKeys } from '../../server/secret-key.ts';
 /**
  * The run's captured logs (in-process apps, child processes, Postgres) are scanned for secrets when the run
  * ends (global-setup.ts). A secret is found by its format (API tokens, webhook secrets, signed e-mail link
- * tokens, export link signatures, CAPTCHA secrets, passwords in URLs) or because it is one the run is known to hold (each server
- * secret the tests' apps used, every key derived from it, the database's password). Things meant to be
- * logged are not secrets: a token's last4, ids, hashes, an export link's scoped key (file-links.ts).
+ * tokens, export link signatures, CAPTCHA secrets, passwords in URLs) or because the run is known to hold
+ * it (each server secret the tests' apps used and every key derived from it, the configured secrets, the
+ * database's password). Things meant to be logged are not secrets: a token's last4, ids, hashes, an export
+ * link's scoped key (file-links.ts).
  */
 
 /** Captured logs, one file per app or process: `<scratch>/logs`. */
@@ -23,7 +24,7 @@ type Known = { secretKeys: string[]; passwords: string[] };
 
 /** Records secrets an app or process of this run holds, so the scan looks for them verbatim. */
 export function rememberSecrets(scratch: string, known: { secretKeys?: Buffer[]; env?: NodeJS.ProcessEnv }): void {
-  const record: Known = { secretKeys: (known.secretKeys ?? []).map((k) => k.toString('hex')), passwords: urlPasswords(known.env ?? {}) };
+  const record: Known = { secretKeys: (known.secretKeys ?? []).map((k) => k.toString('hex')), passwords: configuredSecrets(known.env ?? {}) };
   if (!record.secretKeys.length && !record.passwords.length) return;
   const text = JSON.stringify(record);
   const dir = knownDir(scratch);
@@ -42,15 +43,15 @@ export function envSecretKey(env: NodeJS.ProcessEnv): Buffer | null {
   }
 }
 
-function urlPasswords(env: NodeJS.ProcessEnv): string[] {
+/** The secrets an environment configures: URL passwords, INTAKE_SECRET_KEY as given, an OpenAI key. */
+function configuredSecrets(env: NodeJS.ProcessEnv): string[] {
   const found: string[] = [];
   for (const name of ['DATABASE_URL', 'STORAGE_URL', 'SMTP_URL']) {
     const value = env[name];
-    if (!value || !URL.canParse(value)) continue;
-    const password = decodeURIComponent(new URL(value).password);
-    if (password.length >= 12) found.push(password); // shorter ones (s3rver's S3RVER) would match ordinary words
+    if (value && URL.canParse(value)) found.push(decodeURIComponent(new URL(value).password));
   }
-  return found;
+  found.push(env.INTAKE_SECRET_KEY ?? '', env.OPENAI_API_KEY ?? '');
+  return found.filter((s) => s.length >= 12); // shorter ones (s3rver's S3RVER, a test's "test") would match ordinary words
 }
 
 /** Every secret recorded for the run, each server secret with its derived keys, in the encodings a log could show. */
@@ -63,7 +64,7 @@ export function knownSecrets(scratch: string, extra: { secretKeys?: Buffer[]; pa
     record.secretKeys.forEach((k) => secretKeys.add(k));
     record.passwords.forEach((p) => passwords.add(p));
   }
-  return [...secretKeys].flatMap((hex) => keyNeedles(Buffer.from(hex, 'hex'))).concat([...passwords].map((value) => ({ label: 'a password of the run', value })));
+  return [...secretKeys].flatMap((hex) => keyNeedles(Buffer.from(hex, 'hex'))).concat([...passwords].map((value) => ({ label: 'a configured secret or password', value })));
 }
 
 /** The server secret and each key derived from it, as hex, base64 and base64url. */

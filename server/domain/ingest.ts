@@ -4,9 +4,10 @@ import type { FormSettings } from '../../contract/forms.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../../contract/public-endpoint.ts';
 import type { AppContext } from '../context.ts';
 import * as intake from '../db/queries/intake.ts';
-import { notificationEmail, processSubmission } from '../jobs/definitions.ts';
+import { deleteObjects, notificationEmail, processSubmission } from '../jobs/definitions.ts';
 import { limitSubject } from './client-address.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
+import { isOutage, serviceUnavailable } from './outages.ts';
 import { isAllowedOrigin, postingOrigin, redirectTarget } from './form-origins.ts';
 import { captchaToken, withoutTokens, type StoredCaptcha, type Verification } from './captcha.ts';
 import { applySchema, type FieldErrors } from './field-schema.ts';
@@ -278,9 +279,27 @@ async function uploadFiles(ctx: AppContext, form: PublicForm, submissionId: stri
     }
     return uploaded;
   } catch (err) {
-    await ctx.storage.remove(uploaded.map((u) => u.storageKey)).catch(() => {});
+    await removeObjects(ctx, uploaded.map((u) => u.storageKey));
+    if (isOutage(err)) {
+      ctx.log.warn({ err, formId: form.id }, 'object storage unreachable: upload refused');
+      throw serviceUnavailable();
+    }
     ctx.log.error({ err, formId: form.id }, 'file upload to storage failed');
     throw new AppError('internal_error', 'The files could not be stored; nothing was saved. Please try again.');
+  }
+}
+
+/**
+ * Removes the objects of a post that was not kept. When storage cannot do it now (it went down mid-post),
+ * a delete-objects job does it once storage is back, so no object outlives the refused post.
+ */
+async function removeObjects(ctx: AppContext, keys: string[]): Promise<void> {
+  if (!keys.length) return;
+  try {
+    await ctx.storage.remove(keys);
+  } catch (err) {
+    ctx.log.warn({ err, count: keys.length }, 'could not remove the objects of a refused post; queued for removal');
+    await ctx.queue.send(deleteObjects, { keys }).catch((e: unknown) => ctx.log.error({ err: e, keys }, 'could not queue the removal of orphan objects'));
   }
 }
 
@@ -328,7 +347,7 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
     );
   } catch (err) {
     // Nothing of this post was kept: its uploaded objects go too.
-    await ctx.storage.remove(s.files.map((f) => f.storageKey)).catch(() => {});
+    await removeObjects(ctx, s.files.map((f) => f.storageKey));
     const code = (err as { code?: string }).code;
     if (code === intake.QUOTA_EXCEEDED) throw quotaExceeded(form);
     if (code === intake.KEY_HELD) {

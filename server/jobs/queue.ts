@@ -190,19 +190,26 @@ export async function startQueue(
     executeSql: (text: string, values?: unknown[]) => db.query(text, values),
     ...(listenAt
       ? {
-          listen: (channel: string, onNotification: (payload: string) => void, onReconnect: () => void) =>
-            listen(
+          listen: (channel: string, onNotification: (payload: string) => void, onReconnect: () => void) => {
+            const wakeQueue = (payload: string) => {
+              onNotification(payload);
+              for (const fn of wakeHandlers.get(payload) ?? []) fn();
+            };
+            return listen(
               listenAt.url,
               listenAt.applicationName,
               channel,
-              (payload: string) => {
-                onNotification(payload);
-                for (const fn of wakeHandlers.get(payload) ?? []) fn();
+              wakeQueue,
+              () => {
+                onReconnect();
+                // Wakes sent while the session was down (a Postgres restart) were lost. pg-boss's own catch-up
+                // only covers queues with in-transaction notify, which ours turn off (see waker): every queue
+                // fetches once, so a job sent in the gap does not wait for the polling interval.
+                for (const job of jobs) wakeQueue(job.name);
               },
-              onReconnect,
-              (err) =>
-              log.warn({ err }, 'queue LISTEN session lost; reconnecting'),
-            ),
+              (err) => log.warn({ err }, 'queue LISTEN session lost; reconnecting'),
+            );
+          },
         }
       : {}),
   };

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
+import { isOutage } from '../domain/outages.ts';
 
 /** Object storage over the minio client: MinIO, AWS S3, R2, or the embedded s3rver. */
 export type ObjectStorage = {
@@ -19,6 +20,14 @@ function rfc5987(name: string): string {
   return encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
+/**
+ * How long a good answer from storage vouches for it. Signing a download URL asks storage nothing, so an
+ * outage would only show when the client follows the link: a link is minted only after storage answered
+ * within this window (one bucket HEAD, shared by every link minted meanwhile), and any failure to reach it
+ * voids the window at once.
+ */
+const REACHABLE_FOR_MS = 1_000;
+
 /** STORAGE_URL is `http(s)://ACCESS_KEY:SECRET@host:port` (`?region=` optional). */
 export function connectStorage(storageUrl: string, bucket: string): ObjectStorage {
   const url = new URL(storageUrl);
@@ -31,16 +40,41 @@ export function connectStorage(storageUrl: string, bucket: string): ObjectStorag
     region: url.searchParams.get('region') ?? 'us-east-1',
     pathStyle: true,
   });
+  let answeredAt = 0;
+  let probe: Promise<void> | null = null;
+  /** Runs a request to storage, keeping track of whether storage answers. */
+  const call = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await fn();
+      answeredAt = Date.now();
+      return result;
+    } catch (err) {
+      if (isOutage(err)) answeredAt = 0;
+      throw err;
+    }
+  };
+  const reachable = async () => {
+    if (Date.now() - answeredAt < REACHABLE_FOR_MS) return;
+    probe ??= call(() => client.bucketExists(bucket)).then(
+      () => void (probe = null),
+      (err: unknown) => {
+        probe = null;
+        throw err;
+      },
+    );
+    await probe;
+  };
   return {
     bucket,
     async put(key, body, meta) {
-      await client.putObject(bucket, key, body, meta.size, { 'Content-Type': meta.contentType });
+      await call(() => client.putObject(bucket, key, body, meta.size, { 'Content-Type': meta.contentType }));
     },
-    get: (key) => client.getObject(bucket, key),
+    get: (key) => call(() => client.getObject(bucket, key)),
     async remove(keys) {
-      if (keys.length) await client.removeObjects(bucket, keys);
+      if (keys.length) await call(() => client.removeObjects(bucket, keys));
     },
-    presignedGet(key, seconds, downloadName) {
+    async presignedGet(key, seconds, downloadName) {
+      await reachable();
       const headers: Record<string, string> = {};
       if (downloadName) {
         headers['response-content-disposition'] = `attachment; filename*=UTF-8''${rfc5987(downloadName)}`;
@@ -48,7 +82,7 @@ export function connectStorage(storageUrl: string, bucket: string): ObjectStorag
       return client.presignedGetObject(bucket, key, seconds, headers);
     },
     async ping() {
-      if (!(await client.bucketExists(bucket))) await client.makeBucket(bucket);
+      if (!(await call(() => client.bucketExists(bucket)))) await client.makeBucket(bucket);
     },
   };
 }

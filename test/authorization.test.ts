@@ -5,6 +5,7 @@ import { isAppRoute, isZodType, type AppRoute, type AppRouter } from '@ts-rest/c
 import { afterAll, describe, expect, it } from 'vitest';
 import { ABILITIES, contract, ROLE_CEILINGS, ROLES, type Ability, type Role, type RouteMetadata } from '../contract/index.ts';
 import { objectShape, unwrapSchema } from '../contract/schema-shape.ts';
+import { addMember, removeMember } from '../server/domain/users.ts';
 import { toolSpecs } from '../server/mcp/tools.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from './support/harness.ts';
 import { startLiveTestApp } from './support/live-server.ts';
@@ -125,7 +126,7 @@ async function rest(
   if (/text\/event-stream/.test(res.headers.get('content-type') ?? '')) abort.abort();
   else text = await res.text();
   let body: Record<string, unknown> | null = null;
-  if (/^application\/json/.test(res.headers.get('content-type') ?? '')) body = JSON.parse(text) as Record<string, unknown>;
+  if (text && /^application\/json/.test(res.headers.get('content-type') ?? '')) body = JSON.parse(text) as Record<string, unknown>;
   return { status: res.status, headers: res.headers, text, body };
 }
 
@@ -244,6 +245,13 @@ async function expiredToken(member: TestMember): Promise<string> {
   return made.token;
 }
 
+/** The token of a member who has since been removed from the team (the operator's `intake admin user remove`). */
+async function removedMembersToken(teamId: string): Promise<string> {
+  const gone = await makeRoleMember(t, teamId, 'editor');
+  await removeMember(t.ctx, { teamId, userId: gone.userId });
+  return gone.token;
+}
+
 /** The ways to not be authenticated, each with whether the token itself is the problem (RFC 6750 invalid_token). */
 async function unauthenticatedCases(member: TestMember): Promise<Array<{ name: string; authorization?: string; invalidToken: boolean }>> {
   return [
@@ -252,6 +260,7 @@ async function unauthenticatedCases(member: TestMember): Promise<Array<{ name: s
     { name: 'unknown token', authorization: `Bearer intk_${'A'.repeat(40)}`, invalidToken: true },
     { name: 'revoked token', authorization: `Bearer ${await revokedToken(member)}`, invalidToken: true },
     { name: 'expired token', authorization: `Bearer ${await expiredToken(member)}`, invalidToken: true },
+    { name: 'token of a member removed from the team', authorization: `Bearer ${await removedMembersToken(member.teamId)}`, invalidToken: true },
   ];
 }
 
@@ -323,6 +332,23 @@ describe.each(listedTools.map((tool) => [tool.name, tool] as const))('MCP tool %
   });
 });
 
+describe('MCP over HTTP', () => {
+  it('GET and DELETE /mcp answer 401 too, before anything else', async () => {
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const session = await rawSession(owner.token);
+    for (const c of await unauthenticatedCases(owner)) {
+      for (const method of ['GET', 'DELETE'] as const) {
+        tried.mcp++;
+        const headers: Record<string, string> = { accept: MCP_ACCEPT, 'mcp-session-id': session };
+        if (c.authorization) headers.authorization = c.authorization;
+        const res = await fetch(`${t.baseUrl}/mcp`, { method, headers });
+        const text = await res.text();
+        expect401({ status: res.status, headers: res.headers, text, body: JSON.parse(text) as Record<string, unknown> }, `${method} /mcp ${c.name}`, c.invalidToken);
+      }
+    }
+  });
+});
+
 // ---------------------------------------------------------------------------------------------------
 // Every route: expired tokens, roles, another team, nested ids
 
@@ -370,7 +396,16 @@ describe.each(routes.map((e) => [`${e.key} ${e.route.method} ${e.route.path}`, e
     const made = await makeRecords(t, owner, entry.params);
     for (const c of await unauthenticatedCases(owner)) {
       expect401(await send(entry, made, { authorization: c.authorization }), `${label} ${c.name}`, c.invalidToken);
+      // HEAD runs every GET route too (express): the same 401, headers only.
+      if (entry.route.method === 'GET') {
+        const head = await rest('HEAD', fillPath(entry.route, made), { authorization: c.authorization, query: sampleQueries[entry.key] });
+        expect(head.status, `${label} HEAD ${c.name}`).toBe(401);
+        expect(head.headers.get('www-authenticate'), `${label} HEAD ${c.name}`).toMatch(/^Bearer realm="intake"/);
+      }
     }
+    // A valid token anywhere but the Authorization header does not count.
+    const elsewhere = await rest(entry.route.method, fillPath(entry.route, made), { query: { ...sampleQueries[entry.key], access_token: owner.token } });
+    expect401(elsewhere, `${label} token in the query string`, false);
   });
 
   it.each(roleCallers.map((c) => [c.label, c] as const))('as %s with its whole ceiling: 403 where the role may not, else an answer (REST and MCP)', async (who, caller) => {
@@ -388,9 +423,11 @@ describe.each(routes.map((e) => [`${e.key} ${e.route.method} ${e.route.path}`, e
     else expectToolError(answer, 'forbidden', `${label} MCP as ${who}`, may.required ? { required: may.required } : {});
   });
 
-  it("answers another team's token 404 for our records, and never shows our ids in its own answers (REST and MCP)", async () => {
+  it("answers another team's token 404 for our records (even when its user is also one of our members), and never shows our ids in its own answers (REST and MCP)", async () => {
     const ours = await makeTeam(t, { plan: 'scale' });
     const theirs = await makeRoleMember(t, (await makeTeam(t, { plan: 'scale' })).teamId, 'owner');
+    // Their user is a member of our team too: the token still acts only in the team it was minted in.
+    await addMember(t.ctx, { email: theirs.email, name: 'Both teams', teamId: ours.teamId, role: 'viewer' });
     // Our team holds one of everything, so lists and counts have something to leak.
     await makeRecords(t, ours, Object.keys(recordFactories));
     const ourRecords = await makeRecords(t, ours, entry.params);
@@ -589,6 +626,90 @@ describe('ids inside queries and bodies', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------
+// Tokens: a role mints within its ceiling, a member manages only its own family (spec, Authentication 4, 5, 8)
+
+describe('tokens by role and member', () => {
+  it.each(ROLES)('a %s mints its whole ceiling and nothing beyond it (REST and MCP)', async (role) => {
+    const member = await makeRoleMember(t, (await makeTeam(t, { plan: 'scale' })).teamId, role);
+    const client = await mcpClient(member.token);
+    try {
+      const ceiling = [...ROLE_CEILINGS[role]];
+      const minted = await rest('POST', '/v1/tokens', { token: member.token, body: { name: 'ceiling', abilities: ceiling } });
+      expect(minted.status, minted.text).toBe(201);
+      expect([...((minted.body!.data as { abilities: string[] }).abilities)].sort()).toEqual([...ceiling].sort());
+      const viaTool = await callTool(client, 'create_token', { name: 'ceiling', abilities: ceiling });
+      expect(viaTool.ok, JSON.stringify(viaTool)).toBe(true);
+
+      for (const beyond of ABILITIES.filter((a) => !ROLE_CEILINGS[role].includes(a))) {
+        const label = `${role} asking for ${beyond}`;
+        const res = await rest('POST', '/v1/tokens', { token: member.token, body: { name: 'beyond', abilities: ['forms:read', beyond] } });
+        expectError(res, 403, 'ability_exceeds_caller', label);
+        expect(res.body!.exceeded, label).toEqual([beyond]);
+        expectToolError(await callTool(client, 'create_token', { name: 'beyond', abilities: ['forms:read', beyond] }), 'ability_exceeds_caller', `MCP ${label}`, { exceeded: [beyond] });
+      }
+      const { rows } = await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from api_tokens where user_id = $1 and name = 'beyond'`, [member.userId]);
+      expect(rows[0]!.n, 'no token minted beyond the role').toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a member neither lists nor revokes another member's tokens, nor the token it calls with (REST and MCP)", async () => {
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const colleague = await makeRoleMember(t, owner.teamId, 'admin');
+    const theirs = await makeToken(t, colleague, ['forms:read']);
+    const client = await mcpClient(owner.token);
+    try {
+      const listed = await rest('GET', '/v1/tokens', { token: owner.token });
+      expect(listed.status, listed.text).toBe(200);
+      expect(listed.text).not.toContain(colleague.tokenId);
+      expect(listed.text).not.toContain(theirs.tokenId);
+      const toolList = await callTool(client, 'list_tokens', {});
+      expect(toolList.ok && !toolList.text.includes(theirs.tokenId), JSON.stringify(toolList)).toBe(true);
+
+      expectError(await rest('DELETE', `/v1/tokens/${theirs.tokenId}`, { token: owner.token }), 403, 'forbidden', "another member's token");
+      expectToolError(await callTool(client, 'revoke_token', { token: theirs.tokenId }), 'forbidden', "MCP another member's token");
+      expectError(await rest('DELETE', `/v1/tokens/${owner.tokenId}`, { token: owner.token }), 403, 'cannot_revoke_active_token', 'the calling token');
+      expectToolError(await callTool(client, 'revoke_token', { token: owner.tokenId }), 'cannot_revoke_active_token', 'MCP the calling token');
+      // Both still work.
+      expect((await rest('GET', '/v1/me', { token: theirs.token })).status).toBe(200);
+      expect((await rest('GET', '/v1/me', { token: owner.token })).status).toBe(200);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// A live MCP session sees role changes and removals at its next call
+
+describe('MCP sessions follow the member', () => {
+  it('a role lowered during a session narrows every tool at once; a removal ends the session (401)', async () => {
+    const team = await makeTeam(t, { plan: 'scale' });
+    let member = await makeRoleMember(t, team.teamId, 'admin');
+    const client = await mcpClient(member.token);
+    try {
+      const outside = listedTools.filter((tool) => {
+        const ability = routeOfTool.get(tool.name)!.meta.ability;
+        return ability !== null && !ROLE_CEILINGS.viewer.includes(ability);
+      });
+      expect(outside.length).toBeGreaterThan(0);
+      member = await changeRole(t, member, 'viewer');
+      for (const tool of outside) {
+        const entry = routeOfTool.get(tool.name)!;
+        const args = toolArgs(entry.key, Object.fromEntries(entry.params.map((p) => [p, `${p}_00000000000000000000000000`])));
+        expectToolError(await callTool(client, tool.name, args), 'forbidden', `${tool.name} after lowering to viewer`, { required: entry.meta.ability });
+      }
+      await removeMember(t.ctx, { teamId: team.teamId, userId: member.userId });
+      tried.mcp++;
+      await expect(client.callTool({ name: 'get_me', arguments: {} }), 'a removed member').rejects.toThrow(/401|unauthenticated|invalid or has been revoked/i);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
 // Jobs made through the API
 
 describe('jobs', () => {
@@ -636,11 +757,57 @@ async function readResource(client: Client, uri: string): Promise<{ ok: true; te
   }
 }
 
+/** The ability behind each resource (the route it reads through, or its own check); a new resource needs a line here. */
+const RESOURCE_ABILITIES: Record<string, Ability> = {
+  forms: 'forms:read',
+  form: 'forms:read',
+  'recent-submissions': 'submissions:read',
+  submission: 'submissions:read',
+  'form-stats': 'submissions:read',
+  insights: 'insights:read',
+  usage: 'billing:read',
+};
+
 describe('MCP resources', () => {
   const uris = [...listedResources.map((r) => r.uri), ...listedTemplates.map((r) => r.uriTemplate)];
 
   it('the server lists resources', () => {
     expect(uris.length).toBeGreaterThan(0);
+  });
+
+  const named = [...listedResources.map((r) => ({ name: r.name, uri: r.uri })), ...listedTemplates.map((r) => ({ name: r.name, uri: r.uriTemplate }))];
+
+  it('every listed resource has its ability in RESOURCE_ABILITIES', () => {
+    expect(named.map((r) => r.name).sort()).toEqual(Object.keys(RESOURCE_ABILITIES).sort());
+  });
+
+  it.each(named.map((r) => [r.uri, r] as const))('%s: each role reads it when its ceiling holds the ability; a token lacking only that ability is refused', async (_uri, { name, uri }) => {
+    const ability = RESOURCE_ABILITIES[name]!;
+    const team = await makeTeam(t, { plan: 'scale' });
+    const target = await fillTemplate(uri, team);
+    const allBut = await makeToken(t, team, ABILITIES.filter((a) => a !== ability));
+    const lacking = await mcpClient(allBut.token);
+    try {
+      const refused = await readResource(lacking, target);
+      expect(refused.ok, `${uri} lacking ${ability}`).toBe(false);
+      if (!refused.ok) expect(refused.message, uri).toMatch(/forbidden/);
+    } finally {
+      await lacking.close();
+    }
+    for (const role of ROLES) {
+      const member = await makeRoleMember(t, team.teamId, role);
+      const client = await mcpClient(member.token);
+      try {
+        const read = await readResource(client, target);
+        if (ROLE_CEILINGS[role].includes(ability)) expect(read.ok, `${uri} as ${role}: ${JSON.stringify(read)}`).toBe(true);
+        else {
+          expect(read.ok, `${uri} as ${role}`).toBe(false);
+          if (!read.ok) expect(read.message, `${uri} as ${role}`).toMatch(/forbidden/);
+        }
+      } finally {
+        await client.close();
+      }
+    }
   });
 
   it.each(uris)('%s: a token without the abilities is refused, another team reads nothing of ours, its own team reads it', async (uri) => {

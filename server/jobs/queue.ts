@@ -278,15 +278,23 @@ export async function startQueue(
       wakeHandlers.set(job.name, [...(wakeHandlers.get(job.name) ?? []), fn]);
     },
     async work(ctx, workers) {
+      // pg-boss waits out the polling interval after every fetch, even one that found a job (at batchSize 1
+      // it never bursts), so a backlog no NOTIFY wakes for would be taken one job per slot per interval.
+      // Each slot is a pg-boss worker of its own that its handler wakes once a job is done: it fetches the
+      // next at once, and only an empty fetch (or a failed job) leaves it to polling and LISTEN.
       for (const w of workers) {
-        await boss.work(
-          w.job.name,
-          { batchSize: 1, localConcurrency: w.concurrency ?? 4, pollingIntervalSeconds: opts.pollSeconds },
-          async ([job]) => {
-            const data = w.job.payload.parse(job!.data);
-            await w.handler(ctx, data, job!);
-          },
-        );
+        for (let slot = 0; slot < (w.concurrency ?? 4); slot++) {
+          let workerId: string | null = null;
+          workerId = await boss.work(
+            w.job.name,
+            { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: opts.pollSeconds },
+            async ([job]) => {
+              const data = w.job.payload.parse(job!.data);
+              await w.handler(ctx, data, job!);
+              if (workerId) boss.notifyWorker(workerId);
+            },
+          );
+        }
       }
     },
     stop: () => boss.stop({ graceful: true, timeout: 10_000, close: false }),

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { makePublishedForm } from './support/forms.ts';
+import { makeTeam } from './support/harness.ts';
+import { startProcessingApp } from './support/processing.ts';
+import { eventually, workerProcesses } from './support/worker-process.ts';
+
+// Ingest only here; the backlog is worked off by a real `intake worker` that starts after it is queued.
+const t = await startProcessingApp({}, { worker: false });
+// A long poll: a worker that waits for it between jobs would take minutes over this backlog.
+const workers = workerProcesses({ databaseUrl: t.databaseUrl, dataDir: t.dataDir, env: { INTAKE_QUEUE_POLL_SECONDS: '5' } });
+
+describe('a backlog of jobs', { timeout: 60_000 }, () => {
+  it('is worked off job after job, not one job per worker slot per poll interval', async () => {
+    const owner = await makeTeam(t, { plan: 'scale' });
+    // Two forms of 20 posts: one address's 21st post to a form in a minute would be kept as spam.
+    const forms = [await makePublishedForm(t, owner), await makePublishedForm(t, owner)];
+    const BACKLOG = 40;
+    for (let i = 0; i < BACKLOG; i++) {
+      const res = await t.http.post(forms[i % 2]!.endpoint).set('Accept', 'application/json').type('form').send(`message=backlog+${i}`);
+      expect(res.status).toBe(201);
+    }
+    const left = async () =>
+      Number(
+        (await t.ctx.db.query<{ n: string }>(`select count(*) as n from submissions where form_id = any($1::text[]) and status = 'received'`, [forms.map((f) => f.id)]))
+          .rows[0]!.n,
+      );
+    expect(await left()).toBe(BACKLOG);
+
+    // No post arrives while it works, so no NOTIFY wakes it: only its own loop can keep it going.
+    const worker = workers.start();
+    await eventually(left, (n) => n < BACKLOG, 60_000, () => worker.output());
+    const started = Date.now();
+    await eventually(left, (n) => n === 0, 20_000, () => worker.output());
+    // 4 slots (INTAKE_WORKER_CONCURRENCY) taking one job each per 5 s poll would need 45 s.
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});

@@ -678,6 +678,26 @@ describe('tokens by role and member', () => {
       await client.close();
     }
   });
+
+  it("a user's token in one team does not reach the same user's tokens in another team (404, REST and MCP)", async () => {
+    const here = await makeRoleMember(t, (await makeTeam(t, { plan: 'scale' })).teamId, 'owner');
+    const elsewhereTeam = (await makeTeam(t, { plan: 'scale' })).teamId;
+    await addMember(t.ctx, { email: here.email, name: 'Both teams', teamId: elsewhereTeam, role: 'owner' });
+    const elsewhere = await makeToken(t, { ...here, teamId: elsewhereTeam }, ['forms:read']);
+    const client = await mcpClient(here.token);
+    try {
+      const listed = await rest('GET', '/v1/tokens', { token: here.token });
+      expect(listed.status, listed.text).toBe(200);
+      expect(listed.text, "the other team's token is not listed").not.toContain(elsewhere.tokenId);
+      expectError(await rest('DELETE', `/v1/tokens/${elsewhere.tokenId}`, { token: here.token }), 404, 'not_found', "the same user's token in another team");
+      expectToolError(await callTool(client, 'revoke_token', { token: elsewhere.tokenId }), 'not_found', "MCP the same user's token in another team");
+      const me = await rest('GET', '/v1/me', { token: elsewhere.token });
+      expect(me.status, "the other team's token still works").toBe(200);
+      expect((me.body!.data as { team: { id: string } }).team.id).toBe(elsewhereTeam);
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ import { isAppRoute, isZodType, type AppRoute, type AppRouter } from '@ts-rest/c
 import { afterAll, describe, expect, it } from 'vitest';
 import { ABILITIES, contract, ROLE_CEILINGS, ROLES, type Ability, type Role, type RouteMetadata } from '../contract/index.ts';
 import { objectShape, unwrapSchema } from '../contract/schema-shape.ts';
+import { runReplayJob } from '../server/domain/deliveries.ts';
+import { runErasure } from '../server/domain/erasure.ts';
 import { addMember, removeMember } from '../server/domain/users.ts';
 import { toolSpecs } from '../server/mcp/tools.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from './support/harness.ts';
@@ -754,6 +756,43 @@ describe('jobs', () => {
     } finally {
       await client.close();
     }
+  });
+
+  // The jobs are run here by the functions the worker calls (this app has no worker on the shared database).
+  it("a webhook replay and an erasure started by one team touch nothing of another team's", async () => {
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const other = await makeTeam(t, { plan: 'scale' });
+    const ourForm = await insertForm(t, owner.teamId);
+    const theirForm = await insertForm(t, other.teamId);
+    const ourHook = await insertWebhook(t, owner.teamId, ourForm);
+    const theirHook = await insertWebhook(t, other.teamId, theirForm);
+    // Dead deliveries on both sides; their submissions, like every one insertSubmission makes, are from a@example.test.
+    const ourDead = await insertDelivery(t, owner.teamId, ourHook);
+    await insertDelivery(t, other.teamId, theirHook);
+    await insertSubmission(t, owner.teamId, ourForm);
+    await insertSubmission(t, other.teamId, theirForm);
+
+    const replay = await rest('POST', `/v1/webhooks/${ourHook}/replay`, { token: owner.token, body: { status: 'dead' } });
+    expect(replay.status, replay.text).toBe(202);
+    await runReplayJob(t.ctx, replay.body!.job_id as string);
+    const replays = await t.ctx.db.query<{ replay_of: string; team_id: string; webhook_id: string }>(
+      'select replay_of, team_id, webhook_id from deliveries where replay_job_id = $1',
+      [replay.body!.job_id],
+    );
+    expect(replays.rows, 'the replay job sent our dead delivery again, in our team and webhook').toEqual([{ replay_of: ourDead, team_id: owner.teamId, webhook_id: ourHook }]);
+    const theirDeliveries = await t.ctx.db.query<{ n: number }>('select count(*)::int as n from deliveries where webhook_id = $1', [theirHook]);
+    expect(theirDeliveries.rows[0]!.n, 'no delivery added to their webhook').toBe(1);
+
+    const countOf = async (teamId: string) =>
+      (await t.ctx.db.query<{ n: number }>('select count(*)::int as n from submissions where team_id = $1', [teamId])).rows[0]!.n;
+    expect(await countOf(other.teamId)).toBe(2);
+    const erasure = await rest('POST', '/v1/erasure', { token: owner.token, body: { email: 'a@example.test' } });
+    expect(erasure.status, erasure.text).toBe(202);
+    await runErasure(t.ctx, erasure.body!.erasure_id as string);
+    expect(await countOf(owner.teamId), 'the erasure took our submissions').toBe(0);
+    expect(await countOf(other.teamId), "and none of theirs from the same person").toBe(2);
+    const receipt = await rest('GET', `/v1/erasure/${erasure.body!.erasure_id as string}`, { token: owner.token });
+    expect((receipt.body!.data as { erased: { forms: object } }).erased.forms).toEqual({ [ourForm]: 2 });
   });
 });
 

@@ -196,6 +196,11 @@ export async function runUntilSignal(runtime: Runtime): Promise<void> {
     clearInterval(keepAlive);
     clearTimeout(deadline);
   }
+  // Everything the process owns is closed. What may still run is work already given back — a handler whose
+  // job pg-boss failed back to the queue at the end of its grace, still waiting on a slow model or server —
+  // and it must not hold the exit until it ends (a minute later, past any supervisor's patience).
+  log.info('stopped');
+  process.exit(0);
 }
 
 export { loadConfig };

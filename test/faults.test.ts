@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fileLink } from '../server/domain/file-links.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, startTestApp } from './support/harness.ts';
+import { startOpenAiTestServer } from './support/openai-server.ts';
 import { captureLogs } from './support/processes.ts';
 import { startPrivatePostgres, startPrivateS3 } from './support/private-services.ts';
 import { tempDataDir } from './support/processing.ts';
@@ -266,5 +267,89 @@ describe('object storage down during uploads and downloads', { timeout: 60_000 }
     expect(s3.keys(prefix).sort()).toEqual(files.map((f) => f.storage_key).sort());
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toEqual([0, null]);
+  });
+});
+
+describe('SIGTERM during load', { timeout: 90_000 }, () => {
+  it('in-flight posts finish, every accepted post is stored, the process exits 0 within 30 s, and the job it held is done by the next worker', async () => {
+    const c = count('sigterm under load');
+    const openai = await startOpenAiTestServer();
+    afterAll(() => openai.close());
+    const marker = `held-${randomBytes(4).toString('hex')}`;
+    // The model answers the marked submission after a minute: its job is held by the worker when SIGTERM comes.
+    let slow = true;
+    openai.reply = (req) => ({
+      analysis: { score: 0.1, verdict: 'clean', reasons: [], category: 'support' },
+      delayMs: slow && req.body.messages.some((m) => m.content.includes(marker)) ? 60_000 : 0,
+    });
+    const ai = { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: openai.baseUrl };
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const form = await makePublishedForm(t, owner);
+    // One client address posts everything here: the per-address limits are lifted for this load.
+    const serve = startIntake('serve', { ...ai, INTAKE_INGEST_RATE_LIMIT: '1000000', INTAKE_INGEST_FLOOD_LIMIT: '1000000' });
+    const base = await serve.url();
+
+    const held = openai.nextRequest();
+    const heldPost = await postForm(base, form.id, { ...CONTACT, message: `Where is my order? (${marker})` });
+    expect(heldPost.status).toBe(201);
+    await held;
+
+    const accepted: string[] = [];
+    const refused: string[] = [];
+    const unexpected: string[] = [];
+    let signalled = 0;
+    const client = async () => {
+      for (;;) {
+        try {
+          const a = await postForm(base, form.id);
+          c.requests += 1;
+          if (a.status === 201) accepted.push(a.body.id as string);
+          else unexpected.push(`${a.status} ${JSON.stringify(a.body)}`);
+        } catch (err) {
+          c.requests += 1;
+          // Refused or reset before an answer: the post was never taken (checked against the rows below).
+          const code = (err as { cause?: { code?: string } }).cause?.code ?? String(err);
+          if (!signalled) unexpected.push(`before SIGTERM: ${code}`);
+          refused.push(code);
+          if (code === 'ECONNREFUSED') return;
+        }
+      }
+    };
+    const clients = Array.from({ length: 16 }, () => client());
+    await until('some load', async () => accepted.length >= 100);
+    serve.child.kill('SIGTERM');
+    signalled = Date.now();
+    c.faults += 1;
+    const [code, signal] = await serve.exited;
+    const exitMs = Date.now() - signalled;
+    await Promise.all(clients);
+
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(exitMs).toBeLessThan(30_000);
+    expect(unexpected).toEqual([]);
+    expect(new Set(refused).size).toBeGreaterThan(0);
+    // Nothing accepted is lost and nothing unacknowledged was kept.
+    const rows = await submissionRows(form.id);
+    expect(rows.map((r) => r.id).sort()).toEqual([heldPost.body.id as string, ...accepted].sort());
+    c.lost += rows.length - 1 - accepted.length;
+
+    // The job held at SIGTERM was given back, not left to expire; the next worker does it, and every other post.
+    const { rows: heldJob } = await t.ctx.db.query<{ state: string }>(`select state::text from pgboss.job where name = 'process-submission' and data->>'submissionId' = $1`, [heldPost.body.id]);
+    expect(heldJob).toEqual([{ state: 'retry' }]);
+    slow = false;
+    const next = startIntake('worker', ai);
+    await until('every post to be processed', async () => (await submissionRows(form.id)).every((r) => r.status === 'processed'), 40_000).catch(async (err: Error) => {
+      const { rows: left } = await t.ctx.db.query(
+        `select s.status, j.state::text, j.retry_count, j.start_after::text, j.output::text, count(*)::int as n from submissions s left join pgboss.job j on j.data->>'submissionId' = s.id
+          where s.form_id = $1 and s.status <> 'processed' group by 1, 2, 3, 4, 5`,
+        [form.id],
+      );
+      const { rows: busy } = await t.ctx.db.query(
+        `select application_name, state, xact_start::text, left(query, 200) as query from pg_stat_activity where datname = current_database() and state <> 'idle'`,
+      );
+      throw new Error(`${err.message}\nleft: ${JSON.stringify(left)}\nbusy sessions: ${JSON.stringify(busy)}\nworker output:\n${next.output().slice(-3000)}`);
+    });
+    next.child.kill('SIGTERM');
+    expect(await next.exited).toEqual([0, null]);
   });
 });

@@ -85,6 +85,9 @@ const ROLE_RULES: Record<string, readonly Role[]> = {
   createErasure: ['owner', 'admin'],
 };
 
+/** The answer's media types besides the default JSON (an event stream, a JSON export): each is asked for too. */
+const acceptsOf = (entry: Entry): Array<string | undefined> => [undefined, ...Object.keys(entry.meta.alsoAnswers ?? {})];
+
 const hasBody = (route: AppRoute) => 'body' in route && isZodType(route.body);
 
 function fillPath(route: AppRoute, values: Record<string, string>): string {
@@ -106,7 +109,7 @@ type Answer = { status: number; headers: Headers; text: string; body: Record<str
 async function rest(
   method: string,
   path: string,
-  opts: { token?: string; authorization?: string; query?: Record<string, string>; body?: unknown } = {},
+  opts: { token?: string; authorization?: string; accept?: string; query?: Record<string, string>; body?: unknown } = {},
 ): Promise<Answer> {
   tried.rest++;
   const url = new URL(path, t.baseUrl);
@@ -115,6 +118,7 @@ async function rest(
   if (opts.authorization) headers.authorization = opts.authorization;
   else if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  if (opts.accept) headers.accept = opts.accept;
   const abort = new AbortController();
   const res = await fetch(url, {
     method,
@@ -133,7 +137,7 @@ async function rest(
 }
 
 /** Calls a route as the contract describes it, with the sample body/query and `values` in its path. */
-function send(entry: Entry, values: Record<string, string>, auth: { token?: string; authorization?: string } = {}) {
+function send(entry: Entry, values: Record<string, string>, auth: { token?: string; authorization?: string; accept?: string } = {}) {
   return rest(entry.route.method, fillPath(entry.route, values), {
     ...auth,
     query: sampleQueries[entry.key],
@@ -397,7 +401,9 @@ describe.each(routes.map((e) => [`${e.key} ${e.route.method} ${e.route.path}`, e
     const owner = await makeTeam(t, { plan: 'scale' });
     const made = await makeRecords(t, owner, entry.params);
     for (const c of await unauthenticatedCases(owner)) {
-      expect401(await send(entry, made, { authorization: c.authorization }), `${label} ${c.name}`, c.invalidToken);
+      for (const accept of acceptsOf(entry)) {
+        expect401(await send(entry, made, { authorization: c.authorization, accept }), `${label} ${c.name}${accept ? ` (Accept: ${accept})` : ''}`, c.invalidToken);
+      }
       // HEAD runs every GET route too (express): the same 401, headers only.
       if (entry.route.method === 'GET') {
         const head = await rest('HEAD', fillPath(entry.route, made), { authorization: c.authorization, query: sampleQueries[entry.key] });
@@ -412,12 +418,14 @@ describe.each(routes.map((e) => [`${e.key} ${e.route.method} ${e.route.path}`, e
 
   it.each(roleCallers.map((c) => [c.label, c] as const))('as %s with its whole ceiling: 403 where the role may not, else an answer (REST and MCP)', async (who, caller) => {
     const may = roleMay(caller.role, entry);
-    const restRecords = await makeRecords(t, caller.member, entry.params);
-    const res = await send(entry, restRecords, { token: caller.member.token });
-    if (may.may) expectNotRefused(res, `${label} as ${who}`);
-    else {
-      expectError(res, 403, 'forbidden', `${label} as ${who}`);
-      if (may.required) expect(res.body?.required, label).toBe(may.required);
+    for (const accept of acceptsOf(entry)) {
+      const as = `${label} as ${who}${accept ? ` (Accept: ${accept})` : ''}`;
+      const res = await send(entry, await makeRecords(t, caller.member, entry.params), { token: caller.member.token, accept });
+      if (may.may) expectNotRefused(res, as);
+      else {
+        expectError(res, 403, 'forbidden', as);
+        if (may.required) expect(res.body?.required, as).toBe(may.required);
+      }
     }
     if (!tool) return;
     const answer = await callTool(caller.client, tool, toolArgs(entry.key, await makeRecords(t, caller.member, entry.params)));
@@ -436,7 +444,9 @@ describe.each(routes.map((e) => [`${e.key} ${e.route.method} ${e.route.path}`, e
     const client = await mcpClient(theirs.token);
     try {
       if (entry.params.length > 0) {
-        expectError(await send(entry, ourRecords, { token: theirs.token }), 404, 'not_found', `${label} another team's token`);
+        for (const accept of acceptsOf(entry)) {
+          expectError(await send(entry, ourRecords, { token: theirs.token, accept }), 404, 'not_found', `${label} another team's token${accept ? ` (Accept: ${accept})` : ''}`);
+        }
         if (tool) expectToolError(await callTool(client, tool, toolArgs(entry.key, ourRecords)), 'not_found', `${label} MCP another team's token`);
       }
       const ourIds = await teamIds(ours.teamId);
@@ -466,7 +476,9 @@ describe.each(routes.map((e) => [`${e.key} ${e.route.method} ${e.route.path}`, e
       const b = await makeRecords(t, owner, entry.params, Object.fromEntries(entry.params.slice(0, shared).map((p) => [p, a[p]!])));
       const grafted = Object.fromEntries(entry.params.map((p, i) => [p, i < split ? a[p]! : b[p]!]));
       const what = entry.params.map((p) => `${p}=${grafted[p] === a[p] ? 'A' : 'B'}`).join(' ');
-      expectError(await send(entry, grafted, { token: owner.token }), 404, 'not_found', `${label} ${what}`);
+      for (const accept of acceptsOf(entry)) {
+        expectError(await send(entry, grafted, { token: owner.token, accept }), 404, 'not_found', `${label} ${what}${accept ? ` (Accept: ${accept})` : ''}`);
+      }
       if (tool) {
         const client = await mcpClient(owner.token);
         try {

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fileLink } from '../server/domain/file-links.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, startTestApp } from './support/harness.ts';
+import { startHttpsReceiver, type HttpsReceiver, type Reply } from './support/https-receiver.ts';
 import { startOpenAiTestServer } from './support/openai-server.ts';
 import { captureLogs } from './support/processes.ts';
 import { startPrivatePostgres, startPrivateS3 } from './support/private-services.ts';
@@ -351,5 +352,77 @@ describe('SIGTERM during load', { timeout: 90_000 }, () => {
     });
     next.child.kill('SIGTERM');
     expect(await next.exited).toEqual([0, null]);
+  });
+});
+
+describe('receivers that never answer, or drip a byte a second', { timeout: 60_000 }, () => {
+  it('each attempt ends at the delivery timeout, a silent one is retried on the schedule, and another webhook is delivered meanwhile', async () => {
+    const c = count('slow receivers');
+    const TIMEOUT_MS = 2_000;
+    const SCHEDULE = [0, 1, 1];
+    const worker = startIntake('worker', {
+      INTAKE_DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS),
+      INTAKE_DELIVERY_SCHEDULE: SCHEDULE.join(','),
+      INTAKE_QUEUE_POLL_SECONDS: '0.5',
+    });
+    const receivers: HttpsReceiver[] = [];
+    afterAll(async () => {
+      for (const r of receivers) await r.close();
+    });
+    const hooked = async (reply: () => Reply) => {
+      const receiver = await startHttpsReceiver({ reply });
+      receivers.push(receiver);
+      const owner = await makeTeam(t, { plan: 'scale' });
+      const form = await makePublishedForm(t, owner);
+      const res = await t.http.post(`/v1/forms/${form.id}/webhooks`).set(bearer(owner.token)).send({ label: 'Receiver', url: `${receiver.localhostUrl}/hook` });
+      expect(res.status, res.text).toBe(201);
+      const deliveries = async () => {
+        const list = await t.http.get(`/v1/forms/${form.id}/webhooks/${res.body.data.id}/deliveries`).set(bearer(owner.token));
+        return list.body.data as Array<{ status: string; attempts: number; http_status: number | null; error: string | null; duration_ms: number | null }>;
+      };
+      return { form, receiver, deliveries };
+    };
+    const silent = await hooked(() => ({ hang: true }));
+    const dripping = await hooked(() => ({ drip: { bytesPerSecond: 1 } }));
+    const healthy = await hooked(() => ({ status: 204 }));
+
+    expect((await t.http.post(`/f/${silent.form.id}`).type('form').send(CONTACT)).status).toBe(303);
+    expect((await t.http.post(`/f/${dripping.form.id}`).type('form').send(CONTACT)).status).toBe(303);
+    const [hung] = await silent.receiver.waitFor(1);
+    await dripping.receiver.waitFor(1);
+    // While both attempts are held open, another webhook's delivery goes out at once.
+    expect((await t.http.post(`/f/${healthy.form.id}`).type('form').send(CONTACT)).status).toBe(303);
+    const [prompt] = await healthy.receiver.waitFor(1);
+    expect(prompt!.receivedAt - hung!.receivedAt).toBeLessThan(TIMEOUT_MS);
+    c.requests += 3;
+
+    // The silent receiver: each attempt is cut at the timeout (error timeout, no status), retried on the schedule, then dead.
+    const attempts = await silent.receiver.waitFor(SCHEDULE.length, 30_000);
+    for (let i = 1; i < attempts.length; i++) {
+      expect(attempts[i]!.receivedAt - attempts[i - 1]!.receivedAt).toBeGreaterThanOrEqual(TIMEOUT_MS + SCHEDULE[i]! * 1000 * 0.8 - 50);
+    }
+    const [dead] = await until('the silent receiver\'s delivery to be dead', async () => {
+      const ds = await silent.deliveries();
+      return ds[0]?.status === 'dead' && ds;
+    });
+    expect(dead).toMatchObject({ status: 'dead', attempts: SCHEDULE.length, http_status: null, error: 'timeout' });
+    expect(dead!.duration_ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    expect(dead!.duration_ms).toBeLessThan(TIMEOUT_MS + 1_000);
+    // The dripping receiver answered 200 at once; its body is cut at the timeout and the status stands
+    // (docs/webhooks.md): one attempt, ended at the timeout rather than after 4 KB at a byte a second.
+    const [dripped] = await until('the dripping receiver\'s attempt to be recorded', async () => {
+      const ds = await dripping.deliveries();
+      return (ds[0]?.attempts ?? 0) >= 1 && ds;
+    });
+    expect(dripped).toMatchObject({ status: 'succeeded', attempts: 1, http_status: 200, error: null });
+    expect(dripped!.duration_ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    expect(dripped!.duration_ms).toBeLessThan(TIMEOUT_MS + 1_000);
+    expect(dripping.receiver.requests).toHaveLength(1);
+    expect(healthy.receiver.requests).toHaveLength(1);
+    expect(await healthy.deliveries()).toMatchObject([{ status: 'succeeded', attempts: 1, http_status: 204 }]);
+    c.faults += SCHEDULE.length + 1;
+    c.requests += silent.receiver.requests.length + dripping.receiver.requests.length + healthy.receiver.requests.length;
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toEqual([0, null]);
   });
 });

@@ -33,5 +33,6 @@ describe('a backlog of jobs', { timeout: 60_000 }, () => {
     await eventually(left, (n) => n === 0, 20_000, () => worker.output());
     // 4 slots (INTAKE_WORKER_CONCURRENCY) taking one job each per 5 s poll would need 45 s.
     expect(Date.now() - started).toBeLessThan(5_000);
+    await worker.kill();
   });
 });

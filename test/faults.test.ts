@@ -426,3 +426,87 @@ describe('receivers that never answer, or drip a byte a second', { timeout: 60_0
     expect(await worker.exited).toEqual([0, null]);
   });
 });
+
+describe('a worker SIGKILLed mid-bulk-replay, with deliveries in flight', { timeout: 90_000 }, () => {
+  /**
+   * What pg-boss does when a dead worker's claims expire (minutes), made quick on this file's own database:
+   * the active jobs of the queue get a 1-second expiry, then pg-boss's own supervision pass retries them.
+   */
+  async function lapseClaims(queue: string): Promise<void> {
+    await t.ctx.db.query(`update pgboss.job set expire_seconds = 1, retry_delay = 0 where name = $1 and state = 'active'`, [queue]);
+    await new Promise((r) => setTimeout(r, 1100));
+    await until(`the claims of ${queue} to lapse`, async () => {
+      await t.ctx.db.query('update pgboss.queue set monitor_claim_on = null, monitor_on = null where name = $1', [queue]);
+      await t.ctx.queue.boss.supervise(queue);
+      const { rowCount } = await t.ctx.db.query(`select 1 from pgboss.job where name = $1 and state = 'active'`, [queue]);
+      return rowCount === 0;
+    });
+  }
+
+  it('the replay resumes in a new worker: every delivery sent, none twice unless its attempt was in flight at the kill', async () => {
+    const c = count('worker killed mid-replay');
+    const N = 800;
+    const receiver = await startHttpsReceiver({ reply: () => ({ delayMs: 150, reply: { status: 200 } }) });
+    afterAll(() => receiver.close());
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const form = await makePublishedForm(t, owner);
+    const hook = await t.http.post(`/v1/forms/${form.id}/webhooks`).set(bearer(owner.token)).send({ label: 'Replayed', url: `${receiver.localhostUrl}/hook` });
+    expect(hook.status, hook.text).toBe(201);
+    const webhookId = hook.body.data.id as string;
+    // Dead deliveries to replay, as the engine leaves them.
+    await t.ctx.db.query(
+      `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts, created_at)
+       select 'whd_' || lpad(to_hex(g), 26, '0'), $1, $2, 'submission.created', 'subm_' || lpad(to_hex(g), 26, '0'),
+              json_build_object('n', g)::text, 'dead', 7, now() - interval '1 hour'
+         from generate_series(1, $3::int) g`,
+      [owner.teamId, webhookId, N],
+    );
+    const queued = await t.http.post(`/v1/webhooks/${webhookId}/replay`).set(bearer(owner.token)).send({ status: 'dead' });
+    expect(queued.status, queued.text).toBe(202);
+    const jobId = queued.body.job_id as string;
+    const replays = async () =>
+      (await t.ctx.db.query<{ id: string; status: string; attempts: number }>('select id, status, attempts from deliveries where replay_job_id = $1', [jobId])).rows;
+
+    const env = { INTAKE_QUEUE_POLL_SECONDS: '0.5', INTAKE_DELIVERY_SCHEDULE: '0,1' };
+    const first = startIntake('worker', env);
+    await until('deliveries to be in flight', async () => receiver.requests.length >= 100);
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toEqual([null, 'SIGKILL']);
+    c.faults += 1;
+    const atKill = await replays();
+    const recorded = new Set(atKill.filter((d) => d.status === 'succeeded').map((d) => d.id));
+    const sentBeforeKill = new Set(receiver.requests.map((r) => r.headers['webhook-id']));
+
+    await lapseClaims('replay-webhook');
+    await lapseClaims('deliver-webhook');
+    const second = startIntake('worker', env);
+    const done = await until('the replay to finish and every delivery to succeed', async () => {
+      const job = (await t.http.get(`/v1/jobs/${jobId}`).set(bearer(owner.token))).body.data as { status: string };
+      const rows = await replays();
+      return job.status === 'succeeded' && rows.length === N && rows.every((d) => d.status === 'succeeded') && { job, rows };
+    }, 60_000);
+    expect(done.job).toMatchObject({ status: 'succeeded', total: N, done: N, failed: 0 });
+    expect(done.rows.every((d) => d.attempts === 1)).toBe(true);
+    const { rows: [originals] } = await t.ctx.db.query<{ n: number }>('select count(distinct replay_of)::int as n from deliveries where replay_job_id = $1', [jobId]);
+    expect(originals!.n).toBe(N);
+
+    // Requests per delivery at the receiver.
+    await new Promise((r) => setTimeout(r, 500));
+    const per = new Map<string, number>();
+    for (const r of receiver.requests) per.set(r.headers['webhook-id']!, (per.get(r.headers['webhook-id']!) ?? 0) + 1);
+    const ids = done.rows.map((d) => d.id);
+    const lost = ids.filter((id) => !per.has(id));
+    c.lost += lost.length;
+    expect(lost).toEqual([]);
+    expect([...per.keys()].filter((id) => !ids.includes(id))).toEqual([]);
+    // At least once, and twice only where the attempt was sent but not yet recorded when the worker died.
+    const twice = ids.filter((id) => per.get(id)! > 1);
+    expect(ids.filter((id) => per.get(id)! > 2)).toEqual([]);
+    expect(twice.filter((id) => recorded.has(id) || !sentBeforeKill.has(id))).toEqual([]);
+    expect(recorded.size).toBeGreaterThan(0);
+    c.requests += receiver.requests.length + 2;
+    console.log(`mid-replay kill: ${N} replays, ${recorded.size} recorded at the kill, ${sentBeforeKill.size} sent by then, ${twice.length} sent twice (in flight at the kill)`);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toEqual([0, null]);
+  });
+});

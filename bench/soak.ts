@@ -24,6 +24,7 @@ const { values: opts } = parseArgs({
     posts: { type: 'string', default: '100000' },
     concurrency: { type: 'string', default: '50' },
     'posts-per-client': { type: 'string', default: '10' },
+    'worker-concurrency': { type: 'string', default: '8' },
     'restart-after': { type: 'string' },
     claims: { type: 'string', default: 'expire' },
     'drain-timeout': { type: 'string', default: '900' },
@@ -39,11 +40,12 @@ if (opts.help) {
   --posts N             posts to make (default 100000)
   --concurrency C       connections posting at once (default 50)
   --posts-per-client K  posts per simulated visitor address (default 10; 20 a minute is the rate limit)
+  --worker-concurrency W  the worker's processing slots, INTAKE_WORKER_CONCURRENCY (default 8; Intake's default is 4)
   --restart-after M     SIGKILL the worker after M posts (default N/2)
   --claims expire|lapse the killed worker's jobs come back when their claims expire (default, up to ~6 min)
                         or are lapsed at once through pg-boss's supervision pass (as the test does)
   --drain-timeout S     seconds the queues have to empty after the load (default 900)
-  --env NAME=VALUE      extra setting for the intake processes (repeatable), e.g. INTAKE_WORKER_CONCURRENCY=8
+  --env NAME=VALUE      extra setting for the intake processes (repeatable), e.g. DATABASE_POOL_SIZE=20
   --no-save             do not write bench/results/soak-<date>.json
   --verbose             echo the child processes' output`);
   process.exit(0);
@@ -66,7 +68,10 @@ async function main(): Promise<number> {
     storageUrl,
     bucket: 'intake-bench',
     dataDir: dir,
-    env: Object.fromEntries(opts.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])),
+    env: {
+      INTAKE_WORKER_CONCURRENCY: opts['worker-concurrency'],
+      ...Object.fromEntries(opts.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])),
+    },
     log,
     echo: opts.verbose,
   });
@@ -91,10 +96,9 @@ async function main(): Promise<number> {
   return problems.length ? 1 : 0;
 }
 
-let code = 1;
 try {
-  code = await main();
+  process.exitCode = await main();
 } finally {
   await cleanupAll();
 }
-process.exit(code);
+process.exit();

@@ -75,6 +75,8 @@ export type SoakReport = {
   postsPerClient: number;
   clients: number;
   claims: SoakOptions['claims'];
+  /** Settings given to the intake processes beyond the soak's own. */
+  settings: Record<string, string>;
   load: {
     seconds: number;
     /** Answered posts per second over the load (2xx and not). */
@@ -363,6 +365,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       postsPerClient: opts.postsPerClient,
       clients: Math.ceil(opts.posts / opts.postsPerClient),
       claims: opts.claims,
+      settings: opts.env ?? {},
       load: {
         seconds: Math.round(loadSeconds * 100) / 100,
         postsPerSecond: Math.round(opts.posts / loadSeconds),

@@ -1,13 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { makePublishedForm } from './support/forms.ts';
-import { makeTeam } from './support/harness.ts';
+import { bearer, makeTeam } from './support/harness.ts';
+import { startHttpsReceiver } from './support/https-receiver.ts';
 import { startProcessingApp } from './support/processing.ts';
 import { eventually, workerProcesses } from './support/worker-process.ts';
 
 // Ingest only here; the backlog is worked off by a real `intake worker` that starts after it is queued.
-const t = await startProcessingApp({}, { worker: false });
+const t = await startProcessingApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' }, { worker: false });
 // A long poll: a worker that waits for it between jobs would take minutes over this backlog.
-const workers = workerProcesses({ databaseUrl: t.databaseUrl, dataDir: t.dataDir, env: { INTAKE_QUEUE_POLL_SECONDS: '5' } });
+const workers = workerProcesses({ databaseUrl: t.databaseUrl, dataDir: t.dataDir, env: { INTAKE_QUEUE_POLL_SECONDS: '5', INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' } });
+const receiver = await startHttpsReceiver();
+afterAll(() => receiver.close());
 
 describe('a backlog of jobs', { timeout: 60_000 }, () => {
   it('is worked off job after job, not one job per worker slot per poll interval', async () => {
@@ -34,5 +37,34 @@ describe('a backlog of jobs', { timeout: 60_000 }, () => {
     // 4 slots (INTAKE_WORKER_CONCURRENCY) taking one job each per 5 s poll would need 45 s.
     expect(Date.now() - started).toBeLessThan(5_000);
     await worker.kill();
+  });
+});
+
+describe('a worker started on a backlog with as many job slots as pooled connections', { timeout: 60_000 }, () => {
+  it('does not deadlock its pool: a transaction that queues a job never waits for a second connection', async () => {
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const forms = [await makePublishedForm(t, owner), await makePublishedForm(t, owner)];
+    // A webhook: processing queues each submission's delivery job inside its transaction.
+    for (const form of forms) {
+      const res = await t.http.post(`/v1/forms/${form.id}/webhooks`).set(bearer(owner.token)).send({ label: 'Receiver', url: `${receiver.localhostUrl}/hooks` });
+      expect(res.status, res.text).toBe(201);
+    }
+    const BACKLOG = 40;
+    for (let i = 0; i < BACKLOG; i++) {
+      const res = await t.http.post(forms[i % 2]!.endpoint).set('Accept', 'application/json').type('form').send(`message=backlog+${i}`);
+      expect(res.status).toBe(201);
+    }
+    const left = async () =>
+      Number(
+        (await t.ctx.db.query<{ n: string }>(`select count(*) as n from submissions where form_id = any($1::text[]) and status = 'received'`, [forms.map((f) => f.id)]))
+          .rows[0]!.n,
+      );
+    // Two pooled connections (the third of DATABASE_POOL_SIZE is the LISTEN session) and four processing
+    // slots: two transactions can hold both connections while they queue their jobs.
+    const worker = workers.start({ DATABASE_POOL_SIZE: '3', INTAKE_WORKER_CONCURRENCY: '4' });
+    await eventually(left, (n) => n === 0, 30_000, () => worker.output());
+    expect(worker.output()).not.toContain('timeout exceeded when trying to connect');
+    expect(worker.child.exitCode).toBeNull();
+    await receiver.waitFor(BACKLOG, 30_000);
   });
 });

@@ -78,6 +78,8 @@ export type Queue = {
 export const PG_BOSS_VERSION: string = (createRequire(import.meta.url)('pg-boss/package.json') as { version: string }).version;
 
 const SCHEMA = 'pgboss';
+/** A job id no job has, for a lookup that only fills pg-boss's queue cache. */
+const NO_JOB = '00000000-0000-0000-0000-000000000000';
 
 /**
  * Wakes the workers of a queue through pg-boss's LISTEN channel, outside any transaction. A NOTIFY inside
@@ -228,6 +230,11 @@ export async function startQueue(
     if (!existing) await boss.createQueue(job.name, { notify: false, ...job.queue, ...(job.policy ? { policy: job.policy } : {}) });
     else await boss.updateQueue(job.name, { notify: false, ...job.queue });
   }
+  // pg-boss looks each queue up in a cache that creating or updating it has just emptied (refilled every
+  // minute), and a lookup that misses asks the pool. A job sent inside a transaction, which holds a
+  // connection, would then wait for a second one: with as many jobs at work as pooled connections (a worker
+  // started on a backlog) every connection waits for another. Filled here, through a lookup by id.
+  for (const job of jobs) await boss.getJobById(job.name, NO_JOB);
   const verified = new Map<string, string>();
   for (const { job, sample } of opts.embeddable) verified.set(job.name, await verifyEmbeddable(db, boss, job, sample));
 

@@ -172,7 +172,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       const form = await createForm(rt.ctx, caller, { name, notification_emails: [] });
       await publishForm(rt.ctx, caller, form.id);
       const hook = await createWebhook(rt.ctx, caller, form.id, {
-        label: 'Soak receiver', url: `${receiver.localhostUrl}${hookPath}`, provider: 'webhook', config: {}, events: ['submission.created'], active: true,
+        label: 'Soak receiver', url: `${receiver.url}${hookPath}`, provider: 'webhook', config: {}, events: ['submission.created'], active: true,
       });
       return { formId: form.id, webhookId: hook.data.id, secret: hook.secret };
     };
@@ -208,12 +208,21 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const canary = async (worker: Child) => {
       const want = ++canaries;
       const res = await pool.request({ path: `/f/${canaryForm.formId}`, method: 'POST', headers: { ...BROWSER_HEADERS, 'x-forwarded-for': '192.0.2.1' }, body: `message=canary+${want}` });
-      await res.body.text();
-      if (res.statusCode !== 201) throw new Error(`canary post answered ${res.statusCode}`);
+      const text = await res.body.text();
+      if (res.statusCode !== 201) throw new Error(`canary post answered ${res.statusCode}: ${text}`);
+      const canaryId = (JSON.parse(text) as { id: string }).id;
       const deadline = Date.now() + 120_000;
       while (canariesReceived < want) {
         if (!worker.alive()) throw new Error(`${worker.name} exited (${await worker.exited}):\n${worker.output()}`);
-        if (Date.now() > deadline) throw new Error(`${worker.name} did not deliver a canary within 120 s:\n${worker.output()}`);
+        if (Date.now() > deadline) {
+          const { rows } = await db.query(
+            `select s.status, d.status as delivery, d.attempts, d.error, d.http_status, (select json_agg(json_build_object('name', j.name, 'state', j.state))
+               from pgboss.job j where j.data->>'submissionId' = s.id or j.data->>'deliveryId' = d.id) as jobs
+               from submissions s left join deliveries d on d.submission_id = s.id where s.id = $1`,
+            [canaryId],
+          );
+          throw new Error(`${worker.name} did not deliver a canary within 120 s (${JSON.stringify(rows)}):\n${worker.output()}`);
+        }
         await sleep(20);
       }
     };

@@ -41,6 +41,7 @@ const Env = z.object({
     .transform((v) => v.split(',').map((s) => Number(s.trim())))
     .refine((a) => a.length >= 1 && a.length <= 20 && a.every((n) => Number.isFinite(n) && n >= 0), 'a comma-separated list of 1 to 20 delays in seconds'),
   INTAKE_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+  INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK: z.coerce.number().int().min(1).max(1000).default(10),
   INTAKE_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   INTAKE_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(5 * 24 * 3600),
@@ -88,6 +89,8 @@ export type Config = {
   deliverySchedule: number[];
   /** Webhook requests in flight per worker process. */
   deliveryConcurrency: number;
+  /** Of those, at most this many to one webhook (never more than deliveryConcurrency). */
+  deliveryConcurrencyPerWebhook: number;
   deliveryTimeoutMs: number;
   deliveryRetentionDays: number;
   /** A webhook whose every attempt has failed for this long is deactivated (its owners are told). */
@@ -163,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queuePollSeconds: e.INTAKE_QUEUE_POLL_SECONDS,
     deliverySchedule: e.INTAKE_DELIVERY_SCHEDULE,
     deliveryConcurrency: e.INTAKE_DELIVERY_CONCURRENCY,
+    deliveryConcurrencyPerWebhook: Math.min(e.INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK, e.INTAKE_DELIVERY_CONCURRENCY),
     deliveryTimeoutMs: e.INTAKE_DELIVERY_TIMEOUT_MS,
     deliveryRetentionDays: e.INTAKE_DELIVERY_RETENTION_DAYS,
     webhookDisableAfterSeconds: e.INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS,

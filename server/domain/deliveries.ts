@@ -121,11 +121,31 @@ export type AttemptOutcome =
   | { job: AttemptJob; kind: 'skip' }
   /** Not sent: its webhook was deleted or deactivated, or its submission deleted. */
   | { job: AttemptJob; kind: 'stop'; expected: number; reason: string }
-  | { job: AttemptJob; kind: 'sent'; webhookId: string; gone: boolean; record: queries.AttemptRecord };
+  | { job: AttemptJob; kind: 'sent'; webhookId: string; gone: boolean; record: queries.AttemptRecord }
+  /**
+   * Not sent yet: its webhook already had its share of the worker's attempts in flight. The same attempt
+   * goes again at `at` (a new job); the delivery's attempt count stays.
+   */
+  | { job: AttemptJob; kind: 'postpone'; expected: number; at: Date };
+
+export type AttemptRow = queries.AttemptRow;
 
 /** The rows a batch of attempt jobs needs, in one query. */
 export function loadAttempts(ctx: AppContext, jobs: AttemptJob[]): Promise<Map<string, queries.AttemptRow>> {
   return queries.findForAttempts(ctx.db, jobs.map((j) => j.data.deliveryId));
+}
+
+function isNextAttempt(job: AttemptJob, row: queries.AttemptRow | undefined): row is queries.AttemptRow {
+  return !!row && row.attempts === job.data.attempt - 1 && (row.status === 'pending' || row.status === 'failed');
+}
+
+function stopReason(row: queries.AttemptRow): string | null {
+  return row.deleted ? 'webhook_deleted' : !row.active ? 'webhook_inactive' : row.request_body === null ? 'submission_deleted' : null;
+}
+
+/** Whether `sendAttempt` would post this job's attempt (not a duplicate, not a stopped delivery): only those take a webhook's share. */
+export function attemptSends(job: AttemptJob, row: queries.AttemptRow | undefined): row is queries.AttemptRow {
+  return isNextAttempt(job, row) && stopReason(row) === null;
 }
 
 /**
@@ -134,11 +154,9 @@ export function loadAttempts(ctx: AppContext, jobs: AttemptJob[]): Promise<Map<s
  */
 export async function sendAttempt(ctx: AppContext, sender: Sender, job: AttemptJob, row: queries.AttemptRow | undefined): Promise<AttemptOutcome> {
   const { deliveryId, attempt } = job.data;
-  if (!row || row.attempts !== attempt - 1 || (row.status !== 'pending' && row.status !== 'failed')) return { job, kind: 'skip' };
-  if (row.deleted || !row.active || row.request_body === null) {
-    const reason = row.deleted ? 'webhook_deleted' : !row.active ? 'webhook_inactive' : 'submission_deleted';
-    return { job, kind: 'stop', expected: row.attempts, reason };
-  }
+  if (!isNextAttempt(job, row)) return { job, kind: 'skip' };
+  const reason = stopReason(row);
+  if (reason || row.request_body === null) return { job, kind: 'stop', expected: row.attempts, reason: reason ?? 'submission_deleted' };
   const key = ctx.keys.webhookSecrets;
   const secrets = [decryptSecret(key, row.secret_encrypted), ...(row.previous_secret_encrypted ? [decryptSecret(key, row.previous_secret_encrypted)] : [])];
   const headers = signatureHeaders(secrets, row.id, Math.floor(Date.now() / 1000), row.request_body);
@@ -160,14 +178,22 @@ export async function sendAttempt(ctx: AppContext, sender: Sender, job: AttemptJ
  */
 export async function recordAttempts(ctx: AppContext, outcomes: AttemptOutcome[]): Promise<Date | null> {
   const sent = outcomes.filter((o) => o.kind === 'sent');
-  const next = sent.flatMap((o) => (o.record.nextAttemptAt ? [o.record.nextAttemptAt] : []));
+  const waiting = outcomes.filter((o) => o.kind === 'postpone');
+  const next = [...sent.flatMap((o) => (o.record.nextAttemptAt ? [o.record.nextAttemptAt] : [])), ...waiting.map((o) => o.at)];
   await ctx.db.transaction(async (tx) => {
     for (const o of outcomes) if (o.kind === 'stop') await queries.stopDelivery(tx, o.job.data.deliveryId, o.expected, o.reason);
     const recorded = await queries.recordAttempts(tx, sent.map((o) => o.record));
     const retries = sent.filter((o) => recorded.has(o.record.id) && o.record.nextAttemptAt);
+    // A postponed attempt is queued again only while the row still waits for it, as a retry is.
+    const postponed = await queries.postponeAttempts(tx, waiting.map((o) => ({ id: o.job.data.deliveryId, expected: o.expected, at: o.at })));
     await ctx.queue.insert(
       deliverWebhook,
-      retries.map((o) => ({ data: { deliveryId: o.record.id, attempt: o.job.data.attempt + 1 }, singletonKey: o.record.id, startAfter: o.record.nextAttemptAt! })),
+      [
+        ...retries.map((o) => ({ data: { deliveryId: o.record.id, attempt: o.job.data.attempt + 1 }, singletonKey: o.record.id, startAfter: o.record.nextAttemptAt! })),
+        ...waiting
+          .filter((o) => postponed.has(o.job.data.deliveryId))
+          .map((o) => ({ data: { deliveryId: o.job.data.deliveryId, attempt: o.job.data.attempt }, singletonKey: o.job.data.deliveryId, startAfter: o.at })),
+      ],
       { tx },
     );
     // Per webhook, once: the last failure of the batch decides (a 410 anywhere in it counts).

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { loadAttempts, recordAttempts, sendAttempt, type AttemptJob, type AttemptOutcome } from '../domain/deliveries.ts';
+import { attemptSends, loadAttempts, recordAttempts, sendAttempt, type AttemptJob, type AttemptOutcome, type AttemptRow } from '../domain/deliveries.ts';
 import { GroupCommit } from '../group-commit.ts';
 import { createSender } from '../webhooks/sender.ts';
 import { deliverWebhook } from './definitions.ts';
@@ -10,6 +10,13 @@ export type DeliveryRunner = { stop(): Promise<void> };
 const REFILL_MS = 5;
 /** Outcomes are recorded by group commit: at most this many transactions at once, each of up to this many. */
 const RECORD_LIMITS = { maxRunning: 2, maxBatch: 200 };
+/** An attempt postponed because its webhook had its share in flight goes again after at least this long… */
+const POSTPONE_MIN_MS = 1_000;
+/** …and at most this long, however long the webhook's queue. */
+const POSTPONE_MAX_MS = 30_000;
+
+/** A webhook's attempts in flight in this worker, and how long its recent attempts took. */
+type Share = { started: Map<string, number>; averageMs: number; horizon: number };
 
 /**
  * The webhook delivery loop of a worker process: keeps up to INTAKE_DELIVERY_CONCURRENCY attempts in flight
@@ -18,6 +25,13 @@ const RECORD_LIMITS = { maxRunning: 2, maxBatch: 200 };
  * schedules their next attempts and settles their jobs, all or nothing. A slot frees once its outcome is
  * committed. The loop is woken at once by a new job (LISTEN), by a local timer when a retry it scheduled
  * falls due, and otherwise polls.
+ *
+ * A webhook has at most INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK of those attempts, so a receiver that never
+ * answers cannot hold every slot. An attempt fetched for a webhook at its share is postponed: its job is
+ * settled and the same attempt queued again, in one transaction (by the group commit, as an outcome), and
+ * its slot frees once that commits. Postponements of one webhook are spread over the time its share
+ * would take to send them (its attempts' recent duration, or the age of the oldest in flight), so a long
+ * queue behind a slow receiver is fetched again about as fast as it drains, not every second.
  */
 export function startDeliveryRunner(ctx: AppContext, opts: { version: string }): DeliveryRunner {
   const { config, log } = ctx;
@@ -28,6 +42,8 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
     connections: config.deliveryConcurrency,
   });
   const limit = config.deliveryConcurrency;
+  const perWebhook = config.deliveryConcurrencyPerWebhook;
+  const shares = new Map<string, Share>();
   const sending = new Set<Promise<void>>();
   let taken = 0; // jobs fetched whose outcome is not committed yet
   let stopping = false;
@@ -71,19 +87,52 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
   };
   const recorder = new GroupCommit(record, RECORD_LIMITS);
 
+  /** When a postponed attempt of this webhook should go again: after the ones already postponed, as its share drains them. */
+  const postponeUntil = (share: Share): Date => {
+    const now = Date.now();
+    let oldest = now;
+    for (const at of share.started.values()) oldest = Math.min(oldest, at);
+    const spacing = Math.max(share.averageMs, now - oldest) / perWebhook;
+    const at = Math.min(Math.max(now + POSTPONE_MIN_MS, share.horizon), now + POSTPONE_MAX_MS);
+    share.horizon = at + spacing;
+    return new Date(at);
+  };
+
+  /** Sends one attempt, counted in its webhook's share while the request is out. */
+  const send = (job: AttemptJob, row: AttemptRow | undefined, share: Share | null) => {
+    const startedAt = Date.now();
+    share?.started.set(job.id, startedAt);
+    const attempt = sendAttempt(ctx, sender, job, row)
+      .finally(() => {
+        if (!share || !row) return;
+        share.started.delete(job.id);
+        share.averageMs = 0.8 * share.averageMs + 0.2 * (Date.now() - startedAt);
+        if (!share.started.size) shares.delete(row.webhook_id);
+      })
+      .then(
+        (outcome) => recorder.add(outcome),
+        (err: unknown) => {
+          log.warn({ err, deliveryId: job.data.deliveryId }, 'delivery attempt failed; its job will be retried');
+          release(1);
+        },
+      );
+    sending.add(attempt);
+    void attempt.finally(() => sending.delete(attempt));
+  };
+
   const launch = (jobs: AttemptJob[]) => {
     const run = loadAttempts(ctx, jobs).then(
       (rows) => {
         for (const job of jobs) {
-          const attempt = sendAttempt(ctx, sender, job, rows.get(job.data.deliveryId)).then(
-            (outcome) => recorder.add(outcome),
-            (err: unknown) => {
-              log.warn({ err, deliveryId: job.data.deliveryId }, 'delivery attempt failed; its job will be retried');
-              release(1);
-            },
-          );
-          sending.add(attempt);
-          void attempt.finally(() => sending.delete(attempt));
+          const row = rows.get(job.data.deliveryId);
+          if (!attemptSends(job, row)) {
+            send(job, row, null); // skipped or stopped without a request
+            continue;
+          }
+          const share = shares.get(row.webhook_id) ?? { started: new Map<string, number>(), averageMs: 0, horizon: 0 };
+          shares.set(row.webhook_id, share);
+          if (share.started.size < perWebhook) send(job, row, share);
+          else recorder.add({ job, kind: 'postpone', expected: row.attempts, at: postponeUntil(share) });
         }
       },
       (err: unknown) => {

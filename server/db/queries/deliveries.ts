@@ -168,6 +168,23 @@ export async function recordAttempts(sql: Sql, records: AttemptRecord[]): Promis
   return new Set(rows.map((r) => r.id));
 }
 
+/**
+ * Moves the next attempt of deliveries later without counting an attempt (their webhook had its share in
+ * flight); only rows still waiting for that attempt. Returns the ids moved.
+ */
+export async function postponeAttempts(sql: Sql, items: Array<{ id: string; expected: number; at: Date }>): Promise<Set<string>> {
+  if (!items.length) return new Set();
+  const { rows } = await sql.query<{ id: string }>(
+    `update deliveries d set next_attempt_at = i.at, updated_at = now()
+       from jsonb_to_recordset($1::jsonb) as i(id text, expected int, at timestamptz)
+      where d.id = i.id and d.attempts = i.expected and d.status in ('pending', 'failed')
+     returning d.id`,
+    [JSON.stringify(items.map((i) => ({ id: i.id, expected: i.expected, at: i.at.toISOString() })))],
+    'intake_postpone_attempts',
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
 /** Ends a delivery without sending (its webhook was deleted or deactivated, or its submission deleted). */
 export async function stopDelivery(sql: Sql, id: string, expected: number, error: string): Promise<void> {
   await sql.query(

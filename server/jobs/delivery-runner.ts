@@ -15,8 +15,17 @@ const POSTPONE_MIN_MS = 1_000;
 /** …and at most this long, however long the webhook's queue. */
 const POSTPONE_MAX_MS = 30_000;
 
-/** A webhook's attempts in flight in this worker, and how long its recent attempts took. */
-type Share = { started: Map<string, number>; averageMs: number; horizon: number };
+/**
+ * A webhook whose attempts take longer than this (its recent average, or its oldest in flight) is slow:
+ * attempts over its share are postponed. A quicker one's wait in this worker for a free place in its share.
+ */
+const SLOW_MS = 500;
+/** How often attempts waiting for a webhook that has turned slow are moved out (postponed). */
+const SLOW_CHECK_MS = 100;
+
+type Held = { job: AttemptJob; row: AttemptRow };
+/** A webhook's attempts in flight in this worker, those waiting for a place, and how long its recent attempts took. */
+type Share = { started: Map<string, number>; held: Held[]; averageMs: number; horizon: number };
 
 /**
  * The webhook delivery loop of a worker process: keeps up to INTAKE_DELIVERY_CONCURRENCY attempts in flight
@@ -27,11 +36,13 @@ type Share = { started: Map<string, number>; averageMs: number; horizon: number 
  * falls due, and otherwise polls.
  *
  * A webhook has at most INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK of those attempts, so a receiver that never
- * answers cannot hold every slot. An attempt fetched for a webhook at its share is postponed: its job is
- * settled and the same attempt queued again, in one transaction (by the group commit, as an outcome), and
- * its slot frees once that commits. Postponements of one webhook are spread over the time its share
- * would take to send them (its attempts' recent duration, or the age of the oldest in flight), so a long
- * queue behind a slow receiver is fetched again about as fast as it drains, not every second.
+ * answers cannot hold every slot. An attempt fetched for a webhook at its share waits in this worker for a
+ * place while the webhook answers quickly (a burst to one fast receiver costs no extra transaction). Once
+ * the webhook is slow (SLOW_MS), its waiting attempts are postponed: each job is settled and the same
+ * attempt queued again, in one transaction (by the group commit, as an outcome), and its slot frees once
+ * that commits. Postponements of one webhook are spread over the time its share would take to send them
+ * (its attempts' recent duration, or the age of the oldest in flight), so a long queue behind a slow
+ * receiver is fetched again about as fast as it drains, not every second.
  */
 export function startDeliveryRunner(ctx: AppContext, opts: { version: string }): DeliveryRunner {
   const { config, log } = ctx;
@@ -98,7 +109,19 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
     return new Date(at);
   };
 
-  /** Sends one attempt, counted in its webhook's share while the request is out. */
+  const isSlow = (share: Share): boolean => {
+    if (share.averageMs > SLOW_MS) return true;
+    const now = Date.now();
+    for (const at of share.started.values()) if (now - at > SLOW_MS) return true;
+    return false;
+  };
+
+  /** Postpones the attempts waiting for a place in a webhook's share. */
+  const postponeHeld = (share: Share) => {
+    for (const { job, row } of share.held.splice(0)) recorder.add({ job, kind: 'postpone', expected: row.attempts, at: postponeUntil(share) });
+  };
+
+  /** Sends one attempt, counted in its webhook's share while the request is out; then the next one waiting for that share. */
   const send = (job: AttemptJob, row: AttemptRow | undefined, share: Share | null) => {
     const startedAt = Date.now();
     share?.started.set(job.id, startedAt);
@@ -107,7 +130,9 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
         if (!share || !row) return;
         share.started.delete(job.id);
         share.averageMs = 0.8 * share.averageMs + 0.2 * (Date.now() - startedAt);
-        if (!share.started.size) shares.delete(row.webhook_id);
+        const next = share.held.shift();
+        if (next) send(next.job, next.row, share);
+        else if (!share.started.size) shares.delete(row.webhook_id);
       })
       .then(
         (outcome) => recorder.add(outcome),
@@ -129,10 +154,11 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
             send(job, row, null); // skipped or stopped without a request
             continue;
           }
-          const share = shares.get(row.webhook_id) ?? { started: new Map<string, number>(), averageMs: 0, horizon: 0 };
+          const share = shares.get(row.webhook_id) ?? { started: new Map<string, number>(), held: [], averageMs: 0, horizon: 0 };
           shares.set(row.webhook_id, share);
           if (share.started.size < perWebhook) send(job, row, share);
-          else recorder.add({ job, kind: 'postpone', expected: row.attempts, at: postponeUntil(share) });
+          else if (isSlow(share) || stopping) recorder.add({ job, kind: 'postpone', expected: row.attempts, at: postponeUntil(share) });
+          else share.held.push({ job, row });
         }
       },
       (err: unknown) => {
@@ -185,12 +211,19 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
   ctx.queue.onWake(deliverWebhook, () => void pump());
   const poll = setInterval(() => void pump(), config.queuePollSeconds * 1000);
   poll.unref();
+  // Attempts waiting behind a webhook that has turned slow give their slots back.
+  const slowCheck = setInterval(() => {
+    for (const share of shares.values()) if (share.held.length && isSlow(share)) postponeHeld(share);
+  }, SLOW_CHECK_MS);
+  slowCheck.unref();
   void pump();
 
   return {
     async stop() {
       stopping = true;
       clearInterval(poll);
+      clearInterval(slowCheck);
+      for (const share of shares.values()) postponeHeld(share);
       if (refill) clearTimeout(refill);
       if (retryTimer) clearTimeout(retryTimer);
       // Attempts in flight finish (each is bounded by the delivery timeout) and their outcomes are recorded.

@@ -203,3 +203,32 @@ describe('10,000 idle keep-alive connections', () => {
     }
   });
 });
+
+describe('a quiet stream of an authenticated client', () => {
+  it("an MCP session's GET stream outlives the idle timeout (it is quiet until the server has something to say)", async () => {
+    const headers = { Authorization: `Bearer ${owner.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const init = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'slow-clients', version: '1' } } }),
+    });
+    expect(init.status).toBe(200);
+    await init.text();
+    const session = init.headers.get('mcp-session-id')!;
+    expect(session).toBeTruthy();
+    const sessionHeaders = { ...headers, 'Mcp-Session-Id': session, 'Mcp-Protocol-Version': '2025-06-18' };
+    const initialized = await fetch(`${server.url}/mcp`, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    expect(initialized.status).toBe(202);
+
+    const stream = await fetch(`${server.url}/mcp`, { headers: { ...sessionHeaders, Accept: 'text/event-stream' } });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    // Three times the idle timeout (2 s here) without a byte: the stream must still be open.
+    const outcome = await Promise.race([
+      reader.read().then((r) => (r.done ? 'ended' : 'data')),
+      new Promise<string>((r) => setTimeout(() => r('still open'), 6_000)),
+    ]);
+    expect(outcome).toBe('still open');
+    await reader.cancel();
+  });
+});

@@ -52,6 +52,9 @@ export function mcpRoutes(ctx: AppContext) {
         if (!session || session.caller.tokenId !== caller.tokenId) return jsonRpcError(res, 404, 'Session not found.');
         session.caller = caller;
         session.lastSeen = Date.now();
+        // A session's GET stream is quiet until the server has something to say: the connection idle
+        // timeout (INTAKE_IDLE_TIMEOUT_MS) must not cut it. The session sweep ends idle sessions instead.
+        if (req.method === 'GET') req.socket.setTimeout(0);
         return await session.transport.handleRequest(req, res, req.body);
       }
       if (req.method === 'POST' && isInitializeRequest(req.body)) {

@@ -1,7 +1,6 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { makePublishedForm } from './support/forms.ts';
-import { bearer, makeTeam, type TestMember } from './support/harness.ts';
-import { startHttpsReceiver, type HttpsReceiver, type Reply } from './support/https-receiver.ts';
+import { describe, expect, it } from 'vitest';
+import { bearer } from './support/harness.ts';
+import { hookedForms, type HookedForm } from './support/hooked-forms.ts';
 import { postForm, startProcessingApp } from './support/processing.ts';
 import { eventually as waitUntil, workerProcesses } from './support/worker-process.ts';
 
@@ -12,10 +11,6 @@ const TIMEOUT_MS = 3_000;
 const SCHEDULE = [0, 0.5];
 
 const t = await startProcessingApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' }, { worker: false });
-const receivers: HttpsReceiver[] = [];
-afterAll(async () => {
-  for (const r of receivers) await r.close();
-});
 const worker = workerProcesses({
   databaseUrl: t.databaseUrl,
   dataDir: t.dataDir,
@@ -42,18 +37,8 @@ async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeou
   );
 }
 
-type Hook = { owner: TestMember; formId: string; endpoint: string; webhookId: string; receiver: HttpsReceiver };
-
-/** A team of its own, a published form and a webhook to a receiver of its own. */
-async function hookedForm(reply: () => Reply): Promise<Hook> {
-  const receiver = await startHttpsReceiver({ reply });
-  receivers.push(receiver);
-  const owner = await makeTeam(t, { plan: 'scale' });
-  const form = await makePublishedForm(t, owner);
-  const res = await t.http.post(`/v1/forms/${form.id}/webhooks`).set(bearer(owner.token)).send({ label: 'Receiver', url: `${receiver.localhostUrl}/hook` });
-  expect(res.status, res.text).toBe(201);
-  return { owner, formId: form.id, endpoint: form.endpoint, webhookId: res.body.data.id, receiver };
-}
+type Hook = HookedForm;
+const hookedForm = hookedForms(t);
 
 async function deliveriesOf(h: Hook) {
   const res = await t.http.get(`/v1/forms/${h.formId}/webhooks/${h.webhookId}/deliveries?per_page=100`).set(bearer(h.owner.token));

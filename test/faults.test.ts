@@ -6,10 +6,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fileLink } from '../server/domain/file-links.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, startTestApp } from './support/harness.ts';
-import { startHttpsReceiver, type HttpsReceiver, type Reply } from './support/https-receiver.ts';
+import { startHttpsReceiver, type Reply } from './support/https-receiver.ts';
 import { startOpenAiTestServer } from './support/openai-server.ts';
 import { captureLogs } from './support/processes.ts';
 import { startPrivatePostgres, startPrivateS3 } from './support/private-services.ts';
+import { hookedForms } from './support/hooked-forms.ts';
 import { tempDataDir } from './support/processing.ts';
 import { serverProcessEnv } from './support/tls.ts';
 
@@ -365,22 +366,14 @@ describe('receivers that never answer, or drip a byte a second', { timeout: 60_0
       INTAKE_DELIVERY_SCHEDULE: SCHEDULE.join(','),
       INTAKE_QUEUE_POLL_SECONDS: '0.5',
     });
-    const receivers: HttpsReceiver[] = [];
-    afterAll(async () => {
-      for (const r of receivers) await r.close();
-    });
+    const hookedForm = hookedForms(t);
     const hooked = async (reply: () => Reply) => {
-      const receiver = await startHttpsReceiver({ reply });
-      receivers.push(receiver);
-      const owner = await makeTeam(t, { plan: 'scale' });
-      const form = await makePublishedForm(t, owner);
-      const res = await t.http.post(`/v1/forms/${form.id}/webhooks`).set(bearer(owner.token)).send({ label: 'Receiver', url: `${receiver.localhostUrl}/hook` });
-      expect(res.status, res.text).toBe(201);
+      const { owner, formId, webhookId, receiver } = await hookedForm(reply);
       const deliveries = async () => {
-        const list = await t.http.get(`/v1/forms/${form.id}/webhooks/${res.body.data.id}/deliveries`).set(bearer(owner.token));
+        const list = await t.http.get(`/v1/forms/${formId}/webhooks/${webhookId}/deliveries`).set(bearer(owner.token));
         return list.body.data as Array<{ status: string; attempts: number; http_status: number | null; error: string | null; duration_ms: number | null }>;
       };
-      return { form, receiver, deliveries };
+      return { form: { id: formId }, receiver, deliveries };
     };
     const silent = await hooked(() => ({ hang: true }));
     const dripping = await hooked(() => ({ drip: { bytesPerSecond: 1 } }));

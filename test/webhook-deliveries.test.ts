@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../sdk/webhooks.ts';
 import { maintainDeliveries } from '../server/domain/deliveries.ts';
 import * as jobs from '../server/jobs/definitions.ts';
-import { makePublishedForm } from './support/forms.ts';
-import { bearer, makeTeam, type TestMember } from './support/harness.ts';
-import { bigBody, redirectReply, startHttpsReceiver, type HttpsReceiver, type Reply } from './support/https-receiver.ts';
+import { bearer } from './support/harness.ts';
+import { bigBody, redirectReply, type HttpsReceiver } from './support/https-receiver.ts';
+import { hookedForms, type HookedForm } from './support/hooked-forms.ts';
 import { postForm, startProcessingApp } from './support/processing.ts';
 import { eventually as waitUntil, workerProcesses, type WorkerProcess } from './support/worker-process.ts';
 
@@ -17,10 +17,6 @@ const t = await startProcessingApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' }, { 
 /** Short schedule: 7 attempts; the third slot is longer so a Retry-After between them can be seen. */
 const SCHEDULE = [0, 0.3, 1.5, 0.3, 0.3, 0.3, 0.3];
 
-const receivers: HttpsReceiver[] = [];
-afterAll(async () => {
-  for (const r of receivers) await r.close();
-});
 
 const workers = workerProcesses({
   databaseUrl: t.databaseUrl,
@@ -77,20 +73,8 @@ async function arrived(receiver: HttpsReceiver, count: number, timeoutMs: number
   }
 }
 
-type Hook = { owner: TestMember; formId: string; endpoint: string; webhookId: string; secret: string; receiver: HttpsReceiver };
-
-async function hookedForm(reply?: (req: { n: number }) => Reply, body: Record<string, unknown> = {}): Promise<Hook> {
-  const receiver = await startHttpsReceiver(reply ? { reply } : {});
-  receivers.push(receiver);
-  const owner = await makeTeam(t, { plan: 'scale' });
-  const form = await makePublishedForm(t, owner);
-  const res = await t.http
-    .post(`/v1/forms/${form.id}/webhooks`)
-    .set(bearer(owner.token))
-    .send({ label: 'Receiver', url: `${receiver.localhostUrl}/hooks/intake`, ...body });
-  if (res.status !== 201) throw new Error(`webhook create failed: ${res.status} ${res.text}`);
-  return { owner, formId: form.id, endpoint: form.endpoint, webhookId: res.body.data.id, secret: res.body.secret, receiver };
-}
+type Hook = HookedForm;
+const hookedForm = hookedForms(t);
 
 const CONTACT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Could you send me a quote for twenty units?' };
 

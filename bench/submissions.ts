@@ -33,6 +33,7 @@ import { createForm, publishForm } from '../server/domain/forms.ts';
 import { createTeam } from '../server/domain/teams.ts';
 import { issueToken } from '../server/domain/tokens.ts';
 import { exportSelect } from '../server/db/queries/exports.ts';
+import { listPageQuery, type PageSpec } from '../server/db/queries/submissions.ts';
 import { addMember } from '../server/domain/users.ts';
 import { ensureDatabase, freePort, startEmbeddedPostgres } from '../server/db/embedded-postgres.ts';
 import { boot } from '../server/main.ts';
@@ -56,6 +57,7 @@ const HELP = `Usage: node bench/submissions.ts [options]
   --only PART         run one part: export or list (the verdict then covers that part only)
   --cpu-prof          write a V8 CPU profile of the server (node --cpu-prof) and print where it goes
   --no-save           do not write bench/results/submissions-<date>.json
+  --hold              when done, print the database URL and keep everything running until Ctrl-C
   --verbose           echo the server's output
 Environment: DATABASE_URL (use that server: a fresh database is created on it and dropped afterwards).`;
 
@@ -233,11 +235,12 @@ async function seedSubmissions(c: pg.Client, a: { teamId: string; formId: string
     );
     log(`seeded ${to.toLocaleString('en')} / ${a.rows.toLocaleString('en')} submissions`);
   }
-  // What the trigger would have counted: live submissions per folder (one shard is enough).
+  // What the triggers would have counted, compacted: live submissions per folder and day (one shard each).
   await c.query(
-    `insert into form_folder_counts (form_id, folder, shard, n)
-     select form_id, case when status = 'spam' then 'spam' else 'inbox' end, 0, count(*) from submissions where form_id = $1 group by 1, 2
-     on conflict (form_id, folder, shard) do update set n = form_folder_counts.n + excluded.n`,
+    `insert into form_folder_counts (form_id, folder, day, shard, n)
+     select form_id, case when status = 'spam' then 'spam' else 'inbox' end, (received_at at time zone 'UTC')::date, 0, count(*)
+       from submissions where form_id = $1 group by 1, 2, 3
+     on conflict (form_id, folder, day, shard) do update set n = form_folder_counts.n + excluded.n`,
     [a.formId],
   );
   await c.query('alter table submissions enable trigger user');
@@ -393,6 +396,7 @@ async function main(): Promise<number> {
       only: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       'no-save': { type: 'boolean', default: false },
+      hold: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -416,6 +420,7 @@ async function main(): Promise<number> {
     duration: int(values.duration, 'duration'),
     only: (values.only ?? null) as 'export' | 'list' | null,
     cpuProf: values['cpu-prof'],
+    hold: values.hold,
     verbose: values.verbose,
   };
   if (opts.only !== null && opts.only !== 'export' && opts.only !== 'list') throw new Error('--only must be export or list');
@@ -441,6 +446,7 @@ type Options = {
   duration: number;
   only: 'export' | 'list' | null;
   cpuProf: boolean;
+  hold: boolean;
   verbose: boolean;
 };
 
@@ -515,6 +521,10 @@ async function runBench(opts: Options) {
   const exported = opts.only === 'list' ? null : await measureExport(ctx);
   const list = opts.only === 'export' ? null : await measureList(ctx);
   const cpuProfile = await stopAndProfile(server, profileDir);
+  if (opts.hold) {
+    log(`holding the database for inspection (Ctrl-C stops and cleans up): ${dbUrl}`);
+    while (!interrupted) await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 
   const verdict = {
     exportRatio: exported ? exported.ratio >= TARGET.exportRatio : null,
@@ -660,16 +670,17 @@ async function measureList(c: BenchContext) {
     results[name] = { url: url.replace(server.url, ''), sequential: seq, concurrent: conc };
   }
 
-  // The page query as listSubmissions runs it (deferred join: ids from an index-only scan, then the rows).
-  const listSql = (extra: string, offset: number) => `
-    with page as (select s.id, s.received_at from submissions s where s.form_id = $1 and s.status <> 'spam' ${extra}
-                  order by s.received_at desc, s.id desc limit ${perPage + 1} offset ${offset})
-    select s.id, s.payload from page p join submissions s on s.id = p.id order by p.received_at desc, p.id desc`;
+  // The page queries exactly as listSubmissions runs them (server/db/queries/submissions.ts).
+  const inbox = { formId: account.formId, folder: 'inbox' as const };
+  const listPlan = (page: PageSpec) => {
+    const q = listPageQuery(inbox, page);
+    return explain(c.admin, q.text, q.values);
+  };
   const [cursorTs, cursorId] = JSON.parse(Buffer.from(cursor!, 'base64url').toString('utf8')) as [string, string];
   const plans = {
-    page1: await explain(c.admin, listSql('', 0), [account.formId]),
-    deepPage: await explain(c.admin, listSql('', (opts.page - 1) * perPage), [account.formId]),
-    cursor: await explain(c.admin, listSql('and (s.received_at, s.id) < ($2::timestamptz, $3)', 0), [account.formId, cursorTs, cursorId]),
+    page1: await listPlan({ limit: perPage + 1, offset: 0 }),
+    deepPage: await listPlan({ limit: perPage + 1, offset: (opts.page - 1) * perPage }),
+    cursor: await listPlan({ limit: perPage + 1, offset: 0, after: [cursorTs, cursorId] }),
     // The two ways searchPage takes (server/db/queries/submissions.ts): a common word within the newest
     // rows, with its capped count; a rare one (an address) through the GIN index.
     searchNameWindow: await explain(

@@ -11,7 +11,7 @@ import { clusterDir } from './db/embedded-postgres.ts';
 import { createApp } from './http/app.ts';
 import { listenHttp } from './http/http-server.ts';
 import { VERSION } from './version.ts';
-import { allJobs, deliveriesMaintenance, embeddableJobs, notificationDigests, retentionSweep, weeklyInsights } from './jobs/definitions.ts';
+import { allJobs, compactFolderCounts, deliveriesMaintenance, embeddableJobs, notificationDigests, retentionSweep, weeklyInsights } from './jobs/definitions.ts';
 import { SWEEP_CRON } from './domain/retention.ts';
 import { closeSubmissionStreams } from './domain/submission-stream.ts';
 import { startDeliveryRunner } from './jobs/delivery-runner.ts';
@@ -140,6 +140,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       await queue.schedule(deliveriesMaintenance, '*/5 * * * *');
       await queue.schedule(weeklyInsights, '0 6 * * 1');
       await queue.schedule(retentionSweep, SWEEP_CRON);
+      await queue.schedule(compactFolderCounts, '20 0 * * *');
       await queue.schedule(notificationDigests, '0 * * * *');
       const runner = startDeliveryRunner(ctx, { version: VERSION });
       closers.push(['webhook deliveries', () => runner.stop()]);

@@ -82,13 +82,16 @@ const exportPath = (format = 'csv') => `/v1/forms/${formId}/submissions/export?f
 /**
  * Backends (other than ours) running an export query. pg_stat_activity keeps only the first 1 kB of a
  * query, which ends before the form id, so the statement's start identifies it (other test files'
- * exports of a handful of rows finish in milliseconds).
+ * exports of a handful of rows finish in milliseconds). A parallel plan's workers are the same query
+ * (once other files' rows change the statistics, the planner may scan this form in parallel): only the
+ * leader, the backend that talks to us, is counted.
  */
 async function exportBackends(kind: 'csv' | 'json'): Promise<Array<{ pid: number; state: string; wait_event: string | null }>> {
   const prefix = kind === 'csv' ? 'copy (select s.id, to_char(s.received_at%' : 'select json_build_object(%';
   const { rows } = await t.ctx.db.query<{ pid: number; state: string; wait_event: string | null }>(
     `select pid, state, wait_event from pg_stat_activity
-      where datname = current_database() and pid <> pg_backend_pid() and query like $1 and state <> 'idle'`,
+      where datname = current_database() and pid <> pg_backend_pid() and query like $1 and state <> 'idle'
+        and leader_pid is null`,
     [prefix],
   );
   return rows;

@@ -275,3 +275,19 @@ export async function linkedFileUrl(ctx: AppContext, fileId: string, expires: un
   if (!verifyFileLink(ctx.keys.linkSigning, fileId, scope, signature as string)) throw refused();
   return ctx.storage.presignedGet(file.storage_key, SIGNED_URL_SECONDS, file.filename || fileId);
 }
+
+/**
+ * Folds every finished day's folder counters into one row per form, folder and day (a daily job), so a
+ * folder's count and a deep page's day walk sum one row per day of history plus today's shards.
+ */
+export async function compactFolderCounts(ctx: AppContext): Promise<{ days: number }> {
+  let days = 0;
+  let after: queries.CounterDay | null = null;
+  for (;;) {
+    const spread = await queries.spreadCounterDays(ctx.db, after, 500);
+    for (const d of spread) await ctx.db.transaction((tx) => queries.foldCounterDay(tx, d));
+    days += spread.length;
+    if (spread.length < 500) return { days };
+    after = spread[spread.length - 1]!;
+  }
+}

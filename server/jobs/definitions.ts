@@ -57,6 +57,13 @@ export const retentionSweep: JobDefinition<Record<string, never>> = {
   queue: { retryLimit: 3, retryDelay: 300, expireInSeconds: 3600 },
 };
 
+/** Daily: folds the finished days' folder counters (domain/submissions.ts compactFolderCounts). */
+export const compactFolderCounts: JobDefinition<Record<string, never>> = {
+  name: 'compact-folder-counts',
+  payload: z.object({}).strict() as z.ZodType<Record<string, never>>,
+  queue: { retryLimit: 3, retryDelay: 300, expireInSeconds: 3600 },
+};
+
 /** Hourly: the notification digests of forms in `hourly` mode (and at 08:00 UTC those in `daily` mode). */
 export const notificationDigests: JobDefinition<Record<string, never>> = {
   name: 'notification-digests',
@@ -145,6 +152,7 @@ export const allJobs: JobDefinition<never>[] = [
   confirmAddressEmail,
   eraseData,
   retentionSweep,
+  compactFolderCounts,
   notificationDigests,
   deleteObjects,
   deliverWebhook,

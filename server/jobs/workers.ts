@@ -7,6 +7,7 @@ import { sweepRetention } from '../domain/retention.ts';
 import { sendConfirmation } from '../domain/notification-addresses.ts';
 import { sendDigests, sendNotification } from '../domain/notifications.ts';
 import { markFailed, processSubmission, recordProcessingError } from '../domain/processing.ts';
+import { compactFolderCounts } from '../domain/submissions.ts';
 import * as jobs from './definitions.ts';
 import { worker, type JobWorker } from './queue.ts';
 
@@ -43,6 +44,10 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
     worker(jobs.retentionSweep, async (c: AppContext) => {
       const swept = await sweepRetention(c);
       if (swept.submissions) c.log.info(swept, 'retention: aged-out submissions deleted');
+    }, 1),
+    worker(jobs.compactFolderCounts, async (c: AppContext) => {
+      const compacted = await compactFolderCounts(c);
+      if (compacted.days) c.log.info(compacted, 'folder counters compacted');
     }, 1),
     worker(jobs.deleteObjects, async (c: AppContext, data) => c.storage.remove(data.keys), 2),
     worker(jobs.replayWebhook, async (c: AppContext, data) => runReplayJob(c, data.jobId), 2),

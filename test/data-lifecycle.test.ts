@@ -107,7 +107,7 @@ describe('retention', () => {
     // Many old rows, inserted directly (the sweep's batches are 500).
     await t.ctx.db.query(
       `insert into submissions (id, team_id, form_id, status, payload, received_at)
-       select 'subm_' || lpad(g::text, 26, '0'), $1, $2, 'processed', '{"m":"x"}', $3::timestamptz - (g || ' seconds')::interval
+       select 'subm_dl' || lpad(g::text, 24, '0'), $1, $2, 'processed', '{"m":"x"}', $3::timestamptz - (g || ' seconds')::interval
          from generate_series(1, 1200) g`,
       [owner.teamId, form.id, new Date(now.getTime() - 5 * DAY)],
     );

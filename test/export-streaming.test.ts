@@ -37,9 +37,11 @@ let formId: string;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * 200k submissions, 10k per statement: the folder-count trigger upserts one of 16 counter rows per
- * inserted row, and inside one transaction each upsert walks the row's growing version chain, so a
- * single 200k-row statement is quadratic (minutes); committed batches keep it linear.
+ * 200k submissions, 10k per statement: the folder-count trigger upserts a counter row (one of the
+ * row's day's 1,023 shards) per inserted row, and inside one transaction each upsert walks the row's
+ * growing version chain, so a single 200k-row statement is quadratic (minutes); committed batches keep
+ * it linear. Their ids are the bare numbers `subm_000…1` on; other files that seed rows by SQL put a
+ * tag of their own in theirs, as the files share one database.
  */
 async function seed(): Promise<void> {
   owner = await makeTeam(t);

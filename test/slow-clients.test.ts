@@ -140,7 +140,7 @@ describe('a client that never reads its export', () => {
     // About 40 MB of export: far more than the socket buffers on both sides hold.
     await t.ctx.db.query(
       `insert into submissions (id, team_id, form_id, status, payload)
-       select 'subm_' || lpad(g::text, 26, '0'), $1, $2, 'processed', jsonb_build_object('email', 'p' || g || '@example.test', 'message', repeat('z', 1000))
+       select 'subm_sc' || lpad(g::text, 24, '0'), $1, $2, 'processed', jsonb_build_object('email', 'p' || g || '@example.test', 'message', repeat('z', 1000))
          from generate_series(1, 40000) g`,
       [owner.teamId, big.id],
     );

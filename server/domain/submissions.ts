@@ -280,14 +280,15 @@ export async function linkedFileUrl(ctx: AppContext, fileId: string, expires: un
  * Folds every finished day's folder counters into one row per form, folder and day (a daily job), so a
  * folder's count and a deep page's day walk sum one row per day of history plus today's shards.
  */
-export async function compactFolderCounts(ctx: AppContext): Promise<{ days: number }> {
+export async function compactFolderCounts(ctx: AppContext, opts: { batch?: number } = {}): Promise<{ days: number }> {
+  const batch = opts.batch ?? 500;
   let days = 0;
   let after: queries.CounterDay | null = null;
   for (;;) {
-    const spread = await queries.spreadCounterDays(ctx.db, after, 500);
+    const spread = await queries.spreadCounterDays(ctx.db, after, batch);
     for (const d of spread) await ctx.db.transaction((tx) => queries.foldCounterDay(tx, d));
     days += spread.length;
-    if (spread.length < 500) return { days };
+    if (spread.length < batch) return { days };
     after = spread[spread.length - 1]!;
   }
 }

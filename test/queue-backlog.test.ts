@@ -12,21 +12,29 @@ const workers = workerProcesses({ databaseUrl: t.databaseUrl, dataDir: t.dataDir
 const receiver = await startHttpsReceiver();
 afterAll(() => receiver.close());
 
+const BACKLOG = 40;
+
+/**
+ * BACKLOG posts spread over the forms (two forms of 20: one address's 21st post to a form in a minute
+ * would be kept as spam), all accepted; returns how many of them still wait to be processed.
+ */
+async function queueBacklog(forms: Array<{ id: string; endpoint: string }>): Promise<() => Promise<number>> {
+  for (let i = 0; i < BACKLOG; i++) {
+    const res = await t.http.post(forms[i % forms.length]!.endpoint).set('Accept', 'application/json').type('form').send(`message=backlog+${i}`);
+    expect(res.status).toBe(201);
+  }
+  return async () =>
+    Number(
+      (await t.ctx.db.query<{ n: string }>(`select count(*) as n from submissions where form_id = any($1::text[]) and status = 'received'`, [forms.map((f) => f.id)]))
+        .rows[0]!.n,
+    );
+}
+
 describe('a backlog of jobs', { timeout: 60_000 }, () => {
   it('is worked off job after job, not one job per worker slot per poll interval', async () => {
     const owner = await makeTeam(t, { plan: 'scale' });
-    // Two forms of 20 posts: one address's 21st post to a form in a minute would be kept as spam.
     const forms = [await makePublishedForm(t, owner), await makePublishedForm(t, owner)];
-    const BACKLOG = 40;
-    for (let i = 0; i < BACKLOG; i++) {
-      const res = await t.http.post(forms[i % 2]!.endpoint).set('Accept', 'application/json').type('form').send(`message=backlog+${i}`);
-      expect(res.status).toBe(201);
-    }
-    const left = async () =>
-      Number(
-        (await t.ctx.db.query<{ n: string }>(`select count(*) as n from submissions where form_id = any($1::text[]) and status = 'received'`, [forms.map((f) => f.id)]))
-          .rows[0]!.n,
-      );
+    const left = await queueBacklog(forms);
     expect(await left()).toBe(BACKLOG);
 
     // No post arrives while it works, so no NOTIFY wakes it: only its own loop can keep it going.
@@ -49,16 +57,7 @@ describe('a worker started on a backlog with as many job slots as pooled connect
       const res = await t.http.post(`/v1/forms/${form.id}/webhooks`).set(bearer(owner.token)).send({ label: 'Receiver', url: `${receiver.localhostUrl}/hooks` });
       expect(res.status, res.text).toBe(201);
     }
-    const BACKLOG = 40;
-    for (let i = 0; i < BACKLOG; i++) {
-      const res = await t.http.post(forms[i % 2]!.endpoint).set('Accept', 'application/json').type('form').send(`message=backlog+${i}`);
-      expect(res.status).toBe(201);
-    }
-    const left = async () =>
-      Number(
-        (await t.ctx.db.query<{ n: string }>(`select count(*) as n from submissions where form_id = any($1::text[]) and status = 'received'`, [forms.map((f) => f.id)]))
-          .rows[0]!.n,
-      );
+    const left = await queueBacklog(forms);
     // Two pooled connections (the third of DATABASE_POOL_SIZE is the LISTEN session) and four processing
     // slots: two transactions can hold both connections while they queue their jobs.
     const worker = workers.start({ DATABASE_POOL_SIZE: '3', INTAKE_WORKER_CONCURRENCY: '4' });

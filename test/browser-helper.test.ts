@@ -236,6 +236,9 @@ describe('the browser helper (/intake.js) in headless Chromium', () => {
     const form = await makePublishedForm(t, owner);
     const page = await browser.context.newPage();
     await page.goto(sitePage(contactForm(form.id, '', '<input type="hidden" name="message" value="Hello">')));
+    // The flood limit's window resets every minute on the minute: the four posts must share one.
+    const leftInMinute = 60_000 - (Date.now() % 60_000);
+    if (leftInMinute < 30_000) await new Promise((r) => setTimeout(r, leftInMinute + 100));
     for (let i = 0; i < 3; i++) {
       await page.click('button[type=submit]');
       await settled(page, 'success'); // the click already set "sending": this waits for the answer

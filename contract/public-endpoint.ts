@@ -19,7 +19,8 @@ export const PUBLIC_POST_LIMITS = {
   fileBytes: 10 * 1024 * 1024,
   bodyBytes: 1024 * 1024,
   jsonDepth: 5,
-  jsonValues: 2_000,
+  /** Values in all, whatever the body's kind: JSON nodes; urlencoded and multipart values (repeats included) and files. */
+  values: 2_000,
 } as const;
 
 export const IDEMPOTENCY_KEY_MAX = 255;
@@ -33,9 +34,10 @@ const mb = (bytes: number) => `${bytes / (1024 * 1024)} MB`;
 /** The limits, in words, for the operation's description. */
 export const LIMITS_TEXT = [
   `at most ${L.fields} fields, names of at most ${L.fieldName} characters, values of at most ${L.fieldValueBytes / 1024} KB;`,
+  `at most ${L.values} values in all, in any kind of body (a name sent more than once counts each value; JSON counts every list item and nested value);`,
   `urlencoded and JSON bodies of at most ${mb(L.bodyBytes)};`,
   `multipart: at most ${L.files} files of at most ${mb(L.fileBytes)} each (when the plan includes uploads, within its own file limit);`,
-  `JSON nested at most ${L.jsonDepth} levels, with at most ${L.jsonValues} values in all.`,
+  `JSON nested at most ${L.jsonDepth} levels.`,
 ].join(' ');
 
 export const PublicFormParam = z.object({
@@ -89,11 +91,14 @@ export const BODY_RULES =
 export const UrlencodedPost = z
   .object(ControlFields)
   .catchall(z.union([FieldText, z.array(FieldText)]))
-  .describe(`${BODY_RULES} A name sent more than once is kept as a list of its values, in order. At most ${mb(L.bodyBytes)} in all.`);
+  .describe(
+    `${BODY_RULES} A name sent more than once is kept as a list of its values, in order. At most ${L.fields} names and ${L.values} values, ` +
+      `${mb(L.bodyBytes)} in all.`,
+  );
 
 /** Multipart is the urlencoded body plus files: contract/openapi.ts builds it with its file parts (binary). */
 export const MULTIPART_RULES =
-  `${BODY_RULES} A part with a filename is a file: at most ${L.files} files of at most ${mb(L.fileBytes)} each, and only when the ` +
+  `${BODY_RULES} At most ${L.fields} names and ${L.values} parts (values and files). A part with a filename is a file: at most ${L.files} files of at most ${mb(L.fileBytes)} each, and only when the ` +
   "team's plan includes uploads (402 otherwise); a file input left empty is no upload. Every part needs `Content-Disposition: form-data` with a name.";
 
 export const JsonPost = z
@@ -101,7 +106,7 @@ export const JsonPost = z
   .catchall(z.unknown().describe(`Any JSON value; strings at most ${L.fieldValueBytes / 1024} K characters.`))
   .describe(
     `${BODY_RULES} The body must be one object, at most ${mb(L.bodyBytes)}, nested at most ${L.jsonDepth} levels, ` +
-      `with at most ${L.jsonValues} values in all (fields, list items, nested values).`,
+      `with at most ${L.values} values in all (fields, list items, nested values).`,
   );
 
 export const SubmissionAccepted = z.object({

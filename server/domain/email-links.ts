@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import * as addresses from '../db/queries/notification-addresses.ts';
+import { isLiveForm } from '../db/queries/forms.ts';
 import * as queries from '../db/queries/notifications.ts';
 import { AppError } from './errors.ts';
 import { readToken, signToken } from './signed-tokens.ts';
@@ -40,13 +41,26 @@ function readAction(ctx: AppContext, token: string, now: number): { submissionId
   return { submissionId: parts[0]!, action: parts[1] };
 }
 
+/**
+ * The submission a link acts on, only while its form is live. A form in the trash keeps its submissions
+ * for a restore, but nothing acts on them meanwhile: "Not spam" would deliver webhooks and send e-mail for
+ * a form its team put away. An erased form (or a deleted submission) has nothing left to act on.
+ */
+async function liveTarget(sql: Parameters<typeof queries.findActionTarget>[0], submissionId: string, lock = false) {
+  const target = await queries.findActionTarget(sql, submissionId, lock);
+  if (!target) throw new AppError('not_found', 'This submission no longer exists: it, or its form, was deleted.');
+  if (!(await isLiveForm(sql, target.team_id, target.form_id))) {
+    throw new AppError('conflict', `The form "${target.form_name}" is in the trash: restore it to act on its submissions. Nothing was changed.`);
+  }
+  return target;
+}
+
 export type ActionPrompt = { label: string; formName: string; receivedAt: string; status: string };
 
 /** What the link's page asks before acting (GET changes nothing). */
 export async function describeAction(ctx: AppContext, token: string, now = Date.now()): Promise<ActionPrompt> {
   const { submissionId, action } = readAction(ctx, token, now);
-  const target = await queries.findActionTarget(ctx.db, submissionId);
-  if (!target) throw new AppError('not_found', 'This submission no longer exists.');
+  const target = await liveTarget(ctx.db, submissionId);
   return { label: ACTIONS[action].label, formName: target.form_name, receivedAt: iso(target.received_at), status: target.status };
 }
 
@@ -54,8 +68,7 @@ export async function describeAction(ctx: AppContext, token: string, now = Date.
 export async function performAction(ctx: AppContext, token: string, now = Date.now()): Promise<string> {
   const { submissionId, action } = readAction(ctx, token, now);
   return ctx.db.transaction(async (tx) => {
-    const target = await queries.findActionTarget(tx, submissionId, true);
-    if (!target) throw new AppError('not_found', 'This submission no longer exists.');
+    const target = await liveTarget(tx, submissionId, true);
     const changed = await actFromEmail(ctx, tx, { id: target.id, teamId: target.team_id, status: target.status }, action);
     return changed ? `The submission to ${target.form_name} was ${ACTIONS[action].done}.` : `The submission to ${target.form_name} was already ${ACTIONS[action].done}.`;
   });

@@ -1,4 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import * as queries from '../db/queries/submissions.ts';
+import { AppError } from './errors.ts';
+import { isId } from './ids.ts';
+import { SIGNED_URL_SECONDS } from './submissions.ts';
 
 /**
  * Long-lived download links for exports (`/d/{file}?expires=&signature=`): they mint a fresh 60-second
@@ -35,4 +40,21 @@ export function wellFormedLink(expires: unknown, signature: unknown): expires is
 export function verifyFileLink(linkSigning: Buffer, fileId: string, scope: LinkScope, signature: string): boolean {
   const expected = Buffer.from(signFileLink(linkSigning, fileId, scope), 'hex');
   return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
+}
+
+/**
+ * One answer for every link that does not lead to a file: malformed, expired, signed for another file,
+ * form or team, a file that never existed or was deleted, a form in the trash or erased. Told apart, they
+ * would let someone without a valid link learn which file ids exist (issue 25): same status, same body.
+ */
+export const fileLinkRefused = () => new AppError('not_found', 'This download link is not valid: it may have expired, or its file was deleted.');
+
+/** `/d/{file}`: the link checked (shape and lifetime, the live file, the signature), then a fresh storage URL. */
+export async function openFileLink(ctx: AppContext, fileId: string, expires: unknown, signature: unknown): Promise<string> {
+  if (!wellFormedLink(expires, signature) || !isId('file', fileId)) throw fileLinkRefused();
+  const file = await queries.findLinkedFile(ctx.db, fileId);
+  if (!file) throw fileLinkRefused();
+  const scope = { teamId: file.team_id, formId: file.form_id, expires: Number(expires) };
+  if (!verifyFileLink(ctx.keys.linkSigning, fileId, scope, signature as string)) throw fileLinkRefused();
+  return ctx.storage.presignedGet(file.storage_key, SIGNED_URL_SECONDS, file.filename || fileId);
 }

@@ -11,7 +11,7 @@ import { browserHelperRoutes } from './browser-helper.ts';
 import { requireAbility } from './auth.ts';
 import { jsonBody } from './body-parsing.ts';
 import { mcpRoutes } from './mcp.ts';
-import { checkPathIds } from './path-ids.ts';
+import { checkPathIds, refuseMalformedPath } from './path-ids.ts';
 import { docsRoutes } from './docs.ts';
 import { errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.ts';
 import { apiRateLimit } from './rate-limit.ts';
@@ -37,6 +37,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.set('trust proxy', ctx.config.trustProxy);
   app.use(requestId);
   app.use(securityHeaders);
+  app.use(refuseMalformedPath);
   app.use(minBodyRate(ctx.config.http.minBodyRate));
   app.get('/healthz', (_req, res) => void res.json({ ok: true }));
   app.get('/readyz', async (_req, res, next) => {

@@ -22,6 +22,8 @@ export function emailLinkRoutes(ctx: AppContext): Router {
       sendPage(res, 200, await fn(req));
     } catch (err) {
       if (err instanceof AppError && err.code === 'not_found') return sendPage(res, 404, linkInvalidPage(err.message));
+      // The link is sound but cannot act now (its form is in the trash): the page says why.
+      if (err instanceof AppError && err.code === 'conflict') return sendPage(res, 409, linkInvalidPage(err.message));
       next(err);
     }
   };

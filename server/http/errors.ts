@@ -4,6 +4,7 @@ import type { ZodError } from 'zod';
 import type { Logger } from 'pino';
 import { AppError, type ErrorDetail } from '../domain/errors.ts';
 import { isOutage, serviceUnavailable } from '../domain/outages.ts';
+import { malformedPath } from './path-ids.ts';
 
 function zodDetails(where: ErrorDetail['in'], error: ZodError | null): ErrorDetail[] {
   if (!error) return [];
@@ -32,6 +33,9 @@ export function errorHandler(log: Logger) {
       return void res.end();
     }
     if (err instanceof AppError) appError = err;
+    // Express decodes route parameters itself and throws a URIError (status 400) on a bad escape; the
+    // early path check answers first, this keeps any route mounted before it from answering 500.
+    else if (err instanceof URIError) appError = malformedPath();
     else if (e?.type === 'entity.parse.failed') appError = new AppError('invalid_json', 'The request body is not valid JSON.');
     else if (e?.type === 'entity.too.large') appError = new AppError('payload_too_large', 'The request body is too large.');
     // JSON text is UTF-8 (RFC 8259 §8.1): other bytes are malformed JSON, not a field-level validation failure.

@@ -27,6 +27,9 @@ type ParsedBody = { fields: Record<string, FieldValue>; files: SpooledFile[]; ki
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const tooLarge = (what: string) => new AppError('payload_too_large', what);
+/** One refusal for every kind of body past the values cap (JSON nodes, urlencoded pairs, multipart parts). */
+const tooManyValues = () =>
+  tooLarge(`At most ${LIMITS.values} values are accepted in all (fields, repeated values, list items, nested values, files).`);
 
 function checkName(name: string): void {
   if (name.length === 0) throw validationFailed([{ in: 'body', path: '(field)', message: 'Field names must not be empty.' }]);
@@ -76,8 +79,16 @@ function decodeUtf8(buf: Buffer): string {
 /** application/x-www-form-urlencoded, decoded strictly: percent-escapes that are not UTF-8 are refused. */
 function parseUrlencoded(text: string): Record<string, FieldValue> {
   const fields = new Map<string, FieldValue>();
-  for (const pair of text.split('&')) {
+  let values = 0;
+  // Pair by pair without splitting the whole body first: a 1 MB body of 200,000 repeated values is
+  // refused at the first value past the cap, before the rest is decoded.
+  for (let start = 0; start <= text.length; ) {
+    let end = text.indexOf('&', start);
+    if (end === -1) end = text.length;
+    const pair = text.slice(start, end);
+    start = end + 1;
     if (!pair) continue;
+    if (++values > LIMITS.values) throw tooManyValues();
     const eq = pair.indexOf('=');
     const rawName = eq === -1 ? pair : pair.slice(0, eq);
     const rawValue = eq === -1 ? '' : pair.slice(eq + 1);
@@ -115,9 +126,9 @@ function parseJson(text: string): Record<string, FieldValue> {
     throw validationFailed([{ in: 'body', path: '(root)', message: 'A JSON submission must be an object of fields.' }]);
   }
   // Measured without recursion, before anything else walks the value.
-  const shape = jsonShape(data, { maxDepth: LIMITS.jsonDepth, maxNodes: LIMITS.jsonValues });
+  const shape = jsonShape(data, { maxDepth: LIMITS.jsonDepth, maxNodes: LIMITS.values });
   if (shape.depth > LIMITS.jsonDepth) throw tooDeep();
-  if (shape.nodes > LIMITS.jsonValues) throw tooLarge(`At most ${LIMITS.jsonValues} JSON values (fields, list items, nested keys) are accepted.`);
+  if (shape.nodes > LIMITS.values) throw tooManyValues();
   // The same per-value limit as a form field (strings: characters, at most 4 bytes each in UTF-8).
   if (shape.longestString > LIMITS.fieldValueBytes) throw tooLarge(`A value or key exceeds ${LIMITS.fieldValueBytes} characters.`);
   const fields = new Map<string, FieldValue>();
@@ -180,10 +191,13 @@ function parseMultipart(req: Request, opts: { maxFileBytes: number; filesAllowed
         limits: {
           fieldNameSize: LIMITS.fieldName + 1,
           fieldSize: LIMITS.fieldValueBytes,
-          fields: LIMITS.fields,
+          // Values (repeats included) and files together within the same cap as a JSON body's values;
+          // distinct names within LIMITS.fields (addField). busboy stops handing parts over at a limit.
+          fields: LIMITS.values,
           files: LIMITS.files,
           fileSize: opts.maxFileBytes,
-          parts: LIMITS.fields + LIMITS.files,
+          // busboy signals partsLimit once the count *reaches* it: one more, so exactly `values` parts pass.
+          parts: LIMITS.values + 1,
         },
       });
     } catch {
@@ -243,9 +257,9 @@ function parseMultipart(req: Request, opts: { maxFileBytes: number; filesAllowed
       stream.on('limit', () => fail(tooLarge(`File "${file.filename}" exceeds ${opts.maxFileBytes} bytes.`)));
       writes.push(pipeline(stream, fs.createWriteStream(file.tmpPath)).catch((err: Error) => fail(err)));
     });
-    bb.on('fieldsLimit', () => fail(tooLarge(`At most ${LIMITS.fields} fields are accepted.`)));
+    bb.on('fieldsLimit', () => fail(tooManyValues()));
     bb.on('filesLimit', () => fail(tooLarge(`At most ${LIMITS.files} files are accepted.`)));
-    bb.on('partsLimit', () => fail(tooLarge('Too many parts.')));
+    bb.on('partsLimit', () => fail(tooManyValues()));
     bb.on('error', (err: Error) =>
       fail(validationFailed([{ in: 'body', path: '(body)', message: `Malformed multipart body: ${err.message}` }], 'Malformed multipart body.')),
     );

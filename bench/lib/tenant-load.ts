@@ -1,0 +1,154 @@
+/**
+ * An ordinary tenant's traffic for the noisy-neighbour benchmark (bench/noisy-neighbour.ts): visitors posting
+ * to its public form and its integration listing submissions through the API, plus a `/healthz` probe.
+ *
+ * Each client sends a request, waits for the answer, then waits out the rest of its interval before the
+ * next (an interval of 0 is a closed loop). A steady, paced tenant is what the benchmark protects: driven
+ * flat out, its latency would measure how the two cores are shared, not whether another tenant can hold
+ * what it needs. A request that never gets an answer is timed until it fails, so a stall shows in the
+ * latencies as well as in the errors.
+ */
+import { Pool } from 'undici';
+import { BROWSER_HEADERS, contactFormBodies } from './contact-form.ts';
+
+export type LatencyStats = {
+  requests: number;
+  ok: number;
+  /** Non-2xx answers plus requests with no answer (socket errors, timeouts). */
+  errors: number;
+  perSecond: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number };
+  statuses: Record<string, number>;
+  errorSamples: string[];
+};
+
+export type TenantLoadOptions = {
+  origin: string;
+  seconds: number;
+  formId: string;
+  /** One token per lister, so the tenant stays inside its own per-token API budget. */
+  listTokens: string[];
+  posters: number;
+  postIntervalMs: number;
+  listIntervalMs: number;
+  healthIntervalMs: number;
+  /** Number of the first simulated visitor address (so phases do not share addresses and per-address windows). */
+  firstClient: number;
+  postsPerClient: number;
+  timeoutMs: number;
+};
+
+export type TenantLoadResult = { posts: LatencyStats; lists: LatencyStats; health: LatencyStats };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function quantile(sorted: number[], q: number): number {
+  if (!sorted.length) return NaN;
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! * 10) / 10;
+}
+
+class Recorder {
+  private latencies: number[] = [];
+  private statuses: Record<string, number> = {};
+  private samples: string[] = [];
+  private ok = 0;
+  private errors = 0;
+
+  answer(ms: number, status: number, body: string): void {
+    this.latencies.push(ms);
+    this.statuses[status] = (this.statuses[status] ?? 0) + 1;
+    if (status >= 200 && status < 300) this.ok += 1;
+    else this.fail(`${status} ${body.slice(0, 160)}`);
+  }
+
+  noAnswer(ms: number, err: unknown): void {
+    this.latencies.push(ms);
+    const code = (err as { code?: string }).code ?? (err as Error).name;
+    this.statuses[code] = (this.statuses[code] ?? 0) + 1;
+    this.fail(`${code}: ${(err as Error).message.slice(0, 160)}`);
+  }
+
+  private fail(sample: string): void {
+    this.errors += 1;
+    if (this.samples.length < 10) this.samples.push(sample);
+  }
+
+  stats(seconds: number): LatencyStats {
+    const sorted = this.latencies.slice().sort((a, b) => a - b);
+    return {
+      requests: sorted.length,
+      ok: this.ok,
+      errors: this.errors,
+      perSecond: Math.round((sorted.length / seconds) * 10) / 10,
+      latencyMs: { p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), p99: quantile(sorted, 0.99), max: quantile(sorted, 1) },
+      statuses: this.statuses,
+      errorSamples: this.samples,
+    };
+  }
+}
+
+/** The address of simulated visitor `n`, in 10.0.0.0/8 (the soak's scheme). */
+function clientAddress(n: number): string {
+  const v = n + 1;
+  return `10.${(v >> 16) & 255}.${(v >> 8) & 255}.${v & 255}`;
+}
+
+export async function runTenantLoad(opts: TenantLoadOptions): Promise<TenantLoadResult & { postsSent: number }> {
+  const pool = new Pool(opts.origin, { connections: opts.posters + opts.listTokens.length + 1, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+  const bodies = contactFormBodies(200, 7);
+  const posts = new Recorder();
+  const lists = new Recorder();
+  const health = new Recorder();
+  const started = performance.now();
+  const until = started + opts.seconds * 1000;
+  let postSeq = 0;
+
+  const request = async (rec: Recorder, req: Parameters<Pool['request']>[0]) => {
+    const t0 = performance.now();
+    try {
+      const res = await pool.request({ ...req, signal: AbortSignal.timeout(opts.timeoutMs) });
+      const text = await res.body.text();
+      rec.answer(performance.now() - t0, res.statusCode, text);
+    } catch (err) {
+      rec.noAnswer(performance.now() - t0, err);
+    }
+    return performance.now() - t0;
+  };
+
+  const paced = async (intervalMs: number, once: () => Promise<number>) => {
+    // Spread the clients over the first interval so they do not fire in lockstep.
+    await sleep(Math.random() * intervalMs);
+    while (performance.now() < until) {
+      const took = await once();
+      if (intervalMs > took) await sleep(intervalMs - took);
+    }
+  };
+
+  const poster = () =>
+    paced(opts.postIntervalMs, () => {
+      const seq = postSeq++;
+      return request(posts, {
+        path: `/f/${opts.formId}`,
+        method: 'POST',
+        headers: { ...BROWSER_HEADERS, 'x-forwarded-for': clientAddress(opts.firstClient + Math.floor(seq / opts.postsPerClient)) },
+        body: bodies[seq % bodies.length]!,
+      });
+    });
+  const lister = (token: string) =>
+    paced(opts.listIntervalMs, () =>
+      request(lists, { path: `/v1/forms/${opts.formId}/submissions?per_page=25`, method: 'GET', headers: { authorization: `Bearer ${token}`, accept: 'application/json' } }),
+    );
+  const prober = () => paced(opts.healthIntervalMs, () => request(health, { path: '/healthz', method: 'GET' }));
+
+  try {
+    await Promise.all([
+      ...Array.from({ length: opts.posters }, poster),
+      ...opts.listTokens.map(lister),
+      prober(),
+    ]);
+  } finally {
+    await pool.destroy();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { posts: posts.stats(seconds), lists: lists.stats(seconds), health: health.stats(seconds), postsSent: postSeq };
+}

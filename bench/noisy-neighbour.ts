@@ -1,0 +1,468 @@
+/**
+ * Noisy neighbour (issue #25, "Prove it under attack"): `node bench/noisy-neighbour.ts [options]`.
+ *
+ * One `intake serve` process tree (API and worker, default DATABASE_POOL_SIZE=10) shared by two teams.
+ * Team B is an ordinary tenant: visitors post to its published form and its integration lists its
+ * submissions (bench/lib/tenant-load.ts). Team A does the worst it can with a viewer token, plus its editor
+ * token for bulk replays, which a viewer may not start (bench/lib/noisy-attacker.ts, a process of its own).
+ *
+ *  1. Warm-up: team B's load alone (not measured).
+ *  2. Quiet run: team B alone for --duration seconds.
+ *  3. Noisy run: team A's attack is started and under way (its exports answered, its MCP sessions
+ *     opened, its replays queued), then the same team B load for --duration seconds while A keeps on.
+ *
+ * Target: team B has 0 errors in the noisy run (non-2xx or no answer) and the p99 of its posts and of its
+ * lists each stays within 2× of the quiet run's. The verdict is printed; the exit code is 0 whatever it is
+ * (1 only when the setup fails). Prints the report and writes bench/results/noisy-neighbour-<date>.json
+ * (`--no-save` to skip).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { pino } from 'pino';
+import { loadConfig } from '../server/config.ts';
+import type { Caller } from '../server/domain/caller.ts';
+import { createForm, publishForm } from '../server/domain/forms.ts';
+import { createTeam } from '../server/domain/teams.ts';
+import { issueToken } from '../server/domain/tokens.ts';
+import { addMember } from '../server/domain/users.ts';
+import { createWebhook } from '../server/domain/webhooks.ts';
+import { boot } from '../server/main.ts';
+import { startHttpsReceiver } from '../test/support/https-receiver.ts';
+import { serverProcessEnv } from '../test/support/tls.ts';
+import { cleanupAll, installSignalHandlers, onCleanup } from './lib/cleanup.ts';
+import { COMPANIES, FIRST, LAST, SENTENCES, SUBJECTS } from './lib/contact-form.ts';
+import { scratchDir, startDatabase, startStorage } from './lib/infra.ts';
+import type { AttackOptions, AttackReport } from './lib/noisy-attacker.ts';
+import { cpuMs, freePort, startChild, treeCpuMs, waitForHttp } from './lib/processes.ts';
+import { runTenantLoad, type LatencyStats, type TenantLoadResult } from './lib/tenant-load.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const INTAKE = path.join(ROOT, 'cli', 'intake');
+const ATTACKER = path.join(ROOT, 'bench', 'lib', 'noisy-attacker.ts');
+const TARGET = { errors: 0, p99Ratio: 2 };
+const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
+
+const { values: opts } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '20' },
+    warmup: { type: 'string', default: '5' },
+    rows: { type: 'string', default: '50000' },
+    deliveries: { type: 'string', default: '10000' },
+    posters: { type: 'string', default: '20' },
+    'post-interval': { type: 'string', default: '100' },
+    listers: { type: 'string', default: '5' },
+    'list-interval': { type: 'string', default: '600' },
+    exports: { type: 'string', default: '9' },
+    'export-hold': { type: 'string', default: '45' },
+    'mcp-sessions': { type: 'string', default: '50' },
+    'no-mcp-streams': { type: 'boolean', default: false },
+    replays: { type: 'string', default: '3' },
+    searchers: { type: 'string', default: '4' },
+    'deep-bodies': { type: 'string', default: '30' },
+    env: { type: 'string', multiple: true, default: [] },
+    'no-save': { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+});
+
+if (opts.help) {
+  console.log(`node bench/noisy-neighbour.ts [options]
+  --duration S        seconds of team B's load in each of the quiet and noisy runs (default 20)
+  --warmup S          seconds of team B's load before the quiet run, not measured (default 5)
+  --rows N            submissions seeded in team A's big form, ~1 KB each (default 50000)
+  --deliveries N      delivered webhook deliveries seeded for A's webhook, what a replay sends again (default 10000)
+  --posters P         team B's visitors posting at once (default 20)
+  --post-interval MS  each visitor posts once per MS (default 100; 0 = back to back)
+  --listers L         team B's API clients listing submissions, one token each (default 5)
+  --list-interval MS  each lister lists once per MS (default 600, inside the 120/min per-token budget)
+  --exports N         team A's slow-reading exports at once (default 9)
+  --export-hold S     an export served is held this long, then reopened (default 45, below the 60 s idle cut-off)
+  --mcp-sessions N    MCP sessions team A opens (default 50)
+  --no-mcp-streams    do not hold a GET event stream open per session
+  --replays N         bulk replays of A's webhook, with A's editor token (default 3)
+  --searchers N       team A's concurrent searches, each on a token A mints (default 4)
+  --deep-bodies N     unauthenticated 1 MB deeply nested bodies to /mcp in flight at once (default 30)
+  --env NAME=VALUE    extra setting for intake serve (repeatable), e.g. DATABASE_POOL_SIZE=20
+  --no-save           do not write bench/results/noisy-neighbour-<date>.json
+  --verbose           echo the server's and the attacker's output
+Environment: DATABASE_URL (use that server: a fresh database is created on it and dropped afterwards).`);
+  process.exit(0);
+}
+
+const num = (name: keyof typeof opts) => {
+  const n = Number(opts[name]);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a number ≥ 0`);
+  return n;
+};
+
+const sql = (xs: readonly string[]) => `array[${xs.map((x) => `'${x.replace(/'/g, "''")}'`).join(', ')}]`;
+
+type Setup = {
+  a: { teamId: string; formId: string; webhookId: string; viewerToken: string; editorToken: string };
+  b: { teamId: string; formId: string; listTokens: string[] };
+};
+
+/** Both teams through the domain functions; A's submissions and past deliveries by SQL (tens of thousands). */
+async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup> {
+  const rt = await boot(loadConfig({ ...env, DATABASE_POOL_SIZE: '4' }), { http: false, worker: false, services: true, log: pino({ level: 'silent' }) });
+  try {
+    const member = async (teamId: string, role: 'owner' | 'editor' | 'viewer', tag: string) =>
+      (await addMember(rt.ctx, { email: `${role}-${tag}@noisy.example`, name: `${role} ${tag}`, teamId, role })).user;
+
+    // Team A: a big form with a webhook (to a receiver of the bench's own) and members of three roles.
+    const teamA = await createTeam(rt.ctx, { name: 'Team A (noisy)', plan: 'scale' });
+    const ownerA = await member(teamA.id, 'owner', 'a');
+    const viewerA = await member(teamA.id, 'viewer', 'a');
+    const editorA = await member(teamA.id, 'editor', 'a');
+    const callerA: Caller = { userId: ownerA.id, teamId: teamA.id, role: 'owner', tokenId: 'noisy-bench', abilities: [] };
+    const formA = await createForm(rt.ctx, callerA, { name: 'Everything we ever got', notification_emails: [] });
+    await publishForm(rt.ctx, callerA, formA.id);
+    const hook = await createWebhook(rt.ctx, callerA, formA.id, {
+      label: 'Team A receiver', url: `${receiverUrl}/a`, provider: 'webhook', config: {}, events: ['submission.created'], active: true,
+    });
+    const viewerToken = (await issueToken(rt.ctx, { teamId: teamA.id, userId: viewerA.id, name: 'viewer' })).token;
+    const editorToken = (await issueToken(rt.ctx, { teamId: teamA.id, userId: editorA.id, name: 'editor' })).token;
+
+    const rows = num('rows');
+    const started = performance.now();
+    await rt.ctx.db.query(
+      `insert into submissions (id, team_id, form_id, status, payload, received_at, updated_at)
+       select 'subm_noisy' || lpad(i::text, 20, '0'), $1, $2, 'processed',
+              jsonb_build_object(
+                'name', (${sql(FIRST)})[1 + i % ${FIRST.length}] || ' ' || (${sql(LAST)})[1 + (i / 7) % ${LAST.length}],
+                'email', 'visitor' || i || '@example.com',
+                'company', (${sql(COMPANIES)})[1 + (i / 3) % ${COMPANIES.length}],
+                'subject', (${sql(SUBJECTS)})[1 + (i / 5) % ${SUBJECTS.length}],
+                'message', array_to_string(array(select (${sql(SENTENCES)})[1 + (i * 7 + k) % ${SENTENCES.length}] from generate_series(1, 9) k), ' '),
+                'consent', 'yes'),
+              ts, ts
+         from (select i, now() - make_interval(secs => ($3 - i) * 30) as ts from generate_series(1, $3::int) i) g`,
+      [teamA.id, formA.id, rows],
+    );
+    // What the webhook was sent for the oldest submissions: a bulk replay sends each again.
+    const deliveries = Math.min(num('deliveries'), rows);
+    await rt.ctx.db.query(
+      `insert into deliveries (id, team_id, webhook_id, event, submission_id, status, attempts, http_status, duration_ms, request_body, delivered_at, created_at)
+       select 'whd_noisy' || lpad(row_number() over (order by s.id)::text, 20, '0'), s.team_id, $2, 'submission.created', s.id, 'succeeded', 1, 200, 12,
+              json_build_object('type', 'submission.created', 'data', json_build_object('id', s.id, 'form_id', s.form_id, 'payload', s.payload))::text,
+              s.received_at, s.received_at
+         from submissions s where s.form_id = $1 order by s.id limit $3`,
+      [formA.id, hook.data.id, deliveries],
+    );
+    await rt.ctx.db.query('vacuum analyze submissions');
+    await rt.ctx.db.query('vacuum analyze deliveries');
+    log(`seeded team A: ${rows.toLocaleString('en')} submissions, ${deliveries.toLocaleString('en')} deliveries in ${Math.round(performance.now() - started)} ms`);
+
+    // Team B: a published form and one read token per lister.
+    const teamB = await createTeam(rt.ctx, { name: 'Team B (quiet)', plan: 'scale' });
+    const ownerB = await member(teamB.id, 'owner', 'b');
+    const callerB: Caller = { userId: ownerB.id, teamId: teamB.id, role: 'owner', tokenId: 'noisy-bench', abilities: [] };
+    const formB = await createForm(rt.ctx, callerB, { name: 'Contact us', notification_emails: [] });
+    await publishForm(rt.ctx, callerB, formB.id);
+    const listTokens: string[] = [];
+    for (let i = 0; i < num('listers'); i++) {
+      listTokens.push((await issueToken(rt.ctx, { teamId: teamB.id, userId: ownerB.id, name: `lister ${i}`, abilities: ['submissions:read'] })).token);
+    }
+    return {
+      a: { teamId: teamA.id, formId: formA.id, webhookId: hook.data.id, viewerToken, editorToken },
+      b: { teamId: teamB.id, formId: formB.id, listTokens },
+    };
+  } finally {
+    await rt.close();
+  }
+}
+
+type Sample = { busy: number; copying: number; connections: number };
+type CpuParties = { server: number; postgres: number; attacker: number; loadGenerator: number };
+
+/**
+ * During a run: Postgres connections of the database in use (every 250 ms), the server's resident memory,
+ * and the CPU each party used (the server, Postgres, team A's attacker, this process generating team B's
+ * load): on a 2-core machine the attacker's own client competes for the same cores as the server.
+ */
+function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => number | null) {
+  const client = new pg.Client({ connectionString: dbUrl, application_name: 'noisy-bench-sampler' });
+  const ready = client.connect();
+  onCleanup('sampler connection', () => client.end().catch(() => {}));
+  let samples: Sample[] = [];
+  let peakRssMb = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let attackerPid: number | null = null;
+  let cpuStart: CpuParties = { server: 0, postgres: 0, attacker: 0, loadGenerator: 0 };
+  let wallStart = 0;
+  const rssMb = () => {
+    try {
+      return Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${serverPid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    } catch {
+      return 0;
+    }
+  };
+  const cpuNow = (): CpuParties => {
+    const pm = postmasterPid();
+    const own = process.cpuUsage();
+    return {
+      server: cpuMs(serverPid) ?? 0,
+      postgres: pm ? treeCpuMs(pm).total : 0,
+      attacker: attackerPid ? (cpuMs(attackerPid) ?? 0) : 0,
+      loadGenerator: (own.user + own.system) / 1000,
+    };
+  };
+  const tick = async () => {
+    peakRssMb = Math.max(peakRssMb, rssMb());
+    try {
+      const { rows } = await client.query<Sample>(
+        `select count(*) filter (where state <> 'idle')::int as busy,
+                count(*) filter (where state <> 'idle' and query ilike 'copy%')::int as copying,
+                count(*)::int as connections
+           from pg_stat_activity
+          where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`,
+      );
+      samples.push(rows[0]!);
+    } catch {
+      // the database is going away
+    }
+  };
+  return {
+    async start(attacker: number | null = null) {
+      await ready;
+      attackerPid = attacker;
+      samples = [];
+      peakRssMb = rssMb();
+      cpuStart = cpuNow();
+      wallStart = performance.now();
+      timer = setInterval(() => void tick(), 250);
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      const seconds = (performance.now() - wallStart) / 1000;
+      const cpuEnd = cpuNow();
+      const cpuCores = Object.fromEntries(
+        (Object.keys(cpuEnd) as Array<keyof CpuParties>).map((k) => [k, Math.round(((cpuEnd[k] - cpuStart[k]) / 1000 / seconds) * 100) / 100]),
+      ) as CpuParties;
+      const peak = (k: keyof Sample) => samples.reduce((m, x) => Math.max(m, x[k]), 0);
+      const mean = (k: keyof Sample) => Math.round((samples.reduce((n, x) => n + x[k], 0) / Math.max(1, samples.length)) * 10) / 10;
+      return {
+        samples: samples.length,
+        postgresConnections: { peak: peak('connections'), busyPeak: peak('busy'), busyMean: mean('busy'), copyingPeak: peak('copying') },
+        serverRssPeakMb: Math.round(peakRssMb),
+        /** Cores each party kept busy on average (CPU seconds per second); Postgres: backends alive at both ends. */
+        cpuCores,
+      };
+    },
+  };
+}
+
+const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : null);
+
+function compare(name: string, quiet: LatencyStats, noisy: LatencyStats) {
+  const p99Ratio = ratio(noisy.latencyMs.p99, quiet.latencyMs.p99);
+  const problems: string[] = [];
+  if (noisy.errors > TARGET.errors) problems.push(`${name}: ${noisy.errors} errors under load (${JSON.stringify(noisy.statuses)})`);
+  if (p99Ratio === null || p99Ratio > TARGET.p99Ratio) problems.push(`${name}: p99 ${noisy.latencyMs.p99} ms noisy vs ${quiet.latencyMs.p99} ms quiet (${p99Ratio}×, target ≤ ${TARGET.p99Ratio}×)`);
+  if (quiet.errors) problems.push(`${name}: ${quiet.errors} errors in the quiet run already (${JSON.stringify(quiet.statuses)})`);
+  return { p99Ratio, problems };
+}
+
+async function main(): Promise<number> {
+  installSignalHandlers();
+  const wallStart = Date.now();
+  const seconds = num('duration');
+  const dir = scratchDir('intake-bench-noisy-');
+  const db = await startDatabase(dir, { pgStats: false, log });
+  const storageUrl = await startStorage(dir, 'intake-bench');
+  const receiver = await startHttpsReceiver();
+  onCleanup('HTTPS receiver', () => receiver.close());
+  let received = 0;
+  const drainReceiver = setInterval(() => (received += receiver.requests.splice(0).length), 500);
+  onCleanup('receiver drain', () => clearInterval(drainReceiver));
+
+  const extra = Object.fromEntries(opts.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    DATABASE_URL: db.url,
+    STORAGE_URL: storageUrl,
+    STORAGE_BUCKET: 'intake-bench',
+    INTAKE_DATA_DIR: dir,
+    INTAKE_SECRET_KEY: `noisy-${Date.now()}`,
+    INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    // Team B's visitors come through a proxy, each from an address of its own (the soak's scheme).
+    INTAKE_TRUST_PROXY: 'loopback',
+    INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false',
+    LOG_LEVEL: 'warn',
+    ...serverProcessEnv(),
+    ...extra,
+  };
+  const s = await setup(env, receiver.url);
+
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const server = startChild('serve', INTAKE, ['serve'], { env: { ...env, PORT: String(port), HOST: '127.0.0.1', INTAKE_BASE_URL: origin }, echo: opts.verbose });
+  await waitForHttp(server, `${origin}/healthz`);
+  const sampler = startSampler(db.url, server.pid, () => db.postmasterPid());
+
+  let firstClient = 0;
+  const tenantLoad = async (secs: number, title: string): Promise<TenantLoadResult> => {
+    log(`${title}: team B for ${secs} s`);
+    const r = await runTenantLoad({
+      origin,
+      seconds: secs,
+      formId: s.b.formId,
+      listTokens: s.b.listTokens,
+      posters: num('posters'),
+      postIntervalMs: num('post-interval'),
+      listIntervalMs: num('list-interval'),
+      healthIntervalMs: 250,
+      firstClient,
+      postsPerClient: 10,
+      timeoutMs: 30_000,
+    });
+    firstClient += Math.ceil(r.postsSent / 10) + 1;
+    log(
+      `${title}: posts p50 ${r.posts.latencyMs.p50} p99 ${r.posts.latencyMs.p99} ms, ${r.posts.errors} errors; ` +
+        `lists p50 ${r.lists.latencyMs.p50} p99 ${r.lists.latencyMs.p99} ms, ${r.lists.errors} errors`,
+    );
+    return r;
+  };
+
+  if (num('warmup') > 0) await tenantLoad(num('warmup'), 'warm-up');
+
+  await sampler.start();
+  const quiet = await tenantLoad(seconds, 'quiet');
+  const quietServer = sampler.stop();
+
+  // The noisy run: A's attack first, under way before B's measured load starts.
+  const attackOptions: AttackOptions = {
+    origin,
+    formId: s.a.formId,
+    webhookId: s.a.webhookId,
+    viewerToken: s.a.viewerToken,
+    editorToken: s.a.editorToken,
+    exports: num('exports'),
+    exportHoldMs: num('export-hold') * 1000,
+    exportRetryMs: 2_000,
+    mcpSessions: num('mcp-sessions'),
+    mcpStreams: !opts['no-mcp-streams'],
+    replays: num('replays'),
+    searchers: num('searchers'),
+    deepBodies: num('deep-bodies'),
+    deepBytes: 1_000_000,
+  };
+  const lines: string[] = [];
+  let lineArrived: () => void = () => {};
+  const attacker = startChild('attacker', process.execPath, [ATTACKER], {
+    env: { PATH: process.env.PATH, NOISY_ATTACK: JSON.stringify(attackOptions) },
+    echo: true,
+    onSpawn: (proc) => {
+      readline.createInterface({ input: proc.stdout! }).on('line', (line) => {
+        lines.push(line);
+        lineArrived();
+      });
+    },
+  });
+  const event = async (name: string, timeoutMs: number): Promise<Record<string, unknown>> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = lines.map((l) => JSON.parse(l) as { event: string }).find((l) => l.event === name);
+      if (found) return found;
+      if (!attacker.alive()) throw new Error(`the attacker exited (${await attacker.exited}) before "${name}":\n${attacker.output()}`);
+      if (Date.now() > deadline) throw new Error(`the attacker did not report "${name}" within ${timeoutMs / 1000} s:\n${attacker.output()}`);
+      await Promise.race([new Promise<void>((r) => (lineArrived = r)), new Promise((r) => setTimeout(r, 500))]);
+    }
+  };
+  const rampStart = Date.now();
+  await event('ready', 120_000);
+  const rampSeconds = (Date.now() - rampStart) / 1000;
+  log(`team A's attack under way after ${rampSeconds.toFixed(1)} s`);
+  await sampler.start(attacker.pid);
+  const noisy = await tenantLoad(seconds, 'noisy');
+  const noisyServer = sampler.stop();
+  const stopping = attacker.stop(90_000);
+  let attack: AttackReport | null = null;
+  let attackError: string | null = null;
+  try {
+    attack = (await event('report', 90_000)).report as AttackReport;
+  } catch (err) {
+    attackError = (err as Error).message;
+  }
+  await stopping;
+  received += receiver.requests.splice(0).length;
+
+  const posts = compare('posts', quiet.posts, noisy.posts);
+  const lists = compare('lists', quiet.lists, noisy.lists);
+  const problems = [...posts.problems, ...lists.problems];
+  const result = {
+    benchmark: 'noisy-neighbour',
+    at: new Date(wallStart).toISOString(),
+    commit: gitHead(),
+    target: `team B: ${TARGET.errors} errors in the noisy run, p99 of posts and of lists each ≤ ${TARGET.p99Ratio}× the quiet run's`,
+    passed: problems.length === 0,
+    problems,
+    options: { ...attackOptions, viewerToken: undefined, editorToken: undefined, origin: undefined, formId: undefined, webhookId: undefined, duration: seconds, warmup: num('warmup'), rows: num('rows'), deliveries: num('deliveries'), posters: num('posters'), postIntervalMs: num('post-interval'), listers: num('listers'), listIntervalMs: num('list-interval') },
+    settings: { DATABASE_POOL_SIZE: extra.DATABASE_POOL_SIZE ?? '10 (default)', ...extra },
+    teamB: {
+      quiet: { posts: quiet.posts, lists: quiet.lists, health: quiet.health, server: quietServer },
+      noisy: { posts: noisy.posts, lists: noisy.lists, health: noisy.health, server: noisyServer },
+      p99Ratio: { posts: posts.p99Ratio, lists: lists.p99Ratio, health: ratio(noisy.health.latencyMs.p99, quiet.health.latencyMs.p99) },
+    },
+    teamA: { rampSeconds: Math.round(rampSeconds * 10) / 10, ...(attack ?? { error: attackError }), webhookRequestsReceived: received },
+    database: { kind: db.kind, settings: db.settings },
+    wallSeconds: Math.round((Date.now() - wallStart) / 100) / 10,
+    machine: { cpus: os.cpus().length, loadavg: os.loadavg().map((l) => Math.round(l * 100) / 100) },
+  };
+  console.log(JSON.stringify(result, null, 2));
+  if (!opts['no-save']) {
+    const results = path.join(ROOT, 'bench', 'results');
+    fs.mkdirSync(results, { recursive: true });
+    const day = new Date().toISOString().slice(0, 10);
+    let file = path.join(results, `noisy-neighbour-${day}.json`);
+    for (let n = 2; fs.existsSync(file); n++) file = path.join(results, `noisy-neighbour-${day}-${n}.json`);
+    fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    log(`wrote ${path.relative(ROOT, file)}`);
+  }
+
+  const line = (label: string, q: LatencyStats, n: LatencyStats, r: number | null) =>
+    `  ${label.padEnd(6)} quiet p50 ${q.latencyMs.p50} p99 ${q.latencyMs.p99} ms, ${q.errors} errors | noisy p50 ${n.latencyMs.p50} p99 ${n.latencyMs.p99} ms, ` +
+    `${n.errors} errors ${JSON.stringify(n.statuses)} | p99 ×${r}`;
+  log('team B, quiet vs noisy:');
+  log(line('posts', quiet.posts, noisy.posts, posts.p99Ratio));
+  log(line('lists', quiet.lists, noisy.lists, lists.p99Ratio));
+  log(line('health', quiet.health, noisy.health, result.teamB.p99Ratio.health));
+  if (attack) {
+    const a = attack;
+    log(
+      `team A: exports first answers ${JSON.stringify(a.exports.firstAnswers)} (all ${JSON.stringify(a.exports.answers)}, peak held ${a.exports.peakHeld}); ` +
+        `MCP sessions opened ${a.mcp.opened}/${a.mcp.tried} ${JSON.stringify(a.mcp.answers)}; replays ${JSON.stringify(a.replays.answers)}; ` +
+        `searches ${JSON.stringify(a.searches.answers)}; deep bodies ${JSON.stringify(a.deepBodies.answers)}; webhook requests received ${received}`,
+    );
+  } else log(`team A: no report from the attacker (${attackError})`);
+  log(`Postgres connections busy: quiet peak ${quietServer.postgresConnections.busyPeak}, noisy peak ${noisyServer.postgresConnections.busyPeak} (COPY ${noisyServer.postgresConnections.copyingPeak})`);
+  log(`cores busy: quiet ${JSON.stringify(quietServer.cpuCores)}, noisy ${JSON.stringify(noisyServer.cpuCores)} (of ${os.cpus().length})`);
+  log(`VERDICT: ${result.passed ? 'PASS' : 'FAIL'} — ${result.target}`);
+  for (const p of problems) log(`  ${p}`);
+  return 0;
+}
+
+function gitHead(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+}
+
+try {
+  process.exitCode = await main();
+} catch (err) {
+  log(`setup or run failed: ${(err as Error).stack ?? (err as Error).message}`);
+  process.exitCode = 1;
+} finally {
+  await cleanupAll();
+}
+process.exit();

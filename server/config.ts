@@ -59,6 +59,10 @@ const Env = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+  INTAKE_MCP_SESSIONS_PER_TOKEN: z.coerce.number().int().min(1).max(10_000).default(20),
+  INTAKE_MCP_SESSIONS_PER_TEAM: z.coerce.number().int().min(1).max(100_000).default(100),
+  INTAKE_MCP_SESSIONS_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  INTAKE_MCP_SESSION_IDLE_MS: z.coerce.number().int().min(1000).max(86_400_000).default(600_000),
 export type Config = {
   port: number;
   host: string;
@@ -125,6 +129,8 @@ export type Config = {
  * the names `loopback`, `linklocal`, `uniquelocal`.
  */
 function trustProxy(value: string): boolean | number | string {
+  /** MCP sessions over HTTP, held in this process's memory (docs/mcp.md "Limits"). */
+  mcp: { sessionsPerToken: number; sessionsPerTeam: number; sessionsMax: number; sessionIdleMs: number };
   const v = value.trim();
   if (v === '' || v === 'false') return false;
   if (v === 'true') return true;
@@ -185,3 +191,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
   };
 }
+    mcp: {
+      sessionsPerToken: e.INTAKE_MCP_SESSIONS_PER_TOKEN,
+      sessionsPerTeam: e.INTAKE_MCP_SESSIONS_PER_TEAM,
+      sessionsMax: e.INTAKE_MCP_SESSIONS_MAX,
+      sessionIdleMs: e.INTAKE_MCP_SESSION_IDLE_MS,
+    },

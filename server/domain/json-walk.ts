@@ -56,17 +56,51 @@ export function* stringsIn(value: unknown, opts: { keys?: boolean } = {}): Gener
  * Brackets inside strings do not count. Malformed text is left for the parser to refuse.
  */
 export function jsonTextTooDeep(text: string, maxDepth: number): boolean {
+  return jsonTextExcess(text, { maxDepth, maxNodes: Infinity }) === 'depth';
+}
+
+/**
+ * Which limit JSON text breaks, read in one pass before it is parsed, or null: its depth, or its count of
+ * values as `jsonShape` counts them (the root, each object member's value, each array element). Stops at
+ * the first level or value too many, so a 1 MB body costs one scan and never a tree. Brackets, colons and
+ * commas inside strings do not count; malformed text is left for the parser to refuse.
+ */
+export function jsonTextExcess(text: string, limits: { maxDepth: number; maxNodes: number }): 'depth' | 'nodes' | null {
   let depth = 0;
+  let nodes = 0;
   let inString = false;
+  // Whether each open container is an array (bounded by maxDepth), and whether the next non-blank
+  // character is the first element of an array just opened.
+  const arrays: boolean[] = [];
+  let arrayJustOpened = false;
+  let sawValue = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
       if (c === 0x5c /* \ */) i++;
       else if (c === 0x22 /* " */) inString = false;
-    } else if (c === 0x22) inString = true;
+      continue;
+    }
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    if (!sawValue) {
+      sawValue = true;
+      nodes = 1;
+    }
+    if (arrayJustOpened) {
+      arrayJustOpened = false;
+      if (c !== 0x5d /* ] */) nodes++;
+    }
+    if (c === 0x22) inString = true;
     else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (++depth > maxDepth) return true;
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+      if (++depth > limits.maxDepth) return 'depth';
+      arrays.push(c === 0x5b);
+      arrayJustOpened = c === 0x5b;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--;
+      arrays.pop();
+    } else if (c === 0x3a /* : */ || (c === 0x2c /* , */ && arrays[arrays.length - 1])) nodes++;
+    else continue;
+    if (nodes > limits.maxNodes) return 'nodes';
   }
-  return false;
+  return null;
 }

@@ -4,41 +4,202 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppContext } from '../context.ts';
 import type { Caller } from '../domain/caller.ts';
+import { AppError } from '../domain/errors.ts';
+import { API_INPUT_LIMITS, decodeJsonText, jsonTextProblem, tooLargeInput, type InputLimits } from '../domain/input-guard.ts';
+import { chargeApiBudget } from '../domain/rate-windows.ts';
 import { authenticate } from '../domain/tokens.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import { VERSION } from '../version.ts';
+import { closeUnreadBody } from './errors.ts';
 
 /**
  * MCP over Streamable HTTP at `/mcp` (docs/mcp.md). Every request carries `Authorization: Bearer <token>`
  * (401 with `WWW-Authenticate` otherwise), checked on every request as the REST API does, so a revoked
- * token stops working at once. An `initialize` request without `Mcp-Session-Id` starts a session (the SDK
- * negotiates the protocol version and issues the id); later requests of the session must carry the same
- * token. Any other request without a session id is served statelessly. Sessions idle for 30 minutes end.
+ * token stops working at once — and checked before a byte of the body is read. A POST body is then read
+ * up to 1 MiB (413 past it), decoded as strict UTF-8 and scanned for depth and value count before it is
+ * parsed; tool arguments get the REST body's guard in `callTool`, whatever the transport.
+ *
+ * An `initialize` request without `Mcp-Session-Id` starts a session (the SDK negotiates the protocol
+ * version and issues the id): it counts against the token's API rate limit, and a token, a team and this
+ * process hold a bounded number of sessions (429 past the token's or team's share, 503 past the process's).
+ * Later requests of the session must carry the same token. `DELETE` ends a session; a session idle for
+ * INTAKE_MCP_SESSION_IDLE_MS ends by itself. Any other request without a session id is served statelessly.
  */
 
-const IDLE_MS = 30 * 60_000;
+/** A session: its transport, the caller as its latest request authenticated it, and when it was last used. */
+type Session = {
+  transport: StreamableHTTPServerTransport;
+  caller: Caller;
+  lastSeen: number;
+  /** Requests other than the GET stream in flight: a session is not idle while it works on one. */
+  busy: number;
+};
 
-/** A session: its transport, and the caller as its latest request authenticated it. */
-type Session = { transport: StreamableHTTPServerTransport; caller: Caller; lastSeen: number };
+/**
+ * The JSON-RPC envelope around tool arguments (message → params → arguments, and a batch's array) may
+ * add three levels and a few values to what a REST body of the same arguments holds; the arguments
+ * themselves are held to the API's own limits in `callTool`.
+ */
+const MESSAGE_LIMITS: InputLimits = { maxBytes: API_INPUT_LIMITS.maxBytes, maxDepth: API_INPUT_LIMITS.maxDepth + 3, maxNodes: API_INPUT_LIMITS.maxNodes + 100 };
 
-function jsonRpcError(res: Response, status: number, message: string): void {
-  res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+/** What reading a request's message returns once it has answered the request itself. */
+const ANSWERED = Symbol('answered');
+
+/** A JSON-RPC error answer; `body` is the API's error body, carried as the error's data. */
+function jsonRpcError(res: Response, status: number, code: number, message: string, body?: Record<string, unknown>): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message, ...(body ? { data: body } : {}) }, id: null });
+}
+
+function appErrorAnswer(res: Response, status: number, code: number, err: AppError): void {
+  if (typeof err.extra.retry_after === 'number') res.setHeader('Retry-After', String(err.extra.retry_after));
+  jsonRpcError(res, status, code, err.message, err.toBody());
+}
+
+/**
+ * The body of a POST, at most `maxBytes`, or 'too_large' as soon as it is known to exceed them (the rest
+ * is left unread: the caller answers 413 and closes the connection).
+ */
+function readBody(req: Request, maxBytes: number): Promise<Buffer | 'too_large'> {
+  if (Number(req.headers['content-length'] ?? 0) > maxBytes) return Promise.resolve('too_large');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        done();
+        req.pause();
+        return resolve('too_large');
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    const onClose = () => {
+      done();
+      reject(Object.assign(new Error('request aborted'), { type: 'request.aborted' }));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 export function mcpRoutes(ctx: AppContext) {
+  const limits = ctx.config.mcp;
+  // Sessions live in this process (their transport and server are objects here), so a load balancer must
+  // route a session's requests by Mcp-Session-Id, and the caps below bound what this process holds.
   const sessions = new Map<string, Session>();
+  /** Every admitted session (from the moment an initialize is let through), and the same per token and per team. */
+  const admitted = new Set<Session>();
+  const perToken = new Map<string, Set<Session>>();
+  const perTeam = new Map<string, Set<Session>>();
+  const groupsOf = (s: Session) => [[perToken, s.caller.tokenId], [perTeam, s.caller.teamId]] as const;
+
+  const admit = (s: Session) => {
+    admitted.add(s);
+    for (const [map, key] of groupsOf(s)) {
+      let set = map.get(key);
+      if (!set) map.set(key, (set = new Set()));
+      set.add(s);
+    }
+  };
+  const forget = (s: Session, id: string | undefined) => {
+    if (id) sessions.delete(id);
+    admitted.delete(s);
+    for (const [map, key] of groupsOf(s)) {
+      const set = map.get(key);
+      set?.delete(s);
+      if (set && !set.size) map.delete(key);
+    }
+  };
+
+  // Often enough that a session outlives its idle limit by at most a quarter of it (and a minute).
+  const sweepEvery = Math.min(60_000, Math.max(250, Math.floor(limits.sessionIdleMs / 4)));
   const sweep = setInterval(() => {
-    for (const [id, s] of sessions) if (Date.now() - s.lastSeen > IDLE_MS) void s.transport.close().finally(() => sessions.delete(id));
-  }, 60_000);
+    const now = Date.now();
+    for (const s of sessions.values()) if (!s.busy && now - s.lastSeen > limits.sessionIdleMs) void s.transport.close();
+  }, sweepEvery);
   sweep.unref();
+
+  /** Seconds until the least recently used of these sessions would end idle. */
+  const retryAfter = (set: Set<Session>) => {
+    const oldest = Math.min(...[...set].map((s) => s.lastSeen));
+    return Math.max(1, Math.ceil((oldest + limits.sessionIdleMs - Date.now()) / 1000));
+  };
+
+  /** Why this caller may not open another session now, or null. */
+  const overCap = (caller: Caller): AppError | null => {
+    const token = perToken.get(caller.tokenId);
+    if (token && token.size >= limits.sessionsPerToken) {
+      return new AppError(
+        'rate_limited',
+        `This token has ${token.size} open MCP sessions, the most allowed (${limits.sessionsPerToken}): end one (DELETE /mcp with its Mcp-Session-Id) or wait for one to expire.`,
+        { retry_after: retryAfter(token), limit: limits.sessionsPerToken },
+      );
+    }
+    const team = perTeam.get(caller.teamId);
+    if (team && team.size >= limits.sessionsPerTeam) {
+      return new AppError('rate_limited', `This team's tokens have ${team.size} open MCP sessions, the most allowed (${limits.sessionsPerTeam}): end one or wait for one to expire.`, {
+        retry_after: retryAfter(team),
+        limit: limits.sessionsPerTeam,
+      });
+    }
+    if (admitted.size >= limits.sessionsMax) return new AppError('service_unavailable', 'This server holds as many MCP sessions as it can; try again shortly.', { retry_after: 30 });
+    return null;
+  };
 
   const authenticated = async (req: Request, res: Response): Promise<Caller | null> => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     const caller = match ? await authenticate(ctx, match[1]!) : null;
     if (caller) return caller;
+    // Answered before the body is read: an unauthenticated body is never parsed, nor even received.
+    closeUnreadBody(req, res);
     res.setHeader('WWW-Authenticate', match ? 'Bearer realm="intake", error="invalid_token"' : 'Bearer realm="intake"');
     res.status(401).json({ error: 'unauthenticated', message: match ? 'The token is invalid or has been revoked.' : 'Send a token: Authorization: Bearer <token>.' });
     return null;
+  };
+
+  /** The POST's JSON-RPC message, through the size, UTF-8 and depth guards; ANSWERED once refused. */
+  const message = async (req: Request, res: Response): Promise<unknown> => {
+    if (req.is(['application/json', 'application/*+json']) === false) {
+      closeUnreadBody(req, res);
+      jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+      return ANSWERED;
+    }
+    const bytes = await readBody(req, MESSAGE_LIMITS.maxBytes);
+    if (bytes === 'too_large') {
+      closeUnreadBody(req, res);
+      appErrorAnswer(res, 413, -32000, tooLargeInput(MESSAGE_LIMITS));
+      return ANSWERED;
+    }
+    try {
+      const text = decodeJsonText(bytes);
+      // The depth and value count on the text, so a body nested 500,000 deep is never built.
+      const refused = jsonTextProblem(text, { limits: MESSAGE_LIMITS });
+      if (refused) {
+        appErrorAnswer(res, 400, -32600, refused);
+        return ANSWERED;
+      }
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      const invalid = err instanceof AppError ? err : new AppError('invalid_json', 'The request body is not valid JSON.');
+      appErrorAnswer(res, 400, -32700, new AppError('invalid_json', `Parse error: ${invalid.message}`));
+      return ANSWERED;
+    }
   };
 
   const handle = async (req: Request, res: Response, next: NextFunction) => {
@@ -46,31 +207,57 @@ export function mcpRoutes(ctx: AppContext) {
       const caller = await authenticated(req, res);
       if (!caller) return;
       const sessionId = req.header('mcp-session-id');
-      if (sessionId) {
-        const session = sessions.get(sessionId);
-        // Another token cannot use a session: it is "not found" to it, as the SDK answers an unknown one.
-        if (!session || session.caller.tokenId !== caller.tokenId) return jsonRpcError(res, 404, 'Session not found.');
+      const session = sessionId ? sessions.get(sessionId) : undefined;
+      // Another token cannot use a session: it is "not found" to it, as the SDK answers an unknown one.
+      if (sessionId && (!session || session.caller.tokenId !== caller.tokenId)) {
+        closeUnreadBody(req, res);
+        return jsonRpcError(res, 404, -32001, 'Session not found.');
+      }
+      const body = req.method === 'POST' ? await message(req, res) : undefined;
+      if (body === ANSWERED) return;
+
+      if (session) {
         session.caller = caller;
         session.lastSeen = Date.now();
-        // A session's GET stream is quiet until the server has something to say: the connection idle
-        // timeout (INTAKE_IDLE_TIMEOUT_MS) must not cut it. The session sweep ends idle sessions instead.
-        if (req.method === 'GET') req.socket.setTimeout(0);
-        return await session.transport.handleRequest(req, res, req.body);
+        if (req.method === 'GET') {
+          // A session's GET stream is quiet until the server has something to say: the connection idle
+          // timeout (INTAKE_IDLE_TIMEOUT_MS) must not cut it. It is one per session (the SDK answers a
+          // second with 409), holds no database connection, and ends with its session.
+          req.socket.setTimeout(0);
+        } else {
+          session.busy++;
+          res.once('close', () => {
+            session.busy--;
+            session.lastSeen = Date.now();
+          });
+        }
+        return await session.transport.handleRequest(req, res, body);
       }
-      if (req.method === 'POST' && isInitializeRequest(req.body)) {
-        // Registered once the SDK has issued the session id (after this request's initialize).
+      if (req.method === 'POST' && isInitializeRequest(body)) {
+        // A session costs memory for as long as it lives: opening one counts against the token's API
+        // budget, as a REST request does, and the token, its team and this process hold a bounded number.
+        const { exceeded } = await chargeApiBudget(ctx, caller.tokenId);
+        const refused = exceeded ?? overCap(caller);
+        if (refused) return appErrorAnswer(res, refused.status, -32000, refused);
+        const session: Session = { transport: undefined as never, caller, lastSeen: Date.now(), busy: 1 };
+        admit(session);
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (id) => void sessions.set(id, session),
         });
-        const session: Session = { transport, caller, lastSeen: Date.now() };
-        transport.onclose = () => {
-          if (transport.sessionId) sessions.delete(transport.sessionId);
-        };
+        session.transport = transport;
+        // Ended by DELETE, by the idle sweep, or by the server: the count and the map forget it.
+        transport.onclose = () => forget(session, transport.sessionId);
+        res.once('close', () => {
+          session.busy--;
+          session.lastSeen = Date.now();
+          // An initialize the SDK refused opened no session.
+          if (!transport.sessionId) void transport.close();
+        });
         await createMcpServer(ctx, async () => session.caller, VERSION).connect(transport);
-        return await transport.handleRequest(req, res, req.body);
+        return await transport.handleRequest(req, res, body);
       }
-      if (req.method !== 'POST') return jsonRpcError(res, 400, 'Send Mcp-Session-Id, or POST a request (stateless).');
+      if (req.method !== 'POST') return jsonRpcError(res, 400, -32000, 'Send Mcp-Session-Id, or POST a request (stateless).');
       // Stateless: a server and transport for this one request.
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       const server = createMcpServer(ctx, async () => caller, VERSION);
@@ -79,14 +266,13 @@ export function mcpRoutes(ctx: AppContext) {
         void server.close();
       });
       await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      await transport.handleRequest(req, res, body);
     } catch (err) {
       next(err);
     }
   };
 
   const router = express.Router();
-  router.use('/mcp', express.json({ limit: '1mb' }));
   router.all('/mcp', handle);
   return router;
 }

@@ -36,6 +36,18 @@ function toolResult(spec: ToolSpec, outcome: Awaited<ReturnType<typeof callTool>
   return { content, ...(spec.output || typeof body === 'object' ? { structuredContent: body } : {}) };
 }
 
+/**
+ * A tool's input schema as the SDK publishes it in tools/list, which the SDK's own check before the call
+ * lets through unparsed: that check would walk arguments nested without limit before our guard, and
+ * answer a bare zod message instead of the API's error naming the field. `callTool` guards the raw
+ * arguments, then parses them with the route's schemas (the same fields, so nothing goes unchecked).
+ */
+class PublishedOnly extends z.ZodObject<z.ZodRawShape> {
+  override _parse(input: z.ParseInput): z.ParseReturnType<Record<string, unknown>> {
+    return z.OK(input.data as Record<string, unknown>);
+  }
+}
+
 /** A prompt: one user message. */
 const ask = (text: string) => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] });
 
@@ -53,7 +65,7 @@ export function createMcpServer(ctx: AppContext, caller: () => Promise<Caller>, 
       {
         title: spec.title,
         description: spec.description,
-        inputSchema: spec.input,
+        inputSchema: new PublishedOnly(spec.input._def),
         ...(spec.output ? { outputSchema: spec.output as z.ZodObject<z.ZodRawShape> } : {}),
         annotations: { title: spec.title, ...spec.annotations },
       },

@@ -6,7 +6,8 @@ import { objectShape } from '../../contract/schema-shape.ts';
 import type { AppContext } from '../context.ts';
 import type { Ability } from '../../contract/abilities.ts';
 import { requireAbility, type Caller } from '../domain/caller.ts';
-import { AppError, validationFailed, type ErrorDetail } from '../domain/errors.ts';
+import { AppError, type ErrorDetail } from '../domain/errors.ts';
+import { guardInput, invalidInput } from '../domain/input-guard.ts';
 import { isOutage, serviceUnavailable } from '../domain/outages.ts';
 import { assertPathIds } from '../domain/ids.ts';
 import { chargeApiBudget } from '../domain/rate-windows.ts';
@@ -118,14 +119,26 @@ function parseParts(route: AppRoute, args: Record<string, unknown>) {
     const raw = Object.fromEntries(Object.entries(args).filter(([k]) => keys.includes(k)));
     const parsed = schema.safeParse(raw);
     if (parsed.success) return parsed.data as Record<string, unknown>;
-    for (const issue of parsed.error.issues) details.push({ in: where, path: issue.path.join('.'), message: issue.message });
+    for (const issue of parsed.error.issues) {
+      // A strict body names the keys it refuses; a root issue has an empty path.
+      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [''];
+      for (const key of keys) details.push({ in: where, path: [...issue.path, ...(key ? [key] : [])].join('.') || '(root)', message: issue.message });
+    }
     return undefined;
   };
   const params = pick(parts.params, 'path') ?? {};
   const query = pick(parts.query, 'query') ?? {};
   const body = pick(parts.body, 'body');
-  if (details.length) throw validationFailed(details);
+  if (details.length) throw invalidInput(details);
   return { params, query, body };
+}
+
+/** Where each argument of a tool goes in its REST request, for error details. */
+function partOf(route: AppRoute): (key: string) => ErrorDetail['in'] {
+  const parts = partsOf(route);
+  const path = new Set(Object.keys(objectShape(parts.params)));
+  const query = new Set(Object.keys(objectShape(parts.query)));
+  return (key) => (path.has(key) ? 'path' : query.has(key) ? 'query' : 'body');
 }
 
 type Handler = (args: { params: unknown; query: unknown; body: unknown; headers: Record<string, string>; req: unknown; res: Response }) => Promise<{ status: number; body: unknown }>;
@@ -168,7 +181,10 @@ async function inlineExport(stream: NodeJS.ReadableStream & { destroy(): void },
 export async function callTool(ctx: AppContext, caller: Caller, spec: ToolSpec, args: Record<string, unknown>): Promise<ToolResult> {
   try {
     requireAbility(caller, spec.ability);
-    const { params, query, body } = parseParts(spec.route, args);
+    // The REST body's guard (depth, value count, NUL and unpaired surrogates in every string and key) on the
+    // raw arguments, before the schemas or the domain walk them: the SDK hands them over unparsed.
+    guardInput(args ?? {}, { in: partOf(spec.route) });
+    const { params, query, body } = parseParts(spec.route, args ?? {});
     assertPathIds(params);
     if ((spec.route.metadata as RouteMetadata | undefined)?.rateLimited) {
       const { exceeded } = await chargeApiBudget(ctx, caller.tokenId);

@@ -19,6 +19,8 @@ const Env = z.object({
   INTAKE_DATA_DIR: z.string().default('./.intake'),
   DATABASE_URL: z.string().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
   STORAGE_URL: z.string().url().optional(),
   STORAGE_BUCKET: z.string().default('intake'),
   INTAKE_SECRET_KEY: z.string().optional(),
@@ -55,6 +57,7 @@ const Env = z.object({
   INTAKE_MIN_BODY_RATE: z.coerce.number().int().min(0).default(100),
   INTAKE_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   INTAKE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(5_000),
+  INTAKE_EXPORTS_PER_TEAM: z.coerce.number().int().min(1).max(1000).default(2),
   INTAKE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(25_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -72,6 +75,10 @@ export type Config = {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** Postgres cancels an ordinary statement after this long (0: never); see server/db/database.ts. */
+  databaseStatementTimeoutMs: number;
+  /** Postgres closes a session left idle inside a transaction this long (0: never). */
+  databaseIdleInTransactionTimeoutMs: number;
   storageUrl: string | undefined;
   storageBucket: string;
   secretKey: string | undefined;
@@ -118,6 +125,8 @@ export type Config = {
     idleTimeoutMs: number;
     keepAliveTimeoutMs: number;
   };
+  /** Exports of one team running at once, over every process (the next one answers 429). */
+  exportsPerTeam: number;
   /** Time a SIGTERM'd process has to finish in-flight work before it exits anyway. */
   shutdownTimeoutMs: number;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
@@ -154,6 +163,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.INTAKE_DATA_DIR),
     databaseUrl: e.DATABASE_URL || undefined,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    databaseIdleInTransactionTimeoutMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
     storageUrl: e.STORAGE_URL || undefined,
     storageBucket: e.STORAGE_BUCKET,
     secretKey: e.INTAKE_SECRET_KEY || undefined,
@@ -187,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       idleTimeoutMs: e.INTAKE_IDLE_TIMEOUT_MS,
       keepAliveTimeoutMs: e.INTAKE_KEEP_ALIVE_TIMEOUT_MS,
     },
+    exportsPerTeam: e.INTAKE_EXPORTS_PER_TEAM,
     shutdownTimeoutMs: e.INTAKE_SHUTDOWN_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
   };

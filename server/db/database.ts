@@ -36,13 +36,21 @@ export interface Session extends Sql {
   release(destroy?: boolean): void;
 }
 
+/** How many connections streams hold now, of how many they may, and how many wait for one. */
+export type StreamSlots = { readonly limit: number; readonly inUse: number; readonly waiting: number };
+
 /** The one database handle a process has: one pool, shared by SQL, the ORM and the job queue. */
 export interface Db extends Sql {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** An EntityManager of its own for reads and single writes outside a transaction. */
   em(): EntityManager;
-  /** A connection to hold for a stream (an export); the caller releases it. */
+  /**
+   * A connection for long-lived work (an export's chunk, the event streams' LISTEN session); the caller
+   * releases it. Streams together hold at most `streams.limit` of the pool — half of it — so ordinary
+   * requests always find a connection: past that, this waits for a slot (and fails like a busy pool).
+   */
   connect(): Promise<Session>;
+  readonly streams: StreamSlots;
   readonly pool: pg.Pool;
 }
 
@@ -55,6 +63,7 @@ export type Database = {
 };
 
 const CLOSE_GRACE_MS = 5_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export type OpenOptions = {
   /** The process's whole budget of Postgres connections (DATABASE_POOL_SIZE). */
@@ -91,9 +100,69 @@ async function run<T extends object>(on: pg.Pool | pg.PoolClient, text: string, 
   return { rows: result.rows ?? [], rowCount: result.rowCount ?? result.rows?.length ?? 0 };
 }
 
-function handle(pool: pg.Pool, orm: MikroORM): Db {
+/** A pooled connection as a Session, released once. */
+async function checkout(pool: pg.Pool, onRelease: () => void = () => {}): Promise<Session> {
+  const client = await pool.connect();
+  let released = false;
+  return {
+    client,
+    query: <T extends object>(text: string, values: readonly unknown[] = [], name?: string) => run<T>(client, text, values, name),
+    release(destroy = false) {
+      if (released) return;
+      released = true;
+      client.release(destroy || undefined);
+      onRelease();
+    },
+  };
+}
+
+/**
+ * A counting semaphore over the connections streams hold. Waiters are served in order; one that waits
+ * longer than the pool's own connect timeout fails with the pool's message, so it is answered as a busy
+ * database (503, see outages.ts) rather than queued without end.
+ */
+class Slots implements StreamSlots {
+  inUse = 0;
+  readonly limit: number;
+  readonly #queue: Array<{ grant: () => void }> = [];
+  readonly #timeoutMs: number;
+  constructor(limit: number, timeoutMs: number) {
+    this.limit = limit;
+    this.#timeoutMs = timeoutMs;
+  }
+  get waiting(): number {
+    return this.#queue.length;
+  }
+  acquire(): Promise<void> {
+    if (this.inUse < this.limit && this.#queue.length === 0) {
+      this.inUse += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        grant: () => {
+          clearTimeout(timer);
+          this.inUse += 1;
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.#queue.splice(this.#queue.indexOf(waiter), 1);
+        reject(new Error('timeout exceeded when trying to connect (every stream connection of this process is in use)'));
+      }, this.#timeoutMs);
+      this.#queue.push(waiter);
+    });
+  }
+  release(): void {
+    this.inUse -= 1;
+    this.#queue.shift()?.grant();
+  }
+}
+
+function handle(pool: pg.Pool, orm: MikroORM, slots: Slots): Db {
   return {
     pool,
+    streams: slots,
     query: <T extends object>(text: string, values: readonly unknown[] = [], name?: string) => run<T>(pool, text, values, name),
     async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
       let tx: TxHandle | undefined;
@@ -106,17 +175,13 @@ function handle(pool: pg.Pool, orm: MikroORM): Db {
     },
     em: () => orm.em.fork(),
     async connect() {
-      const client = await pool.connect();
-      let released = false;
-      return {
-        client,
-        query: <T extends object>(text: string, values: readonly unknown[] = [], name?: string) => run<T>(client, text, values, name),
-        release(destroy = false) {
-          if (released) return;
-          released = true;
-          client.release(destroy || undefined);
-        },
-      };
+      await slots.acquire();
+      try {
+        return await checkout(pool, () => slots.release());
+      } catch (err) {
+        slots.release();
+        throw err;
+      }
     },
   };
 }
@@ -138,8 +203,13 @@ export async function openDatabase(config: Config, opts: OpenOptions): Promise<D
     idleTimeoutMillis: 30_000,
     // Waiting for a connection (the pool is busy, or Postgres does not answer) ends in an error that
     // becomes a 503, instead of a request that hangs.
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: opts.applicationName ?? 'intake',
+    // Every statement of every pooled session runs under these (0 turns one off): a runaway query or a
+    // transaction its holder forgot cannot keep a connection from everyone else. Work that is long by
+    // design raises its own limit for its transaction (`set local statement_timeout`: migrations, export chunks).
+    statement_timeout: config.databaseStatementTimeoutMs || undefined,
+    idle_in_transaction_session_timeout: config.databaseIdleInTransactionTimeoutMs || undefined,
     // Timestamps stay text (microseconds kept: cursors and the ORM both need them); see row-types.ts.
     types: rowTypes,
   });
@@ -156,7 +226,7 @@ export async function openDatabase(config: Config, opts: OpenOptions): Promise<D
     logger: (message: string) => log(stripVTControlCharacters(message)),
   });
   return {
-    db: handle(pool, orm),
+    db: handle(pool, orm, new Slots(Math.max(1, Math.floor(max / 2)), CONNECT_TIMEOUT_MS)),
     orm,
     url,
     embedded,
@@ -177,13 +247,25 @@ export async function openDatabase(config: Config, opts: OpenOptions): Promise<D
  * serialised by a session lock held on one pooled connection while the migrator uses another.
  */
 export async function migrate(database: Database): Promise<string[]> {
-  const lock = await database.db.connect();
+  const lock = await checkout(database.db.pool);
   try {
+    // Waiting for another process's migrations, and running them, may take longer than an ordinary
+    // statement is allowed (a migration that rewrites a big table): neither has a time limit.
+    await lock.query(`select set_config('statement_timeout', '0', false)`);
     await lock.query('select pg_advisory_lock(781234)');
-    const done = await database.orm.migrator.up();
+    const connection = database.orm.em.getConnection();
+    const done = await connection.transactional(async (trx) => {
+      await connection.execute(`set local statement_timeout = 0`, [], 'run', trx);
+      return database.orm.migrator.up({ transaction: trx });
+    });
     return done.map((m) => m.name);
   } finally {
     await lock.query('select pg_advisory_unlock(781234)').catch(() => {});
-    lock.release();
+    // Back to the pool with the session's own timeout (reset restores what the connection was opened with).
+    const clean = await lock.query('reset statement_timeout').then(
+      () => true,
+      () => false,
+    );
+    lock.release(!clean);
   }
 }

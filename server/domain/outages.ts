@@ -14,10 +14,13 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
 
 /**
  * Postgres SQLSTATEs of an unavailable server: class 08 (connection exception), 57P01–57P03 (admin
- * shutdown, crash shutdown, cannot connect now) and 53300 (too many connections).
+ * shutdown, crash shutdown, cannot connect now) and 53300 (too many connections). Also those of a
+ * statement or transaction cut by the per-connection limits (server/db/database.ts): 57014 (cancelled
+ * by statement_timeout — the database is too busy to answer in time, and nothing was committed) and
+ * 25P03 (idle_in_transaction_session_timeout closed the session). The caller can retry either.
  */
 function unavailableSqlState(code: string): boolean {
-  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+  return code.startsWith('08') || ['57P01', '57P02', '57P03', '53300', '57014', '25P03'].includes(code);
 }
 
 /** What node-postgres and pg-pool say when a connection dies or none can be had in time. */

@@ -2,10 +2,12 @@ import { Readable, type Writable } from 'node:stream';
 import type { z } from 'zod';
 import type { ExportQuery } from '../../contract/submissions.ts';
 import type { AppContext } from '../context.ts';
+import type { Session } from '../db/database.ts';
 import { isLiveForm } from '../db/queries/forms.ts';
-import { copyCsv, exportSelect, exportShape, forgetLinkKey, streamRows, useLinkKey } from '../db/queries/exports.ts';
+import { beginExportChunk, copyCsv, endExportChunk, exportSelect, exportShape, selectTexts, type ExportKey, type ExportSelectOptions } from '../db/queries/exports.ts';
 import type { Caller } from './caller.ts';
 import { notFound } from './errors.ts';
+import { takeExportLease } from './export-leases.ts';
 import { exportColumns } from './field-schema.ts';
 import { EXPORT_LINK_SECONDS, exportKey } from './file-links.ts';
 import { storedSettings } from './form-rules.ts';
@@ -25,124 +27,182 @@ function csvCell(value: string): string {
 }
 
 /**
- * Streams a form's submissions straight from Postgres: CSV through `COPY … TO STDOUT` (Postgres does
- * the quoting; cells are neutralised in SQL, see sqlCell), JSON through a cursor of pre-rendered rows.
- * Either way only one chunk is in memory at a time, and the stream's consumer sets the pace. Destroying
- * the stream (a client that disconnects) closes the connection, which ends the query.
+ * The size of a chunk: a client sets the pace of its export, and a connection must never wait on a
+ * client, so an export reads the database one bounded chunk at a time — a connection held only while
+ * one chunk is read into memory — and reads the next once its consumer has taken most of the last.
+ * Rows per chunk follow the bytes the previous chunk made (about `bytes` each), within [minRows,
+ * maxRows]; the stored payload sizes bound a chunk of big submissions before it is read (exports.ts).
+ */
+const CHUNK = { firstRows: 500, minRows: 10, maxRows: 5000, bytes: 2 * 1024 * 1024 };
+/**
+ * A chunk's statements may take longer than an ordinary statement (DATABASE_STATEMENT_TIMEOUT_MS): a
+ * chunk is bounded, so this only stops a pathological plan, and cutting a busy machine's chunk would
+ * fail an export that was making progress.
+ */
+const CHUNK_STATEMENT_TIMEOUT_MS = 300_000;
+
+/**
+ * Exports a form's submissions, oldest first: CSV through `COPY … TO STDOUT` (Postgres does the quoting;
+ * cells are neutralised in SQL, see sqlCell), JSON as pre-rendered rows. Read in keyset chunks of
+ * (received_at, id), each in a transaction of its own on a stream connection (db.connect: at most half
+ * the pool for every stream of the process), so a client that reads slowly — or not at all, until the
+ * idle timeout cuts it — holds no connection while it waits. A team runs at most INTAKE_EXPORTS_PER_TEAM
+ * exports at once (429 past it). Rows that arrive during an export after its position are included.
  */
 export async function exportSubmissions(ctx: AppContext, caller: Caller, formId: string, q: z.infer<typeof ExportQuery>): Promise<ExportStream> {
-  const session = await ctx.db.connect();
-  // The key leaves with the connection: cleared before it goes back to the pool, or the connection closed.
-  const release = (destroy: boolean) => {
-    if (destroy) return session.release(true);
-    forgetLinkKey(session).then(
-      () => session.release(),
-      () => session.release(true),
-    );
-  };
+  if (!(await isLiveForm(ctx.db, caller.teamId, formId))) throw notFound('Form');
+  const lease = await takeExportLease(ctx, caller, formId);
   try {
-    if (!(await isLiveForm(session, caller.teamId, formId))) throw notFound('Form');
-    const shape = await exportShape(session, formId);
+    const shape = await exportShape(ctx.db, formId);
     const { overflow, fileCount } = shape;
     const columns = exportColumns(storedSettings(shape.settings).fields, shape.fields);
     const fields = columns.names;
     const expires = Math.floor(Date.now() / 1000) + EXPORT_LINK_SECONDS;
+    const select: ExportSelectOptions = { formId, fields, overflow, since: q.since, until: q.until, q: searchText(q.q), fileCount, baseUrl: ctx.config.baseUrl, expires };
     // Only the key scoped to this form and expiry reaches Postgres (see file-links.ts).
-    await useLinkKey(session, exportKey(ctx.keys.linkSigning, { teamId: caller.teamId, formId, expires }));
-    const sql = exportSelect(q.format, { formId, fields, overflow, since: q.since, until: q.until, q: searchText(q.q), fileCount, baseUrl: ctx.config.baseUrl, expires });
+    const linkKey = exportKey(ctx.keys.linkSigning, { teamId: caller.teamId, formId, expires });
     const stamp = new Date().toISOString().slice(0, 10);
+    const chunks = chunkReader(ctx, q.format, select, linkKey);
 
     if (q.format === 'csv') {
       const header = [...META_COLUMNS, ...columns.headers, ...(overflow ? ['_other'] : []), '_files'].map((h) => csvCell(csvSafe(h))).join(',') + '\n'; // COPY ends rows with \n too
-      const source = quiet(copyCsv(session, sql));
-      return { contentType: 'text/csv; charset=utf-8', filename: `${formId}-${stamp}.csv`, stream: await guarded(withPrefix(header, source), release) };
+      const stream = await chunkedStream(chunks, { prefix: header, suffix: '' }, lease.release);
+      return { contentType: 'text/csv; charset=utf-8', filename: `${formId}-${stamp}.csv`, stream };
     }
-    const rows = quiet(streamRows(session, sql));
-    return { contentType: 'application/json', filename: `${formId}-${stamp}.json`, stream: await guarded(jsonArray(rows), release) };
+    const stream = await chunkedStream(chunks, { prefix: '[', suffix: '\n]\n' }, lease.release);
+    return { contentType: 'application/json', filename: `${formId}-${stamp}.json`, stream };
   } catch (err) {
-    release(false);
+    lease.release();
     throw err;
   }
 }
 
-/** The header with the query's first rows: the query has started (or failed) before anything is sent. */
-async function* withPrefix(prefix: string, source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  let started = false;
-  for await (const chunk of source) {
-    yield started ? chunk : Buffer.concat([Buffer.from(prefix), chunk]);
-    started = true;
-  }
-  if (!started) yield Buffer.from(prefix);
+type Chunk = { pieces: Array<Buffer | string>; last: boolean };
+
+type ChunkReader = {
+  /** The next chunk's output, read on a connection taken for it and given back before this resolves. */
+  next(): Promise<Chunk>;
+  /** Closes the connection of a chunk being read (which ends its query); the pending `next` rejects. */
+  abort(): void;
+};
+
+function chunkReader(ctx: AppContext, format: 'csv' | 'json', select: ExportSelectOptions, linkKey: Buffer): ChunkReader {
+  let after: ExportKey | null = null;
+  let rows = CHUNK.firstRows;
+  let firstRow = true;
+  let current: Session | null = null;
+  let aborted = false;
+  const statementTimeoutMs = ctx.config.databaseStatementTimeoutMs && Math.max(ctx.config.databaseStatementTimeoutMs, CHUNK_STATEMENT_TIMEOUT_MS);
+
+  const read = async (session: Session): Promise<Chunk & { bytes: number }> => {
+    const through = await beginExportChunk(session, { formId: select.formId, since: select.since, until: select.until, after, rows, bytes: CHUNK.bytes, linkKey, statementTimeoutMs });
+    const sql = exportSelect(format, { ...select, range: { after, through } });
+    const pieces: Array<Buffer | string> = [];
+    let bytes = 0;
+    if (format === 'csv') {
+      for await (const piece of quiet(copyCsv(session, sql))) {
+        pieces.push(piece);
+        bytes += piece.length;
+      }
+    } else {
+      let text = '';
+      for (const json of await selectTexts(session, sql)) {
+        text += (firstRow ? '\n' : ',\n') + json;
+        firstRow = false;
+      }
+      if (text) pieces.push(text);
+      bytes = text.length;
+    }
+    await endExportChunk(session);
+    after = through;
+    return { pieces, last: through === null, bytes };
+  };
+
+  return {
+    async next() {
+      if (aborted) throw new Error('the export was aborted');
+      const session = await ctx.db.connect();
+      current = session;
+      try {
+        const chunk = await read(session);
+        session.release();
+        // The next chunk aims at CHUNK.bytes from what this one made per row it spanned.
+        const perRow = chunk.bytes / rows;
+        rows = Math.max(CHUNK.minRows, Math.min(CHUNK.maxRows, perRow > 0 ? Math.floor(CHUNK.bytes / perRow) : CHUNK.maxRows));
+        return { pieces: chunk.pieces, last: chunk.last };
+      } catch (err) {
+        // A connection that failed mid-transaction (or was closed by abort) never goes back to the pool.
+        session.release(true);
+        throw err;
+      } finally {
+        current = null;
+      }
+    },
+    abort() {
+      aborted = true;
+      current?.release(true);
+    },
+  };
 }
 
 /**
- * Closing the connection of an export cut short errors its query stream; when that happens before the
- * stream is read (a client gone before the first byte), nothing listens for the error and it would
- * crash the process. Readers still get every error through their iterator.
+ * Closing the connection of a chunk cut short errors its COPY stream; the error also reaches the reader
+ * through its iterator, but an emitter with no 'error' listener would crash the process first.
  */
 function quiet<T extends NodeJS.EventEmitter>(stream: T): T {
   stream.on('error', () => {});
   return stream;
 }
 
-/** `[row,row,…]` from single-column text rows, in chunks of many rows. */
-async function* jsonArray(rows: AsyncIterable<string[]>): AsyncGenerator<string> {
-  let buffer = '[';
-  let first = true;
-  for await (const [json] of rows) {
-    buffer += (first ? '\n' : ',\n') + json;
-    first = false;
-    if (buffer.length >= 64 * 1024) {
-      yield buffer;
-      buffer = '';
-    }
-  }
-  yield `${buffer}\n]\n`;
-}
-
 /**
- * The export as a Readable that owns its connection: it goes back to the pool once the result has been
- * read to the end, and is closed — which ends the query — if the stream is destroyed before that (a
- * client that disconnects, an error). The first chunk is awaited here, so a failing query is still an
- * ordinary error response.
- *
- * Release hangs on the stream's destroy, not on a generator's `finally`: a generator that was never
- * started (the stream destroyed before its first read) would never run its `finally` and would keep
- * the connection checked out for good.
+ * The export as a Readable: the prefix and the first chunk are read here, so a failing query is still an
+ * ordinary error response; each further chunk is read when the stream's buffer (about one chunk) runs
+ * low, which is the consumer's back-pressure — a stalled client stops the reads, and no connection is
+ * held meanwhile. Destroying the stream (a client that disconnects, an error) closes the connection of a
+ * chunk being read and ends the export (`onEnd`: its lease); so does the end of the data.
  */
-async function guarded(source: AsyncGenerator<Buffer | string>, release: (destroy: boolean) => void): Promise<Readable> {
-  const first = await source.next();
-  let pending: Buffer | string | null = first.done ? null : first.value;
-  let exhausted = Boolean(first.done);
-  const stream = new Readable({
+async function chunkedStream(chunks: ChunkReader, frame: { prefix: string; suffix: string }, onEnd: () => void): Promise<Readable> {
+  const first = await chunks.next();
+  let pending: Array<Buffer | string> | null = [frame.prefix, ...first.pieces, ...(first.last ? [frame.suffix] : [])];
+  let exhausted = first.last;
+  let reading = false;
+  const stream: Readable = new Readable({
+    highWaterMark: CHUNK.bytes,
     read() {
-      if (pending !== null) {
-        const chunk = pending;
-        pending = null;
-        this.push(chunk);
-        return;
-      }
-      if (exhausted) {
-        this.push(null);
-        return;
-      }
-      source.next().then(
-        (next) => {
-          if (next.done) {
-            exhausted = true;
-            this.push(null);
-          } else this.push(next.value);
-        },
-        (err: Error) => this.destroy(err),
-      );
+      if (!reading) void pump();
     },
     destroy(err, callback) {
-      release(!exhausted);
-      // Closes the COPY or cursor stream if it is still open (after the connection, so a pending read settles).
-      source.return(undefined).catch(() => {});
+      chunks.abort();
+      onEnd();
       callback(err);
     },
   });
+  /** Pushes what is ready and reads chunks while the stream wants more; `read` restarts it after a pause. */
+  const pump = async () => {
+    reading = true;
+    try {
+      for (;;) {
+        let wanted = true;
+        if (pending) {
+          for (const piece of pending) if (piece.length) wanted = stream.push(piece);
+          pending = null;
+        }
+        if (exhausted) {
+          stream.push(null);
+          return;
+        }
+        if (!wanted || stream.destroyed) return;
+        const chunk = await chunks.next();
+        if (stream.destroyed) return;
+        exhausted = chunk.last;
+        pending = chunk.last ? [...chunk.pieces, frame.suffix] : chunk.pieces;
+      }
+    } catch (err) {
+      stream.destroy(err as Error);
+    } finally {
+      reading = false;
+    }
+  };
   return protectedFromClosedDestinations(stream);
 }
 

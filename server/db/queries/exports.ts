@@ -1,9 +1,8 @@
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import QueryStream from 'pg-query-stream';
 import type { Session, Sql } from '../database.ts';
 
-/** The queries of a form's export: its columns, and its rows streamed straight from Postgres. */
+/** The queries of a form's export: its columns, and its rows read chunk by chunk (keyset ranges). */
 
 /**
  * The form's learned field names in first-seen order, whether stored submissions have fields past them
@@ -19,17 +18,60 @@ export async function exportShape(sql: Sql, formId: string): Promise<{ fields: s
   return { fields: fields.rows.map((r) => r.name), overflow: row?.overflow ?? false, fileCount: row?.n ?? 0, settings: row?.settings ?? {} };
 }
 
+/** A row's place in the export's order: `received_at` as Postgres's text (microseconds kept), then id. */
+export type ExportKey = { receivedAt: string; id: string };
+
+export type ChunkStart = {
+  formId: string;
+  since?: string;
+  until?: string;
+  /** The last row of the previous chunk; null for the first. */
+  after: ExportKey | null;
+  /** At most this many rows in the chunk… */
+  rows: number;
+  /** …and, past the first row, at most about this many bytes of stored payload. */
+  bytes: number;
+  /** The export's scoped link key (file-links.ts, exportKey), for the /d/ links its rows carry. */
+  linkKey: Buffer;
+  /** The chunk's own statement timeout (0: none), in place of the session's. */
+  statementTimeoutMs: number;
+};
+
 /**
- * Hands the export's scoped link key (file-links.ts, exportKey) to the session as a bind parameter: COPY
- * takes none, and no key belongs in statement text, which Postgres logs when a statement fails.
- * `forgetLinkKey` clears it before the connection goes back to the pool.
+ * Opens one chunk of an export on `session`: a transaction that holds the link key and the chunk's
+ * statement timeout (both local to it, so nothing outlives the chunk on a pooled connection), and the
+ * chunk's last row. The key goes as a bind parameter: COPY takes none, and no key belongs in statement
+ * text, which Postgres logs when a statement fails. The rows come from the (form_id, received_at, id)
+ * index; the payload sizes bound a chunk of big submissions by bytes as well as by rows. Null: the chunk
+ * runs to the end of the export. `search` (q) is not applied here, so a sparse search still reads a
+ * bounded range per chunk. End the transaction with `endExportChunk`.
  */
-export async function useLinkKey(session: Session, key: Buffer): Promise<void> {
-  await session.query(`select set_config('intake.link_key', $1, false)`, [key.toString('hex')]);
+export async function beginExportChunk(session: Session, o: ChunkStart): Promise<ExportKey | null> {
+  await session.query('begin');
+  const after = o.after ? ` and ${afterKey(o.after)}` : '';
+  const { rows } = await session.query<{ received_at: string | null; id: string | null }>(
+    `select set_config('intake.link_key', $1, true) as link_key, set_config('statement_timeout', $2, true) as statement_timeout,
+            c.received_at, c.id
+       from (select 1) one
+       left join lateral (
+         select w.received_at, w.id
+           from (select s.received_at, s.id, row_number() over w as n, sum(pg_column_size(s.payload)) over w as bytes
+                   from submissions s where ${rangeWhere(o)}${after}
+                 window w as (order by s.received_at, s.id)
+                  order by s.received_at, s.id
+                  limit $3) w
+          where w.n = $3 or w.bytes >= $4
+          order by w.n
+          limit 1
+       ) c on true`,
+    [o.linkKey.toString('hex'), String(o.statementTimeoutMs), o.rows, o.bytes],
+  );
+  const r = rows[0]!;
+  return r.received_at === null || r.id === null ? null : { receivedAt: r.received_at, id: r.id };
 }
 
-export async function forgetLinkKey(session: Session): Promise<void> {
-  await session.query(`select set_config('intake.link_key', '', false)`);
+export async function endExportChunk(session: Session): Promise<void> {
+  await session.query('commit');
 }
 
 /** CSV rows of `select` through COPY … TO STDOUT (Postgres quotes them), on the session's connection. */
@@ -37,10 +79,24 @@ export function copyCsv(session: Session, select: string): AsyncIterable<Buffer>
   return session.client.query(copyTo(`copy (${select}) to stdout with (format csv)`));
 }
 
-/** Single-column text rows of `select` through a cursor, on the session's connection. */
-export function streamRows(session: Session, select: string): AsyncIterable<string[]> & NodeJS.EventEmitter {
-  return session.client.query(new QueryStream(select, [], { batchSize: 2000, rowMode: 'array' }));
+/** The single text column of every row of `select` (a chunk: bounded by its range). */
+export async function selectTexts(session: Session, select: string): Promise<string[]> {
+  const result = await session.client.query<[string]>({ text: select, rowMode: 'array' });
+  return result.rows.map((r) => r[0]);
 }
+
+const lit = (v: string) => pg.escapeLiteral(v);
+
+/** The form and the since/until filters, on `submissions s`. */
+function rangeWhere(o: { formId: string; since?: string; until?: string }): string {
+  const where = [`s.form_id = ${lit(o.formId)}`];
+  if (o.since) where.push(`s.received_at > ${lit(o.since)}::timestamptz`);
+  if (o.until) where.push(`s.received_at < ${lit(o.until)}::timestamptz`);
+  return where.join(' and ');
+}
+
+const afterKey = (k: ExportKey) => `(s.received_at, s.id) > (${lit(k.receivedAt)}::timestamptz, ${lit(k.id)})`;
+const throughKey = (k: ExportKey) => `(s.received_at, s.id) <= (${lit(k.receivedAt)}::timestamptz, ${lit(k.id)})`;
 
 /** First characters that make a spreadsheet execute a cell: = + - @ tab CR, as code points (for ascii()). */
 const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r'].map((c) => c.codePointAt(0)!);
@@ -91,6 +147,8 @@ export type ExportSelectOptions = {
   baseUrl: string;
   /** Unix seconds until which the /d/ file links work. */
   expires: number;
+  /** One chunk of the export: the rows after `after` up to and including `through` (null: no bound). */
+  range?: { after: ExportKey | null; through: ExportKey | null };
 };
 
 /**
@@ -99,10 +157,9 @@ export type ExportSelectOptions = {
  * which EXPLAINs it. Values are inlined as escaped literals (COPY takes no parameters); the key is not one.
  */
 export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): string {
-  const lit = (v: string) => pg.escapeLiteral(v);
-  const where = [`s.form_id = ${lit(o.formId)}`];
-  if (o.since) where.push(`s.received_at > ${lit(o.since)}::timestamptz`);
-  if (o.until) where.push(`s.received_at < ${lit(o.until)}::timestamptz`);
+  const where = [rangeWhere(o)];
+  if (o.range?.after) where.push(afterKey(o.range.after));
+  if (o.range?.through) where.push(throughKey(o.range.through));
   if (o.q) where.push(`s.search @@ submission_search_query(${lit(o.q)})`);
   // Most submissions have no files: a per-row aggregate over submission_files (an index descent, a
   // sort, an aggregate) cost more than everything else in a row. When the form's file-owning ids fit a

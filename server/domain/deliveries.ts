@@ -19,6 +19,25 @@ import { iso } from './timestamps.ts';
 export const REPLAY_JOB_LIMIT = 10_000;
 const REPLAY_BATCH = 500;
 
+/**
+ * Bulk work (a replay job's deliveries) must not hold back anyone else's deliveries, and pg-boss fetches
+ * the highest priority first, then the oldest. Every other attempt has priority 0, so a fresh delivery
+ * is taken before any bulk attempt however long the bulk queue. Bulk attempts are queued in turns of
+ * BULK_TURN deliveries of one team, turn n at priority -n: a team's next turn is the one after its last
+ * waiting turn, and never earlier than the turn being served. Two teams' replays thus alternate turn by
+ * turn (the earlier-queued first within a turn), however many deliveries or webhooks each has, while
+ * every bulk attempt is queued at once, so a replay alone runs as fast as before.
+ */
+const BULK_TURN = 100;
+/** The turns' range of priorities (turn 1 at -1). */
+const BULK_TURNS = { min: -1_000_000_000, max: -1 };
+/**
+ * A bulk attempt that failed and is retried, or one re-queued by maintenance, goes after every team's
+ * waiting turns: a replay to a receiver that fails fast would otherwise put its retries ahead of other
+ * teams' turns, wave after wave.
+ */
+const BULK_RETRY_PRIORITY = -2_000_000_000;
+
 export function deliveryView(r: queries.DeliveryRow) {
   return {
     id: r.id,
@@ -67,12 +86,26 @@ export function submissionEvent(ctx: AppContext, s: queries.SubmissionEventRow):
   };
 }
 
-/** Inserts the deliveries and their first attempts' jobs in the caller's transaction; returns the ids. */
-async function queueDeliveries(ctx: AppContext, tx: Tx, rows: queries.NewDelivery[]): Promise<string[]> {
+/**
+ * Inserts the deliveries and their first attempts' jobs in the caller's transaction; returns the ids.
+ * `bulk`: they are a team's bulk work, queued in its next turns (see BULK_TURN).
+ */
+async function queueDeliveries(ctx: AppContext, tx: Tx, rows: queries.NewDelivery[], bulk?: { teamId: string }): Promise<string[]> {
   const ids = await queries.insertDeliveries(tx, rows);
+  let turn = 0;
+  if (bulk && ids.length) {
+    const { head, tail } = await ctx.queue.bulkTurns(deliverWebhook, bulk.teamId, BULK_TURNS, { tx });
+    turn = Math.max(head === null ? 1 : -head, tail === null ? 1 : 1 - tail);
+  }
+  const at = new Map(rows.map((r) => [r.id, r.next_attempt_at]));
   await ctx.queue.insert(
     deliverWebhook,
-    ids.map((id) => ({ data: { deliveryId: id, attempt: 1 }, singletonKey: id, startAfter: rows.find((r) => r.id === id)!.next_attempt_at })),
+    ids.map((id, i) => ({
+      data: { deliveryId: id, attempt: 1 },
+      singletonKey: id,
+      startAfter: at.get(id)!,
+      ...(bulk ? { priority: Math.max(BULK_TURNS.min, -(turn + Math.floor(i / BULK_TURN))), group: bulk.teamId } : {}),
+    })),
     { tx },
   );
   return ids;
@@ -113,7 +146,15 @@ export async function createTeamEventDeliveries(ctx: AppContext, tx: Tx, teamId:
   return (await queueDeliveries(ctx, tx, newDeliveries(ctx, targets, event, null))).length;
 }
 
-export type AttemptJob = { id: string; retryCount: number; data: { deliveryId: string; attempt: number } };
+/** `priority` and `groupId` as queued: a bulk attempt has a negative priority and its team as group. */
+export type AttemptJob = { id: string; retryCount: number; priority?: number; groupId?: string | null; data: { deliveryId: string; attempt: number } };
+
+/** How an attempt job queues the next attempt of its delivery: a bulk one stays bulk work (see BULK_TURN). */
+function nextAttemptQueueing(job: AttemptJob, kind: 'retry' | 'postpone'): { priority?: number; group?: string } {
+  if (!job.groupId) return {};
+  // A postponed attempt was not made: it keeps its team's turn. A retry goes after every turn.
+  return { priority: kind === 'postpone' ? (job.priority ?? BULK_RETRY_PRIORITY) : BULK_RETRY_PRIORITY, group: job.groupId };
+}
 
 /** What one attempt job came to, for `recordAttempts`. */
 export type AttemptOutcome =
@@ -189,10 +230,20 @@ export async function recordAttempts(ctx: AppContext, outcomes: AttemptOutcome[]
     await ctx.queue.insert(
       deliverWebhook,
       [
-        ...retries.map((o) => ({ data: { deliveryId: o.record.id, attempt: o.job.data.attempt + 1 }, singletonKey: o.record.id, startAfter: o.record.nextAttemptAt! })),
+        ...retries.map((o) => ({
+          data: { deliveryId: o.record.id, attempt: o.job.data.attempt + 1 },
+          singletonKey: o.record.id,
+          startAfter: o.record.nextAttemptAt!,
+          ...nextAttemptQueueing(o.job, 'retry'),
+        })),
         ...waiting
           .filter((o) => postponed.has(o.job.data.deliveryId))
-          .map((o) => ({ data: { deliveryId: o.job.data.deliveryId, attempt: o.job.data.attempt }, singletonKey: o.job.data.deliveryId, startAfter: o.at })),
+          .map((o) => ({
+            data: { deliveryId: o.job.data.deliveryId, attempt: o.job.data.attempt },
+            singletonKey: o.job.data.deliveryId,
+            startAfter: o.at,
+            ...nextAttemptQueueing(o.job, 'postpone'),
+          })),
       ],
       { tx },
     );
@@ -338,6 +389,7 @@ export async function runReplayJob(ctx: AppContext, jobId: string): Promise<void
           replay_of: d.id,
           replay_job_id: jobId,
         })),
+        { teamId: job.team_id },
       );
       await jobQueries.addProgress(tx, jobId, queued.length, []);
       return batch.length === REPLAY_BATCH;
@@ -360,7 +412,11 @@ export async function maintainDeliveries(ctx: AppContext): Promise<{ requeued: n
     await ctx.db.transaction((tx) =>
       ctx.queue.insert(
         deliverWebhook,
-        lost.map((d) => ({ data: { deliveryId: d.id, attempt: d.attempts + 1 }, singletonKey: d.id })),
+        lost.map((d) => ({
+          data: { deliveryId: d.id, attempt: d.attempts + 1 },
+          singletonKey: d.id,
+          ...(d.bulk ? { priority: BULK_RETRY_PRIORITY, group: d.team_id } : {}),
+        })),
         { tx },
       ),
     );

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Db, Tx } from '../db/database.ts';
 import { listen } from '../db/listener.ts';
+import { groupTail, lockGroup, queueHead } from '../db/queries/jobs.ts';
 import { keysWithLiveJobs, notifyQueue, planEmbedded } from '../db/queries/queue.ts';
 
 /** Queue settings a definition may carry (retries, expiry, dead letter queue). */
@@ -40,6 +41,23 @@ export type SendOptions = {
 };
 
 /**
+ * A job as a custom worker loop fetches it: with its priority and group (see `insert`), so a job it queues
+ * again in its place can keep both.
+ */
+export type FetchedJob<T> = Job<T> & { priority: number; groupId?: string | null };
+
+/** One job of `Queue.insert`. */
+export type InsertItem<T> = {
+  data: T;
+  startAfter?: Date;
+  singletonKey?: string;
+  /** Fetched highest first, then oldest first (pg-boss's fetch order); default 0. */
+  priority?: number;
+  /** Whose job it is (a team), for `bulkTurns`. */
+  group?: string;
+};
+
+/**
  * pg-boss's insert of one job, to be embedded as a CTE in a statement whose `$1` is `value`: the JSON text of
  * an array of jobs (verified at start), so the jobs of several posts can be inserted by one statement.
  */
@@ -60,9 +78,16 @@ export type Queue = {
   embeddedInsert<T>(job: JobDefinition<T>, data: T): Promise<EmbeddedInsert>;
   wake(job: { name: string }): void;
   /** Creates many jobs of one queue in one statement, in the transaction `tx`; workers are woken after commit. */
-  insert<T>(job: JobDefinition<T>, items: Array<{ data: T; startAfter?: Date; singletonKey?: string }>, opts: { tx: Tx }): Promise<void>;
+  insert<T>(job: JobDefinition<T>, items: Array<InsertItem<T>>, opts: { tx: Tx }): Promise<void>;
   /** Up to `batchSize` jobs of a queue a custom worker loop takes (see jobs/delivery-runner.ts). */
-  fetch<T>(job: JobDefinition<T>, batchSize: number): Promise<Array<Job<T>>>;
+  fetch<T>(job: JobDefinition<T>, batchSize: number): Promise<Array<FetchedJob<T>>>;
+  /**
+   * Where a group's next jobs go among the queue's waiting jobs of priorities in `[min, max]`: the highest
+   * priority waiting (the turn being served), and the lowest of the group's own (its last turn), each
+   * null when there is none. Locks the group for `tx`, so two transactions of one group take turns one
+   * after the other (see domain/deliveries.ts, bulk turns).
+   */
+  bulkTurns(job: { name: string }, group: string, range: { min: number; max: number }, opts: { tx: Tx }): Promise<{ head: number | null; tail: number | null }>;
   /** Settles fetched jobs in the transaction that records their outcomes: both commit or neither. */
   complete(job: { name: string }, attempts: Array<{ id: string; retryCount: number }>, opts: { tx: Tx }): Promise<void>;
   /** Which of these singleton keys have a job of the queue not yet completed (created, retry or active). */
@@ -266,11 +291,17 @@ export async function startQueue(
         data: job.payload.parse(i.data) as object,
         ...(i.startAfter ? { startAfter: i.startAfter } : {}),
         ...(i.singletonKey ? { singletonKey: i.singletonKey } : {}),
+        ...(i.priority ? { priority: i.priority } : {}),
+        ...(i.group ? { group: { id: i.group } } : {}),
       }));
       await boss.insert(job.name, inserts, { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } });
       tx.afterCommit(() => wake(job.name));
     },
-    fetch: (job, batchSize) => boss.fetch(job.name, { batchSize }),
+    fetch: (job, batchSize) => boss.fetch(job.name, { batchSize, includeMetadata: true }),
+    async bulkTurns(job, group, range, { tx }) {
+      await lockGroup(tx, `${job.name}:${group}`);
+      return { head: await queueHead(tx, SCHEMA, job.name, range), tail: await groupTail(tx, SCHEMA, job.name, group, range) };
+    },
     async complete(job, attempts, { tx }) {
       if (!attempts.length) return;
       // Only the fencing pair: the job's id and the attempt (retryCount) this worker fetched.

@@ -225,10 +225,15 @@ export async function redactForSubmissions(sql: Sql, submissionIds: string[]): P
   return rowCount;
 }
 
-/** Deliveries due longer ago than `graceSeconds` whose attempt job never ran (lost), oldest first. */
-export async function overdueDeliveries(sql: Sql, graceSeconds: number, limit: number): Promise<Array<{ id: string; attempts: number }>> {
-  const { rows } = await sql.query<{ id: string; attempts: number }>(
-    `select id, attempts from deliveries where status in ('pending', 'failed') and next_attempt_at < now() - make_interval(secs => $1)
+/** Deliveries due longer ago than `graceSeconds` whose attempt job never ran (lost), oldest first; `bulk`: made by a replay job. */
+export async function overdueDeliveries(
+  sql: Sql,
+  graceSeconds: number,
+  limit: number,
+): Promise<Array<{ id: string; attempts: number; team_id: string; bulk: boolean }>> {
+  const { rows } = await sql.query<{ id: string; attempts: number; team_id: string; bulk: boolean }>(
+    `select id, attempts, team_id, replay_job_id is not null as bulk from deliveries
+      where status in ('pending', 'failed') and next_attempt_at < now() - make_interval(secs => $1)
       order by next_attempt_at limit $2`,
     [graceSeconds, limit],
   );

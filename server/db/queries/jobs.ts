@@ -51,3 +51,31 @@ export async function addProgress(sql: Sql, id: string, done: number, failed: Ar
 export async function finishJob(sql: Sql, id: string, status: 'succeeded' | 'failed'): Promise<void> {
   await sql.query('update jobs set status = $2, finished_at = now() where id = $1 and finished_at is null', [id, status]);
 }
+
+/** Serialises, until the end of the caller's transaction, whoever takes this key (a queue's group). */
+export async function lockGroup(sql: Sql, key: string): Promise<void> {
+  await sql.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+}
+
+/**
+ * The highest priority among the queue's waiting jobs in the range (pg-boss's fetch takes those first),
+ * read down its fetch index, so the cost does not grow with the queue.
+ */
+export async function queueHead(sql: Sql, schema: string, queue: string, range: { min: number; max: number }): Promise<number | null> {
+  const { rows } = await sql.query<{ priority: number }>(
+    `select priority from ${schema}.job where name = $1 and state < 'active' and not blocked and priority between $2 and $3
+      order by priority desc limit 1`,
+    [queue, range.min, range.max],
+  );
+  return rows[0]?.priority ?? null;
+}
+
+/** The lowest priority among a group's waiting jobs of the queue in the range. */
+export async function groupTail(sql: Sql, schema: string, queue: string, group: string, range: { min: number; max: number }): Promise<number | null> {
+  const { rows } = await sql.query<{ priority: number | null }>(
+    `select min(priority) as priority from ${schema}.job
+      where name = $1 and state < 'active' and not blocked and priority between $3 and $4 and group_id = $2`,
+    [queue, group, range.min, range.max],
+  );
+  return rows[0]?.priority ?? null;
+}

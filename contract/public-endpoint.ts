@@ -112,6 +112,13 @@ export const JsonPost = z
 export const SubmissionAccepted = z.object({
   ok: z.literal(true),
   id: z.string().describe('The submission id (`subm_…`); for a repeated `Idempotency-Key`, the first submission\'s.'),
+  redirect: z
+    .string()
+    .optional()
+    .describe(
+      'Where a browser posting the same form would be sent (303): the `_next` posted, when its origin is allowed, else the form\'s ' +
+        '`redirect_url`; absent when neither applies. The browser helper (`/intake.js`) follows a page\'s cross-origin `_next` only when it is this.',
+    ),
 });
 export type SubmissionAccepted = z.infer<typeof SubmissionAccepted>;
 

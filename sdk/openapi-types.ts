@@ -874,6 +874,8 @@ export interface operations {
                         ok: true;
                         /** @description The submission id (`subm_…`); for a repeated `Idempotency-Key`, the first submission's. */
                         id: string;
+                        /** @description Where a browser posting the same form would be sent (303): the `_next` posted, when its origin is allowed, else the form's `redirect_url`; absent when neither applies. The browser helper (`/intake.js`) follows a page's cross-origin `_next` only when it is this. */
+                        redirect?: string;
                     };
                 };
             };

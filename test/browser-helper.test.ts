@@ -35,7 +35,10 @@ const SCHEMA = [
 
 // The site: pages served from another origin than Intake's, as a real site would.
 const pages = new Map<string, string>();
+/** Every POST the site (or its other-origin alias, localhost) received: a form's data sent where it must not go. */
+const sitePosts: string[] = [];
 const site = http.createServer((req, res) => {
+  if (req.method === 'POST') sitePosts.push(`${req.headers.host}${req.url}`);
   const html = pages.get(req.url ?? '');
   res.writeHead(html ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' });
   res.end(html ?? '<!doctype html><title>Not found</title>');
@@ -322,5 +325,90 @@ describe('the script itself', () => {
     const again = await t.http.get('/intake.js').set('If-None-Match', res.headers.etag!);
     expect(again.status).toBe(304);
     expect((await t.http.head('/intake.js')).status).toBe(200);
+  });
+});
+
+describe('the helper follows only safe redirects and posts only to Intake (issue 25)', () => {
+  /** The same site server under another origin (localhost, not 127.0.0.1): what an attacker's would be. */
+  const otherOrigin = siteOrigin.replace('127.0.0.1', 'localhost');
+
+  /** Posts a good form of `page` (its URL) and returns where the browser is once the helper settled. */
+  async function submitAndSettle(url: string, formId: string) {
+    const page = await browser.context.newPage();
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => void (dialogs.push(d.message()), d.dismiss()));
+    await page.goto(url);
+    await page.fill('input[name=name]', 'Ada Lovelace');
+    const [res] = await Promise.all([page.waitForResponse((r) => r.url().includes(`/f/${formId}`)), page.click('button[type=submit]')]);
+    return { page, res, dialogs };
+  }
+
+  it('never follows javascript:, data: or another origin the form does not allow; shows the success instead', { timeout: 60_000 }, async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner);
+    const targets = [
+      ['_next', "javascript:document.title='pwned';alert('pwned')"],
+      ['_next', `${otherOrigin}/elsewhere`],
+      ['data-intake-redirect', 'data:text/html,<title>pwned</title>'],
+    ];
+    for (const [kind, target] of targets) {
+      const hidden = kind === '_next' ? `<input type="hidden" name="_next" value="${target!.replace(/'/g, '&#39;')}">` : '';
+      const attrs = kind === 'data-intake-redirect' ? `data-intake-redirect="${target}"` : '';
+      const url = sitePage(contactForm(form.id, attrs, hidden));
+      const { page, dialogs } = await submitAndSettle(url, form.id);
+      await settled(page, 'success');
+      expect(page.url(), target).toBe(url);
+      expect(await page.title()).toBe('Contact');
+      expect(dialogs).toEqual([]);
+      expect(await status(page).textContent()).toBe('Thank you! Your message has been sent.');
+      await page.close();
+    }
+  });
+
+  it("follows a page's own origin, and another origin only when it is one of the form's allowed origins", { timeout: 60_000 }, async () => {
+    const owner = await makeTeam(t);
+    const allowedForm = await makePublishedForm(t, owner, { settings: { allowed_origins: [siteOrigin, otherOrigin] } });
+    const done = sitePage('<h1>Done</h1>', '').replace(siteOrigin, otherOrigin);
+    const url = sitePage(contactForm(allowedForm.id, '', `<input type="hidden" name="_next" value="${done}">`));
+    const { page } = await submitAndSettle(url, allowedForm.id);
+    await page.waitForURL(done);
+    expect(await page.textContent('h1')).toBe('Done');
+    await page.close();
+    // What told the helper: the JSON answer carries the redirect the server allows, and only that.
+    const asked = (next: string) =>
+      t.http.post(`/f/${allowedForm.id}`).set('Origin', siteOrigin).set('Accept', 'application/json').type('form').send({ name: 'x', _next: next });
+    expect((await asked(done)).body).toEqual({ ok: true, id: expect.stringMatching(/^subm_/), redirect: done });
+    expect((await asked('https://evil.example/x')).body).toEqual({ ok: true, id: expect.stringMatching(/^subm_/) });
+    // A data-intake-redirect on the page's own origin, relative: followed without asking anyone.
+    const form = await makePublishedForm(t, owner);
+    const same = sitePage('<h1>Same</h1>', '');
+    const page2 = (await submitAndSettle(sitePage(contactForm(form.id, `data-intake-redirect="${new URL(same).pathname}"`)), form.id)).page;
+    await page2.waitForURL(same);
+    expect(await page2.textContent('h1')).toBe('Same');
+    await page2.close();
+  });
+
+  it("posts only to Intake's own /f/{form}: a form action or formaction elsewhere sends nothing anywhere", { timeout: 60_000 }, async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner);
+    const elsewhere = [`${otherOrigin}/collect`, `${siteOrigin}/collect`, `${t.baseUrl}/v1/forms`, `${t.baseUrl}/f/${form.id}/thanks`, 'javascript:void 0'];
+    for (const action of elsewhere) {
+      const page = await browser.context.newPage();
+      const requests: string[] = [];
+      page.on('request', (r) => void (r.method() === 'POST' && requests.push(r.url())));
+      const viaButton = action.endsWith('/collect') && action.startsWith(otherOrigin);
+      const html = viaButton
+        ? contactForm(form.id).replace('<button type="submit">', `<button type="submit" formaction="${action}">`)
+        : contactForm(form.id).replace(`action="${t.baseUrl}/f/${form.id}"`, `action="${action}"`);
+      await page.goto(sitePage(html));
+      await page.fill('input[name=name]', 'Ada Lovelace');
+      await page.click('button[type=submit]');
+      await settled(page, 'error');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(requests, action).toEqual([]);
+      await page.close();
+    }
+    expect(sitePosts).toEqual([]);
+    expect(await submissionsOf(t, form.id)).toEqual([]);
   });
 });

@@ -15,6 +15,20 @@
   const forms = new WeakMap(); // form → { status, notes, marked, busy }
   let seq = 0;
 
+  /** `href` resolved against `base`, when it is an http(s) URL (never javascript:, data:, …). */
+  function web(href, base) {
+    try {
+      const u = new URL(href, base);
+      return /^https?:$/.test(u.protocol) ? u : null;
+    } catch {
+      return null;
+    }
+  }
+  // The public endpoint of the Intake server this script came from (`<its origin and folder>/f/`), or of
+  // the one its tag names in data-intake-origin (a copy served from elsewhere): forms post there or nowhere.
+  const me = document.currentScript;
+  const endpoint = me && web('f/', me.getAttribute('data-intake-origin') || me.src);
+
   /** A message the page may override per form: data-intake-success, -sending, -network, -error. */
   const text = (form, key) => form.getAttribute('data-intake-' + key) || TEXT[key];
 
@@ -102,7 +116,18 @@
     // Built before the buttons are disabled (disabled controls are not posted); files and CAPTCHA tokens
     // (cf-turnstile-response, h-captcha-response, g-recaptcha-response) go as they are.
     const body = new FormData(form, submitter);
-    const action = (submitter && submitter.getAttribute('formaction')) || form.getAttribute('action') || '';
+    // getAttribute, not form.action: an input named "action" would shadow the property.
+    const action = web((submitter && submitter.getAttribute('formaction')) || form.getAttribute('action') || '', document.baseURI);
+    // Only Intake's own endpoint (`…/f/{form}`): the helper never carries a form's data anywhere else.
+    const ours = endpoint && action && action.origin === endpoint.origin && !action.pathname.indexOf(endpoint.pathname);
+    if (!ours || !/^[\w-]+\/?$/.test(action.pathname.slice(endpoint.pathname.length))) {
+      say(state, text(form, 'error'), 'error');
+      return emit(form, 'error', { status: 0, body: null });
+    }
+    // Where to go after a good post: posted as `_next`, so the server's origin rule decides a cross-origin one.
+    const next = form.getAttribute('data-intake-redirect') || (form.elements.namedItem('_next') || {}).value;
+    const to = next && web(next, location.href);
+    if (to && !body.has('_next')) body.set('_next', to.href);
     const buttons = Array.prototype.filter.call(form.elements, (el) => el.type === 'submit' && !el.disabled);
     clearErrors(state);
     state.busy = true;
@@ -112,8 +137,7 @@
     let res = null;
     let data = {};
     try {
-      // getAttribute, not form.action: an input named "action" would shadow the property.
-      res = await fetch(new URL(action, document.baseURI).href, { method: 'POST', body, headers: { Accept: 'application/json' } });
+      res = await fetch(action.href, { method: 'POST', body, headers: { Accept: 'application/json' } });
       data = (await res.json().catch(() => null)) || {};
     } catch {
       // no answer (offline, blocked, or refused by CORS): res stays null
@@ -128,8 +152,9 @@
     }
     if (res.ok) {
       emit(form, 'success', { status: res.status, body: data });
-      const next = form.getAttribute('data-intake-redirect') || (form.elements.namedItem('_next') || {}).value;
-      if (next) return location.assign(next);
+      // Followed only as http(s), on the page's own origin or as the server allowed it (its `redirect`).
+      const allowed = typeof data.redirect === 'string' && web(data.redirect, location.href);
+      if (to && (to.origin === location.origin || (allowed && allowed.href === to.href))) return location.assign(to.href);
       form.reset();
       return say(state, text(form, 'success'), 'success');
     }

@@ -98,7 +98,11 @@ export function ingestRoutes(ctx: AppContext): Router {
 
 /** Spam is answered exactly like success: the sender cannot tell. */
 function respond(req: Request, res: Response, outcome: IngestOutcome) {
-  if (wantsJson(req, outcome.bodyKind)) return void res.status(201).json({ ok: true, id: outcome.id });
+  // `redirect`: where a browser would be sent (a permitted `_next`, else the form's redirect_url), so the
+  // browser helper follows only a target the server allowed (sdk/browser/intake.js).
+  if (wantsJson(req, outcome.bodyKind)) {
+    return void res.status(201).json(outcome.redirect ? { ok: true, id: outcome.id, redirect: outcome.redirect } : { ok: true, id: outcome.id });
+  }
   const referrer = backLink(req.headers.referer ?? null, postingOrigin({ origin: req.headers.origin ?? null, referrer: req.headers.referer ?? null }));
   const back = referrer ? `?back=${encodeURIComponent(referrer)}` : '';
   res.redirect(303, outcome.redirect ?? `/f/${outcome.form.id}/thanks${back}`);

@@ -9,7 +9,7 @@ import { authenticate } from '../server/domain/tokens.ts';
 import { createMcpServer } from '../server/mcp/server.ts';
 import { VERSION } from '../server/version.ts';
 import { makePublishedForm, submissionsOf } from './support/forms.ts';
-import { bearer, makeTeam, type TestMember } from './support/harness.ts';
+import { bearer, makeTeam, makeToken, type TestMember } from './support/harness.ts';
 import { startLiveTestApp, type LiveTestApp } from './support/live-server.ts';
 
 /**
@@ -19,8 +19,15 @@ import { startLiveTestApp, type LiveTestApp } from './support/live-server.ts';
  * REST body's guard on every transport and fail as tool errors naming the field.
  */
 const t = await startLiveTestApp();
-// Short limits: sessions idle for 1.5 s end, a token holds 2, and 5 API requests a minute.
-const short = await startLiveTestApp({ INTAKE_MCP_SESSION_IDLE_MS: '1500', INTAKE_MCP_SESSIONS_PER_TOKEN: '2', INTAKE_API_RATE_LIMIT: '5' });
+// Short limits: sessions idle for 1.5 s end, a token holds 2, a team 3, and 5 API requests a minute.
+const short = await startLiveTestApp({
+  INTAKE_MCP_SESSION_IDLE_MS: '1500',
+  INTAKE_MCP_SESSIONS_PER_TOKEN: '2',
+  INTAKE_MCP_SESSIONS_PER_TEAM: '3',
+  INTAKE_API_RATE_LIMIT: '5',
+});
+// A process that holds 2 sessions in all.
+const small = await startLiveTestApp({ INTAKE_MCP_SESSIONS_MAX: '2' });
 
 const clients: Client[] = [];
 afterAll(async () => {
@@ -112,6 +119,8 @@ const DEEP = Buffer.from(`${'['.repeat(512 * 1024 - 1)}${']'.repeat(512 * 1024 -
 
 describe('the body of POST /mcp', () => {
   it('is not read, let alone parsed, before the token is checked: 30 deep 1 MiB bodies are 401 at once', async () => {
+    // Once unmeasured, so the measure is not of the first connections and code paths warming up.
+    await Promise.all(Array.from({ length: 5 }, () => post(t, DEEP)));
     let answers: Answer[] = [];
     let healthMs = 0;
     const stall = await longestStall(async () => {
@@ -178,8 +187,13 @@ describe('MCP sessions', () => {
     expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, data: { error: 'rate_limited', limit: 20 } } });
     expect(body.error.message).toContain('20 open MCP sessions');
 
-    // The open sessions still work, each with its GET stream open (which holds no database connection: 20
-    // of them against a pool of 10 would otherwise starve the other team below).
+    // The open sessions still work, each with its GET stream open (a second one is refused: 409), which
+    // holds no database connection: 20 of them against a pool of 10 would otherwise starve the team below.
+    const stream = await fetch(`${t.baseUrl}/mcp`, {
+      headers: { ...bearer(owner.token), Accept: 'text/event-stream', 'Mcp-Session-Id': sessionOf(open[0]!), 'MCP-Protocol-Version': '2025-06-18' },
+    });
+    expect(stream.status).toBe(409);
+    await stream.arrayBuffer();
     expect((await open[0]!.listTools()).tools.length).toBeGreaterThan(10);
     expect(await call(open[19]!, 'get_me')).toMatchObject({ structuredContent: { data: { team: { id: owner.teamId } } } });
     // Another team's token is not affected.
@@ -209,6 +223,24 @@ describe('MCP sessions', () => {
     expect(await listIn(short, owner.token, sessionOf(first))).toBe(404);
     expect(await listIn(short, owner.token, second.sessionId!)).toBe(404);
     expect((await initialize(short, owner.token)).status).toBe(200);
+  });
+
+  it('a team\'s tokens together hold INTAKE_MCP_SESSIONS_PER_TEAM; another team is unaffected', async () => {
+    const owner = await makeTeam(short);
+    const second = await makeToken(short, owner);
+    for (const token of [owner.token, owner.token, second.token]) expect((await initialize(short, token)).status).toBe(200);
+    const refused = await initialize(short, second.token);
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { data: { error: 'rate_limited', limit: 3 } } });
+    expect((await initialize(short, (await makeTeam(short)).token)).status).toBe(200);
+  });
+
+  it('a process holds at most INTAKE_MCP_SESSIONS_MAX: past it, 503 with Retry-After', async () => {
+    for (let i = 0; i < 2; i++) expect((await initialize(small, (await makeTeam(small)).token)).status).toBe(200);
+    const full = await initialize(small, (await makeTeam(small)).token);
+    expect(full.status).toBe(503);
+    expect(Number(full.retryAfter)).toBeGreaterThan(0);
+    expect(JSON.parse(full.body)).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'service_unavailable' } } });
   });
 
   it('initialize counts against the token\'s API rate limit', async () => {

@@ -102,5 +102,6 @@ export function jsonTextExcess(text: string, limits: { maxDepth: number; maxNode
     else continue;
     if (nodes > limits.maxNodes) return 'nodes';
   }
-  return null;
+  // The last value may be a scalar after which nothing structural came.
+  return nodes > limits.maxNodes ? 'nodes' : null;
 }

@@ -214,6 +214,10 @@ export async function openDatabase(config: Config, opts: OpenOptions): Promise<D
     types: rowTypes,
   });
   pool.on('error', () => {}); // an idle client's error (a server restart) surfaces on the next query instead
+  // A checked-out client can be closed by the server between statements (idle_in_transaction_session_timeout,
+  // a terminated backend): its next query fails, and the pool drops it on release — but the 'error' event
+  // it emits at once, with no query to receive it, would otherwise crash the process.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const orm = await MikroORM.init({
     driver: PostgreSqlDriver,
     clientUrl: url, // names the database for MikroORM; connections come from the pool below

@@ -56,5 +56,7 @@ export function loadSecretKey(config: Config): Buffer {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err; // another process created it first
     }
   }
+  // Only its owner may read it (a file written by hand, or by an older version, may be looser).
+  if (fs.statSync(file).mode & 0o077 && fs.statSync(file).uid === process.getuid?.()) fs.chmodSync(file, 0o600);
   return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
 }

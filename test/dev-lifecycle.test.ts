@@ -182,4 +182,63 @@ describe('intake dev', () => {
     expect(await stop(fourth, 'SIGINT')).toEqual({ code: 0, signal: null });
     expect(postmasters()).toEqual([]);
   });
+
+  it('keeps what it writes in the data dir private: files 0600, folders 0700 (e-mails, S3 objects, keys), old ones too', { timeout: 120_000 }, async () => {
+    // What an older version left: a readable e-mail and data dir (the latter only when not root: there the
+    // cluster's place depends on it — a data dir the postgres user cannot reach holds no cluster).
+    if (process.getuid?.() !== 0) fs.chmodSync(dataDir, 0o755);
+    fs.mkdirSync(path.join(dataDir, 'mail'), { recursive: true, mode: 0o755 });
+    fs.chmodSync(path.join(dataDir, 'mail'), 0o755);
+    fs.writeFileSync(path.join(dataDir, 'mail', '0-older.eml'), 'Subject: old\n\nhello\n', { mode: 0o644 });
+    fs.chmodSync(path.join(dataDir, 'mail', '0-older.eml'), 0o644);
+    const dev = startDev();
+    const { url, token } = await ready(dev);
+    const api = (p: string, body?: unknown) =>
+      fetch(`${url}${p}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+    const created = await api('/v1/forms', { name: 'Private', notification_emails: ['ops@example.test'] });
+    expect(created.status).toBe(201);
+    const formId = ((await created.json()) as { data: { id: string } }).data.id;
+    expect((await api(`/v1/forms/${formId}/publish`)).status).toBe(200);
+    const post = new FormData();
+    post.append('email', 'ada@example.com');
+    post.append('message', 'A file for you');
+    post.append('cv', new Blob(['%PDF-1.7 private']), 'cv.pdf');
+    const posted = await fetch(`${url}/f/${formId}`, { method: 'POST', headers: { accept: 'application/json' }, body: post });
+    expect(posted.status).toBe(201);
+    // The worker e-mails it (to a file in development).
+    const mails = () => fs.readdirSync(path.join(dataDir, 'mail')).filter((f) => f.endsWith('.eml') && f !== '0-older.eml');
+    for (let i = 0; i < 200 && !mails().length; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(mails().length).toBeGreaterThan(0);
+
+    // Every file and folder under the data dir but the Postgres cluster (Postgres keeps its own 0700).
+    const root = path.resolve(dataDir);
+    const clusterInside = cluster.startsWith(root + path.sep);
+    const loose: string[] = [];
+    const seen = { files: 0, objects: 0 };
+    const stack = [root];
+    while (stack.length) {
+      const dir = stack.pop()!;
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (full === cluster) continue;
+        const mode = fs.lstatSync(full).mode & 0o777;
+        if (entry.isDirectory()) {
+          if (mode !== 0o700) loose.push(`${path.relative(root, full)}/ ${mode.toString(8)}`);
+          stack.push(full);
+        } else {
+          seen.files += 1;
+          if (entry.name.endsWith('._S3rver_object')) seen.objects += 1;
+          if (mode !== 0o600) loose.push(`${path.relative(root, full)} ${mode.toString(8)}`);
+        }
+      }
+    }
+    expect(loose).toEqual([]);
+    expect(seen.objects).toBeGreaterThan(0); // the upload is among them
+    expect(fs.existsSync(path.join(root, 'secret-key'))).toBe(true);
+    // The data dir itself: 0700 — or, as root with the cluster inside, passable by the postgres user only.
+    expect(fs.statSync(root).mode & 0o777).toBe(clusterInside && process.getuid?.() === 0 ? 0o711 : 0o700);
+    if (clusterInside) expect(fs.statSync(cluster).mode & 0o077).toBe(0);
+
+    expect(await stop(dev, 'SIGINT')).toEqual({ code: 0, signal: null });
+  });
 });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
+import { PRIVATE_FILE, privateDir, privateTree } from '../storage/private-files.ts';
 
 export type Mail = {
   to: string[];
@@ -33,14 +34,16 @@ export function createMailer(opts: { smtpUrl: string | undefined; from: string; 
       close: () => transport.close(),
     };
   }
+  // The messages hold submissions: readable by the owner only (and those an older version left 0644 too).
   const dir = path.join(opts.dataDir, 'mail');
+  if (fs.existsSync(dir)) privateTree(dir);
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(mail) {
       const info = await transport.sendMail(message(mail));
-      fs.mkdirSync(dir, { recursive: true });
+      privateDir(dir);
       const file = path.join(dir, `${Date.now()}-${info.messageId.replace(/[^\w.-]/g, '')}.eml`);
-      fs.writeFileSync(file, info.message as Buffer);
+      fs.writeFileSync(file, info.message as Buffer, { mode: PRIVATE_FILE });
       return { messageId: info.messageId, file };
     },
     close: () => transport.close(),

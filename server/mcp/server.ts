@@ -1,4 +1,5 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
@@ -48,6 +49,18 @@ class PublishedOnly extends z.ZodObject<z.ZodRawShape> {
   }
 }
 
+/** Built once: zod binds its methods per schema instance, about 1 KB each, and a server is built per session. */
+const publishedInput = new Map(toolSpecs.map((spec) => [spec.name, new PublishedOnly(spec.input._def)]));
+const byRoute = new Map(toolSpecs.map((t) => [t.routeKey, t]));
+const FormArg = { form: z.string().describe('Form id (frm_…).') };
+const OptionalFormArg = { form: z.string().optional().describe('A form id (frm_…); all forms when omitted.') };
+
+/**
+ * One JSON Schema validator for every server: the SDK otherwise builds an Ajv instance (17 KB) per server,
+ * i.e. per MCP session, only to validate elicitation answers, which these servers never request.
+ */
+const schemaValidator = new AjvJsonSchemaValidator();
+
 /** A prompt: one user message. */
 const ask = (text: string) => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] });
 
@@ -56,16 +69,14 @@ const json = (uri: string, value: unknown, untrusted = false) => ({
 });
 
 export function createMcpServer(ctx: AppContext, caller: () => Promise<Caller>, version: string): McpServer {
-  const server = new McpServer({ name: 'intake', title: 'Intake', version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
-  const byRoute = new Map(toolSpecs.map((t) => [t.routeKey, t]));
-
+  const server = new McpServer({ name: 'intake', title: 'Intake', version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} }, jsonSchemaValidator: schemaValidator });
   for (const spec of toolSpecs) {
     server.registerTool(
       spec.name,
       {
         title: spec.title,
         description: spec.description,
-        inputSchema: new PublishedOnly(spec.input._def),
+        inputSchema: publishedInput.get(spec.name)!,
         ...(spec.output ? { outputSchema: spec.output as z.ZodObject<z.ZodRawShape> } : {}),
         annotations: { title: spec.title, ...spec.annotations },
       },
@@ -126,7 +137,7 @@ export function createMcpServer(ctx: AppContext, caller: () => Promise<Caller>, 
 
   server.registerPrompt(
     'triage_spam',
-    { title: 'Triage the spam folder', description: "Review a form's spam folder and rescue what is genuine.", argsSchema: { form: z.string().describe('Form id (frm_…).') } },
+    { title: 'Triage the spam folder', description: "Review a form's spam folder and rescue what is genuine.", argsSchema: FormArg },
     ({ form }) =>
       ask(
         `Review the spam folder of form ${form}. Call list_submissions with folder "spam" (per_page 100, follow next_cursor). ` +
@@ -137,7 +148,7 @@ export function createMcpServer(ctx: AppContext, caller: () => Promise<Caller>, 
   );
   server.registerPrompt(
     'summarize_week',
-    { title: "Summarise this week's submissions", description: 'What came in this week, with themes and anything needing attention.', argsSchema: { form: z.string().optional().describe('A form id (frm_…); all forms when omitted.') } },
+    { title: "Summarise this week's submissions", description: 'What came in this week, with themes and anything needing attention.', argsSchema: OptionalFormArg },
     ({ form }) =>
       ask(
         `Summarise the submissions received in the last 7 days${form ? ` by form ${form}` : ' across all forms (list_forms first)'}. ` +
@@ -148,7 +159,7 @@ export function createMcpServer(ctx: AppContext, caller: () => Promise<Caller>, 
   );
   server.registerPrompt(
     'investigate_webhooks',
-    { title: 'Investigate failing webhooks', description: "Find a form's failing webhooks, explain why, and propose fixes and replays.", argsSchema: { form: z.string().describe('Form id (frm_…).') } },
+    { title: 'Investigate failing webhooks', description: "Find a form's failing webhooks, explain why, and propose fixes and replays.", argsSchema: FormArg },
     ({ form }) =>
       ask(
         `Investigate the webhooks of form ${form}. Call list_webhooks, then list_deliveries with status "failed" and "dead" for ` +

@@ -241,4 +241,39 @@ describe('intake dev', () => {
 
     expect(await stop(dev, 'SIGINT')).toEqual({ code: 0, signal: null });
   });
+
+  it.skipIf(process.getuid?.() !== 0)('as root with the cluster inside the data dir: 0711, and the postgres user still reaches its cluster', { timeout: 180_000 }, async () => {
+    const own = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-dev-reachable-'));
+    fs.chmodSync(own, 0o755); // reachable by the postgres user: the cluster goes inside
+    const ownEnv = { ...env, INTAKE_DATA_DIR: own };
+    const start = () => {
+      const child = spawn(CLI, ['dev'], { env: ownEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+      const dev: Dev = { child, output: () => output, exited };
+      running.add(dev);
+      void exited.then(() => running.delete(dev));
+      return dev;
+    };
+    try {
+      const inside = clusterDir(own);
+      expect(inside).toBe(path.join(own, 'postgres'));
+      const first = start();
+      const a = await ready(first, 120_000);
+      expect(fs.statSync(own).mode & 0o777).toBe(0o711);
+      expect(fs.readdirSync(own).every((name) => name === 'postgres' || (fs.statSync(path.join(own, name)).mode & 0o077) === 0)).toBe(true);
+      expect(await stop(first, 'SIGINT')).toEqual({ code: 0, signal: null });
+      // The next start finds the same cluster where it was (not a new one in the temp dir): same token.
+      expect(clusterDir(own)).toBe(inside);
+      const second = start();
+      const b = await ready(second, 120_000);
+      expect(b).toMatchObject({ token: a.token, created: false });
+      expect((await me(b.url, b.token)).status).toBe(200);
+      expect(await stop(second, 'SIGINT')).toEqual({ code: 0, signal: null });
+    } finally {
+      fs.rmSync(own, { recursive: true, force: true });
+    }
+  });
 });

@@ -127,7 +127,7 @@ export function mcpRoutes(ctx: AppContext) {
     }
   };
 
-  // Often enough that a session outlives its idle limit by at most a quarter of it (and a minute).
+  // Often enough that a session outlives its idle limit by at most a quarter of it, or a minute for long limits.
   const sweepEvery = Math.min(60_000, Math.max(250, Math.floor(limits.sessionIdleMs / 4)));
   const sweep = setInterval(() => {
     const now = Date.now();

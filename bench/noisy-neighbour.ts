@@ -146,6 +146,12 @@ async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup
          from (select i, now() - make_interval(secs => ($3 - i) * 30) as ts from generate_series(1, $3::int) i) g`,
       [teamA.id, formA.id, rows],
     );
+    // The fields processing would have learned, so the CSV export has a column each (~1 KB a row, ~50 MB
+    // for the default rows: far more than the socket buffers between the server and a client that stops reading).
+    await rt.ctx.db.query(
+      `insert into form_fields (form_id, name, ordinal) select $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord) on conflict do nothing`,
+      [formA.id, ['name', 'email', 'company', 'subject', 'message', 'consent']],
+    );
     // What the webhook was sent for the oldest submissions: a bulk replay sends each again.
     const deliveries = Math.min(num('deliveries'), rows);
     await rt.ctx.db.query(
@@ -181,6 +187,18 @@ async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup
 
 type Sample = { busy: number; copying: number; connections: number };
 type CpuParties = { server: number; postgres: number; attacker: number; loadGenerator: number };
+type CpuReading = CpuParties & { backends: Map<number, number>; machine: { busy: number; total: number } };
+
+/** The whole machine's busy and total clock ticks so far (all cores), from /proc/stat. */
+function machineTicks(): { busy: number; total: number } {
+  try {
+    const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = cpu.reduce((a, b) => a + b, 0);
+    return { busy: total - cpu[3]! - cpu[4]!, total };
+  } catch {
+    return { busy: 0, total: 0 };
+  }
+}
 
 /**
  * During a run: Postgres connections of the database in use (every 250 ms), the server's resident memory,
@@ -195,7 +213,7 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
   let peakRssMb = 0;
   let timer: NodeJS.Timeout | null = null;
   let attackerPid: number | null = null;
-  let cpuStart: CpuParties = { server: 0, postgres: 0, attacker: 0, loadGenerator: 0 };
+  let cpuStart: CpuReading = { server: 0, postgres: 0, attacker: 0, loadGenerator: 0, backends: new Map(), machine: { busy: 0, total: 0 } };
   let wallStart = 0;
   const rssMb = () => {
     try {
@@ -204,12 +222,18 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
       return 0;
     }
   };
-  const cpuNow = (): CpuParties => {
+  const cpuNow = (): CpuReading => {
     const pm = postmasterPid();
     const own = process.cpuUsage();
+    const backends = pm ? treeCpuMs(pm).byPid : new Map<number, number>();
+    // Backends that started during the run count whole; those that ended during it are lost (an undercount).
+    let postgres = 0;
+    for (const [pid, ms] of backends) postgres += ms - (cpuStart.backends.get(pid) ?? 0);
     return {
+      backends,
+      machine: machineTicks(),
       server: cpuMs(serverPid) ?? 0,
-      postgres: pm ? treeCpuMs(pm).total : 0,
+      postgres,
       attacker: attackerPid ? (cpuMs(attackerPid) ?? 0) : 0,
       loadGenerator: (own.user + own.system) / 1000,
     };
@@ -235,7 +259,8 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
       attackerPid = attacker;
       samples = [];
       peakRssMb = rssMb();
-      cpuStart = cpuNow();
+      // The backends' readings are the baseline; Postgres's figure is already a difference from them.
+      cpuStart = { ...cpuNow(), postgres: 0 };
       wallStart = performance.now();
       timer = setInterval(() => void tick(), 250);
     },
@@ -243,17 +268,22 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
       if (timer) clearInterval(timer);
       const seconds = (performance.now() - wallStart) / 1000;
       const cpuEnd = cpuNow();
+      const parties: Array<keyof CpuParties> = ['server', 'postgres', 'attacker', 'loadGenerator'];
       const cpuCores = Object.fromEntries(
-        (Object.keys(cpuEnd) as Array<keyof CpuParties>).map((k) => [k, Math.round(((cpuEnd[k] - cpuStart[k]) / 1000 / seconds) * 100) / 100]),
+        parties.map((k) => [k, Math.round(((cpuEnd[k] - cpuStart[k]) / 1000 / seconds) * 100) / 100]),
       ) as CpuParties;
+      const cores = os.cpus().length;
+      const machineCores = Math.round(((cpuEnd.machine.busy - cpuStart.machine.busy) / Math.max(1, cpuEnd.machine.total - cpuStart.machine.total)) * cores * 100) / 100;
+      const ours = parties.reduce((n, k) => n + cpuCores[k], 0);
       const peak = (k: keyof Sample) => samples.reduce((m, x) => Math.max(m, x[k]), 0);
       const mean = (k: keyof Sample) => Math.round((samples.reduce((n, x) => n + x[k], 0) / Math.max(1, samples.length)) * 10) / 10;
       return {
         samples: samples.length,
         postgresConnections: { peak: peak('connections'), busyPeak: peak('busy'), busyMean: mean('busy'), copyingPeak: peak('copying') },
         serverRssPeakMb: Math.round(peakRssMb),
-        /** Cores each party kept busy on average (CPU seconds per second); Postgres: backends alive at both ends. */
-        cpuCores,
+        /** Cores each party kept busy on average (CPU seconds per second), the whole machine's, and what the rest of the machine used. */
+        cpuCores: { ...cpuCores, machine: machineCores, otherProcesses: Math.max(0, Math.round((machineCores - ours) * 100) / 100) },
+        loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
       };
     },
   };
@@ -451,7 +481,7 @@ async function main(): Promise<number> {
 
 function gitHead(): string | null {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
     return null;
   }

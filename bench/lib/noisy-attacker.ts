@@ -136,6 +136,11 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
     let isFirst = true;
     while (!stopping) {
       const { status, socket } = await openExport();
+      // An attempt cut short by the end of the run is no answer of the server's.
+      if (stopping && !isFirst) {
+        socket.destroy();
+        break;
+      }
       bump(exportsTally, status);
       if (isFirst) {
         bump(firstWave, status);
@@ -214,7 +219,7 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
   const replayTally: Tally = {};
   const replayJobs: string[] = [];
   const replaySamples: string[] = [];
-  for (let i = 0; i < o.replays && !stopping; i++) {
+  const replay = async () => {
     try {
       const res = await fetch(`${o.origin}/v1/webhooks/${o.webhookId}/replay`, {
         method: 'POST',
@@ -229,7 +234,8 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
     } catch (err) {
       bump(replayTally, (err as Error).name);
     }
-  }
+  };
+  await Promise.race([Promise.all(Array.from({ length: o.replays }, replay)), stopped]);
   log(`replays: ${JSON.stringify(replayTally)}`);
 
   // --- Searches -------------------------------------------------------------------------------------

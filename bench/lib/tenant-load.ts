@@ -63,7 +63,9 @@ class Recorder {
 
   noAnswer(ms: number, err: unknown): void {
     this.latencies.push(ms);
-    const code = (err as { code?: string }).code ?? (err as Error).name;
+    // AbortSignal.timeout's DOMException has a numeric legacy code: its name says more.
+    const e = err as { code?: unknown; name?: string };
+    const code = typeof e.code === 'string' ? e.code : (e.name ?? 'Error');
     this.statuses[code] = (this.statuses[code] ?? 0) + 1;
     this.fail(`${code}: ${(err as Error).message.slice(0, 160)}`);
   }

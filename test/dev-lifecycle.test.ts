@@ -70,8 +70,8 @@ async function stop(dev: Dev, signal: NodeJS.Signals) {
   return Promise.race([dev.exited, timeout]);
 }
 
-/** Live (non-zombie) postmasters of this cluster, found by their `-D` argument. */
-function postmasters(): number[] {
+/** Live (non-zombie) postmasters of this cluster (or another), found by their `-D` argument. */
+function postmasters(of = cluster): number[] {
   const pids: number[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -79,7 +79,7 @@ function postmasters(): number[] {
       const args = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if (state !== 'Z' && args.includes(cluster)) pids.push(Number(entry));
+      if (state !== 'Z' && args.includes(of)) pids.push(Number(entry));
     } catch {
       // the process ended while we looked
     }
@@ -273,6 +273,9 @@ describe('intake dev', () => {
       expect((await me(b.url, b.token)).status).toBe(200);
       expect(await stop(second, 'SIGINT')).toEqual({ code: 0, signal: null });
     } finally {
+      for (const dev of running) dev.child.kill('SIGKILL');
+      for (const pid of postmasters(path.join(own, 'postgres'))) process.kill(pid, 'SIGQUIT'); // a cluster a failure left
+      for (let i = 0; i < 50 && postmasters(path.join(own, 'postgres')).length; i++) await new Promise((r) => setTimeout(r, 100));
       fs.rmSync(own, { recursive: true, force: true });
     }
   });

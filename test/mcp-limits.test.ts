@@ -7,6 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../server/domain/tokens.ts';
 import { createMcpServer } from '../server/mcp/server.ts';
+import { toolSpecs } from '../server/mcp/tools.ts';
 import { VERSION } from '../server/version.ts';
 import { makePublishedForm, submissionsOf } from './support/forms.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from './support/harness.ts';
@@ -310,6 +311,22 @@ describe('MCP tool arguments pass the REST body guard, on every transport', () =
       expect((await t.http.get('/v1/tokens').set(bearer(owner.token))).body.data).toHaveLength(tokensBefore);
     });
   }
+
+  it('every argument of every tool: NUL, or nesting past 32 levels, is validation_failed naming that argument', { timeout: 60_000 }, async () => {
+    const { owner } = await fixture();
+    const client = await connect(t, owner.token);
+    const failures: string[] = [];
+    for (const spec of toolSpecs) {
+      for (const key of Object.keys(spec.input.shape)) {
+        for (const [what, value] of [['NUL', 'x\u0000'], ['33 levels', nested(32)]] as const) {
+          const err = errorOf(await call(client, spec.name, { [key]: value }));
+          const detail = (err?.details as Array<{ path: string }> | undefined)?.[0];
+          if (err?.error !== 'validation_failed' || detail?.path.split('.')[0] !== key) failures.push(`${spec.name} ${key} (${what}): ${JSON.stringify(err)}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
 
   it('an argument of the wrong type is validation_failed naming the field, not the SDK\'s bare message', async () => {
     const { owner, formId } = await fixture();

@@ -35,7 +35,7 @@ export function errorHandler(log: Logger) {
     if (err instanceof AppError) appError = err;
     // Express decodes route parameters itself and throws a URIError (status 400) on a bad escape; the
     // early path check answers first, this keeps any route mounted before it from answering 500.
-    else if (err instanceof URIError) appError = malformedPath();
+    else if (err instanceof URIError && e.status === 400) appError = malformedPath();
     else if (e?.type === 'entity.parse.failed') appError = new AppError('invalid_json', 'The request body is not valid JSON.');
     else if (e?.type === 'entity.too.large') appError = new AppError('payload_too_large', 'The request body is too large.');
     // JSON text is UTF-8 (RFC 8259 §8.1): other bytes are malformed JSON, not a field-level validation failure.

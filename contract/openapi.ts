@@ -377,7 +377,7 @@ function publicEndpointPaths(): Json {
           'The body or a header cannot be read; nothing was stored. `invalid_json` for malformed JSON; `validation_failed` with `details` ' +
           'for a malformed urlencoded or multipart body, invalid UTF-8, NUL characters or unpaired surrogates, an empty or over-long ' +
           'field name, JSON that is not one object or is nested too deeply, a multipart part without a name, an interrupted upload, or an ' +
-          `\`Idempotency-Key\` over ${pub.IDEMPOTENCY_KEY_MAX} characters.`,
+          `\`Idempotency-Key\` over ${pub.IDEMPOTENCY_KEY_MAX} characters; \`details\` \`in: "path"\` for a malformed percent-escape in the path.`,
         content: jsonContent(ValidationErrorBody),
       },
       '402': {
@@ -398,7 +398,7 @@ function publicEndpointPaths(): Json {
       },
       '413': {
         description:
-          'A limit was crossed (too many fields or files, a value, file or body too large); nothing was stored. An upload is answered as ' +
+          'A limit was crossed (too many fields, values or files, a value, file or body too large); nothing was stored. An upload is answered as ' +
           'soon as it crosses the limit, with `Connection: close`.',
         content: jsonContent(pub.PayloadTooLargeBody),
       },
@@ -448,6 +448,7 @@ function publicEndpointPaths(): Json {
           'Access-Control-Max-Age': { description: 'Seconds the browser may keep the answer (600).', schema: { type: 'integer' } },
         },
       },
+      '400': { description: '`validation_failed`, `details` `in: "path"`: a malformed percent-escape in the path.', content: jsonContent(ValidationErrorBody) },
       '404': { description: 'No published form has this id.', content: jsonContent(pub.PublicNotFoundBody) },
     },
   };

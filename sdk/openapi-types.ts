@@ -888,7 +888,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The body or a header cannot be read; nothing was stored. `invalid_json` for malformed JSON; `validation_failed` with `details` for a malformed urlencoded or multipart body, invalid UTF-8, NUL characters or unpaired surrogates, an empty or over-long field name, JSON that is not one object or is nested too deeply, a multipart part without a name, an interrupted upload, or an `Idempotency-Key` over 255 characters. */
+            /** @description The body or a header cannot be read; nothing was stored. `invalid_json` for malformed JSON; `validation_failed` with `details` for a malformed urlencoded or multipart body, invalid UTF-8, NUL characters or unpaired surrogates, an empty or over-long field name, JSON that is not one object or is nested too deeply, a multipart part without a name, an interrupted upload, or an `Idempotency-Key` over 255 characters; `details` `in: "path"` for a malformed percent-escape in the path. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -976,7 +976,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A limit was crossed (too many fields or files, a value, file or body too large); nothing was stored. An upload is answered as soon as it crosses the limit, with `Connection: close`. */
+            /** @description A limit was crossed (too many fields, values or files, a value, file or body too large); nothing was stored. An upload is answered as soon as it crosses the limit, with `Connection: close`. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1115,6 +1115,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `validation_failed`, `details` `in: "path"`: a malformed percent-escape in the path. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
             };
             /** @description No published form has this id. */
             404: {

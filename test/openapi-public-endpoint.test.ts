@@ -179,6 +179,15 @@ describe('POST /f/{form} answers as openapi.json says', () => {
     expectDocumented(limited);
   });
 
+  it('400 for a malformed percent-escape in the path, POST and OPTIONS alike', async () => {
+    for (const method of ['post', 'options'] as const) {
+      const res = await t.http[method]('/f/%FF%FE').set(json);
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual([expect.objectContaining({ in: 'path' })]);
+      expectDocumented(res, method);
+    }
+  });
+
   it('OPTIONS: the CORS preflight (204, with the headers for an allowed origin) and 404', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner, { settings: { allowed_origins: ['https://site.example'] } });

@@ -197,7 +197,7 @@ describe('the public endpoint POST /f/{form} in openapi.json', () => {
 
   it('documents the CORS preflight', () => {
     const options = item.options as Json;
-    expect(Object.keys(options.responses)).toEqual(['204', '404']);
+    expect(Object.keys(options.responses)).toEqual(['204', '400', '404']);
     expect(Object.keys(options.responses['204'].headers)).toContain('Access-Control-Allow-Origin');
   });
 });

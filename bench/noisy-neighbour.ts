@@ -2,8 +2,9 @@
  * Noisy neighbour (issue #25, "Prove it under attack"): `node bench/noisy-neighbour.ts [options]`.
  *
  * One `intake serve` process tree (API and worker, default DATABASE_POOL_SIZE=10) shared by two teams.
- * Team B is an ordinary tenant: visitors post to its published form and its integration lists its
- * submissions (bench/lib/tenant-load.ts). Team A does the worst it can with a viewer token, plus its editor
+ * Team B is an ordinary tenant: visitors post to its published form, its integration lists its
+ * submissions (bench/lib/tenant-load.ts), and its webhook gets each submission (timed from the post's answer
+ * to the receiver, reported beside the verdict). Team A does the worst it can with a viewer token, plus its editor
  * token for bulk replays, which a viewer may not start (bench/lib/noisy-attacker.ts, a process of its own).
  *
  *  1. Warm-up: team B's load alone (not measured).
@@ -40,7 +41,7 @@ import { COMPANIES, FIRST, LAST, SENTENCES, SUBJECTS } from './lib/contact-form.
 import { scratchDir, startDatabase, startStorage } from './lib/infra.ts';
 import type { AttackOptions, AttackReport } from './lib/noisy-attacker.ts';
 import { cpuMs, freePort, startChild, treeCpuMs, waitForHttp } from './lib/processes.ts';
-import { runTenantLoad, type LatencyStats, type TenantLoadResult } from './lib/tenant-load.ts';
+import { quantile, runTenantLoad, type Accepted, type LatencyStats, type TenantLoadResult } from './lib/tenant-load.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const INTAKE = path.join(ROOT, 'cli', 'intake');
@@ -55,7 +56,7 @@ const { values: opts } = parseArgs({
     rows: { type: 'string', default: '50000' },
     deliveries: { type: 'string', default: '10000' },
     posters: { type: 'string', default: '20' },
-    'post-interval': { type: 'string', default: '100' },
+    'post-interval': { type: 'string', default: '250' },
     listers: { type: 'string', default: '5' },
     'list-interval': { type: 'string', default: '600' },
     exports: { type: 'string', default: '9' },
@@ -65,6 +66,7 @@ const { values: opts } = parseArgs({
     replays: { type: 'string', default: '3' },
     searchers: { type: 'string', default: '4' },
     'deep-bodies': { type: 'string', default: '30' },
+    'delivery-grace': { type: 'string', default: '30' },
     env: { type: 'string', multiple: true, default: [] },
     'no-save': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
@@ -79,7 +81,7 @@ if (opts.help) {
   --rows N            submissions seeded in team A's big form, ~1 KB each (default 50000)
   --deliveries N      delivered webhook deliveries seeded for A's webhook, what a replay sends again (default 10000)
   --posters P         team B's visitors posting at once (default 20)
-  --post-interval MS  each visitor posts once per MS (default 100; 0 = back to back)
+  --post-interval MS  each visitor posts once per MS (default 250, 80 posts/s in all; 0 = back to back)
   --listers L         team B's API clients listing submissions, one token each (default 5)
   --list-interval MS  each lister lists once per MS (default 600, inside the 120/min per-token budget)
   --exports N         team A's slow-reading exports at once (default 9)
@@ -89,6 +91,7 @@ if (opts.help) {
   --replays N         bulk replays of A's webhook, with A's editor token (default 3)
   --searchers N       team A's concurrent searches, each on a token A mints (default 4)
   --deep-bodies N     unauthenticated 1 MB deeply nested bodies to /mcp in flight at once (default 30)
+  --delivery-grace S  after each run, time team B's deliveries have to reach the receiver (default 30)
   --env NAME=VALUE    extra setting for intake serve (repeatable), e.g. DATABASE_POOL_SIZE=20
   --no-save           do not write bench/results/noisy-neighbour-<date>.json
   --verbose           echo the server's and the attacker's output
@@ -166,12 +169,15 @@ async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup
     await rt.ctx.db.query('vacuum analyze deliveries');
     log(`seeded team A: ${rows.toLocaleString('en')} submissions, ${deliveries.toLocaleString('en')} deliveries in ${Math.round(performance.now() - started)} ms`);
 
-    // Team B: a published form and one read token per lister.
+    // Team B: a published form with a webhook (its deliveries are timed) and one read token per lister.
     const teamB = await createTeam(rt.ctx, { name: 'Team B (quiet)', plan: 'scale' });
     const ownerB = await member(teamB.id, 'owner', 'b');
     const callerB: Caller = { userId: ownerB.id, teamId: teamB.id, role: 'owner', tokenId: 'noisy-bench', abilities: [] };
     const formB = await createForm(rt.ctx, callerB, { name: 'Contact us', notification_emails: [] });
     await publishForm(rt.ctx, callerB, formB.id);
+    await createWebhook(rt.ctx, callerB, formB.id, {
+      label: 'Team B receiver', url: `${receiverUrl}/b`, provider: 'webhook', config: {}, events: ['submission.created'], active: true,
+    });
     const listTokens: string[] = [];
     for (let i = 0; i < num('listers'); i++) {
       listTokens.push((await issueToken(rt.ctx, { teamId: teamB.id, userId: ownerB.id, name: `lister ${i}`, abilities: ['submissions:read'] })).token);
@@ -309,9 +315,34 @@ async function main(): Promise<number> {
   const storageUrl = await startStorage(dir, 'intake-bench');
   const receiver = await startHttpsReceiver();
   onCleanup('HTTPS receiver', () => receiver.close());
+  // Team A's deliveries are counted; team B's are timed (submission id → when the receiver had it).
   let received = 0;
-  const drainReceiver = setInterval(() => (received += receiver.requests.splice(0).length), 500);
-  onCleanup('receiver drain', () => clearInterval(drainReceiver));
+  const receiptsB = new Map<string, number>();
+  const drainReceiver = () => {
+    for (const r of receiver.requests.splice(0)) {
+      if (r.path !== '/b') received += 1;
+      else receiptsB.set((JSON.parse(r.body) as { submission_id: string }).submission_id, r.receivedAt);
+    }
+  };
+  const draining = setInterval(drainReceiver, 200);
+  onCleanup('receiver drain', () => clearInterval(draining));
+  /** Team B's deliveries of one run's accepted posts: waits up to `graceMs` for the last, then post → receiver latency. */
+  const deliveriesOf = async (accepted: Accepted, graceMs: number) => {
+    const deadline = Date.now() + graceMs;
+    const missing = () => [...accepted.keys()].filter((id) => !receiptsB.has(id)).length;
+    while (missing() && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      drainReceiver();
+    }
+    const delays = [...accepted].flatMap(([id, at]) => (receiptsB.has(id) ? [receiptsB.get(id)! - at] : [])).sort((a, b) => a - b);
+    return {
+      accepted: accepted.size,
+      delivered: delays.length,
+      notDeliveredWithinGrace: accepted.size - delays.length,
+      graceSeconds: graceMs / 1000,
+      latencyMs: { p50: quantile(delays, 0.5), p90: quantile(delays, 0.9), p99: quantile(delays, 0.99), max: quantile(delays, 1) },
+    };
+  };
 
   const extra = Object.fromEntries(opts.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
   const env: NodeJS.ProcessEnv = {
@@ -338,7 +369,7 @@ async function main(): Promise<number> {
   const sampler = startSampler(db.url, server.pid, () => db.postmasterPid());
 
   let firstClient = 0;
-  const tenantLoad = async (secs: number, title: string): Promise<TenantLoadResult> => {
+  const tenantLoad = async (secs: number, title: string): Promise<TenantLoadResult & { accepted: Accepted }> => {
     log(`${title}: team B for ${secs} s`);
     const r = await runTenantLoad({
       origin,
@@ -366,6 +397,8 @@ async function main(): Promise<number> {
   await sampler.start();
   const quiet = await tenantLoad(seconds, 'quiet');
   const quietServer = sampler.stop();
+  const quietDeliveries = await deliveriesOf(quiet.accepted, num('delivery-grace') * 1000);
+  log(`quiet: team B's deliveries ${JSON.stringify(quietDeliveries)}`);
 
   // The noisy run: A's attack first, under way before B's measured load starts.
   const attackOptions: AttackOptions = {
@@ -422,7 +455,10 @@ async function main(): Promise<number> {
     attackError = (err as Error).message;
   }
   await stopping;
-  received += receiver.requests.splice(0).length;
+  // A's replays go on in the worker after its attacker has stopped: B's deliveries still wait behind them.
+  const noisyDeliveries = await deliveriesOf(noisy.accepted, num('delivery-grace') * 1000);
+  log(`noisy: team B's deliveries ${JSON.stringify(noisyDeliveries)}`);
+  drainReceiver();
 
   const posts = compare('posts', quiet.posts, noisy.posts);
   const lists = compare('lists', quiet.lists, noisy.lists);
@@ -437,9 +473,14 @@ async function main(): Promise<number> {
     options: { ...attackOptions, viewerToken: undefined, editorToken: undefined, origin: undefined, formId: undefined, webhookId: undefined, duration: seconds, warmup: num('warmup'), rows: num('rows'), deliveries: num('deliveries'), posters: num('posters'), postIntervalMs: num('post-interval'), listers: num('listers'), listIntervalMs: num('list-interval') },
     settings: { DATABASE_POOL_SIZE: extra.DATABASE_POOL_SIZE ?? '10 (default)', ...extra },
     teamB: {
-      quiet: { posts: quiet.posts, lists: quiet.lists, health: quiet.health, server: quietServer },
-      noisy: { posts: noisy.posts, lists: noisy.lists, health: noisy.health, server: noisyServer },
-      p99Ratio: { posts: posts.p99Ratio, lists: lists.p99Ratio, health: ratio(noisy.health.latencyMs.p99, quiet.health.latencyMs.p99) },
+      quiet: { posts: quiet.posts, lists: quiet.lists, health: quiet.health, deliveries: quietDeliveries, server: quietServer },
+      noisy: { posts: noisy.posts, lists: noisy.lists, health: noisy.health, deliveries: noisyDeliveries, server: noisyServer },
+      p99Ratio: {
+        posts: posts.p99Ratio,
+        lists: lists.p99Ratio,
+        health: ratio(noisy.health.latencyMs.p99, quiet.health.latencyMs.p99),
+        deliveries: ratio(noisyDeliveries.latencyMs.p99, quietDeliveries.latencyMs.p99),
+      },
     },
     teamA: { rampSeconds: Math.round(rampSeconds * 10) / 10, ...(attack ?? { error: attackError }), webhookRequestsReceived: received },
     database: { kind: db.kind, settings: db.settings },
@@ -464,6 +505,10 @@ async function main(): Promise<number> {
   log(line('posts', quiet.posts, noisy.posts, posts.p99Ratio));
   log(line('lists', quiet.lists, noisy.lists, lists.p99Ratio));
   log(line('health', quiet.health, noisy.health, result.teamB.p99Ratio.health));
+  log(
+    `  deliveries (post → receiver, not in the verdict) quiet p50 ${quietDeliveries.latencyMs.p50} p99 ${quietDeliveries.latencyMs.p99} ms, ${quietDeliveries.notDeliveredWithinGrace} late | ` +
+      `noisy p50 ${noisyDeliveries.latencyMs.p50} p99 ${noisyDeliveries.latencyMs.p99} ms, ${noisyDeliveries.notDeliveredWithinGrace} not within ${noisyDeliveries.graceSeconds} s | p99 ×${result.teamB.p99Ratio.deliveries}`,
+  );
   if (attack) {
     const a = attack;
     log(

@@ -312,12 +312,12 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
   );
   await Promise.race([Promise.all([...exportSlots, ...searchers, ...deepLoops]), sleep(35_000)]);
 
-  const jobs: Array<{ id: string; status?: string; processed?: number; total?: number }> = [];
+  const jobs: Array<{ id: string; status?: string; done?: number; total?: number }> = [];
   for (const id of replayJobs) {
     try {
       const res = await fetch(`${o.origin}/v1/jobs/${id}`, { headers: auth(o.editorToken), signal: AbortSignal.timeout(10_000) });
-      const body = (await res.json()) as { data?: { status?: string; processed?: number; total?: number } };
-      jobs.push({ id, status: body.data?.status, processed: body.data?.processed, total: body.data?.total });
+      const body = (await res.json()) as { data?: { status?: string; done?: number; total?: number } };
+      jobs.push({ id, status: body.data?.status, done: body.data?.done, total: body.data?.total });
     } catch {
       jobs.push({ id });
     }

@@ -40,9 +40,12 @@ export type TenantLoadOptions = {
 
 export type TenantLoadResult = { posts: LatencyStats; lists: LatencyStats; health: LatencyStats };
 
+/** Submission id → Date.now() when its post was answered 201: the start of its delivery's latency. */
+export type Accepted = Map<string, number>;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function quantile(sorted: number[], q: number): number {
+export function quantile(sorted: number[], q: number): number {
   if (!sorted.length) return NaN;
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! * 10) / 10;
 }
@@ -95,7 +98,7 @@ function clientAddress(n: number): string {
   return `10.${(v >> 16) & 255}.${(v >> 8) & 255}.${v & 255}`;
 }
 
-export async function runTenantLoad(opts: TenantLoadOptions): Promise<TenantLoadResult & { postsSent: number }> {
+export async function runTenantLoad(opts: TenantLoadOptions): Promise<TenantLoadResult & { postsSent: number; accepted: Accepted }> {
   const pool = new Pool(opts.origin, { connections: opts.posters + opts.listTokens.length + 1, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
   const bodies = contactFormBodies(200, 7);
   const posts = new Recorder();
@@ -105,12 +108,14 @@ export async function runTenantLoad(opts: TenantLoadOptions): Promise<TenantLoad
   const until = started + opts.seconds * 1000;
   let postSeq = 0;
 
+  const accepted: Accepted = new Map();
   const request = async (rec: Recorder, req: Parameters<Pool['request']>[0]) => {
     const t0 = performance.now();
     try {
       const res = await pool.request({ ...req, signal: AbortSignal.timeout(opts.timeoutMs) });
       const text = await res.body.text();
       rec.answer(performance.now() - t0, res.statusCode, text);
+      if (rec === posts && res.statusCode === 201) accepted.set((JSON.parse(text) as { id: string }).id, Date.now());
     } catch (err) {
       rec.noAnswer(performance.now() - t0, err);
     }
@@ -152,5 +157,5 @@ export async function runTenantLoad(opts: TenantLoadOptions): Promise<TenantLoad
     await pool.destroy();
   }
   const seconds = (performance.now() - started) / 1000;
-  return { posts: posts.stats(seconds), lists: lists.stats(seconds), health: health.stats(seconds), postsSent: postSeq };
+  return { posts: posts.stats(seconds), lists: lists.stats(seconds), health: health.stats(seconds), postsSent: postSeq, accepted };
 }

@@ -295,7 +295,7 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
   };
 }
 
-const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : null);
+const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? Math.round((a / b) * 100) / 100 : null);
 
 function compare(name: string, quiet: LatencyStats, noisy: LatencyStats) {
   const p99Ratio = ratio(noisy.latencyMs.p99, quiet.latencyMs.p99);

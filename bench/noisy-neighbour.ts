@@ -421,7 +421,7 @@ async function main(): Promise<number> {
   let lineArrived: () => void = () => {};
   const attacker = startChild('attacker', process.execPath, [ATTACKER], {
     env: { PATH: process.env.PATH, NOISY_ATTACK: JSON.stringify(attackOptions) },
-    echo: true,
+    echo: opts.verbose,
     onSpawn: (proc) => {
       readline.createInterface({ input: proc.stdout! }).on('line', (line) => {
         lines.push(line);
@@ -432,7 +432,7 @@ async function main(): Promise<number> {
   const event = async (name: string, timeoutMs: number): Promise<Record<string, unknown>> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const found = lines.map((l) => JSON.parse(l) as { event: string }).find((l) => l.event === name);
+      const found = lines.flatMap((l) => (l.startsWith('{') ? [JSON.parse(l) as { event: string }] : [])).find((l) => l.event === name);
       if (found) return found;
       if (!attacker.alive()) throw new Error(`the attacker exited (${await attacker.exited}) before "${name}":\n${attacker.output()}`);
       if (Date.now() > deadline) throw new Error(`the attacker did not report "${name}" within ${timeoutMs / 1000} s:\n${attacker.output()}`);

@@ -4,7 +4,7 @@ import type { ExportQuery } from '../../contract/submissions.ts';
 import type { AppContext } from '../context.ts';
 import type { Session } from '../db/database.ts';
 import { isLiveForm } from '../db/queries/forms.ts';
-import { beginExportChunk, copyCsv, endExportChunk, exportSelect, exportShape, selectTexts, type ExportKey, type ExportSelectOptions } from '../db/queries/exports.ts';
+import { beginExportChunk, copyCsv, cursorTexts, endExportChunk, exportSelect, exportShape, type ExportKey, type ExportSelectOptions } from '../db/queries/exports.ts';
 import type { Caller } from './caller.ts';
 import { notFound } from './errors.ts';
 import { takeExportLease } from './export-leases.ts';
@@ -30,10 +30,11 @@ function csvCell(value: string): string {
  * The size of a chunk: a client sets the pace of its export, and a connection must never wait on a
  * client, so an export reads the database one bounded chunk at a time — a connection held only while
  * one chunk is read into memory — and reads the next once its consumer has taken most of the last.
- * Rows per chunk follow the bytes the previous chunk made (about `bytes` each), within [minRows,
- * maxRows]; the stored payload sizes bound a chunk of big submissions before it is read (exports.ts).
+ * Rows per chunk follow the bytes the previous chunk made per row (aiming at `bytes`), up to maxRows.
+ * A chunk that grows past `cap` (big submissions after small ones) is dropped half-read, its connection
+ * closed, and read again with an eighth of the rows: memory stays bounded whatever the rows hold.
  */
-const CHUNK = { firstRows: 500, minRows: 10, maxRows: 5000, bytes: 2 * 1024 * 1024 };
+const CHUNK = { firstRows: 500, maxRows: 5000, bytes: 2 * 1024 * 1024, cap: 16 * 1024 * 1024 };
 /**
  * A chunk's statements may take longer than an ordinary statement (DATABASE_STATEMENT_TIMEOUT_MS): a
  * chunk is bounded, so this only stops a pathological plan, and cutting a busy machine's chunk would
@@ -86,6 +87,9 @@ type ChunkReader = {
   abort(): void;
 };
 
+/** A chunk that grew past CHUNK.cap: read again, smaller. */
+class ChunkOverflow extends Error {}
+
 function chunkReader(ctx: AppContext, format: 'csv' | 'json', select: ExportSelectOptions, linkKey: Buffer): ChunkReader {
   let after: ExportKey | null = null;
   let rows = CHUNK.firstRows;
@@ -95,23 +99,28 @@ function chunkReader(ctx: AppContext, format: 'csv' | 'json', select: ExportSele
   const statementTimeoutMs = ctx.config.databaseStatementTimeoutMs && Math.max(ctx.config.databaseStatementTimeoutMs, CHUNK_STATEMENT_TIMEOUT_MS);
 
   const read = async (session: Session): Promise<Chunk & { bytes: number }> => {
-    const through = await beginExportChunk(session, { formId: select.formId, since: select.since, until: select.until, after, rows, bytes: CHUNK.bytes, linkKey, statementTimeoutMs });
+    const through = await beginExportChunk(session, { formId: select.formId, since: select.since, until: select.until, after, rows, linkKey, statementTimeoutMs });
     const sql = exportSelect(format, { ...select, range: { after, through } });
     const pieces: Array<Buffer | string> = [];
     let bytes = 0;
+    const overflowed = () => bytes > CHUNK.cap && rows > 1;
     if (format === 'csv') {
       for await (const piece of quiet(copyCsv(session, sql))) {
         pieces.push(piece);
         bytes += piece.length;
+        if (overflowed()) throw new ChunkOverflow();
       }
     } else {
       let text = '';
-      for (const json of await selectTexts(session, sql)) {
-        text += (firstRow ? '\n' : ',\n') + json;
-        firstRow = false;
+      let first = firstRow;
+      for await (const [json] of quiet(cursorTexts(session, sql))) {
+        text += (first ? '\n' : ',\n') + json;
+        first = false;
+        bytes = text.length;
+        if (overflowed()) throw new ChunkOverflow();
       }
+      firstRow = first;
       if (text) pieces.push(text);
-      bytes = text.length;
     }
     await endExportChunk(session);
     after = through;
@@ -120,22 +129,26 @@ function chunkReader(ctx: AppContext, format: 'csv' | 'json', select: ExportSele
 
   return {
     async next() {
-      if (aborted) throw new Error('the export was aborted');
-      const session = await ctx.db.connect();
-      current = session;
-      try {
-        const chunk = await read(session);
-        session.release();
-        // The next chunk aims at CHUNK.bytes from what this one made per row it spanned.
-        const perRow = chunk.bytes / rows;
-        rows = Math.max(CHUNK.minRows, Math.min(CHUNK.maxRows, perRow > 0 ? Math.floor(CHUNK.bytes / perRow) : CHUNK.maxRows));
-        return { pieces: chunk.pieces, last: chunk.last };
-      } catch (err) {
-        // A connection that failed mid-transaction (or was closed by abort) never goes back to the pool.
-        session.release(true);
-        throw err;
-      } finally {
-        current = null;
+      for (;;) {
+        if (aborted) throw new Error('the export was aborted');
+        const session = await ctx.db.connect();
+        current = session;
+        try {
+          const chunk = await read(session);
+          session.release();
+          // The next chunk aims at CHUNK.bytes from what this one made per row it spanned.
+          const perRow = chunk.bytes / rows;
+          rows = Math.max(1, Math.min(CHUNK.maxRows, perRow > 0 ? Math.floor(CHUNK.bytes / perRow) : CHUNK.maxRows));
+          return { pieces: chunk.pieces, last: chunk.last };
+        } catch (err) {
+          // A connection that failed mid-transaction (or was closed by abort, or holds a half-read chunk)
+          // never goes back to the pool: closing it ends whatever still runs on it.
+          session.release(true);
+          if (!(err instanceof ChunkOverflow) || aborted) throw err;
+          rows = Math.max(1, Math.floor(rows / 8));
+        } finally {
+          current = null;
+        }
       }
     },
     abort() {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import QueryStream from 'pg-query-stream';
 import type { Session, Sql } from '../database.ts';
 
 /** The queries of a form's export: its columns, and its rows read chunk by chunk (keyset ranges). */
@@ -27,10 +28,8 @@ export type ChunkStart = {
   until?: string;
   /** The last row of the previous chunk; null for the first. */
   after: ExportKey | null;
-  /** At most this many rows in the chunk… */
+  /** At most this many rows in the chunk. */
   rows: number;
-  /** …and, past the first row, at most about this many bytes of stored payload. */
-  bytes: number;
   /** The export's scoped link key (file-links.ts, exportKey), for the /d/ links its rows carry. */
   linkKey: Buffer;
   /** The chunk's own statement timeout (0: none), in place of the session's. */
@@ -40,11 +39,10 @@ export type ChunkStart = {
 /**
  * Opens one chunk of an export on `session`: a transaction that holds the link key and the chunk's
  * statement timeout (both local to it, so nothing outlives the chunk on a pooled connection), and the
- * chunk's last row. The key goes as a bind parameter: COPY takes none, and no key belongs in statement
- * text, which Postgres logs when a statement fails. The rows come from the (form_id, received_at, id)
- * index; the payload sizes bound a chunk of big submissions by bytes as well as by rows. Null: the chunk
- * runs to the end of the export. `search` (q) is not applied here, so a sparse search still reads a
- * bounded range per chunk. End the transaction with `endExportChunk`.
+ * chunk's last row, found by an index-only walk of (form_id, received_at, id). The key goes as a bind
+ * parameter: COPY takes none, and no key belongs in statement text, which Postgres logs when a statement
+ * fails. Null: the chunk runs to the end of the export. `search` (q) is not applied here, so a sparse
+ * search still reads a bounded range per chunk. End the transaction with `endExportChunk`.
  */
 export async function beginExportChunk(session: Session, o: ChunkStart): Promise<ExportKey | null> {
   await session.query('begin');
@@ -54,17 +52,9 @@ export async function beginExportChunk(session: Session, o: ChunkStart): Promise
             c.received_at, c.id
        from (select 1) one
        left join lateral (
-         select w.received_at, w.id
-           from (select s.received_at, s.id, row_number() over w as n, sum(pg_column_size(s.payload)) over w as bytes
-                   from submissions s where ${rangeWhere(o)}${after}
-                 window w as (order by s.received_at, s.id)
-                  order by s.received_at, s.id
-                  limit $3) w
-          where w.n = $3 or w.bytes >= $4
-          order by w.n
-          limit 1
+         select s.received_at, s.id from submissions s where ${rangeWhere(o)}${after} order by s.received_at, s.id offset $3 limit 1
        ) c on true`,
-    [o.linkKey.toString('hex'), String(o.statementTimeoutMs), o.rows, o.bytes],
+    [o.linkKey.toString('hex'), String(o.statementTimeoutMs), o.rows - 1],
   );
   const r = rows[0]!;
   return r.received_at === null || r.id === null ? null : { receivedAt: r.received_at, id: r.id };
@@ -79,10 +69,9 @@ export function copyCsv(session: Session, select: string): AsyncIterable<Buffer>
   return session.client.query(copyTo(`copy (${select}) to stdout with (format csv)`));
 }
 
-/** The single text column of every row of `select` (a chunk: bounded by its range). */
-export async function selectTexts(session: Session, select: string): Promise<string[]> {
-  const result = await session.client.query<[string]>({ text: select, rowMode: 'array' });
-  return result.rows.map((r) => r[0]);
+/** The first (text) column of the rows of `select`, through a cursor: the reader may stop at any row. */
+export function cursorTexts(session: Session, select: string): AsyncIterable<string[]> & NodeJS.EventEmitter {
+  return session.client.query(new QueryStream(select, [], { batchSize: 500, rowMode: 'array' }));
 }
 
 const lit = (v: string) => pg.escapeLiteral(v);
@@ -95,8 +84,13 @@ function rangeWhere(o: { formId: string; since?: string; until?: string }): stri
   return where.join(' and ');
 }
 
-const afterKey = (k: ExportKey) => `(s.received_at, s.id) > (${lit(k.receivedAt)}::timestamptz, ${lit(k.id)})`;
-const throughKey = (k: ExportKey) => `(s.received_at, s.id) <= (${lit(k.receivedAt)}::timestamptz, ${lit(k.id)})`;
+// The plain bound on received_at beside the row comparison is for the planner: it estimates a row
+// comparison's selectivity blindly (a third of the form), and would sort a sequential scan of the whole
+// table for each chunk; the scalar bound it estimates from its histogram, and walks the index.
+const afterKey = (k: ExportKey) =>
+  `s.received_at >= ${lit(k.receivedAt)}::timestamptz and (s.received_at, s.id) > (${lit(k.receivedAt)}::timestamptz, ${lit(k.id)})`;
+const throughKey = (k: ExportKey) =>
+  `s.received_at <= ${lit(k.receivedAt)}::timestamptz and (s.received_at, s.id) <= (${lit(k.receivedAt)}::timestamptz, ${lit(k.id)})`;
 
 /** First characters that make a spreadsheet execute a cell: = + - @ tab CR, as code points (for ascii()). */
 const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r'].map((c) => c.codePointAt(0)!);

@@ -90,70 +90,126 @@ type ChunkReader = {
 /** A chunk that grew past CHUNK.cap: read again, smaller. */
 class ChunkOverflow extends Error {}
 
+/** One chunk being read: its range's end is known first (then the next chunk may start), its rows later. */
+type Flight = {
+  rows: number;
+  through: Promise<ExportKey | null>;
+  done: Promise<{ pieces: Array<Buffer | string>; through: ExportKey | null; bytes: number; rowCount: number }>;
+  session: Session | null;
+  cancelled: boolean;
+};
+
+/**
+ * Reads chunk after chunk, each on a stream connection of its own held only while that chunk is read.
+ * The next chunk starts as soon as the current one's range is known (two in flight at most), so
+ * Postgres reads one while the other is being copied out: a fast client gets the export at nearly the
+ * speed of two backends, a slow one costs at most two chunks read ahead, and no connection waits on it.
+ */
 function chunkReader(ctx: AppContext, format: 'csv' | 'json', select: ExportSelectOptions, linkKey: Buffer): ChunkReader {
   let after: ExportKey | null = null;
   let rows = CHUNK.firstRows;
-  let firstRow = true;
-  let current: Session | null = null;
+  let rowsSent = 0;
+  let flights: Flight[] = [];
   let aborted = false;
   const statementTimeoutMs = ctx.config.databaseStatementTimeoutMs && Math.max(ctx.config.databaseStatementTimeoutMs, CHUNK_STATEMENT_TIMEOUT_MS);
 
-  const read = async (session: Session): Promise<Chunk & { bytes: number }> => {
-    const through = await beginExportChunk(session, { formId: select.formId, since: select.since, until: select.until, after, rows, linkKey, statementTimeoutMs });
-    const sql = exportSelect(format, { ...select, range: { after, through } });
-    const pieces: Array<Buffer | string> = [];
-    let bytes = 0;
-    const overflowed = () => bytes > CHUNK.cap && rows > 1;
-    if (format === 'csv') {
-      for await (const piece of quiet(copyCsv(session, sql))) {
-        pieces.push(piece);
-        bytes += piece.length;
-        if (overflowed()) throw new ChunkOverflow();
+  const launch = (from: ExportKey | null, size: number): Flight => {
+    let found!: { resolve: (k: ExportKey | null) => void; reject: (e: unknown) => void };
+    const flight: Flight = {
+      rows: size,
+      through: new Promise((resolve, reject) => (found = { resolve, reject })),
+      done: null as never,
+      session: null,
+      cancelled: false,
+    };
+    flight.through.catch(() => {});
+    flight.done = (async () => {
+      const session = await ctx.db.connect();
+      if (flight.cancelled) {
+        session.release();
+        throw new Error('the chunk was cancelled');
       }
-    } else {
-      let text = '';
-      let first = firstRow;
-      for await (const [json] of quiet(cursorTexts(session, sql))) {
-        text += (first ? '\n' : ',\n') + json;
-        first = false;
-        bytes = text.length;
-        if (overflowed()) throw new ChunkOverflow();
+      flight.session = session;
+      try {
+        const through = await beginExportChunk(session, { formId: select.formId, since: select.since, until: select.until, after: from, rows: size, linkKey, statementTimeoutMs });
+        found.resolve(through);
+        const sql = exportSelect(format, { ...select, range: { after: from, through } });
+        const pieces: Array<Buffer | string> = [];
+        let bytes = 0;
+        let rowCount = 0;
+        const overflowed = () => bytes > CHUNK.cap && size > 1;
+        if (format === 'csv') {
+          for await (const piece of quiet(copyCsv(session, sql))) {
+            pieces.push(piece);
+            bytes += piece.length;
+            if (overflowed()) throw new ChunkOverflow();
+          }
+        } else {
+          // Rows joined here; the separator before the first one depends on the chunks before (next()).
+          let text = '';
+          for await (const [json] of quiet(cursorTexts(session, sql))) {
+            text += (rowCount ? ',\n' : '') + json;
+            rowCount += 1;
+            bytes = text.length;
+            if (overflowed()) throw new ChunkOverflow();
+          }
+          if (text) pieces.push(text);
+        }
+        await endExportChunk(session);
+        flight.session = null;
+        session.release();
+        return { pieces, through, bytes, rowCount };
+      } catch (err) {
+        found.reject(err);
+        // A connection that failed mid-transaction (or was cancelled, or holds a half-read chunk) never
+        // goes back to the pool: closing it ends whatever still runs on it.
+        flight.session = null;
+        session.release(true);
+        throw err;
       }
-      firstRow = first;
-      if (text) pieces.push(text);
-    }
-    await endExportChunk(session);
-    after = through;
-    return { pieces, last: through === null, bytes };
+    })();
+    flight.done.catch(() => {});
+    return flight;
+  };
+
+  const cancel = (flight: Flight) => {
+    flight.cancelled = true;
+    flight.session?.release(true);
   };
 
   return {
     async next() {
       for (;;) {
         if (aborted) throw new Error('the export was aborted');
-        const session = await ctx.db.connect();
-        current = session;
+        const flight = flights[0] ?? (flights = [launch(after, rows)])[0]!;
+        void flight.through.then((through) => {
+          if (through !== null && !aborted && flights.length === 1 && flights[0] === flight) flights.push(launch(through, rows));
+        }, () => {});
         try {
-          const chunk = await read(session);
-          session.release();
-          // The next chunk aims at CHUNK.bytes from what this one made per row it spanned.
-          const perRow = chunk.bytes / rows;
+          const read = await flight.done;
+          flights.shift();
+          after = read.through;
+          // Later chunks aim at CHUNK.bytes from what this one made per row it spanned.
+          const perRow = read.bytes / flight.rows;
           rows = Math.max(1, Math.min(CHUNK.maxRows, perRow > 0 ? Math.floor(CHUNK.bytes / perRow) : CHUNK.maxRows));
-          return { pieces: chunk.pieces, last: chunk.last };
+          let pieces = read.pieces;
+          if (format === 'json' && read.rowCount) {
+            pieces = [(rowsSent ? ',\n' : '\n') + (read.pieces[0] as string)];
+            rowsSent += read.rowCount;
+          }
+          return { pieces, last: read.through === null };
         } catch (err) {
-          // A connection that failed mid-transaction (or was closed by abort, or holds a half-read chunk)
-          // never goes back to the pool: closing it ends whatever still runs on it.
-          session.release(true);
           if (!(err instanceof ChunkOverflow) || aborted) throw err;
-          rows = Math.max(1, Math.floor(rows / 8));
-        } finally {
-          current = null;
+          // Read the range again in smaller chunks; what was read ahead of it started from its old end.
+          flights.forEach(cancel);
+          flights = [];
+          rows = Math.max(1, Math.floor(flight.rows / 8));
         }
       }
     },
     abort() {
       aborted = true;
-      current?.release(true);
+      flights.forEach(cancel);
     },
   };
 }

@@ -19,7 +19,7 @@ export function submissionsRouter(ctx: AppContext) {
       const exported = await exportSubmissions(ctx, callerOf(res), params.form, query);
       res.setHeader('Content-Type', exported.contentType);
       res.setHeader('Content-Disposition', `attachment; filename="${exported.filename}"`);
-      // A client that goes away stops the database query (the stream closes its connection).
+      // A client that goes away ends the export: a chunk being read is cut, and its export slot is freed.
       res.on('close', () => {
         if (!res.writableFinished) exported.stream.destroy();
       });

@@ -59,13 +59,13 @@ const Env = z.object({
   INTAKE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(5_000),
   INTAKE_EXPORTS_PER_TEAM: z.coerce.number().int().min(1).max(1000).default(2),
   INTAKE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(25_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-});
-
   INTAKE_MCP_SESSIONS_PER_TOKEN: z.coerce.number().int().min(1).max(10_000).default(20),
   INTAKE_MCP_SESSIONS_PER_TEAM: z.coerce.number().int().min(1).max(100_000).default(100),
   INTAKE_MCP_SESSIONS_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   INTAKE_MCP_SESSION_IDLE_MS: z.coerce.number().int().min(1000).max(86_400_000).default(600_000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
 export type Config = {
   port: number;
   host: string;
@@ -129,6 +129,8 @@ export type Config = {
   exportsPerTeam: number;
   /** Time a SIGTERM'd process has to finish in-flight work before it exits anyway. */
   shutdownTimeoutMs: number;
+  /** MCP sessions over HTTP, held in this process's memory (docs/mcp.md "Limits"). */
+  mcp: { sessionsPerToken: number; sessionsPerTeam: number; sessionsMax: number; sessionIdleMs: number };
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
 };
 
@@ -138,8 +140,6 @@ export type Config = {
  * the names `loopback`, `linklocal`, `uniquelocal`.
  */
 function trustProxy(value: string): boolean | number | string {
-  /** MCP sessions over HTTP, held in this process's memory (docs/mcp.md "Limits"). */
-  mcp: { sessionsPerToken: number; sessionsPerTeam: number; sessionsMax: number; sessionIdleMs: number };
   const v = value.trim();
   if (v === '' || v === 'false') return false;
   if (v === 'true') return true;
@@ -200,12 +200,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     exportsPerTeam: e.INTAKE_EXPORTS_PER_TEAM,
     shutdownTimeoutMs: e.INTAKE_SHUTDOWN_TIMEOUT_MS,
-    logLevel: e.LOG_LEVEL,
-  };
-}
     mcp: {
       sessionsPerToken: e.INTAKE_MCP_SESSIONS_PER_TOKEN,
       sessionsPerTeam: e.INTAKE_MCP_SESSIONS_PER_TEAM,
       sessionsMax: e.INTAKE_MCP_SESSIONS_MAX,
       sessionIdleMs: e.INTAKE_MCP_SESSION_IDLE_MS,
     },
+    logLevel: e.LOG_LEVEL,
+  };
+}

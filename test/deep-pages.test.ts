@@ -275,7 +275,8 @@ describe('migration 0013', () => {
     await db.db.query(`insert into teams (id, name, plan_id) values ('team_m13', 'M13', 'free')`);
     await db.db.query(`insert into forms (id, team_id, name, status) values ('frm_m13', 'team_m13', 'Old', 'published')`);
     await seed('team_m13', 'frm_m13', 3000, db.db);
-    expect(await migrate(db)).toEqual(['0013-folder-count-days']);
+    // Later migrations run too; 0013 is the first pending one.
+    expect((await migrate(db))[0]).toBe('0013-folder-count-days');
     const counted = await db.db.query(
       `select folder, to_char(day, 'YYYY-MM-DD') as day, sum(n)::int as n from form_folder_counts group by 1, 2 order by 1, 2`,
     );

@@ -314,7 +314,9 @@ describe('GET …/submissions/export', () => {
     const signature = link.searchParams.get('signature')!;
     link.searchParams.set('signature', (signature[0] === '0' ? '1' : '0') + signature.slice(1));
     const tampered = await t.http.get(link.pathname + link.search);
-    expect(tampered.status).toBe(403);
+    // A bad signature answers as a missing file does (SECURITY.md: /d/ tells an outsider nothing).
+    expect(tampered.status).toBe(404);
+    expect(tampered.body.error).toBe('not_found');
   });
 
   it('streams JSON and honours since/until', async () => {

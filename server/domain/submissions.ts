@@ -7,12 +7,11 @@ import * as queries from '../db/queries/submissions.ts';
 import { redactForSubmissions } from '../db/queries/deliveries.ts';
 import type { Caller } from './caller.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
-import { verifyFileLink, wellFormedLink } from './file-links.ts';
 import { TEXT_MESSAGE } from '../../contract/common.ts';
 import { parseFields, printable, unstorableText } from './field-types.ts';
 import { processSubmission } from '../jobs/definitions.ts';
 import { removeObjectsLater } from './forms.ts';
-import { isId, newId } from './ids.ts';
+import { newId } from './ids.ts';
 import { pageEnvelope } from './pagination.ts';
 import { searchText } from './search.ts';
 import { iso } from './timestamps.ts';
@@ -258,21 +257,6 @@ export async function fileDownloadUrl(ctx: AppContext, caller: Caller, formId: s
   await assertForm(ctx, caller, formId);
   const file = await queries.findFile(ctx.db, { fileId, submissionId, formId, teamId: caller.teamId });
   if (!file) throw notFound('File');
-  return ctx.storage.presignedGet(file.storage_key, SIGNED_URL_SECONDS, file.filename || fileId);
-}
-
-/**
- * The 302 target of an export's long-lived file link (`/d/{file}?expires&signature`): a fresh 60-second
- * storage URL when the signature holds, whoever clicks (the link is the credential).
- */
-export async function linkedFileUrl(ctx: AppContext, fileId: string, expires: unknown, signature: unknown): Promise<string> {
-  const refused = () => new AppError('forbidden', 'This download link is invalid or has expired.');
-  // Shape and lifetime first (no query for garbage), then the file where it lives, then the signature over it.
-  if (!wellFormedLink(expires, signature) || !isId('file', fileId)) throw refused();
-  const file = await queries.findLinkedFile(ctx.db, fileId);
-  if (!file) throw new AppError('not_found', 'File not found (or its form is in the trash).');
-  const scope = { teamId: file.team_id, formId: file.form_id, expires: Number(expires) };
-  if (!verifyFileLink(ctx.keys.linkSigning, fileId, scope, signature as string)) throw refused();
   return ctx.storage.presignedGet(file.storage_key, SIGNED_URL_SECONDS, file.filename || fileId);
 }
 

@@ -247,29 +247,19 @@ export async function openDatabase(config: Config, opts: OpenOptions): Promise<D
 }
 
 /**
- * Applies pending migrations. Concurrent `intake migrate` / `serve` starts on one database are
- * serialised by a session lock held on one pooled connection while the migrator uses another.
+ * Applies pending migrations in one transaction. Concurrent `intake migrate` / `serve` starts on one
+ * database are serialised by a transaction lock taken first in that transaction, so a process needs two
+ * pooled connections at most (the transaction, and the one the migrator checks its table on): a worker's
+ * pool may be that small.
  */
 export async function migrate(database: Database): Promise<string[]> {
-  const lock = await checkout(database.db.pool);
-  try {
+  const connection = database.orm.em.getConnection();
+  const done = await connection.transactional(async (trx) => {
     // Waiting for another process's migrations, and running them, may take longer than an ordinary
     // statement is allowed (a migration that rewrites a big table): neither has a time limit.
-    await lock.query(`select set_config('statement_timeout', '0', false)`);
-    await lock.query('select pg_advisory_lock(781234)');
-    const connection = database.orm.em.getConnection();
-    const done = await connection.transactional(async (trx) => {
-      await connection.execute(`set local statement_timeout = 0`, [], 'run', trx);
-      return database.orm.migrator.up({ transaction: trx });
-    });
-    return done.map((m) => m.name);
-  } finally {
-    await lock.query('select pg_advisory_unlock(781234)').catch(() => {});
-    // Back to the pool with the session's own timeout (reset restores what the connection was opened with).
-    const clean = await lock.query('reset statement_timeout').then(
-      () => true,
-      () => false,
-    );
-    lock.release(!clean);
-  }
+    await connection.execute('set local statement_timeout = 0', [], 'run', trx);
+    await connection.execute('select pg_advisory_xact_lock(781234)', [], 'run', trx);
+    return database.orm.migrator.up({ transaction: trx });
+  });
+  return done.map((m) => m.name);
 }

@@ -233,4 +233,24 @@ describe('statement and idle-in-transaction timeouts', () => {
     // …and the lock's connection went back to the pool with the ordinary limit.
     await expect(short.ctx.db.query('select pg_sleep(3)')).rejects.toMatchObject({ code: '57014' });
   });
+
+  it('a force delete may run past DATABASE_STATEMENT_TIMEOUT_MS: a big form takes time to erase, and a cut one would keep everything', { timeout: 30_000 }, async () => {
+    const owner = await makeTeam(short);
+    const form = await makePublishedForm(short, owner);
+    const posted = await short.http.post(`/f/${form.id}`).set('Accept', 'application/json').type('form').send({ message: 'hello' });
+    expect(posted.status).toBe(201);
+    // The cascade waits on a submission row held by another transaction for three times the statement limit.
+    const locker = new pg.Client({ connectionString: inject('databaseUrl') });
+    await locker.connect();
+    onTestFinished(() => locker.end());
+    await locker.query('begin');
+    await locker.query('select 1 from submissions where form_id = $1 for update', [form.id]);
+    const release = sleep(1_500).then(() => locker.query('rollback'));
+    const erased = await short.http.delete(`/v1/forms/${form.id}/force`).set(bearer(owner.token));
+    await release;
+    expect(erased.status, erased.text).toBe(200);
+    expect((await short.ctx.db.query('select 1 from submissions where form_id = $1', [form.id])).rowCount).toBe(0);
+    // The limit was the transaction's own: the pool's connections still cut a long statement.
+    await expect(short.ctx.db.query('select pg_sleep(3)')).rejects.toMatchObject({ code: '57014' });
+  });
 });

@@ -182,6 +182,9 @@ export async function restoreForm(ctx: AppContext, caller: Caller, id: string): 
   return view(ctx, form);
 }
 
+/** How long a force delete's statements may run: long enough for a form of millions of rows. */
+const FORCE_DELETE_SECONDS = 600;
+
 /**
  * Erases the form and everything beneath it. Rows go in one transaction (cascades); the storage
  * objects are removed by a job enqueued in that same transaction, so a crash cannot leave them behind.
@@ -193,6 +196,7 @@ export async function forceDeleteForm(ctx: AppContext, caller: Caller, id: strin
   await ctx.db.transaction(async (tx) => {
     const form = await tx.em.findOne(Form, { id, teamId: caller.teamId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!form) throw notFound('Form');
+    await queries.allowLongStatements(tx, FORCE_DELETE_SECONDS);
     await removeObjectsLater(ctx, tx, await queries.formStorageKeys(tx, id));
     await tx.em.remove(form).flush(); // submissions, files and events cascade; their delete trigger counts
     await queries.eraseFormCounters(tx, id);

@@ -1,4 +1,4 @@
-import type { Sql } from '../database.ts';
+import type { Sql, Tx } from '../database.ts';
 
 export async function countLiveForms(sql: Sql, teamId: string): Promise<number> {
   const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from forms where team_id = $1 and deleted_at is null', [teamId]);
@@ -24,6 +24,14 @@ export async function isLiveForm(sql: Sql, teamId: string, formId: string): Prom
 export async function formStorageKeys(sql: Sql, formId: string): Promise<string[]> {
   const { rows } = await sql.query<{ storage_key: string }>('select storage_key from submission_files where form_id = $1', [formId]);
   return rows.map((r) => r.storage_key);
+}
+
+/**
+ * Lets this transaction's statements run for up to `seconds` (DATABASE_STATEMENT_TIMEOUT_MS bounds
+ * ordinary ones): erasing a form of a million submissions cascades through every row beneath it.
+ */
+export async function allowLongStatements(tx: Tx, seconds: number): Promise<void> {
+  await tx.query(`select set_config('statement_timeout', $1, true)`, [`${seconds}s`]);
 }
 
 /** The folder counters of an erased form (the form's row goes through the ORM; its submissions cascade). */

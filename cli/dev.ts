@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Runtime } from '../server/main.ts';
-import { clusterDir } from '../server/db/embedded-postgres.ts';
-import { PRIVATE_DIR, privateTree } from '../server/storage/private-files.ts';
 import { createTeam, findTeamByName } from '../server/domain/teams.ts';
 import { authenticate, issueToken } from '../server/domain/tokens.ts';
 import { addMember } from '../server/domain/users.ts';
@@ -22,21 +20,4 @@ export async function ensureDevAccount(rt: Runtime): Promise<{ token: string; cr
   const { token } = await issueToken(rt.ctx, { teamId: team.id, userId: user.id, name: 'dev owner token' });
   fs.writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   return { token, created: true };
-}
-
-/**
- * The data dir, private: what is in it (mail/, s3/, the secret key, the dev token) is made so by whoever
- * writes it; this pass also covers the rest (the embedded cluster's lease files and password, anything an
- * older version left readable) — all but the cluster, whose modes are Postgres's own (0700, 0600).
- * The data dir itself is 0700, with one exception: as root, the embedded Postgres runs as the `postgres`
- * user, and when its cluster lives inside the data dir that user must still pass through it — 0711 then,
- * which lets no one else list it or read anything in it. Tightening it further would move the cluster
- * (embedded-postgres.ts falls back to the temp dir when the postgres user cannot reach the data dir).
- */
-export function privateDataDir(dataDir: string): void {
-  const root = path.resolve(dataDir);
-  const cluster = clusterDir(root);
-  const clusterInside = cluster.startsWith(root + path.sep);
-  privateTree(root, { skip: [cluster], below: true });
-  fs.chmodSync(root, clusterInside && process.getuid?.() === 0 ? PRIVATE_DIR | 0o011 : PRIVATE_DIR);
 }

@@ -52,7 +52,7 @@ program
   .command('dev')
   .description('Run everything for local development: embedded Postgres and S3 by default, a dev team and token')
   .action(async () => {
-    const [{ boot, loadConfig, runUntilSignal }, { ensureDevAccount, privateDataDir }] = await Promise.all([server(), import('./dev.ts')]);
+    const [{ boot, loadConfig, runUntilSignal }, { ensureDevAccount }, { privateDataDir }] = await Promise.all([server(), import('./dev.ts'), import('../server/data-dir.ts')]);
     const loaded = loadConfig();
     // It prints an owner token: only this machine can reach it unless HOST says otherwise. Notification
     // addresses need not confirm by e-mail in development unless INTAKE_VERIFY_NOTIFICATION_EMAILS says so.

@@ -1,25 +1,32 @@
 import type { Command } from 'commander';
 import { ABILITIES, ROLES } from '../contract/abilities.ts';
-import { AppError } from '../server/domain/errors.ts';
-import { createTeam, listTeams, type MemberSummary, setTeamPlan, showTeam } from '../server/domain/teams.ts';
-import { issueToken, listTeamTokens, revokeTokenById, type TeamTokenEntry } from '../server/domain/tokens.ts';
-import { addMember, listTeamMembers, removeMember } from '../server/domain/users.ts';
-import type { Runtime } from '../server/main.ts';
-import { iso } from '../server/domain/timestamps.ts';
+import type { AppContext } from '../server/context.ts';
+import type { MemberSummary } from '../server/domain/teams.ts';
+import type { TeamTokenEntry } from '../server/domain/tokens.ts';
 
 const PLANS = ['free', 'pro', 'team', 'scale'];
+
+// What a command needs is imported when it runs: `--help` and usage errors load none of it, and a command
+// loads the database and its own domain module, never the HTTP app, the job queue or storage.
+const teams = () => import('../server/domain/teams.ts');
+const tokens = () => import('../server/domain/tokens.ts');
+const users = () => import('../server/domain/users.ts');
+const timestamps = () => import('../server/domain/timestamps.ts');
 
 /**
  * Admin commands open the database only (attaching to a running `make dev` cluster), do one thing, close.
  * An operator who points one at an empty data dir by mistake should see that a new database is being made.
  */
-async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const { boot, databaseMissing, loadConfig } = await import('../server/main.ts'); // not needed for --help
+async function withRuntime<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
+  const [{ loadConfig }, { adminDatabaseMissing, openAdminRuntime }] = await Promise.all([
+    import('../server/config.ts'),
+    import('../server/admin-runtime.ts'),
+  ]);
   const config = loadConfig();
-  if (databaseMissing(config)) console.error(`intake: no database in ${config.dataDir} yet: creating one`);
-  const rt = await boot({ ...config, logLevel: 'warn' }, { http: false, worker: false, services: false });
+  if (adminDatabaseMissing(config)) console.error(`intake: no database in ${config.dataDir} yet: creating one`);
+  const rt = await openAdminRuntime({ ...config, logLevel: 'warn' });
   try {
-    return await fn(rt);
+    return await fn(rt.ctx);
   } finally {
     await rt.close();
   }
@@ -50,9 +57,9 @@ function expiry(expiresAt: string | null): string {
 
 const tokenLine = (t: TeamTokenEntry) => row(t.id, t.user_id, t.name, `…${t.last4}`, expiry(t.expires_at), t.abilities.join(','));
 
+/** One line on stderr and exit 1: an AppError's message is already written for the operator. */
 function fail(err: unknown): never {
-  const message = err instanceof AppError ? err.message : err instanceof Error ? err.message : String(err);
-  console.error(`intake: ${message}`);
+  console.error(`intake: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 }
 
@@ -66,9 +73,11 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
   };
 }
 
-export function registerAdmin(program: Command) {
-  const admin = program.command('admin').description('Administer teams, users, tokens and plans directly in the database');
+function checkPlan(plan: string) {
+  if (!PLANS.includes(plan)) fail(`unknown plan "${plan}": use one of ${PLANS.join(', ')}`);
+}
 
+function registerTeamCommands(admin: Command) {
   const team = admin.command('team').description('Teams');
   team
     .command('create')
@@ -78,8 +87,9 @@ export function registerAdmin(program: Command) {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { name: string; plan: string; json?: boolean }) => {
-        if (!PLANS.includes(opts.plan)) fail(`unknown plan "${opts.plan}": use one of ${PLANS.join(', ')}`);
-        const t = await withRuntime((rt) => createTeam(rt.ctx, { name: opts.name, plan: opts.plan }));
+        checkPlan(opts.plan);
+        const [{ createTeam }, { iso }] = await Promise.all([teams(), timestamps()]);
+        const t = await withRuntime((ctx) => createTeam(ctx, { name: opts.name, plan: opts.plan }));
         print(!!opts.json, { id: t.id, name: t.name, plan: t.planId, created_at: iso(t.createdAt) }, `${t.id}\t${t.name}\t${t.planId}`);
       }),
     );
@@ -89,9 +99,10 @@ export function registerAdmin(program: Command) {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { json?: boolean }) => {
-        const teams = await withRuntime((rt) => listTeams(rt.ctx));
-        const lines = teams.map((t) => row(t.id, t.name, t.plan, count(t.member_count, 'member'), count(t.token_count, 'token')));
-        print(!!opts.json, teams, lines.join('\n'), 'no teams yet');
+        const { listTeams } = await teams();
+        const all = await withRuntime((ctx) => listTeams(ctx));
+        const lines = all.map((t) => row(t.id, t.name, t.plan, count(t.member_count, 'member'), count(t.token_count, 'token')));
+        print(!!opts.json, all, lines.join('\n'), 'no teams yet');
       }),
     );
   team
@@ -101,12 +112,15 @@ export function registerAdmin(program: Command) {
     .option('--json', 'print JSON')
     .action(
       action(async (id: string, opts: { json?: boolean }) => {
-        const t = await withRuntime((rt) => showTeam(rt.ctx, id));
+        const { showTeam } = await teams();
+        const t = await withRuntime((ctx) => showTeam(ctx, id));
         const human = [row(t.id, t.name, t.plan, count(t.token_count, 'token')), ...t.members.map(memberLine)].join('\n');
         print(!!opts.json, t, human);
       }),
     );
+}
 
+function registerUserCommands(admin: Command) {
   const user = admin.command('user').description('Users');
   user
     .command('create')
@@ -118,8 +132,9 @@ export function registerAdmin(program: Command) {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { email: string; name: string; team: string; role: string; json?: boolean }) => {
-        const { user: u, role } = await withRuntime((rt) =>
-          addMember(rt.ctx, { email: opts.email, name: opts.name, teamId: opts.team, role: opts.role }),
+        const { addMember } = await users();
+        const { user: u, role } = await withRuntime((ctx) =>
+          addMember(ctx, { email: opts.email, name: opts.name, teamId: opts.team, role: opts.role }),
         );
         print(!!opts.json, { id: u.id, email: u.email, name: u.name, team: opts.team, role }, `${u.id}\t${u.email}\t${role}`);
       }),
@@ -131,7 +146,8 @@ export function registerAdmin(program: Command) {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { team: string; json?: boolean }) => {
-        const members = await withRuntime((rt) => listTeamMembers(rt.ctx, opts.team));
+        const { listTeamMembers } = await users();
+        const members = await withRuntime((ctx) => listTeamMembers(ctx, opts.team));
         print(!!opts.json, members, members.map(memberLine).join('\n'), 'no members');
       }),
     );
@@ -143,11 +159,14 @@ export function registerAdmin(program: Command) {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { team: string; user: string; json?: boolean }) => {
-        const removed = await withRuntime((rt) => removeMember(rt.ctx, { teamId: opts.team, userId: opts.user }));
+        const { removeMember } = await users();
+        const removed = await withRuntime((ctx) => removeMember(ctx, { teamId: opts.team, userId: opts.user }));
         print(!!opts.json, removed, `${removed.user}\t${removed.team}\tremoved\t${count(removed.revoked_tokens, 'token')} revoked`);
       }),
     );
+}
 
+function registerTokenCommands(admin: Command) {
   const token = admin.command('token').description('API tokens');
   token
     .command('create')
@@ -161,8 +180,9 @@ export function registerAdmin(program: Command) {
     .action(
       action(async (opts: { team: string; user: string; name: string; abilities?: string; expiresAt?: string; json?: boolean }) => {
         const abilities = opts.abilities?.split(',').map((a) => a.trim()).filter(Boolean);
-        const created = await withRuntime((rt) =>
-          issueToken(rt.ctx, { teamId: opts.team, userId: opts.user, name: opts.name, abilities, expiresAt: opts.expiresAt }),
+        const { issueToken } = await tokens();
+        const created = await withRuntime((ctx) =>
+          issueToken(ctx, { teamId: opts.team, userId: opts.user, name: opts.name, abilities, expiresAt: opts.expiresAt }),
         );
         print(!!opts.json, { ...created.data, token: created.token }, `${created.data.id}\t${created.token}`);
       }),
@@ -175,8 +195,9 @@ export function registerAdmin(program: Command) {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { team: string; user?: string; json?: boolean }) => {
-        const tokens = await withRuntime((rt) => listTeamTokens(rt.ctx, { teamId: opts.team, userId: opts.user }));
-        print(!!opts.json, tokens, tokens.map(tokenLine).join('\n'), 'no tokens');
+        const { listTeamTokens } = await tokens();
+        const listed = await withRuntime((ctx) => listTeamTokens(ctx, { teamId: opts.team, userId: opts.user }));
+        print(!!opts.json, listed, listed.map(tokenLine).join('\n'), 'no tokens');
       }),
     );
   token
@@ -186,11 +207,14 @@ export function registerAdmin(program: Command) {
     .option('--json', 'print JSON')
     .action(
       action(async (tokenId: string, opts: { json?: boolean }) => {
-        const revoked = await withRuntime((rt) => revokeTokenById(rt.ctx, tokenId));
+        const { revokeTokenById } = await tokens();
+        const revoked = await withRuntime((ctx) => revokeTokenById(ctx, tokenId));
         print(!!opts.json, revoked, `${revoked.id}\trevoked`);
       }),
     );
+}
 
+function registerPlanCommands(admin: Command) {
   const plan = admin.command('plan').description('Plans');
   plan
     .command('set')
@@ -200,9 +224,18 @@ export function registerAdmin(program: Command) {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { team: string; plan: string; json?: boolean }) => {
-        if (!PLANS.includes(opts.plan)) fail(`unknown plan "${opts.plan}": use one of ${PLANS.join(', ')}`);
-        const t = await withRuntime((rt) => setTeamPlan(rt.ctx, opts.team, opts.plan));
+        checkPlan(opts.plan);
+        const { setTeamPlan } = await teams();
+        const t = await withRuntime((ctx) => setTeamPlan(ctx, opts.team, opts.plan));
         print(!!opts.json, { id: t.id, plan: t.planId }, `${t.id}\t${t.planId}`);
       }),
     );
+}
+
+export function registerAdmin(program: Command) {
+  const admin = program.command('admin').description('Administer teams, users, tokens and plans directly in the database');
+  registerTeamCommands(admin);
+  registerUserCommands(admin);
+  registerTokenCommands(admin);
+  registerPlanCommands(admin);
 }

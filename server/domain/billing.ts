@@ -1,22 +1,19 @@
 import type { AppContext } from '../context.ts';
-import { Invoice, Plan, Subscription } from '../db/entities.ts';
 import * as queries from '../db/queries/accounts.ts';
+import { findSubscription, listInvoices as invoicesOf, setSubscriptionPeriod } from '../db/queries/billing.ts';
 import type { Caller } from './caller.ts';
 import { currentPeriod, type PlanIdValue } from './plans.ts';
-import { findTeam } from './teams.ts';
+import { findTeam, findTeamPlan } from './teams.ts';
 import { iso } from './timestamps.ts';
 
 export async function billingTeam(ctx: AppContext, caller: Caller) {
-  const em = ctx.db.em();
-  const team = await findTeam(em, caller.teamId);
+  const team = await findTeam(ctx.db, caller.teamId);
   const members = await queries.memberCount(ctx.db, team.id);
   return { id: team.id, name: team.name, plan: team.planId as PlanIdValue, members, created_at: iso(team.createdAt) };
 }
 
 export async function billingPlan(ctx: AppContext, caller: Caller) {
-  const em = ctx.db.em();
-  const team = await findTeam(em, caller.teamId);
-  const plan = await em.findOneOrFail(Plan, { id: team.planId });
+  const plan = await findTeamPlan(ctx.db, caller.teamId);
   return {
     id: plan.id as PlanIdValue,
     name: plan.name,
@@ -35,11 +32,9 @@ export async function billingPlan(ctx: AppContext, caller: Caller) {
 
 /** Usage is read from the database: the period's submission counter, live forms, and stored file bytes. */
 export async function billingUsage(ctx: AppContext, caller: Caller) {
-  const em = ctx.db.em();
-  const team = await findTeam(em, caller.teamId);
-  const plan = await em.findOneOrFail(Plan, { id: team.planId });
+  const plan = await findTeamPlan(ctx.db, caller.teamId);
   const period = currentPeriod();
-  const usage = await queries.usageSummary(ctx.db, team.id, period.start);
+  const usage = await queries.usageSummary(ctx.db, caller.teamId, period.start);
   const submissions = usage.submissions;
   const limit = plan.monthlySubmissions ?? null;
   return {
@@ -52,15 +47,9 @@ export async function billingUsage(ctx: AppContext, caller: Caller) {
 }
 
 export async function billingSubscription(ctx: AppContext, caller: Caller) {
-  const em = ctx.db.em();
-  const sub = await em.findOneOrFail(Subscription, { teamId: caller.teamId });
+  let sub = await findSubscription(ctx.db, caller.teamId);
   // Periods roll over lazily: the stored period is advanced when it is read after its end.
-  const period = currentPeriod();
-  if (new Date(sub.currentPeriodEnd) <= new Date()) {
-    sub.currentPeriodStart = period.start;
-    sub.currentPeriodEnd = period.end;
-    await em.flush();
-  }
+  if (new Date(sub.currentPeriodEnd) <= new Date()) sub = await setSubscriptionPeriod(ctx.db, caller.teamId, currentPeriod());
   return {
     id: sub.id,
     plan: sub.planId as PlanIdValue,
@@ -73,7 +62,7 @@ export async function billingSubscription(ctx: AppContext, caller: Caller) {
 }
 
 export async function listInvoices(ctx: AppContext, caller: Caller) {
-  const invoices = await ctx.db.em().find(Invoice, { teamId: caller.teamId }, { orderBy: { issuedAt: 'desc', id: 'desc' } });
+  const invoices = await invoicesOf(ctx.db, caller.teamId);
   return invoices.map((i) => ({
     id: i.id,
     number: i.number,

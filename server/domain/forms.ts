@@ -1,13 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { z } from 'zod';
 import type { CreateFormBody, Form as FormView, FormListQuery, UpdateFormBody } from '../../contract/forms.ts';
 import type { AppContext } from '../context.ts';
-import type { Sql, Tx } from '../db/database.ts';
-import { Form, Plan } from '../db/entities.ts';
+import type { Handle } from '../db/queries/entity-manager.ts';
 import * as queries from '../db/queries/forms.ts';
+import type { FormChanges, FormRecord } from '../db/queries/forms.ts';
 import { iso } from './timestamps.ts';
-import { deleteObjects } from '../jobs/definitions.ts';
 import type { Caller } from './caller.ts';
 import { AppError, notFound } from './errors.ts';
 import { DEFAULT_SETTINGS, disabledRules, formSettings, mergeSettings, storedSettings, type StoredSettings } from './form-rules.ts';
@@ -18,11 +15,8 @@ import { newId } from './ids.ts';
 import { suggestSchema } from './field-schema.ts';
 import { FORM_FIELD_LIMIT } from './ingest-limits.ts';
 import { pageEnvelope } from './pagination.ts';
-import { findTeam } from './teams.ts';
-
-type FormRecord = InferEntity<typeof Form>;
-
-const DELETE_OBJECTS_BATCH = 1000;
+import { removeObjectsLater } from './object-removal.ts';
+import { findTeamPlan } from './teams.ts';
 
 type Recipients = FormView['notification_recipients'];
 
@@ -65,23 +59,29 @@ async function view(ctx: AppContext, form: FormRecord): Promise<FormView> {
 }
 
 /** The autoresponder is a plan feature: turning it on needs a plan that has it (402). */
-async function assertAutoresponderAllowed(em: EntityManager, teamId: string, settings: StoredSettings): Promise<void> {
+async function assertAutoresponderAllowed(on: Handle, teamId: string, settings: StoredSettings): Promise<void> {
   if (!settings.autoresponder.enabled) return;
-  const plan = await em.findOneOrFail(Plan, { id: (await findTeam(em, teamId)).planId });
+  const plan = await findTeamPlan(on, teamId);
   if (!plan.autoresponder) throw new AppError('plan_limit_reached', `The ${plan.name} plan has no autoresponder. Upgrade to send one.`);
 }
 
-async function findForm(em: EntityManager, caller: Caller, id: string, opts: { trashed?: boolean } = {}): Promise<FormRecord> {
-  const form = await em.findOne(Form, { id, teamId: caller.teamId, ...(opts.trashed ? {} : { deletedAt: null }) });
+async function findForm(on: Handle, caller: Caller, id: string, opts: { trashed?: boolean } = {}): Promise<FormRecord> {
+  const form = await queries.findForm(on, caller.teamId, id, opts);
   if (!form) throw notFound('Form');
   return form;
 }
 
-async function assertFormAllowance(em: EntityManager, sql: Sql, teamId: string): Promise<void> {
-  const team = await findTeam(em, teamId);
-  const plan = await em.findOneOrFail(Plan, { id: team.planId });
+/** Changes a form of the caller's team (live ones only, unless `trashed`): not found otherwise. */
+async function changeForm(on: Handle, caller: Caller, id: string, changes: FormChanges, opts: { trashed?: boolean } = {}): Promise<FormRecord> {
+  const form = await queries.updateForm(on, caller.teamId, id, changes, opts);
+  if (!form) throw notFound('Form');
+  return form;
+}
+
+async function assertFormAllowance(on: Handle, teamId: string): Promise<void> {
+  const plan = await findTeamPlan(on, teamId);
   if (plan.maxForms === null || plan.maxForms === undefined) return;
-  if ((await queries.countLiveForms(sql, teamId)) >= plan.maxForms) {
+  if ((await queries.countLiveForms(on, teamId)) >= plan.maxForms) {
     throw new AppError('plan_limit_reached', `The ${plan.name} plan allows ${plan.maxForms} forms. Delete one or upgrade.`, {
       limit: plan.maxForms,
     });
@@ -89,13 +89,8 @@ async function assertFormAllowance(em: EntityManager, sql: Sql, teamId: string):
 }
 
 export async function listForms(ctx: AppContext, caller: Caller, q: z.infer<typeof FormListQuery>) {
-  const em = ctx.db.em();
-  const where = {
-    teamId: caller.teamId,
-    ...(q.trashed === 'only' ? { deletedAt: { $ne: null } } : q.trashed === 'with' ? {} : { deletedAt: null }),
-  };
-  const [forms, total] = await em.findAndCount(Form, where, {
-    orderBy: { createdAt: 'desc', id: 'desc' },
+  const { forms, total } = await queries.pageOfForms(ctx.db, caller.teamId, {
+    trashed: q.trashed,
     limit: q.per_page,
     offset: (q.page - 1) * q.per_page,
   });
@@ -108,20 +103,15 @@ export async function listForms(ctx: AppContext, caller: Caller, q: z.infer<type
 export async function createForm(ctx: AppContext, caller: Caller, input: z.infer<typeof CreateFormBody>): Promise<FormView> {
   const settings = mergeSettings(DEFAULT_SETTINGS, input.settings, ctx.keys.captchaSecrets);
   const form = await ctx.db.transaction(async (tx) => {
-    await assertFormAllowance(tx.em, tx, caller.teamId);
-    await assertAutoresponderAllowed(tx.em, caller.teamId, settings);
-    const created = tx.em.create(Form, {
+    await assertFormAllowance(tx, caller.teamId);
+    await assertAutoresponderAllowed(tx, caller.teamId, settings);
+    const created = await queries.insertForm(tx, {
       id: newId('frm'),
       teamId: caller.teamId,
       name: input.name,
-      status: 'draft',
       notificationEmails: input.notification_emails,
       settings,
-      createdAt: new Date(),
-      updatedAt: new Date(),
-      deletedAt: null,
     });
-    await tx.em.flush();
     await requestConfirmations(ctx, tx, caller.teamId, created.id, input.notification_emails);
     return created;
   });
@@ -129,23 +119,23 @@ export async function createForm(ctx: AppContext, caller: Caller, input: z.infer
 }
 
 export async function getForm(ctx: AppContext, caller: Caller, id: string): Promise<FormView> {
-  const em = ctx.db.em();
-  return view(ctx, await findForm(em, caller, id, { trashed: true }));
+  return view(ctx, await findForm(ctx.db, caller, id, { trashed: true }));
 }
 
 export async function updateForm(ctx: AppContext, caller: Caller, id: string, input: z.infer<typeof UpdateFormBody>): Promise<FormView> {
   const form = await ctx.db.transaction(async (tx) => {
-    const f = await findForm(tx.em, caller, id);
-    if (input.name !== undefined) f.name = input.name;
-    if (input.notification_emails !== undefined) f.notificationEmails = input.notification_emails;
+    const f = await findForm(tx, caller, id);
+    const changes: FormChanges = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.notification_emails !== undefined) changes.notificationEmails = input.notification_emails;
     if (input.settings !== undefined) {
       const { disabled_rules: _stored, ...merged } = mergeSettings(storedSettings(f.settings), input.settings, ctx.keys.captchaSecrets);
-      if (input.settings.autoresponder?.enabled) await assertAutoresponderAllowed(tx.em, caller.teamId, merged);
+      if (input.settings.autoresponder?.enabled) await assertAutoresponderAllowed(tx, caller.teamId, merged);
       // Saving the regex rules is the editor's answer to the disabled ones; other settings leave them listed.
       const disabled = input.settings.custom_rules?.regex !== undefined ? [] : disabledRules(f.settings);
-      f.settings = disabled.length ? { ...merged, disabled_rules: disabled } : merged;
+      changes.settings = disabled.length ? { ...merged, disabled_rules: disabled } : merged;
     }
-    await tx.em.flush();
+    await changeForm(tx, caller, id, changes);
     if (input.notification_emails !== undefined) await requestConfirmations(ctx, tx, caller.teamId, f.id, input.notification_emails);
     return f;
   });
@@ -153,31 +143,22 @@ export async function updateForm(ctx: AppContext, caller: Caller, id: string, in
 }
 
 async function setStatus(ctx: AppContext, caller: Caller, id: string, status: 'draft' | 'published'): Promise<FormView> {
-  const em = ctx.db.em();
-  const form = await findForm(em, caller, id);
-  form.status = status;
-  await em.flush();
-  return view(ctx, form);
+  return view(ctx, await changeForm(ctx.db, caller, id, { status }));
 }
 
 export const publishForm = (ctx: AppContext, caller: Caller, id: string) => setStatus(ctx, caller, id, 'published');
 export const unpublishForm = (ctx: AppContext, caller: Caller, id: string) => setStatus(ctx, caller, id, 'draft');
 
 export async function deleteForm(ctx: AppContext, caller: Caller, id: string): Promise<void> {
-  const em = ctx.db.em();
-  const form = await findForm(em, caller, id);
-  form.deletedAt = new Date();
-  await em.flush();
+  await changeForm(ctx.db, caller, id, { deletedAt: new Date() });
 }
 
 export async function restoreForm(ctx: AppContext, caller: Caller, id: string): Promise<FormView> {
   const form = await ctx.db.transaction(async (tx) => {
-    const f = await findForm(tx.em, caller, id, { trashed: true });
-    if (f.deletedAt) {
-      await assertFormAllowance(tx.em, tx, caller.teamId);
-      f.deletedAt = null;
-    }
-    return f;
+    const f = await findForm(tx, caller, id, { trashed: true });
+    if (!f.deletedAt) return f;
+    await assertFormAllowance(tx, caller.teamId);
+    return changeForm(tx, caller, id, { deletedAt: null }, { trashed: true });
   });
   return view(ctx, form);
 }
@@ -194,25 +175,18 @@ export async function forceDeleteForm(ctx: AppContext, caller: Caller, id: strin
     throw new AppError('forbidden', 'Only owners and admins can permanently delete a form.');
   }
   await ctx.db.transaction(async (tx) => {
-    const form = await tx.em.findOne(Form, { id, teamId: caller.teamId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const form = await queries.lockForm(tx, caller.teamId, id);
     if (!form) throw notFound('Form');
     await queries.allowLongStatements(tx, FORCE_DELETE_SECONDS);
     await removeObjectsLater(ctx, tx, await queries.formStorageKeys(tx, id));
-    await tx.em.remove(form).flush(); // submissions, files and events cascade; their delete trigger counts
+    await queries.deleteForm(tx, id);
     await queries.eraseFormCounters(tx, id);
   });
 }
 
-/** Storage objects outlive their rows only until this job runs (it is retried until they are gone). */
-export async function removeObjectsLater(ctx: AppContext, tx: Tx, keys: string[]): Promise<void> {
-  for (let i = 0; i < keys.length; i += DELETE_OBJECTS_BATCH) {
-    await ctx.queue.send(deleteObjects, { keys: keys.slice(i, i + DELETE_OBJECTS_BATCH) }, { tx });
-  }
-}
-
 /** The names the form has learned (its export columns), with the limit and whether any went past it. */
 export async function listFormFields(ctx: AppContext, caller: Caller, id: string) {
-  await findForm(ctx.db.em(), caller, id, { trashed: true });
+  await findForm(ctx.db, caller, id, { trashed: true });
   const [fields, state] = await Promise.all([queries.learnedFields(ctx.db, id), queries.fieldState(ctx.db, id)]);
   return {
     data: fields.map((f) => ({ name: f.name, first_seen_at: iso(f.first_seen_at) })),
@@ -222,7 +196,7 @@ export async function listFormFields(ctx: AppContext, caller: Caller, id: string
 
 /** Forgets names no stored submission has, and learns in their place names that went past the limit. */
 export async function pruneFormFields(ctx: AppContext, caller: Caller, id: string) {
-  await findForm(ctx.db.em(), caller, id, { trashed: true });
+  await findForm(ctx.db, caller, id, { trashed: true });
   const removed = await ctx.db.transaction((tx) => queries.pruneFields(tx, id));
   const state = await queries.fieldState(ctx.db, id);
   return { data: { removed }, meta: { count: state.count, limit: FORM_FIELD_LIMIT, overflow: state.overflow } };
@@ -233,7 +207,7 @@ const SUGGESTION_SAMPLE = 1000;
 
 /** A schema proposed from the form's last 1,000 inbox submissions (never saved: the editor reviews it). */
 export async function suggestFormSchema(ctx: AppContext, caller: Caller, id: string) {
-  await findForm(ctx.db.em(), caller, id, { trashed: true });
+  await findForm(ctx.db, caller, id, { trashed: true });
   const [samples, learned] = await Promise.all([queries.recentPayloads(ctx.db, id, SUGGESTION_SAMPLE), queries.learnedFields(ctx.db, id)]);
   const fields = suggestSchema(
     samples.map((s) => ({ payload: s.payload, fileFields: s.file_fields })),

@@ -1,16 +1,15 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { InferEntity } from '@mikro-orm/core';
 import { z } from 'zod';
 import { PlanId } from '../../contract/billing.ts';
-import { Plan } from '../db/entities.ts';
+import { findPlan, type PlanRecord } from '../db/queries/billing.ts';
+import type { Handle } from '../db/queries/entity-manager.ts';
 import { AppError } from './errors.ts';
 
-export type PlanRecord = InferEntity<typeof Plan>;
+export type { PlanRecord };
 export { PlanId };
 export type PlanIdValue = z.infer<typeof PlanId>;
 
-export async function getPlan(em: EntityManager, id: string): Promise<PlanRecord> {
-  const plan = await em.findOne(Plan, { id });
+export async function getPlan(on: Handle, id: string): Promise<PlanRecord> {
+  const plan = await findPlan(on, id);
   if (!plan) throw new AppError('validation_failed', `Unknown plan "${id}".`);
   return plan;
 }

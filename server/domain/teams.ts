@@ -1,34 +1,30 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { InferEntity } from '@mikro-orm/core';
 import type { AppContext } from '../context.ts';
-import { listMembers, listTeamSummaries, type MemberRow } from '../db/queries/accounts.ts';
-import { Subscription, Team } from '../db/entities.ts';
+import * as queries from '../db/queries/accounts.ts';
+import type { MemberRow, TeamRecord } from '../db/queries/accounts.ts';
+import { findPlan, insertSubscription, setSubscriptionPlan } from '../db/queries/billing.ts';
+import type { Handle } from '../db/queries/entity-manager.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
-import { currentPeriod, getPlan } from './plans.ts';
+import { currentPeriod, getPlan, type PlanRecord } from './plans.ts';
 import { iso } from './timestamps.ts';
 
-export type TeamRecord = InferEntity<typeof Team>;
+export type { TeamRecord };
 
 /** A team always has a subscription: created with the team, kept in step with the plan. */
 export async function createTeam(ctx: AppContext, input: { name: string; plan: string }): Promise<TeamRecord> {
   const name = input.name.trim();
   if (!name || name.length > 200) throw new AppError('validation_failed', 'Team name must be 1–200 characters.');
-  return ctx.db.transaction(async ({ em }) => {
-    const plan = await getPlan(em, input.plan);
-    const team = em.create(Team, { id: newId('team'), name, planId: plan.id, createdAt: new Date() });
-    await em.flush(); // foreign keys are plain columns, so the unit of work cannot order the inserts itself
+  return ctx.db.transaction(async (tx) => {
+    const plan = await getPlan(tx, input.plan);
+    const team = await queries.insertTeam(tx, { id: newId('team'), name, planId: plan.id });
     const period = currentPeriod();
-    em.create(Subscription, {
+    await insertSubscription(tx, {
       id: newId('sub'),
       teamId: team.id,
       planId: plan.id,
       status: 'active',
       currentPeriodStart: period.start,
       currentPeriodEnd: period.end,
-      cancelAtPeriodEnd: false,
-      createdAt: new Date(),
-      updatedAt: new Date(),
     });
     return team;
   });
@@ -36,22 +32,29 @@ export async function createTeam(ctx: AppContext, input: { name: string; plan: s
 
 /** The oldest team with this name (the dev bootstrap finds its team again by name). */
 export async function findTeamByName(ctx: AppContext, name: string): Promise<TeamRecord | null> {
-  return ctx.db.em().findOne(Team, { name }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return queries.findTeamByName(ctx.db, name);
 }
 
-export async function findTeam(em: EntityManager, id: string): Promise<TeamRecord> {
-  const team = await em.findOne(Team, { id });
+export async function findTeam(on: Handle, id: string): Promise<TeamRecord> {
+  const team = await queries.findTeam(on, id);
   if (!team) throw new AppError('not_found', `Team "${id}" not found.`);
   return team;
 }
 
+/** The plan the team is on (the team must exist: not_found otherwise). */
+export async function findTeamPlan(on: Handle, teamId: string): Promise<PlanRecord> {
+  const team = await findTeam(on, teamId);
+  const plan = await findPlan(on, team.planId);
+  if (!plan) throw new Error(`Team "${teamId}" is on plan "${team.planId}", which does not exist.`);
+  return plan;
+}
+
 export async function setTeamPlan(ctx: AppContext, teamId: string, planId: string): Promise<TeamRecord> {
-  return ctx.db.transaction(async ({ em }) => {
-    const team = await findTeam(em, teamId);
-    const plan = await getPlan(em, planId);
-    team.planId = plan.id;
-    const subscription = await em.findOneOrFail(Subscription, { teamId });
-    subscription.planId = plan.id;
+  return ctx.db.transaction(async (tx) => {
+    await findTeam(tx, teamId);
+    const plan = await getPlan(tx, planId);
+    const team = await queries.setTeamPlan(tx, teamId, plan.id);
+    await setSubscriptionPlan(tx, teamId, plan.id);
     return team;
   });
 }
@@ -60,7 +63,7 @@ export type TeamSummary = { id: string; name: string; plan: string; created_at: 
 
 /** Every team, oldest first, with how many members and usable tokens it has (operator listing). */
 export async function listTeams(ctx: AppContext): Promise<TeamSummary[]> {
-  const rows = await listTeamSummaries(ctx.db);
+  const rows = await queries.listTeamSummaries(ctx.db);
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
@@ -83,8 +86,8 @@ export async function showTeam(
   ctx: AppContext,
   teamId: string,
 ): Promise<{ id: string; name: string; plan: string; created_at: string; token_count: number; members: MemberSummary[] }> {
-  const team = await findTeam(ctx.db.em(), teamId);
-  const members = (await listMembers(ctx.db, teamId)).map(toMemberSummary);
+  const team = await findTeam(ctx.db, teamId);
+  const members = (await queries.listMembers(ctx.db, teamId)).map(toMemberSummary);
   return {
     id: team.id,
     name: team.name,

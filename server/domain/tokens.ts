@@ -125,7 +125,7 @@ export async function createToken(
   if (!name) throw validationFailed([{ in: 'body', path: 'name', message: 'The name must not be blank.' }]);
   const abilities = parseAbilities(input.abilities);
   const expiresAt = parseExpiry(input.expires_at);
-  const team = await findTeam(ctx.db.em(), caller.teamId);
+  const team = await findTeam(ctx.db, caller.teamId);
   if (team.planId === 'free') {
     throw new AppError('payment_required', 'API tokens are not available on the free plan. Upgrade to create tokens.');
   }
@@ -169,9 +169,8 @@ export async function issueToken(
   ctx: AppContext,
   input: { teamId: string; userId: string; name: string; abilities?: string[]; expiresAt?: string | null },
 ) {
-  const em = ctx.db.em();
-  await findTeam(em, input.teamId);
-  const member = await findMember(em, input.teamId, input.userId);
+  await findTeam(ctx.db, input.teamId);
+  const member = await findMember(ctx.db, input.teamId, input.userId);
   const role = member.role as Role;
   const abilities = input.abilities ? parseAbilities(input.abilities) : [...ROLE_CEILINGS[role]];
   const forbidden = roleForbids(role, abilities);
@@ -201,9 +200,8 @@ function toTeamEntry(t: queries.TokenRow): TeamTokenEntry {
 
 /** Admin path: a team's tokens not revoked (expired ones too), of every member or of one. */
 export async function listTeamTokens(ctx: AppContext, input: { teamId: string; userId?: string }): Promise<TeamTokenEntry[]> {
-  const em = ctx.db.em();
-  await findTeam(em, input.teamId);
-  if (input.userId !== undefined) await findMember(em, input.teamId, input.userId);
+  await findTeam(ctx.db, input.teamId);
+  if (input.userId !== undefined) await findMember(ctx.db, input.teamId, input.userId);
   const rows = await queries.listLiveInTeam(ctx.db, input.teamId, input.userId ?? null);
   return rows.map(toTeamEntry);
 }

@@ -1,17 +1,15 @@
-import { LockMode, type InferEntity } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { Role } from '../../contract/abilities.ts';
 import type { AppContext } from '../context.ts';
-import { findUserIdByEmail, listMembers } from '../db/queries/accounts.ts';
+import * as queries from '../db/queries/accounts.ts';
+import type { MembershipRecord, UserRecord } from '../db/queries/accounts.ts';
+import type { Handle } from '../db/queries/entity-manager.ts';
 import { revokeMemberTokens } from '../db/queries/tokens.ts';
-import { Membership, User } from '../db/entities.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 import { findTeam, type MemberSummary, toMemberSummary } from './teams.ts';
 
-export type UserRecord = InferEntity<typeof User>;
-export type MembershipRecord = InferEntity<typeof Membership>;
+export type { MembershipRecord, UserRecord };
 
 const Email = z.string().trim().email().max(320);
 
@@ -27,30 +25,24 @@ export async function addMember(
   const name = input.name.trim();
   if (!name) throw new AppError('validation_failed', 'Name must not be empty.');
   return ctx.db.transaction(async (tx) => {
-    const { em } = tx;
-    await findTeam(em, input.teamId);
-    const existing = await findUserIdByEmail(tx, email.data);
-    const user = existing
-      ? await em.findOneOrFail(User, { id: existing })
-      : em.create(User, { id: newId('usr'), email: email.data, name, createdAt: new Date() });
-    await em.flush(); // the membership row references the user
-    const member = await em.findOne(Membership, { teamId: input.teamId, userId: user.id });
-    if (member) member.role = role.data;
-    else em.create(Membership, { teamId: input.teamId, userId: user.id, role: role.data, createdAt: new Date() });
+    await findTeam(tx, input.teamId);
+    const existing = await queries.findUserIdByEmail(tx, email.data);
+    const user = existing ? await queries.getUser(tx, existing) : await queries.insertUser(tx, { id: newId('usr'), email: email.data, name });
+    await queries.putMembership(tx, { teamId: input.teamId, userId: user.id, role: role.data });
     return { user, role: role.data };
   });
 }
 
-export async function findMember(em: EntityManager, teamId: string, userId: string): Promise<MembershipRecord> {
-  const member = await em.findOne(Membership, { teamId, userId });
+export async function findMember(on: Handle, teamId: string, userId: string): Promise<MembershipRecord> {
+  const member = await queries.findMembership(on, teamId, userId);
   if (!member) throw new AppError('not_found', `User "${userId}" is not a member of team "${teamId}".`);
   return member;
 }
 
 /** A team's members with their roles and usable token counts, in the order they joined. */
 export async function listTeamMembers(ctx: AppContext, teamId: string): Promise<MemberSummary[]> {
-  await findTeam(ctx.db.em(), teamId);
-  return (await listMembers(ctx.db, teamId)).map(toMemberSummary);
+  await findTeam(ctx.db, teamId);
+  return (await queries.listMembers(ctx.db, teamId)).map(toMemberSummary);
 }
 
 /**
@@ -63,17 +55,15 @@ export async function removeMember(
   input: { teamId: string; userId: string },
 ): Promise<{ team: string; user: string; role: Role; revoked_tokens: number }> {
   return ctx.db.transaction(async (tx) => {
-    const { em } = tx;
-    await findTeam(em, input.teamId);
+    await findTeam(tx, input.teamId);
     // The owners' rows are locked first, so two concurrent removals cannot each leave the other as last owner.
-    const owners = await em.find(Membership, { teamId: input.teamId, role: 'owner' }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    const member = await em.findOne(Membership, { teamId: input.teamId, userId: input.userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const { owners, member } = await queries.lockOwnersAndMember(tx, input.teamId, input.userId);
     if (!member) throw new AppError('not_found', `User "${input.userId}" is not a member of team "${input.teamId}".`);
     if (member.role === 'owner' && owners.length === 1) {
       throw new AppError('conflict', `User "${input.userId}" is the last owner of team "${input.teamId}": make another member owner first.`);
     }
-    em.remove(member);
     const revoked = await revokeMemberTokens(tx, input.teamId, input.userId);
+    await queries.deleteMembership(tx, input.teamId, input.userId);
     return { team: input.teamId, user: input.userId, role: member.role as Role, revoked_tokens: revoked };
   });
 }

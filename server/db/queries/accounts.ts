@@ -1,5 +1,73 @@
-import type { Sql } from '../database.ts';
+/** The owner of `teams`, `users` and `memberships`. */
+import { LockMode, type InferEntity } from '@mikro-orm/core';
+import type { Sql, Tx } from '../database.ts';
+import { Membership, Team, User } from '../entities.ts';
+import { entityManager, type Handle } from './entity-manager.ts';
 import { USABLE_TOKEN } from './tokens.ts';
+
+export type TeamRecord = InferEntity<typeof Team>;
+export type UserRecord = InferEntity<typeof User>;
+export type MembershipRecord = InferEntity<typeof Membership>;
+
+export async function findTeam(on: Handle, id: string): Promise<TeamRecord | null> {
+  return entityManager(on).findOne(Team, { id });
+}
+
+/** The oldest team with this name. */
+export async function findTeamByName(on: Handle, name: string): Promise<TeamRecord | null> {
+  return entityManager(on).findOne(Team, { name }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+export async function insertTeam(tx: Tx, t: { id: string; name: string; planId: string }): Promise<TeamRecord> {
+  const team = tx.em.create(Team, { ...t, createdAt: new Date() });
+  // Foreign keys are plain columns, so the unit of work cannot order this insert before the rows that reference it.
+  await tx.em.flush();
+  return team;
+}
+
+export async function setTeamPlan(tx: Tx, teamId: string, planId: string): Promise<TeamRecord> {
+  const team = await tx.em.findOneOrFail(Team, { id: teamId });
+  team.planId = planId;
+  await tx.em.flush();
+  return team;
+}
+
+export async function getUser(on: Handle, id: string): Promise<UserRecord> {
+  return entityManager(on).findOneOrFail(User, { id });
+}
+
+export async function insertUser(tx: Tx, u: { id: string; email: string; name: string }): Promise<UserRecord> {
+  const user = tx.em.create(User, { ...u, createdAt: new Date() });
+  await tx.em.flush(); // before the membership row that references it
+  return user;
+}
+
+export async function findMembership(on: Handle, teamId: string, userId: string): Promise<MembershipRecord | null> {
+  return entityManager(on).findOne(Membership, { teamId, userId });
+}
+
+/** Makes the user a member with this role, or gives an existing member this role. */
+export async function putMembership(tx: Tx, m: { teamId: string; userId: string; role: string }): Promise<void> {
+  const member = await tx.em.findOne(Membership, { teamId: m.teamId, userId: m.userId });
+  if (member) member.role = m.role;
+  else tx.em.create(Membership, { ...m, createdAt: new Date() });
+  await tx.em.flush();
+}
+
+/** The team's owners' rows and the member's, locked until the transaction ends. */
+export async function lockOwnersAndMember(
+  tx: Tx,
+  teamId: string,
+  userId: string,
+): Promise<{ owners: MembershipRecord[]; member: MembershipRecord | null }> {
+  const owners = await tx.em.find(Membership, { teamId, role: 'owner' }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const member = await tx.em.findOne(Membership, { teamId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return { owners, member };
+}
+
+export async function deleteMembership(tx: Tx, teamId: string, userId: string): Promise<void> {
+  await tx.em.nativeDelete(Membership, { teamId, userId });
+}
 
 export async function memberCount(sql: Sql, teamId: string): Promise<number> {
   const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from memberships where team_id = $1', [teamId]);

@@ -1,4 +1,77 @@
+/** The owner of `forms`, and of what hangs off one form: its learned fields and folder counters. */
+import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { Sql, Tx } from '../database.ts';
+import { Form } from '../entities.ts';
+import { entityManager, type Handle } from './entity-manager.ts';
+
+export type FormRecord = InferEntity<typeof Form>;
+
+/** What an editor may change on a form; the rest is kept. */
+export type FormChanges = Partial<Pick<FormRecord, 'name' | 'status' | 'notificationEmails' | 'settings' | 'deletedAt'>>;
+
+const ofTeam = (teamId: string, id: string, opts: { trashed?: boolean }) => ({ id, teamId, ...(opts.trashed ? {} : { deletedAt: null }) });
+
+/** A form of the team: live ones only, unless `trashed`. */
+export async function findForm(on: Handle, teamId: string, id: string, opts: { trashed?: boolean } = {}): Promise<FormRecord | null> {
+  return entityManager(on).findOne(Form, ofTeam(teamId, id, opts));
+}
+
+/** A form of the team, live or trashed, its row locked until the transaction ends. */
+export async function lockForm(tx: Tx, teamId: string, id: string): Promise<FormRecord | null> {
+  return tx.em.findOne(Form, { id, teamId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+/** One page of the team's forms, newest first, and how many there are in all. */
+export async function pageOfForms(
+  on: Handle,
+  teamId: string,
+  page: { trashed?: 'with' | 'only'; limit: number; offset: number },
+): Promise<{ forms: FormRecord[]; total: number }> {
+  const where = {
+    teamId,
+    ...(page.trashed === 'only' ? { deletedAt: { $ne: null } } : page.trashed === 'with' ? {} : { deletedAt: null }),
+  };
+  const [forms, total] = await entityManager(on).findAndCount(Form, where, {
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit: page.limit,
+    offset: page.offset,
+  });
+  return { forms, total };
+}
+
+export async function insertForm(
+  tx: Tx,
+  f: { id: string; teamId: string; name: string; notificationEmails: string[]; settings: Record<string, unknown> },
+): Promise<FormRecord> {
+  const form = tx.em.create(Form, { ...f, status: 'draft', createdAt: new Date(), updatedAt: new Date(), deletedAt: null });
+  await tx.em.flush();
+  return form;
+}
+
+/**
+ * Changes a form of the team (live ones only, unless `trashed`) and returns it, or null when there is no
+ * such form. `updated_at` moves only when something did change.
+ */
+export async function updateForm(
+  on: Handle,
+  teamId: string,
+  id: string,
+  changes: FormChanges,
+  opts: { trashed?: boolean } = {},
+): Promise<FormRecord | null> {
+  const em = entityManager(on);
+  // In a transaction that already read the form, this finds it in the unit of work without a query.
+  const form = await em.findOne(Form, ofTeam(teamId, id, opts));
+  if (!form) return null;
+  Object.assign(form, changes);
+  await em.flush();
+  return form;
+}
+
+/** Erases the form's row: its submissions, files and events cascade (their delete trigger counts). */
+export async function deleteForm(sql: Sql, id: string): Promise<void> {
+  await sql.query('delete from forms where id = $1', [id]);
+}
 
 export async function countLiveForms(sql: Sql, teamId: string): Promise<number> {
   const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from forms where team_id = $1 and deleted_at is null', [teamId]);
@@ -34,7 +107,7 @@ export async function allowLongStatements(tx: Tx, seconds: number): Promise<void
   await tx.query(`select set_config('statement_timeout', $1, true)`, [`${seconds}s`]);
 }
 
-/** The folder counters of an erased form (the form's row goes through the ORM; its submissions cascade). */
+/** The folder counters of an erased form (its submissions cascade with its row; the counters do not). */
 export async function eraseFormCounters(sql: Sql, formId: string): Promise<void> {
   await sql.query('delete from form_folder_counts where form_id = $1', [formId]);
 }

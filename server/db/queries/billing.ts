@@ -1,0 +1,47 @@
+/** The owner of `plans`, `subscriptions` and `invoices`. */
+import type { InferEntity } from '@mikro-orm/core';
+import { Invoice, Plan, Subscription } from '../entities.ts';
+import type { Tx } from '../database.ts';
+import { entityManager, type Handle } from './entity-manager.ts';
+
+export type PlanRecord = InferEntity<typeof Plan>;
+export type SubscriptionRecord = InferEntity<typeof Subscription>;
+export type InvoiceRecord = InferEntity<typeof Invoice>;
+
+export async function findPlan(on: Handle, id: string): Promise<PlanRecord | null> {
+  return entityManager(on).findOne(Plan, { id });
+}
+
+export async function insertSubscription(
+  tx: Tx,
+  s: { id: string; teamId: string; planId: string; status: string; currentPeriodStart: Date; currentPeriodEnd: Date },
+): Promise<SubscriptionRecord> {
+  const subscription = tx.em.create(Subscription, { ...s, cancelAtPeriodEnd: false, createdAt: new Date(), updatedAt: new Date() });
+  await tx.em.flush();
+  return subscription;
+}
+
+/** Every team has exactly one subscription (created with the team). */
+export async function findSubscription(on: Handle, teamId: string): Promise<SubscriptionRecord> {
+  return entityManager(on).findOneOrFail(Subscription, { teamId });
+}
+
+export async function setSubscriptionPlan(tx: Tx, teamId: string, planId: string): Promise<void> {
+  const subscription = await tx.em.findOneOrFail(Subscription, { teamId });
+  subscription.planId = planId;
+  await tx.em.flush();
+}
+
+export async function setSubscriptionPeriod(on: Handle, teamId: string, period: { start: Date; end: Date }): Promise<SubscriptionRecord> {
+  const em = entityManager(on);
+  const subscription = await em.findOneOrFail(Subscription, { teamId });
+  subscription.currentPeriodStart = period.start;
+  subscription.currentPeriodEnd = period.end;
+  await em.flush();
+  return subscription;
+}
+
+/** A team's invoices, newest first. */
+export async function listInvoices(on: Handle, teamId: string): Promise<InvoiceRecord[]> {
+  return entityManager(on).find(Invoice, { teamId }, { orderBy: { issuedAt: 'desc', id: 'desc' } });
+}

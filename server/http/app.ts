@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { createExpressEndpoints, initServer } from '@ts-rest/express';
+import { createExpressEndpoints } from '@ts-rest/express';
 import { contract } from '../../contract/index.ts';
 import type { AppContext } from '../context.ts';
 import { checkReady } from '../domain/health.ts';
@@ -57,8 +57,10 @@ export function createApp(ctx: AppContext): express.Express {
 
   if (ctx.config.validateResponses) app.use('/v1', responseValidation(ctx.log));
   app.use('/v1', jsonBody());
-  const router = initServer().router(contract, apiHandlers(ctx));
-  createExpressEndpoints(contract, router, app, {
+  // The handlers are bound from the operation table by route key; the operations themselves are typed
+  // against the contract (server/operations), so the table is handed over untyped.
+  createExpressEndpoints(contract, apiHandlers(ctx) as never, app, {
+    // invoke's steps (server/operations/invoke.ts) as middleware: they run before ts-rest parses the request.
     // ts-rest types its middleware per route; ours are route-agnostic express handlers.
     globalMiddleware: [requireAbility(ctx), checkPathIds, apiRateLimit(ctx)] as never[],
     requestValidationErrorHandler: requestValidationErrorHandler as never,

@@ -7,8 +7,8 @@ import type { Caller } from '../domain/caller.ts';
 import { AppError } from '../domain/errors.ts';
 import { API_INPUT_LIMITS, decodeJsonText, jsonTextProblem, tooLargeInput, type InputLimits } from '../domain/input-guard.ts';
 import { chargeApiBudget } from '../domain/rate-windows.ts';
-import { authenticate } from '../domain/tokens.ts';
 import { createMcpServer } from '../mcp/server.ts';
+import { authenticateBearer, bearerChallenge } from '../operations/invoke.ts';
 import { VERSION } from '../version.ts';
 import { closeUnreadBody } from './errors.ts';
 
@@ -163,14 +163,17 @@ export function mcpRoutes(ctx: AppContext) {
   };
 
   const authenticated = async (req: Request, res: Response): Promise<Caller | null> => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    const caller = match ? await authenticate(ctx, match[1]!) : null;
-    if (caller) return caller;
-    // Answered before the body is read: an unauthenticated body is never parsed, nor even received.
-    closeUnreadBody(req, res);
-    res.setHeader('WWW-Authenticate', match ? 'Bearer realm="intake", error="invalid_token"' : 'Bearer realm="intake"');
-    res.status(401).json({ error: 'unauthenticated', message: match ? 'The token is invalid or has been revoked.' : 'Send a token: Authorization: Bearer <token>.' });
-    return null;
+    const header = req.headers.authorization;
+    try {
+      return await authenticateBearer(ctx, header);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'unauthenticated') throw err;
+      // Answered before the body is read: an unauthenticated body is never parsed, nor even received.
+      closeUnreadBody(req, res);
+      res.setHeader('WWW-Authenticate', bearerChallenge(header));
+      res.status(401).json(err.toBody());
+      return null;
+    }
   };
 
   /** The POST's JSON-RPC message, through the size, UTF-8 and depth guards; ANSWERED once refused. */

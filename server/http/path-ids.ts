@@ -1,14 +1,15 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, validationFailed } from '../domain/errors.ts';
-import { assertPathIds } from '../domain/ids.ts';
+import { checkPathIds as checkIds } from '../operations/invoke.ts';
 
 /**
- * Ids in the path are checked by shape (prefix + ULID) before any query: what cannot be an id is a record
- * that does not exist (404), and never reaches SQL. After authentication, so 401 and 403 come first.
+ * REST's framing of invoke's path-id step: ids in the path are checked by shape (prefix + ULID) before any
+ * query: what cannot be an id is a record that does not exist (404), and never reaches SQL. After
+ * authentication, so 401 and 403 come first.
  */
 export function checkPathIds(req: Request, _res: Response, next: NextFunction) {
   try {
-    assertPathIds(req.params ?? {});
+    checkIds(req.params ?? {});
     next();
   } catch (err) {
     next(err);

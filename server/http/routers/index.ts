@@ -1,27 +1,27 @@
 import type { AppContext } from '../../context.ts';
-import { accountRouter } from './account.ts';
-import { billingRouter } from './billing.ts';
-import { erasureRouter } from './erasure.ts';
-import { eventsRouter } from './events.ts';
-import { formsRouter } from './forms.ts';
-import { insightsRouter } from './insights.ts';
-import { jobsRouter } from './jobs.ts';
-import { submissionsRouter } from './submissions.ts';
-import { tokensRouter } from './tokens.ts';
-import { webhooksRouter } from './webhooks.ts';
+import { operations, type RouteKey } from '../../operations/index.ts';
+import { runOperation } from '../../operations/invoke.ts';
+import { callerOf } from '../request-context.ts';
+import { eventsFraming } from './events.ts';
+import type { Framing, RestArgs } from './framing.ts';
+import { submissionsFraming } from './submissions.ts';
 
-/** Every route's handler, by route key: the REST API serves them, and MCP tools call the same ones (server/mcp). */
+const framings: Partial<Record<RouteKey, Framing>> = { ...eventsFraming, ...submissionsFraming };
+
+/**
+ * Every route bound to its operation (server/operations). The checks ran as middleware before ts-rest
+ * parsed the request (server/http/app.ts): authentication and ability, the body guard, path ids, the rate
+ * limit. Most results are the response as they are; `framings` add what only HTTP has.
+ */
 export function apiHandlers(ctx: AppContext) {
-  return {
-    ...accountRouter(ctx),
-    ...tokensRouter(ctx),
-    ...billingRouter(ctx),
-    ...formsRouter(ctx),
-    ...eventsRouter(ctx),
-    ...submissionsRouter(ctx),
-    ...webhooksRouter(ctx),
-    ...insightsRouter(ctx),
-    ...jobsRouter(ctx),
-    ...erasureRouter(ctx),
-  };
+  const handlers: Record<string, (args: RestArgs) => Promise<{ status: number; body: unknown }>> = {};
+  for (const key of Object.keys(operations) as RouteKey[]) {
+    const frame = framings[key];
+    handlers[key] = async (args) => {
+      const { params, query, body, headers } = args;
+      const result = await runOperation(ctx, key, callerOf(args.res), { params, query, body, headers });
+      return frame ? frame(ctx, result, args) : { status: result.status, body: result.body };
+    };
+  }
+  return handlers;
 }

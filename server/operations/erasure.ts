@@ -1,0 +1,8 @@
+import type { erasureContract } from '../../contract/erasure.ts';
+import { createErasure, getErasure } from '../domain/erasure.ts';
+import type { OperationsOf } from './types.ts';
+
+export const erasureOperations = {
+  createErasure: async (ctx, caller, { body }) => ({ status: 202, body: await createErasure(ctx, caller, body) }),
+  getErasure: async (ctx, caller, { params }) => ({ status: 200, body: { data: await getErasure(ctx, caller, params.erasure) } }),
+} satisfies OperationsOf<typeof erasureContract>;

@@ -1,0 +1,38 @@
+import type { submissionsContract } from '../../contract/submissions.ts';
+import { exportSubmissions, type ExportStream } from '../domain/submission-export.ts';
+import * as submissions from '../domain/submissions.ts';
+import type { Operation, OperationInput, OperationsOf } from './types.ts';
+
+type Routes = typeof submissionsContract;
+
+/**
+ * Two answers are not JSON bodies: the export is a stream with its file name and type, and a file is the
+ * signed storage URL to send the caller to. The operation returns them as data; REST frames them
+ * (Content-Disposition, a 302 with Location), MCP inlines the export's rows and hands over the URL.
+ */
+type Special = {
+  exportSubmissions: Operation<Routes['exportSubmissions'], OperationInput<Routes['exportSubmissions']>, { status: 200; body: ExportStream }>;
+  downloadSubmissionFile: Operation<Routes['downloadSubmissionFile'], OperationInput<Routes['downloadSubmissionFile']>, { status: 302; body: { url: string } }>;
+};
+
+export const submissionsOperations = {
+  listSubmissions: async (ctx, caller, { params, query }) => ({ status: 200, body: await submissions.listSubmissions(ctx, caller, params.form, query) }),
+  bulkSubmissions: async (ctx, caller, { params, body }) => ({ status: 200, body: await submissions.bulkSubmissions(ctx, caller, params.form, body) }),
+  exportSubmissions: async (ctx, caller, { params, query }) => ({ status: 200, body: await exportSubmissions(ctx, caller, params.form, query) }),
+  getSubmission: async (ctx, caller, { params }) => ({
+    status: 200,
+    body: { data: await submissions.getSubmission(ctx, caller, params.form, params.submission) },
+  }),
+  updateSubmission: async (ctx, caller, { params, body }) => ({
+    status: 200,
+    body: { data: await submissions.updateSubmission(ctx, caller, params.form, params.submission, body) },
+  }),
+  deleteSubmission: async (ctx, caller, { params }) => {
+    await submissions.deleteSubmission(ctx, caller, params.form, params.submission);
+    return { status: 200, body: { ok: true } };
+  },
+  downloadSubmissionFile: async (ctx, caller, { params }) => ({
+    status: 302,
+    body: { url: await submissions.fileDownloadUrl(ctx, caller, params.form, params.submission, params.file) },
+  }),
+} satisfies Omit<OperationsOf<Routes>, keyof Special> & Special;

@@ -1,0 +1,31 @@
+import type { webhooksContract } from '../../contract/webhooks.ts';
+import * as deliveries from '../domain/deliveries.ts';
+import * as webhooks from '../domain/webhooks.ts';
+import type { OperationsOf } from './types.ts';
+
+export const webhooksOperations = {
+  listWebhooks: async (ctx, caller, { params }) => ({ status: 200, body: { data: await webhooks.listWebhooks(ctx, caller, params.form) } }),
+  createWebhook: async (ctx, caller, { params, body }) => ({ status: 201, body: await webhooks.createWebhook(ctx, caller, params.form, body) }),
+  getWebhook: async (ctx, caller, { params }) => ({ status: 200, body: { data: await webhooks.getWebhook(ctx, caller, params.form, params.webhook) } }),
+  updateWebhook: async (ctx, caller, { params, body }) => ({ status: 200, body: await webhooks.updateWebhook(ctx, caller, params.form, params.webhook, body) }),
+  deleteWebhook: async (ctx, caller, { params }) => {
+    await webhooks.deleteWebhook(ctx, caller, params.form, params.webhook);
+    return { status: 200, body: { ok: true } };
+  },
+  listDeliveries: async (ctx, caller, { params, query }) => ({
+    status: 200,
+    body: await deliveries.listDeliveries(ctx, caller, params.form, params.webhook, query),
+  }),
+  replayDelivery: async (ctx, caller, { params }) => ({
+    status: 200,
+    body: { ok: true, delivery_id: await deliveries.replayDelivery(ctx, caller, params.delivery, { formId: params.form, webhookId: params.webhook }) },
+  }),
+  replayDeliveryById: async (ctx, caller, { params }) => ({
+    status: 202,
+    body: { delivery_id: await deliveries.replayDelivery(ctx, caller, params.delivery_id), status: 'queued' },
+  }),
+  replayWebhook: async (ctx, caller, { params, body }) => ({
+    status: 202,
+    body: { job_id: await deliveries.startWebhookReplay(ctx, caller, params.webhook_id, body), status: 'queued' },
+  }),
+} satisfies OperationsOf<typeof webhooksContract>;

@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import { Command } from 'commander';
 import { registerAdmin } from './admin.ts';
-import { registerApi } from './api.ts';
-import { registerListen } from './listen.ts';
 import { reportMissingOptionsTogether } from './required-options.ts';
 
 // The server is imported when a command runs, not for `--help` or a usage error: loading it takes a second.
@@ -119,8 +117,14 @@ program
   });
 
 registerAdmin(program);
-registerApi(program);
-registerListen(program);
+// The API commands are built from the whole contract and the SDK: a tenth of a second of loading that a
+// server or admin command (named first, as commander needs it) never uses. Help and the rest get them all.
+const OWN_COMMANDS = ['serve', 'worker', 'migrate', 'dev', 'mcp', 'admin'];
+if (!OWN_COMMANDS.includes(process.argv[2] ?? '')) {
+  const [{ registerApi }, { registerListen }] = await Promise.all([import('./api.ts'), import('./listen.ts')]);
+  registerApi(program);
+  registerListen(program);
+}
 reportMissingOptionsTogether(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -3,7 +3,9 @@ import type { Readable } from 'node:stream';
 import type { FormSettings } from '../../contract/forms.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../../contract/public-endpoint.ts';
 import type { AppContext } from '../context.ts';
-import * as intake from '../db/queries/intake.ts';
+import * as forms from '../db/queries/forms.ts';
+import * as intake from '../db/queries/submission-inserts.ts';
+import { teamStorageBytes } from '../db/queries/submissions.ts';
 import { deleteObjects, notificationEmail, processSubmission } from '../jobs/definitions.ts';
 import { limitSubject } from './client-address.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
@@ -81,7 +83,7 @@ export type IngestOutcome = {
   bodyKind: PostedBody['kind'] | null;
 };
 
-function toPublicForm(r: intake.PublicFormRow): PublicForm {
+function toPublicForm(r: forms.PublicFormRow): PublicForm {
   const stored = storedSettings(r.settings);
   return {
     id: r.id,
@@ -99,7 +101,7 @@ function toPublicForm(r: intake.PublicFormRow): PublicForm {
 /** The form behind `/f/{form}` when it takes posts (for the CORS preflight), or null. */
 export async function findPublicForm(ctx: AppContext, formId: string): Promise<PublicForm | null> {
   if (!isId('frm', formId)) return null;
-  const row = await intake.findPublicForm(ctx.db, formId);
+  const row = await forms.findPublicForm(ctx.db, formId);
   return row ? toPublicForm(row) : null;
 }
 
@@ -113,7 +115,7 @@ export function hashIp(key: Buffer, ip: string): string {
 
 /** 404 for a form that takes no posts, saying why when it is only a draft (never another team's detail). */
 async function notTakingPosts(ctx: AppContext, formId: string): Promise<AppError> {
-  if ((await intake.formStatus(ctx.db, formId)) === 'draft') {
+  if ((await forms.formStatus(ctx.db, formId)) === 'draft') {
     return new AppError('not_found', 'This form is not published: it takes no submissions until its owner publishes it.');
   }
   return notFound('Form');
@@ -151,7 +153,7 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
   if (!isId('frm', post.formId)) throw notFound('Form');
   const ipHash = hashIp(ctx.keys.ipHashing, post.client.ip);
   const period = currentPeriod().start;
-  const opened = await intake.openPublicForm(ctx.db, post.formId, `ingest:${post.formId}:${ipHash}`, period);
+  const opened = await forms.openPublicForm(ctx.db, post.formId, `ingest:${post.formId}:${ipHash}`, period);
   pruneWindows(ctx);
   if (!opened) throw await notTakingPosts(ctx, post.formId);
   const form = toPublicForm(opened);
@@ -251,7 +253,7 @@ function captchaRecord(v: Verification): Record<string, unknown> {
  * stores nothing. (Checked before storing: uploads running side by side can pass it by their own size.)
  */
 async function assertStorageLeft(ctx: AppContext, form: PublicForm, files: PostedFile[]): Promise<void> {
-  const used = await intake.teamStorageBytes(ctx.db, form.teamId);
+  const used = await teamStorageBytes(ctx.db, form.teamId);
   const adding = files.reduce((n, f) => n + f.size, 0);
   if (used + adding > form.storageLimit!) {
     throw new AppError('plan_limit_reached', `This form's team has used its file storage (${form.storageLimit} bytes).`, {

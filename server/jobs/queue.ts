@@ -170,7 +170,7 @@ async function captureSend(boss: PgBoss, name: string, payload: object): Promise
 export async function verifyEmbeddable(db: Db, boss: PgBoss, job: JobDefinition<unknown>, sample: unknown): Promise<string> {
   const fail = (why: string) =>
     new Error(
-      `pg-boss ${PG_BOSS_VERSION}: ${why}. The one-statement ingest (server/db/queries/intake.ts) embeds pg-boss's job ` +
+      `pg-boss ${PG_BOSS_VERSION}: ${why}. The one-statement ingest (server/db/queries/submission-inserts.ts) embeds pg-boss's job ` +
         'insert and was built against pg-boss 12.35.0; pin that version or adapt the ingest statement.',
     );
   let captured: Array<{ text: string; values: unknown[] }>;

@@ -315,3 +315,13 @@ export async function findFile(
   );
   return rows[0];
 }
+
+/** Bytes of files the team stores (every form, trashed ones included: their objects still exist). */
+export async function teamStorageBytes(sql: Sql, teamId: string): Promise<number> {
+  const { rows } = await sql.query<{ bytes: string }>(
+    'select coalesce(sum(size_bytes), 0) as bytes from submission_files where team_id = $1',
+    [teamId],
+    'intake_team_storage',
+  );
+  return Number(rows[0]!.bytes);
+}

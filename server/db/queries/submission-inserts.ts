@@ -1,66 +1,9 @@
+/**
+ * How the public endpoint stores an accepted submission: its row, files, counters, idempotency key and job
+ * in one prepared statement, through a group commit (the hottest path: every statement is prepared).
+ */
 import type { Db, Sql } from '../database.ts';
 import { GroupCommit } from '../../group-commit.ts';
-import { windowHit } from './rate-windows.ts';
-
-/** The statements of the public endpoint, `POST /f/{form}`: the hottest path, so every one is prepared. */
-
-export type PublicFormRow = {
-  id: string;
-  team_id: string;
-  settings: unknown;
-  monthly_submissions: number | null;
-  file_uploads: boolean;
-  max_file_bytes: string;
-  storage_bytes: string | null;
-  /** How many notification addresses the form has. */
-  notification_count: number;
-};
-
-const PUBLIC_FORM = `select f.id, f.team_id, f.settings, cardinality(f.notification_emails) as notification_count, p.monthly_submissions, p.file_uploads, p.max_file_bytes, p.storage_bytes
-   from forms f join teams t on t.id = f.team_id join plans p on p.id = t.plan_id
-  where f.id = $1 and f.status = 'published' and f.deleted_at is null`;
-
-export async function findPublicForm(sql: Sql, formId: string): Promise<PublicFormRow | undefined> {
-  const { rows } = await sql.query<PublicFormRow>(PUBLIC_FORM, [formId], 'intake_public_form');
-  return rows[0];
-}
-
-/** 'draft' or 'published' for a live form, null for an unknown or deleted one. */
-export async function formStatus(sql: Sql, formId: string): Promise<string | null> {
-  const { rows } = await sql.query<{ status: string }>('select status from forms where id = $1 and deleted_at is null', [formId]);
-  return rows[0]?.status ?? null;
-}
-
-export type OpenedFormRow = PublicFormRow & { hits: number; reset: number; used: number | null };
-
-/**
- * The form a post is for, the post counted in its client's per-minute window (`$2`, a key without the
- * address itself), and — when the plan has a quota — the team's accepted posts in the period starting
- * `$3`: one round trip before any of the body is read. A post to a form that takes none is not counted.
- */
-export async function openPublicForm(sql: Sql, formId: string, windowKey: string, periodStart: Date): Promise<OpenedFormRow | undefined> {
-  const { rows } = await sql.query<OpenedFormRow>(
-    `with form as (${PUBLIC_FORM}),
-      hit as (${windowHit('$2::text', '60', 'from form')})
-      select form.*, hit.hits, hit.reset,
-             case when form.monthly_submissions is null then null else
-               (select coalesce(sum(u.submissions), 0)::int from usage_counters u where u.team_id = form.team_id and u.period_start = $3) end as used
-        from form, hit`,
-    [formId, windowKey, periodStart],
-    'intake_open_public_form',
-  );
-  return rows[0];
-}
-
-/** Bytes of files the team stores (every form, trashed ones included: their objects still exist). */
-export async function teamStorageBytes(sql: Sql, teamId: string): Promise<number> {
-  const { rows } = await sql.query<{ bytes: string }>(
-    'select coalesce(sum(size_bytes), 0) as bytes from submission_files where team_id = $1',
-    [teamId],
-    'intake_team_storage',
-  );
-  return Number(rows[0]!.bytes);
-}
 
 /** How long an Idempotency-Key holds its first submission. */
 const IDEMPOTENCY_WINDOW = "interval '24 hours'";

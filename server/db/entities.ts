@@ -1,9 +1,10 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
 /**
- * MikroORM entities for the tables the domain reads and writes through the EntityManager.
- * Foreign keys are plain string columns: every query is scoped by `teamId` explicitly, so the
- * domain never relies on lazy relation loading. The schema itself lives in the committed migrations.
+ * MikroORM entities for the tables some query modules read and write through the EntityManager (the
+ * domain sees neither: it calls the query modules). Foreign keys are plain string columns: every query
+ * is scoped by `teamId` explicitly, never by lazy relation loading. The schema itself lives in the
+ * committed migrations.
  */
 
 export const Plan = defineEntity({
@@ -107,8 +108,6 @@ export const Invoice = defineEntity({
     paidAt: p.datetime().nullable(),
   },
 });
-
-
 
 export const Form = defineEntity({
   name: 'Form',

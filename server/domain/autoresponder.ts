@@ -4,6 +4,7 @@ import type Token from 'markdown-it/lib/token.mjs';
 import type { FormSettings } from '../../contract/forms.ts';
 import type { AppContext } from '../context.ts';
 import * as queries from '../db/queries/autoresponses.ts';
+import { recordAutoresponse } from '../db/queries/submissions.ts';
 import { valueText } from './display-text.ts';
 import { plainAddress } from './email-address.ts';
 import { storedSettings } from './form-rules.ts';
@@ -66,7 +67,7 @@ export async function sendAutoresponse(ctx: AppContext, submissionId: string): P
   const settings = storedSettings(row.settings);
   if (!settings.autoresponder.enabled) return null;
   const outcome = await decideAndSend(ctx, row, settings);
-  await queries.recordAutoresponse(ctx.db, submissionId, outcome);
+  await recordAutoresponse(ctx.db, submissionId, outcome);
   return outcome;
 }
 

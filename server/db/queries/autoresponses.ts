@@ -1,6 +1,6 @@
 import type { Sql } from '../database.ts';
 
-/** What the autoresponder reads and records. */
+/** What the autoresponder reads, and the owner of `autoresponse_sends` (its hourly send per address). */
 
 export type AutoresponseRow = {
   id: string;
@@ -37,8 +37,4 @@ export async function claimSend(sql: Sql, formId: string, addressHash: string, s
     [formId, addressHash, submissionId],
   );
   return rowCount > 0;
-}
-
-export async function recordAutoresponse(sql: Sql, submissionId: string, outcome: Record<string, unknown>): Promise<void> {
-  await sql.query('update submissions set autoresponse = $2 where id = $1', [submissionId, JSON.stringify(outcome)]);
 }

@@ -325,3 +325,8 @@ export async function teamStorageBytes(sql: Sql, teamId: string): Promise<number
   );
   return Number(rows[0]!.bytes);
 }
+
+/** What the autoresponder did for the submission (sent, or why not), so a retried job does not send again. */
+export async function recordAutoresponse(sql: Sql, submissionId: string, outcome: Record<string, unknown>): Promise<void> {
+  await sql.query('update submissions set autoresponse = $2 where id = $1', [submissionId, JSON.stringify(outcome)]);
+}

@@ -17,7 +17,10 @@ export type AppContext = {
   storage: ObjectStorage;
   queue: Queue;
   mailer: Mailer;
+  /** The configured AI provider (OpenAI or compatible when OPENAI_API_KEY is set, else the local one). */
   ai: AiProvider;
+  /** What plans without AI features get: the local provider, rule-based and without network. */
+  localAi: AiProvider;
   /** Asks a CAPTCHA provider about a widget's token (server/captcha/siteverify.ts). */
   verifyCaptcha: CaptchaVerifier;
   /** Keys derived per purpose from INTAKE_SECRET_KEY (server/secret-key.ts). */

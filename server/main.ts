@@ -35,10 +35,11 @@ export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, base: { service: 'intake' } });
 }
 
-export function createAiProvider(config: Config, log: Logger): AiProvider {
-  const local = new LocalProvider();
-  if (!config.openaiApiKey) return local;
-  return new OpenAiProvider({ apiKey: config.openaiApiKey, baseUrl: config.openaiBaseUrl, model: config.openaiModel, fallback: local, log });
+/** The configured provider, and the local one that plans without AI features get (and OpenAI falls back to). */
+export function createAiProviders(config: Config, log: Logger): { ai: AiProvider; localAi: AiProvider } {
+  const localAi = new LocalProvider();
+  if (!config.openaiApiKey) return { ai: localAi, localAi };
+  return { ai: new OpenAiProvider({ apiKey: config.openaiApiKey, baseUrl: config.openaiBaseUrl, model: config.openaiModel, fallback: localAi, log }), localAi };
 }
 
 /** Stand-in for parts a process did not start (admin commands need neither storage nor a queue). */
@@ -131,7 +132,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       storage,
       queue,
       mailer,
-      ai: createAiProvider(config, log),
+      ...createAiProviders(config, log),
       verifyCaptcha: siteverify(config),
       keys: deriveKeys(loadSecretKey(config)),
     };

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { type AiProvider, type AnalysisInput, type Category, type InsightsInput, submissionText, verdictFor } from './provider.ts';
+import { type AiProvider, type AnalysisInput, type Assessment, type InsightsInput, submissionText, type Topic, verdictFor } from './provider.ts';
 import { extractThemes } from './themes.ts';
 import { weekSummary } from './week-summary.ts';
 
@@ -13,7 +13,7 @@ const SPAM_TERMS = [
   'congratulations you', 'wire transfer', 'investment opportunity', 'web traffic', 'increase your sales',
 ];
 
-const CATEGORY_TERMS: Record<Exclude<Category, 'spam' | 'other'>, string[]> = {
+const CATEGORY_TERMS: Record<Exclude<Topic, 'other'>, string[]> = {
   support: ['help', 'issue', 'problem', 'cannot', "can't", 'unable', 'login', 'password', 'account', 'support', 'refund', 'order'],
   sales: ['pricing', 'price', 'quote', 'buy', 'purchase', 'demo', 'plan', 'enterprise', 'discount', 'license', 'trial'],
   partnership: ['partner', 'partnership', 'collaborat', 'affiliate', 'reseller', 'integration', 'co-marketing', 'sponsor'],
@@ -52,7 +52,7 @@ function repetition(text: string): number {
 export class LocalProvider implements AiProvider {
   readonly name = 'local';
 
-  async analyze(input: AnalysisInput) {
+  async analyze(input: AnalysisInput): Promise<Assessment> {
     const text = submissionText(input.fields);
     const lower = text.toLowerCase();
     const signals: Array<[string, number]> = [];
@@ -71,8 +71,9 @@ export class LocalProvider implements AiProvider {
     if (letters.length >= 20 && letters.replace(/[^\p{Lu}]/gu, '').length / letters.length > 0.7) signals.push(['shouting', 0.3]);
 
     const score = Math.round((1 - signals.reduce((acc, [, p]) => acc * (1 - p), 1)) * 1000) / 1000;
-    const category = score >= 0.75 ? 'spam' : categorize(lower);
-    return { score, verdict: verdictFor(score), reasons: signals.map(([r]) => r), category, provider: this.name };
+    const topic = categorize(lower);
+    const category = score >= 0.75 ? 'spam' : topic;
+    return { score, verdict: verdictFor(score), reasons: signals.map(([r]) => r), category, topic, provider: this.name };
   }
 
   /** Themes by phrase extraction, a summary written from the figures: deterministic, no network. */
@@ -82,13 +83,14 @@ export class LocalProvider implements AiProvider {
   }
 }
 
-export function categorize(lowerText: string): Category {
-  let best: Category = 'other';
+/** The topic whose keywords the text uses most (`other` when none): what the provider files a submission under. */
+export function categorize(lowerText: string): Topic {
+  let best: Topic = 'other';
   let bestHits = 0;
   for (const [category, terms] of Object.entries(CATEGORY_TERMS)) {
     const hits = terms.reduce((n, t) => n + (lowerText.includes(t) ? 1 : 0), 0);
     if (hits > bestHits) {
-      best = category as Category;
+      best = category as Topic;
       bestHits = hits;
     }
   }

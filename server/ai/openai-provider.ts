@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { categorize } from './local-provider.ts';
 import { Analysis, type AiProvider, type AnalysisInput, CATEGORIES, type InsightsInput, Narrative, submissionText } from './provider.ts';
 
 /** The answer format asked of the model: Narrative without limits (strict structured output takes few keywords); limits apply on parsing. */
@@ -60,7 +61,9 @@ export class OpenAiProvider implements AiProvider {
         response_format: zodResponseFormat(Analysis, 'analysis'),
       });
       const parsed = Analysis.parse(completion.choices[0]?.message.parsed);
-      return { ...parsed, provider: this.name };
+      // The model names one category; when it says spam, the local keywords tell what the text is about.
+      const topic = parsed.category === 'spam' ? categorize(submissionText(input.fields).toLowerCase()) : parsed.category;
+      return { ...parsed, topic, provider: this.name };
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'OpenAI analysis failed; using the local provider');
       return this.fallback.analyze(input);

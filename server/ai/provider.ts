@@ -1,3 +1,9 @@
+/**
+ * What the domain needs of AI: the provider interface, the shapes it exchanges and the text it is given.
+ * This module imports nothing but zod and the contract, so the domain depends on it and never on a
+ * provider; the providers (local-provider.ts, openai-provider.ts) are built by server/main.ts and reach
+ * the domain on the context (scripts/check-layers.ts holds both to it).
+ */
 import { z } from 'zod';
 import { CATEGORIES } from '../../contract/submissions.ts';
 
@@ -14,6 +20,16 @@ export const Analysis = z.object({
 });
 export type Analysis = z.infer<typeof Analysis>;
 
+/** What a submission is about: any category but spam. */
+export type Topic = Exclude<Category, 'spam'>;
+
+/**
+ * A provider's answer: its analysis, its name, and the submission's topic whatever its score — the form's
+ * threshold, not the provider's own cut-off, decides what is spam, and a submission kept in the inbox is
+ * filed under its topic even when the provider's category says `spam`.
+ */
+export type Assessment = Analysis & { provider: string; topic: Topic };
+
 export type AnalysisInput = {
   /** Submitted fields (the payload), values stringified. */
   fields: Record<string, unknown>;
@@ -22,7 +38,7 @@ export type AnalysisInput = {
 
 export interface AiProvider extends InsightsWriter {
   readonly name: string;
-  analyze(input: AnalysisInput): Promise<Analysis & { provider: string }>;
+  analyze(input: AnalysisInput): Promise<Assessment>;
 }
 
 export function verdictFor(score: number): Analysis['verdict'] {
@@ -36,6 +52,18 @@ export function submissionText(fields: Record<string, unknown>): string {
     const values = Array.isArray(value) ? value : [value];
     for (const v of values) if (v !== null && v !== undefined && typeof v !== 'object') parts.push(`${key}: ${String(v)}`);
   }
+  return parts.join('\n');
+}
+
+/** Per submission, its free text: string values of three words or more (e-mails, URLs, names and choices are not themes). */
+export function freeText(payload: Record<string, unknown>): string {
+  const parts: string[] = [];
+  const visit = (v: unknown) => {
+    if (typeof v === 'string') {
+      if (v.trim().split(/\s+/).length >= 3) parts.push(v.slice(0, 5000));
+    } else if (Array.isArray(v)) v.forEach(visit);
+  };
+  Object.values(payload).forEach(visit);
   return parts.join('\n');
 }
 

@@ -19,18 +19,6 @@ const STOP = new Set<string>([...LANGUAGES.flatMap((l) => (Array.isArray(lists[l
 
 export type Theme = { label: string; count: number };
 
-/** Per submission, its free text: string values of three words or more (e-mails, URLs, names and choices are not themes). */
-export function freeText(payload: Record<string, unknown>): string {
-  const parts: string[] = [];
-  const visit = (v: unknown) => {
-    if (typeof v === 'string') {
-      if (v.trim().split(/\s+/).length >= 3) parts.push(v.slice(0, 5000));
-    } else if (Array.isArray(v)) v.forEach(visit);
-  };
-  Object.values(payload).forEach(visit);
-  return parts.join('\n');
-}
-
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
 const MAX_WORDS = 3;
 

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { SCORE_BUCKETS, type Insights } from '../../contract/insights.ts';
-import type { WeekFigures } from '../ai/provider.ts';
-import { freeText } from '../ai/themes.ts';
+import { freeText, type WeekFigures } from '../ai/provider.ts';
 import type { AppContext } from '../context.ts';
 import { isLiveForm } from '../db/queries/forms.ts';
 import * as queries from '../db/queries/insights.ts';

@@ -1,14 +1,10 @@
 import type { AppContext } from '../context.ts';
-import { categorize, LocalProvider } from '../ai/local-provider.ts';
-import { submissionText } from '../ai/provider.ts';
 import * as queries from '../db/queries/processing.ts';
 import { autoresponseEmail, notificationEmail } from '../jobs/definitions.ts';
 import { createSubmissionDeliveries } from './deliveries.ts';
 import { storedSettings } from './form-rules.ts';
 import { announceSubmissionEvent } from './submission-stream.ts';
 import { senderEmail } from './spam.ts';
-
-const local = new LocalProvider();
 
 /** A model's reason as jsonb can hold it: Postgres refuses U+0000 in jsonb text, and length is bounded. */
 function storableReason(reason: string): string {
@@ -31,13 +27,13 @@ export async function processSubmission(
   const settings = storedSettings(row.settings);
   const replyTo = typeof row.metadata.controls?._replyto === 'string' ? row.metadata.controls._replyto : null;
   // Plans without AI features get the local provider; with them, the configured one (OpenAI or local).
-  const provider = row.ai ? ctx.ai : local;
+  const provider = row.ai ? ctx.ai : ctx.localAi;
   const analysis = await provider.analyze({ fields: row.payload, email: senderEmail(row.payload, replyTo) });
   // A submission a person marked not spam stays in the inbox whatever the model thinks.
   const spam = !opts.trusted && analysis.score >= settings.ai_threshold;
   // The form's threshold, not the provider's own cut-off, decides what is spam: a submission kept in
-  // the inbox is filed under what it is about, never under `spam`.
-  const category = spam ? 'spam' : analysis.category === 'spam' ? categorize(submissionText(row.payload).toLowerCase()) : analysis.category;
+  // the inbox is filed under what it is about (its topic), never under `spam`.
+  const category = spam ? 'spam' : analysis.topic;
   const moderation = { score: analysis.score, verdict: analysis.verdict, reasons: analysis.reasons.map(storableReason), provider: analysis.provider };
 
   return ctx.db.transaction(async (tx) => {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
-import { isOutage } from '../domain/outages.ts';
+import { isUnreachable } from '../outage-errors.ts';
 
 /** Object storage over the minio client: MinIO, AWS S3, R2, or the embedded s3rver. */
 export type ObjectStorage = {
@@ -49,7 +49,7 @@ export function connectStorage(storageUrl: string, bucket: string): ObjectStorag
       answeredAt = Date.now();
       return result;
     } catch (err) {
-      if (isOutage(err)) answeredAt = 0;
+      if (isUnreachable(err)) answeredAt = 0;
       throw err;
     }
   };

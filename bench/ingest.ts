@@ -23,12 +23,12 @@ import { createTeam } from '../server/domain/teams.ts';
 import { addMember } from '../server/domain/users.ts';
 import { boot } from '../server/main.ts';
 import { BASELINE_SCHEMA } from './ingest-baseline-server.ts';
+import type { BenchOptions } from './lib/bench-options.ts';
 import { BROWSER_HEADERS, contactFormBodies } from './lib/contact-form.ts';
 import { summariseProfile, type ProfileSummary } from './lib/cpuprofile.ts';
 import { scratchDir, startDatabase, startStorage, withClient, type BenchDatabase } from './lib/infra.ts';
 import { runLoad, type LoadSummary } from './lib/load.ts';
 import { cpuMs, freePort, startChild, treeCpuMs, waitForHttp, type Child } from './lib/processes.ts';
-import type { BenchOptions } from './run.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BODY_VARIANTS = 200;

@@ -8,23 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { BenchOptions } from './lib/bench-options.ts';
 import { cleanupAll, installSignalHandlers, Interrupted } from './lib/cleanup.ts';
-
-export type BenchOptions = {
-  connections: number;
-  warmupSeconds: number;
-  durationSeconds: number;
-  /** Repetitions of all targets, alternating (a noisy machine drifts; each round compares like with like). */
-  rounds: number;
-  /** Write a V8 CPU profile of each server and summarise it. */
-  cpuProf: boolean;
-  /** pg_stat_statements (restarts the embedded Postgres with it preloaded). */
-  pgStats: boolean;
-  verbose: boolean;
-  /** Run one target of a benchmark only (e.g. `intake`); ratios need all. */
-  only: string | null;
-  command: string;
-};
 
 type Benchmark = { run(opts: BenchOptions): Promise<unknown>; print(report: unknown): void };
 

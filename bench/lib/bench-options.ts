@@ -1,0 +1,19 @@
+/**
+ * What `node bench/run.ts` passes each benchmark. Its own module so a benchmark (bench/ingest.ts) and the
+ * runner that loads it (bench/run.ts) both import it without importing each other.
+ */
+export type BenchOptions = {
+  connections: number;
+  warmupSeconds: number;
+  durationSeconds: number;
+  /** Repetitions of all targets, alternating (a noisy machine drifts; each round compares like with like). */
+  rounds: number;
+  /** Write a V8 CPU profile of each server and summarise it. */
+  cpuProf: boolean;
+  /** pg_stat_statements (restarts the embedded Postgres with it preloaded). */
+  pgStats: boolean;
+  verbose: boolean;
+  /** Run one target of a benchmark only (e.g. `intake`); ratios need all. */
+  only: string | null;
+  command: string;
+};

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../server/config.ts';
+import { openAdminRuntime } from '../server/admin-runtime.ts';
 import { runProcess } from './support/processes.ts';
 import { bearer, makeTeam, startTestApp, testEnv } from './support/harness.ts';
 
@@ -79,5 +81,28 @@ describe.concurrent('admin commands load only what they use', { timeout: 120_000
     expect(res.stdout).toBe('');
     expect(res.stderr).toMatch(/^intake: Team "team_nope" not found\.?\n$/);
     expect(res.packages.filter((p) => SERVER_ONLY.includes(p))).toEqual([]);
+  });
+});
+
+describe('an admin runtime, closed', () => {
+  // Not concurrent with anything else in this file: it counts the process's timers.
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
+  it('leaves no timer behind: nothing holds the process once its work is done', async () => {
+    const before = timers();
+    const rt = await openAdminRuntime({ ...loadConfig(testEnv()), logLevel: 'silent' });
+    expect((await rt.ctx.db.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    await rt.close();
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+
+  it('has the database and nothing a server starts: touching storage or the queue names the part', async () => {
+    const rt = await openAdminRuntime({ ...loadConfig(testEnv()), logLevel: 'silent' });
+    try {
+      expect(() => rt.ctx.storage).toThrow('ctx.storage is not started in an admin command');
+      expect(() => rt.ctx.queue).toThrow('ctx.queue is not started in an admin command');
+    } finally {
+      await rt.close();
+    }
   });
 });

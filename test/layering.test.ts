@@ -100,6 +100,13 @@ describe('layering', () => {
     expect(checkLayers(dir, known).cycles.map((c) => c.files)).toContainEqual(['bench/ingest.ts', 'bench/lib.ts', 'bench/run.ts']);
   });
 
+  it('server/domain mentions no EntityManager, em., LockMode, MikroORM or db/entities: it calls functions of server/db', () => {
+    const domain = sources('server/domain');
+    expect(domain.length).toBeGreaterThan(20);
+    const orm = /\bEntityManager\b|\bem\.|\.em\(\)|\bLockMode\b|@mikro-orm\/|db\/entities/;
+    expect(domain.filter((f) => orm.test(read(f)))).toEqual([]);
+  });
+
   it('SQL lives only in server/db (query modules, migrations, the handle)', () => {
     const outside = sources('server').filter((f) => !f.startsWith(path.join('server', 'db') + path.sep));
     const sql = /\b(select\s+[\w*(]|insert\s+into\s|delete\s+from\s|update\s+\w+\s+set\s)/i;

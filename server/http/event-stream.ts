@@ -1,17 +1,12 @@
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.ts';
 import type { StreamEvent, SubmissionStream } from '../domain/submission-stream.ts';
 
 /** How long an EventSource waits before reconnecting after the stream ends (the SSE `retry:` field). */
 const RETRY_MS = 1000;
-
-/** True when the client asked for server-sent events rather than a JSON answer. */
-export function wantsEventStream(req: Request): boolean {
-  return /\btext\/event-stream\b/i.test(req.headers.accept ?? '');
-}
 
 /** One SSE message; `data` is JSON, so it never holds a line break. */
 function frame(e: StreamEvent): string {

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { LocalProvider } from './ai/local-provider.ts';
 import { OpenAiProvider } from './ai/openai-provider.ts';
@@ -7,7 +5,6 @@ import type { AiProvider } from './ai/provider.ts';
 import { loadConfig, type Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { migrate, openDatabase, type Database } from './db/database.ts';
-import { clusterDir } from './db/embedded-postgres.ts';
 import { createApp } from './http/app.ts';
 import { listenHttp } from './http/http-server.ts';
 import { VERSION } from './version.ts';
@@ -71,11 +68,6 @@ export function processKind(options: Pick<BootOptions, 'http' | 'worker' | 'serv
   if (!options.services) return 'admin';
   if (options.http) return options.worker ? 'serve' : 'api';
   return options.worker ? 'worker' : 'admin';
-}
-
-/** True when boot will create the database: no DATABASE_URL and no embedded cluster for the data dir yet. */
-export function databaseMissing(config: Config): boolean {
-  return !config.databaseUrl && !fs.existsSync(path.join(clusterDir(config.dataDir), 'PG_VERSION'));
 }
 
 /** The composition root: config → database (+ migrations) → storage → queue → http → workers. */

@@ -44,6 +44,8 @@ const Env = z.object({
     .refine((a) => a.length >= 1 && a.length <= 20 && a.every((n) => Number.isFinite(n) && n >= 0), 'a comma-separated list of 1 to 20 delays in seconds'),
   INTAKE_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
   INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK: z.coerce.number().int().min(1).max(1000).default(10),
+  INTAKE_BULK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
+  INTAKE_BULK_DELIVERY_RATE: z.coerce.number().min(1).max(100_000).default(50),
   INTAKE_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   INTAKE_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(5 * 24 * 3600),
@@ -102,6 +104,10 @@ export type Config = {
   deliveryConcurrency: number;
   /** Of those, at most this many to one webhook (never more than deliveryConcurrency). */
   deliveryConcurrencyPerWebhook: number;
+  /** Of those, at most this many bulk-replay attempts (never more than deliveryConcurrency). */
+  bulkDeliveryConcurrency: number;
+  /** Bulk-replay attempts a worker process starts per second, all teams together (their turns share it). */
+  bulkDeliveryRate: number;
   deliveryTimeoutMs: number;
   deliveryRetentionDays: number;
   /** A webhook whose every attempt has failed for this long is deactivated (its owners are told). */
@@ -184,6 +190,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliverySchedule: e.INTAKE_DELIVERY_SCHEDULE,
     deliveryConcurrency: e.INTAKE_DELIVERY_CONCURRENCY,
     deliveryConcurrencyPerWebhook: Math.min(e.INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK, e.INTAKE_DELIVERY_CONCURRENCY),
+    bulkDeliveryConcurrency: Math.min(e.INTAKE_BULK_DELIVERY_CONCURRENCY, e.INTAKE_DELIVERY_CONCURRENCY),
+    bulkDeliveryRate: e.INTAKE_BULK_DELIVERY_RATE,
     deliveryTimeoutMs: e.INTAKE_DELIVERY_TIMEOUT_MS,
     deliveryRetentionDays: e.INTAKE_DELIVERY_RETENTION_DAYS,
     webhookDisableAfterSeconds: e.INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS,

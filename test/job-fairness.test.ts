@@ -2,17 +2,25 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, type TestMember } from './support/harness.ts';
 import { hookedForms } from './support/hooked-forms.ts';
-import { startHttpsReceiver, type HttpsReceiver } from './support/https-receiver.ts';
+import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type Reply } from './support/https-receiver.ts';
 import { postForm, startProcessingApp } from './support/processing.ts';
 import { eventually, workerProcesses } from './support/worker-process.ts';
 
-// One real worker with the default delivery slots (50, at most 10 per webhook); every receiver is a real
-// HTTPS endpoint that answers 200 after 20 ms, so the worker cannot empty a bulk backlog in an instant.
+// One real worker with the default delivery slots (50, at most 10 per webhook), of which at most BULK_CAP
+// bulk attempts (unpaced here, so 12,000 replays take seconds, not minutes); every receiver is a real HTTPS
+// endpoint that answers 200 after 20 ms, so the worker cannot empty a bulk backlog in an instant.
+const BULK_CAP = 8;
 const t = await startProcessingApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' }, { worker: false });
 const worker = workerProcesses({
   databaseUrl: t.databaseUrl,
   dataDir: t.dataDir,
-  env: { INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true', INTAKE_DELIVERY_SCHEDULE: '0,1', LOG_LEVEL: 'info' },
+  env: {
+    INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    INTAKE_DELIVERY_SCHEDULE: '0,1',
+    INTAKE_BULK_DELIVERY_CONCURRENCY: String(BULK_CAP),
+    INTAKE_BULK_DELIVERY_RATE: '100000',
+    LOG_LEVEL: 'info',
+  },
 }).start();
 const context = () => `worker output:\n${worker.output().slice(-4000)}`;
 
@@ -40,12 +48,12 @@ async function deadDeliveries(team: TestMember, webhookId: string, n: number): P
 }
 
 /** A team with one form and `hooks` webhooks, each to a fast receiver of its own, with `n` dead deliveries each. */
-async function teamWithBacklog(hooks: number, n: number) {
+async function teamWithBacklog(hooks: number, n: number, reply: (req: ReceivedRequest) => Reply = FAST) {
   const owner = await makeTeam(t, { plan: 'scale' });
   const form = await makePublishedForm(t, owner);
   const webhooks: Array<{ id: string; receiver: HttpsReceiver }> = [];
   for (let i = 0; i < hooks; i++) {
-    const receiver = await startHttpsReceiver({ reply: FAST });
+    const receiver = await startHttpsReceiver({ reply });
     receivers.push(receiver);
     const res = await t.http.post(`/v1/forms/${form.id}/webhooks`).set(bearer(owner.token)).send({ label: `Bulk ${i}`, url: `${receiver.localhostUrl}/hook` });
     expect(res.status, res.text).toBe(201);
@@ -160,5 +168,36 @@ describe("one team's erasure of a big form and another team's posts", { timeout:
 
     const done = await eventually(erasure, (e) => e.status === 'succeeded', 90_000, context);
     expect(done.submissions).toBe(N);
+  });
+});
+
+describe("one team's bulk replay takes at most its share of a worker", { timeout: 120_000 }, () => {
+  it('never has more than INTAKE_BULK_DELIVERY_CONCURRENCY attempts in flight, while another team\'s fresh delivery arrives at once', async () => {
+    // Each receiver answers after 100 ms and counts the requests it has not answered yet, across both webhooks:
+    // without the bound, the worker would hold 10 attempts per webhook (its per-webhook share) at once.
+    let inFlight = 0;
+    let most = 0;
+    const counting = (): Reply => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      setTimeout(() => inFlight--, 100).unref();
+      return { delayMs: 100, reply: { status: 200 } };
+    };
+    const a = await teamWithBacklog(2, 400, counting);
+    const b = await hookedForm(FAST);
+
+    await a.replayAll();
+    await eventually(async () => a.received(), (n) => n >= 40, 30_000, context);
+    const postedAt = Date.now();
+    await postForm(t, b.endpoint, CONTACT);
+    const [bDelivery] = await b.receiver.waitFor(1, 30_000);
+    const bLatency = bDelivery!.receivedAt - postedAt;
+    const aAtB = a.received();
+    await eventually(async () => a.received(), (n) => n >= a.total, 90_000, context);
+    console.log(`job-fairness: bulk attempts in flight at most ${most} (cap ${BULK_CAP}); B's fresh delivery arrived ${bLatency} ms after its post (A at ${aAtB} of ${a.total})`);
+    expect(aAtB, 'the replay was still under way when B posted').toBeLessThan(a.total);
+    expect(most, 'bulk attempts in flight at once').toBeLessThanOrEqual(BULK_CAP);
+    expect(most, 'the replay used its share').toBeGreaterThan(1);
+    expect(bLatency, "team B's fresh delivery waited behind team A's replay").toBeLessThan(2_000);
   });
 });

@@ -38,6 +38,13 @@ const BULK_TURNS = { min: -1_000_000_000, max: -1 };
  */
 const BULK_RETRY_PRIORITY = -2_000_000_000;
 
+/**
+ * Which attempt jobs a worker fetches as fresh work (every priority from 0 up) and which as bulk work (every
+ * negative priority: turns and bulk retries), so it can bound the bulk ones (see jobs/delivery-runner.ts).
+ */
+export const FRESH_PRIORITIES = { min: 0 };
+export const BULK_PRIORITIES = { max: -1 };
+
 export function deliveryView(r: queries.DeliveryRow) {
   return {
     id: r.id,
@@ -148,6 +155,11 @@ export async function createTeamEventDeliveries(ctx: AppContext, tx: Tx, teamId:
 
 /** `priority` and `groupId` as queued: a bulk attempt has a negative priority and its team as group. */
 export type AttemptJob = { id: string; retryCount: number; priority?: number; groupId?: string | null; data: { deliveryId: string; attempt: number } };
+
+/** Whether an attempt job is a bulk replay's (queued in turns, or a retry or postponement of one). */
+export function isBulkAttempt(job: AttemptJob): boolean {
+  return (job.priority ?? 0) < 0;
+}
 
 /** How an attempt job queues the next attempt of its delivery: a bulk one stays bulk work (see BULK_TURN). */
 function nextAttemptQueueing(job: AttemptJob, kind: 'retry' | 'postpone'): { priority?: number; group?: string } {

@@ -1,5 +1,16 @@
 import type { AppContext } from '../context.ts';
-import { attemptSends, loadAttempts, recordAttempts, sendAttempt, type AttemptJob, type AttemptOutcome, type AttemptRow } from '../domain/deliveries.ts';
+import {
+  attemptSends,
+  BULK_PRIORITIES,
+  FRESH_PRIORITIES,
+  isBulkAttempt,
+  loadAttempts,
+  recordAttempts,
+  sendAttempt,
+  type AttemptJob,
+  type AttemptOutcome,
+  type AttemptRow,
+} from '../domain/deliveries.ts';
 import { GroupCommit } from '../group-commit.ts';
 import { createSender } from '../webhooks/sender.ts';
 import { deliverWebhook } from './definitions.ts';
@@ -22,6 +33,11 @@ const POSTPONE_MAX_MS = 30_000;
 const SLOW_MS = 500;
 /** How often attempts waiting for a webhook that has turned slow are moved out (postponed). */
 const SLOW_CHECK_MS = 100;
+/**
+ * After a fetch of bulk attempts found none, the next one waits this long: otherwise every refill without
+ * bulk work waiting would cost a second, empty fetch.
+ */
+const BULK_IDLE_MS = 250;
 
 type Held = { job: AttemptJob; row: AttemptRow };
 /** A webhook's attempts in flight in this worker, those waiting for a place, and how long its recent attempts took. */
@@ -43,6 +59,13 @@ type Share = { started: Map<string, number>; held: Held[]; averageMs: number; ho
  * that commits. Postponements of one webhook are spread over the time its share would take to send them
  * (its attempts' recent duration, or the age of the oldest in flight), so a long queue behind a slow
  * receiver is fetched again about as fast as it drains, not every second.
+ *
+ * Bulk work (a replay job's attempts, negative priority) is bounded per worker: at most
+ * INTAKE_BULK_DELIVERY_CONCURRENCY of its attempts taken at once, started at most INTAKE_BULK_DELIVERY_RATE
+ * a second (a token bucket as deep as the concurrency). Priority alone only orders the queue: bulk attempts
+ * to a fast receiver, taken flat out, would fill every slot between two fresh deliveries and take the
+ * process's CPU and database connections from every team's posts, lists and deliveries. Fresh attempts
+ * (priority 0 and up) are fetched first and by themselves, so a bulk backlog never takes their slots.
  */
 export function startDeliveryRunner(ctx: AppContext, opts: { version: string }): DeliveryRunner {
   const { config, log } = ctx;
@@ -57,6 +80,12 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
   const shares = new Map<string, Share>();
   const sending = new Set<Promise<void>>();
   let taken = 0; // jobs fetched whose outcome is not committed yet
+  const bulkLimit = config.bulkDeliveryConcurrency;
+  const bulkRate = config.bulkDeliveryRate;
+  let bulkTaken = 0; // of those, bulk attempts
+  const bucket = { tokens: bulkLimit, at: Date.now() };
+  let bulkIdleUntil = 0;
+  let bulkTimer: NodeJS.Timeout | null = null;
   let stopping = false;
   let fetching = false;
   let again = false;
@@ -64,8 +93,9 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
   let retryTimer: NodeJS.Timeout | null = null;
   let retryAt = Infinity;
 
-  const release = (n: number) => {
-    taken -= n;
+  const release = (jobs: AttemptJob[]) => {
+    taken -= jobs.length;
+    for (const job of jobs) if (isBulkAttempt(job)) bulkTaken--;
     if (!refill && !stopping) {
       refill = setTimeout(() => {
         refill = null;
@@ -93,7 +123,7 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
     } catch (err) {
       log.warn({ err, deliveryId: batch[0]?.job.data.deliveryId }, 'could not record a delivery attempt; its job will be retried');
     } finally {
-      release(batch.length);
+      release(batch.map((o) => o.job));
     }
   };
   const recorder = new GroupCommit(record, RECORD_LIMITS);
@@ -138,7 +168,7 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
         (outcome) => recorder.add(outcome),
         (err: unknown) => {
           log.warn({ err, deliveryId: job.data.deliveryId }, 'delivery attempt failed; its job will be retried');
-          release(1);
+          release([job]);
         },
       );
     sending.add(attempt);
@@ -163,11 +193,43 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
       },
       (err: unknown) => {
         log.warn({ err }, 'could not load webhook deliveries; their jobs will be retried');
-        release(jobs.length);
+        release(jobs);
       },
     );
     sending.add(run);
     void run.finally(() => sending.delete(run));
+  };
+
+  /** Pumps again at `at` (for bulk work held back by its pace or idle wait), unless a pump is already due sooner. */
+  const pumpBulkAt = (at: number) => {
+    if (bulkTimer || stopping) return;
+    bulkTimer = setTimeout(
+      () => {
+        bulkTimer = null;
+        void pump();
+      },
+      Math.max(0, at - Date.now()),
+    );
+    bulkTimer.unref();
+  };
+
+  /** How many bulk attempts may be taken now, out of `free` slots: within the bulk share and the pace. */
+  const bulkRoom = (free: number, now: number): number => {
+    bucket.tokens = Math.min(bulkLimit, bucket.tokens + ((now - bucket.at) / 1000) * bulkRate);
+    bucket.at = now;
+    const room = Math.min(free, bulkLimit - bulkTaken, Math.floor(bucket.tokens));
+    if (room > 0 && now < bulkIdleUntil) {
+      pumpBulkAt(bulkIdleUntil);
+      return 0;
+    }
+    // Over the pace: pump again once a token is due. At the share, a release pumps.
+    if (room <= 0 && bulkTaken < bulkLimit && free > 0) pumpBulkAt(now + ((1 - bucket.tokens) / bulkRate) * 1000);
+    return Math.max(0, room);
+  };
+
+  const take = (jobs: AttemptJob[]) => {
+    taken += jobs.length;
+    launch(jobs);
   };
 
   const pump = async (): Promise<void> => {
@@ -182,11 +244,23 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
         again = false;
         const free = limit - taken;
         if (free <= 0) break;
-        const jobs = (await ctx.queue.fetch(deliverWebhook, free)) as unknown as AttemptJob[];
-        if (!jobs.length) break;
-        taken += jobs.length;
-        launch(jobs);
-        if (jobs.length === free) again = true;
+        const fresh = (await ctx.queue.fetch(deliverWebhook, free, FRESH_PRIORITIES)) as unknown as AttemptJob[];
+        if (fresh.length) take(fresh);
+        if (fresh.length === free) {
+          again = true;
+          continue;
+        }
+        const room = bulkRoom(free - fresh.length, Date.now());
+        if (room <= 0 || stopping) continue;
+        const bulk = (await ctx.queue.fetch(deliverWebhook, room, BULK_PRIORITIES)) as unknown as AttemptJob[];
+        if (!bulk.length) {
+          bulkIdleUntil = Date.now() + BULK_IDLE_MS;
+          continue;
+        }
+        bucket.tokens -= bulk.length;
+        bulkTaken += bulk.length;
+        take(bulk);
+        if (bulk.length === room) again = true;
       } while (again && !stopping);
     } catch (err) {
       log.warn({ err }, 'could not fetch webhook deliveries; will retry');
@@ -226,6 +300,7 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
       for (const share of shares.values()) postponeHeld(share);
       if (refill) clearTimeout(refill);
       if (retryTimer) clearTimeout(retryTimer);
+      if (bulkTimer) clearTimeout(bulkTimer);
       // Attempts in flight finish (each is bounded by the delivery timeout) and their outcomes are recorded.
       while (sending.size) await Promise.allSettled([...sending]);
       await recorder.drained();

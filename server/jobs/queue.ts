@@ -79,8 +79,11 @@ export type Queue = {
   wake(job: { name: string }): void;
   /** Creates many jobs of one queue in one statement, in the transaction `tx`; workers are woken after commit. */
   insert<T>(job: JobDefinition<T>, items: Array<InsertItem<T>>, opts: { tx: Tx }): Promise<void>;
-  /** Up to `batchSize` jobs of a queue a custom worker loop takes (see jobs/delivery-runner.ts). */
-  fetch<T>(job: JobDefinition<T>, batchSize: number): Promise<Array<FetchedJob<T>>>;
+  /**
+   * Up to `batchSize` jobs of a queue a custom worker loop takes (see jobs/delivery-runner.ts); `priority`
+   * restricts it to jobs of priorities in that range (either bound optional).
+   */
+  fetch<T>(job: JobDefinition<T>, batchSize: number, priority?: { min?: number; max?: number }): Promise<Array<FetchedJob<T>>>;
   /**
    * Where a group's next jobs go among the queue's waiting jobs of priorities in `[min, max]`: the highest
    * priority waiting (the turn being served), and the lowest of the group's own (its last turn), each
@@ -297,7 +300,13 @@ export async function startQueue(
       await boss.insert(job.name, inserts, { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } });
       tx.afterCommit(() => wake(job.name));
     },
-    fetch: (job, batchSize) => boss.fetch(job.name, { batchSize, includeMetadata: true }),
+    fetch: (job, batchSize, priority) =>
+      boss.fetch(job.name, {
+        batchSize,
+        includeMetadata: true,
+        ...(priority?.min !== undefined ? { minPriority: priority.min } : {}),
+        ...(priority?.max !== undefined ? { maxPriority: priority.max } : {}),
+      }),
     async bulkTurns(job, group, range, { tx }) {
       await lockGroup(tx, `${job.name}:${group}`);
       return { head: await queueHead(tx, SCHEMA, job.name, range), tail: await groupTail(tx, SCHEMA, job.name, group, range) };

@@ -253,13 +253,18 @@ export async function pruneDeliveries(sql: Sql, retentionDays: number, batch: nu
 /** The deliveries a bulk replay takes: the latest of each submission (or event) of the webhook, filtered. */
 export type ReplayFilter = { webhookId: string; status?: DeliveryStatus; since?: string; until?: string };
 
-const LATEST = `select distinct on (coalesce(d.submission_id, d.id)) d.id, d.event, d.status, d.created_at, d.submission_id, d.request_body
+/**
+ * A webhook's latest delivery per submission. Only narrow columns go through the sort (the body is only
+ * tested for null): sorting every delivery's ~1 KB body, for each batch of a replay over a webhook with
+ * tens of thousands of deliveries, spilled to disk and kept Postgres busy for other teams' requests.
+ */
+const LATEST = `select distinct on (coalesce(d.submission_id, d.id)) d.id, d.status, d.created_at, d.request_body is not null as has_body
                   from deliveries d where d.webhook_id = $1 order by coalesce(d.submission_id, d.id), d.id desc`;
 
 export async function countReplayable(sql: Sql, f: ReplayFilter): Promise<number> {
   const { rows } = await sql.query<{ n: number }>(
     `select count(*)::int as n from (${LATEST}) l
-      where l.request_body is not null and ($2::text is null or l.status = $2) and ($3::timestamptz is null or l.created_at >= $3) and ($4::timestamptz is null or l.created_at < $4)`,
+      where l.has_body and ($2::text is null or l.status = $2) and ($3::timestamptz is null or l.created_at >= $3) and ($4::timestamptz is null or l.created_at < $4)`,
     [f.webhookId, f.status ?? null, f.since ?? null, f.until ?? null],
   );
   return rows[0]!.n;
@@ -275,11 +280,15 @@ export async function nextReplayBatch(
   limit: number,
 ): Promise<ReplaySource[]> {
   const { rows } = await sql.query<ReplaySource>(
-    `select l.id, l.event, l.submission_id, l.request_body from (${LATEST}) l
-      where l.request_body is not null and ($2::text is null or l.status = $2) and ($3::timestamptz is null or l.created_at >= $3) and ($4::timestamptz is null or l.created_at < $4)
-        and not exists (select 1 from deliveries r where r.replay_job_id = $5 and r.replay_of = l.id)
-        and l.created_at <= (select created_at from jobs where id = $5)
-      order by l.id limit $6`,
+    `with picked as (
+       select l.id from (${LATEST}) l
+        where l.has_body and ($2::text is null or l.status = $2) and ($3::timestamptz is null or l.created_at >= $3) and ($4::timestamptz is null or l.created_at < $4)
+          and not exists (select 1 from deliveries r where r.replay_job_id = $5 and r.replay_of = l.id)
+          and l.created_at <= (select created_at from jobs where id = $5)
+        order by l.id limit $6
+     )
+     select d.id, d.event, d.submission_id, d.request_body from picked join deliveries d on d.id = picked.id
+      where d.request_body is not null order by d.id`,
     [f.webhookId, f.status ?? null, f.since ?? null, f.until ?? null, jobId, limit],
   );
   return rows;

@@ -1,7 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { VERSION } from '../server/version.ts';
 import { makePublishedForm, submissionsOf } from './support/forms.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from './support/harness.ts';
 import { startLiveTestApp, type LiveTestApp } from './support/live-server.ts';
+import { call, errorOf } from './support/mcp-tools.ts';
 
 /**
  * The limits of `/mcp` and of MCP tool arguments (issue 25): the body is read only for an authenticated
@@ -43,18 +43,6 @@ async function connect(app: LiveTestApp, token: string): Promise<Client> {
 }
 
 const sessionOf = (c: Client) => (c as unknown as { _transport: StreamableHTTPClientTransport })._transport.sessionId!;
-const call = (c: Client, name: string, args: Record<string, unknown> = {}) => c.callTool({ name, arguments: args }) as Promise<CallToolResult>;
-
-/** The API error body a failed tool call carries (its last text block), or null when it succeeded. */
-function errorOf(result: CallToolResult): Record<string, unknown> | null {
-  if (!result.isError) return null;
-  const last = result.content[result.content.length - 1] as { text: string };
-  try {
-    return JSON.parse(last.text) as Record<string, unknown>;
-  } catch {
-    return { error: 'tool_error', message: last.text };
-  }
-}
 
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 const ACCEPT = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };

@@ -15,6 +15,7 @@ import { EXPORT_INLINE_ROWS, ROUTES_WITHOUT_TOOL, toolSpecs } from '../server/mc
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from './support/harness.ts';
 import { startLiveTestApp } from './support/live-server.ts';
+import { call, errorOf } from './support/mcp-tools.ts';
 import { captureLogs, runProcess } from './support/processes.ts';
 import { arbitraryFor } from './support/zod-arbitrary.ts';
 
@@ -32,18 +33,6 @@ async function connect(token: string): Promise<Client> {
   return client;
 }
 
-const call = (c: Client, name: string, args: Record<string, unknown> = {}) => c.callTool({ name, arguments: args }) as Promise<CallToolResult>;
-
-/** The API error body a failed tool call carries (its last text block), or null when it succeeded. */
-function errorOf(result: CallToolResult): Record<string, unknown> | null {
-  if (!result.isError) return null;
-  const last = result.content[result.content.length - 1] as { text: string };
-  try {
-    return JSON.parse(last.text) as Record<string, unknown>;
-  } catch {
-    return { error: 'tool_error', message: last.text };
-  }
-}
 
 /** A team with a published form and one submission posted like a website would. */
 async function fixture(): Promise<{ owner: TestMember; formId: string; submissionId: string }> {

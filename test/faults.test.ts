@@ -253,11 +253,18 @@ describe('object storage down during uploads and downloads', { timeout: 60_000 }
       return a.status === 201 && a;
     });
     // The object stored before the cut was left when storage went away; its removal was queued and runs
-    // once storage is back (its retry is made due now rather than in a minute, on this file's own database).
-    await t.ctx.db.query(`update pgboss.job set start_after = now() where name = 'delete-objects' and state in ('created', 'retry')`);
+    // once storage is back. Its retry is made due now rather than in a minute, on this file's own database —
+    // at every poll, since an attempt still running when storage came back fails and schedules another.
     const { rows: files } = await t.ctx.db.query<{ storage_key: string }>('select storage_key from submission_files where form_id = $1', [form.id]);
     expect(files).toHaveLength(2);
-    await until('the orphan object to be removed', async () => s3.keys(prefix).length === 2, 20_000);
+    await until(
+      'the orphan object to be removed',
+      async () => {
+        await t.ctx.db.query(`update pgboss.job set start_after = now() where name = 'delete-objects' and state in ('created', 'retry') and start_after > now()`);
+        return s3.keys(prefix).length === 2;
+      },
+      20_000,
+    );
     expect(s3.keys(prefix).sort()).toEqual(files.map((f) => f.storage_key).sort());
     const download = await apiDownload();
     c.requests += 1;

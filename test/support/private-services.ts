@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
@@ -65,22 +66,74 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   };
 }
 
+/** Past this many bytes of one connection's request, the S3 proxy slows it down (see throttledProxy). */
+const SLOW_AFTER_BYTES = 1024 * 1024;
+const SLOW_CHUNK_DELAY_MS = 40;
+
+/**
+ * A TCP proxy in front of the private S3 that passes small requests at full speed and slows the rest of a
+ * large one (a pause after each chunk past the first MB: a 9 MB upload takes seconds, not milliseconds), so
+ * a test can stop storage while a big upload is under way whatever the machine's speed. `close` refuses
+ * connections and cuts the open ones, as a stopped server does; `listen` opens the same port again.
+ */
+function throttledProxy(target: () => number) {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target(), '127.0.0.1');
+    sockets.add(client).add(upstream);
+    let sent = 0;
+    client.on('data', (chunk: Buffer) => {
+      upstream.write(chunk);
+      sent += chunk.length;
+      if (sent > SLOW_AFTER_BYTES) {
+        client.pause();
+        setTimeout(() => client.resume(), SLOW_CHUNK_DELAY_MS);
+      }
+    });
+    client.on('end', () => upstream.end());
+    upstream.pipe(client);
+    const end = () => {
+      for (const s of [client, upstream]) {
+        s.destroy();
+        sockets.delete(s);
+      }
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  return {
+    listen: (port = 0) => new Promise<number>((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}
+
 export async function startPrivateS3(bucket: string): Promise<PrivateS3> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-faults-s3-'));
   let server: EmbeddedS3 | null = await startEmbeddedS3(dataDir, bucket);
-  const port = Number(new URL(server.url).port);
+  const s3Port = Number(new URL(server.url).port);
+  const proxy = throttledProxy(() => s3Port);
+  const port = await proxy.listen();
   afterAll(async () => {
+    await proxy.close();
     await server?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
+  const url = new URL(server.url);
+  url.port = String(port);
   return {
-    url: server.url,
+    url: url.toString().replace(/\/$/, ''),
     async stop() {
+      await proxy.close();
       await server?.stop();
       server = null;
     },
     async start() {
-      server = await startEmbeddedS3(dataDir, bucket, { port });
+      server = await startEmbeddedS3(dataDir, bucket, { port: s3Port });
+      await proxy.listen(port);
     },
     keys(prefix) {
       // s3rver keeps each object as `<key>._S3rver_object` (with its metadata beside it) under the bucket's folder.

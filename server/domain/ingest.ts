@@ -272,16 +272,20 @@ export function storageKeyFor(form: PublicForm, submissionId: string, fileId: st
  */
 async function uploadFiles(ctx: AppContext, form: PublicForm, submissionId: string, files: PostedFile[]): Promise<intake.FileInsert[]> {
   const uploaded: intake.FileInsert[] = [];
+  // Every key written to, the one cut off included: a store that is not atomic (s3rver, a filesystem
+  // gateway) can hold part of an object whose PUT failed.
+  const written: string[] = [];
   try {
     for (const f of files) {
       const id = newId('file');
       const storageKey = storageKeyFor(form, submissionId, id);
+      written.push(storageKey);
       await ctx.storage.put(storageKey, f.open(), { contentType: f.contentType, size: f.size });
       uploaded.push({ id, field: f.field, filename: f.filename, contentType: f.contentType, size: f.size, storageKey });
     }
     return uploaded;
   } catch (err) {
-    await removeObjects(ctx, uploaded.map((u) => u.storageKey));
+    await removeObjects(ctx, written);
     if (isOutage(err)) {
       ctx.log.warn({ err, formId: form.id }, 'object storage unreachable: upload refused');
       throw serviceUnavailable();

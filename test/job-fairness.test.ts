@@ -61,16 +61,20 @@ async function teamWithBacklog(hooks: number, n: number, reply: (req: ReceivedRe
     await deadDeliveries(owner, res.body.data.id as string, n);
   }
   const received = () => webhooks.reduce((sum, w) => sum + w.receiver.requests.length, 0);
-  /** Replays every webhook's dead deliveries; resolves once every replay job has created all its deliveries. */
-  const replayAll = async () => {
+  /**
+   * Replays every webhook's dead deliveries; resolves once every replay job is under way (it has queued its
+   * first deliveries: a job queues more only as they are sent) or, with `finished`, has queued them all.
+   */
+  const replayAll = async (until: 'under way' | 'finished' = 'finished') => {
     const jobs: string[] = [];
     for (const w of webhooks) {
       const res = await t.http.post(`/v1/webhooks/${w.id}/replay`).set(bearer(owner.token)).send({ status: 'dead' });
       expect(res.status, res.text).toBe(202);
       jobs.push(res.body.job_id as string);
     }
+    const ready = until === 'finished' ? `j.status = 'succeeded'` : `exists (select 1 from deliveries d where d.replay_job_id = j.id)`;
     await eventually(
-      async () => (await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from jobs where id = any($1::text[]) and status = 'succeeded'`, [jobs])).rows[0]!.n,
+      async () => (await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from jobs j where j.id = any($1::text[]) and ${ready}`, [jobs])).rows[0]!.n,
       (done) => done === jobs.length,
       30_000,
       context,
@@ -80,17 +84,35 @@ async function teamWithBacklog(hooks: number, n: number, reply: (req: ReceivedRe
   return { owner, webhooks, received, replayAll, total: hooks * n };
 }
 
+/** A replay job queues the next batch of deliveries only while fewer than this many of its own wait (server/domain/deliveries.ts). */
+const REPLAY_WINDOW = 1_000;
+const REPLAY_BATCH = 500;
+
 describe("one team's bulk replays and another team's deliveries", { timeout: 120_000 }, () => {
-  it("a fresh delivery of another team arrives at once, and another team's small replay takes its turn, while 12,000 replays are queued", async () => {
+  it("a fresh delivery of another team arrives at once, and another team's small replay takes its turn, while 12,000 replays run", async () => {
     const a = await teamWithBacklog(3, 4000);
     const b = await hookedForm(FAST);
     const c = await teamWithBacklog(1, 300);
 
-    await a.replayAll();
+    const aJobs = await a.replayAll('under way');
     const queuedAt = Date.now();
     const aAtQueued = a.received();
+    // Each replay job keeps at most a window of its deliveries waiting, not its whole backlog.
+    let mostWaiting = 0;
+    const sampling = (async () => {
+      for (;;) {
+        const { rows } = await t.ctx.db.query<{ n: number }>(
+          `select count(*)::int as n from deliveries where replay_job_id = any($1::text[]) and status = 'pending' and attempts = 0 group by replay_job_id`,
+          [aJobs],
+        );
+        mostWaiting = Math.max(mostWaiting, ...rows.map((r) => r.n));
+        const { rows: [left] } = await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from jobs where id = any($1::text[]) and status <> 'succeeded'`, [aJobs]);
+        if (left!.n === 0) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
 
-    // Team C replays its 300 dead deliveries, and team B's form gets a post, after all of A's replays are queued.
+    // Team C replays its 300 dead deliveries, and team B's form gets a post, while A's replays run.
     const cDone = c.replayAll();
     const postedAt = Date.now();
     await postForm(t, b.endpoint, CONTACT);
@@ -102,9 +124,9 @@ describe("one team's bulk replays and another team's deliveries", { timeout: 120
     const cLast = Math.max(...c.webhooks[0]!.receiver.requests.map((r) => r.receivedAt));
     const aAtC = a.webhooks.flatMap((w) => w.receiver.requests).filter((r) => r.receivedAt <= cLast).length;
     console.log(
-      `job-fairness: A had ${aAtQueued} of ${a.total} replays delivered when they were all queued; ` +
+      `job-fairness: A had ${aAtQueued} of ${a.total} replays delivered when its jobs were under way; ` +
         `B's fresh delivery arrived ${bLatency} ms after its post (A at ${aAtB}); C's ${c.total} replays were all delivered ` +
-        `${cLast - queuedAt} ms after A's were queued (A at ${aAtC})`,
+        `${cLast - queuedAt} ms after A's jobs were under way (A at ${aAtC})`,
     );
     expect(bLatency, "team B's fresh delivery waited behind team A's replays").toBeLessThan(2_000);
     // C's replays were sent while A still had most of its backlog waiting: C took turns with A, not its place behind A.
@@ -119,6 +141,9 @@ describe("one team's bulk replays and another team's deliveries", { timeout: 120
         )
       ).rows[0]!;
     expect(await eventually(replays, (r) => r.ok === a.total, 90_000, context)).toEqual({ n: a.total, ok: a.total });
+    await sampling;
+    expect(mostWaiting).toBeGreaterThan(0);
+    expect(mostWaiting, 'a replay job queued more than its window').toBeLessThanOrEqual(REPLAY_WINDOW + REPLAY_BATCH);
     await new Promise((r) => setTimeout(r, 300));
     const ids = a.webhooks.flatMap((w) => w.receiver.requests.map((r) => r.headers['webhook-id']));
     expect(ids).toHaveLength(a.total);

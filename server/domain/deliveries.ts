@@ -18,6 +18,14 @@ import { iso } from './timestamps.ts';
 /** A bulk replay takes at most this many deliveries; narrow `since`/`until` for more. */
 export const REPLAY_JOB_LIMIT = 10_000;
 const REPLAY_BATCH = 500;
+/**
+ * A replay job keeps at most this many of its deliveries waiting for a first attempt: it queues the next
+ * batch only as workers drain them, and otherwise hands itself back to the queue for REPLAY_PAUSE_SECONDS.
+ * 10,000 rows and jobs written in one burst cost every team's posts and deliveries seconds of Postgres;
+ * a window keeps the replay's writes at the pace its deliveries go out.
+ */
+const REPLAY_WINDOW = 1_000;
+const REPLAY_PAUSE_SECONDS = 2;
 
 /**
  * Bulk work (a replay job's deliveries) must not hold back anyone else's deliveries, and pg-boss fetches
@@ -384,6 +392,10 @@ export async function runReplayJob(ctx: AppContext, jobId: string): Promise<void
   await jobQueries.startJob(ctx.db, jobId);
   const filter = job.params as unknown as queries.ReplayFilter;
   for (;;) {
+    if ((await queries.waitingReplays(ctx.db, jobId, REPLAY_WINDOW)) >= REPLAY_WINDOW) {
+      await ctx.queue.send(replayWebhook, { jobId }, { startAfter: REPLAY_PAUSE_SECONDS });
+      return;
+    }
     const more = await ctx.db.transaction(async (tx) => {
       const batch = await queries.nextReplayBatch(tx, filter, jobId, REPLAY_BATCH);
       const at = new Date();

@@ -294,6 +294,15 @@ export async function nextReplayBatch(
   return rows;
 }
 
+/** How many of a replay job's deliveries wait for their first attempt, counted up to `cap`. */
+export async function waitingReplays(sql: Sql, jobId: string, cap: number): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(
+    `select count(*)::int as n from (select 1 from deliveries where replay_job_id = $1 and status = 'pending' and attempts = 0 limit $2) w`,
+    [jobId, cap],
+  );
+  return rows[0]!.n;
+}
+
 /** Who to tell that a webhook was deactivated: the team's owners and admins, with the webhook and its form. */
 export async function deactivationNotice(
   sql: Sql,

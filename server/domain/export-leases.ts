@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import * as queries from '../db/queries/export-leases.ts';
+import * as leases from '../db/queries/leases.ts';
 import type { Caller } from './caller.ts';
 import { AppError } from './errors.ts';
 
@@ -20,15 +20,15 @@ export type HeldExportLease = { release(): void };
 /** Takes one of the team's export leases, or answers 429 `rate_limited` when the team holds them all. */
 export async function takeExportLease(ctx: AppContext, caller: Caller, formId: string): Promise<HeldExportLease> {
   const limit = ctx.config.exportsPerTeam;
-  const lease: queries.ExportLease = { id: randomUUID(), teamId: caller.teamId, tokenId: caller.tokenId, formId, seconds: LEASE_SECONDS };
-  const taken = await ctx.db.transaction((tx) => queries.takeExportLease(tx, lease, limit));
-  if (!taken) {
+  const lease: leases.Lease = { id: randomUUID(), teamId: caller.teamId, tokenId: caller.tokenId, formId, seconds: LEASE_SECONDS };
+  const refused = await ctx.db.transaction((tx) => leases.takeLease(tx, 'export', lease, { team: limit }));
+  if (refused) {
     throw new AppError('rate_limited', `Your team already runs ${limit} export${limit === 1 ? '' : 's'} at once: wait for one to finish.`, {
       retry_after: RETRY_AFTER_SECONDS,
     });
   }
   const renewal = setInterval(() => {
-    queries.renewExportLease(ctx.db, lease).catch((err: unknown) => ctx.log.warn({ err }, 'could not renew an export lease'));
+    leases.renewLease(ctx.db, 'export', lease).catch((err: unknown) => ctx.log.warn({ err }, 'could not renew an export lease'));
   }, RENEW_MS);
   renewal.unref();
   let released = false;
@@ -37,7 +37,7 @@ export async function takeExportLease(ctx: AppContext, caller: Caller, formId: s
       if (released) return;
       released = true;
       clearInterval(renewal);
-      queries.dropExportLease(ctx.db, lease.id).catch((err: unknown) => ctx.log.warn({ err }, 'could not drop an export lease; it expires by itself'));
+      leases.dropLease(ctx.db, 'export', lease.id).catch((err: unknown) => ctx.log.warn({ err }, 'could not drop an export lease; it expires by itself'));
     },
   };
 }

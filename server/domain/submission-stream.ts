@@ -2,6 +2,7 @@ import { STREAM_BATCH, STREAM_HEARTBEAT_SECONDS, STREAM_LIMITS } from '../../con
 import type { AppContext } from '../context.ts';
 import { pooledListener, type PooledListener } from '../db/pooled-listener.ts';
 import { isLiveForm } from '../db/queries/forms.ts';
+import * as leases from '../db/queries/leases.ts';
 import * as queries from '../db/queries/submission-stream.ts';
 import { renderBody, type SubmissionEvent } from '../webhooks/providers.ts';
 import type { Caller } from './caller.ts';
@@ -250,9 +251,9 @@ export async function openSubmissionStream(ctx: AppContext, caller: Caller, form
   const hub = hubOf(ctx);
   const scope = await scopeOf(ctx, caller, formId, opts);
   let position = await startingPosition(ctx, scope, opts);
-  const lease: queries.Lease = { id: newId('evt'), teamId: caller.teamId, tokenId: caller.tokenId, formId, seconds: LEASE_SECONDS };
+  const lease: leases.Lease = { id: newId('evt'), teamId: caller.teamId, tokenId: caller.tokenId, formId, seconds: LEASE_SECONDS };
   const take = async () => {
-    const refused = await ctx.db.transaction((tx) => queries.takeLease(tx, lease, { token: STREAM_LIMITS.token, team: STREAM_LIMITS.team }));
+    const refused = await ctx.db.transaction((tx) => leases.takeLease(tx, 'stream', lease, { token: STREAM_LIMITS.token, team: STREAM_LIMITS.team }));
     if (!refused) return;
     const limit = refused === 'token' ? `${STREAM_LIMITS.token} per token` : `${STREAM_LIMITS.team} per team`;
     throw new AppError('rate_limited', `Too many open streams (at most ${limit}): close one first.`, { retry_after: STREAM_HEARTBEAT_SECONDS });
@@ -293,7 +294,7 @@ export async function openSubmissionStream(ctx: AppContext, caller: Caller, form
         controller.abort();
         unsubscribe();
         hub.streams.delete(handle);
-        await queries.dropLease(ctx.db, lease.id).catch((err: unknown) => ctx.log.warn({ err }, 'could not drop a stream lease; it expires by itself'));
+        await leases.dropLease(ctx.db, 'stream', lease.id).catch((err: unknown) => ctx.log.warn({ err }, 'could not drop a stream lease; it expires by itself'));
       })()),
   };
   hub.streams.add(handle);
@@ -315,7 +316,7 @@ export async function openSubmissionStream(ctx: AppContext, caller: Caller, form
     },
     async renew() {
       if (controller.signal.aborted) return;
-      const r = await queries.renewLease(ctx.db, lease);
+      const r = await queries.renewStreamLease(ctx.db, lease);
       if (r.renewed) return;
       if (!r.tokenUsable) controller.abort(new AppError('unauthenticated', 'The token was revoked or has expired: the stream has ended.'));
       else if (!r.formLive) controller.abort(notFound('Form'));

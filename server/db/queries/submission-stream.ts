@@ -1,6 +1,7 @@
-import type { Sql, Tx } from '../database.ts';
+import type { Sql } from '../database.ts';
 import type { SubmissionEventRow } from './deliveries.ts';
 import { USABLE_TOKEN } from './tokens.ts';
+import type { Lease } from './leases.ts';
 
 /**
  * The submission stream's reads and its leases (docs/listen.md). A position is a Postgres snapshot
@@ -63,39 +64,13 @@ export async function announceEvents(sql: Sql, formId: string): Promise<void> {
   await sql.query('select pg_notify($1, $2)', [STREAM_CHANNEL, formId], 'intake_stream_notify');
 }
 
-export type Lease = { id: string; teamId: string; tokenId: string; formId: string; seconds: number };
-
-/**
- * Takes a stream lease unless the token or the team already holds `limits` of them (leases not renewed
- * in time have expired and count for nothing). Serialised per team by a transaction lock, so concurrent
- * opens on any process cannot both take the last one. Answers which limit refused it, or null.
- */
-export async function takeLease(sql: Tx, lease: Lease, limits: { token: number; team: number }): Promise<'token' | 'team' | null> {
-  await sql.query('select pg_advisory_xact_lock(781236, hashtext($1))', [lease.teamId]);
-  // Leases of streams that died with their process, any team's: the table stays as small as what is open.
-  await sql.query('delete from submission_streams where expires_at <= now()');
-  const { rows } = await sql.query<{ token: number; team: number }>(
-    `select count(*) filter (where token_id = $2)::int as token, count(*)::int as team
-       from submission_streams where team_id = $1 and expires_at > now()`,
-    [lease.teamId, lease.tokenId],
-  );
-  const held = rows[0]!;
-  if (held.token >= limits.token) return 'token';
-  if (held.team >= limits.team) return 'team';
-  await sql.query(
-    `insert into submission_streams (id, team_id, token_id, form_id, expires_at) values ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
-    [lease.id, lease.teamId, lease.tokenId, lease.formId, lease.seconds],
-  );
-  return null;
-}
-
 export type Renewal = { renewed: boolean; tokenUsable: boolean; formLive: boolean };
 
 /**
  * Extends a lease while its token still authenticates (not revoked or expired, its member still in the
  * team) and its form is still live; otherwise leaves it to expire and says why.
  */
-export async function renewLease(sql: Sql, lease: Lease): Promise<Renewal> {
+export async function renewStreamLease(sql: Sql, lease: Lease): Promise<Renewal> {
   const { rows } = await sql.query<{ token_usable: boolean; form_live: boolean; renewed: boolean }>(
     `with checks as (
        select exists (select 1 from api_tokens t join memberships m on m.team_id = t.team_id and m.user_id = t.user_id
@@ -112,8 +87,4 @@ export async function renewLease(sql: Sql, lease: Lease): Promise<Renewal> {
   );
   const r = rows[0]!;
   return { renewed: r.renewed, tokenUsable: r.token_usable, formLive: r.form_live };
-}
-
-export async function dropLease(sql: Sql, id: string): Promise<void> {
-  await sql.query('delete from submission_streams where id = $1', [id]);
 }

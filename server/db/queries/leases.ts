@@ -1,0 +1,51 @@
+import type { Sql, Tx } from '../database.ts';
+
+/**
+ * Leases of long-lived work, shared by every process: a row per running export (export_leases) or open
+ * event stream (submission_streams), renewed while it runs. A process that dies stops renewing, and its
+ * leases expire. Both tables have the same shape; each kind has its own advisory-lock space.
+ */
+const KINDS = {
+  export: { table: 'export_leases', lockSpace: 781237 },
+  stream: { table: 'submission_streams', lockSpace: 781236 },
+} as const;
+
+export type LeaseKind = keyof typeof KINDS;
+export type Lease = { id: string; teamId: string; tokenId: string; formId: string; seconds: number };
+/** At most this many live leases of a kind per token and per team (a missing one is no limit). */
+export type LeaseLimits = { token?: number; team: number };
+
+/**
+ * Takes a lease unless the token or the team already holds its limit of live ones. Serialised per team
+ * by a transaction lock, so concurrent takers on any process cannot both take the last one. Answers which
+ * limit refused it, or null when taken.
+ */
+export async function takeLease(tx: Tx, kind: LeaseKind, lease: Lease, limits: LeaseLimits): Promise<'token' | 'team' | null> {
+  const { table, lockSpace } = KINDS[kind];
+  await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [lockSpace, lease.teamId]);
+  // Leases of work that died with its process, any team's: the table stays as small as what runs.
+  await tx.query(`delete from ${table} where expires_at <= now()`);
+  const { rows } = await tx.query<{ token: number; team: number }>(
+    `select count(*) filter (where token_id = $2)::int as token, count(*)::int as team from ${table} where team_id = $1 and expires_at > now()`,
+    [lease.teamId, lease.tokenId],
+  );
+  const held = rows[0]!;
+  if (limits.token !== undefined && held.token >= limits.token) return 'token';
+  if (held.team >= limits.team) return 'team';
+  await tx.query(`insert into ${table} (id, team_id, token_id, form_id, expires_at) values ($1, $2, $3, $4, now() + make_interval(secs => $5))`, [
+    lease.id,
+    lease.teamId,
+    lease.tokenId,
+    lease.formId,
+    lease.seconds,
+  ]);
+  return null;
+}
+
+export async function renewLease(sql: Sql, kind: LeaseKind, lease: Lease): Promise<void> {
+  await sql.query(`update ${KINDS[kind].table} set expires_at = now() + make_interval(secs => $2) where id = $1`, [lease.id, lease.seconds], `intake_${kind}_lease_renew`);
+}
+
+export async function dropLease(sql: Sql, kind: LeaseKind, id: string): Promise<void> {
+  await sql.query(`delete from ${KINDS[kind].table} where id = $1`, [id]);
+}

@@ -28,6 +28,18 @@ function requestId(req: Request, res: Response, next: NextFunction) {
   next();
 }
 
+/**
+ * The spec's Versioning section carries the version in the prefix `/api/v1`; `/v1` stays canonical (the
+ * document's first server, pagination links). `/api/v1/…` is rewritten to `/v1/…` before anything else
+ * sees the request, so the alias runs the very same middleware, handlers, abilities, guards, rate limits
+ * (one budget: the limit is per token, not per path) and error bodies: there is no second route table to
+ * drift from the first.
+ */
+function apiPrefixAlias(req: Request, _res: Response, next: NextFunction) {
+  if (/^\/api\/v1(?=[/?]|$)/.test(req.url)) req.url = req.url.slice('/api'.length);
+  next();
+}
+
 /** The HTTP application. No listening here: main.ts (or a test) decides where it serves. */
 export function createApp(ctx: AppContext): express.Express {
   const app = express();
@@ -35,6 +47,7 @@ export function createApp(ctx: AppContext): express.Express {
   // Nobody's X-Forwarded-For counts unless INTAKE_TRUST_PROXY names them: a forged header must not
   // dodge the per-IP limits or write metadata.ip.
   app.set('trust proxy', ctx.config.trustProxy);
+  app.use(apiPrefixAlias);
   app.use(requestId);
   app.use(securityHeaders);
   app.use(refuseMalformedPath);

@@ -61,6 +61,7 @@ const Env = z.object({
   INTAKE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(5_000),
   INTAKE_EXPORTS_PER_TEAM: z.coerce.number().int().min(1).max(1000).default(2),
   INTAKE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(25_000),
+  INTAKE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   INTAKE_MCP_SESSIONS_PER_TOKEN: z.coerce.number().int().min(1).max(10_000).default(20),
   INTAKE_MCP_SESSIONS_PER_TEAM: z.coerce.number().int().min(1).max(100_000).default(100),
   INTAKE_MCP_SESSIONS_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
@@ -135,6 +136,11 @@ export type Config = {
   exportsPerTeam: number;
   /** Time a SIGTERM'd process has to finish in-flight work before it exits anyway. */
   shutdownTimeoutMs: number;
+  /**
+   * After SIGTERM, how long an HTTP process still takes connections while its /readyz answers 503 (a load
+   * balancer's health checks notice before it stops listening). Part of shutdownTimeoutMs, at most half of it.
+   */
+  shutdownDrainMs: number;
   /** MCP sessions over HTTP, held in this process's memory (docs/mcp.md "Limits"). */
   mcp: { sessionsPerToken: number; sessionsPerTeam: number; sessionsMax: number; sessionIdleMs: number };
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
@@ -208,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     exportsPerTeam: e.INTAKE_EXPORTS_PER_TEAM,
     shutdownTimeoutMs: e.INTAKE_SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: Math.min(e.INTAKE_SHUTDOWN_DRAIN_MS, e.INTAKE_SHUTDOWN_TIMEOUT_MS / 2),
     mcp: {
       sessionsPerToken: e.INTAKE_MCP_SESSIONS_PER_TOKEN,
       sessionsPerTeam: e.INTAKE_MCP_SESSIONS_PER_TEAM,

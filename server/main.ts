@@ -6,7 +6,7 @@ import { loadConfig, type Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { migrate, openDatabase, type Database } from './db/database.ts';
 import { createApp } from './http/app.ts';
-import { listenHttp } from './http/http-server.ts';
+import { listenHttp, type HttpServer } from './http/http-server.ts';
 import { VERSION } from './version.ts';
 import { allJobs, compactFolderCounts, deliveriesMaintenance, embeddableJobs, notificationDigests, retentionSweep, weeklyInsights } from './jobs/definitions.ts';
 import { SWEEP_CRON } from './domain/retention.ts';
@@ -25,6 +25,10 @@ export type Runtime = {
   ctx: AppContext;
   db: Database;
   url: string | null;
+  /** The HTTP server, in a process that serves HTTP (its shutdown drains it first). */
+  http: HttpServer | null;
+  /** SIGINT/SIGTERM that came while boot ran, in a process that runs until one: runUntilSignal acts on them. */
+  signalsWhileStarting: NodeJS.Signals[];
   close(): Promise<void>;
 };
 
@@ -73,6 +77,19 @@ export function processKind(options: Pick<BootOptions, 'http' | 'worker' | 'serv
 /** The composition root: config → database (+ migrations) → storage → queue → http → workers. */
 export async function boot(config: Config, options: BootOptions): Promise<Runtime> {
   const log = options.log ?? createLogger(config);
+  // serve and worker run until a signal; one that comes while they start (a deploy that changes its mind, a
+  // scale-down right after a scale-up) is held until the start is complete, and runUntilSignal then stops
+  // them as usual (exit 0), instead of Node dying by it half-way through migrations or the pool's first connections.
+  const signalsWhileStarting: NodeJS.Signals[] = [];
+  const holdSignal = (signal: NodeJS.Signals) => {
+    signalsWhileStarting.push(signal);
+    log.info({ signal }, 'signal received while starting; stopping once started');
+  };
+  const holdsSignals = options.http || options.worker;
+  if (holdsSignals) {
+    process.on('SIGINT', holdSignal);
+    process.on('SIGTERM', holdSignal);
+  }
   const closers: Array<[string, () => Promise<unknown>]> = [];
   const close = async () => {
     for (const [name, fn] of closers.reverse()) {
@@ -140,19 +157,26 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
     }
 
     let url: string | null = null;
+    let http: HttpServer | null = null;
     if (options.http) {
-      const http = await listenHttp(createApp(ctx), config);
-      url = http.url;
-      // In-flight requests get most of the shutdown budget; the workers' jobs, the rest.
-      closers.push(['http', () => http.close(config.shutdownTimeoutMs / 2)]);
+      const server = await listenHttp(createApp(ctx), config);
+      http = server;
+      url = server.url;
+      // Of the shutdown budget left after the drain, in-flight requests get half; the workers' jobs, the rest.
+      closers.push(['http', () => server.close((config.shutdownTimeoutMs - config.shutdownDrainMs) / 2)]);
       log.info({ url }, 'http listening');
     }
     // Open event streams would keep the HTTP server from closing: they end first (closers run in reverse).
     closers.push(['submission streams', () => closeSubmissionStreams(ctx)]);
-    return { ctx, db, url, close };
+    return { ctx, db, url, http, signalsWhileStarting, close };
   } catch (err) {
     await close();
     throw err;
+  } finally {
+    if (holdsSignals) {
+      process.off('SIGINT', holdSignal);
+      process.off('SIGTERM', holdSignal);
+    }
   }
 }
 
@@ -160,19 +184,24 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
  * Runs until SIGINT/SIGTERM, then shuts down in reverse order of start. A supervisor that signals the
  * whole process group (make, systemd) delivers the signal twice: the second only says shutdown is under
  * way; a third forces the exit, after stopping the embedded Postgres.
+ *
+ * SIGTERM (an orchestrator's stop, a rolling restart) to a process serving HTTP drains it first: /readyz
+ * answers 503 at once while connections are still taken for INTAKE_SHUTDOWN_DRAIN_MS, so the load balancer
+ * takes it out of rotation before it stops listening. SIGINT (Ctrl-C) stops at once.
  */
 export async function runUntilSignal(runtime: Runtime): Promise<void> {
-  await new Promise<void>((resolve) => {
+  const first = await new Promise<NodeJS.Signals>((resolve) => {
     let received = 0;
     const onSignal = (signal: NodeJS.Signals) => {
       received += 1;
-      if (received === 1) return resolve();
+      if (received === 1) return resolve(signal);
       if (received === 2) return runtime.ctx.log.warn({ signal }, 'shutdown under way; signal once more to force it');
       runtime.ctx.log.warn({ signal }, 'forcing exit');
       void (runtime.db.embedded?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    for (const signal of runtime.signalsWhileStarting) onSignal(signal);
   });
   const { log, config } = runtime.ctx;
   log.info('shutting down');
@@ -185,6 +214,11 @@ export async function runUntilSignal(runtime: Runtime): Promise<void> {
     void (runtime.db.embedded?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
   }, config.shutdownTimeoutMs);
   try {
+    if (first === 'SIGTERM' && runtime.http && config.shutdownDrainMs > 0) {
+      runtime.http.drain();
+      log.info({ drainMs: config.shutdownDrainMs }, 'draining: /readyz answers 503; connections are still taken until the drain ends');
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+    }
     await runtime.close();
   } finally {
     clearInterval(keepAlive);

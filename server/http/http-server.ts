@@ -19,11 +19,24 @@ export type HttpServer = {
   server: http.Server;
   url: string;
   /**
+   * The first step of a rolling restart: `/readyz` answers 503 from now on, so a load balancer stops
+   * sending new work here, and every answer carries `Connection: close`, so keep-alive clients move on.
+   * Connections are still accepted until `close`.
+   */
+  drain(): void;
+  /**
    * Stops accepting connections; requests in flight finish (answered with `Connection: close`), idle
    * keep-alive connections close at once, and whatever is still open after `graceMs` is cut.
    */
   close(graceMs: number): Promise<void>;
 };
+
+/** The readiness probe's answer once the process is shutting down (the app's own /readyz checks the database). */
+function notReady(res: http.ServerResponse): void {
+  const error = new AppError('service_unavailable', 'This process is shutting down; another one takes its requests.');
+  res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
+  res.end(JSON.stringify(error.toBody()));
+}
 
 const CHECK_INTERVAL_MS = 1_000;
 /** The window over which a body's rate is measured. */
@@ -40,7 +53,10 @@ export async function listenHttp(app: (req: http.IncomingMessage, res: http.Serv
       connectionsCheckingInterval: CHECK_INTERVAL_MS,
     },
     (req, res) => {
-      if (draining) res.setHeader('Connection', 'close');
+      if (draining) {
+        if (req.url === '/readyz' || req.url?.startsWith('/readyz?')) return notReady(res);
+        res.setHeader('Connection', 'close');
+      }
       app(req, res);
     },
   );
@@ -51,6 +67,9 @@ export async function listenHttp(app: (req: http.IncomingMessage, res: http.Serv
   return {
     server,
     url: `http://localhost:${port}`,
+    drain() {
+      draining = true;
+    },
     async close(graceMs: number) {
       draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

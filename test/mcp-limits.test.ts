@@ -244,6 +244,29 @@ describe('MCP sessions', () => {
     expect(Number(limited.retryAfter)).toBeGreaterThan(0);
     expect(JSON.parse(limited.body)).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'rate_limited', retry_after: expect.any(Number) } } });
   });
+
+  it('a stateless message counts against the token\'s API rate limit, whether it calls a tool or not', async () => {
+    const owner = await makeTeam(short);
+    const form = await makePublishedForm(short, owner);
+    const stateless = async (message: object) => {
+      const res = await fetch(`${short.baseUrl}/mcp`, { method: 'POST', headers: { ...ACCEPT, ...bearer(owner.token), 'MCP-Protocol-Version': '2025-06-18' }, body: JSON.stringify(message) });
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
+    };
+    const list = { jsonrpc: '2.0', id: 3, method: 'tools/list' };
+    const callTool = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'list_submissions', arguments: { form: form.id } } };
+    for (let i = 0; i < 3; i++) expect((await stateless(list)).status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const called = await stateless(callTool);
+      expect(called.status).toBe(200);
+      expect(called.text).not.toContain('rate_limited');
+    }
+    const limited = await stateless(list);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.retryAfter)).toBeGreaterThan(0);
+    expect(JSON.parse(limited.text)).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'rate_limited' } } });
+    // The tool call past the budget is refused by invoke, as a tool error.
+    expect((await stateless(callTool)).text).toContain('rate_limited');
+  });
 });
 
 describe('MCP tool arguments pass the REST body guard, on every transport', () => {

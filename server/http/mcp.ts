@@ -261,7 +261,13 @@ export function mcpRoutes(ctx: AppContext) {
         return await transport.handleRequest(req, res, body);
       }
       if (req.method !== 'POST') return jsonRpcError(res, 400, -32000, 'Send Mcp-Session-Id, or POST a request (stateless).');
-      // Stateless: a server and transport for this one request.
+      // Stateless: a server and transport for this one request. Building them costs as much as a REST
+      // request, so a message that calls no tool (tools/list, ping, a batch) counts against the token's API
+      // budget here; a tool call counts in invoke, as every operation does.
+      if (!isToolCall(body)) {
+        const { exceeded } = await chargeApiBudget(ctx, caller.tokenId);
+        if (exceeded) return appErrorAnswer(res, exceeded.status, -32000, exceeded);
+      }
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       const server = createMcpServer(ctx, async () => caller, VERSION);
       res.on('close', () => {
@@ -278,4 +284,9 @@ export function mcpRoutes(ctx: AppContext) {
   const router = express.Router();
   router.all('/mcp', handle);
   return router;
+}
+
+/** One JSON-RPC tools/call message (not a batch). */
+function isToolCall(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === 'tools/call';
 }

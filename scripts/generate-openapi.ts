@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { openApiText } from '../contract/openapi.ts';
+import { openApiText } from './openapi/document.ts';
 
 // `npm run openapi` writes openapi.json from the contract; `-- --check` only reports drift (exit 1).
 const target = new URL('../openapi.json', import.meta.url);

@@ -7,7 +7,7 @@ import { initContract, isAppRoute, type AppRouter } from '@ts-rest/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ABILITIES, authErrors, contract, ErrorBody } from '../contract/index.ts';
-import { buildOpenApi, openApiText } from '../contract/openapi.ts';
+import { buildOpenApi, openApiText } from '../scripts/openapi/document.ts';
 import { CAPTCHA_TOKEN_FIELDS as DOCUMENTED_TOKEN_FIELDS, DEFAULT_HONEYPOT_FIELD, PUBLIC_POST_LIMITS } from '../contract/public-endpoint.ts';
 import { CAPTCHA_TOKEN_FIELDS } from '../server/domain/captcha.ts';
 import { DEFAULT_SETTINGS } from '../server/domain/form-rules.ts';

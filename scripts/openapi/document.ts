@@ -1,0 +1,224 @@
+import { createRequire } from 'node:module';
+import { generateSchema } from '@anatine/zod-openapi';
+import {
+  extractZodObjectShape,
+  isAppRoute,
+  isAppRouteNoBody,
+  isAppRouteOtherResponse,
+  isZodObject,
+  isZodType,
+  type AppRoute,
+  type AppRouter,
+} from '@ts-rest/core';
+import { generateOpenApi } from '@ts-rest/open-api';
+import { contract, ErrorBody, type RouteMetadata } from '../../contract/index.ts';
+import { PUBLIC_TAG, publicEndpointPaths } from './public-endpoint.ts';
+import { dropCoercedNullable, eachSchema, normalizeSchema, type Json } from './schema-repairs.ts';
+import { ERROR_MEANINGS, slowBodyResponse, unavailableResponse } from './shared-responses.ts';
+
+/** One version number: the package's (package.json), in openapi.json and `intake --version`. */
+const PACKAGE_VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+
+/**
+ * Tags by path segment. A route is tagged by the last segment of its path that names a resource, so
+ * `/v1/forms/{form}/submissions/export` is Submissions and `/v1/forms/{form}/publish` is Forms.
+ */
+const RESOURCE_TAGS: Record<string, { name: string; description: string }> = {
+  me: { name: 'Account', description: 'The calling user, team, role and token.' },
+  tokens: { name: 'Tokens', description: 'API tokens of the calling user: list, mint, revoke.' },
+  billing: { name: 'Billing', description: "The team's plan, usage, subscription and invoices (read only)." },
+  forms: { name: 'Forms', description: 'Forms: create, update, publish, unpublish, delete and restore.' },
+  submissions: { name: 'Submissions', description: 'Submissions of a form: list, show, update, delete, bulk actions, export, files.' },
+  webhooks: { name: 'Webhooks', description: 'Webhooks that push every clean submission of a form to an endpoint.' },
+  deliveries: { name: 'Deliveries', description: 'Webhook delivery attempts and their replay.' },
+  'ai-insights': { name: 'Insights', description: "AI summary of the team's week of submissions." },
+  insights: { name: 'Insights', description: "AI summary of the team's week of submissions." },
+  jobs: { name: 'Jobs', description: 'Background jobs (such as bulk replays) and their progress.' },
+};
+const TAG_ORDER = ['Account', 'Tokens', 'Billing', 'Forms', 'Submissions', 'Webhooks', 'Deliveries', 'Insights', 'Jobs'];
+
+const REASONS: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '202': 'Accepted',
+  '204': 'No content',
+  '301': 'Moved permanently',
+  '302': 'Found',
+  '303': 'See other',
+  '307': 'Temporary redirect',
+  '308': 'Permanent redirect',
+};
+
+/** The resource tag of a path, e.g. `/v1/forms/{form}/webhooks/{webhook}/deliveries` → Deliveries. */
+export function tagOfPath(path: string): string {
+  const segments = path.split('/').filter((s) => s && s !== 'v1' && !s.startsWith(':') && !s.startsWith('{'));
+  const resource = segments.filter((s) => s in RESOURCE_TAGS).at(-1);
+  if (resource) return RESOURCE_TAGS[resource]!.name;
+  const first = segments[0] ?? 'default';
+  return first.charAt(0).toUpperCase() + first.slice(1);
+}
+
+const lowerFirst = (text: string) => (/^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text);
+
+function responseDescription(status: string, response: unknown, route: AppRoute, ability: string | null): string {
+  const own = isZodType(response) && response.description !== ErrorBody.description ? response.description : undefined;
+  if (own) return own;
+  if (status === '403') {
+    return ability
+      ? `The token lacks the \`${ability}\` ability, or the caller may not perform this action.`
+      : 'The caller may not perform this action.';
+  }
+  if (ERROR_MEANINGS[status]) return ERROR_MEANINGS[status]!;
+  const reason = REASONS[status] ?? `HTTP ${status}`;
+  return route.summary ? `${reason} — ${lowerFirst(route.summary)}.` : `${reason}.`;
+}
+
+/** Media type entry of `c.otherResponse({ contentType, body })`, which ts-rest leaves out. */
+function otherResponseContent(contentType: string, body: unknown): Json {
+  if (isZodType(body)) return { [contentType]: { schema: generateSchema(body, true) } };
+  const schema = contentType.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' };
+  return { [contentType]: { schema } };
+}
+
+function mapResponses(operation: Json, route: AppRoute, ability: string | null): Json {
+  const generated = (operation.responses as Record<string, Json> | undefined) ?? {};
+  const out: Json = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    const entry: Json = { description: responseDescription(status, response, route, ability) };
+    if (/^3\d\d$/.test(status)) {
+      entry.headers = {
+        Location: { description: 'Where the client should go next.', schema: { type: 'string', format: 'uri' } },
+      };
+    }
+    if (status === '429') {
+      entry.headers = {
+        'Retry-After': { description: 'Seconds until the rate limit window resets.', schema: { type: 'integer' } },
+      };
+    }
+    const body = isAppRouteOtherResponse(response) ? response.body : response;
+    if (isAppRouteOtherResponse(response)) entry.content = otherResponseContent(response.contentType, response.body);
+    else if (!isAppRouteNoBody(response) && generated[status]?.content) entry.content = generated[status]!.content;
+    const also = (route.metadata as RouteMetadata | undefined)?.alsoAnswers;
+    if (status === '200' && also) {
+      const more = Object.fromEntries(Object.entries(also).map(([type, schema]) => [type, { schema: generateSchema(schema, true) }]));
+      entry.content = { ...((entry.content as Json | undefined) ?? {}), ...more };
+    }
+    for (const media of Object.values((entry.content as Record<string, Json> | undefined) ?? {})) {
+      dropCoercedNullable(body, media.schema);
+    }
+    out[status] = entry;
+  }
+  if ('body' in route && isZodType(route.body)) out['408'] = slowBodyResponse();
+  out['503'] = unavailableResponse();
+  return out;
+}
+
+
+function zodShape(type: unknown): Record<string, unknown> {
+  return isZodObject(type) ? (extractZodObjectShape(type) as Record<string, unknown>) : {};
+}
+
+function mapOperation(operation: Json, route: AppRoute): Json {
+  const ability = (route.metadata as RouteMetadata | undefined)?.ability ?? null;
+  const shapes: Record<string, Record<string, unknown>> = {
+    path: zodShape(route.pathParams),
+    query: zodShape(route.query),
+    header: zodShape(route.headers),
+  };
+  // The bearer token is documented once, as the security scheme, not as a header parameter.
+  const parameters = ((operation.parameters as Json[] | undefined) ?? []).filter(
+    (p) => !(p.in === 'header' && String(p.name).toLowerCase() === 'authorization'),
+  );
+  for (const p of parameters) dropCoercedNullable(shapes[String(p.in)]?.[String(p.name)], p.schema);
+
+  const requestBody = operation.requestBody as Json | undefined;
+  if (requestBody && 'body' in route && isZodType(route.body)) {
+    const body = route.body;
+    for (const media of Object.values(requestBody.content as Record<string, Json>)) dropCoercedNullable(body, media.schema);
+    delete requestBody.description;
+    if (body.description) requestBody.description = body.description;
+    if (!body.isOptional()) requestBody.required = true;
+  }
+  const responses = mapResponses(operation, route, ability);
+
+  const description = [
+    operation.description,
+    ability ? `Requires the \`${ability}\` ability.` : 'Requires any valid token; no particular ability.',
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+  const out: Json = {
+    summary: operation.summary,
+    description,
+    operationId: operation.operationId,
+    tags: [tagOfPath(route.path)],
+    security: [{ bearerAuth: [] }],
+    'x-ability': ability,
+  };
+  if (operation.deprecated) out.deprecated = true;
+  if (parameters.length) out.parameters = parameters;
+  if (requestBody) out.requestBody = requestBody;
+  out.responses = responses;
+  for (const media of Object.values(responses)) {
+    for (const entry of Object.values(((media as Json).content as Record<string, Json> | undefined) ?? {})) eachSchema(entry.schema, normalizeSchema);
+  }
+  for (const p of parameters) eachSchema(p.schema, normalizeSchema);
+  for (const entry of Object.values((requestBody?.content as Record<string, Json> | undefined) ?? {})) eachSchema(entry.schema, normalizeSchema);
+  return out;
+}
+
+function routesOf(router: AppRouter): AppRoute[] {
+  return Object.values(router).flatMap((value) => (isAppRoute(value) ? [value] : routesOf(value)));
+}
+
+/** The document-level tag list: every tag in use, in a fixed order, with its description. */
+function tagList(router: AppRouter): Json[] {
+  const used = new Set(routesOf(router).map((route) => tagOfPath(route.path)));
+  const known = TAG_ORDER.filter((name) => used.has(name));
+  const other = [...used].filter((name) => !TAG_ORDER.includes(name)).sort();
+  return [...known, ...other].map((name) => ({
+    name,
+    description: Object.values(RESOURCE_TAGS).find((t) => t.name === name)?.description ?? `${name} operations.`,
+  }));
+}
+
+/**
+ * The OpenAPI document of a ts-rest router (the whole contract unless told otherwise). The whole contract's
+ * document also describes the public form endpoint, which is no contract route (see contract/public-endpoint.ts).
+ */
+export function buildOpenApi(router: AppRouter = contract): Json {
+  const withPublicEndpoint = router === contract;
+  const doc = generateOpenApi(
+    router,
+    {
+      info: {
+        title: 'Intake API',
+        version: PACKAGE_VERSION,
+        description:
+          'Intake collects form submissions from websites, filters spam and lets you list, edit and export them. ' +
+          'Every request carries `Authorization: Bearer <token>`; each operation lists the ability it needs ' +
+          '(also as `x-ability`).' +
+          (withPublicEndpoint ? ' The exception is the public endpoint `POST /f/{form}` that websites post their forms to, with no token.' : ''),
+        license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
+      },
+      servers: [{ url: '/', description: 'This Intake server' }],
+      tags: [...(withPublicEndpoint ? [PUBLIC_TAG] : []), ...tagList(router)],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An Intake API token (`intk_…`).' },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+    { setOperationId: true, operationMapper: (op, route) => mapOperation(op as Json, route) as typeof op },
+  );
+  if (withPublicEndpoint) doc.paths = { ...publicEndpointPaths(), ...doc.paths } as typeof doc.paths;
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
+  for (const schema of Object.values(schemas)) eachSchema(schema, normalizeSchema);
+  return doc as unknown as Json;
+}
+
+/** The committed text of openapi.json: `npm run openapi` writes it, a test compares it byte for byte. */
+export function openApiText(router: AppRouter = contract): string {
+  return `${JSON.stringify(buildOpenApi(router), null, 2)}\n`;
+}

@@ -122,14 +122,17 @@ export const ExportedSubmission = z.object({
 });
 
 export const BulkBody = z.object({
-  ids: z.array(text()).min(1).describe('At most 500 submission ids; more gives 413 (after a 404 for an unknown form, before a 400 for a malformed id).'),
+  ids: z
+    .array(text())
+    .min(1)
+    .describe('At most 500 submission ids; more gives 413 (after a 404 for an unknown form). An id that is not a submission of this form, whatever its shape or length, is listed in `skipped` (NUL and unpaired surrogates are refused in any body, 400).'),
   action: z.enum(['delete', 'mark_spam', 'mark_not_spam']),
 });
 
 export const BulkResult = z.object({
   ok: z.boolean(),
   affected: z.number().int(),
-  skipped: z.array(z.string()).describe('Ids the caller may not act on (other forms, other teams, unknown).'),
+  skipped: z.array(z.string()).describe('Ids the caller may not act on (other forms, other teams, deleted, unknown or malformed), in the order given, once each.'),
 });
 
 export const ExportQuery = z.object({

@@ -561,10 +561,34 @@ export interface paths {
         put: operations["updateWebhook"];
         post?: never;
         /**
-         * Delete a webhook: no new deliveries; an attempt in flight finishes, queued retries stop
-         * @description Requires the `webhooks:write` ability.
+         * Delete a webhook: no new deliveries; retries already scheduled still run
+         * @description A deleted webhook stays readable by id (`GET` answers it with `deleted_at`) and its delivery log stays listed, so the retries of deliveries made before the delete can be followed; it is gone from the list and counts no more toward the limit.
+         *
+         *     Requires the `webhooks:write` ability.
          */
         delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/webhooks/{webhook}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event now and answer what the receiver said
+         * @description Sends a `submission.created` body marked `"test": true` — the last submission delivered to this webhook, or a sample built from the form's fields — through the same sender as deliveries (HTTPS, address guard, 15 s timeout, no redirects), waits for the answer and records it as a delivery with event `webhook.test` (not retried). At most 6 test calls a minute per webhook.
+         *
+         *     Requires the `webhooks:write` ability.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5686,7 +5710,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description At most 500 submission ids; more gives 413 (after a 404 for an unknown form, before a 400 for a malformed id). */
+                    /** @description At most 500 submission ids; more gives 413 (after a 404 for an unknown form). An id that is not a submission of this form, whatever its shape or length, is listed in `skipped` (NUL and unpaired surrogates are refused in any body, 400). */
                     ids: string[];
                     /** @enum {string} */
                     action: "delete" | "mark_spam" | "mark_not_spam";
@@ -5703,7 +5727,7 @@ export interface operations {
                     "application/json": {
                         ok: boolean;
                         affected: number;
-                        /** @description Ids the caller may not act on (other forms, other teams, unknown). */
+                        /** @description Ids the caller may not act on (other forms, other teams, deleted, unknown or malformed), in the order given, once each. */
                         skipped: string[];
                     };
                 };
@@ -6833,7 +6857,16 @@ export interface operations {
                             config: {
                                 [key: string]: unknown;
                             };
-                            events: ("submission.created" | "ai-insights.regenerated")[];
+                            events: ("submission.created" | "submission.spam" | "ai-insights.regenerated")[];
+                            /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
+                            filter: {
+                                /** @description A payload field name, or `category` / `status` (the submission's own). */
+                                field: string;
+                                /** @enum {string} */
+                                op: "equals" | "not_equals" | "contains" | "exists";
+                                /** @description Compared as text, case-insensitive; required except with `exists`. */
+                                value?: string;
+                            }[];
                             /** @description Last four characters of the signing secret. */
                             secret_last4: string;
                             /**
@@ -6846,6 +6879,11 @@ export interface operations {
                              * @description ISO 8601 timestamp in UTC.
                              */
                             updated_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
+                             */
+                            deleted_at: string | null;
                         }[];
                     };
                 };
@@ -7004,7 +7042,16 @@ export interface operations {
                      *       "submission.created"
                      *     ]
                      */
-                    events?: ("submission.created" | "ai-insights.regenerated")[];
+                    events?: ("submission.created" | "submission.spam" | "ai-insights.regenerated")[];
+                    /** @description Default: none (every submission). */
+                    filter?: {
+                        /** @description A payload field name, or `category` / `status` (the submission's own). */
+                        field: string;
+                        /** @enum {string} */
+                        op: "equals" | "not_equals" | "contains" | "exists";
+                        /** @description Compared as text, case-insensitive; required except with `exists`. */
+                        value?: string;
+                    }[];
                     /** @default true */
                     active?: boolean;
                 };
@@ -7038,7 +7085,16 @@ export interface operations {
                             config: {
                                 [key: string]: unknown;
                             };
-                            events: ("submission.created" | "ai-insights.regenerated")[];
+                            events: ("submission.created" | "submission.spam" | "ai-insights.regenerated")[];
+                            /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
+                            filter: {
+                                /** @description A payload field name, or `category` / `status` (the submission's own). */
+                                field: string;
+                                /** @enum {string} */
+                                op: "equals" | "not_equals" | "contains" | "exists";
+                                /** @description Compared as text, case-insensitive; required except with `exists`. */
+                                value?: string;
+                            }[];
                             /** @description Last four characters of the signing secret. */
                             secret_last4: string;
                             /**
@@ -7051,6 +7107,11 @@ export interface operations {
                              * @description ISO 8601 timestamp in UTC.
                              */
                             updated_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
+                             */
+                            deleted_at: string | null;
                         };
                         /** @description Signing secret, `whsec_…`: shown only now. */
                         secret: string;
@@ -7233,7 +7294,16 @@ export interface operations {
                             config: {
                                 [key: string]: unknown;
                             };
-                            events: ("submission.created" | "ai-insights.regenerated")[];
+                            events: ("submission.created" | "submission.spam" | "ai-insights.regenerated")[];
+                            /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
+                            filter: {
+                                /** @description A payload field name, or `category` / `status` (the submission's own). */
+                                field: string;
+                                /** @enum {string} */
+                                op: "equals" | "not_equals" | "contains" | "exists";
+                                /** @description Compared as text, case-insensitive; required except with `exists`. */
+                                value?: string;
+                            }[];
                             /** @description Last four characters of the signing secret. */
                             secret_last4: string;
                             /**
@@ -7246,6 +7316,11 @@ export interface operations {
                              * @description ISO 8601 timestamp in UTC.
                              */
                             updated_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
+                             */
+                            deleted_at: string | null;
                         };
                     };
                 };
@@ -7396,7 +7471,16 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     /** @description Events delivered; default `["submission.created"]`. */
-                    events?: ("submission.created" | "ai-insights.regenerated")[];
+                    events?: ("submission.created" | "submission.spam" | "ai-insights.regenerated")[];
+                    /** @description Replaces the filter; `[]` removes it. */
+                    filter?: {
+                        /** @description A payload field name, or `category` / `status` (the submission's own). */
+                        field: string;
+                        /** @enum {string} */
+                        op: "equals" | "not_equals" | "contains" | "exists";
+                        /** @description Compared as text, case-insensitive; required except with `exists`. */
+                        value?: string;
+                    }[];
                     /** @description `true` reactivates a webhook the service deactivated. */
                     active?: boolean;
                     /** @description Issue a new secret (returned once); the old one keeps signing for 24 hours. */
@@ -7432,7 +7516,16 @@ export interface operations {
                             config: {
                                 [key: string]: unknown;
                             };
-                            events: ("submission.created" | "ai-insights.regenerated")[];
+                            events: ("submission.created" | "submission.spam" | "ai-insights.regenerated")[];
+                            /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
+                            filter: {
+                                /** @description A payload field name, or `category` / `status` (the submission's own). */
+                                field: string;
+                                /** @enum {string} */
+                                op: "equals" | "not_equals" | "contains" | "exists";
+                                /** @description Compared as text, case-insensitive; required except with `exists`. */
+                                value?: string;
+                            }[];
                             /** @description Last four characters of the signing secret. */
                             secret_last4: string;
                             /**
@@ -7445,6 +7538,11 @@ export interface operations {
                              * @description ISO 8601 timestamp in UTC.
                              */
                             updated_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
+                             */
+                            deleted_at: string | null;
                         };
                         /** @description The new signing secret, only with `rotate_secret: true`. */
                         secret?: string;
@@ -7600,7 +7698,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK — delete a webhook: no new deliveries; an attempt in flight finishes, queued retries stop. */
+            /** @description OK — delete a webhook: no new deliveries; retries already scheduled still run. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7609,6 +7707,201 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
+                    };
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: ("validation_failed" | "invalid_json") | string;
+                        message: string;
+                        details?: {
+                            /** @enum {string} */
+                            in: "body" | "query" | "path" | "header";
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token lacks the `webhooks:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the rate limit window resets. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description Seconds until the window resets. */
+                        retry_after: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Machine-readable snake_case error code. */
+                        error: string;
+                        /** @description Human-readable explanation. */
+                        message?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+                /** @description Webhook id (`wh_…`). */
+                webhook: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — send a signed test event now and answer what the receiver said. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Prefix `whd_`. */
+                            id: string;
+                            webhook_id: string;
+                            /**
+                             * @description The event sent; `webhook.test` for a test call (a sample `submission.created` body with `test: true`).
+                             * @enum {string}
+                             */
+                            event: "submission.created" | "submission.spam" | "ai-insights.regenerated" | "webhook.test";
+                            /**
+                             * @description `pending` before the first answer, `failed` while retrying, then `succeeded` or `dead` (no attempt left).
+                             * @enum {string}
+                             */
+                            status: "pending" | "succeeded" | "failed" | "dead";
+                            /** @description Status the receiver answered on the last attempt; null without an answer. */
+                            http_status: number | null;
+                            /** @description Attempts made so far (at most 7). */
+                            attempts: number;
+                            /** @description Duration of the last attempt. */
+                            duration_ms: number | null;
+                            submission_id: string | null;
+                            /** @description The JSON body sent (the same bytes on every attempt and replay); null once its submission was deleted. */
+                            request_body: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description First 4 KB of the last answer. */
+                            response_body: string | null;
+                            /** @description Why the last attempt failed without a usable answer: timeout, dns_error, tls_error, connection_refused, connection_reset, blocked_address, network_error; or webhook_inactive / webhook_deleted when its retries were stopped. */
+                            error: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            delivered_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the next attempt is due; null when none is.
+                             */
+                            next_attempt_at: string | null;
+                            /** @description The delivery this one replays. */
+                            replay_of: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp in UTC.
+                             */
+                            updated_at: string;
+                        };
                     };
                 };
             };
@@ -7763,8 +8056,11 @@ export interface operations {
                             /** @description Prefix `whd_`. */
                             id: string;
                             webhook_id: string;
-                            /** @enum {string} */
-                            event: "submission.created" | "ai-insights.regenerated";
+                            /**
+                             * @description The event sent; `webhook.test` for a test call (a sample `submission.created` body with `test: true`).
+                             * @enum {string}
+                             */
+                            event: "submission.created" | "submission.spam" | "ai-insights.regenerated" | "webhook.test";
                             /**
                              * @description `pending` before the first answer, `failed` while retrying, then `succeeded` or `dead` (no attempt left).
                              * @enum {string}

@@ -10,7 +10,7 @@ import { AppError, notFound, validationFailed } from './errors.ts';
 import { TEXT_MESSAGE } from '../../contract/common.ts';
 import { parseFields, printable, unstorableText } from './field-types.ts';
 import { processSubmission } from '../jobs/definitions.ts';
-import { newId } from './ids.ts';
+import { isId, newId } from './ids.ts';
 import { removeObjectsLater } from './object-removal.ts';
 import { pageEnvelope } from './pagination.ts';
 import { searchText } from './search.ts';
@@ -223,18 +223,21 @@ export async function deleteSubmission(ctx: AppContext, caller: Caller, formId: 
   });
 }
 
-/** One transaction per call; ids of other forms, other teams or unknown ones are reported as skipped. */
+/**
+ * One transaction per call. The spec: `skipped` lists the ids the caller may not act on, so any id that is
+ * not a submission of this form — of another form or team, deleted, unknown, or not even shaped like an
+ * id (too long, wrong prefix) — is skipped, never a 400 for the whole batch. Only the list itself is
+ * refused: the form (404), then the count (413); ids that cannot be one never reach the query.
+ */
 export async function bulkSubmissions(ctx: AppContext, caller: Caller, formId: string, input: z.infer<typeof BulkBody>) {
-  // In this order: the form (404), the count (413), then each id (400).
   await assertForm(ctx, caller, formId);
   if (input.ids.length > BULK_LIMIT) {
     throw new AppError('payload_too_large', `At most ${BULK_LIMIT} ids per call; split the list.`, { limit: BULK_LIMIT });
   }
-  const bad = input.ids.flatMap((id, i) => (id.length > 64 ? [{ in: 'body' as const, path: `ids.${i}`, message: 'Not a submission id.' }] : []));
-  if (bad.length) throw validationFailed(bad, 'Some ids are not submission ids.');
   const ids = [...new Set(input.ids)];
+  const candidates = ids.filter((id) => isId('subm', id));
   return ctx.db.transaction(async (tx) => {
-    const rows = await queries.lockSubmissions(tx, caller.teamId, formId, ids);
+    const rows = candidates.length ? await queries.lockSubmissions(tx, caller.teamId, formId, candidates) : [];
     const valid = new Set(rows.map((r) => r.id));
     const skipped = ids.filter((id) => !valid.has(id));
     if (input.action === 'delete') {

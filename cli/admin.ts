@@ -78,7 +78,7 @@ function checkPlan(plan: string) {
 }
 
 function registerTeamCommands(admin: Command) {
-  const team = admin.command('team').description('Teams');
+  const team = admin.command('team').description('Teams: create one, list them all, show one with its members and tokens');
   team
     .command('create')
     .description('Create a team (with its subscription)')
@@ -121,7 +121,7 @@ function registerTeamCommands(admin: Command) {
 }
 
 function registerUserCommands(admin: Command) {
-  const user = admin.command('user').description('Users');
+  const user = admin.command('user').description("Users: add one to a team with a role, list a team's members, remove one");
   user
     .command('create')
     .description('Create a user (or reuse one with that e-mail) and add them to a team with a role')
@@ -167,7 +167,7 @@ function registerUserCommands(admin: Command) {
 }
 
 function registerTokenCommands(admin: Command) {
-  const token = admin.command('token').description('API tokens');
+  const token = admin.command('token').description("API tokens of any member: mint, list a team's, revoke");
   token
     .command('create')
     .description("Mint a token for a member; without --abilities it gets everything the member's role allows")
@@ -215,7 +215,7 @@ function registerTokenCommands(admin: Command) {
 }
 
 function registerPlanCommands(admin: Command) {
-  const plan = admin.command('plan').description('Plans');
+  const plan = admin.command('plan').description("A team's plan: change it");
   plan
     .command('set')
     .description("Change a team's plan")

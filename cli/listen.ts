@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { createClient, type ListenEvent } from '../sdk/index.ts';
-import { newId } from '../server/domain/ids.ts';
-import { VERSION } from '../server/version.ts';
-import { generateSecret, signatureHeaders } from '../server/webhooks/signing.ts';
-import { connection, fail, UsageError, useColour, withConnectionOptions } from './api.ts';
+import { fail, UsageError } from './exit-status.ts';
+import { forwardId, generateSecret, signatureHeaders } from './forward-signing.ts';
+import { paint, useColour } from './output.ts';
+import { connection, withConnectionOptions } from './profiles.ts';
+import { VERSION } from './version.ts';
 
 /**
  * `intake listen --form frm_… [--forward-to http://localhost:3000/hook]`: a form's new submissions on
@@ -28,8 +29,6 @@ type ListenOpts = {
   profile?: string;
 };
 
-const paint = (code: number, text: string, on: boolean) => (on ? `\u001b[${code}m${text}\u001b[0m` : text);
-
 /** One readable value: control characters as spaces, at most 40 characters. */
 function short(value: unknown): string {
   const text = (typeof value === 'string' ? value : JSON.stringify(value) ?? '').replace(/\p{Cc}/gu, ' ');
@@ -53,7 +52,7 @@ async function forward(url: string, secret: string, e: ListenEvent): Promise<str
   const headers = {
     'content-type': 'application/json',
     'user-agent': `Intake-Webhooks/${VERSION}`,
-    ...signatureHeaders([secret], newId('whd'), Math.floor(Date.now() / 1000), e.data),
+    ...signatureHeaders(secret, forwardId(), Math.floor(Date.now() / 1000), e.data),
   };
   try {
     const res = await fetch(url, { method: 'POST', headers, body: e.data, redirect: 'manual', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
@@ -130,6 +129,7 @@ export function registerListen(program: Command): void {
   withConnectionOptions(program.command('listen'))
     .description("Print a form's new submissions as they are processed, and optionally forward them to a local URL signed like webhooks")
     .requiredOption('--form <id>', 'the form (frm_…)')
+    .usage('--form <id> [options]')
     .option('--forward-to <url>', 'POST each submission to this URL, signed as a webhook delivery (e.g. http://localhost:3000/hook)')
     .option('--secret <whsec>', 'sign forwarded requests with this secret (default: a new one per run, printed at start)')
     .option('--include-spam', 'also show (and forward) submissions filed as spam')

@@ -70,6 +70,13 @@ export const RULES: Rule[] = [
   { name: 'the server imports nothing from the SDK, the CLI, benchmarks, scripts or tests', from: ['server/'], forbid: ['sdk/', ...TOP] },
   { name: 'only the CLI, benchmarks and tests start the server (server/main.ts)', from: ['server/'], except: ['server/main.ts'], forbid: ['server/main.ts'] },
   { name: 'the SDK stands on the contract alone', from: ['sdk/'], forbid: ['server/', ...TOP] },
+  {
+    // issue 26: the API commands and `intake listen` reach Intake through the SDK, as any integrator's script does.
+    name: 'the CLI reaches Intake through the SDK: only the commands that run or administer Intake itself import server/',
+    from: ['cli/'],
+    except: ['cli/server-commands.ts', 'cli/admin.ts', 'cli/dev.ts'],
+    forbid: ['server/'],
+  },
 ];
 
 /**

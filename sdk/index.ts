@@ -277,6 +277,7 @@ export type OkClient = {
 };
 
 export type ExportArgs = { params: { form: string }; query?: { format?: 'csv' | 'json'; since?: string; until?: string } };
+export type DownloadArgs = { params: { form: string; submission: string; file: string } };
 
 export type IntakeClient = Omit<RawClient, 'exportSubmissions'> & {
   ok: OkClient;
@@ -286,6 +287,11 @@ export type IntakeClient = Omit<RawClient, 'exportSubmissions'> & {
    * (`client.ok.exportSubmissions` answers the whole body as text instead.)
    */
   exportSubmissions(args: ExportArgs): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * A submission's uploaded file as a Web `ReadableStream` of its bytes: follows the API's 302 to the signed
+   * storage URL (which gets no bearer token: fetch drops it on the cross-origin redirect).
+   */
+  downloadFile(args: DownloadArgs): Promise<ReadableStream<Uint8Array>>;
   /** Polls `GET /v1/jobs/{id}` until the job succeeds (its final state) or fails (an IntakeError `job_failed`). */
   waitForJob(jobId: string, options?: { intervalMs?: number; timeoutMs?: number; onProgress?: (job: Job) => void }): Promise<Job>;
   /**
@@ -312,6 +318,13 @@ export function createClient(options: ClientOptions): IntakeClient {
     const url = new URL(`${base}/v1/forms/${encodeURIComponent(params.form)}/submissions/export`);
     for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
     const res = await http(url, { headers: { authorization: `Bearer ${options.token}` } });
+    if (res.status !== 200 || !res.body) throw new IntakeError({ status: res.status, body: await readBody(res), headers: res.headers });
+    return res.body as ReadableStream<Uint8Array>;
+  }
+
+  async function downloadFile({ params }: DownloadArgs) {
+    const path = [params.form, 'submissions', params.submission, 'files', params.file].map(encodeURIComponent).join('/');
+    const res = await http(new URL(`${base}/v1/forms/${path}`), { headers: { authorization: `Bearer ${options.token}` } });
     if (res.status !== 200 || !res.body) throw new IntakeError({ status: res.status, body: await readBody(res), headers: res.headers });
     return res.body as ReadableStream<Uint8Array>;
   }
@@ -343,5 +356,5 @@ export function createClient(options: ClientOptions): IntakeClient {
     return listenTo(transport, listenOptions);
   }
 
-  return { ...raw, ok, exportSubmissions, waitForJob, listen };
+  return { ...raw, ok, exportSubmissions, downloadFile, waitForJob, listen };
 }

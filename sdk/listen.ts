@@ -1,3 +1,4 @@
+import { createParser } from 'eventsource-parser';
 import type { z } from 'zod';
 import type { SubmissionCreatedEvent } from '../contract/events.ts';
 
@@ -34,49 +35,43 @@ export type ListenOptions = {
 export type SseMessage = { id: string | null; event: string; data: string; hasData: boolean; retry: number | null };
 
 /**
- * Parses a `text/event-stream` body (WHATWG HTML §9.2): lines end in CR, LF or CRLF; `:` starts a comment;
- * `data` lines are joined with LF; a blank line dispatches. A message with no data still carries its `id`.
+ * Parses a `text/event-stream` body (WHATWG HTML §9.2) with `eventsource-parser`, which keeps a long event
+ * split over many small chunks linear in its size. One message per dispatched block: besides the blocks
+ * with data, a block with only an `id` is yielded too (`hasData: false`), since the stream's first message
+ * is the position "now" that a reconnect resumes from. The last `retry` seen rides on the next message.
  */
 export async function* parseEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder('utf-8');
-  let buffer = '';
+  const ready: SseMessage[] = [];
   let lastId: string | null = null;
-  let event = '';
-  let data: string[] = [];
   let retry: number | null = null;
-  const line = (text: string): SseMessage | null => {
-    if (text === '') {
-      const message = { id: lastId, event: event || 'message', data: data.join('\n'), hasData: data.length > 0, retry };
-      event = '';
-      data = [];
+  // The parser reports a block's id (onId) just before its data (onEvent): the two make one message.
+  let idOnly: SseMessage | null = null;
+  const parser = createParser({
+    onRetry: (ms) => {
+      retry = ms;
+    },
+    onId: (id) => {
+      lastId = id;
+      idOnly = { id, event: 'message', data: '', hasData: false, retry };
       retry = null;
-      return message;
-    }
-    if (text.startsWith(':')) return null;
-    const colon = text.indexOf(':');
-    const field = colon < 0 ? text : text.slice(0, colon);
-    let value = colon < 0 ? '' : text.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'event') event = value;
-    else if (field === 'id' && !value.includes('\u0000')) lastId = value;
-    else if (field === 'retry' && /^\d+$/.test(value)) retry = Number(value);
-    return null;
-  };
+      ready.push(idOnly);
+    },
+    onEvent: (m) => {
+      const message = { id: lastId, event: m.event ?? 'message', data: m.data, hasData: true, retry: idOnly && m.id !== undefined ? idOnly.retry : retry };
+      if (idOnly && m.id !== undefined) ready.splice(ready.indexOf(idOnly), 1, message);
+      else ready.push(message);
+      idOnly = null;
+      retry = null;
+    },
+  });
   const reader = body.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      for (;;) {
-        const end = buffer.search(/[\r\n]/);
-        // A CR at the end of the buffer may be the first half of a CRLF: wait for the next chunk.
-        if (end < 0 || (end === buffer.length - 1 && buffer[end] === '\r' && !done)) break;
-        const text = buffer.slice(0, end);
-        buffer = buffer.slice(end + (buffer[end] === '\r' && buffer[end + 1] === '\n' ? 2 : 1));
-        const message = line(text);
-        if (message) yield message;
-      }
+      parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }));
+      idOnly = null;
+      while (ready.length) yield ready.shift()!;
       if (done) return;
     }
   } finally {

@@ -66,6 +66,11 @@ const Env = z.object({
   INTAKE_MCP_SESSIONS_PER_TEAM: z.coerce.number().int().min(1).max(100_000).default(100),
   INTAKE_MCP_SESSIONS_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   INTAKE_MCP_SESSION_IDLE_MS: z.coerce.number().int().min(1000).max(86_400_000).default(600_000),
+  INTAKE_METRICS_TOKEN: z
+    .string()
+    .optional()
+    .refine((v) => !v || v.length >= 16, 'at least 16 characters (a scraper sends it; it guards every figure of the service)'),
+  INTAKE_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -143,6 +148,11 @@ export type Config = {
   shutdownDrainMs: number;
   /** MCP sessions over HTTP, held in this process's memory (docs/mcp.md "Limits"). */
   mcp: { sessionsPerToken: number; sessionsPerTeam: number; sessionsMax: number; sessionIdleMs: number };
+  /**
+   * GET /metrics (server/metrics/endpoint.ts), off unless one is set: `token` serves it on the API's port to a
+   * bearer of it; `port` on a listener of its own on HOST, without authentication (0: any free port).
+   */
+  metrics: { token: string | undefined; port: number | undefined };
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
 };
 
@@ -221,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionsMax: e.INTAKE_MCP_SESSIONS_MAX,
       sessionIdleMs: e.INTAKE_MCP_SESSION_IDLE_MS,
     },
+    metrics: { token: e.INTAKE_METRICS_TOKEN || undefined, port: env.INTAKE_METRICS_PORT ? e.INTAKE_METRICS_PORT : undefined },
     logLevel: e.LOG_LEVEL,
   };
 }

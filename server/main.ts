@@ -19,6 +19,8 @@ import { siteverify } from './captcha/siteverify.ts';
 import { deriveKeys, loadSecretKey } from './secret-key.ts';
 import { startEmbeddedS3 } from './storage/embedded-s3.ts';
 import { connectStorage, type ObjectStorage } from './storage/object-storage.ts';
+import { countedAi } from './metrics/ai-calls.ts';
+import { startMetrics } from './metrics/process-metrics.ts';
 
 
 export type Runtime = {
@@ -39,8 +41,9 @@ export function createLogger(config: Config): Logger {
 /** The configured provider, and the local one that plans without AI features get (and OpenAI falls back to). */
 export function createAiProviders(config: Config, log: Logger): { ai: AiProvider; localAi: AiProvider } {
   const localAi = new LocalProvider();
-  if (!config.openaiApiKey) return { ai: localAi, localAi };
-  return { ai: new OpenAiProvider({ apiKey: config.openaiApiKey, baseUrl: config.openaiBaseUrl, model: config.openaiModel, fallback: localAi, log }), localAi };
+  if (!config.openaiApiKey) return { ai: countedAi(localAi), localAi: countedAi(localAi) };
+  const openAi = new OpenAiProvider({ apiKey: config.openaiApiKey, baseUrl: config.openaiBaseUrl, model: config.openaiModel, fallback: localAi, log });
+  return { ai: countedAi(openAi), localAi: countedAi(localAi) };
 }
 
 /** Stand-in for parts a process did not start (admin commands need neither storage nor a queue). */
@@ -145,6 +148,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       verifyCaptcha: siteverify(config),
       keys: deriveKeys(loadSecretKey(config)),
     };
+    closers.push(['metrics', await startMetrics({ host: config.host, port: config.metrics.port, log }, { db: db.db, queue: options.services ? queue : null })]);
     if (options.worker) {
       await queue.work(ctx, workers(ctx));
       await queue.schedule(deliveriesMaintenance, '*/5 * * * *');

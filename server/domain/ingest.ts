@@ -81,6 +81,8 @@ export type IngestOutcome = {
   redirect: string | null;
   /** How the body came, when it was read. */
   bodyKind: PostedBody['kind'] | null;
+  /** Why it was stored as spam (null: clean, or replayed); the endpoint's metrics count it. */
+  spamReason?: SpamReason | null;
 };
 
 function toPublicForm(r: forms.PublicFormRow): PublicForm {
@@ -215,7 +217,7 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
         ...(captcha ? { captcha: { provider: form.captcha!.provider, ...captchaRecord(captcha) } } : {}),
       },
     });
-    return { form, ...accepted, redirect: redirectTarget(form.settings, firstString(controls._next), postingOrigin(post.client)), bodyKind: body.kind };
+    return { form, ...accepted, redirect: redirectTarget(form.settings, firstString(controls._next), postingOrigin(post.client)), bodyKind: body.kind, spamReason };
   } finally {
     body.discard();
   }

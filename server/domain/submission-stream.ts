@@ -4,6 +4,7 @@ import { pooledListener, type PooledListener } from '../db/pooled-listener.ts';
 import { isLiveForm } from '../db/queries/forms.ts';
 import * as leases from '../db/queries/leases.ts';
 import * as queries from '../db/queries/submission-stream.ts';
+import { eventStreamsOpen } from '../metrics/open-streams.ts';
 import { renderBody, type SubmissionEvent } from '../webhooks/providers.ts';
 import type { Caller } from './caller.ts';
 import { submissionEvent } from './deliveries.ts';
@@ -294,10 +295,12 @@ export async function openSubmissionStream(ctx: AppContext, caller: Caller, form
         controller.abort();
         unsubscribe();
         hub.streams.delete(handle);
+        eventStreamsOpen.dec();
         await leases.dropLease(ctx.db, 'stream', lease.id).catch((err: unknown) => ctx.log.warn({ err }, 'could not drop a stream lease; it expires by itself'));
       })()),
   };
   hub.streams.add(handle);
+  eventStreamsOpen.inc();
   if (hub.closing) controller.abort();
 
   return {

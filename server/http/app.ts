@@ -18,6 +18,8 @@ import { apiRateLimit } from './rate-limit.ts';
 import { responseValidation } from './response-validation.ts';
 import { minBodyRate } from './http-server.ts';
 import { securityHeaders } from './security-headers.ts';
+import { metricsRoutes } from '../metrics/endpoint.ts';
+import { countHttpRequests } from '../metrics/http-requests.ts';
 import { apiHandlers } from './routers/index.ts';
 
 function requestId(req: Request, res: Response, next: NextFunction) {
@@ -49,6 +51,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.set('trust proxy', ctx.config.trustProxy);
   app.use(apiPrefixAlias);
   app.use(requestId);
+  app.use(countHttpRequests);
   app.use(securityHeaders);
   app.use(refuseMalformedPath);
   app.use(minBodyRate(ctx.config.http.minBodyRate));
@@ -61,6 +64,7 @@ export function createApp(ctx: AppContext): express.Express {
       next(err);
     }
   });
+  app.use(metricsRoutes(ctx.config.metrics.token));
   app.use(docsRoutes());
   app.use(ingestRoutes(ctx));
   app.use(browserHelperRoutes());

@@ -6,6 +6,7 @@ import { backLink, isAllowedOrigin, postingOrigin } from '../domain/form-origins
 import { findPublicForm, ingestPost, type IngestOutcome, type PublicForm } from '../domain/ingest.ts';
 import { readPostBody } from './body.ts';
 import { captchaFailedPage, fieldErrorsPage, formUnavailablePage, sendPage, thankYouPage } from '../http/pages.ts';
+import { countPost, countRefusedPost } from '../metrics/public-posts.ts';
 
 function wantsJson(req: Request, bodyKind: string | null): boolean {
   if (bodyKind === 'json' || (bodyKind === null && req.is('application/json'))) return true;
@@ -70,7 +71,9 @@ export function ingestRoutes(ctx: AppContext): Router {
       });
       if (!outcome.bodyKind) req.resume(); // answered without reading the body (an idempotent replay)
       respond(req, res, outcome);
+      countPost(outcome);
     } catch (err) {
+      countRefusedPost(err instanceof AppError ? err.code : 'internal_error');
       // A refusal is readable by the page that posted (the browser helper shows its message), whichever
       // origin it is: an error body carries nothing the poster did not send or may not know.
       if (req.headers.origin && !res.getHeader('Access-Control-Allow-Origin')) {

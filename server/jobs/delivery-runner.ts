@@ -12,6 +12,7 @@ import {
   type AttemptRow,
 } from '../domain/deliveries.ts';
 import { GroupCommit } from '../group-commit.ts';
+import { countDeliveryAttempt } from '../metrics/deliveries.ts';
 import { createSender } from '../webhooks/sender.ts';
 import { deliverWebhook } from './definitions.ts';
 
@@ -165,7 +166,10 @@ export function startDeliveryRunner(ctx: AppContext, opts: { version: string }):
         else if (!share.started.size) shares.delete(row.webhook_id);
       })
       .then(
-        (outcome) => recorder.add(outcome),
+        (outcome) => {
+          countDeliveryAttempt(outcome);
+          recorder.add(outcome);
+        },
         (err: unknown) => {
           log.warn({ err, deliveryId: job.data.deliveryId }, 'delivery attempt failed; its job will be retried');
           release([job]);

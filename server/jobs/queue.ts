@@ -7,6 +7,8 @@ import type { Db, Tx } from '../db/database.ts';
 import { listen } from '../db/listener.ts';
 import { groupTail, lockGroup, queueHead } from '../db/queries/jobs.ts';
 import { keysWithLiveJobs, notifyQueue, planEmbedded } from '../db/queries/queue.ts';
+import { queueStats } from '../db/queries/queue-stats.ts';
+import { countJob, type QueueStat } from '../metrics/jobs.ts';
 
 /** Queue settings a definition may carry (retries, expiry, dead letter queue). */
 export type QueueOptions = Omit<QueueConfig, 'name' | 'policy' | 'partition'>;
@@ -100,6 +102,8 @@ export type Queue = {
   /** Calls `fn` whenever workers of the queue are woken (LISTEN), in consuming processes. */
   onWake(job: { name: string }, fn: () => void): void;
   work<C>(ctx: C, workers: JobWorker<C>[]): Promise<void>;
+  /** Every queue's waiting and running jobs now, over the whole database (for the metrics). */
+  stats(): Promise<QueueStat[]>;
   stop(): Promise<void>;
 };
 
@@ -318,6 +322,7 @@ export async function startQueue(
       await boss.complete(job.name, pairs, null, { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } });
     },
     liveKeys: (job, keys) => keysWithLiveJobs(db, SCHEMA, job.name, keys),
+    stats: () => queueStats(db, SCHEMA),
     async schedule(job, cron, data) {
       await boss.schedule(job.name, cron, (data ?? {}) as object, { tz: 'UTC' });
     },
@@ -337,7 +342,7 @@ export async function startQueue(
             { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: opts.pollSeconds },
             async ([job]) => {
               const data = w.job.payload.parse(job!.data);
-              await w.handler(ctx, data, job!);
+              await countJob(w.job.name, () => w.handler(ctx, data, job!));
               if (workerId) boss.notifyWorker(workerId);
             },
           );

@@ -29,6 +29,7 @@ import { summariseProfile, type ProfileSummary } from './lib/cpuprofile.ts';
 import { scratchDir, startDatabase, startStorage, withClient, type BenchDatabase } from './lib/infra.ts';
 import { runLoad, type LoadSummary } from './lib/load.ts';
 import { cpuMs, freePort, startChild, treeCpuMs, waitForHttp, type Child } from './lib/processes.ts';
+import { walBreakdown, walTable, type WalLine } from './wal-breakdown.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BODY_VARIANTS = 200;
@@ -56,6 +57,8 @@ export type TargetResult = {
   /** The whole machine over the measured run: busy share of all cores, and the part not ours (other processes). */
   machine: { busyPct: number; otherBusyPct: number | null; loadAverage: number[] };
   walBytesPerReq: number;
+  /** Where the measured window's WAL went (pg_walinspect; null when the server lacks it). */
+  walBreakdown: WalLine[] | null;
   /** Share of sampled active backends (every 100 ms) per wait event; "CPU" is running / not waiting. */
   waitEvents: Array<{ event: string; pct: number }>;
   statements: Array<{ calls: number; total_ms: number; mean_ms: number; mean_plan_ms: number; query: string }> | null;
@@ -89,7 +92,7 @@ function log(msg: string) {
 }
 
 /** A team on the `scale` plan (no monthly quota), an owner, and a published contact form — via the domain functions. */
-async function seed(dbUrl: string, dataDir: string): Promise<{ formId: string }> {
+export async function seed(dbUrl: string, dataDir: string): Promise<{ formId: string }> {
   // The seeded address is notified as before confirmation existed (the benchmark compares across releases).
   const config = loadConfig({ DATABASE_URL: dbUrl, INTAKE_DATA_DIR: dataDir, INTAKE_SECRET_KEY: 'bench', LOG_LEVEL: 'silent', INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false' });
   const rt = await boot(config, { http: false, worker: false, services: false, log: pino({ level: 'silent' }) });
@@ -197,6 +200,10 @@ export default async function ingest(opts: BenchOptions): Promise<IngestReport> 
   log('migrating and seeding a team (plan scale) with a published form');
   const { formId } = await seed(db.url, path.join(dir, 'seed'));
   await withClient(db.url, (c) => c.query(BASELINE_SCHEMA));
+  const walInspect = await withClient(db.url, (c) => c.query('create extension if not exists pg_walinspect')).then(
+    () => true,
+    (err: Error) => (notes.push(`no WAL breakdown: pg_walinspect unavailable (${err.message})`), false),
+  );
 
   const bodies = contactFormBodies(BODY_VARIANTS);
   const sizes = bodies.map((b) => Buffer.byteLength(b));
@@ -209,50 +216,7 @@ export default async function ingest(opts: BenchOptions): Promise<IngestReport> 
   const profileEnv = (name: string): NodeJS.ProcessEnv =>
     profileRoot ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.join(profileRoot, name)}` } : {};
 
-  const all: TargetDef[] = [
-    {
-      name: 'baseline',
-      description: `bare express + pg (pool ${poolSize}): 1 KB JSONB row + outbox row in one transaction`,
-      path: '/submit',
-      start: (port, round) =>
-        startChild('baseline', process.execPath, [path.join(ROOT, 'bench', 'ingest-baseline-server.ts')], {
-          cwd: ROOT,
-          echo: opts.verbose,
-          env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: db.url, POOL_SIZE: String(poolSize), ...profileEnv(`baseline-${round}`) },
-        }),
-      verify: async (c, id) => (await c.query('select 1 from bench_baseline.submissions where id = $1', [id])).rowCount === 1,
-    },
-    {
-      name: 'intake',
-      description: 'intake serve --no-worker: POST /f/{form} (spam checks, flood-limit counter, process-submission job)',
-      path: `/f/${formId}`,
-      start: (port, round) =>
-        startChild('intake', path.join(ROOT, 'cli', 'intake'), ['serve', '--no-worker'], {
-          cwd: ROOT,
-          echo: opts.verbose,
-          env: {
-            PATH: process.env.PATH,
-            HOME: process.env.HOME,
-            PORT: String(port),
-            HOST: '127.0.0.1',
-            INTAKE_BASE_URL: `http://127.0.0.1:${port}`,
-            DATABASE_URL: db.url,
-            DATABASE_POOL_SIZE: String(poolSize),
-            STORAGE_URL: storageUrl,
-            STORAGE_BUCKET: 'intake-bench',
-            INTAKE_DATA_DIR: path.join(dir, 'intake'),
-            INTAKE_SECRET_KEY: 'bench',
-            INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false',
-            INTAKE_INGEST_RATE_LIMIT: '1000000000',
-            INTAKE_INGEST_FLOOD_LIMIT: '1000000000',
-            LOG_LEVEL: 'warn',
-            ...profileEnv(`intake-${round}`),
-          },
-        }),
-      verify: async (c, id) =>
-        (await c.query(`select 1 from submissions where id = $1 and status = 'received' and spam_reason is null`, [id])).rowCount === 1,
-    },
-  ];
+  const all = ingestTargets({ db, storageUrl, dir, formId, poolSize, verbose: opts.verbose, profileEnv });
   const targets = all.filter((t) => !opts.only || opts.only === t.name);
   if (!targets.length) throw new Error(`--only: no target "${opts.only}" (targets: ${all.map((t) => t.name).join(', ')})`);
 
@@ -264,7 +228,7 @@ export default async function ingest(opts: BenchOptions): Promise<IngestReport> 
       const results: Partial<Record<TargetName, TargetResult>> = {};
       for (const target of targets) {
         const label = opts.rounds > 1 ? `${target.name} (round ${round}/${opts.rounds})` : target.name;
-        results[target.name] = await runTarget({ target, round, label, opts, db, admin, bodies, profileRoot, notes });
+        results[target.name] = await runTarget({ target, round, label, opts, db, admin, bodies, profileRoot, notes, walInspect });
       }
       rounds.push(results);
     }
@@ -320,7 +284,64 @@ export default async function ingest(opts: BenchOptions): Promise<IngestReport> 
   };
 }
 
-type TargetDef = {
+/** The two servers under test, as child processes on the same database (also bench/wal-per-post.ts). */
+export function ingestTargets(a: {
+  db: BenchDatabase;
+  storageUrl: string;
+  dir: string;
+  formId: string;
+  poolSize: number;
+  verbose: boolean;
+  profileEnv?: (name: string) => NodeJS.ProcessEnv;
+}): TargetDef[] {
+  const profileEnv = a.profileEnv ?? (() => ({}));
+  return [
+    {
+      name: 'baseline',
+      description: `bare express + pg (pool ${a.poolSize}): 1 KB JSONB row + outbox row in one transaction`,
+      path: '/submit',
+      start: (port, round) =>
+        startChild('baseline', process.execPath, [path.join(ROOT, 'bench', 'ingest-baseline-server.ts')], {
+          cwd: ROOT,
+          echo: a.verbose,
+          env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: a.db.url, POOL_SIZE: String(a.poolSize), ...profileEnv(`baseline-${round}`) },
+        }),
+      verify: async (c, id) => (await c.query('select 1 from bench_baseline.submissions where id = $1', [id])).rowCount === 1,
+    },
+    {
+      name: 'intake',
+      description: 'intake serve --no-worker: POST /f/{form} (spam checks, flood-limit counter, process-submission job)',
+      path: `/f/${a.formId}`,
+      start: (port, round) =>
+        startChild('intake', path.join(ROOT, 'cli', 'intake'), ['serve', '--no-worker'], {
+          cwd: ROOT,
+          echo: a.verbose,
+          env: {
+            PATH: process.env.PATH,
+            HOME: process.env.HOME,
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            INTAKE_BASE_URL: `http://127.0.0.1:${port}`,
+            DATABASE_URL: a.db.url,
+            DATABASE_POOL_SIZE: String(a.poolSize),
+            STORAGE_URL: a.storageUrl,
+            STORAGE_BUCKET: 'intake-bench',
+            INTAKE_DATA_DIR: path.join(a.dir, 'intake'),
+            INTAKE_SECRET_KEY: 'bench',
+            INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false',
+            INTAKE_INGEST_RATE_LIMIT: '1000000000',
+            INTAKE_INGEST_FLOOD_LIMIT: '1000000000',
+            LOG_LEVEL: 'warn',
+            ...profileEnv(`intake-${round}`),
+          },
+        }),
+      verify: async (c, id) =>
+        (await c.query(`select 1 from submissions where id = $1 and status = 'received' and spam_reason is null`, [id])).rowCount === 1,
+    },
+  ];
+}
+
+export type TargetDef = {
   name: TargetName;
   description: string;
   path: string;
@@ -338,6 +359,7 @@ async function runTarget(a: {
   bodies: string[];
   profileRoot: string | null;
   notes: string[];
+  walInspect: boolean;
 }): Promise<TargetResult> {
   const { target, opts, db, admin, bodies, label } = a;
   // Start each target from the same state: no dirty buffers left by the one before.
@@ -405,6 +427,7 @@ async function runTarget(a: {
       } else a.notes.push(`${label}: no CPU profile written (did the process exit cleanly?)`);
     }
     const perReq = (ms: number) => round3(ms / Math.max(1, ok));
+    const walBytes = Number(lsnToBytes(after.walLsn) - lsnToBytes(before.walLsn));
     const result: TargetResult = {
       name: target.name,
       description: target.description,
@@ -423,7 +446,8 @@ async function runTarget(a: {
         otherBusyPct: pgMs === null ? null : Math.max(0, round1((100 * (machineMs - ours)) / Math.max(1, machineTotalMs))),
         loadAverage: os.loadavg().map(round1),
       },
-      walBytesPerReq: Math.round(Number(lsnToBytes(after.walLsn) - lsnToBytes(before.walLsn)) / Math.max(1, ok)),
+      walBytesPerReq: Math.round(walBytes / Math.max(1, ok)),
+      walBreakdown: a.walInspect ? await walBreakdown(admin, before.walLsn, after.walLsn, walBytes) : null,
       waitEvents,
       statements,
       statementsPerReq: statementCalls === null ? null : Math.round((10 * statementCalls) / Math.max(1, ok)) / 10,
@@ -537,6 +561,10 @@ export function printIngest(r: IngestReport): void {
     out.push(`  rows stored ${t.rowsStored} (JSONB ~${t.rowJsonBytes ?? '?'} B/row); machine busy ${t.machine.busyPct}% (other processes ${t.machine.otherBusyPct ?? '?'}%), load average ${t.machine.loadAverage.join(' ')}`);
     out.push('  Postgres wait events (share of sampled active backends; "CPU" = not waiting):');
     for (const w of t.waitEvents.slice(0, 8)) out.push(`    ${String(w.pct).padStart(5)}%  ${w.event}`);
+    if (t.walBreakdown) {
+      out.push(`  WAL per 2xx by relation (pg_walinspect; ${t.walBytesPerReq} B in all):`);
+      out.push(...walTable(t.walBreakdown.slice(0, 16), Math.max(1, Math.round(t.measured.okPerSec * t.measured.seconds)), '    '));
+    }
     if (t.statementsPerReq !== null) out.push(`  statements per 2xx: ${t.statementsPerReq}`);
     if (t.statements) {
       out.push('  statements by total time (pg_stat_statements):');

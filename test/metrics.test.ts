@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { once } from 'node:events';
 import net, { type AddressInfo } from 'node:net';
 import parsePrometheus, { type MetricFamily } from 'parse-prometheus-text-format';
 import supertest from 'supertest';
 import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { createApp } from '../server/http/app.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam } from './support/harness.ts';
@@ -230,6 +232,29 @@ describe('event streams', () => {
     } finally {
       server.closeAllConnections();
       server.close();
+    }
+  });
+});
+
+describe('alert rules', () => {
+  type Rule = { alert: string; expr: string; for?: string; labels: { severity: string } };
+  const rulesIn = (text: string): Rule[] => (parseYaml(text) as { groups: Array<{ rules: Rule[] }> }).groups.flatMap((g) => g.rules);
+
+  it('deploy/prometheus/alerts.yml and the rules in docs/operations.md name only metrics a scrape exposes', async () => {
+    const file = rulesIn(fs.readFileSync(new URL('../deploy/prometheus/alerts.yml', import.meta.url), 'utf8'));
+    const docs = fs.readFileSync(new URL('../docs/operations.md', import.meta.url), 'utf8');
+    const documented = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((block) => block.includes('groups:')).flatMap(rulesIn);
+    expect(file.map((r) => r.alert)).toEqual(expect.arrayContaining(['IntakeQueueBacklog', 'IntakeDeliveriesDead', 'IntakeDatabasePoolWaiting', 'IntakeHttp5xxRate']));
+    expect(documented.length).toBeGreaterThan(0);
+    for (const rule of documented) expect(file.find((r) => r.alert === rule.alert)?.expr.replace(/\s+/g, ' ').trim()).toBe(rule.expr.replace(/\s+/g, ' ').trim());
+
+    const res = await t.http.get('/metrics').set(bearer(TOKEN));
+    const exposed = new Set(parsePrometheus(res.text).map((f) => f.name));
+    for (const rule of file) {
+      expect(['warning', 'critical'], rule.alert).toContain(rule.labels.severity);
+      const names = rule.expr.match(/\b(?:intake|nodejs|process)_[a-z0-9_]+/g) ?? [];
+      if (rule.alert !== 'IntakeProcessDown') expect(names.length, rule.alert).toBeGreaterThan(0);
+      for (const name of names) expect(exposed, `${rule.alert}: ${name}`).toContain(name);
     }
   });
 });

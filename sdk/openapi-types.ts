@@ -750,8 +750,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Erase one person's data from every form of the team (owner/admin); a job
-         * @description Finds every submission of the team in which the address or value appears — as a whole field or inside text, any form — and erases it with its files and the bodies of its webhook deliveries. Answers at once with the job to poll (`/v1/jobs/{id}`) and the receipt (`/v1/erasure/{id}`), which records what was erased, when and by which token, never the data.
+         * Erase one person's data from every form of the team (owner/admin); a job, or with dry_run an answer at once
+         * @description Finds every submission of the team in which the address or value appears — as a whole field or inside text, any form — and erases it with its files and the bodies of its webhook deliveries. Answers at once with the job to poll (`/v1/jobs/{id}`) and the receipt (`/v1/erasure/{id}`), which records what was erased, when and by which token, never the data. With `dry_run: true` it answers 200 at once with what would be erased (the same search, read-only), and queues nothing.
          *
          *     Requires the `submissions:write` ability.
          */
@@ -783,15 +783,2414 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "submission.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `submission.created` event
+         * @description The `submission.created` webhook body.
+         *
+         *     Posted as JSON to the webhook's URL (provider `webhook`, `zapier`, `make`; chat providers get a message rendered from it), signed with the webhook's secret: verify the headers before trusting the body (the SDK's `verifyWebhook`).
+         */
+        post: operations["submissionCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "submission.spam": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `submission.spam` event
+         * @description The `submission.spam` webhook body: a submission stored as spam (at the door or by moderation), `spam_reason` after `meta`.
+         *
+         *     Posted as JSON to the webhook's URL (provider `webhook`, `zapier`, `make`; chat providers get a message rendered from it), signed with the webhook's secret: verify the headers before trusting the body (the SDK's `verifyWebhook`).
+         */
+        post: operations["submissionSpamWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ai-insights.regenerated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `ai-insights.regenerated` event
+         * @description The `ai-insights.regenerated` webhook body.
+         *
+         *     Posted as JSON to the webhook's URL (provider `webhook`, `zapier`, `make`; chat providers get a message rendered from it), signed with the webhook's secret: verify the headers before trusting the body (the SDK's `verifyWebhook`).
+         */
+        post: operations["aiInsightsRegeneratedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
-    schemas: never;
+    schemas: {
+        /**
+         * @description An ability string, `<resource>:<action>`.
+         * @enum {string}
+         */
+        Ability: "forms:read" | "forms:write" | "submissions:read" | "submissions:write" | "submissions:export" | "webhooks:read" | "webhooks:write" | "insights:read" | "insights:write" | "tokens:read" | "tokens:write" | "billing:read";
+        AbilityExceedsCallerBody: {
+            /** @enum {string} */
+            error: "ability_exceeds_caller";
+            exceeded: string[];
+            message: string;
+        };
+        /** @description Set once the submission has been processed; null before. */
+        AiModeration: {
+            /** @description Spam likelihood, 0 (clean) to 1 (spam). */
+            score: number;
+            /** @enum {string} */
+            verdict: "clean" | "suspicious" | "spam";
+            reasons: string[];
+            /** @description `local` or `openai`. */
+            provider: string;
+        };
+        AlreadyRunningBody: {
+            /** @enum {string} */
+            error: "already_running";
+            message: string;
+            /** @description Seconds until the lock ends. */
+            retry_after: number;
+        };
+        AutoresponderInput: {
+            enabled?: boolean;
+            subject?: string;
+            body_markdown?: string;
+            from_name?: string | null;
+            /** Format: email */
+            reply_to?: string | null;
+        };
+        BillingPlan: {
+            id: components["schemas"]["PlanId"];
+            name: string;
+            price_cents: number;
+            currency: string;
+            /** @enum {string} */
+            interval: "month";
+            limits: {
+                /** @description null = unlimited */
+                monthly_submissions: number | null;
+                /** @description null = unlimited */
+                forms: number | null;
+                /** @description null = unlimited */
+                storage_bytes: number | null;
+                /** @description Largest accepted upload; 0 = uploads not included. */
+                file_bytes: number;
+            };
+            features: {
+                ai: boolean;
+                api_tokens: boolean;
+                file_uploads: boolean;
+                autoresponder: boolean;
+            };
+        };
+        BillingSubscription: {
+            id: string;
+            plan: components["schemas"]["PlanId"];
+            /** @enum {string} */
+            status: "active" | "past_due" | "canceled";
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            current_period_start: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            current_period_end: string;
+            cancel_at_period_end: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            created_at: string;
+        };
+        BillingTeam: {
+            id: string;
+            name: string;
+            plan: components["schemas"]["PlanId"];
+            members: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            created_at: string;
+        };
+        BillingUsage: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            period_start: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            period_end: string;
+            submissions: {
+                used: number;
+                /** @description null = unlimited */
+                limit: number | null;
+                remaining: number | null;
+            };
+            forms: {
+                used: number;
+                /** @description null = unlimited */
+                limit: number | null;
+            };
+            storage_bytes: {
+                used: number;
+                /** @description null = unlimited */
+                limit: number | null;
+            };
+        };
+        BulkBody: {
+            /** @description At most 500 submission ids; more gives 413 (after a 404 for an unknown form). An id that is not a submission of this form, whatever its shape or length, is listed in `skipped` (NUL and unpaired surrogates are refused in any body, 400). */
+            ids: string[];
+            /** @enum {string} */
+            action: "delete" | "mark_spam" | "mark_not_spam";
+        };
+        BulkResult: {
+            ok: boolean;
+            affected: number;
+            /** @description Ids the caller may not act on (other forms, other teams, deleted, unknown or malformed), in the order given, once each. */
+            skipped: string[];
+        };
+        /** @description The CAPTCHA token is missing, refused or expired; nothing was stored. */
+        CaptchaFailedBody: {
+            /**
+             * @description Machine-readable error code.
+             * @enum {string}
+             */
+            error: "captcha_failed";
+            /** @description Human-readable explanation. */
+            message: string;
+        };
+        CreateErasure200Response: {
+            data: components["schemas"]["ErasureDryRun"];
+        };
+        CreateErasure202Response: {
+            job_id: string;
+            erasure_id: string;
+        };
+        CreateFormBody: {
+            name: string;
+            /**
+             * @description At most 10 addresses notified of each clean submission.
+             * @default []
+             */
+            notification_emails: string[];
+            settings?: components["schemas"]["FormSettingsInput"];
+        };
+        CreateFormResponse: {
+            data: {
+                /** @description Prefix `frm_`. */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: "draft" | "published";
+                /** @description The public URL websites post to. */
+                endpoint_url: string;
+                notification_emails: string[];
+                /** @description Each notification address and whether it has confirmed. */
+                notification_recipients: components["schemas"]["NotificationRecipient"][];
+                settings: {
+                    /**
+                     * Format: uri
+                     * @description Where browsers go after a post (303); null = built-in thank-you page.
+                     */
+                    redirect_url: string | null;
+                    /** @description Hidden field bots fill in; default `_gotcha`. */
+                    honeypot_field: string;
+                    /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                    allowed_origins: string[];
+                    custom_rules: components["schemas"]["CustomRules"];
+                    /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                    ai_threshold: number;
+                    /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                    fields: components["schemas"]["SchemaFieldView"][];
+                    unknown_fields: components["schemas"]["UnknownFields"];
+                    /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+                    captcha: {
+                        /** @enum {string} */
+                        provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                        /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                        secret_last4: string;
+                        /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                        min_score: number | null;
+                    } | null;
+                    /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+                    autoresponder: {
+                        enabled: boolean;
+                        /** @description With `{{field}}` placeholders. */
+                        subject: string;
+                        /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                        body_markdown: string;
+                        /** @description The sender's display name (the address is the service's). */
+                        from_name: string | null;
+                        /** @description Where the submitter's replies go. */
+                        reply_to: string | null;
+                    };
+                    retention: components["schemas"]["Retention"];
+                    /**
+                     * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                     * @enum {string}
+                     */
+                    notification_mode: "instant" | "hourly" | "daily";
+                    /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                    notify_spam: boolean;
+                };
+                /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+                disabled_rules: {
+                    /** @enum {string} */
+                    kind: "regex";
+                    pattern: string;
+                    reason: string;
+                }[];
+                submissions_count: number;
+                /** @description The retention in force. */
+                retention: {
+                    /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                    submissions_days: number | null;
+                    /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                    spam_days: number | null;
+                    /**
+                     * Format: date-time
+                     * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                     */
+                    next_deletion_at: string | null;
+                };
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                updated_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                deleted_at: string | null;
+            };
+        };
+        /** @description Every error body: `{ error, message, ...extra }`. */
+        CreateToken403Error: components["schemas"]["ErrorBody"] | components["schemas"]["AbilityExceedsCallerBody"];
+        CreateTokenBody: {
+            name: string;
+            /** @description Non-empty list of ability strings, each held by the calling token. */
+            abilities: string[];
+            /** @description When the token stops working: an ISO 8601 instant (without a zone it is UTC) in the future, at most 10 years ahead. Omitted or null: it never expires. */
+            expires_at?: string | null;
+        };
+        CreateTokenResponse: {
+            data: components["schemas"]["Token"];
+            /** @description The plaintext token, shown only here. */
+            token: string;
+        };
+        CreateWebhookBody: {
+            label: string;
+            /** @description HTTPS only; hosts that resolve to private or reserved addresses are refused. */
+            url: string;
+            /** @default webhook */
+            provider: components["schemas"]["Provider"];
+            /**
+             * @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused.
+             * @default {}
+             */
+            config: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Events delivered; default `["submission.created"]`.
+             * @default [
+             *       "submission.created"
+             *     ]
+             */
+            events: components["schemas"]["WebhookEvent"][];
+            /** @description Default: none (every submission). */
+            filter?: components["schemas"]["WebhookFilterCondition"][];
+            /** @default true */
+            active: boolean;
+        };
+        CreateWebhookResponse: {
+            data: {
+                /** @description Prefix `wh_`. */
+                id: string;
+                form_id: string;
+                label: string;
+                provider: components["schemas"]["Provider"];
+                /** @description HTTPS endpoint the deliveries are posted to. */
+                url: string;
+                /** @description Inactive webhooks get no new deliveries and their pending retries stop. */
+                active: boolean;
+                /** @description Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days). */
+                deactivated_reason: string | null;
+                /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
+                config: {
+                    [key: string]: unknown;
+                };
+                events: components["schemas"]["WebhookEvent"][];
+                /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
+                filter: components["schemas"]["WebhookFilterCondition"][];
+                /** @description Last four characters of the signing secret. */
+                secret_last4: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                updated_at: string;
+                /**
+                 * Format: date-time
+                 * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
+                 */
+                deleted_at: string | null;
+            };
+            /** @description Signing secret, `whsec_…`: shown only now. */
+            secret: string;
+        };
+        CustomRules: {
+            /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+            blocked_emails: string[];
+            /** @description Case-insensitive words or phrases that mark spam. */
+            keywords: string[];
+            /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
+            regex: string[];
+        };
+        Delivery: {
+            /** @description Prefix `whd_`. */
+            id: string;
+            webhook_id: string;
+            /**
+             * @description The event sent; `webhook.test` for a test call (a sample `submission.created` body with `test: true`).
+             * @enum {string}
+             */
+            event: "submission.created" | "submission.spam" | "ai-insights.regenerated" | "webhook.test";
+            status: components["schemas"]["DeliveryStatus"];
+            /** @description Status the receiver answered on the last attempt; null without an answer. */
+            http_status: number | null;
+            /** @description Attempts made so far (at most 7). */
+            attempts: number;
+            /** @description Duration of the last attempt. */
+            duration_ms: number | null;
+            submission_id: string | null;
+            /** @description The JSON body sent (the same bytes on every attempt and replay); null once its submission was deleted. */
+            request_body: {
+                [key: string]: unknown;
+            } | null;
+            /** @description First 4 KB of the last answer. */
+            response_body: string | null;
+            /** @description Why the last attempt failed without a usable answer: timeout, dns_error, tls_error, connection_refused, connection_reset, blocked_address, network_error; or webhook_inactive when its retries were stopped (a deleted webhook's continue). */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null when none is.
+             */
+            next_attempt_at: string | null;
+            /** @description The delivery this one replays. */
+            replay_of: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            updated_at: string;
+        };
+        DeliveryPage: {
+            data: {
+                /** @description Prefix `whd_`. */
+                id: string;
+                webhook_id: string;
+                /**
+                 * @description The event sent; `webhook.test` for a test call (a sample `submission.created` body with `test: true`).
+                 * @enum {string}
+                 */
+                event: "submission.created" | "submission.spam" | "ai-insights.regenerated" | "webhook.test";
+                status: components["schemas"]["DeliveryStatus"];
+                /** @description Status the receiver answered on the last attempt; null without an answer. */
+                http_status: number | null;
+                /** @description Attempts made so far (at most 7). */
+                attempts: number;
+                /** @description Duration of the last attempt. */
+                duration_ms: number | null;
+                submission_id: string | null;
+                /** @description The JSON body sent (the same bytes on every attempt and replay); null once its submission was deleted. */
+                request_body: {
+                    [key: string]: unknown;
+                } | null;
+                /** @description First 4 KB of the last answer. */
+                response_body: string | null;
+                /** @description Why the last attempt failed without a usable answer: timeout, dns_error, tls_error, connection_refused, connection_reset, blocked_address, network_error; or webhook_inactive when its retries were stopped (a deleted webhook's continue). */
+                error: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                delivered_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the next attempt is due; null when none is.
+                 */
+                next_attempt_at: string | null;
+                /** @description The delivery this one replays. */
+                replay_of: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                updated_at: string;
+            }[];
+            meta: {
+                per_page: number;
+                /** @description Pass as `cursor` for older deliveries; null on the last page. */
+                next_cursor: string | null;
+            };
+        };
+        /**
+         * @description `pending` before the first answer, `failed` while retrying, then `succeeded` or `dead` (no attempt left).
+         * @enum {string}
+         */
+        DeliveryStatus: "pending" | "succeeded" | "failed" | "dead";
+        ErasureBody: {
+            /**
+             * Format: email
+             * @description Erase every submission in which this address appears (case ignored).
+             */
+            email?: string;
+            /** @description Erase every submission in which this exact value appears, as a whole field or inside text. */
+            value?: string;
+            /**
+             * @description Answer at once (200) with what a real run would erase now, and erase nothing: no job, no receipt, the value is not kept.
+             * @default false
+             */
+            dry_run: boolean;
+        };
+        ErasureDryRun: {
+            /** @enum {boolean} */
+            dry_run: true;
+            /** @description Submissions a real run would erase now. */
+            submissions: number;
+            /** @description Their files, which a real run would remove from storage. */
+            files: number;
+            /** @description Webhook deliveries whose bodies a real run would remove (the log entries stay). */
+            deliveries_redacted: number;
+            /** @description Ids of the forms (trashed ones included) those submissions belong to. */
+            forms: string[];
+            /** @description The first 1,000 of those submissions, in the order a real run erases them (by form id, then oldest first); `submissions` counts them all. */
+            submission_ids: string[];
+        };
+        ErasureReceipt: {
+            /** @description Prefix `era_`. */
+            id: string;
+            job_id: string;
+            /**
+             * @description What was searched for (the value itself is not kept).
+             * @enum {string}
+             */
+            kind: "email" | "value";
+            dry_run: boolean;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed";
+            requested_by: {
+                token_id: string | null;
+                user_id: string | null;
+            };
+            erased: {
+                /** @description Submissions erased (or, in a dry run, that would be). */
+                submissions: number;
+                /** @description Their files, removed from storage. */
+                files: number;
+                /** @description Webhook deliveries whose bodies were removed (the log entries stay). */
+                deliveries_redacted: number;
+                /** @description Submissions per form id. */
+                forms: {
+                    [key: string]: number;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            finished_at: string | null;
+        };
+        /** @description Every error body: `{ error, message, ...extra }`. */
+        ErrorBody: {
+            /**
+             * @description Machine-readable error code, one of:
+             *
+             *     - `validation_failed` (400): The request breaks its schema; `details` lists every failing field (`in`, `path`, `message`).
+             *     - `invalid_json` (400): The body is not well-formed JSON.
+             *     - `unsupported_media_type` (415): The body is not in a content type the operation takes (send `application/json`).
+             *     - `unauthenticated` (401): The bearer token is missing, unknown, expired or revoked.
+             *     - `forbidden` (403): The token lacks the ability the operation needs, or the caller may not act on this record.
+             *     - `ability_exceeds_caller` (403): A token cannot be given abilities its creator lacks; `exceeded` lists them.
+             *     - `cannot_revoke_active_token` (403): A token cannot revoke itself.
+             *     - `payment_required` (402): The team's plan does not include this.
+             *     - `plan_limit_reached` (402): One of the plan's limits is reached (forms, webhooks, file storage…); `limit` says which when known.
+             *     - `quota_exceeded` (402): The team's monthly submissions are used up.
+             *     - `not_found` (404): No such record, or one of another team (reported alike).
+             *     - `conflict` (409): The request conflicts with the current state of the record.
+             *     - `already_running` (409): The same work is already under way; wait for it.
+             *     - `submission_deleted` (409): The submission was deleted.
+             *     - `webhook_inactive` (409): The webhook is deactivated; activate it first.
+             *     - `payload_too_large` (413): The body, or an array or value in it, is past its limit; nothing was kept.
+             *     - `captcha_failed` (422): The CAPTCHA token is missing, refused or expired.
+             *     - `plan_lacks_ai` (423): The team's plan does not include AI features.
+             *     - `rate_limited` (429): Too many requests; retry after `Retry-After` seconds (also `retry_after`).
+             *     - `request_timeout` (408): The body arrived too slowly or not in full; nothing was kept.
+             *     - `internal_error` (500): A failure on our side; the `X-Request-Id` header identifies the request.
+             *     - `service_unavailable` (503): The database or object storage cannot be reached; nothing was changed. Retry after `Retry-After` seconds.
+             * @enum {string}
+             */
+            error: "validation_failed" | "invalid_json" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "ability_exceeds_caller" | "cannot_revoke_active_token" | "payment_required" | "plan_limit_reached" | "quota_exceeded" | "not_found" | "conflict" | "already_running" | "submission_deleted" | "webhook_inactive" | "payload_too_large" | "captcha_failed" | "plan_lacks_ai" | "rate_limited" | "request_timeout" | "internal_error" | "service_unavailable";
+            /** @description Human-readable explanation. */
+            message?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ExportSubmissionsResponse: components["schemas"]["ExportedSubmission"][];
+        ExportedSubmission: {
+            id: string;
+            /** @description ISO 8601, UTC, milliseconds. */
+            received_at: string;
+            status: components["schemas"]["SubmissionStatus"];
+            spam_reason: string | null;
+            category: string | null;
+            ai_moderation: {
+                score: number;
+                verdict: string;
+                reasons: string[];
+                provider: string;
+            } | null;
+            payload: {
+                [key: string]: unknown;
+            };
+            files: {
+                id: string;
+                field: string;
+                filename: string;
+                content_type: string;
+                size: number;
+                /** @description A link valid for 7 days; each visit redirects to a fresh 60-second storage URL. */
+                url: string;
+            }[];
+        };
+        FieldErrorsBody: {
+            /** @enum {string} */
+            error: "validation_failed";
+            message: string;
+            /** @description Per posted field name, what is wrong, in plain words. */
+            fields: {
+                [key: string]: string[];
+            };
+        };
+        /** @description The request's `Origin` is not one of the form's `allowed_origins`. */
+        ForbiddenOriginBody: {
+            /**
+             * @description Machine-readable error code.
+             * @enum {string}
+             */
+            error: "forbidden";
+            /** @description Human-readable explanation. */
+            message: string;
+        };
+        Form: {
+            /** @description Prefix `frm_`. */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "draft" | "published";
+            /** @description The public URL websites post to. */
+            endpoint_url: string;
+            notification_emails: string[];
+            /** @description Each notification address and whether it has confirmed. */
+            notification_recipients: components["schemas"]["NotificationRecipient"][];
+            settings: components["schemas"]["FormSettings"];
+            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+            disabled_rules: {
+                /** @enum {string} */
+                kind: "regex";
+                pattern: string;
+                reason: string;
+            }[];
+            submissions_count: number;
+            /** @description The retention in force. */
+            retention: {
+                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                submissions_days: number | null;
+                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                spam_days: number | null;
+                /**
+                 * Format: date-time
+                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                 */
+                next_deletion_at: string | null;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            deleted_at: string | null;
+        };
+        FormField: {
+            name: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            first_seen_at: string;
+        };
+        FormFieldList: {
+            /** @description The field names the form has learned, in first-seen order: the columns of its CSV export. */
+            data: components["schemas"]["FormField"][];
+            meta: {
+                count: number;
+                /** @description The most names a form learns; later names stay in the payload and export in `_other`. */
+                limit: number;
+                /** @description Some stored submission has fields beyond the learned names (exported in `_other`). */
+                overflow: boolean;
+            };
+        };
+        FormSettings: {
+            /**
+             * Format: uri
+             * @description Where browsers go after a post (303); null = built-in thank-you page.
+             */
+            redirect_url: string | null;
+            /** @description Hidden field bots fill in; default `_gotcha`. */
+            honeypot_field: string;
+            /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+            allowed_origins: string[];
+            custom_rules: components["schemas"]["CustomRules"];
+            /** @description AI spam score at or above which a submission is spam; default 0.75. */
+            ai_threshold: number;
+            /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+            fields: components["schemas"]["SchemaFieldView"][];
+            unknown_fields: components["schemas"]["UnknownFields"];
+            /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+            captcha: {
+                /** @enum {string} */
+                provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                secret_last4: string;
+                /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                min_score: number | null;
+            } | null;
+            /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+            autoresponder: {
+                enabled: boolean;
+                /** @description With `{{field}}` placeholders. */
+                subject: string;
+                /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                body_markdown: string;
+                /** @description The sender's display name (the address is the service's). */
+                from_name: string | null;
+                /** @description Where the submitter's replies go. */
+                reply_to: string | null;
+            };
+            retention: components["schemas"]["Retention"];
+            /**
+             * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+             * @enum {string}
+             */
+            notification_mode: "instant" | "hourly" | "daily";
+            /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+            notify_spam: boolean;
+        };
+        FormSettingsInput: {
+            /**
+             * Format: uri
+             * @description Where browsers go after a post (303); null = built-in thank-you page.
+             */
+            redirect_url?: string | null;
+            /** @description Hidden field bots fill in; default `_gotcha`. */
+            honeypot_field?: string;
+            /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+            allowed_origins?: string[];
+            /** @description AI spam score at or above which a submission is spam; default 0.75. */
+            ai_threshold?: number;
+            /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+            fields?: components["schemas"]["SchemaField"][];
+            unknown_fields?: components["schemas"]["UnknownFields"];
+            /** @description Merged with the current retention. */
+            retention?: {
+                /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+                submissions_days?: number | null;
+                /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+                spam_days?: number | null;
+            };
+            /**
+             * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+             * @enum {string}
+             */
+            notification_mode?: "instant" | "hourly" | "daily";
+            /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+            notify_spam?: boolean;
+            custom_rules?: {
+                /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+                blocked_emails?: string[];
+                /** @description Case-insensitive words or phrases that mark spam. */
+                keywords?: string[];
+                /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
+                regex?: string[];
+            };
+            captcha?: {
+                /** @enum {string} */
+                provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                /** @description The provider's secret key; may be left out to keep the stored one when the provider is unchanged. */
+                secret_key?: string;
+                /** @description reCAPTCHA v3 only: the least score accepted; default 0.5. */
+                min_score?: number;
+            } | null;
+            /** @description Merged with the current autoresponder. */
+            autoresponder?: components["schemas"]["AutoresponderInput"];
+        };
+        GetAiInsightsResponse: {
+            data: components["schemas"]["Insights"] | null;
+        };
+        GetBillingPlanResponse: {
+            data: components["schemas"]["BillingPlan"];
+        };
+        GetBillingSubscriptionResponse: {
+            data: components["schemas"]["BillingSubscription"];
+        };
+        GetBillingTeamResponse: {
+            data: components["schemas"]["BillingTeam"];
+        };
+        GetBillingUsageResponse: {
+            data: components["schemas"]["BillingUsage"];
+        };
+        GetErasureResponse: {
+            data: components["schemas"]["ErasureReceipt"];
+        };
+        GetFormResponse: {
+            data: {
+                /** @description Prefix `frm_`. */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: "draft" | "published";
+                /** @description The public URL websites post to. */
+                endpoint_url: string;
+                notification_emails: string[];
+                /** @description Each notification address and whether it has confirmed. */
+                notification_recipients: components["schemas"]["NotificationRecipient"][];
+                settings: {
+                    /**
+                     * Format: uri
+                     * @description Where browsers go after a post (303); null = built-in thank-you page.
+                     */
+                    redirect_url: string | null;
+                    /** @description Hidden field bots fill in; default `_gotcha`. */
+                    honeypot_field: string;
+                    /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                    allowed_origins: string[];
+                    custom_rules: components["schemas"]["CustomRules"];
+                    /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                    ai_threshold: number;
+                    /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                    fields: components["schemas"]["SchemaFieldView"][];
+                    unknown_fields: components["schemas"]["UnknownFields"];
+                    /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+                    captcha: {
+                        /** @enum {string} */
+                        provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                        /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                        secret_last4: string;
+                        /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                        min_score: number | null;
+                    } | null;
+                    /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+                    autoresponder: {
+                        enabled: boolean;
+                        /** @description With `{{field}}` placeholders. */
+                        subject: string;
+                        /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                        body_markdown: string;
+                        /** @description The sender's display name (the address is the service's). */
+                        from_name: string | null;
+                        /** @description Where the submitter's replies go. */
+                        reply_to: string | null;
+                    };
+                    retention: components["schemas"]["Retention"];
+                    /**
+                     * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                     * @enum {string}
+                     */
+                    notification_mode: "instant" | "hourly" | "daily";
+                    /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                    notify_spam: boolean;
+                };
+                /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+                disabled_rules: {
+                    /** @enum {string} */
+                    kind: "regex";
+                    pattern: string;
+                    reason: string;
+                }[];
+                submissions_count: number;
+                /** @description The retention in force. */
+                retention: {
+                    /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                    submissions_days: number | null;
+                    /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                    spam_days: number | null;
+                    /**
+                     * Format: date-time
+                     * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                     */
+                    next_deletion_at: string | null;
+                };
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                updated_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                deleted_at: string | null;
+            };
+        };
+        GetJobResponse: {
+            data: components["schemas"]["Job"];
+        };
+        GetMeResponse: {
+            data: components["schemas"]["Me"];
+        };
+        GetSubmissionResponse: {
+            data: components["schemas"]["SubmissionDetail"];
+        };
+        GetWebhookResponse: {
+            data: {
+                /** @description Prefix `wh_`. */
+                id: string;
+                form_id: string;
+                label: string;
+                provider: components["schemas"]["Provider"];
+                /** @description HTTPS endpoint the deliveries are posted to. */
+                url: string;
+                /** @description Inactive webhooks get no new deliveries and their pending retries stop. */
+                active: boolean;
+                /** @description Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days). */
+                deactivated_reason: string | null;
+                /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
+                config: {
+                    [key: string]: unknown;
+                };
+                events: components["schemas"]["WebhookEvent"][];
+                /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
+                filter: components["schemas"]["WebhookFilterCondition"][];
+                /** @description Last four characters of the signing secret. */
+                secret_last4: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                updated_at: string;
+                /**
+                 * Format: date-time
+                 * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
+                 */
+                deleted_at: string | null;
+            };
+        };
+        /** @description A week of a team's (or one form's) submissions, summarised. */
+        Insights: {
+            /**
+             * Format: date-time
+             * @description Time of the last generation.
+             */
+            generated_at: string;
+            /**
+             * Format: date-time
+             * @description Monday 00:00 UTC that starts the week summarised (included).
+             */
+            period_start: string;
+            /**
+             * Format: date-time
+             * @description The following Monday 00:00 UTC (excluded): the week is [period_start, period_end).
+             */
+            period_end: string;
+            /** @description Submissions received in the week, spam included. */
+            submissions_total: number;
+            /** @description Relative change of `submissions_total` against the week before, as a fraction (0.18 is a rise of 18 %). When the week before had none: 1 if this week has any, else 0. */
+            delta_vs_prior_week: number;
+            /** @description What clean submissions wrote about, most frequent first; `count` is submissions. */
+            themes: {
+                label: string;
+                count: number;
+            }[];
+            /** @description Clean submissions by category, most frequent first. */
+            categories: {
+                name: string;
+                count: number;
+            }[];
+            /** @description Submissions of the week by spam score; each bucket includes its lower bound and excludes its upper one (1.0 falls in `0.85-1.0`). Unscored submissions are not counted. */
+            score_distribution: {
+                "0.0-0.3": number;
+                "0.3-0.6": number;
+                "0.6-0.85": number;
+                "0.85-1.0": number;
+            };
+            /** @description Markdown summary of the week. */
+            summary_md: string;
+            /** @description Spam of the week by reason (`honeypot_filled`, `rate_limited`, `rule:<kind>`, `ai_moderation`), most frequent first. */
+            spam_reasons: {
+                reason: string;
+                count: number;
+            }[];
+        };
+        /** @description The `ai-insights.regenerated` webhook body. */
+        InsightsRegeneratedEvent: {
+            /** @enum {string} */
+            type: "ai-insights.regenerated";
+            team_id: string;
+            /** @description ISO 8601, UTC. */
+            generated_at: string;
+            period_start: string;
+            period_end: string;
+            submissions_total: number;
+            /** @description Relative change as a fraction: 0.18 is a rise of 18 %. */
+            delta_vs_prior_week: number;
+            summary_md: string;
+            themes: {
+                label: string;
+                count: number;
+            }[];
+            categories: {
+                name: string;
+                count: number;
+            }[];
+        };
+        Invoice: {
+            id: string;
+            number: string;
+            /** @enum {string} */
+            status: "draft" | "open" | "paid" | "void";
+            currency: string;
+            amount_cents: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            period_start: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            period_end: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            issued_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            paid_at: string | null;
+        };
+        Job: {
+            /** @description Prefix `job_`. */
+            id: string;
+            /** @enum {string} */
+            type: "webhook_replay" | "erasure";
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed";
+            /** @description Items the job takes on. */
+            total: number;
+            /** @description Items handled so far (for a replay: replays queued). */
+            done: number;
+            /** @description Items that could not be handled; see `errors`. */
+            failed: number;
+            /** @description At most 100, oldest first. */
+            errors: {
+                id: string | null;
+                error: string;
+                message: string;
+            }[];
+            /** @description What the job produced, by type: an erasure's counts (`erasure_id`, `dry_run`, `submissions`, `files`, `deliveries_redacted`, `forms`); null for a replay. */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            finished_at: string | null;
+        };
+        ListFormsResponse: {
+            data: components["schemas"]["Form"][];
+            links: components["schemas"]["PageLinks"];
+            meta: components["schemas"]["PageMeta"];
+        };
+        ListInvoicesResponse: {
+            data: components["schemas"]["Invoice"][];
+        };
+        ListTokensResponse: {
+            data: components["schemas"]["TokenListEntry"][];
+        };
+        ListWebhooksResponse: {
+            data: components["schemas"]["Webhook"][];
+        };
+        Me: {
+            user: {
+                id: string;
+                email: string;
+                name: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                created_at: string;
+            };
+            team: {
+                id: string;
+                name: string;
+                plan: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                created_at: string;
+            };
+            role: components["schemas"]["Role"];
+            token: {
+                id: string;
+                name: string;
+                abilities: components["schemas"]["Ability"][];
+            };
+        };
+        NotificationRecipient: {
+            email: string;
+            /**
+             * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
+             * @enum {string}
+             */
+            status: "verified" | "pending" | "not_required";
+        };
+        OkBody: {
+            /** @enum {boolean} */
+            ok: true;
+        };
+        PageLinks: {
+            first: string | null;
+            last: string | null;
+            prev: string | null;
+            next: string | null;
+        };
+        PageMeta: {
+            current_page: number;
+            per_page: number;
+            total: number;
+            last_page: number;
+        };
+        ParsedField: {
+            name: string;
+            /** @enum {string} */
+            type: "string" | "number" | "boolean" | "date" | "email" | "url" | "list" | "object" | "empty";
+            /** @description The value converted to its type (numbers, booleans, ISO dates). */
+            value?: unknown;
+        };
+        /** @description A limit of the endpoint was crossed; nothing was stored. */
+        PayloadTooLargeBody: {
+            /**
+             * @description Machine-readable error code.
+             * @enum {string}
+             */
+            error: "payload_too_large";
+            /** @description Human-readable explanation. */
+            message: string;
+        };
+        /** @enum {string} */
+        PlanId: "free" | "pro" | "team" | "scale";
+        PostRefusedBody: components["schemas"]["FieldErrorsBody"] | components["schemas"]["CaptchaFailedBody"];
+        /**
+         * @description How the body is formatted: a chat message (slack, discord, teams) or the event JSON.
+         * @enum {string}
+         */
+        Provider: "slack" | "discord" | "teams" | "zapier" | "make" | "webhook";
+        PruneFormFieldsResponse: {
+            data: {
+                removed: string[];
+            };
+            meta: {
+                count: number;
+                /** @description The most names a form learns; later names stay in the payload and export in `_other`. */
+                limit: number;
+                /** @description Some stored submission has fields beyond the learned names (exported in `_other`). */
+                overflow: boolean;
+            };
+        };
+        /** @description No published form has this id (unknown, draft, unpublished or deleted). */
+        PublicNotFoundBody: {
+            /**
+             * @description Machine-readable error code.
+             * @enum {string}
+             */
+            error: "not_found";
+            /** @description Human-readable explanation. */
+            message: string;
+        };
+        /** @description `quota_exceeded`: the team used its plan's submissions for this month. `plan_limit_reached`: files on a plan without uploads, or past the team's file storage. */
+        PublicPaymentRequiredBody: {
+            /**
+             * @description Machine-readable error code.
+             * @enum {string}
+             */
+            error: "quota_exceeded" | "plan_limit_reached";
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description The plan's file storage in bytes, when that is what is reached. */
+            limit?: number;
+        };
+        PublishFormResponse: {
+            data: {
+                /** @description Prefix `frm_`. */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: "draft" | "published";
+                /** @description The public URL websites post to. */
+                endpoint_url: string;
+                notification_emails: string[];
+                /** @description Each notification address and whether it has confirmed. */
+                notification_recipients: components["schemas"]["NotificationRecipient"][];
+                settings: {
+                    /**
+                     * Format: uri
+                     * @description Where browsers go after a post (303); null = built-in thank-you page.
+                     */
+                    redirect_url: string | null;
+                    /** @description Hidden field bots fill in; default `_gotcha`. */
+                    honeypot_field: string;
+                    /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                    allowed_origins: string[];
+                    custom_rules: components["schemas"]["CustomRules"];
+                    /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                    ai_threshold: number;
+                    /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                    fields: components["schemas"]["SchemaFieldView"][];
+                    unknown_fields: components["schemas"]["UnknownFields"];
+                    /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+                    captcha: {
+                        /** @enum {string} */
+                        provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                        /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                        secret_last4: string;
+                        /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                        min_score: number | null;
+                    } | null;
+                    /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+                    autoresponder: {
+                        enabled: boolean;
+                        /** @description With `{{field}}` placeholders. */
+                        subject: string;
+                        /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                        body_markdown: string;
+                        /** @description The sender's display name (the address is the service's). */
+                        from_name: string | null;
+                        /** @description Where the submitter's replies go. */
+                        reply_to: string | null;
+                    };
+                    retention: components["schemas"]["Retention"];
+                    /**
+                     * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                     * @enum {string}
+                     */
+                    notification_mode: "instant" | "hourly" | "daily";
+                    /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                    notify_spam: boolean;
+                };
+                /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+                disabled_rules: {
+                    /** @enum {string} */
+                    kind: "regex";
+                    pattern: string;
+                    reason: string;
+                }[];
+                submissions_count: number;
+                /** @description The retention in force. */
+                retention: {
+                    /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                    submissions_days: number | null;
+                    /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                    spam_days: number | null;
+                    /**
+                     * Format: date-time
+                     * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                     */
+                    next_deletion_at: string | null;
+                };
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                updated_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                deleted_at: string | null;
+            };
+        };
+        RateLimitedBody: {
+            /** @enum {string} */
+            error: "rate_limited";
+            message: string;
+            /** @description Seconds until the window resets. */
+            retry_after: number;
+        };
+        RegenerateAiInsightsResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            queued_at: string;
+        };
+        ReplayDeliveryByIdResponse: {
+            delivery_id: string;
+            /** @enum {string} */
+            status: "queued";
+        };
+        ReplayDeliveryResponse: {
+            /** @enum {boolean} */
+            ok: true;
+            delivery_id: string;
+        };
+        ReplayWebhookBody: {
+            /** @description Only deliveries in this state (e.g. `failed` or `dead`). */
+            status?: components["schemas"]["DeliveryStatus"];
+            /** @description Only deliveries created at or after this time. */
+            since?: string;
+            /** @description Only deliveries created before this time. */
+            until?: string;
+        };
+        ReplayWebhookResponse: {
+            job_id: string;
+            /** @enum {string} */
+            status: "queued";
+        };
+        RestoreFormResponse: {
+            data: {
+                /** @description Prefix `frm_`. */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: "draft" | "published";
+                /** @description The public URL websites post to. */
+                endpoint_url: string;
+                notification_emails: string[];
+                /** @description Each notification address and whether it has confirmed. */
+                notification_recipients: components["schemas"]["NotificationRecipient"][];
+                settings: {
+                    /**
+                     * Format: uri
+                     * @description Where browsers go after a post (303); null = built-in thank-you page.
+                     */
+                    redirect_url: string | null;
+                    /** @description Hidden field bots fill in; default `_gotcha`. */
+                    honeypot_field: string;
+                    /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                    allowed_origins: string[];
+                    custom_rules: components["schemas"]["CustomRules"];
+                    /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                    ai_threshold: number;
+                    /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                    fields: components["schemas"]["SchemaFieldView"][];
+                    unknown_fields: components["schemas"]["UnknownFields"];
+                    /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+                    captcha: {
+                        /** @enum {string} */
+                        provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                        /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                        secret_last4: string;
+                        /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                        min_score: number | null;
+                    } | null;
+                    /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+                    autoresponder: {
+                        enabled: boolean;
+                        /** @description With `{{field}}` placeholders. */
+                        subject: string;
+                        /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                        body_markdown: string;
+                        /** @description The sender's display name (the address is the service's). */
+                        from_name: string | null;
+                        /** @description Where the submitter's replies go. */
+                        reply_to: string | null;
+                    };
+                    retention: components["schemas"]["Retention"];
+                    /**
+                     * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                     * @enum {string}
+                     */
+                    notification_mode: "instant" | "hourly" | "daily";
+                    /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                    notify_spam: boolean;
+                };
+                /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+                disabled_rules: {
+                    /** @enum {string} */
+                    kind: "regex";
+                    pattern: string;
+                    reason: string;
+                }[];
+                submissions_count: number;
+                /** @description The retention in force. */
+                retention: {
+                    /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                    submissions_days: number | null;
+                    /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                    spam_days: number | null;
+                    /**
+                     * Format: date-time
+                     * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                     */
+                    next_deletion_at: string | null;
+                };
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                updated_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                deleted_at: string | null;
+            };
+        };
+        /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
+        Retention: {
+            /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+            submissions_days: number | null;
+            /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+            spam_days: number | null;
+        };
+        /** @enum {string} */
+        Role: "owner" | "admin" | "editor" | "viewer";
+        SchemaField: {
+            /** @description The posted field name (not starting with `_`, which marks control fields). */
+            name: string;
+            /** @description How people see the field: the CSV header and the error messages (default: the name). */
+            label?: string;
+            /** @enum {string} */
+            type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
+            /** @description Must be present and not empty (a `boolean` must be checked); default false. */
+            required?: boolean;
+            /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+            min?: number;
+            /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+            max?: number;
+            /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
+            pattern?: string;
+            /** @description The allowed values (select, multiselect). */
+            options?: string[];
+            /** @description Most files in the field (file); default 1. */
+            max_files?: number;
+            /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
+            accept?: string[];
+        };
+        SchemaFieldView: {
+            /** @description The posted field name (not starting with `_`, which marks control fields). */
+            name: string;
+            /** @description How people see the field: the CSV header and the error messages (default: the name). */
+            label?: string;
+            /** @enum {string} */
+            type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
+            required: boolean;
+            /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+            min?: number;
+            /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
+            max?: number;
+            /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
+            pattern?: string;
+            /** @description The allowed values (select, multiselect). */
+            options?: string[];
+            /** @description Most files in the field (file); default 1. */
+            max_files?: number;
+            /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
+            accept?: string[];
+        };
+        SignedSubmissionFile: {
+            /** @description Prefix `file_`; the id used in the download path. */
+            id: string;
+            /** @description The form field the file was posted in. */
+            field: string;
+            filename: string;
+            content_type: string;
+            /** @description Bytes. */
+            size: number;
+            /** @description Signed download URL, valid 60 seconds. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            url_expires_at: string;
+        };
+        StreamedSubmission: {
+            /** @description The event id: send it back (`Last-Event-ID` or `last_event_id`) to resume right after this event. */
+            id: string;
+            /**
+             * @description `submission`: a clean submission, once processed. `spam`: one filed as spam (only with `include=spam`).
+             * @enum {string}
+             */
+            event: "submission" | "spam";
+            submission: components["schemas"]["SubmissionCreatedEvent"];
+        };
+        Submission: {
+            /** @description Prefix `subm_`. */
+            id: string;
+            status: components["schemas"]["SubmissionStatus"];
+            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, captcha_unverified (the CAPTCHA provider could not be reached), ai_moderation. */
+            spam_reason: string | null;
+            category: string | null;
+            ai_moderation: components["schemas"]["AiModeration"] | null;
+            /** @description The submitted fields. */
+            payload: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            received_at: string;
+            /** @description Present only if the submission had uploads. */
+            files?: components["schemas"]["SubmissionFile"][];
+        };
+        SubmissionAccepted: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description The submission id (`subm_…`); for a repeated `Idempotency-Key`, the first submission's. */
+            id: string;
+            /** @description Where a browser posting the same form would be sent (303): the `_next` posted, when its origin is allowed, else the form's `redirect_url`; absent when neither applies. The browser helper (`/intake.js`) follows a page's cross-origin `_next` only when it is this. */
+            redirect?: string;
+        };
+        /** @description The `submission.created` webhook body. */
+        SubmissionCreatedEvent: {
+            /** @enum {string} */
+            type: "submission.created";
+            /** @description Prefix `subm_`. */
+            submission_id: string;
+            form_id: string;
+            form_name: string;
+            /** @description ISO 8601, UTC, milliseconds. */
+            received_at: string;
+            /** @description The submitted fields. */
+            payload: {
+                [key: string]: unknown;
+            };
+            files: {
+                id: string;
+                filename: string;
+                content_type: string;
+                /** @description Bytes. */
+                size: number;
+                /** @description A link valid for 7 days; each visit redirects to a fresh 60-second storage URL. */
+                url: string;
+            }[];
+            meta: {
+                category: string | null;
+                /** @description Spam likelihood from moderation, 0 to 1; null for spam caught before moderation. */
+                score: number | null;
+                referrer: string | null;
+                user_agent: string | null;
+            };
+        };
+        SubmissionDetail: {
+            /** @description Prefix `subm_`. */
+            id: string;
+            status: components["schemas"]["SubmissionStatus"];
+            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, captcha_unverified (the CAPTCHA provider could not be reached), ai_moderation. */
+            spam_reason: string | null;
+            category: string | null;
+            ai_moderation: components["schemas"]["AiModeration"] | null;
+            /** @description The submitted fields. */
+            payload: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            received_at: string;
+            form_id: string;
+            /** @description The payload with each value recognised and typed. */
+            fields: components["schemas"]["ParsedField"][];
+            /** @description IP, user agent, referrer, origin and the reserved control fields. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description Present only if the submission had uploads, with signed URLs valid 60 seconds. */
+            files?: components["schemas"]["SignedSubmissionFile"][];
+            /** @description The autoresponder's outcome: `{ sent_at, to }` or `{ skipped: reason }`; null when none was due (the form had it off, or the post was spam caught at the door and never processed). */
+            autoresponse: {
+                /**
+                 * Format: date-time
+                 * @description When it was sent (with `to`).
+                 */
+                sent_at?: string;
+                /** @description The address it was sent to. */
+                to?: string;
+                /**
+                 * @description Why none was sent: spam, no submitter address, an address that is not one, one already sent to it this hour, or a plan without the autoresponder.
+                 * @enum {string}
+                 */
+                skipped?: "spam" | "no_address" | "invalid_address" | "rate_limited" | "plan";
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            updated_at: string;
+        };
+        SubmissionEventBatch: {
+            /** @description The events after `last_event_id`, oldest first; at most 100. */
+            data: components["schemas"]["StreamedSubmission"][];
+            meta: {
+                /** @description Where this answer ends: pass it as `last_event_id` next time (also when `data` is empty). */
+                last_event_id: string;
+                /** @description More events are waiting: ask again at once. */
+                has_more: boolean;
+            };
+        };
+        SubmissionFile: {
+            /** @description Prefix `file_`; the id used in the download path. */
+            id: string;
+            /** @description The form field the file was posted in. */
+            field: string;
+            filename: string;
+            content_type: string;
+            /** @description Bytes. */
+            size: number;
+        };
+        SubmissionPage: {
+            data: components["schemas"]["Submission"][];
+            links: components["schemas"]["PageLinks"];
+            meta: {
+                /** @description The page number; null when the page was asked for by `cursor`. */
+                current_page: number | null;
+                per_page: number;
+                total: number;
+                last_page: number;
+                /** @description A search (`q`) counts its matches up to 1,000: true when there are more (then `total` is 1,000). */
+                total_capped: boolean;
+                /** @description Pass as `cursor` for the next page; null on the last. */
+                next_cursor: string | null;
+            };
+        };
+        /** @description The `submission.spam` webhook body: a submission stored as spam (at the door or by moderation), `spam_reason` after `meta`. */
+        SubmissionSpamEvent: {
+            /** @enum {string} */
+            type: "submission.spam";
+            /** @description Prefix `subm_`. */
+            submission_id: string;
+            form_id: string;
+            form_name: string;
+            /** @description ISO 8601, UTC, milliseconds. */
+            received_at: string;
+            /** @description The submitted fields. */
+            payload: {
+                [key: string]: unknown;
+            };
+            files: {
+                id: string;
+                filename: string;
+                content_type: string;
+                /** @description Bytes. */
+                size: number;
+                /** @description A link valid for 7 days; each visit redirects to a fresh 60-second storage URL. */
+                url: string;
+            }[];
+            meta: {
+                category: string | null;
+                /** @description Spam likelihood from moderation, 0 to 1; null for spam caught before moderation. */
+                score: number | null;
+                referrer: string | null;
+                user_agent: string | null;
+            };
+            /** @description Why it was filed as spam: at the door `honeypot_filled`, `rate_limited`, `rule:blocked_email`, `rule:keyword`, `rule:regex`, `captcha_unverified`; by moderation `ai_moderation`. */
+            spam_reason: string;
+        };
+        /** @enum {string} */
+        SubmissionStatus: "received" | "spam" | "processed" | "failed";
+        /** @description The form's own fields, by name, beside the reserved ones. A name starting with `_` is a control field: kept in the submission's `metadata.controls`, never in its payload. When the form has a field schema, a post that breaks it is refused (422) and fields the schema does not name are kept, dropped or refused as its `unknown_fields` says. The body must be one object, at most 1 MB, nested at most 5 levels, with at most 2000 values in all (fields, list items, nested values). */
+        SubmitFormBody: {
+            /** @description The sender's address: the notification e-mail's Reply-To and the autoresponder's recipient, checked against the form's blocked e-mails. */
+            _replyto?: string;
+            /** @description The notification e-mail's subject (its first 200 characters). */
+            _subject?: string;
+            /** @description Where a browser goes after posting (303), instead of the form's `redirect_url` or the thank-you page — followed only when its origin is the posting page's, the `redirect_url`'s or one of the form's `allowed_origins`. */
+            _next?: string;
+            /** @description The honeypot: leave it empty, in an input people do not see. A post that fills it is kept as spam (`honeypot_filled`) and answered as any other. `_gotcha` unless the form's `settings.honeypot_field` names another `_…` field. */
+            _gotcha?: string;
+            /** @description The Cloudflare Turnstile widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+            "cf-turnstile-response"?: string;
+            /** @description The hCaptcha widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+            "h-captcha-response"?: string;
+            /** @description The reCAPTCHA (v2 or v3) widget's token (hCaptcha fills it too), verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+            "g-recaptcha-response"?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The form's own fields, by name, beside the reserved ones. A name starting with `_` is a control field: kept in the submission's `metadata.controls`, never in its payload. When the form has a field schema, a post that breaks it is refused (422) and fields the schema does not name are kept, dropped or refused as its `unknown_fields` says. At most 200 names and 2000 parts (values and files). A part with a filename is a file: at most 10 files of at most 10 MB each, and only when the team's plan includes uploads (402 otherwise); a file input left empty is no upload. Every part needs `Content-Disposition: form-data` with a name. */
+        SubmitFormMultipartBody: {
+            /** @description The sender's address: the notification e-mail's Reply-To and the autoresponder's recipient, checked against the form's blocked e-mails. */
+            _replyto?: string;
+            /** @description The notification e-mail's subject (its first 200 characters). */
+            _subject?: string;
+            /** @description Where a browser goes after posting (303), instead of the form's `redirect_url` or the thank-you page — followed only when its origin is the posting page's, the `redirect_url`'s or one of the form's `allowed_origins`. */
+            _next?: string;
+            /** @description The honeypot: leave it empty, in an input people do not see. A post that fills it is kept as spam (`honeypot_filled`) and answered as any other. `_gotcha` unless the form's `settings.honeypot_field` names another `_…` field. */
+            _gotcha?: string;
+            /** @description The Cloudflare Turnstile widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+            "cf-turnstile-response"?: string;
+            /** @description The hCaptcha widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+            "h-captcha-response"?: string;
+            /** @description The reCAPTCHA (v2 or v3) widget's token (hCaptcha fills it too), verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+            "g-recaptcha-response"?: string;
+        } & {
+            [key: string]: string | (string)[];
+        };
+        /** @description The form's own fields, by name, beside the reserved ones. A name starting with `_` is a control field: kept in the submission's `metadata.controls`, never in its payload. When the form has a field schema, a post that breaks it is refused (422) and fields the schema does not name are kept, dropped or refused as its `unknown_fields` says. A name sent more than once is kept as a list of its values, in order. At most 200 names and 2000 values, 1 MB in all. */
+        SubmitFormUrlencodedBody: {
+            /** @description The sender's address: the notification e-mail's Reply-To and the autoresponder's recipient, checked against the form's blocked e-mails. */
+            _replyto?: string;
+            /** @description The notification e-mail's subject (its first 200 characters). */
+            _subject?: string;
+            /** @description Where a browser goes after posting (303), instead of the form's `redirect_url` or the thank-you page — followed only when its origin is the posting page's, the `redirect_url`'s or one of the form's `allowed_origins`. */
+            _next?: string;
+            /** @description The honeypot: leave it empty, in an input people do not see. A post that fills it is kept as spam (`honeypot_filled`) and answered as any other. `_gotcha` unless the form's `settings.honeypot_field` names another `_…` field. */
+            _gotcha?: string;
+            /** @description The Cloudflare Turnstile widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+            "cf-turnstile-response"?: string;
+            /** @description The hCaptcha widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+            "h-captcha-response"?: string;
+            /** @description The reCAPTCHA (v2 or v3) widget's token (hCaptcha fills it too), verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
+            "g-recaptcha-response"?: string;
+        } & {
+            [key: string]: string | string[];
+        };
+        SuggestedSchema: {
+            data: {
+                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                fields: components["schemas"]["SchemaFieldView"][];
+                unknown_fields: components["schemas"]["UnknownFields"];
+            };
+            meta: {
+                /** @description How many recent inbox submissions were read (at most 1,000). */
+                sampled: number;
+            };
+        };
+        TestWebhookResponse: {
+            data: components["schemas"]["Delivery"];
+        };
+        Token: {
+            /** @description Prefix `tok_`; the identifier used in paths. */
+            id: string;
+            name: string;
+            abilities: components["schemas"]["Ability"][];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            created_at: string;
+            /** @description Last four characters of the plaintext token. */
+            last4: string;
+            /**
+             * Format: date-time
+             * @description When the token stops working (401 from then on); null: it never expires.
+             */
+            expires_at: string | null;
+        };
+        TokenListEntry: {
+            /** @description Prefix `tok_`; the identifier used in paths. */
+            id: string;
+            name: string;
+            abilities: components["schemas"]["Ability"][];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            created_at: string;
+            /** @description Last four characters of the plaintext token. */
+            last4: string;
+            /**
+             * Format: date-time
+             * @description When the token stops working (401 from then on); null: it never expires.
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            last_used_at: string | null;
+        };
+        /**
+         * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
+         * @enum {string}
+         */
+        UnknownFields: "keep" | "drop" | "reject";
+        UnpublishFormResponse: {
+            data: {
+                /** @description Prefix `frm_`. */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: "draft" | "published";
+                /** @description The public URL websites post to. */
+                endpoint_url: string;
+                notification_emails: string[];
+                /** @description Each notification address and whether it has confirmed. */
+                notification_recipients: components["schemas"]["NotificationRecipient"][];
+                settings: {
+                    /**
+                     * Format: uri
+                     * @description Where browsers go after a post (303); null = built-in thank-you page.
+                     */
+                    redirect_url: string | null;
+                    /** @description Hidden field bots fill in; default `_gotcha`. */
+                    honeypot_field: string;
+                    /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                    allowed_origins: string[];
+                    custom_rules: components["schemas"]["CustomRules"];
+                    /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                    ai_threshold: number;
+                    /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                    fields: components["schemas"]["SchemaFieldView"][];
+                    unknown_fields: components["schemas"]["UnknownFields"];
+                    /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+                    captcha: {
+                        /** @enum {string} */
+                        provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                        /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                        secret_last4: string;
+                        /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                        min_score: number | null;
+                    } | null;
+                    /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+                    autoresponder: {
+                        enabled: boolean;
+                        /** @description With `{{field}}` placeholders. */
+                        subject: string;
+                        /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                        body_markdown: string;
+                        /** @description The sender's display name (the address is the service's). */
+                        from_name: string | null;
+                        /** @description Where the submitter's replies go. */
+                        reply_to: string | null;
+                    };
+                    retention: components["schemas"]["Retention"];
+                    /**
+                     * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                     * @enum {string}
+                     */
+                    notification_mode: "instant" | "hourly" | "daily";
+                    /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                    notify_spam: boolean;
+                };
+                /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+                disabled_rules: {
+                    /** @enum {string} */
+                    kind: "regex";
+                    pattern: string;
+                    reason: string;
+                }[];
+                submissions_count: number;
+                /** @description The retention in force. */
+                retention: {
+                    /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                    submissions_days: number | null;
+                    /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                    spam_days: number | null;
+                    /**
+                     * Format: date-time
+                     * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                     */
+                    next_deletion_at: string | null;
+                };
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                updated_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                deleted_at: string | null;
+            };
+        };
+        /** @description The body is not urlencoded, multipart or JSON. */
+        UnsupportedMediaTypeBody: {
+            /**
+             * @description Machine-readable error code.
+             * @enum {string}
+             */
+            error: "unsupported_media_type";
+            /** @description Human-readable explanation. */
+            message: string;
+        };
+        UpdateFormBody: {
+            name?: string;
+            /** @description At most 10 addresses notified of each clean submission. */
+            notification_emails?: string[];
+            settings?: {
+                /**
+                 * Format: uri
+                 * @description Where browsers go after a post (303); null = built-in thank-you page.
+                 */
+                redirect_url?: string | null;
+                /** @description Hidden field bots fill in; default `_gotcha`. */
+                honeypot_field?: string;
+                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                allowed_origins?: string[];
+                /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                ai_threshold?: number;
+                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                fields?: components["schemas"]["SchemaField"][];
+                unknown_fields?: components["schemas"]["UnknownFields"];
+                /** @description Merged with the current retention. */
+                retention?: {
+                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+                    submissions_days?: number | null;
+                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+                    spam_days?: number | null;
+                };
+                /**
+                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                 * @enum {string}
+                 */
+                notification_mode?: "instant" | "hourly" | "daily";
+                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                notify_spam?: boolean;
+                custom_rules?: {
+                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+                    blocked_emails?: string[];
+                    /** @description Case-insensitive words or phrases that mark spam. */
+                    keywords?: string[];
+                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
+                    regex?: string[];
+                };
+                captcha?: {
+                    /** @enum {string} */
+                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                    /** @description The provider's secret key; may be left out to keep the stored one when the provider is unchanged. */
+                    secret_key?: string;
+                    /** @description reCAPTCHA v3 only: the least score accepted; default 0.5. */
+                    min_score?: number;
+                } | null;
+                /** @description Merged with the current autoresponder. */
+                autoresponder?: components["schemas"]["AutoresponderInput"];
+            };
+        };
+        UpdateFormResponse: {
+            data: {
+                /** @description Prefix `frm_`. */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: "draft" | "published";
+                /** @description The public URL websites post to. */
+                endpoint_url: string;
+                notification_emails: string[];
+                /** @description Each notification address and whether it has confirmed. */
+                notification_recipients: components["schemas"]["NotificationRecipient"][];
+                settings: {
+                    /**
+                     * Format: uri
+                     * @description Where browsers go after a post (303); null = built-in thank-you page.
+                     */
+                    redirect_url: string | null;
+                    /** @description Hidden field bots fill in; default `_gotcha`. */
+                    honeypot_field: string;
+                    /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                    allowed_origins: string[];
+                    custom_rules: components["schemas"]["CustomRules"];
+                    /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                    ai_threshold: number;
+                    /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                    fields: components["schemas"]["SchemaFieldView"][];
+                    unknown_fields: components["schemas"]["UnknownFields"];
+                    /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
+                    captcha: {
+                        /** @enum {string} */
+                        provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                        /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
+                        secret_last4: string;
+                        /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
+                        min_score: number | null;
+                    } | null;
+                    /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
+                    autoresponder: {
+                        enabled: boolean;
+                        /** @description With `{{field}}` placeholders. */
+                        subject: string;
+                        /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
+                        body_markdown: string;
+                        /** @description The sender's display name (the address is the service's). */
+                        from_name: string | null;
+                        /** @description Where the submitter's replies go. */
+                        reply_to: string | null;
+                    };
+                    retention: components["schemas"]["Retention"];
+                    /**
+                     * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                     * @enum {string}
+                     */
+                    notification_mode: "instant" | "hourly" | "daily";
+                    /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                    notify_spam: boolean;
+                };
+                /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
+                disabled_rules: {
+                    /** @enum {string} */
+                    kind: "regex";
+                    pattern: string;
+                    reason: string;
+                }[];
+                submissions_count: number;
+                /** @description The retention in force. */
+                retention: {
+                    /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
+                    submissions_days: number | null;
+                    /** @description Days spam is kept, the plan's cap applied; null = for ever. */
+                    spam_days: number | null;
+                    /**
+                     * Format: date-time
+                     * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
+                     */
+                    next_deletion_at: string | null;
+                };
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                updated_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                deleted_at: string | null;
+            };
+        };
+        UpdateSubmissionBody: {
+            /** @description Merged shallowly: omitted keys stay, a key set to null is removed. */
+            payload?: {
+                [key: string]: unknown;
+            };
+            status?: components["schemas"]["SubmissionStatus"];
+        };
+        UpdateSubmissionResponse: {
+            data: {
+                /** @description Prefix `subm_`. */
+                id: string;
+                status: components["schemas"]["SubmissionStatus"];
+                /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, captcha_unverified (the CAPTCHA provider could not be reached), ai_moderation. */
+                spam_reason: string | null;
+                category: string | null;
+                ai_moderation: components["schemas"]["AiModeration"] | null;
+                /** @description The submitted fields. */
+                payload: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                received_at: string;
+                form_id: string;
+                /** @description The payload with each value recognised and typed. */
+                fields: components["schemas"]["ParsedField"][];
+                /** @description IP, user agent, referrer, origin and the reserved control fields. */
+                metadata: {
+                    [key: string]: unknown;
+                };
+                /** @description Present only if the submission had uploads, with signed URLs valid 60 seconds. */
+                files?: components["schemas"]["SignedSubmissionFile"][];
+                /** @description The autoresponder's outcome: `{ sent_at, to }` or `{ skipped: reason }`; null when none was due (the form had it off, or the post was spam caught at the door and never processed). */
+                autoresponse: {
+                    /**
+                     * Format: date-time
+                     * @description When it was sent (with `to`).
+                     */
+                    sent_at?: string;
+                    /** @description The address it was sent to. */
+                    to?: string;
+                    /**
+                     * @description Why none was sent: spam, no submitter address, an address that is not one, one already sent to it this hour, or a plan without the autoresponder.
+                     * @enum {string}
+                     */
+                    skipped?: "spam" | "no_address" | "invalid_address" | "rate_limited" | "plan";
+                } | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                updated_at: string;
+            };
+        };
+        UpdateWebhookBody: {
+            label?: string;
+            url?: string;
+            provider?: components["schemas"]["Provider"];
+            /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
+            config?: {
+                [key: string]: unknown;
+            };
+            /** @description Events delivered; default `["submission.created"]`. */
+            events?: components["schemas"]["WebhookEvent"][];
+            /** @description Replaces the filter; `[]` removes it. */
+            filter?: components["schemas"]["WebhookFilterCondition"][];
+            /** @description `true` reactivates a webhook the service deactivated. */
+            active?: boolean;
+            /** @description Issue a new secret (returned once); the old one keeps signing for 24 hours. */
+            rotate_secret?: boolean;
+        };
+        UpdateWebhookResponse: {
+            data: {
+                /** @description Prefix `wh_`. */
+                id: string;
+                form_id: string;
+                label: string;
+                provider: components["schemas"]["Provider"];
+                /** @description HTTPS endpoint the deliveries are posted to. */
+                url: string;
+                /** @description Inactive webhooks get no new deliveries and their pending retries stop. */
+                active: boolean;
+                /** @description Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days). */
+                deactivated_reason: string | null;
+                /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
+                config: {
+                    [key: string]: unknown;
+                };
+                events: components["schemas"]["WebhookEvent"][];
+                /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
+                filter: components["schemas"]["WebhookFilterCondition"][];
+                /** @description Last four characters of the signing secret. */
+                secret_last4: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in UTC.
+                 */
+                updated_at: string;
+                /**
+                 * Format: date-time
+                 * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
+                 */
+                deleted_at: string | null;
+            };
+            /** @description The new signing secret, only with `rotate_secret: true`. */
+            secret?: string;
+        };
+        ValidationErrorBody: {
+            error: ("validation_failed" | "invalid_json") | string;
+            message: string;
+            details?: {
+                /** @enum {string} */
+                in: "body" | "query" | "path" | "header";
+                path: string;
+                message: string;
+            }[];
+        };
+        Webhook: {
+            /** @description Prefix `wh_`. */
+            id: string;
+            form_id: string;
+            label: string;
+            provider: components["schemas"]["Provider"];
+            /** @description HTTPS endpoint the deliveries are posted to. */
+            url: string;
+            /** @description Inactive webhooks get no new deliveries and their pending retries stop. */
+            active: boolean;
+            /** @description Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days). */
+            deactivated_reason: string | null;
+            /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
+            config: {
+                [key: string]: unknown;
+            };
+            events: components["schemas"]["WebhookEvent"][];
+            /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
+            filter: components["schemas"]["WebhookFilterCondition"][];
+            /** @description Last four characters of the signing secret. */
+            secret_last4: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
+             */
+            deleted_at: string | null;
+        };
+        /**
+         * @description `submission.created`: a clean submission, once processed. `submission.spam`: a submission stored as spam (at the door or by moderation; not one a person marked spam). `ai-insights.regenerated`: the team's weekly insights were (re)computed.
+         * @enum {string}
+         */
+        WebhookEvent: "submission.created" | "submission.spam" | "ai-insights.regenerated";
+        WebhookFilterCondition: {
+            /** @description A payload field name, or `category` / `status` (the submission's own). */
+            field: string;
+            /** @enum {string} */
+            op: "equals" | "not_equals" | "contains" | "exists";
+            /** @description Compared as text, case-insensitive; required except with `exists`. */
+            value?: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The budget left in this window: `limit=<requests>, remaining=<requests>, reset=<seconds>`. */
+        RateLimit: string;
+        /** @description The budget of this token: `<requests>;w=<window seconds>`. */
+        "RateLimit-Policy": string;
+        /** @description Seconds until the window resets. */
+        "Retry-After": number;
+    };
     pathItems: never;
 }
+export type Ability = components['schemas']['Ability'];
+export type AbilityExceedsCallerBody = components['schemas']['AbilityExceedsCallerBody'];
+export type AiModeration = components['schemas']['AiModeration'];
+export type AlreadyRunningBody = components['schemas']['AlreadyRunningBody'];
+export type AutoresponderInput = components['schemas']['AutoresponderInput'];
+export type BillingPlan = components['schemas']['BillingPlan'];
+export type BillingSubscription = components['schemas']['BillingSubscription'];
+export type BillingTeam = components['schemas']['BillingTeam'];
+export type BillingUsage = components['schemas']['BillingUsage'];
+export type BulkBody = components['schemas']['BulkBody'];
+export type BulkResult = components['schemas']['BulkResult'];
+export type CaptchaFailedBody = components['schemas']['CaptchaFailedBody'];
+export type CreateErasure200Response = components['schemas']['CreateErasure200Response'];
+export type CreateErasure202Response = components['schemas']['CreateErasure202Response'];
+export type CreateFormBody = components['schemas']['CreateFormBody'];
+export type CreateFormResponse = components['schemas']['CreateFormResponse'];
+export type CreateToken403Error = components['schemas']['CreateToken403Error'];
+export type CreateTokenBody = components['schemas']['CreateTokenBody'];
+export type CreateTokenResponse = components['schemas']['CreateTokenResponse'];
+export type CreateWebhookBody = components['schemas']['CreateWebhookBody'];
+export type CreateWebhookResponse = components['schemas']['CreateWebhookResponse'];
+export type CustomRules = components['schemas']['CustomRules'];
+export type Delivery = components['schemas']['Delivery'];
+export type DeliveryPage = components['schemas']['DeliveryPage'];
+export type DeliveryStatus = components['schemas']['DeliveryStatus'];
+export type ErasureBody = components['schemas']['ErasureBody'];
+export type ErasureDryRun = components['schemas']['ErasureDryRun'];
+export type ErasureReceipt = components['schemas']['ErasureReceipt'];
+export type ErrorBody = components['schemas']['ErrorBody'];
+export type ExportSubmissionsResponse = components['schemas']['ExportSubmissionsResponse'];
+export type ExportedSubmission = components['schemas']['ExportedSubmission'];
+export type FieldErrorsBody = components['schemas']['FieldErrorsBody'];
+export type ForbiddenOriginBody = components['schemas']['ForbiddenOriginBody'];
+export type Form = components['schemas']['Form'];
+export type FormField = components['schemas']['FormField'];
+export type FormFieldList = components['schemas']['FormFieldList'];
+export type FormSettings = components['schemas']['FormSettings'];
+export type FormSettingsInput = components['schemas']['FormSettingsInput'];
+export type GetAiInsightsResponse = components['schemas']['GetAiInsightsResponse'];
+export type GetBillingPlanResponse = components['schemas']['GetBillingPlanResponse'];
+export type GetBillingSubscriptionResponse = components['schemas']['GetBillingSubscriptionResponse'];
+export type GetBillingTeamResponse = components['schemas']['GetBillingTeamResponse'];
+export type GetBillingUsageResponse = components['schemas']['GetBillingUsageResponse'];
+export type GetErasureResponse = components['schemas']['GetErasureResponse'];
+export type GetFormResponse = components['schemas']['GetFormResponse'];
+export type GetJobResponse = components['schemas']['GetJobResponse'];
+export type GetMeResponse = components['schemas']['GetMeResponse'];
+export type GetSubmissionResponse = components['schemas']['GetSubmissionResponse'];
+export type GetWebhookResponse = components['schemas']['GetWebhookResponse'];
+export type Insights = components['schemas']['Insights'];
+export type InsightsRegeneratedEvent = components['schemas']['InsightsRegeneratedEvent'];
+export type Invoice = components['schemas']['Invoice'];
+export type Job = components['schemas']['Job'];
+export type ListFormsResponse = components['schemas']['ListFormsResponse'];
+export type ListInvoicesResponse = components['schemas']['ListInvoicesResponse'];
+export type ListTokensResponse = components['schemas']['ListTokensResponse'];
+export type ListWebhooksResponse = components['schemas']['ListWebhooksResponse'];
+export type Me = components['schemas']['Me'];
+export type NotificationRecipient = components['schemas']['NotificationRecipient'];
+export type OkBody = components['schemas']['OkBody'];
+export type PageLinks = components['schemas']['PageLinks'];
+export type PageMeta = components['schemas']['PageMeta'];
+export type ParsedField = components['schemas']['ParsedField'];
+export type PayloadTooLargeBody = components['schemas']['PayloadTooLargeBody'];
+export type PlanId = components['schemas']['PlanId'];
+export type PostRefusedBody = components['schemas']['PostRefusedBody'];
+export type Provider = components['schemas']['Provider'];
+export type PruneFormFieldsResponse = components['schemas']['PruneFormFieldsResponse'];
+export type PublicNotFoundBody = components['schemas']['PublicNotFoundBody'];
+export type PublicPaymentRequiredBody = components['schemas']['PublicPaymentRequiredBody'];
+export type PublishFormResponse = components['schemas']['PublishFormResponse'];
+export type RateLimitedBody = components['schemas']['RateLimitedBody'];
+export type RegenerateAiInsightsResponse = components['schemas']['RegenerateAiInsightsResponse'];
+export type ReplayDeliveryByIdResponse = components['schemas']['ReplayDeliveryByIdResponse'];
+export type ReplayDeliveryResponse = components['schemas']['ReplayDeliveryResponse'];
+export type ReplayWebhookBody = components['schemas']['ReplayWebhookBody'];
+export type ReplayWebhookResponse = components['schemas']['ReplayWebhookResponse'];
+export type RestoreFormResponse = components['schemas']['RestoreFormResponse'];
+export type Retention = components['schemas']['Retention'];
+export type Role = components['schemas']['Role'];
+export type SchemaField = components['schemas']['SchemaField'];
+export type SchemaFieldView = components['schemas']['SchemaFieldView'];
+export type SignedSubmissionFile = components['schemas']['SignedSubmissionFile'];
+export type StreamedSubmission = components['schemas']['StreamedSubmission'];
+export type Submission = components['schemas']['Submission'];
+export type SubmissionAccepted = components['schemas']['SubmissionAccepted'];
+export type SubmissionCreatedEvent = components['schemas']['SubmissionCreatedEvent'];
+export type SubmissionDetail = components['schemas']['SubmissionDetail'];
+export type SubmissionEventBatch = components['schemas']['SubmissionEventBatch'];
+export type SubmissionFile = components['schemas']['SubmissionFile'];
+export type SubmissionPage = components['schemas']['SubmissionPage'];
+export type SubmissionSpamEvent = components['schemas']['SubmissionSpamEvent'];
+export type SubmissionStatus = components['schemas']['SubmissionStatus'];
+export type SubmitFormBody = components['schemas']['SubmitFormBody'];
+export type SubmitFormMultipartBody = components['schemas']['SubmitFormMultipartBody'];
+export type SubmitFormUrlencodedBody = components['schemas']['SubmitFormUrlencodedBody'];
+export type SuggestedSchema = components['schemas']['SuggestedSchema'];
+export type TestWebhookResponse = components['schemas']['TestWebhookResponse'];
+export type Token = components['schemas']['Token'];
+export type TokenListEntry = components['schemas']['TokenListEntry'];
+export type UnknownFields = components['schemas']['UnknownFields'];
+export type UnpublishFormResponse = components['schemas']['UnpublishFormResponse'];
+export type UnsupportedMediaTypeBody = components['schemas']['UnsupportedMediaTypeBody'];
+export type UpdateFormBody = components['schemas']['UpdateFormBody'];
+export type UpdateFormResponse = components['schemas']['UpdateFormResponse'];
+export type UpdateSubmissionBody = components['schemas']['UpdateSubmissionBody'];
+export type UpdateSubmissionResponse = components['schemas']['UpdateSubmissionResponse'];
+export type UpdateWebhookBody = components['schemas']['UpdateWebhookBody'];
+export type UpdateWebhookResponse = components['schemas']['UpdateWebhookResponse'];
+export type ValidationErrorBody = components['schemas']['ValidationErrorBody'];
+export type Webhook = components['schemas']['Webhook'];
+export type WebhookEvent = components['schemas']['WebhookEvent'];
+export type WebhookFilterCondition = components['schemas']['WebhookFilterCondition'];
+export type HeaderRateLimit = components['headers']['RateLimit'];
+export type HeaderRateLimitPolicy = components['headers']['RateLimit-Policy'];
+export type HeaderRetryAfter = components['headers']['Retry-After'];
 export type $defs = Record<string, never>;
 export interface operations {
     submitForm: {
@@ -819,42 +3218,8 @@ export interface operations {
                  *       "_gotcha": ""
                  *     }
                  */
-                "application/x-www-form-urlencoded": {
-                    /** @description The sender's address: the notification e-mail's Reply-To and the autoresponder's recipient, checked against the form's blocked e-mails. */
-                    _replyto?: string;
-                    /** @description The notification e-mail's subject (its first 200 characters). */
-                    _subject?: string;
-                    /** @description Where a browser goes after posting (303), instead of the form's `redirect_url` or the thank-you page — followed only when its origin is the posting page's, the `redirect_url`'s or one of the form's `allowed_origins`. */
-                    _next?: string;
-                    /** @description The honeypot: leave it empty, in an input people do not see. A post that fills it is kept as spam (`honeypot_filled`) and answered as any other. `_gotcha` unless the form's `settings.honeypot_field` names another `_…` field. */
-                    _gotcha?: string;
-                    /** @description The Cloudflare Turnstile widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
-                    "cf-turnstile-response"?: string;
-                    /** @description The hCaptcha widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
-                    "h-captcha-response"?: string;
-                    /** @description The reCAPTCHA (v2 or v3) widget's token (hCaptcha fills it too), verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
-                    "g-recaptcha-response"?: string;
-                } & {
-                    [key: string]: string | string[];
-                };
-                "multipart/form-data": {
-                    /** @description The sender's address: the notification e-mail's Reply-To and the autoresponder's recipient, checked against the form's blocked e-mails. */
-                    _replyto?: string;
-                    /** @description The notification e-mail's subject (its first 200 characters). */
-                    _subject?: string;
-                    /** @description Where a browser goes after posting (303), instead of the form's `redirect_url` or the thank-you page — followed only when its origin is the posting page's, the `redirect_url`'s or one of the form's `allowed_origins`. */
-                    _next?: string;
-                    /** @description The honeypot: leave it empty, in an input people do not see. A post that fills it is kept as spam (`honeypot_filled`) and answered as any other. `_gotcha` unless the form's `settings.honeypot_field` names another `_…` field. */
-                    _gotcha?: string;
-                    /** @description The Cloudflare Turnstile widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
-                    "cf-turnstile-response"?: string;
-                    /** @description The hCaptcha widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
-                    "h-captcha-response"?: string;
-                    /** @description The reCAPTCHA (v2 or v3) widget's token (hCaptcha fills it too), verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
-                    "g-recaptcha-response"?: string;
-                } & {
-                    [key: string]: string | (string)[];
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["SubmitFormUrlencodedBody"];
+                "multipart/form-data": components["schemas"]["SubmitFormMultipartBody"];
                 /**
                  * @example {
                  *       "name": "Ada Lovelace",
@@ -864,24 +3229,7 @@ export interface operations {
                  *       "_gotcha": ""
                  *     }
                  */
-                "application/json": {
-                    /** @description The sender's address: the notification e-mail's Reply-To and the autoresponder's recipient, checked against the form's blocked e-mails. */
-                    _replyto?: string;
-                    /** @description The notification e-mail's subject (its first 200 characters). */
-                    _subject?: string;
-                    /** @description Where a browser goes after posting (303), instead of the form's `redirect_url` or the thank-you page — followed only when its origin is the posting page's, the `redirect_url`'s or one of the form's `allowed_origins`. */
-                    _next?: string;
-                    /** @description The honeypot: leave it empty, in an input people do not see. A post that fills it is kept as spam (`honeypot_filled`) and answered as any other. `_gotcha` unless the form's `settings.honeypot_field` names another `_…` field. */
-                    _gotcha?: string;
-                    /** @description The Cloudflare Turnstile widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
-                    "cf-turnstile-response"?: string;
-                    /** @description The hCaptcha widget's token, verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
-                    "h-captcha-response"?: string;
-                    /** @description The reCAPTCHA (v2 or v3) widget's token (hCaptcha fills it too), verified with the provider when the form has that CAPTCHA; never stored, whatever the form. */
-                    "g-recaptcha-response"?: string;
-                } & {
-                    [key: string]: unknown;
-                };
+                "application/json": components["schemas"]["SubmitFormBody"];
             };
         };
         responses: {
@@ -893,14 +3241,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        /** @description The submission id (`subm_…`); for a repeated `Idempotency-Key`, the first submission's. */
-                        id: string;
-                        /** @description Where a browser posting the same form would be sent (303): the `_next` posted, when its origin is allowed, else the form's `redirect_url`; absent when neither applies. The browser helper (`/intake.js`) follows a page's cross-origin `_next` only when it is this. */
-                        redirect?: string;
-                    };
+                    "application/json": components["schemas"]["SubmissionAccepted"];
                 };
             };
             /** @description Stored (browsers and other non-JSON clients): go to `_next` when it is permitted, else to the form's `redirect_url`, else to the built-in thank-you page `/f/{form}/thanks`, which links back to the posting page. Spam and repeated keys are answered alike. */
@@ -918,16 +3259,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The team's plan refuses the post; nothing was stored: its monthly submissions are used up (`quota_exceeded`), it has no file uploads (`plan_limit_reached`, answered at the first file part), or the files would pass its storage (`plan_limit_reached`, with `limit`). */
@@ -936,17 +3268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Machine-readable error code.
-                         * @enum {string}
-                         */
-                        error: "quota_exceeded" | "plan_limit_reached";
-                        /** @description Human-readable explanation. */
-                        message: string;
-                        /** @description The plan's file storage in bytes, when that is what is reached. */
-                        limit?: number;
-                    };
+                    "application/json": components["schemas"]["PublicPaymentRequiredBody"];
                 };
             };
             /** @description The request's `Origin` is not one of the form's `allowed_origins` (a form without any takes every origin). */
@@ -955,15 +3277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Machine-readable error code.
-                         * @enum {string}
-                         */
-                        error: "forbidden";
-                        /** @description Human-readable explanation. */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["ForbiddenOriginBody"];
                 };
             };
             /** @description No published form has this id: unknown, a draft (the message says so), unpublished or deleted. A browser navigating (`Accept` preferring `text/html`) gets an HTML page. */
@@ -972,15 +3286,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Machine-readable error code.
-                         * @enum {string}
-                         */
-                        error: "not_found";
-                        /** @description Human-readable explanation. */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["PublicNotFoundBody"];
                     "text/html": string;
                 };
             };
@@ -990,14 +3296,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description A limit was crossed (too many fields, values or files, a value, file or body too large); nothing was stored. An upload is answered as soon as it crosses the limit, with `Connection: close`. */
@@ -1006,15 +3305,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Machine-readable error code.
-                         * @enum {string}
-                         */
-                        error: "payload_too_large";
-                        /** @description Human-readable explanation. */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["PayloadTooLargeBody"];
                 };
             };
             /** @description The body is not `application/x-www-form-urlencoded`, `multipart/form-data` or JSON. */
@@ -1023,15 +3314,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Machine-readable error code.
-                         * @enum {string}
-                         */
-                        error: "unsupported_media_type";
-                        /** @description Human-readable explanation. */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["UnsupportedMediaTypeBody"];
                 };
             };
             /** @description The post is well-formed but the form refuses it; nothing was stored. `validation_failed` with `fields` (per posted field, what to fix) when it breaks the field schema; `captcha_failed` when the CAPTCHA token is missing or refused. JSON clients get JSON, everyone else an HTML page listing what to fix. */
@@ -1040,23 +3323,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "validation_failed";
-                        message: string;
-                        /** @description Per posted field name, what is wrong, in plain words. */
-                        fields: {
-                            [key: string]: string[];
-                        };
-                    } | {
-                        /**
-                         * @description Machine-readable error code.
-                         * @enum {string}
-                         */
-                        error: "captcha_failed";
-                        /** @description Human-readable explanation. */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["PostRefusedBody"];
                     "text/html": string;
                 };
             };
@@ -1068,13 +3335,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description The files could not be stored, or another failure on our side; nothing was kept. The `X-Request-Id` header identifies the request. */
@@ -1083,14 +3344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -1101,14 +3355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1146,16 +3393,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description No published form has this id. */
@@ -1164,15 +3402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Machine-readable error code.
-                         * @enum {string}
-                         */
-                        error: "not_found";
-                        /** @description Human-readable explanation. */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["PublicNotFoundBody"];
                 };
             };
         };
@@ -1192,37 +3422,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            user: {
-                                id: string;
-                                email: string;
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 timestamp in UTC.
-                                 */
-                                created_at: string;
-                            };
-                            team: {
-                                id: string;
-                                name: string;
-                                plan: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 timestamp in UTC.
-                                 */
-                                created_at: string;
-                            };
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "editor" | "viewer";
-                            token: {
-                                id: string;
-                                name: string;
-                                abilities: ("forms:read" | "forms:write" | "submissions:read" | "submissions:write" | "submissions:export" | "webhooks:read" | "webhooks:write" | "insights:read" | "insights:write" | "tokens:read" | "tokens:write" | "billing:read")[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["GetMeResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -1231,16 +3431,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -1249,14 +3440,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The caller may not perform this action. */
@@ -1265,14 +3449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -1281,14 +3458,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -1297,14 +3467,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -1315,14 +3478,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1342,31 +3498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `tok_`; the identifier used in paths. */
-                            id: string;
-                            name: string;
-                            abilities: ("forms:read" | "forms:write" | "submissions:read" | "submissions:write" | "submissions:export" | "webhooks:read" | "webhooks:write" | "insights:read" | "insights:write" | "tokens:read" | "tokens:write" | "billing:read")[];
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /** @description Last four characters of the plaintext token. */
-                            last4: string;
-                            /**
-                             * Format: date-time
-                             * @description When the token stops working (401 from then on); null: it never expires.
-                             */
-                            expires_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            last_used_at: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ListTokensResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -1375,16 +3507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -1393,14 +3516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `tokens:read` ability, or the caller may not perform this action. */
@@ -1409,14 +3525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -1425,14 +3534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -1441,14 +3543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -1459,14 +3554,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1480,13 +3568,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    /** @description Non-empty list of ability strings, each held by the calling token. */
-                    abilities: string[];
-                    /** @description When the token stops working: an ISO 8601 instant (without a zone it is UTC) in the future, at most 10 years ahead. Omitted or null: it never expires. */
-                    expires_at?: string | null;
-                };
+                "application/json": components["schemas"]["CreateTokenBody"];
             };
         };
         responses: {
@@ -1496,28 +3578,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `tok_`; the identifier used in paths. */
-                            id: string;
-                            name: string;
-                            abilities: ("forms:read" | "forms:write" | "submissions:read" | "submissions:write" | "submissions:export" | "webhooks:read" | "webhooks:write" | "insights:read" | "insights:write" | "tokens:read" | "tokens:write" | "billing:read")[];
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /** @description Last four characters of the plaintext token. */
-                            last4: string;
-                            /**
-                             * Format: date-time
-                             * @description When the token stops working (401 from then on); null: it never expires.
-                             */
-                            expires_at: string | null;
-                        };
-                        /** @description The plaintext token, shown only here. */
-                        token: string;
-                    };
+                    "application/json": components["schemas"]["CreateTokenResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -1526,16 +3587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -1544,14 +3596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The team's plan does not include this, or one of its limits is reached. */
@@ -1560,14 +3605,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `tokens:write` ability, or the caller may not perform this action. */
@@ -1576,19 +3614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": ({
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    }) | {
-                        /** @enum {string} */
-                        error: "ability_exceeds_caller";
-                        exceeded: string[];
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["CreateToken403Error"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -1597,14 +3623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
@@ -1613,14 +3632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -1629,14 +3641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -1647,14 +3652,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1677,10 +3675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                    };
+                    "application/json": components["schemas"]["OkBody"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -1689,16 +3684,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -1707,14 +3693,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `tokens:write` ability, or the caller may not perform this action. */
@@ -1723,14 +3702,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -1739,14 +3711,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -1755,14 +3720,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -1773,14 +3731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1800,20 +3751,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            plan: "free" | "pro" | "team" | "scale";
-                            members: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["GetBillingTeamResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -1822,16 +3760,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -1840,14 +3769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `billing:read` ability, or the caller may not perform this action. */
@@ -1856,14 +3778,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -1872,14 +3787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -1888,14 +3796,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -1906,14 +3807,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1933,33 +3827,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            id: "free" | "pro" | "team" | "scale";
-                            name: string;
-                            price_cents: number;
-                            currency: string;
-                            /** @enum {string} */
-                            interval: "month";
-                            limits: {
-                                /** @description null = unlimited */
-                                monthly_submissions: number | null;
-                                /** @description null = unlimited */
-                                forms: number | null;
-                                /** @description null = unlimited */
-                                storage_bytes: number | null;
-                                /** @description Largest accepted upload; 0 = uploads not included. */
-                                file_bytes: number;
-                            };
-                            features: {
-                                ai: boolean;
-                                api_tokens: boolean;
-                                file_uploads: boolean;
-                                autoresponder: boolean;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["GetBillingPlanResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -1968,16 +3836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -1986,14 +3845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `billing:read` ability, or the caller may not perform this action. */
@@ -2002,14 +3854,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -2018,14 +3863,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -2034,14 +3872,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -2052,14 +3883,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2079,36 +3903,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            period_start: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            period_end: string;
-                            submissions: {
-                                used: number;
-                                /** @description null = unlimited */
-                                limit: number | null;
-                                remaining: number | null;
-                            };
-                            forms: {
-                                used: number;
-                                /** @description null = unlimited */
-                                limit: number | null;
-                            };
-                            storage_bytes: {
-                                used: number;
-                                /** @description null = unlimited */
-                                limit: number | null;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["GetBillingUsageResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -2117,16 +3912,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -2135,14 +3921,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `billing:read` ability, or the caller may not perform this action. */
@@ -2151,14 +3930,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -2167,14 +3939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -2183,14 +3948,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -2201,14 +3959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2228,31 +3979,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            plan: "free" | "pro" | "team" | "scale";
-                            /** @enum {string} */
-                            status: "active" | "past_due" | "canceled";
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            current_period_start: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            current_period_end: string;
-                            cancel_at_period_end: boolean;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["GetBillingSubscriptionResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -2261,16 +3988,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -2279,14 +3997,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `billing:read` ability, or the caller may not perform this action. */
@@ -2295,14 +4006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -2311,14 +4015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -2327,14 +4024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -2345,14 +4035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2372,36 +4055,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            number: string;
-                            /** @enum {string} */
-                            status: "draft" | "open" | "paid" | "void";
-                            currency: string;
-                            amount_cents: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            period_start: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            period_end: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            issued_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            paid_at: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ListInvoicesResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -2410,16 +4064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -2428,14 +4073,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `billing:read` ability, or the caller may not perform this action. */
@@ -2444,14 +4082,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -2460,14 +4091,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -2476,14 +4100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -2494,14 +4111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2528,157 +4138,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `frm_`. */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "draft" | "published";
-                            /** @description The public URL websites post to. */
-                            endpoint_url: string;
-                            notification_emails: string[];
-                            /** @description Each notification address and whether it has confirmed. */
-                            notification_recipients: {
-                                email: string;
-                                /**
-                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
-                                 * @enum {string}
-                                 */
-                                status: "verified" | "pending" | "not_required";
-                            }[];
-                            settings: {
-                                /**
-                                 * Format: uri
-                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
-                                 */
-                                redirect_url: string | null;
-                                /** @description Hidden field bots fill in; default `_gotcha`. */
-                                honeypot_field: string;
-                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                                allowed_origins: string[];
-                                custom_rules: {
-                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
-                                    blocked_emails: string[];
-                                    /** @description Case-insensitive words or phrases that mark spam. */
-                                    keywords: string[];
-                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
-                                    regex: string[];
-                                };
-                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                                ai_threshold: number;
-                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                                fields: {
-                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
-                                    name: string;
-                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
-                                    label?: string;
-                                    /** @enum {string} */
-                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
-                                    required: boolean;
-                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    min?: number;
-                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    max?: number;
-                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
-                                    pattern?: string;
-                                    /** @description The allowed values (select, multiselect). */
-                                    options?: string[];
-                                    /** @description Most files in the field (file); default 1. */
-                                    max_files?: number;
-                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
-                                    accept?: string[];
-                                }[];
-                                /**
-                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
-                                 * @enum {string}
-                                 */
-                                unknown_fields: "keep" | "drop" | "reject";
-                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
-                                captcha: {
-                                    /** @enum {string} */
-                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
-                                    secret_last4: string;
-                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
-                                    min_score: number | null;
-                                } | null;
-                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
-                                autoresponder: {
-                                    enabled: boolean;
-                                    /** @description With `{{field}}` placeholders. */
-                                    subject: string;
-                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
-                                    body_markdown: string;
-                                    /** @description The sender's display name (the address is the service's). */
-                                    from_name: string | null;
-                                    /** @description Where the submitter's replies go. */
-                                    reply_to: string | null;
-                                };
-                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
-                                retention: {
-                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
-                                    submissions_days: number | null;
-                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
-                                    spam_days: number | null;
-                                };
-                                /**
-                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                                 * @enum {string}
-                                 */
-                                notification_mode: "instant" | "hourly" | "daily";
-                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                                notify_spam: boolean;
-                            };
-                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
-                            disabled_rules: {
-                                /** @enum {string} */
-                                kind: "regex";
-                                pattern: string;
-                                reason: string;
-                            }[];
-                            submissions_count: number;
-                            /** @description The retention in force. */
-                            retention: {
-                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
-                                submissions_days: number | null;
-                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
-                                spam_days: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
-                                 */
-                                next_deletion_at: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            deleted_at: string | null;
-                        }[];
-                        links: {
-                            first: string | null;
-                            last: string | null;
-                            prev: string | null;
-                            next: string | null;
-                        };
-                        meta: {
-                            current_page: number;
-                            per_page: number;
-                            total: number;
-                            last_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListFormsResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -2687,16 +4147,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -2705,14 +4156,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `forms:read` ability, or the caller may not perform this action. */
@@ -2721,14 +4165,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -2737,14 +4174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -2753,14 +4183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -2771,14 +4194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2792,94 +4208,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    /**
-                     * @description At most 10 addresses notified of each clean submission.
-                     * @default []
-                     */
-                    notification_emails?: string[];
-                    settings?: {
-                        /**
-                         * Format: uri
-                         * @description Where browsers go after a post (303); null = built-in thank-you page.
-                         */
-                        redirect_url?: string | null;
-                        /** @description Hidden field bots fill in; default `_gotcha`. */
-                        honeypot_field?: string;
-                        /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                        allowed_origins?: string[];
-                        /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                        ai_threshold?: number;
-                        /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                        fields?: {
-                            /** @description The posted field name (not starting with `_`, which marks control fields). */
-                            name: string;
-                            /** @description How people see the field: the CSV header and the error messages (default: the name). */
-                            label?: string;
-                            /** @enum {string} */
-                            type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
-                            /** @description Must be present and not empty (a `boolean` must be checked); default false. */
-                            required?: boolean;
-                            /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                            min?: number;
-                            /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                            max?: number;
-                            /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
-                            pattern?: string;
-                            /** @description The allowed values (select, multiselect). */
-                            options?: string[];
-                            /** @description Most files in the field (file); default 1. */
-                            max_files?: number;
-                            /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
-                            accept?: string[];
-                        }[];
-                        /**
-                         * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
-                         * @enum {string}
-                         */
-                        unknown_fields?: "keep" | "drop" | "reject";
-                        /** @description Merged with the current retention. */
-                        retention?: {
-                            /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
-                            submissions_days?: number | null;
-                            /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
-                            spam_days?: number | null;
-                        };
-                        /**
-                         * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                         * @enum {string}
-                         */
-                        notification_mode?: "instant" | "hourly" | "daily";
-                        /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                        notify_spam?: boolean;
-                        custom_rules?: {
-                            /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
-                            blocked_emails?: string[];
-                            /** @description Case-insensitive words or phrases that mark spam. */
-                            keywords?: string[];
-                            /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
-                            regex?: string[];
-                        };
-                        captcha?: {
-                            /** @enum {string} */
-                            provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                            /** @description The provider's secret key; may be left out to keep the stored one when the provider is unchanged. */
-                            secret_key?: string;
-                            /** @description reCAPTCHA v3 only: the least score accepted; default 0.5. */
-                            min_score?: number;
-                        } | null;
-                        /** @description Merged with the current autoresponder. */
-                        autoresponder?: {
-                            enabled?: boolean;
-                            subject?: string;
-                            body_markdown?: string;
-                            from_name?: string | null;
-                            /** Format: email */
-                            reply_to?: string | null;
-                        };
-                    };
-                };
+                "application/json": components["schemas"]["CreateFormBody"];
             };
         };
         responses: {
@@ -2889,145 +4218,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `frm_`. */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "draft" | "published";
-                            /** @description The public URL websites post to. */
-                            endpoint_url: string;
-                            notification_emails: string[];
-                            /** @description Each notification address and whether it has confirmed. */
-                            notification_recipients: {
-                                email: string;
-                                /**
-                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
-                                 * @enum {string}
-                                 */
-                                status: "verified" | "pending" | "not_required";
-                            }[];
-                            settings: {
-                                /**
-                                 * Format: uri
-                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
-                                 */
-                                redirect_url: string | null;
-                                /** @description Hidden field bots fill in; default `_gotcha`. */
-                                honeypot_field: string;
-                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                                allowed_origins: string[];
-                                custom_rules: {
-                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
-                                    blocked_emails: string[];
-                                    /** @description Case-insensitive words or phrases that mark spam. */
-                                    keywords: string[];
-                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
-                                    regex: string[];
-                                };
-                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                                ai_threshold: number;
-                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                                fields: {
-                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
-                                    name: string;
-                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
-                                    label?: string;
-                                    /** @enum {string} */
-                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
-                                    required: boolean;
-                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    min?: number;
-                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    max?: number;
-                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
-                                    pattern?: string;
-                                    /** @description The allowed values (select, multiselect). */
-                                    options?: string[];
-                                    /** @description Most files in the field (file); default 1. */
-                                    max_files?: number;
-                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
-                                    accept?: string[];
-                                }[];
-                                /**
-                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
-                                 * @enum {string}
-                                 */
-                                unknown_fields: "keep" | "drop" | "reject";
-                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
-                                captcha: {
-                                    /** @enum {string} */
-                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
-                                    secret_last4: string;
-                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
-                                    min_score: number | null;
-                                } | null;
-                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
-                                autoresponder: {
-                                    enabled: boolean;
-                                    /** @description With `{{field}}` placeholders. */
-                                    subject: string;
-                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
-                                    body_markdown: string;
-                                    /** @description The sender's display name (the address is the service's). */
-                                    from_name: string | null;
-                                    /** @description Where the submitter's replies go. */
-                                    reply_to: string | null;
-                                };
-                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
-                                retention: {
-                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
-                                    submissions_days: number | null;
-                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
-                                    spam_days: number | null;
-                                };
-                                /**
-                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                                 * @enum {string}
-                                 */
-                                notification_mode: "instant" | "hourly" | "daily";
-                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                                notify_spam: boolean;
-                            };
-                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
-                            disabled_rules: {
-                                /** @enum {string} */
-                                kind: "regex";
-                                pattern: string;
-                                reason: string;
-                            }[];
-                            submissions_count: number;
-                            /** @description The retention in force. */
-                            retention: {
-                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
-                                submissions_days: number | null;
-                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
-                                spam_days: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
-                                 */
-                                next_deletion_at: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            deleted_at: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["CreateFormResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -3036,16 +4227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -3054,14 +4236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The team's plan does not include this, or one of its limits is reached. */
@@ -3070,14 +4245,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
@@ -3086,14 +4254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -3102,14 +4263,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
@@ -3118,14 +4272,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -3134,14 +4281,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -3152,14 +4292,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3182,145 +4315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `frm_`. */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "draft" | "published";
-                            /** @description The public URL websites post to. */
-                            endpoint_url: string;
-                            notification_emails: string[];
-                            /** @description Each notification address and whether it has confirmed. */
-                            notification_recipients: {
-                                email: string;
-                                /**
-                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
-                                 * @enum {string}
-                                 */
-                                status: "verified" | "pending" | "not_required";
-                            }[];
-                            settings: {
-                                /**
-                                 * Format: uri
-                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
-                                 */
-                                redirect_url: string | null;
-                                /** @description Hidden field bots fill in; default `_gotcha`. */
-                                honeypot_field: string;
-                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                                allowed_origins: string[];
-                                custom_rules: {
-                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
-                                    blocked_emails: string[];
-                                    /** @description Case-insensitive words or phrases that mark spam. */
-                                    keywords: string[];
-                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
-                                    regex: string[];
-                                };
-                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                                ai_threshold: number;
-                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                                fields: {
-                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
-                                    name: string;
-                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
-                                    label?: string;
-                                    /** @enum {string} */
-                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
-                                    required: boolean;
-                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    min?: number;
-                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    max?: number;
-                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
-                                    pattern?: string;
-                                    /** @description The allowed values (select, multiselect). */
-                                    options?: string[];
-                                    /** @description Most files in the field (file); default 1. */
-                                    max_files?: number;
-                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
-                                    accept?: string[];
-                                }[];
-                                /**
-                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
-                                 * @enum {string}
-                                 */
-                                unknown_fields: "keep" | "drop" | "reject";
-                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
-                                captcha: {
-                                    /** @enum {string} */
-                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
-                                    secret_last4: string;
-                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
-                                    min_score: number | null;
-                                } | null;
-                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
-                                autoresponder: {
-                                    enabled: boolean;
-                                    /** @description With `{{field}}` placeholders. */
-                                    subject: string;
-                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
-                                    body_markdown: string;
-                                    /** @description The sender's display name (the address is the service's). */
-                                    from_name: string | null;
-                                    /** @description Where the submitter's replies go. */
-                                    reply_to: string | null;
-                                };
-                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
-                                retention: {
-                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
-                                    submissions_days: number | null;
-                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
-                                    spam_days: number | null;
-                                };
-                                /**
-                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                                 * @enum {string}
-                                 */
-                                notification_mode: "instant" | "hourly" | "daily";
-                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                                notify_spam: boolean;
-                            };
-                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
-                            disabled_rules: {
-                                /** @enum {string} */
-                                kind: "regex";
-                                pattern: string;
-                                reason: string;
-                            }[];
-                            submissions_count: number;
-                            /** @description The retention in force. */
-                            retention: {
-                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
-                                submissions_days: number | null;
-                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
-                                spam_days: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
-                                 */
-                                next_deletion_at: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            deleted_at: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["GetFormResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -3329,16 +4324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -3347,14 +4333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `forms:read` ability, or the caller may not perform this action. */
@@ -3363,14 +4342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -3379,14 +4351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -3395,14 +4360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -3413,14 +4371,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3437,91 +4388,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    /** @description At most 10 addresses notified of each clean submission. */
-                    notification_emails?: string[];
-                    settings?: {
-                        /**
-                         * Format: uri
-                         * @description Where browsers go after a post (303); null = built-in thank-you page.
-                         */
-                        redirect_url?: string | null;
-                        /** @description Hidden field bots fill in; default `_gotcha`. */
-                        honeypot_field?: string;
-                        /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                        allowed_origins?: string[];
-                        /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                        ai_threshold?: number;
-                        /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                        fields?: {
-                            /** @description The posted field name (not starting with `_`, which marks control fields). */
-                            name: string;
-                            /** @description How people see the field: the CSV header and the error messages (default: the name). */
-                            label?: string;
-                            /** @enum {string} */
-                            type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
-                            /** @description Must be present and not empty (a `boolean` must be checked); default false. */
-                            required?: boolean;
-                            /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                            min?: number;
-                            /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                            max?: number;
-                            /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
-                            pattern?: string;
-                            /** @description The allowed values (select, multiselect). */
-                            options?: string[];
-                            /** @description Most files in the field (file); default 1. */
-                            max_files?: number;
-                            /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
-                            accept?: string[];
-                        }[];
-                        /**
-                         * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
-                         * @enum {string}
-                         */
-                        unknown_fields?: "keep" | "drop" | "reject";
-                        /** @description Merged with the current retention. */
-                        retention?: {
-                            /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
-                            submissions_days?: number | null;
-                            /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
-                            spam_days?: number | null;
-                        };
-                        /**
-                         * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                         * @enum {string}
-                         */
-                        notification_mode?: "instant" | "hourly" | "daily";
-                        /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                        notify_spam?: boolean;
-                        custom_rules?: {
-                            /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
-                            blocked_emails?: string[];
-                            /** @description Case-insensitive words or phrases that mark spam. */
-                            keywords?: string[];
-                            /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
-                            regex?: string[];
-                        };
-                        captcha?: {
-                            /** @enum {string} */
-                            provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                            /** @description The provider's secret key; may be left out to keep the stored one when the provider is unchanged. */
-                            secret_key?: string;
-                            /** @description reCAPTCHA v3 only: the least score accepted; default 0.5. */
-                            min_score?: number;
-                        } | null;
-                        /** @description Merged with the current autoresponder. */
-                        autoresponder?: {
-                            enabled?: boolean;
-                            subject?: string;
-                            body_markdown?: string;
-                            from_name?: string | null;
-                            /** Format: email */
-                            reply_to?: string | null;
-                        };
-                    };
-                };
+                "application/json": components["schemas"]["UpdateFormBody"];
             };
         };
         responses: {
@@ -3531,145 +4398,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `frm_`. */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "draft" | "published";
-                            /** @description The public URL websites post to. */
-                            endpoint_url: string;
-                            notification_emails: string[];
-                            /** @description Each notification address and whether it has confirmed. */
-                            notification_recipients: {
-                                email: string;
-                                /**
-                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
-                                 * @enum {string}
-                                 */
-                                status: "verified" | "pending" | "not_required";
-                            }[];
-                            settings: {
-                                /**
-                                 * Format: uri
-                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
-                                 */
-                                redirect_url: string | null;
-                                /** @description Hidden field bots fill in; default `_gotcha`. */
-                                honeypot_field: string;
-                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                                allowed_origins: string[];
-                                custom_rules: {
-                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
-                                    blocked_emails: string[];
-                                    /** @description Case-insensitive words or phrases that mark spam. */
-                                    keywords: string[];
-                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
-                                    regex: string[];
-                                };
-                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                                ai_threshold: number;
-                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                                fields: {
-                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
-                                    name: string;
-                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
-                                    label?: string;
-                                    /** @enum {string} */
-                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
-                                    required: boolean;
-                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    min?: number;
-                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    max?: number;
-                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
-                                    pattern?: string;
-                                    /** @description The allowed values (select, multiselect). */
-                                    options?: string[];
-                                    /** @description Most files in the field (file); default 1. */
-                                    max_files?: number;
-                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
-                                    accept?: string[];
-                                }[];
-                                /**
-                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
-                                 * @enum {string}
-                                 */
-                                unknown_fields: "keep" | "drop" | "reject";
-                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
-                                captcha: {
-                                    /** @enum {string} */
-                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
-                                    secret_last4: string;
-                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
-                                    min_score: number | null;
-                                } | null;
-                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
-                                autoresponder: {
-                                    enabled: boolean;
-                                    /** @description With `{{field}}` placeholders. */
-                                    subject: string;
-                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
-                                    body_markdown: string;
-                                    /** @description The sender's display name (the address is the service's). */
-                                    from_name: string | null;
-                                    /** @description Where the submitter's replies go. */
-                                    reply_to: string | null;
-                                };
-                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
-                                retention: {
-                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
-                                    submissions_days: number | null;
-                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
-                                    spam_days: number | null;
-                                };
-                                /**
-                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                                 * @enum {string}
-                                 */
-                                notification_mode: "instant" | "hourly" | "daily";
-                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                                notify_spam: boolean;
-                            };
-                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
-                            disabled_rules: {
-                                /** @enum {string} */
-                                kind: "regex";
-                                pattern: string;
-                                reason: string;
-                            }[];
-                            submissions_count: number;
-                            /** @description The retention in force. */
-                            retention: {
-                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
-                                submissions_days: number | null;
-                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
-                                spam_days: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
-                                 */
-                                next_deletion_at: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            deleted_at: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["UpdateFormResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -3678,16 +4407,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -3696,14 +4416,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The team's plan does not include this, or one of its limits is reached. */
@@ -3712,14 +4425,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
@@ -3728,14 +4434,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -3744,14 +4443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
@@ -3760,14 +4452,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -3776,14 +4461,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -3794,14 +4472,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3824,10 +4495,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                    };
+                    "application/json": components["schemas"]["OkBody"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -3836,16 +4504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -3854,14 +4513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
@@ -3870,14 +4522,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -3886,14 +4531,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -3902,14 +4540,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -3920,14 +4551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3950,145 +4574,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `frm_`. */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "draft" | "published";
-                            /** @description The public URL websites post to. */
-                            endpoint_url: string;
-                            notification_emails: string[];
-                            /** @description Each notification address and whether it has confirmed. */
-                            notification_recipients: {
-                                email: string;
-                                /**
-                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
-                                 * @enum {string}
-                                 */
-                                status: "verified" | "pending" | "not_required";
-                            }[];
-                            settings: {
-                                /**
-                                 * Format: uri
-                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
-                                 */
-                                redirect_url: string | null;
-                                /** @description Hidden field bots fill in; default `_gotcha`. */
-                                honeypot_field: string;
-                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                                allowed_origins: string[];
-                                custom_rules: {
-                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
-                                    blocked_emails: string[];
-                                    /** @description Case-insensitive words or phrases that mark spam. */
-                                    keywords: string[];
-                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
-                                    regex: string[];
-                                };
-                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                                ai_threshold: number;
-                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                                fields: {
-                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
-                                    name: string;
-                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
-                                    label?: string;
-                                    /** @enum {string} */
-                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
-                                    required: boolean;
-                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    min?: number;
-                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    max?: number;
-                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
-                                    pattern?: string;
-                                    /** @description The allowed values (select, multiselect). */
-                                    options?: string[];
-                                    /** @description Most files in the field (file); default 1. */
-                                    max_files?: number;
-                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
-                                    accept?: string[];
-                                }[];
-                                /**
-                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
-                                 * @enum {string}
-                                 */
-                                unknown_fields: "keep" | "drop" | "reject";
-                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
-                                captcha: {
-                                    /** @enum {string} */
-                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
-                                    secret_last4: string;
-                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
-                                    min_score: number | null;
-                                } | null;
-                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
-                                autoresponder: {
-                                    enabled: boolean;
-                                    /** @description With `{{field}}` placeholders. */
-                                    subject: string;
-                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
-                                    body_markdown: string;
-                                    /** @description The sender's display name (the address is the service's). */
-                                    from_name: string | null;
-                                    /** @description Where the submitter's replies go. */
-                                    reply_to: string | null;
-                                };
-                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
-                                retention: {
-                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
-                                    submissions_days: number | null;
-                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
-                                    spam_days: number | null;
-                                };
-                                /**
-                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                                 * @enum {string}
-                                 */
-                                notification_mode: "instant" | "hourly" | "daily";
-                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                                notify_spam: boolean;
-                            };
-                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
-                            disabled_rules: {
-                                /** @enum {string} */
-                                kind: "regex";
-                                pattern: string;
-                                reason: string;
-                            }[];
-                            submissions_count: number;
-                            /** @description The retention in force. */
-                            retention: {
-                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
-                                submissions_days: number | null;
-                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
-                                spam_days: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
-                                 */
-                                next_deletion_at: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            deleted_at: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["PublishFormResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -4097,16 +4583,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -4115,14 +4592,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
@@ -4131,14 +4601,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -4147,14 +4610,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -4163,14 +4619,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -4181,14 +4630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4211,145 +4653,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `frm_`. */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "draft" | "published";
-                            /** @description The public URL websites post to. */
-                            endpoint_url: string;
-                            notification_emails: string[];
-                            /** @description Each notification address and whether it has confirmed. */
-                            notification_recipients: {
-                                email: string;
-                                /**
-                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
-                                 * @enum {string}
-                                 */
-                                status: "verified" | "pending" | "not_required";
-                            }[];
-                            settings: {
-                                /**
-                                 * Format: uri
-                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
-                                 */
-                                redirect_url: string | null;
-                                /** @description Hidden field bots fill in; default `_gotcha`. */
-                                honeypot_field: string;
-                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                                allowed_origins: string[];
-                                custom_rules: {
-                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
-                                    blocked_emails: string[];
-                                    /** @description Case-insensitive words or phrases that mark spam. */
-                                    keywords: string[];
-                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
-                                    regex: string[];
-                                };
-                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                                ai_threshold: number;
-                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                                fields: {
-                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
-                                    name: string;
-                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
-                                    label?: string;
-                                    /** @enum {string} */
-                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
-                                    required: boolean;
-                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    min?: number;
-                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    max?: number;
-                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
-                                    pattern?: string;
-                                    /** @description The allowed values (select, multiselect). */
-                                    options?: string[];
-                                    /** @description Most files in the field (file); default 1. */
-                                    max_files?: number;
-                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
-                                    accept?: string[];
-                                }[];
-                                /**
-                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
-                                 * @enum {string}
-                                 */
-                                unknown_fields: "keep" | "drop" | "reject";
-                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
-                                captcha: {
-                                    /** @enum {string} */
-                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
-                                    secret_last4: string;
-                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
-                                    min_score: number | null;
-                                } | null;
-                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
-                                autoresponder: {
-                                    enabled: boolean;
-                                    /** @description With `{{field}}` placeholders. */
-                                    subject: string;
-                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
-                                    body_markdown: string;
-                                    /** @description The sender's display name (the address is the service's). */
-                                    from_name: string | null;
-                                    /** @description Where the submitter's replies go. */
-                                    reply_to: string | null;
-                                };
-                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
-                                retention: {
-                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
-                                    submissions_days: number | null;
-                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
-                                    spam_days: number | null;
-                                };
-                                /**
-                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                                 * @enum {string}
-                                 */
-                                notification_mode: "instant" | "hourly" | "daily";
-                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                                notify_spam: boolean;
-                            };
-                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
-                            disabled_rules: {
-                                /** @enum {string} */
-                                kind: "regex";
-                                pattern: string;
-                                reason: string;
-                            }[];
-                            submissions_count: number;
-                            /** @description The retention in force. */
-                            retention: {
-                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
-                                submissions_days: number | null;
-                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
-                                spam_days: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
-                                 */
-                                next_deletion_at: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            deleted_at: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnpublishFormResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -4358,16 +4662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -4376,14 +4671,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
@@ -4392,14 +4680,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -4408,14 +4689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -4424,14 +4698,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -4442,14 +4709,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4472,145 +4732,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `frm_`. */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "draft" | "published";
-                            /** @description The public URL websites post to. */
-                            endpoint_url: string;
-                            notification_emails: string[];
-                            /** @description Each notification address and whether it has confirmed. */
-                            notification_recipients: {
-                                email: string;
-                                /**
-                                 * @description `pending` until the address confirms by its e-mailed link (no notifications until then); `not_required` when the server does not verify addresses.
-                                 * @enum {string}
-                                 */
-                                status: "verified" | "pending" | "not_required";
-                            }[];
-                            settings: {
-                                /**
-                                 * Format: uri
-                                 * @description Where browsers go after a post (303); null = built-in thank-you page.
-                                 */
-                                redirect_url: string | null;
-                                /** @description Hidden field bots fill in; default `_gotcha`. */
-                                honeypot_field: string;
-                                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                                allowed_origins: string[];
-                                custom_rules: {
-                                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
-                                    blocked_emails: string[];
-                                    /** @description Case-insensitive words or phrases that mark spam. */
-                                    keywords: string[];
-                                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
-                                    regex: string[];
-                                };
-                                /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                                ai_threshold: number;
-                                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                                fields: {
-                                    /** @description The posted field name (not starting with `_`, which marks control fields). */
-                                    name: string;
-                                    /** @description How people see the field: the CSV header and the error messages (default: the name). */
-                                    label?: string;
-                                    /** @enum {string} */
-                                    type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
-                                    required: boolean;
-                                    /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    min?: number;
-                                    /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                    max?: number;
-                                    /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
-                                    pattern?: string;
-                                    /** @description The allowed values (select, multiselect). */
-                                    options?: string[];
-                                    /** @description Most files in the field (file); default 1. */
-                                    max_files?: number;
-                                    /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
-                                    accept?: string[];
-                                }[];
-                                /**
-                                 * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
-                                 * @enum {string}
-                                 */
-                                unknown_fields: "keep" | "drop" | "reject";
-                                /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
-                                captcha: {
-                                    /** @enum {string} */
-                                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                                    /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
-                                    secret_last4: string;
-                                    /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
-                                    min_score: number | null;
-                                } | null;
-                                /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
-                                autoresponder: {
-                                    enabled: boolean;
-                                    /** @description With `{{field}}` placeholders. */
-                                    subject: string;
-                                    /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
-                                    body_markdown: string;
-                                    /** @description The sender's display name (the address is the service's). */
-                                    from_name: string | null;
-                                    /** @description Where the submitter's replies go. */
-                                    reply_to: string | null;
-                                };
-                                /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
-                                retention: {
-                                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
-                                    submissions_days: number | null;
-                                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
-                                    spam_days: number | null;
-                                };
-                                /**
-                                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                                 * @enum {string}
-                                 */
-                                notification_mode: "instant" | "hourly" | "daily";
-                                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                                notify_spam: boolean;
-                            };
-                            /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
-                            disabled_rules: {
-                                /** @enum {string} */
-                                kind: "regex";
-                                pattern: string;
-                                reason: string;
-                            }[];
-                            submissions_count: number;
-                            /** @description The retention in force. */
-                            retention: {
-                                /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
-                                submissions_days: number | null;
-                                /** @description Days spam is kept, the plan's cap applied; null = for ever. */
-                                spam_days: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
-                                 */
-                                next_deletion_at: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            deleted_at: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["RestoreFormResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -4619,16 +4741,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -4637,14 +4750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The team's plan does not include this, or one of its limits is reached. */
@@ -4653,14 +4759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
@@ -4669,14 +4768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -4685,14 +4777,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -4701,14 +4786,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -4719,14 +4797,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4749,24 +4820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The field names the form has learned, in first-seen order: the columns of its CSV export. */
-                        data: {
-                            name: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            first_seen_at: string;
-                        }[];
-                        meta: {
-                            count: number;
-                            /** @description The most names a form learns; later names stay in the payload and export in `_other`. */
-                            limit: number;
-                            /** @description Some stored submission has fields beyond the learned names (exported in `_other`). */
-                            overflow: boolean;
-                        };
-                    };
+                    "application/json": components["schemas"]["FormFieldList"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -4775,16 +4829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -4793,14 +4838,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `forms:read` ability, or the caller may not perform this action. */
@@ -4809,14 +4847,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -4825,14 +4856,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -4841,14 +4865,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -4859,14 +4876,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4889,18 +4899,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            removed: string[];
-                        };
-                        meta: {
-                            count: number;
-                            /** @description The most names a form learns; later names stay in the payload and export in `_other`. */
-                            limit: number;
-                            /** @description Some stored submission has fields beyond the learned names (exported in `_other`). */
-                            overflow: boolean;
-                        };
-                    };
+                    "application/json": components["schemas"]["PruneFormFieldsResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -4909,16 +4908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -4927,14 +4917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
@@ -4943,14 +4926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -4959,14 +4935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -4975,14 +4944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -4993,14 +4955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5023,41 +4978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                            fields: {
-                                /** @description The posted field name (not starting with `_`, which marks control fields). */
-                                name: string;
-                                /** @description How people see the field: the CSV header and the error messages (default: the name). */
-                                label?: string;
-                                /** @enum {string} */
-                                type: "text" | "email" | "url" | "number" | "integer" | "tel" | "date" | "datetime" | "boolean" | "select" | "multiselect" | "file";
-                                required: boolean;
-                                /** @description Least length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                min?: number;
-                                /** @description Greatest length (text, email, url, tel), value (number, integer) or choices (multiselect). */
-                                max?: number;
-                                /** @description RE2 regular expression the whole value must match, as the HTML `pattern` attribute (text, email, url, tel). */
-                                pattern?: string;
-                                /** @description The allowed values (select, multiselect). */
-                                options?: string[];
-                                /** @description Most files in the field (file); default 1. */
-                                max_files?: number;
-                                /** @description Allowed MIME types, `image/*` style wildcards allowed (file); default any. */
-                                accept?: string[];
-                            }[];
-                            /**
-                             * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
-                             * @enum {string}
-                             */
-                            unknown_fields: "keep" | "drop" | "reject";
-                        };
-                        meta: {
-                            /** @description How many recent inbox submissions were read (at most 1,000). */
-                            sampled: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["SuggestedSchema"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -5066,16 +4987,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -5084,14 +4996,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `forms:read` ability, or the caller may not perform this action. */
@@ -5100,14 +5005,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -5116,14 +5014,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -5132,14 +5023,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -5150,14 +5034,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5180,10 +5057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                    };
+                    "application/json": components["schemas"]["OkBody"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -5192,16 +5066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -5210,14 +5075,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
@@ -5226,14 +5084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -5242,14 +5093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -5258,14 +5102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -5276,14 +5113,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5310,58 +5140,12 @@ export interface operations {
             /** @description OK — stream a form's new submissions as they are processed (server-sent events). */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The events after `last_event_id`, oldest first; at most 100. */
-                        data: {
-                            /** @description The event id: send it back (`Last-Event-ID` or `last_event_id`) to resume right after this event. */
-                            id: string;
-                            /**
-                             * @description `submission`: a clean submission, once processed. `spam`: one filed as spam (only with `include=spam`).
-                             * @enum {string}
-                             */
-                            event: "submission" | "spam";
-                            /** @description The `submission.created` webhook body. */
-                            submission: {
-                                /** @enum {string} */
-                                type: "submission.created";
-                                /** @description Prefix `subm_`. */
-                                submission_id: string;
-                                form_id: string;
-                                form_name: string;
-                                /** @description ISO 8601, UTC, milliseconds. */
-                                received_at: string;
-                                /** @description The submitted fields. */
-                                payload: {
-                                    [key: string]: unknown;
-                                };
-                                files: {
-                                    id: string;
-                                    filename: string;
-                                    content_type: string;
-                                    /** @description Bytes. */
-                                    size: number;
-                                    /** @description A link valid for 7 days; each visit redirects to a fresh 60-second storage URL. */
-                                    url: string;
-                                }[];
-                                meta: {
-                                    category: string | null;
-                                    /** @description Spam likelihood from moderation, 0 to 1; null for spam caught before moderation. */
-                                    score: number | null;
-                                    referrer: string | null;
-                                    user_agent: string | null;
-                                };
-                            };
-                        }[];
-                        meta: {
-                            /** @description Where this answer ends: pass it as `last_event_id` next time (also when `data` is empty). */
-                            last_event_id: string;
-                            /** @description More events are waiting: ask again at once. */
-                            has_more: boolean;
-                        };
-                    };
+                    "application/json": components["schemas"]["SubmissionEventBatch"];
                     "text/event-stream": string;
                 };
             };
@@ -5371,16 +5155,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -5389,14 +5164,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
@@ -5405,14 +5173,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -5421,14 +5182,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -5437,31 +5191,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -5472,14 +5214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5515,67 +5250,12 @@ export interface operations {
             /** @description OK — list a form's submissions, newest first. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `subm_`. */
-                            id: string;
-                            /** @enum {string} */
-                            status: "received" | "spam" | "processed" | "failed";
-                            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, captcha_unverified (the CAPTCHA provider could not be reached), ai_moderation. */
-                            spam_reason: string | null;
-                            category: string | null;
-                            /** @description Set once the submission has been processed; null before. */
-                            ai_moderation: {
-                                /** @description Spam likelihood, 0 (clean) to 1 (spam). */
-                                score: number;
-                                /** @enum {string} */
-                                verdict: "clean" | "suspicious" | "spam";
-                                reasons: string[];
-                                /** @description `local` or `openai`. */
-                                provider: string;
-                            } | null;
-                            /** @description The submitted fields. */
-                            payload: {
-                                [key: string]: unknown;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            received_at: string;
-                            /** @description Present only if the submission had uploads. */
-                            files?: {
-                                /** @description Prefix `file_`; the id used in the download path. */
-                                id: string;
-                                /** @description The form field the file was posted in. */
-                                field: string;
-                                filename: string;
-                                content_type: string;
-                                /** @description Bytes. */
-                                size: number;
-                            }[];
-                        }[];
-                        links: {
-                            first: string | null;
-                            last: string | null;
-                            prev: string | null;
-                            next: string | null;
-                        };
-                        meta: {
-                            /** @description The page number; null when the page was asked for by `cursor`. */
-                            current_page: number | null;
-                            per_page: number;
-                            total: number;
-                            last_page: number;
-                            /** @description A search (`q`) counts its matches up to 1,000: true when there are more (then `total` is 1,000). */
-                            total_capped: boolean;
-                            /** @description Pass as `cursor` for the next page; null on the last. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["SubmissionPage"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -5584,16 +5264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -5602,14 +5273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
@@ -5618,14 +5282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -5634,14 +5291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -5650,31 +5300,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -5685,14 +5323,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5709,27 +5340,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description At most 500 submission ids; more gives 413 (after a 404 for an unknown form). An id that is not a submission of this form, whatever its shape or length, is listed in `skipped` (NUL and unpaired surrogates are refused in any body, 400). */
-                    ids: string[];
-                    /** @enum {string} */
-                    action: "delete" | "mark_spam" | "mark_not_spam";
-                };
+                "application/json": components["schemas"]["BulkBody"];
             };
         };
         responses: {
             /** @description OK — delete, mark as spam or mark as not spam up to 500 submissions at once. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ok: boolean;
-                        affected: number;
-                        /** @description Ids the caller may not act on (other forms, other teams, deleted, unknown or malformed), in the order given, once each. */
-                        skipped: string[];
-                    };
+                    "application/json": components["schemas"]["BulkResult"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -5738,16 +5361,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -5756,14 +5370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `submissions:write` ability, or the caller may not perform this action. */
@@ -5772,14 +5379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -5788,14 +5388,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
@@ -5804,14 +5397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The request is too large. */
@@ -5820,14 +5406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -5836,31 +5415,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -5871,14 +5438,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5906,37 +5466,13 @@ export interface operations {
             /** @description OK — stream every submission as CSV or JSON. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/csv; charset=utf-8": string;
-                    "application/json": {
-                        id: string;
-                        /** @description ISO 8601, UTC, milliseconds. */
-                        received_at: string;
-                        /** @enum {string} */
-                        status: "received" | "spam" | "processed" | "failed";
-                        spam_reason: string | null;
-                        category: string | null;
-                        ai_moderation: {
-                            score: number;
-                            verdict: string;
-                            reasons: string[];
-                            provider: string;
-                        } | null;
-                        payload: {
-                            [key: string]: unknown;
-                        };
-                        files: {
-                            id: string;
-                            field: string;
-                            filename: string;
-                            content_type: string;
-                            size: number;
-                            /** @description A link valid for 7 days; each visit redirects to a fresh 60-second storage URL. */
-                            url: string;
-                        }[];
-                    }[];
+                    "application/json": components["schemas"]["ExportSubmissionsResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -5945,16 +5481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -5963,14 +5490,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `submissions:export` ability, or the caller may not perform this action. */
@@ -5979,14 +5499,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -5995,14 +5508,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -6011,31 +5517,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -6046,14 +5540,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6075,90 +5562,12 @@ export interface operations {
             /** @description OK — show a submission with typed fields, metadata and signed file URLs. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `subm_`. */
-                            id: string;
-                            /** @enum {string} */
-                            status: "received" | "spam" | "processed" | "failed";
-                            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, captcha_unverified (the CAPTCHA provider could not be reached), ai_moderation. */
-                            spam_reason: string | null;
-                            category: string | null;
-                            /** @description Set once the submission has been processed; null before. */
-                            ai_moderation: {
-                                /** @description Spam likelihood, 0 (clean) to 1 (spam). */
-                                score: number;
-                                /** @enum {string} */
-                                verdict: "clean" | "suspicious" | "spam";
-                                reasons: string[];
-                                /** @description `local` or `openai`. */
-                                provider: string;
-                            } | null;
-                            /** @description The submitted fields. */
-                            payload: {
-                                [key: string]: unknown;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            received_at: string;
-                            form_id: string;
-                            /** @description The payload with each value recognised and typed. */
-                            fields: {
-                                name: string;
-                                /** @enum {string} */
-                                type: "string" | "number" | "boolean" | "date" | "email" | "url" | "list" | "object" | "empty";
-                                /** @description The value converted to its type (numbers, booleans, ISO dates). */
-                                value?: unknown;
-                            }[];
-                            /** @description IP, user agent, referrer, origin and the reserved control fields. */
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            /** @description Present only if the submission had uploads, with signed URLs valid 60 seconds. */
-                            files?: {
-                                /** @description Prefix `file_`; the id used in the download path. */
-                                id: string;
-                                /** @description The form field the file was posted in. */
-                                field: string;
-                                filename: string;
-                                content_type: string;
-                                /** @description Bytes. */
-                                size: number;
-                                /** @description Signed download URL, valid 60 seconds. */
-                                url: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 timestamp in UTC.
-                                 */
-                                url_expires_at: string;
-                            }[];
-                            /** @description The autoresponder's outcome: `{ sent_at, to }` or `{ skipped: reason }`; null when none was due (the form had it off, or the post was spam caught at the door and never processed). */
-                            autoresponse: {
-                                /**
-                                 * Format: date-time
-                                 * @description When it was sent (with `to`).
-                                 */
-                                sent_at?: string;
-                                /** @description The address it was sent to. */
-                                to?: string;
-                                /**
-                                 * @description Why none was sent: spam, no submitter address, an address that is not one, one already sent to it this hour, or a plan without the autoresponder.
-                                 * @enum {string}
-                                 */
-                                skipped?: "spam" | "no_address" | "invalid_address" | "rate_limited" | "plan";
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["GetSubmissionResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -6167,16 +5576,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -6185,14 +5585,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
@@ -6201,14 +5594,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -6217,14 +5603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -6233,31 +5612,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -6268,14 +5635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6294,104 +5654,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Merged shallowly: omitted keys stay, a key set to null is removed. */
-                    payload?: {
-                        [key: string]: unknown;
-                    };
-                    /** @enum {string} */
-                    status?: "received" | "spam" | "processed" | "failed";
-                };
+                "application/json": components["schemas"]["UpdateSubmissionBody"];
             };
         };
         responses: {
             /** @description OK — edit the payload (shallow merge) or move the submission between states. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `subm_`. */
-                            id: string;
-                            /** @enum {string} */
-                            status: "received" | "spam" | "processed" | "failed";
-                            /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, captcha_unverified (the CAPTCHA provider could not be reached), ai_moderation. */
-                            spam_reason: string | null;
-                            category: string | null;
-                            /** @description Set once the submission has been processed; null before. */
-                            ai_moderation: {
-                                /** @description Spam likelihood, 0 (clean) to 1 (spam). */
-                                score: number;
-                                /** @enum {string} */
-                                verdict: "clean" | "suspicious" | "spam";
-                                reasons: string[];
-                                /** @description `local` or `openai`. */
-                                provider: string;
-                            } | null;
-                            /** @description The submitted fields. */
-                            payload: {
-                                [key: string]: unknown;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            received_at: string;
-                            form_id: string;
-                            /** @description The payload with each value recognised and typed. */
-                            fields: {
-                                name: string;
-                                /** @enum {string} */
-                                type: "string" | "number" | "boolean" | "date" | "email" | "url" | "list" | "object" | "empty";
-                                /** @description The value converted to its type (numbers, booleans, ISO dates). */
-                                value?: unknown;
-                            }[];
-                            /** @description IP, user agent, referrer, origin and the reserved control fields. */
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            /** @description Present only if the submission had uploads, with signed URLs valid 60 seconds. */
-                            files?: {
-                                /** @description Prefix `file_`; the id used in the download path. */
-                                id: string;
-                                /** @description The form field the file was posted in. */
-                                field: string;
-                                filename: string;
-                                content_type: string;
-                                /** @description Bytes. */
-                                size: number;
-                                /** @description Signed download URL, valid 60 seconds. */
-                                url: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 timestamp in UTC.
-                                 */
-                                url_expires_at: string;
-                            }[];
-                            /** @description The autoresponder's outcome: `{ sent_at, to }` or `{ skipped: reason }`; null when none was due (the form had it off, or the post was spam caught at the door and never processed). */
-                            autoresponse: {
-                                /**
-                                 * Format: date-time
-                                 * @description When it was sent (with `to`).
-                                 */
-                                sent_at?: string;
-                                /** @description The address it was sent to. */
-                                to?: string;
-                                /**
-                                 * @description Why none was sent: spam, no submitter address, an address that is not one, one already sent to it this hour, or a plan without the autoresponder.
-                                 * @enum {string}
-                                 */
-                                skipped?: "spam" | "no_address" | "invalid_address" | "rate_limited" | "plan";
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["UpdateSubmissionResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -6400,16 +5675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -6418,14 +5684,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `submissions:write` ability, or the caller may not perform this action. */
@@ -6434,14 +5693,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -6450,14 +5702,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
@@ -6466,14 +5711,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -6482,31 +5720,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -6517,14 +5743,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6546,13 +5765,12 @@ export interface operations {
             /** @description OK — delete a submission with its files and audit trail, permanently. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                    };
+                    "application/json": components["schemas"]["OkBody"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -6561,16 +5779,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -6579,14 +5788,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `submissions:write` ability, or the caller may not perform this action. */
@@ -6595,14 +5797,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -6611,14 +5806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -6627,31 +5815,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -6662,14 +5838,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6705,16 +5874,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -6723,14 +5883,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
@@ -6739,14 +5892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -6755,14 +5901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -6771,31 +5910,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -6806,14 +5933,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6833,59 +5953,12 @@ export interface operations {
             /** @description OK — list a form's webhooks. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `wh_`. */
-                            id: string;
-                            form_id: string;
-                            label: string;
-                            /**
-                             * @description How the body is formatted: a chat message (slack, discord, teams) or the event JSON.
-                             * @enum {string}
-                             */
-                            provider: "slack" | "discord" | "teams" | "zapier" | "make" | "webhook";
-                            /** @description HTTPS endpoint the deliveries are posted to. */
-                            url: string;
-                            /** @description Inactive webhooks get no new deliveries and their pending retries stop. */
-                            active: boolean;
-                            /** @description Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days). */
-                            deactivated_reason: string | null;
-                            /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            events: ("submission.created" | "submission.spam" | "ai-insights.regenerated")[];
-                            /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
-                            filter: {
-                                /** @description A payload field name, or `category` / `status` (the submission's own). */
-                                field: string;
-                                /** @enum {string} */
-                                op: "equals" | "not_equals" | "contains" | "exists";
-                                /** @description Compared as text, case-insensitive; required except with `exists`. */
-                                value?: string;
-                            }[];
-                            /** @description Last four characters of the signing secret. */
-                            secret_last4: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
-                             */
-                            deleted_at: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ListWebhooksResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -6894,16 +5967,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -6912,14 +5976,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `webhooks:read` ability, or the caller may not perform this action. */
@@ -6928,14 +5985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -6944,14 +5994,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -6960,31 +6003,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -6995,14 +6026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -7019,103 +6043,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    label: string;
-                    /** @description HTTPS only; hosts that resolve to private or reserved addresses are refused. */
-                    url: string;
-                    /**
-                     * @description How the body is formatted: a chat message (slack, discord, teams) or the event JSON.
-                     * @default webhook
-                     * @enum {string}
-                     */
-                    provider?: "slack" | "discord" | "teams" | "zapier" | "make" | "webhook";
-                    /**
-                     * @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused.
-                     * @default {}
-                     */
-                    config?: {
-                        [key: string]: unknown;
-                    };
-                    /**
-                     * @description Events delivered; default `["submission.created"]`.
-                     * @default [
-                     *       "submission.created"
-                     *     ]
-                     */
-                    events?: ("submission.created" | "submission.spam" | "ai-insights.regenerated")[];
-                    /** @description Default: none (every submission). */
-                    filter?: {
-                        /** @description A payload field name, or `category` / `status` (the submission's own). */
-                        field: string;
-                        /** @enum {string} */
-                        op: "equals" | "not_equals" | "contains" | "exists";
-                        /** @description Compared as text, case-insensitive; required except with `exists`. */
-                        value?: string;
-                    }[];
-                    /** @default true */
-                    active?: boolean;
-                };
+                "application/json": components["schemas"]["CreateWebhookBody"];
             };
         };
         responses: {
             /** @description Created — create a webhook; its signing secret is returned this once. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `wh_`. */
-                            id: string;
-                            form_id: string;
-                            label: string;
-                            /**
-                             * @description How the body is formatted: a chat message (slack, discord, teams) or the event JSON.
-                             * @enum {string}
-                             */
-                            provider: "slack" | "discord" | "teams" | "zapier" | "make" | "webhook";
-                            /** @description HTTPS endpoint the deliveries are posted to. */
-                            url: string;
-                            /** @description Inactive webhooks get no new deliveries and their pending retries stop. */
-                            active: boolean;
-                            /** @description Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days). */
-                            deactivated_reason: string | null;
-                            /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            events: ("submission.created" | "submission.spam" | "ai-insights.regenerated")[];
-                            /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
-                            filter: {
-                                /** @description A payload field name, or `category` / `status` (the submission's own). */
-                                field: string;
-                                /** @enum {string} */
-                                op: "equals" | "not_equals" | "contains" | "exists";
-                                /** @description Compared as text, case-insensitive; required except with `exists`. */
-                                value?: string;
-                            }[];
-                            /** @description Last four characters of the signing secret. */
-                            secret_last4: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
-                             */
-                            deleted_at: string | null;
-                        };
-                        /** @description Signing secret, `whsec_…`: shown only now. */
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["CreateWebhookResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -7124,16 +6064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -7142,14 +6073,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `webhooks:write` ability, or the caller may not perform this action. */
@@ -7158,14 +6082,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -7174,14 +6091,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
@@ -7190,14 +6100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -7206,31 +6109,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -7241,14 +6132,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -7270,59 +6154,12 @@ export interface operations {
             /** @description OK — show a webhook. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `wh_`. */
-                            id: string;
-                            form_id: string;
-                            label: string;
-                            /**
-                             * @description How the body is formatted: a chat message (slack, discord, teams) or the event JSON.
-                             * @enum {string}
-                             */
-                            provider: "slack" | "discord" | "teams" | "zapier" | "make" | "webhook";
-                            /** @description HTTPS endpoint the deliveries are posted to. */
-                            url: string;
-                            /** @description Inactive webhooks get no new deliveries and their pending retries stop. */
-                            active: boolean;
-                            /** @description Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days). */
-                            deactivated_reason: string | null;
-                            /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            events: ("submission.created" | "submission.spam" | "ai-insights.regenerated")[];
-                            /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
-                            filter: {
-                                /** @description A payload field name, or `category` / `status` (the submission's own). */
-                                field: string;
-                                /** @enum {string} */
-                                op: "equals" | "not_equals" | "contains" | "exists";
-                                /** @description Compared as text, case-insensitive; required except with `exists`. */
-                                value?: string;
-                            }[];
-                            /** @description Last four characters of the signing secret. */
-                            secret_last4: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
-                             */
-                            deleted_at: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["GetWebhookResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -7331,16 +6168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -7349,14 +6177,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `webhooks:read` ability, or the caller may not perform this action. */
@@ -7365,14 +6186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -7381,14 +6195,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -7397,31 +6204,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -7432,14 +6227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -7458,95 +6246,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    label?: string;
-                    url?: string;
-                    /**
-                     * @description How the body is formatted: a chat message (slack, discord, teams) or the event JSON.
-                     * @enum {string}
-                     */
-                    provider?: "slack" | "discord" | "teams" | "zapier" | "make" | "webhook";
-                    /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
-                    config?: {
-                        [key: string]: unknown;
-                    };
-                    /** @description Events delivered; default `["submission.created"]`. */
-                    events?: ("submission.created" | "submission.spam" | "ai-insights.regenerated")[];
-                    /** @description Replaces the filter; `[]` removes it. */
-                    filter?: {
-                        /** @description A payload field name, or `category` / `status` (the submission's own). */
-                        field: string;
-                        /** @enum {string} */
-                        op: "equals" | "not_equals" | "contains" | "exists";
-                        /** @description Compared as text, case-insensitive; required except with `exists`. */
-                        value?: string;
-                    }[];
-                    /** @description `true` reactivates a webhook the service deactivated. */
-                    active?: boolean;
-                    /** @description Issue a new secret (returned once); the old one keeps signing for 24 hours. */
-                    rotate_secret?: boolean;
-                };
+                "application/json": components["schemas"]["UpdateWebhookBody"];
             };
         };
         responses: {
             /** @description OK — change a webhook, reactivate it, or rotate its secret. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `wh_`. */
-                            id: string;
-                            form_id: string;
-                            label: string;
-                            /**
-                             * @description How the body is formatted: a chat message (slack, discord, teams) or the event JSON.
-                             * @enum {string}
-                             */
-                            provider: "slack" | "discord" | "teams" | "zapier" | "make" | "webhook";
-                            /** @description HTTPS endpoint the deliveries are posted to. */
-                            url: string;
-                            /** @description Inactive webhooks get no new deliveries and their pending retries stop. */
-                            active: boolean;
-                            /** @description Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days). */
-                            deactivated_reason: string | null;
-                            /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            events: ("submission.created" | "submission.spam" | "ai-insights.regenerated")[];
-                            /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
-                            filter: {
-                                /** @description A payload field name, or `category` / `status` (the submission's own). */
-                                field: string;
-                                /** @enum {string} */
-                                op: "equals" | "not_equals" | "contains" | "exists";
-                                /** @description Compared as text, case-insensitive; required except with `exists`. */
-                                value?: string;
-                            }[];
-                            /** @description Last four characters of the signing secret. */
-                            secret_last4: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
-                             */
-                            deleted_at: string | null;
-                        };
-                        /** @description The new signing secret, only with `rotate_secret: true`. */
-                        secret?: string;
-                    };
+                    "application/json": components["schemas"]["UpdateWebhookResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -7555,16 +6267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -7573,14 +6276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `webhooks:write` ability, or the caller may not perform this action. */
@@ -7589,14 +6285,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -7605,14 +6294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
@@ -7621,14 +6303,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -7637,31 +6312,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -7672,14 +6335,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -7701,13 +6357,12 @@ export interface operations {
             /** @description OK — delete a webhook: no new deliveries; retries already scheduled still run. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                    };
+                    "application/json": components["schemas"]["OkBody"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -7716,16 +6371,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -7734,14 +6380,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `webhooks:write` ability, or the caller may not perform this action. */
@@ -7750,14 +6389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -7766,14 +6398,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -7782,31 +6407,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -7817,14 +6430,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -7846,63 +6452,12 @@ export interface operations {
             /** @description OK — send a signed test event now and answer what the receiver said. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `whd_`. */
-                            id: string;
-                            webhook_id: string;
-                            /**
-                             * @description The event sent; `webhook.test` for a test call (a sample `submission.created` body with `test: true`).
-                             * @enum {string}
-                             */
-                            event: "submission.created" | "submission.spam" | "ai-insights.regenerated" | "webhook.test";
-                            /**
-                             * @description `pending` before the first answer, `failed` while retrying, then `succeeded` or `dead` (no attempt left).
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "failed" | "dead";
-                            /** @description Status the receiver answered on the last attempt; null without an answer. */
-                            http_status: number | null;
-                            /** @description Attempts made so far (at most 7). */
-                            attempts: number;
-                            /** @description Duration of the last attempt. */
-                            duration_ms: number | null;
-                            submission_id: string | null;
-                            /** @description The JSON body sent (the same bytes on every attempt and replay); null once its submission was deleted. */
-                            request_body: {
-                                [key: string]: unknown;
-                            } | null;
-                            /** @description First 4 KB of the last answer. */
-                            response_body: string | null;
-                            /** @description Why the last attempt failed without a usable answer: timeout, dns_error, tls_error, connection_refused, connection_reset, blocked_address, network_error; or webhook_inactive / webhook_deleted when its retries were stopped. */
-                            error: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            delivered_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When the next attempt is due; null when none is.
-                             */
-                            next_attempt_at: string | null;
-                            /** @description The delivery this one replays. */
-                            replay_of: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["TestWebhookResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -7911,16 +6466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -7929,14 +6475,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `webhooks:write` ability, or the caller may not perform this action. */
@@ -7945,14 +6484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -7961,14 +6493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -7977,31 +6502,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -8012,14 +6525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8031,7 +6537,7 @@ export interface operations {
                 /** @description `meta.next_cursor` of the previous page. */
                 cursor?: string;
                 /** @description `pending` before the first answer, `failed` while retrying, then `succeeded` or `dead` (no attempt left). */
-                status?: "pending" | "succeeded" | "failed" | "dead";
+                status?: components["schemas"]["DeliveryStatus"];
                 submission_id?: string;
             };
             header?: never;
@@ -8048,68 +6554,12 @@ export interface operations {
             /** @description OK — A webhook's delivery log, newest first. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `whd_`. */
-                            id: string;
-                            webhook_id: string;
-                            /**
-                             * @description The event sent; `webhook.test` for a test call (a sample `submission.created` body with `test: true`).
-                             * @enum {string}
-                             */
-                            event: "submission.created" | "submission.spam" | "ai-insights.regenerated" | "webhook.test";
-                            /**
-                             * @description `pending` before the first answer, `failed` while retrying, then `succeeded` or `dead` (no attempt left).
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "failed" | "dead";
-                            /** @description Status the receiver answered on the last attempt; null without an answer. */
-                            http_status: number | null;
-                            /** @description Attempts made so far (at most 7). */
-                            attempts: number;
-                            /** @description Duration of the last attempt. */
-                            duration_ms: number | null;
-                            submission_id: string | null;
-                            /** @description The JSON body sent (the same bytes on every attempt and replay); null once its submission was deleted. */
-                            request_body: {
-                                [key: string]: unknown;
-                            } | null;
-                            /** @description First 4 KB of the last answer. */
-                            response_body: string | null;
-                            /** @description Why the last attempt failed without a usable answer: timeout, dns_error, tls_error, connection_refused, connection_reset, blocked_address, network_error; or webhook_inactive / webhook_deleted when its retries were stopped. */
-                            error: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            delivered_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When the next attempt is due; null when none is.
-                             */
-                            next_attempt_at: string | null;
-                            /** @description The delivery this one replays. */
-                            replay_of: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            updated_at: string;
-                        }[];
-                        meta: {
-                            per_page: number;
-                            /** @description Pass as `cursor` for older deliveries; null on the last page. */
-                            next_cursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["DeliveryPage"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -8118,16 +6568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -8136,14 +6577,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `webhooks:read` ability, or the caller may not perform this action. */
@@ -8152,14 +6586,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -8168,14 +6595,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -8184,31 +6604,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -8219,14 +6627,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8250,14 +6651,12 @@ export interface operations {
             /** @description OK — send a delivery again: a new delivery with the same body, signed now. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        delivery_id: string;
-                    };
+                    "application/json": components["schemas"]["ReplayDeliveryResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -8266,16 +6665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -8284,14 +6674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `webhooks:write` ability, or the caller may not perform this action. */
@@ -8300,14 +6683,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -8316,14 +6692,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict with the current state of the resource. */
@@ -8332,14 +6701,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -8348,31 +6710,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -8383,14 +6733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8410,14 +6753,12 @@ export interface operations {
             /** @description Accepted — send a delivery again, by its id alone. */
             202: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        delivery_id: string;
-                        /** @enum {string} */
-                        status: "queued";
-                    };
+                    "application/json": components["schemas"]["ReplayDeliveryByIdResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -8426,16 +6767,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -8444,14 +6776,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `webhooks:write` ability, or the caller may not perform this action. */
@@ -8460,14 +6785,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -8476,14 +6794,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict with the current state of the resource. */
@@ -8492,14 +6803,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -8508,31 +6812,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -8543,14 +6835,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8567,31 +6852,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Only deliveries in this state (e.g. `failed` or `dead`).
-                     * @enum {string}
-                     */
-                    status?: "pending" | "succeeded" | "failed" | "dead";
-                    /** @description Only deliveries created at or after this time. */
-                    since?: string;
-                    /** @description Only deliveries created before this time. */
-                    until?: string;
-                };
+                "application/json": components["schemas"]["ReplayWebhookBody"];
             };
         };
         responses: {
             /** @description Accepted — replay a webhook's deliveries in the background (at most 10,000 per job). */
             202: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        job_id: string;
-                        /** @enum {string} */
-                        status: "queued";
-                    };
+                    "application/json": components["schemas"]["ReplayWebhookResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -8600,16 +6873,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -8618,14 +6882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `webhooks:write` ability, or the caller may not perform this action. */
@@ -8634,14 +6891,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -8650,14 +6900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
@@ -8666,14 +6909,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict with the current state of the resource. */
@@ -8682,14 +6918,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -8698,31 +6927,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit reached (`rate_limited`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "rate_limited";
-                        message: string;
-                        /** @description Seconds until the window resets. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["RateLimitedBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -8733,14 +6950,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8763,54 +6973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description A week of a team's (or one form's) submissions, summarised. */
-                        data: {
-                            /**
-                             * Format: date-time
-                             * @description Time of the last generation.
-                             */
-                            generated_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Monday 00:00 UTC that starts the week summarised (included).
-                             */
-                            period_start: string;
-                            /**
-                             * Format: date-time
-                             * @description The following Monday 00:00 UTC (excluded): the week is [period_start, period_end).
-                             */
-                            period_end: string;
-                            /** @description Submissions received in the week, spam included. */
-                            submissions_total: number;
-                            /** @description Relative change of `submissions_total` against the week before, as a fraction (0.18 is a rise of 18 %). When the week before had none: 1 if this week has any, else 0. */
-                            delta_vs_prior_week: number;
-                            /** @description What clean submissions wrote about, most frequent first; `count` is submissions. */
-                            themes: {
-                                label: string;
-                                count: number;
-                            }[];
-                            /** @description Clean submissions by category, most frequent first. */
-                            categories: {
-                                name: string;
-                                count: number;
-                            }[];
-                            /** @description Submissions of the week by spam score; each bucket includes its lower bound and excludes its upper one (1.0 falls in `0.85-1.0`). Unscored submissions are not counted. */
-                            score_distribution: {
-                                "0.0-0.3": number;
-                                "0.3-0.6": number;
-                                "0.6-0.85": number;
-                                "0.85-1.0": number;
-                            };
-                            /** @description Markdown summary of the week. */
-                            summary_md: string;
-                            /** @description Spam of the week by reason (`honeypot_filled`, `rate_limited`, `rule:<kind>`, `ai_moderation`), most frequent first. */
-                            spam_reasons: {
-                                reason: string;
-                                count: number;
-                            }[];
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["GetAiInsightsResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -8819,16 +6982,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -8837,14 +6991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `insights:read` ability, or the caller may not perform this action. */
@@ -8853,14 +7000,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -8869,14 +7009,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -8885,14 +7018,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Locked: the team's plan does not include AI features. */
@@ -8901,14 +7027,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -8919,14 +7038,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8946,15 +7058,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601 timestamp in UTC.
-                         */
-                        queued_at: string;
-                    };
+                    "application/json": components["schemas"]["RegenerateAiInsightsResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -8963,16 +7067,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -8981,14 +7076,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `insights:write` ability, or the caller may not perform this action. */
@@ -8997,14 +7085,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -9013,14 +7094,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Conflict with the current state of the resource. */
@@ -9029,13 +7103,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        error: "already_running";
-                        message: string;
-                        /** @description Seconds until the lock ends. */
-                        retry_after: number;
-                    };
+                    "application/json": components["schemas"]["AlreadyRunningBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -9044,14 +7112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Locked: the team's plan does not include AI features. */
@@ -9060,14 +7121,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -9078,14 +7132,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -9108,47 +7155,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `job_`. */
-                            id: string;
-                            /** @enum {string} */
-                            type: "webhook_replay" | "erasure";
-                            /** @enum {string} */
-                            status: "queued" | "running" | "succeeded" | "failed";
-                            /** @description Items the job takes on. */
-                            total: number;
-                            /** @description Items handled so far (for a replay: replays queued). */
-                            done: number;
-                            /** @description Items that could not be handled; see `errors`. */
-                            failed: number;
-                            /** @description At most 100, oldest first. */
-                            errors: {
-                                id: string | null;
-                                error: string;
-                                message: string;
-                            }[];
-                            /** @description What the job produced, by type: an erasure's counts (`erasure_id`, `dry_run`, `submissions`, `files`, `deliveries_redacted`, `forms`); null for a replay. */
-                            result: {
-                                [key: string]: unknown;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            started_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            finished_at: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["GetJobResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -9157,16 +7164,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -9175,14 +7173,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The caller may not perform this action. */
@@ -9191,14 +7182,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -9207,14 +7191,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -9223,14 +7200,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -9241,14 +7211,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -9262,33 +7225,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * Format: email
-                     * @description Erase every submission in which this address appears (case ignored).
-                     */
-                    email?: string;
-                    /** @description Erase every submission in which this exact value appears, as a whole field or inside text. */
-                    value?: string;
-                    /**
-                     * @description Report what would be erased, and erase nothing.
-                     * @default false
-                     */
-                    dry_run?: boolean;
-                };
+                "application/json": components["schemas"]["ErasureBody"];
             };
         };
         responses: {
-            /** @description Accepted — erase one person's data from every form of the team (owner/admin); a job. */
+            /** @description OK — erase one person's data from every form of the team (owner/admin); a job, or with dry_run an answer at once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateErasure200Response"];
+                };
+            };
+            /** @description Accepted — erase one person's data from every form of the team (owner/admin); a job, or with dry_run an answer at once. */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        job_id: string;
-                        erasure_id: string;
-                    };
+                    "application/json": components["schemas"]["CreateErasure202Response"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -9297,16 +7253,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -9315,14 +7262,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `submissions:write` ability, or the caller may not perform this action. */
@@ -9331,14 +7271,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -9347,14 +7280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
@@ -9363,14 +7289,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -9379,14 +7298,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -9397,14 +7309,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -9427,47 +7332,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Prefix `era_`. */
-                            id: string;
-                            job_id: string;
-                            /**
-                             * @description What was searched for (the value itself is not kept).
-                             * @enum {string}
-                             */
-                            kind: "email" | "value";
-                            dry_run: boolean;
-                            /** @enum {string} */
-                            status: "queued" | "running" | "succeeded" | "failed";
-                            requested_by: {
-                                token_id: string | null;
-                                user_id: string | null;
-                            };
-                            erased: {
-                                /** @description Submissions erased (or, in a dry run, that would be). */
-                                submissions: number;
-                                /** @description Their files, removed from storage. */
-                                files: number;
-                                /** @description Webhook deliveries whose bodies were removed (the log entries stay). */
-                                deliveries_redacted: number;
-                                /** @description Submissions per form id. */
-                                forms: {
-                                    [key: string]: number;
-                                };
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp in UTC.
-                             */
-                            finished_at: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["GetErasureResponse"];
                 };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
@@ -9476,16 +7341,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: ("validation_failed" | "invalid_json") | string;
-                        message: string;
-                        details?: {
-                            /** @enum {string} */
-                            in: "body" | "query" | "path" | "header";
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
@@ -9494,14 +7350,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
@@ -9510,14 +7359,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found. Records of other teams are reported as not found too. */
@@ -9526,14 +7368,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Unsupported content type: send `application/json`. */
@@ -9542,14 +7377,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
@@ -9560,15 +7388,128 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Machine-readable snake_case error code. */
-                        error: string;
-                        /** @description Human-readable explanation. */
-                        message?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    submissionCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (`whd_…`), the same on each attempt of a delivery; dedupe on it. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds when the attempt was signed; refuse ones more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")>`, the key being the base64-decoded part of the secret after `whsec_`. During a secret rotation, one signature per secret, separated by a space. */
+                "webhook-signature": string;
+                /** @description Unix seconds when the attempt was signed. */
+                "X-Service-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(key, "<timestamp>.<body>")>`; during a secret rotation, one per secret, separated by a space. */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmissionCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (`succeeded`). Anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery is `dead` at once and the webhook is deactivated. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    submissionSpamWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (`whd_…`), the same on each attempt of a delivery; dedupe on it. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds when the attempt was signed; refuse ones more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")>`, the key being the base64-decoded part of the secret after `whsec_`. During a secret rotation, one signature per secret, separated by a space. */
+                "webhook-signature": string;
+                /** @description Unix seconds when the attempt was signed. */
+                "X-Service-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(key, "<timestamp>.<body>")>`; during a secret rotation, one per secret, separated by a space. */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmissionSpamEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (`succeeded`). Anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery is `dead` at once and the webhook is deactivated. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    aiInsightsRegeneratedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (`whd_…`), the same on each attempt of a delivery; dedupe on it. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds when the attempt was signed; refuse ones more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")>`, the key being the base64-decoded part of the secret after `whsec_`. During a secret rotation, one signature per secret, separated by a space. */
+                "webhook-signature": string;
+                /** @description Unix seconds when the attempt was signed. */
+                "X-Service-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(key, "<timestamp>.<body>")>`; during a secret rotation, one per secret, separated by a space. */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InsightsRegeneratedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (`succeeded`). Anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery is `dead` at once and the webhook is deactivated. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

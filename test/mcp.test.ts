@@ -271,7 +271,8 @@ describe('every tool, called successfully', () => {
     await same('list_tokens', {}, '/v1/tokens');
     await ok('revoke_token', { token });
 
-    const erasure = await ok('create_erasure', { email: 'nobody@example.com', dry_run: true });
+    expect((await ok('create_erasure', { email: 'nobody@example.com', dry_run: true })).data).toMatchObject({ dry_run: true, submissions: 0 });
+    const erasure = await ok('create_erasure', { email: 'nobody@example.com' });
     await same('get_erasure', { erasure: erasure.erasure_id }, `/v1/erasure/${erasure.erasure_id}`);
     await ok('bulk_submissions', { form, ids: [submission], action: 'mark_spam' });
     await ok('delete_submission', { form, submission: second.body.id });

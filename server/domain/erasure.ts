@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ErasureBody } from '../../contract/erasure.ts';
 import type { AppContext } from '../context.ts';
 import * as jobQueries from '../db/queries/jobs.ts';
-import * as queries from '../db/queries/lifecycle.ts';
+import * as queries from '../db/queries/erasure.ts';
 import { eraseData } from '../jobs/definitions.ts';
 import { decryptSecret, encryptSecret } from '../webhooks/signing.ts';
 import type { Caller } from './caller.ts';
@@ -31,8 +31,27 @@ export function erasurePattern(value: string): string {
   return `(^|[^${word}.-])${escaped}($|[^${word}.-]|\\.(?![${word}-]))`;
 }
 
-export async function createErasure(ctx: AppContext, caller: Caller, body: z.infer<typeof ErasureBody>): Promise<{ job_id: string; erasure_id: string }> {
+/** How many of the matching submission ids a dry run lists (it counts them all). */
+export const DRY_RUN_IDS = 1000;
+
+function assertMayErase(caller: Caller): void {
   if (caller.role !== 'owner' && caller.role !== 'admin') throw new AppError('forbidden', 'Only owners and admins can erase data.');
+}
+
+/**
+ * A dry run: what a real run would erase now, found by the same search (`erasurePattern` over every form
+ * of the team) in one read-only statement, so the caller learns it at once instead of polling a job. Nothing
+ * is written: no receipt, no job, and the value searched for is not kept.
+ */
+export async function previewErasure(ctx: AppContext, caller: Caller, body: z.infer<typeof ErasureBody>): Promise<{ dry_run: true } & queries.ErasurePreview> {
+  assertMayErase(caller);
+  const preview = await queries.previewErasure(ctx.db, caller.teamId, erasurePattern((body.email ?? body.value)!), DRY_RUN_IDS);
+  return { dry_run: true, ...preview };
+}
+
+/** A real run: the request's receipt and its job, queued together; the job erases (see runErasure). */
+export async function createErasure(ctx: AppContext, caller: Caller, body: z.infer<typeof ErasureBody>): Promise<{ job_id: string; erasure_id: string }> {
+  assertMayErase(caller);
   const kind = body.email !== undefined ? 'email' : 'value';
   const value = (body.email ?? body.value)!;
   return ctx.db.transaction(async (tx) => {
@@ -65,6 +84,7 @@ export async function runErasure(ctx: AppContext, erasureId: string): Promise<vo
   const pattern = erasurePattern(decryptSecret(ctx.keys.erasureValues, request.value_encrypted));
   // A dry run changes nothing: it counts in memory and writes the receipt once (a run repeated by the
   // queue writes the same numbers). A real run counts each batch in the transaction that erases it.
+  // (Dry runs are answered at once now, by previewErasure; a queued one is a request made before that.)
   const wouldErase: queries.ErasedCounts = { submissions: 0, files: 0, deliveriesRedacted: 0, forms: {} };
   for (const formId of await queries.teamFormIds(ctx.db, request.team_id)) {
     let after: { at: string; id: string } | null = null;

@@ -73,7 +73,10 @@ export const toolSpecs: ToolSpec[] = Object.entries(contract as Record<string, u
         shape[key] = value;
       }
     }
-    const ok = Object.entries(route.responses).find(([status]) => Number(status) >= 200 && Number(status) < 300)?.[1] as z.ZodTypeAny | undefined;
+    // One success shape is the tool's output schema; a route with several (an erasure's dry run is 200, its
+    // job 202) has none, since clients check every structured result against the one schema.
+    const successes = Object.entries(route.responses).filter(([status]) => Number(status) >= 200 && Number(status) < 300);
+    const ok = successes.length === 1 ? (successes[0]![1] as z.ZodTypeAny) : undefined;
     const special = routeKey === 'exportSubmissions' || routeKey === 'downloadSubmissionFile';
     const output = special ? undefined : ok && typeof ok.safeParse === 'function' && ok instanceof z.ZodObject ? ok : undefined;
     const ability = (route.metadata as RouteMetadata | undefined)?.ability ?? null;

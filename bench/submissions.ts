@@ -508,6 +508,7 @@ async function runBench(opts: Options) {
       INTAKE_DATA_DIR: path.join(dir, 'intake'),
       INTAKE_SECRET_KEY: 'bench',
       INTAKE_API_RATE_LIMIT: '1000000000',
+      INTAKE_API_TEAM_RATE_LIMIT: '1000000000',
       LOG_LEVEL: 'warn',
     },
     { verbose: opts.verbose, profileDir },

@@ -25,6 +25,7 @@ const Env = z.object({
   STORAGE_BUCKET: z.string().default('intake'),
   INTAKE_SECRET_KEY: z.string().optional(),
   INTAKE_API_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
+  INTAKE_API_TEAM_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   INTAKE_TRUST_PROXY: z.string().default(''),
   INTAKE_VALIDATE_RESPONSES: bool,
   INTAKE_ALLOW_PRIVATE_WEBHOOKS: bool,
@@ -91,6 +92,8 @@ export type Config = {
   storageBucket: string;
   secretKey: string | undefined;
   apiRateLimit: number;
+  /** The same budget for all of a team's tokens together: a member who mints tokens does not multiply it. */
+  apiTeamRateLimit: number;
   /** Express's `trust proxy`: whose X-Forwarded-For decides the client address. */
   trustProxy: boolean | number | string;
   validateResponses: boolean;
@@ -191,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storageBucket: e.STORAGE_BUCKET,
     secretKey: e.INTAKE_SECRET_KEY || undefined,
     apiRateLimit: e.INTAKE_API_RATE_LIMIT,
+    apiTeamRateLimit: e.INTAKE_API_TEAM_RATE_LIMIT,
     trustProxy: trustProxy(e.INTAKE_TRUST_PROXY),
     validateResponses: e.INTAKE_VALIDATE_RESPONSES,
     allowPrivateWebhooks: e.INTAKE_ALLOW_PRIVATE_WEBHOOKS,

@@ -42,7 +42,7 @@ import {
  */
 
 // No rate limit here: the matrix sends hundreds of calls per token; the limit has its own tests.
-const t = await startLiveTestApp({ INTAKE_API_RATE_LIMIT: '1000000' });
+const t = await startLiveTestApp({ INTAKE_API_RATE_LIMIT: '1000000', INTAKE_API_TEAM_RATE_LIMIT: '1000000' });
 
 const tried = { rest: 0, mcp: 0 };
 afterAll(() => {

@@ -16,7 +16,7 @@ import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, startTestApp, type TestMember } from './support/harness.ts';
 import { privateDatabaseUrl, tempDataDir } from './support/processing.ts';
 
-const t = await startTestApp({ INTAKE_API_RATE_LIMIT: '1000000' });
+const t = await startTestApp({ INTAKE_API_RATE_LIMIT: '1000000', INTAKE_API_TEAM_RATE_LIMIT: '1000000' });
 /** An empty database of its own for the migration test (dropped after the file). */
 const m13 = { url: await privateDatabaseUrl(), dataDir: tempDataDir() };
 

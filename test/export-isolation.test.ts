@@ -21,7 +21,7 @@ import { bearer, makeMember, makeTeam, startTestApp, type TestMember } from './s
 
 // As `intake serve` runs by default: workers on, so one connection of DATABASE_POOL_SIZE (10) is the queue's
 // LISTEN session and 9 are pooled — nine exports used to take every one of them.
-const t = await startTestApp({ INTAKE_IDLE_TIMEOUT_MS: '20000', INTAKE_API_RATE_LIMIT: '100000' }, { worker: true });
+const t = await startTestApp({ INTAKE_IDLE_TIMEOUT_MS: '20000', INTAKE_API_RATE_LIMIT: '100000', INTAKE_API_TEAM_RATE_LIMIT: '100000' }, { worker: true });
 const server: HttpServer = await listenHttp(t.app, { ...t.config, port: 0, host: '127.0.0.1' });
 afterAll(() => server.close(0));
 const port = Number(new URL(server.url).port);

@@ -294,6 +294,7 @@ describe('memory of an out-of-process server', () => {
       INTAKE_DATA_DIR: dataDir,
       INTAKE_SECRET_KEY: 'export-memory-test',
       INTAKE_API_RATE_LIMIT: '100000',
+      INTAKE_API_TEAM_RATE_LIMIT: '100000',
       LOG_LEVEL: 'warn',
     };
     child = spawn(path.join(ROOT, 'cli', 'intake'), ['serve', '--no-worker'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -13,7 +13,7 @@ import { arbitraryFor, hostileString, hostileValue } from './support/zod-arbitra
  * validation is on, so a reply outside the contract would be one), an error carries the error body, and a
  * refused write changes nothing of the team's data.
  */
-const t = await startTestApp({ INTAKE_API_RATE_LIMIT: '1000000', INTAKE_INGEST_RATE_LIMIT: '1000000', INTAKE_INGEST_FLOOD_LIMIT: '1000000' });
+const t = await startTestApp({ INTAKE_API_RATE_LIMIT: '1000000', INTAKE_API_TEAM_RATE_LIMIT: '1000000', INTAKE_INGEST_RATE_LIMIT: '1000000', INTAKE_INGEST_FLOOD_LIMIT: '1000000' });
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 
 type Fixture = { member: TestMember; ids: Record<string, string> };

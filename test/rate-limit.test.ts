@@ -116,3 +116,54 @@ describe('API rate limit', () => {
     expect(rateLimit(listed).remaining).toBe(LIMIT - 1);
   });
 });
+
+// Every token 5 a minute, all of a team's tokens together 8: a member who mints tokens does not multiply the budget.
+const TEAM_LIMIT = 8;
+const c = await startTestApp({ INTAKE_API_RATE_LIMIT: String(LIMIT), INTAKE_API_TEAM_RATE_LIMIT: String(TEAM_LIMIT) });
+
+describe("a team's API budget", () => {
+  it('binds all its tokens together: a minted token gets only what the team has left; another team is unaffected', async () => {
+    const owner = await makeTeam(c, { plan: 'pro' });
+    const form = await c.http.post('/v1/forms').set(bearer(owner.token)).send({ name: 'Team budget' });
+    const path = `/v1/forms/${form.body.data.id}/submissions`;
+    // The first request says how long the window has left: start again in the next one if it could end mid-test.
+    for (;;) {
+      const probe = await c.http.get(path).set(bearer(owner.token));
+      expect(probe.status).toBe(200);
+      if (rateLimit(probe).reset >= 10) break;
+      await sleep((rateLimit(probe).reset + 1) * 1000);
+    }
+    const used = (await c.http.get(path).set(bearer(owner.token))).status === 200 ? 2 : 1;
+    expect(used).toBe(2);
+
+    // The first minted token spends its own 5 (the team then has 1 left): its own budget binds.
+    const first = await makeToken(c, owner);
+    const answers: string[] = [];
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await c.http.get(path).set(bearer(first.token));
+      const rl = rateLimit(res);
+      answers.push(`${res.status} ${rl.limit}:${rl.remaining}`);
+    }
+    expect(answers).toEqual([`200 ${LIMIT}:4`, `200 ${LIMIT}:3`, `200 ${LIMIT}:2`, `200 ${LIMIT}:1`, `200 ${LIMIT}:0`]);
+    const spent = await c.http.get(path).set(bearer(first.token));
+    expect(spent.status).toBe(429);
+    expect(spent.body.message).not.toContain('team');
+
+    // A token minted now has its whole own budget, but only the team's last request: the team's binds.
+    const second = await makeToken(c, owner);
+    const last = await c.http.get(path).set(bearer(second.token));
+    expect(last.status).toBe(200);
+    expect(rateLimit(last)).toMatchObject({ limit: TEAM_LIMIT, remaining: 0 });
+    expect(last.headers['ratelimit-policy']).toBe(`${TEAM_LIMIT};w=60`);
+    const refused = await c.http.get(path).set(bearer(second.token));
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ error: 'rate_limited', message: expect.stringContaining('team'), retry_after: Number(refused.headers['retry-after']) });
+
+    // Another team's tokens have their own.
+    const other = await makeTeam(c, { plan: 'pro' });
+    const theirs = await c.http.post('/v1/forms').set(bearer(other.token)).send({ name: 'Theirs' });
+    const ok = await c.http.get(`/v1/forms/${theirs.body.data.id}/submissions`).set(bearer(other.token));
+    expect(ok.status).toBe(200);
+    expect(rateLimit(ok).remaining).toBe(LIMIT - 1);
+  });
+});

@@ -239,7 +239,7 @@ export function mcpRoutes(ctx: AppContext) {
       if (req.method === 'POST' && isInitializeRequest(body)) {
         // A session costs memory for as long as it lives: opening one counts against the token's API
         // budget, as a REST request does, and the token, its team and this process hold a bounded number.
-        const { exceeded } = await chargeApiBudget(ctx, caller.tokenId);
+        const { exceeded } = await chargeApiBudget(ctx, caller);
         const refused = exceeded ?? overCap(caller);
         if (refused) return appErrorAnswer(res, refused.status, -32000, refused);
         const session: Session = { transport: undefined as never, caller, lastSeen: Date.now(), busy: 1 };
@@ -265,7 +265,7 @@ export function mcpRoutes(ctx: AppContext) {
       // request, so a message that calls no tool (tools/list, ping, a batch) counts against the token's API
       // budget here; a tool call counts in invoke, as every operation does.
       if (!isToolCall(body)) {
-        const { exceeded } = await chargeApiBudget(ctx, caller.tokenId);
+        const { exceeded } = await chargeApiBudget(ctx, caller);
         if (exceeded) return appErrorAnswer(res, exceeded.status, -32000, exceeded);
       }
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -63,7 +63,7 @@ export async function chargeRateLimit(
   onBudget?: (budget: ApiBudget & { exceeded: AppError | null }) => void,
 ): Promise<void> {
   if (!metadataOf(route)?.rateLimited) return;
-  const budget = await chargeApiBudget(ctx, caller.tokenId);
+  const budget = await chargeApiBudget(ctx, caller);
   onBudget?.(budget);
   if (budget.exceeded) throw budget.exceeded;
 }

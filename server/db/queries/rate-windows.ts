@@ -19,6 +19,29 @@ export async function hitWindow(sql: Sql, key: string, windowSeconds: number): P
   return rows[0]!;
 }
 
+/**
+ * One hit in a token's window and, only when that hit is within `tokenLimit`, one in its team's, in one
+ * statement: a token refused by its own budget spends nothing of the team's, so one integration retrying
+ * in a loop cannot lock its teammates out. The team's hit is null when it was not counted.
+ */
+export async function hitTokenAndTeamWindows(
+  sql: Sql,
+  keys: { token: string; team: string },
+  tokenLimit: number,
+  windowSeconds: number,
+): Promise<{ token: WindowRow; team: WindowRow | null }> {
+  const { rows } = await sql.query<{ token_hits: number; token_reset: number; team_hits: number | null; team_reset: number | null }>(
+    `with token as (${windowHit('$1::text', '$3::int')}),
+          team as (${windowHit('$2::text', '$3::int', 'where (select hits from token) <= $4::int')})
+     select token.hits as token_hits, token.reset as token_reset, team.hits as team_hits, team.reset as team_reset
+       from token left join team on true`,
+    [keys.token, keys.team, windowSeconds, tokenLimit],
+    'intake_hit_api_windows',
+  );
+  const r = rows[0]!;
+  return { token: { hits: r.token_hits, reset: r.token_reset }, team: r.team_hits === null ? null : { hits: r.team_hits, reset: r.team_reset! } };
+}
+
 export async function pruneWindows(sql: Sql): Promise<void> {
   await sql.query(`delete from rate_limit_windows where window_start < now() - interval '1 hour'`);
 }

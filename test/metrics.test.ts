@@ -210,7 +210,7 @@ describe('public posts, jobs, deliveries', () => {
   }, 90_000);
 });
 
-describe('event streams', () => {
+describe('long-lived work', () => {
   it('counts the event streams open in this process', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
@@ -230,6 +230,35 @@ describe('event streams', () => {
         10_000,
       );
     } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('counts the exports open in this process, while a client holds one', { timeout: 60_000 }, async () => {
+    const owner = await makeTeam(t);
+    const big = await makePublishedForm(t, owner);
+    // Far more than the socket buffers hold, so the export stays open while its client reads nothing.
+    await t.ctx.db.query(
+      `insert into submissions (id, team_id, form_id, status, payload)
+       select 'subm_mx' || lpad(g::text, 24, '0'), $1, $2, 'processed', jsonb_build_object('message', repeat('z', 1000))
+         from generate_series(1, 20000) g`,
+      [owner.teamId, big.id],
+    );
+    const server = t.app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const socket = net.connect({ host: '127.0.0.1', port: (server.address() as AddressInfo).port });
+    try {
+      await once(socket, 'connect');
+      socket.on('error', () => {});
+      const before = value(await scrape(), 'intake_exports_open');
+      socket.pause();
+      socket.write(`GET /v1/forms/${big.id}/submissions/export?format=json HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${owner.token}\r\n\r\n`);
+      await eventually(async () => value(await scrape(), 'intake_exports_open'), (n) => n === before + 1, 10_000);
+      socket.destroy();
+      await eventually(async () => value(await scrape(), 'intake_exports_open'), (n) => n === before, 10_000);
+    } finally {
+      socket.destroy();
       server.closeAllConnections();
       server.close();
     }

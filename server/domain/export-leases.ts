@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import * as leases from '../db/queries/leases.ts';
+import { exportsOpen } from '../metrics/open-streams.ts';
 import type { Caller } from './caller.ts';
 import { AppError } from './errors.ts';
 
@@ -31,11 +32,13 @@ export async function takeExportLease(ctx: AppContext, caller: Caller, formId: s
     leases.renewLease(ctx.db, 'export', lease).catch((err: unknown) => ctx.log.warn({ err }, 'could not renew an export lease'));
   }, RENEW_MS);
   renewal.unref();
+  exportsOpen.inc();
   let released = false;
   return {
     release() {
       if (released) return;
       released = true;
+      exportsOpen.dec();
       clearInterval(renewal);
       leases.dropLease(ctx.db, 'export', lease.id).catch((err: unknown) => ctx.log.warn({ err }, 'could not drop an export lease; it expires by itself'));
     },

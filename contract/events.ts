@@ -43,6 +43,48 @@ export const SubmissionCreatedEvent = z
   })
   .describe('The `submission.created` webhook body.');
 
+/** A webhook's test call (`POST …/webhooks/{webhook}/test`) sends a `submission.created` body marked so. */
+export const TestSubmissionCreatedEvent = SubmissionCreatedEvent.extend({
+  test: z.literal(true).describe('Only on a test event: the body is a sample (or a past submission sent again), not a new submission.'),
+}).describe('The body of a test event: a `submission.created` body with `test: true` after `meta`.');
+
+export const SubmissionSpamEvent = SubmissionCreatedEvent.extend({
+  type: z.literal('submission.spam'),
+  spam_reason: z
+    .string()
+    .describe(
+      'Why it was filed as spam: at the door `honeypot_filled`, `rate_limited`, `rule:blocked_email`, `rule:keyword`, `rule:regex`, ' +
+        '`captcha_unverified`; by moderation `ai_moderation`.',
+    ),
+}).describe('The `submission.spam` webhook body: a submission stored as spam (at the door or by moderation), `spam_reason` after `meta`.');
+
+export const InsightsRegeneratedEvent = z
+  .object({
+    type: z.literal('ai-insights.regenerated'),
+    team_id: z.string(),
+    generated_at: z.string().describe('ISO 8601, UTC.'),
+    period_start: z.string(),
+    period_end: z.string(),
+    submissions_total: z.number().int(),
+    delta_vs_prior_week: z.number().describe('Relative change as a fraction: 0.18 is a rise of 18 %.'),
+    summary_md: z.string(),
+    themes: z.array(z.object({ label: z.string(), count: z.number().int() })),
+    categories: z.array(z.object({ name: z.string(), count: z.number().int() })),
+  })
+  .describe('The `ai-insights.regenerated` webhook body.');
+
+/**
+ * Every outgoing event, with the body a provider `webhook` (Zapier, Make) receives: the three a webhook
+ * subscribes to, and `webhook.test`, what its test call sends. Chat providers (slack, discord, teams) get a
+ * message rendered from the same event instead.
+ */
+export const WEBHOOK_EVENT_BODIES = {
+  'submission.created': SubmissionCreatedEvent,
+  'submission.spam': SubmissionSpamEvent,
+  'ai-insights.regenerated': InsightsRegeneratedEvent,
+  'webhook.test': TestSubmissionCreatedEvent,
+} as const;
+
 export const STREAM_EVENTS = ['submission', 'spam'] as const;
 
 export const StreamedSubmission = z.object({

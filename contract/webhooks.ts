@@ -7,8 +7,41 @@ const c = initContract();
 export const PROVIDERS = ['slack', 'discord', 'teams', 'zapier', 'make', 'webhook'] as const;
 export const Provider = z.enum(PROVIDERS).describe('How the body is formatted: a chat message (slack, discord, teams) or the event JSON.');
 
-export const EVENTS = ['submission.created', 'ai-insights.regenerated'] as const;
-export const WebhookEvent = z.enum(EVENTS);
+export const EVENTS = ['submission.created', 'submission.spam', 'ai-insights.regenerated'] as const;
+export const WebhookEvent = z
+  .enum(EVENTS)
+  .describe(
+    '`submission.created`: a clean submission, once processed. `submission.spam`: a submission stored as spam (at the door or by ' +
+      'moderation; not one a person marked spam). `ai-insights.regenerated`: the team\'s weekly insights were (re)computed.',
+  );
+/** What a delivery carries: an event a webhook subscribes to, or `webhook.test` (the test call). */
+export const DELIVERY_EVENTS = [...EVENTS, 'webhook.test'] as const;
+
+export const FILTER_OPS = ['equals', 'not_equals', 'contains', 'exists'] as const;
+/** A webhook takes at most this many test calls a minute (counted in Postgres, across every API process). */
+export const TEST_CALLS_PER_MINUTE = 6;
+
+/** A webhook's filter holds at most this many conditions. */
+export const FILTER_CONDITIONS = 10;
+
+export const WebhookFilterCondition = z
+  .object({
+    field: text(z.string().min(1).max(200)).describe('A payload field name, or `category` / `status` (the submission\'s own).'),
+    op: z.enum(FILTER_OPS),
+    value: text(z.string().max(1000)).optional().describe('Compared as text, case-insensitive; required except with `exists`.'),
+  })
+  .strict()
+  .refine((c) => c.op === 'exists' || c.value !== undefined, { message: 'A value is required with this op.', path: ['value'] });
+
+export const WebhookFilter = z
+  .array(WebhookFilterCondition)
+  .max(FILTER_CONDITIONS)
+  .describe(
+    `Conditions that must all hold for a submission event to be delivered (at most ${FILTER_CONDITIONS}); empty: every submission. ` +
+      '`equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); ' +
+      '`exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to ' +
+      '`ai-insights.regenerated`.',
+  );
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead'] as const;
 export const DeliveryStatus = z
@@ -58,9 +91,14 @@ export const Webhook = z.object({
     .describe('Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days).'),
   config: Config,
   events: z.array(WebhookEvent),
+  filter: WebhookFilter,
   secret_last4: z.string().describe('Last four characters of the signing secret.'),
   created_at: Timestamp,
   updated_at: Timestamp,
+  deleted_at: Timestamp.nullable().describe(
+    'When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its ' +
+      'retries already scheduled run out.',
+  ),
 });
 
 const Events = z.array(WebhookEvent).min(1).max(EVENTS.length).describe('Events delivered; default `["submission.created"]`.');
@@ -72,6 +110,7 @@ export const CreateWebhookBody = z
     provider: Provider.default('webhook'),
     config: Config.default({}),
     events: Events.default(['submission.created']),
+    filter: WebhookFilter.optional().describe('Default: none (every submission).'),
     active: z.boolean().default(true),
   })
   .strict();
@@ -83,6 +122,7 @@ export const UpdateWebhookBody = z
     provider: Provider.optional(),
     config: Config.optional(),
     events: Events.optional(),
+    filter: WebhookFilter.optional().describe('Replaces the filter; `[]` removes it.'),
     active: z.boolean().optional().describe('`true` reactivates a webhook the service deactivated.'),
     rotate_secret: z.boolean().optional().describe('Issue a new secret (returned once); the old one keeps signing for 24 hours.'),
   })
@@ -91,7 +131,7 @@ export const UpdateWebhookBody = z
 export const Delivery = z.object({
   id: z.string().describe('Prefix `whd_`.'),
   webhook_id: z.string(),
-  event: WebhookEvent,
+  event: z.enum(DELIVERY_EVENTS).describe('The event sent; `webhook.test` for a test call (a sample `submission.created` body with `test: true`).'),
   status: DeliveryStatus,
   http_status: z.number().int().nullable().describe('Status the receiver answered on the last attempt; null without an answer.'),
   attempts: z.number().int().describe('Attempts made so far (at most 7).'),
@@ -107,7 +147,7 @@ export const Delivery = z.object({
     .nullable()
     .describe(
       'Why the last attempt failed without a usable answer: timeout, dns_error, tls_error, connection_refused, connection_reset, ' +
-        'blocked_address, network_error; or webhook_inactive / webhook_deleted when its retries were stopped.',
+        'blocked_address, network_error; or webhook_inactive when its retries were stopped (a deleted webhook\'s continue).',
     ),
   delivered_at: Timestamp.nullable(),
   next_attempt_at: Timestamp.nullable().describe('When the next attempt is due; null when none is.'),
@@ -183,10 +223,26 @@ export const webhooksContract = c.router({
   deleteWebhook: {
     method: 'DELETE',
     path: '/v1/forms/:form/webhooks/:webhook',
-    summary: 'Delete a webhook: no new deliveries; an attempt in flight finishes, queued retries stop',
+    summary: 'Delete a webhook: no new deliveries; retries already scheduled still run',
+    description:
+      'A deleted webhook stays readable by id (`GET` answers it with `deleted_at`) and its delivery log stays listed, so the ' +
+      'retries of deliveries made before the delete can be followed; it is gone from the list and counts no more toward the limit.',
     pathParams: WebhookParams,
     body: c.noBody(),
     responses: { 200: OkBody, ...authErrors, ...rateLimitErrors },
+    metadata: { ability: 'webhooks:write', rateLimited: true },
+  },
+  testWebhook: {
+    method: 'POST',
+    path: '/v1/forms/:form/webhooks/:webhook/test',
+    summary: 'Send a signed test event now and answer what the receiver said',
+    description:
+      'Sends a `submission.created` body marked `"test": true` — the last submission delivered to this webhook, or a sample built ' +
+      "from the form's fields — through the same sender as deliveries (HTTPS, address guard, 15 s timeout, no redirects), waits " +
+      `for the answer and records it as a delivery with event \`webhook.test\` (not retried). At most ${TEST_CALLS_PER_MINUTE} test calls a minute per webhook.`,
+    pathParams: WebhookParams,
+    body: c.noBody(),
+    responses: { 200: z.object({ data: Delivery }), ...authErrors, ...rateLimitErrors },
     metadata: { ability: 'webhooks:write', rateLimited: true },
   },
   listDeliveries: {

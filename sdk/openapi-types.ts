@@ -850,6 +850,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `webhook.test` event
+         * @description The body of a test event: a `submission.created` body with `test: true` after `meta`.
+         *
+         *     Posted as JSON to the webhook's URL (provider `webhook`, `zapier`, `make`; chat providers get a message rendered from it), signed with the webhook's secret: verify the headers before trusting the body (the SDK's `verifyWebhook`).
+         */
+        post: operations["webhookTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2585,6 +2607,42 @@ export interface components {
                 sampled: number;
             };
         };
+        /** @description The body of a test event: a `submission.created` body with `test: true` after `meta`. */
+        TestSubmissionCreatedEvent: {
+            /** @enum {string} */
+            type: "submission.created";
+            /** @description Prefix `subm_`. */
+            submission_id: string;
+            form_id: string;
+            form_name: string;
+            /** @description ISO 8601, UTC, milliseconds. */
+            received_at: string;
+            /** @description The submitted fields. */
+            payload: {
+                [key: string]: unknown;
+            };
+            files: {
+                id: string;
+                filename: string;
+                content_type: string;
+                /** @description Bytes. */
+                size: number;
+                /** @description A link valid for 7 days; each visit redirects to a fresh 60-second storage URL. */
+                url: string;
+            }[];
+            meta: {
+                category: string | null;
+                /** @description Spam likelihood from moderation, 0 to 1; null for spam caught before moderation. */
+                score: number | null;
+                referrer: string | null;
+                user_agent: string | null;
+            };
+            /**
+             * @description Only on a test event: the body is a sample (or a past submission sent again), not a new submission.
+             * @enum {boolean}
+             */
+            test: true;
+        };
         TestWebhookResponse: {
             data: components["schemas"]["Delivery"];
         };
@@ -3172,6 +3230,7 @@ export type SubmitFormBody = components['schemas']['SubmitFormBody'];
 export type SubmitFormMultipartBody = components['schemas']['SubmitFormMultipartBody'];
 export type SubmitFormUrlencodedBody = components['schemas']['SubmitFormUrlencodedBody'];
 export type SuggestedSchema = components['schemas']['SuggestedSchema'];
+export type TestSubmissionCreatedEvent = components['schemas']['TestSubmissionCreatedEvent'];
 export type TestWebhookResponse = components['schemas']['TestWebhookResponse'];
 export type Token = components['schemas']['Token'];
 export type TokenListEntry = components['schemas']['TokenListEntry'];
@@ -7494,6 +7553,46 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InsightsRegeneratedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (`succeeded`). Anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery is `dead` at once and the webhook is deactivated. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (`whd_…`), the same on each attempt of a delivery; dedupe on it. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds when the attempt was signed; refuse ones more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")>`, the key being the base64-decoded part of the secret after `whsec_`. During a secret rotation, one signature per secret, separated by a space. */
+                "webhook-signature": string;
+                /** @description Unix seconds when the attempt was signed. */
+                "X-Service-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(key, "<timestamp>.<body>")>`; during a secret rotation, one per secret, separated by a space. */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestSubmissionCreatedEvent"];
             };
         };
         responses: {

@@ -356,18 +356,19 @@ describe('webhook deliveries', { timeout: 60_000 }, () => {
     expect(h.receiver.requests).toHaveLength(sent);
   });
 
-  it('deleting a webhook stops its queued retries (dead, webhook_deleted) without another request', async () => {
-    // The 429 asks for 5 s; the retry waits up to the next slot (1.5 s): time to delete the webhook.
+  it('deactivating a webhook stops its queued retries (dead, webhook_inactive) without another request', async () => {
+    // The 429 asks for 5 s; the retry waits up to the next slot (1.5 s): time to deactivate the webhook.
+    // (Deleting one does not stop them: test/webhook-events.test.ts.)
     const h = await hookedForm(() => ({ status: 429, headers: { 'retry-after': '5' } }));
     await postForm(t, h.endpoint, CONTACT);
     await h.receiver.waitFor(1);
     await eventually(() => deliveriesOf(h), (ds) => ds[0]?.status === 'failed');
-    expect((await t.http.delete(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token))).status).toBe(200);
+    expect((await t.http.put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token)).send({ active: false })).status).toBe(200);
     const row = await eventually(
       async () => (await t.ctx.db.query<{ status: string; error: string | null; attempts: number }>('select status, error, attempts from deliveries where webhook_id = $1', [h.webhookId])).rows[0]!,
       (r) => r.status === 'dead',
     );
-    expect(row).toEqual({ status: 'dead', error: 'webhook_deleted', attempts: 1 });
+    expect(row).toEqual({ status: 'dead', error: 'webhook_inactive', attempts: 1 });
     expect(h.receiver.requests).toHaveLength(1);
   });
 

@@ -162,7 +162,7 @@ describe('webhooks API', () => {
     expect((await webhookRows(form.id))[0]!.failing_since).toBeNull();
   });
 
-  it('deletes a webhook (404 afterwards, gone from the list) and scopes every webhook to its form and team', async () => {
+  it('deletes a webhook (still shown by id with deleted_at, gone from the list, 404 to change) and scopes every webhook to its form and team', async () => {
     const { owner, base } = await setup();
     const other = await makePublishedForm(t, owner);
     const created = await t.http.post(base).set(bearer(owner.token)).send({ label: 'x', url: PUBLIC_URL });
@@ -176,7 +176,10 @@ describe('webhooks API', () => {
     const deleted = await t.http.delete(`${base}/${id}`).set(bearer(owner.token));
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ ok: true });
-    expect((await t.http.get(`${base}/${id}`).set(bearer(owner.token))).status).toBe(404);
+    const shown = await t.http.get(`${base}/${id}`).set(bearer(owner.token));
+    expect(shown.status).toBe(200);
+    expect(shown.body.data).toMatchObject({ id, deleted_at: expect.any(String) });
+    expect((await t.http.put(`${base}/${id}`).set(bearer(owner.token)).send({ label: 'y' })).status).toBe(404);
     expect((await t.http.get(base).set(bearer(owner.token))).body).toEqual({ data: [] });
     expect((await t.http.delete(`${base}/${id}`).set(bearer(owner.token))).status).toBe(404);
   });

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
-import type { DeliveryListQuery, ReplayWebhookBody } from '../../contract/webhooks.ts';
+import type { DELIVERY_EVENTS, DeliveryListQuery, ReplayWebhookBody } from '../../contract/webhooks.ts';
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/database.ts';
 import * as queries from '../db/queries/deliveries.ts';
 import * as jobQueries from '../db/queries/jobs.ts';
-import { findWebhook, teamWebhooksFor, webhooksFor, type TargetRow } from '../db/queries/webhooks.ts';
-import { deliverWebhook, replayWebhook, webhookDeactivatedEmail } from '../jobs/definitions.ts';
+import { anySpamSubscriber, findWebhook, lockSpamSubscribers, setSpamPosition, teamWebhooksFor, webhooksFor, type TargetRow } from '../db/queries/webhooks.ts';
+import { deliverWebhook, replayWebhook, spamDeliveries, webhookDeactivatedEmail } from '../jobs/definitions.ts';
 import { renderBody, type InsightsEvent, type Provider, type SubmissionEvent } from '../webhooks/providers.ts';
 import type { Sender } from '../webhooks/sender.ts';
 import { decryptSecret, signatureHeaders } from '../webhooks/signing.ts';
@@ -14,6 +14,7 @@ import { AppError, notFound, validationFailed } from './errors.ts';
 import { EXPORT_LINK_SECONDS, fileLink } from './file-links.ts';
 import { isId, newId } from './ids.ts';
 import { iso } from './timestamps.ts';
+import { matchesFilter } from './webhook-filters.ts';
 
 /** A bulk replay takes at most this many deliveries; narrow `since`/`until` for more. */
 export const REPLAY_JOB_LIMIT = 10_000;
@@ -57,7 +58,7 @@ export function deliveryView(r: queries.DeliveryRow) {
   return {
     id: r.id,
     webhook_id: r.webhook_id,
-    event: r.event as 'submission.created' | 'ai-insights.regenerated',
+    event: r.event as (typeof DELIVERY_EVENTS)[number],
     status: r.status,
     http_status: r.http_status,
     attempts: r.attempts,
@@ -86,11 +87,11 @@ export function attemptDelay(schedule: number[], attempt: number, retryAfter: nu
   return Math.max(jittered, Math.min(retryAfter, ceiling));
 }
 
-/** The submission.created event, as every provider renders it; files as signed links valid 7 days. */
-export function submissionEvent(ctx: AppContext, s: queries.SubmissionEventRow): SubmissionEvent {
+/** A submission event (`submission.created` by default), as every provider renders it; files as signed links valid 7 days. */
+export function submissionEvent(ctx: AppContext, s: queries.SubmissionEventRow, type: SubmissionEvent['type'] = 'submission.created'): SubmissionEvent {
   const scope = { teamId: s.team_id, formId: s.form_id, expires: Math.floor(Date.now() / 1000) + EXPORT_LINK_SECONDS };
   return {
-    type: 'submission.created',
+    type,
     submission_id: s.id,
     form_id: s.form_id,
     form_name: s.form_name,
@@ -98,6 +99,7 @@ export function submissionEvent(ctx: AppContext, s: queries.SubmissionEventRow):
     payload: s.payload,
     files: s.files.map((f) => ({ ...f, url: fileLink(ctx.config.baseUrl, ctx.keys.linkSigning, f.id, scope) })),
     meta: { category: s.category, score: s.score, referrer: s.referrer, user_agent: s.user_agent },
+    ...(type === 'submission.spam' ? { spam_reason: s.spam_reason } : {}),
   };
 }
 
@@ -143,16 +145,78 @@ function newDeliveries(ctx: AppContext, targets: TargetRow[], event: SubmissionE
   }));
 }
 
+/** The webhooks whose filter the submission meets. */
+function matching(targets: TargetRow[], row: queries.SubmissionEventRow, status: 'processed' | 'spam'): TargetRow[] {
+  return targets.filter((t) => matchesFilter(t.filter, { payload: row.payload, category: row.category, status }));
+}
+
 /**
  * A submission became `processed`: one delivery per active webhook of its form subscribed to
- * `submission.created`, created in the same transaction (with their jobs), so none is lost or doubled.
+ * `submission.created` whose filter it meets, created in the same transaction (with their jobs), so none is
+ * lost. A webhook that already has this submission's delivery from an earlier pass through processing (it
+ * was set back to `received`) gets none: replay is the way to send it again.
  */
 export async function createSubmissionDeliveries(ctx: AppContext, tx: Tx, submissionId: string, formId: string): Promise<number> {
-  const targets = await webhooksFor(tx, formId, 'submission.created');
-  if (!targets.length) return 0;
+  const subscribed = await webhooksFor(tx, formId, 'submission.created', submissionId);
+  if (!subscribed.length) return 0;
   const row = await queries.submissionForEvent(tx, submissionId);
   if (!row) return 0;
+  const targets = matching(subscribed, row, 'processed');
   return (await queueDeliveries(ctx, tx, newDeliveries(ctx, targets, submissionEvent(ctx, row), submissionId))).length;
+}
+
+/** How many webhooks one transaction of the spam-deliveries job serves, and how many of a form's spam events it reads at once. */
+const SPAM_WEBHOOKS_PER_TX = 20;
+const SPAM_EVENTS_PER_READ = 200;
+/** The spam-deliveries job runs again this many seconds after it finished, while any webhook subscribes to spam. */
+export const SPAM_DELIVERY_INTERVAL_SECONDS = 2;
+
+/**
+ * The spam-deliveries job: for each webhook subscribed to `submission.spam`, the spam its form stored since
+ * the webhook's position (at the door, or by moderation — the submission stream's `spam` events), filtered,
+ * becomes deliveries; the position moves on in the same transaction, so an event is sent once. The public
+ * endpoint's insert does nothing for it (its spam rows carry `stream_xid` already). Webhooks another worker
+ * holds are skipped. Returns the deliveries created.
+ */
+export async function runSpamDeliveries(ctx: AppContext): Promise<number> {
+  let created = 0;
+  let after: string | null = null;
+  for (;;) {
+    const served = await ctx.db.transaction(async (tx) => {
+      const hooks = await lockSpamSubscribers(tx, SPAM_WEBHOOKS_PER_TX, after);
+      for (const hook of hooks) {
+        let position = hook.spam_position;
+        for (;;) {
+          const read = await queries.spamEventsAfter(tx, hook.form_id, position, SPAM_EVENTS_PER_READ);
+          const targets = read.rows.flatMap((row) => matching([hook], row, 'spam').map((t) => ({ t, row })));
+          const at = firstAttemptAt(ctx);
+          const rows = targets.map(({ t, row }) => ({
+            id: newId('whd'),
+            team_id: t.team_id,
+            webhook_id: t.id,
+            event: 'submission.spam',
+            submission_id: row.id,
+            request_body: renderBody(t.provider as Provider, submissionEvent(ctx, row, 'submission.spam'), t.config),
+            next_attempt_at: at,
+          }));
+          created += (await queueDeliveries(ctx, tx, rows)).length;
+          position = read.next;
+          if (!read.more) break;
+        }
+        await setSpamPosition(tx, hook.id, position);
+      }
+      return hooks;
+    });
+    if (served.length < SPAM_WEBHOOKS_PER_TX) break;
+    after = served[served.length - 1]!.id;
+  }
+  if (await anySpamSubscriber(ctx.db)) await ctx.queue.send(spamDeliveries, {}, { startAfter: SPAM_DELIVERY_INTERVAL_SECONDS });
+  return created;
+}
+
+/** Starts the spam-deliveries job now (a webhook subscribed to spam); one waits at most (the queue's policy). */
+export async function startSpamDeliveries(ctx: AppContext, tx: Tx): Promise<void> {
+  await ctx.queue.send(spamDeliveries, {}, { tx });
 }
 
 /** A team-wide event (ai-insights.regenerated) to every webhook of the team subscribed to it. */
@@ -200,8 +264,12 @@ function isNextAttempt(job: AttemptJob, row: queries.AttemptRow | undefined): ro
   return !!row && row.attempts === job.data.attempt - 1 && (row.status === 'pending' || row.status === 'failed');
 }
 
+/**
+ * Why an attempt is not made. A deleted webhook's deliveries keep their attempts (the spec: "deliveries already
+ * in flight continue; no new submission triggers the webhook"); a deactivated one's stop.
+ */
 function stopReason(row: queries.AttemptRow): string | null {
-  return row.deleted ? 'webhook_deleted' : !row.active ? 'webhook_inactive' : row.request_body === null ? 'submission_deleted' : null;
+  return !row.active ? 'webhook_inactive' : row.request_body === null ? 'submission_deleted' : null;
 }
 
 /** Whether `sendAttempt` would post this job's attempt (not a duplicate, not a stopped delivery): only those take a webhook's share. */
@@ -311,14 +379,15 @@ export async function sendDeactivationNotice(ctx: AppContext, webhookId: string)
   return 'sent';
 }
 
-async function liveWebhook(ctx: AppContext, caller: Caller, webhookId: string, formId?: string) {
-  const w = await findWebhook(ctx.db, caller.teamId, webhookId, { formId });
+async function liveWebhook(ctx: AppContext, caller: Caller, webhookId: string, formId?: string, opts: { deleted?: boolean } = {}) {
+  const w = await findWebhook(ctx.db, caller.teamId, webhookId, { formId, ...opts });
   if (!w) throw notFound('Webhook');
   return w;
 }
 
+/** A deleted webhook's log stays readable: its retries already scheduled still run (see `stopReason`). */
 export async function listDeliveries(ctx: AppContext, caller: Caller, formId: string, webhookId: string, q: z.infer<typeof DeliveryListQuery>) {
-  await liveWebhook(ctx, caller, webhookId, formId);
+  await liveWebhook(ctx, caller, webhookId, formId, { deleted: true });
   if (q.cursor !== undefined && !isId('whd', q.cursor)) throw validationFailed([{ in: 'query', path: 'cursor', message: 'Invalid cursor.' }]);
   const rows = await queries.listDeliveries(ctx.db, {
     webhookId,
@@ -367,6 +436,7 @@ export async function startWebhookReplay(ctx: AppContext, caller: Caller, webhoo
   const webhook = await liveWebhook(ctx, caller, webhookId);
   if (!webhook.active) throw new AppError('webhook_inactive', 'The webhook is inactive: activate it (PUT active: true) before replaying.');
   const filter = { webhookId, status: input.status, since: input.since, until: input.until };
+  // A test call's delivery is not an event of the webhook's: a bulk replay leaves it out (queries.LATEST).
   const total = await queries.countReplayable(ctx.db, filter);
   if (total > REPLAY_JOB_LIMIT) {
     throw validationFailed(
@@ -445,6 +515,9 @@ export async function maintainDeliveries(ctx: AppContext): Promise<{ requeued: n
       ),
     );
   }
+  // The spam-deliveries job queues itself again after each run; should that chain have broken (its last retry
+  // failed), this starts it again.
+  if (await anySpamSubscriber(ctx.db)) await ctx.queue.send(spamDeliveries, {});
   let pruned = 0;
   for (let n = -1; n !== 0; pruned += n) n = await queries.pruneDeliveries(ctx.db, ctx.config.deliveryRetentionDays, 1000);
   return { requeued: lost.length, pruned };

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
-import { PROVIDER_CONFIG, type CreateWebhookBody, type UpdateWebhookBody } from '../../contract/webhooks.ts';
+import { PROVIDER_CONFIG, type CreateWebhookBody, type EVENTS, type FILTER_OPS, type UpdateWebhookBody } from '../../contract/webhooks.ts';
 import type { AppContext } from '../context.ts';
 import { isLiveForm } from '../db/queries/forms.ts';
 import * as queries from '../db/queries/webhooks.ts';
 import { checkWebhookUrl } from '../webhooks/address-guard.ts';
 import { encryptSecret, generateSecret, secretHash, secretLast4 } from '../webhooks/signing.ts';
 import type { Caller } from './caller.ts';
+import { startSpamDeliveries } from './deliveries.ts';
 import { notFound, validationFailed, type ErrorDetail } from './errors.ts';
 import { newId } from './ids.ts';
 import { iso } from './timestamps.ts';
@@ -28,10 +29,12 @@ export function webhookView(r: queries.WebhookRow) {
     active: r.active,
     deactivated_reason: r.deactivated_reason,
     config: r.config,
-    events: r.events as Array<'submission.created' | 'ai-insights.regenerated'>,
+    events: r.events as Array<(typeof EVENTS)[number]>,
+    filter: r.filter as Array<{ field: string; op: (typeof FILTER_OPS)[number]; value?: string }>,
     secret_last4: r.secret_last4,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
+    deleted_at: iso(r.deleted_at),
   };
 }
 
@@ -78,6 +81,7 @@ export async function createWebhook(ctx: AppContext, caller: Caller, formId: str
     if ((await queries.lockFormWebhooks(tx, formId)) >= WEBHOOKS_PER_FORM) {
       throw validationFailed([], `A form has at most ${WEBHOOKS_PER_FORM} webhooks; delete one first.`);
     }
+    if (input.events.includes('submission.spam')) await startSpamDeliveries(ctx, tx);
     return queries.insertWebhook(tx, {
       id: newId('wh'),
       team_id: caller.teamId,
@@ -88,6 +92,7 @@ export async function createWebhook(ctx: AppContext, caller: Caller, formId: str
       active: input.active,
       config,
       events: [...new Set(input.events)],
+      filter: input.filter ?? [],
       ...stored,
     });
   });
@@ -100,8 +105,11 @@ async function loadWebhook(ctx: AppContext, caller: Caller, formId: string, id: 
   return row;
 }
 
+/** A deleted webhook is still shown (with `deleted_at`): its log stays readable while its scheduled retries run out. */
 export async function getWebhook(ctx: AppContext, caller: Caller, formId: string, id: string) {
-  return webhookView(await loadWebhook(ctx, caller, formId, id));
+  const row = await queries.findWebhook(ctx.db, caller.teamId, id, { formId, deleted: true });
+  if (!row) throw notFound('Webhook');
+  return webhookView(row);
 }
 
 export async function updateWebhook(ctx: AppContext, caller: Caller, formId: string, id: string, input: z.infer<typeof UpdateWebhookBody>) {
@@ -113,12 +121,14 @@ export async function updateWebhook(ctx: AppContext, caller: Caller, formId: str
   const rotated = input.rotate_secret ? newSecret(ctx) : undefined;
   const row = await ctx.db.transaction(async (tx) => {
     if (!(await queries.findWebhook(tx, caller.teamId, id, { formId, lock: true }))) throw notFound('Webhook');
+    if ((input.events ?? current.events).includes('submission.spam')) await startSpamDeliveries(ctx, tx);
     return queries.updateWebhook(tx, id, {
       label: input.label,
       url,
       provider: input.provider,
       config,
       events: input.events ? [...new Set(input.events)] : undefined,
+      filter: input.filter,
       active: input.active,
       rotated: rotated && { ...rotated, previousValidSeconds: ROTATION_OVERLAP_SECONDS },
     });
@@ -126,7 +136,10 @@ export async function updateWebhook(ctx: AppContext, caller: Caller, formId: str
   return { data: webhookView(row), ...(rotated ? { secret: rotated.secret } : {}) };
 }
 
-/** No new deliveries from now on; an attempt in flight finishes, queued retries stop (see deliveries.ts). */
+/**
+ * No new deliveries from now on; deliveries already made keep their remaining attempts (the spec: "deliveries
+ * already in flight continue"), and the webhook stays readable by id with its log (see deliveries.ts).
+ */
 export async function deleteWebhook(ctx: AppContext, caller: Caller, formId: string, id: string): Promise<void> {
   await loadWebhook(ctx, caller, formId, id);
   await queries.deleteWebhook(ctx.db, id);

@@ -98,6 +98,18 @@ export const replayWebhook: JobDefinition<{ jobId: string }> = {
   queue: { retryLimit: 10, retryDelay: 10, retryBackoff: true, expireInSeconds: 900 },
 };
 
+/**
+ * Turns the spam of forms whose webhooks subscribe to `submission.spam` into deliveries (domain/deliveries.ts
+ * runSpamDeliveries), then queues itself again a moment later while any webhook subscribes. `stately`: at
+ * most one waits and one runs, however many webhooks, maintenance passes and reruns queue it.
+ */
+export const spamDeliveries: JobDefinition<Record<string, never>> = {
+  name: 'spam-deliveries',
+  payload: z.object({}).strict() as z.ZodType<Record<string, never>>,
+  queue: { retryLimit: 5, retryDelay: 5, expireInSeconds: 300 },
+  policy: 'stately',
+};
+
 /** Every few minutes: re-queues deliveries whose attempt job was lost, prunes the log past its retention. */
 export const deliveriesMaintenance: JobDefinition<Record<string, never>> = {
   name: 'deliveries-maintenance',
@@ -157,6 +169,7 @@ export const allJobs: JobDefinition<never>[] = [
   deleteObjects,
   deliverWebhook,
   replayWebhook,
+  spamDeliveries,
   deliveriesMaintenance,
   webhookDeactivatedEmail,
   generateInsights,

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { maintainDeliveries, runReplayJob, sendDeactivationNotice } from '../domain/deliveries.ts';
+import { maintainDeliveries, runReplayJob, runSpamDeliveries, sendDeactivationNotice } from '../domain/deliveries.ts';
 import { generateInsights, queueWeeklyInsights, sendInsightsDigest } from '../domain/insights.ts';
 import { sendAutoresponse } from '../domain/autoresponder.ts';
 import { runErasure } from '../domain/erasure.ts';
@@ -51,6 +51,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
     }, 1),
     worker(jobs.deleteObjects, async (c: AppContext, data) => c.storage.remove(data.keys), 2),
     worker(jobs.replayWebhook, async (c: AppContext, data) => runReplayJob(c, data.jobId), 2),
+    worker(jobs.spamDeliveries, async (c: AppContext) => void (await runSpamDeliveries(c)), 1),
     worker(jobs.deliveriesMaintenance, async (c: AppContext) => {
       const done = await maintainDeliveries(c);
       if (done.requeued || done.pruned) c.log.info(done, 'deliveries maintained');

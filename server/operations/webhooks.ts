@@ -1,5 +1,6 @@
 import type { webhooksContract } from '../../contract/webhooks.ts';
 import * as deliveries from '../domain/deliveries.ts';
+import { testWebhook } from '../domain/webhook-tests.ts';
 import * as webhooks from '../domain/webhooks.ts';
 import type { OperationsOf } from './types.ts';
 
@@ -12,6 +13,7 @@ export const webhooksOperations = {
     await webhooks.deleteWebhook(ctx, caller, params.form, params.webhook);
     return { status: 200, body: { ok: true } };
   },
+  testWebhook: async (ctx, caller, { params }) => ({ status: 200, body: { data: await testWebhook(ctx, caller, params.form, params.webhook) } }),
   listDeliveries: async (ctx, caller, { params, query }) => ({
     status: 200,
     body: await deliveries.listDeliveries(ctx, caller, params.form, params.webhook, query),

@@ -16,9 +16,9 @@ export type SlackConfig = { channel?: string; username?: string; icon_emoji?: st
 /** Keys read for `discord`. */
 export type DiscordConfig = { username?: string; avatar_url?: string };
 
-/** `submission.created`: a clean submission was processed. */
+/** `submission.created`: a clean submission was processed; `submission.spam`: one was stored as spam. */
 export type SubmissionEvent = {
-  type: 'submission.created';
+  type: 'submission.created' | 'submission.spam';
   submission_id: string;
   form_id: string;
   form_name: string;
@@ -26,6 +26,10 @@ export type SubmissionEvent = {
   payload: Record<string, unknown>;
   files: Array<{ id: string; filename: string; content_type: string; size: number; url: string }>;
   meta: { category: string | null; score: number | null; referrer: string | null; user_agent: string | null };
+  /** `submission.spam` only: why it was filed as spam. */
+  spam_reason?: string | null;
+  /** Only on a test call's event (`POST …/webhooks/{id}/test`). */
+  test?: true;
 };
 
 /** `ai-insights.regenerated`: a team's weekly insights were (re)computed. */
@@ -96,11 +100,16 @@ type Message = {
 const SUMMARY_MAX = 1000;
 
 function message(event: WebhookEvent): Message {
-  if (event.type === 'submission.created') {
+  if (event.type !== 'ai-insights.regenerated') {
     const { category, score } = event.meta;
-    const footer = [category !== null && `Category: ${category}`, score !== null && `Spam score: ${score.toFixed(2)}`].filter(Boolean);
+    const spam = event.type === 'submission.spam';
+    const footer = [
+      category !== null && !spam && `Category: ${category}`,
+      spam && `Spam: ${event.spam_reason ?? 'unknown'}`,
+      score !== null && `Spam score: ${score.toFixed(2)}`,
+    ].filter(Boolean);
     return {
-      title: `New submission to ${event.form_name}`,
+      title: `${event.test ? 'Test: ' : ''}${spam ? 'Spam submission' : 'New submission'} to ${event.form_name}`,
       text: '',
       fields: Object.entries(event.payload).map(([k, v]) => [nonBlank(k), show(v)]),
       links: event.files.map((f) => [nonBlank(f.filename), f.url]),
@@ -299,7 +308,7 @@ function teams(m: Message): string {
 
 /** The event with its keys in the documented order, whatever order the caller built it in. */
 function canonical(event: WebhookEvent): WebhookEvent {
-  if (event.type === 'submission.created') {
+  if (event.type !== 'ai-insights.regenerated') {
     const { meta } = event;
     return {
       type: event.type,
@@ -310,6 +319,8 @@ function canonical(event: WebhookEvent): WebhookEvent {
       payload: event.payload,
       files: event.files.map((f) => ({ id: f.id, filename: f.filename, content_type: f.content_type, size: f.size, url: f.url })),
       meta: { category: meta.category, score: meta.score, referrer: meta.referrer, user_agent: meta.user_agent },
+      ...(event.type === 'submission.spam' ? { spam_reason: event.spam_reason ?? null } : {}),
+      ...(event.test ? { test: true as const } : {}),
     };
   }
   return {

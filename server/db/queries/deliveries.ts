@@ -254,12 +254,12 @@ export async function pruneDeliveries(sql: Sql, retentionDays: number, batch: nu
 export type ReplayFilter = { webhookId: string; status?: DeliveryStatus; since?: string; until?: string };
 
 /**
- * A webhook's latest delivery per submission. Only narrow columns go through the sort (the body is only
+ * A webhook's latest delivery per submission (test calls' deliveries are no event of it). Only narrow columns go through the sort (the body is only
  * tested for null): sorting every delivery's ~1 KB body, for each batch of a replay over a webhook with
  * tens of thousands of deliveries, spilled to disk and kept Postgres busy for other teams' requests.
  */
 const LATEST = `select distinct on (coalesce(d.submission_id, d.id)) d.id, d.status, d.created_at, d.request_body is not null as has_body
-                  from deliveries d where d.webhook_id = $1 order by coalesce(d.submission_id, d.id), d.id desc`;
+                  from deliveries d where d.webhook_id = $1 and d.event <> 'webhook.test' order by coalesce(d.submission_id, d.id), d.id desc`;
 
 export async function countReplayable(sql: Sql, f: ReplayFilter): Promise<number> {
   const { rows } = await sql.query<{ n: number }>(
@@ -318,7 +318,12 @@ export async function deactivationNotice(
   return rows[0];
 }
 
-/** What a submission.created event is rendered from (read in the transaction that marks it processed). */
+const EVENT_COLUMNS = `s.id, s.team_id, s.form_id, f.name as form_name, s.received_at, s.payload, s.category,
+            (s.ai_moderation->>'score')::float8 as score, s.metadata->>'referrer' as referrer, s.metadata->>'user_agent' as user_agent, s.spam_reason,
+            coalesce((select json_agg(json_build_object('id', x.id, 'filename', x.filename, 'content_type', x.content_type, 'size', x.size_bytes)
+                                order by x.created_at, x.id) from submission_files x where x.submission_id = s.id), '[]') as files`;
+
+/** What a submission event is rendered from (read in the transaction that marks it processed, or files it as spam). */
 export type SubmissionEventRow = {
   id: string;
   team_id: string;
@@ -330,17 +335,87 @@ export type SubmissionEventRow = {
   score: number | null;
   referrer: string | null;
   user_agent: string | null;
+  spam_reason: string | null;
   files: Array<{ id: string; filename: string; content_type: string; size: number }>;
 };
 
 export async function submissionForEvent(sql: Sql, submissionId: string): Promise<SubmissionEventRow | undefined> {
   const { rows } = await sql.query<SubmissionEventRow>(
-    `select s.id, s.team_id, s.form_id, f.name as form_name, s.received_at, s.payload, s.category,
-            (s.ai_moderation->>'score')::float8 as score, s.metadata->>'referrer' as referrer, s.metadata->>'user_agent' as user_agent,
-            coalesce((select json_agg(json_build_object('id', x.id, 'filename', x.filename, 'content_type', x.content_type, 'size', x.size_bytes)
-                                order by x.created_at, x.id) from submission_files x where x.submission_id = s.id), '[]') as files
-       from submissions s join forms f on f.id = s.form_id where s.id = $1`,
+    `select ${EVENT_COLUMNS} from submissions s join forms f on f.id = s.form_id where s.id = $1`,
     [submissionId],
   );
   return rows[0];
+}
+
+/** A spam-delivery position: events visible in snapshot `past`, and of the batch read at `within.upto`, those up to (xid, id). */
+export type SpamPosition = { past: string; within: { upto: string; xid: string; id: string } | null };
+
+/**
+ * The spam a form stored after a position (the submission stream's reading, queries/submission-stream.ts:
+ * by the transaction that filed it, so one committed late is still found), oldest first, and the position
+ * after them; `more` when the read was full and more may follow.
+ */
+export async function spamEventsAfter(
+  sql: Sql,
+  formId: string,
+  pos: SpamPosition,
+  limit: number,
+): Promise<{ rows: SubmissionEventRow[]; next: SpamPosition; more: boolean }> {
+  const { rows } = await sql.query<SubmissionEventRow & { snapshot: string; stream_xid: string; id: string | null }>(
+    `select n.snapshot::text as snapshot, e.*
+       from (select pg_current_snapshot() as snapshot) n
+       left join lateral (
+         select ${EVENT_COLUMNS}, s.stream_xid::text as stream_xid
+           from submissions s join forms f on f.id = s.form_id and f.deleted_at is null
+          where s.form_id = $1 and s.status = 'spam'
+            and s.stream_xid >= pg_snapshot_xmin($2::pg_snapshot) and not pg_visible_in_snapshot(s.stream_xid, $2::pg_snapshot)
+            and ($3::pg_snapshot is null
+                 or (pg_visible_in_snapshot(s.stream_xid, $3::pg_snapshot) and (s.stream_xid, s.id) > ($4::xid8, $5::text)))
+          order by s.stream_xid, s.id
+          limit $6
+       ) e on true`,
+    [formId, pos.past, pos.within?.upto ?? null, pos.within?.xid ?? null, pos.within?.id ?? null, limit],
+    'intake_spam_events_after',
+  );
+  const events = rows.filter((r) => r.id !== null);
+  const upto = pos.within?.upto ?? rows[0]!.snapshot;
+  const last = events[events.length - 1];
+  if (events.length === limit && last) return { rows: events, next: { past: pos.past, within: { upto, xid: last.stream_xid, id: last.id! } }, more: true };
+  return { rows: events, next: { past: upto, within: null }, more: false };
+}
+
+/** The submission of a webhook's latest delivered (succeeded) `submission.created` delivery, if any: a test call sends it again. */
+export async function lastDeliveredSubmission(sql: Sql, webhookId: string): Promise<string | null> {
+  const { rows } = await sql.query<{ submission_id: string }>(
+    `select d.submission_id from deliveries d join submissions s on s.id = d.submission_id
+      where d.webhook_id = $1 and d.event = 'submission.created' and d.status = 'succeeded' and d.request_body is not null
+      order by d.id desc limit 1`,
+    [webhookId],
+  );
+  return rows[0]?.submission_id ?? null;
+}
+
+/** A test call's delivery, recorded once its one attempt is over (it is never retried). */
+export type TestDelivery = {
+  id: string;
+  team_id: string;
+  webhook_id: string;
+  submission_id: string | null;
+  request_body: string;
+  status: 'succeeded' | 'failed';
+  http_status: number | null;
+  duration_ms: number;
+  response_body: string | null;
+  error: string | null;
+};
+
+export async function insertTestDelivery(sql: Sql, d: TestDelivery): Promise<DeliveryRow> {
+  const { rows } = await sql.query<DeliveryRow>(
+    `insert into deliveries as d (id, team_id, webhook_id, event, submission_id, request_body, status, attempts, http_status, duration_ms,
+                                  response_body, error, delivered_at, next_attempt_at)
+     values ($1, $2, $3, 'webhook.test', $4, $5, $6, 1, $7, $8, $9, $10, case when $6 = 'succeeded' then now() end, null)
+     returning ${COLUMNS}`,
+    [d.id, d.team_id, d.webhook_id, d.submission_id, d.request_body, d.status, d.http_status, d.duration_ms, d.response_body, d.error],
+  );
+  return rows[0]!;
 }

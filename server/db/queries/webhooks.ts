@@ -12,21 +12,47 @@ export type WebhookRow = {
   deactivated_reason: string | null;
   config: Record<string, unknown>;
   events: string[];
+  filter: FilterCondition[];
   secret_last4: string;
   created_at: string;
   updated_at: string;
+  deleted_at: string | null;
 };
 
-const COLUMNS = `w.id, w.team_id, w.form_id, w.label, w.provider, w.url, w.active, w.deactivated_reason, w.config, w.events, w.secret_last4,
-  w.created_at, w.updated_at`;
+/** One condition of a webhook's filter, as stored (domain/webhook-filters.ts applies it). */
+export type FilterCondition = { field: string; op: string; value?: string };
 
-export type NewWebhook = Omit<WebhookRow, 'created_at' | 'updated_at' | 'deactivated_reason'> & { secret_encrypted: string; secret_hash: string };
+const COLUMNS = `w.id, w.team_id, w.form_id, w.label, w.provider, w.url, w.active, w.deactivated_reason, w.config, w.events, w.filter, w.secret_last4,
+  w.created_at, w.updated_at, w.deleted_at`;
+
+/**
+ * A spam subscription starts now: the spam-deliveries job sends the form's spam stored after this position
+ * (a submission-stream position, migration 0015), none from before.
+ */
+const SPAM_FROM_NOW = `jsonb_build_object('past', pg_current_snapshot()::text, 'within', null)`;
+
+export type NewWebhook = Omit<WebhookRow, 'created_at' | 'updated_at' | 'deleted_at' | 'deactivated_reason'> & { secret_encrypted: string; secret_hash: string };
 
 export async function insertWebhook(sql: Sql, w: NewWebhook): Promise<WebhookRow> {
   const { rows } = await sql.query<WebhookRow>(
-    `insert into webhooks as w (id, team_id, form_id, label, provider, url, active, config, events, secret_last4, secret_encrypted, secret_hash)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) returning ${COLUMNS}`,
-    [w.id, w.team_id, w.form_id, w.label, w.provider, w.url, w.active, JSON.stringify(w.config), w.events, w.secret_last4, w.secret_encrypted, w.secret_hash],
+    `insert into webhooks as w (id, team_id, form_id, label, provider, url, active, config, events, secret_last4, secret_encrypted, secret_hash, filter, spam_position)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, case when 'submission.spam' = any($9::text[]) then ${SPAM_FROM_NOW} end)
+     returning ${COLUMNS}`,
+    [
+      w.id,
+      w.team_id,
+      w.form_id,
+      w.label,
+      w.provider,
+      w.url,
+      w.active,
+      JSON.stringify(w.config),
+      w.events,
+      w.secret_last4,
+      w.secret_encrypted,
+      w.secret_hash,
+      JSON.stringify(w.filter),
+    ],
   );
   return rows[0]!;
 }
@@ -36,26 +62,40 @@ export async function listWebhooks(sql: Sql, formId: string): Promise<WebhookRow
   return rows;
 }
 
-/** A live (not deleted) webhook of the team; `formId` when the path names its form; `lock` for an update. */
-export async function findWebhook(sql: Sql, teamId: string, id: string, opts: { formId?: string; lock?: boolean } = {}): Promise<WebhookRow | undefined> {
+/**
+ * A live (not deleted) webhook of the team; `formId` when the path names its form; `lock` for an update;
+ * `deleted` also finds a deleted one (of a live form), whose log stays readable.
+ */
+export async function findWebhook(
+  sql: Sql,
+  teamId: string,
+  id: string,
+  opts: { formId?: string; lock?: boolean; deleted?: boolean } = {},
+): Promise<WebhookRow | undefined> {
   const { rows } = await sql.query<WebhookRow>(
     `select ${COLUMNS} from webhooks w join forms f on f.id = w.form_id and f.deleted_at is null
-      where w.id = $1 and w.team_id = $2 and w.deleted_at is null and ($3::text is null or w.form_id = $3)${opts.lock ? ' for update of w' : ''}`,
-    [id, teamId, opts.formId ?? null],
+      where w.id = $1 and w.team_id = $2 and ($4 or w.deleted_at is null) and ($3::text is null or w.form_id = $3)${opts.lock ? ' for update of w' : ''}`,
+    [id, teamId, opts.formId ?? null, opts.deleted ?? false],
   );
   return rows[0];
 }
 
-export type WebhookChanges = Partial<Pick<WebhookRow, 'label' | 'url' | 'provider' | 'config' | 'events' | 'active'>> & {
+export type WebhookChanges = Partial<Pick<WebhookRow, 'label' | 'url' | 'provider' | 'config' | 'events' | 'filter' | 'active'>> & {
   rotated?: { secret_encrypted: string; secret_hash: string; secret_last4: string; previousValidSeconds: number };
 };
 
-/** Applies the changes; reactivating clears the reason and the failure clock; a rotation keeps the old secret signing for a while. */
+/**
+ * Applies the changes; reactivating clears the reason and the failure clock; a rotation keeps the old secret
+ * signing for a while; subscribing to `submission.spam` (again), or reactivating, starts its spam from now
+ * (an inactive webhook is sent nothing made meanwhile, as with its other events).
+ */
 export async function updateWebhook(sql: Sql, id: string, c: WebhookChanges): Promise<WebhookRow> {
   const { rows } = await sql.query<WebhookRow>(
     `update webhooks w set
         label = coalesce($2, label), url = coalesce($3, url), provider = coalesce($4, provider), config = coalesce($5::jsonb, config),
-        events = coalesce($6::text[], events), active = coalesce($7, active),
+        spam_position = case when 'submission.spam' = any($6::text[]) and not 'submission.spam' = any(events) then ${SPAM_FROM_NOW}
+                             when $7 and not active then ${SPAM_FROM_NOW} else spam_position end,
+        events = coalesce($6::text[], events), active = coalesce($7, active), filter = coalesce($12::jsonb, filter),
         deactivated_reason = case when $7 then null else deactivated_reason end,
         failing_since = case when $7 then null else failing_since end,
         previous_secret_encrypted = case when $8::text is null then previous_secret_encrypted else secret_encrypted end,
@@ -75,22 +115,33 @@ export async function updateWebhook(sql: Sql, id: string, c: WebhookChanges): Pr
       c.rotated?.secret_hash ?? null,
       c.rotated?.secret_last4 ?? null,
       c.rotated?.previousValidSeconds ?? 0,
+      c.filter ? JSON.stringify(c.filter) : null,
     ],
   );
   return rows[0]!;
 }
 
 export async function deleteWebhook(sql: Sql, id: string): Promise<void> {
-  await sql.query('update webhooks set deleted_at = now(), active = false, updated_at = now() where id = $1', [id]);
+  // `active` stays as it was: a deleted webhook's scheduled retries still run, unless it had been deactivated.
+  await sql.query('update webhooks set deleted_at = now(), updated_at = now() where id = $1', [id]);
 }
 
 /** What a new delivery is rendered from: the live, active webhooks of a form subscribed to an event. */
-export type TargetRow = { id: string; team_id: string; provider: string; config: Record<string, unknown> };
+export type TargetRow = { id: string; team_id: string; provider: string; config: Record<string, unknown>; filter: FilterCondition[] };
 
-export async function webhooksFor(sql: Sql, formId: string, event: string): Promise<TargetRow[]> {
+/**
+ * The form's webhooks subscribed to a submission event; with `submissionId`, without those that already have
+ * a delivery of it for that event from processing (not a replay): a submission is delivered to each webhook
+ * at most once, however often it goes back to `received` and through processing again.
+ */
+export async function webhooksFor(sql: Sql, formId: string, event: string, submissionId?: string): Promise<TargetRow[]> {
   const { rows } = await sql.query<TargetRow>(
-    'select id, team_id, provider, config from webhooks where form_id = $1 and active and deleted_at is null and $2 = any(events) order by id',
-    [formId, event],
+    `select w.id, w.team_id, w.provider, w.config, w.filter from webhooks w
+      where w.form_id = $1 and w.active and w.deleted_at is null and $2 = any(w.events)
+        and ($3::text is null or not exists (
+          select 1 from deliveries d where d.submission_id = $3 and d.webhook_id = w.id and d.event = $2 and d.replay_of is null))
+      order by w.id`,
+    [formId, event, submissionId ?? null],
   );
   return rows;
 }
@@ -98,7 +149,7 @@ export async function webhooksFor(sql: Sql, formId: string, event: string): Prom
 /** The same for a team-wide event (ai-insights.regenerated): every live form's webhooks that subscribe. */
 export async function teamWebhooksFor(sql: Sql, teamId: string, event: string): Promise<TargetRow[]> {
   const { rows } = await sql.query<TargetRow>(
-    `select w.id, w.team_id, w.provider, w.config from webhooks w join forms f on f.id = w.form_id and f.deleted_at is null
+    `select w.id, w.team_id, w.provider, w.config, w.filter from webhooks w join forms f on f.id = w.form_id and f.deleted_at is null
       where w.team_id = $1 and w.active and w.deleted_at is null and $2 = any(w.events) order by w.id`,
     [teamId, event],
   );
@@ -110,4 +161,48 @@ export async function lockFormWebhooks(sql: Sql, formId: string): Promise<number
   await sql.query('select 1 from forms where id = $1 for update', [formId]);
   const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from webhooks where form_id = $1 and deleted_at is null', [formId]);
   return rows[0]!.n;
+}
+
+/** A webhook subscribed to `submission.spam`, with how far its form's spam has been sent to it. */
+export type SpamSubscriber = TargetRow & { form_id: string; spam_position: { past: string; within: { upto: string; xid: string; id: string } | null } };
+
+/**
+ * Up to `limit` live, active webhooks subscribed to `submission.spam`, locked for this transaction; those
+ * another worker holds are skipped (it is serving them), so no spam event is sent twice.
+ */
+export async function lockSpamSubscribers(sql: Sql, limit: number, after: string | null): Promise<SpamSubscriber[]> {
+  const { rows } = await sql.query<SpamSubscriber>(
+    `select w.id, w.team_id, w.form_id, w.provider, w.config, w.filter, w.spam_position from webhooks w
+      where w.deleted_at is null and 'submission.spam' = any(w.events) and w.active and w.spam_position is not null
+        and ($2::text is null or w.id > $2)
+      order by w.id limit $1 for update skip locked`,
+    [limit, after],
+  );
+  return rows;
+}
+
+export async function setSpamPosition(sql: Sql, id: string, position: SpamSubscriber['spam_position']): Promise<void> {
+  await sql.query('update webhooks set spam_position = $2 where id = $1', [id, JSON.stringify(position)]);
+}
+
+/** Whether any webhook subscribes to `submission.spam` (the spam-deliveries job keeps running while one does). */
+export async function anySpamSubscriber(sql: Sql): Promise<boolean> {
+  const { rows } = await sql.query<{ any: boolean }>(
+    `select exists (select 1 from webhooks where deleted_at is null and 'submission.spam' = any(events) and active) as any`,
+  );
+  return rows[0]!.any;
+}
+
+/** Where a webhook's test call goes and the secrets that sign it (the previous one while it still signs). */
+export async function webhookTarget(
+  sql: Sql,
+  id: string,
+): Promise<{ url: string; secret_encrypted: string; previous_secret_encrypted: string | null; form_name: string } | undefined> {
+  const { rows } = await sql.query<{ url: string; secret_encrypted: string; previous_secret_encrypted: string | null; form_name: string }>(
+    `select w.url, w.secret_encrypted, case when w.previous_secret_expires_at > now() then w.previous_secret_encrypted end as previous_secret_encrypted,
+            f.name as form_name
+       from webhooks w join forms f on f.id = w.form_id where w.id = $1`,
+    [id],
+  );
+  return rows[0];
 }

@@ -7,9 +7,10 @@ import supertest from 'supertest';
 import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { loadConfig } from '../server/config.ts';
 import { createApp } from '../server/http/app.ts';
 import { makePublishedForm } from './support/forms.ts';
-import { bearer, makeTeam } from './support/harness.ts';
+import { bearer, makeTeam, testEnv } from './support/harness.ts';
 import { hookedForms } from './support/hooked-forms.ts';
 import { postForm, startProcessingApp } from './support/processing.ts';
 import { eventually, workerProcesses } from './support/worker-process.ts';
@@ -72,8 +73,10 @@ async function freePort(): Promise<number> {
 }
 
 describe('access', () => {
-  it('is off by default: without INTAKE_METRICS_TOKEN, /metrics on the API port is an unknown route', async () => {
-    const off = supertest(createApp({ ...t.ctx, config: { ...t.ctx.config, metrics: { token: undefined, port: undefined } } }));
+  it('is off by default: without INTAKE_METRICS_TOKEN or INTAKE_METRICS_PORT, /metrics on the API port is an unknown route', async () => {
+    const defaults = loadConfig(testEnv());
+    expect(defaults.metrics).toEqual({ token: undefined, port: undefined });
+    const off = supertest(createApp({ ...t.ctx, config: defaults }));
     const res = await off.get('/metrics').set(bearer(TOKEN));
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ error: 'not_found' });

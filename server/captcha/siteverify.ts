@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import type { CaptchaProvider } from '../../contract/form-features.ts';
 import type { Config } from '../config.ts';
-import { judge, type StoredCaptcha, type Verification } from '../domain/captcha.ts';
+import { judge, type StoredCaptcha, type Verification } from './verification.ts';
 
 /** The providers' documented answers are small; anything longer is not one. */
 const ANSWER_LIMIT = 64 * 1024;

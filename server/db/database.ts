@@ -20,11 +20,11 @@ export interface Sql {
 }
 
 /**
- * One transaction: the same connection serves raw SQL (`query`), MikroORM (`em`) and pg-boss (`Queue.send`
- * with `{ tx }`), so a write and the jobs it causes commit or roll back together.
+ * One transaction: the same connection serves raw SQL (`query`), MikroORM (inside server/db, through
+ * `entityManagerOf`) and pg-boss (`Queue.send` with `{ tx }`), so a write and the jobs it causes commit or
+ * roll back together.
  */
 export interface Tx extends Sql {
-  readonly em: EntityManager;
   /** Runs `fn` once this transaction has committed (never if it rolls back). */
   afterCommit(fn: () => void): void;
 }
@@ -42,8 +42,6 @@ export type StreamSlots = { readonly limit: number; readonly inUse: number; read
 /** The one database handle a process has: one pool, shared by SQL, the ORM and the job queue. */
 export interface Db extends Sql {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
-  /** An EntityManager of its own for reads and single writes outside a transaction. */
-  em(): EntityManager;
   /**
    * A connection for long-lived work (an export's chunk, the event streams' LISTEN session); the caller
    * releases it. Streams together hold at most `streams.limit` of the pool — half of it — so ordinary
@@ -75,12 +73,28 @@ export type OpenOptions = {
   log?: (msg: string) => void;
 };
 
+/**
+ * Each handle's ORM unit of work, kept off the `Db` and `Tx` types: what the domain is handed shows SQL
+ * functions and transactions only, and the ORM is reached by server/db's query modules alone.
+ */
+const unitsOfWork = new WeakMap<Db | Tx, () => EntityManager>();
+
+/**
+ * The ORM's unit of work on a handle. In a transaction it is the transaction's own, so its reads see the
+ * transaction's writes and its flushes commit or roll back with it; on the process's handle, a fresh one
+ * per call, so nothing a request loaded lingers into another's.
+ */
+export function entityManagerOf(on: Db | Tx): EntityManager {
+  const unit = unitsOfWork.get(on);
+  if (!unit) throw new Error('not a handle of openDatabase: it has no ORM unit of work');
+  return unit();
+}
+
 class TxHandle implements Tx {
-  readonly em: EntityManager;
   readonly hooks: Array<() => void> = [];
   readonly #trx: Transaction<unknown>;
   constructor(em: EntityManager) {
-    this.em = em;
+    unitsOfWork.set(this, () => em);
     this.#trx = em.getTransactionContext() as Transaction<unknown>;
   }
   /** Statement names are not used here: Kysely sends a transaction's statements unnamed. */
@@ -160,7 +174,7 @@ class Slots implements StreamSlots {
 }
 
 function handle(pool: pg.Pool, orm: MikroORM, slots: Slots): Db {
-  return {
+  const db: Db = {
     pool,
     streams: slots,
     query: <T extends object>(text: string, values: readonly unknown[] = [], name?: string) => run<T>(pool, text, values, name),
@@ -173,7 +187,6 @@ function handle(pool: pg.Pool, orm: MikroORM, slots: Slots): Db {
       for (const hook of tx!.hooks) hook();
       return result;
     },
-    em: () => orm.em.fork(),
     async connect() {
       await slots.acquire();
       try {
@@ -184,6 +197,8 @@ function handle(pool: pg.Pool, orm: MikroORM, slots: Slots): Db {
       }
     },
   };
+  unitsOfWork.set(db, () => orm.em.fork());
+  return db;
 }
 
 /**

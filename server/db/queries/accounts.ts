@@ -19,16 +19,16 @@ export async function findTeamByName(on: Handle, name: string): Promise<TeamReco
 }
 
 export async function insertTeam(tx: Tx, t: { id: string; name: string; planId: string }): Promise<TeamRecord> {
-  const team = tx.em.create(Team, { ...t, createdAt: new Date() });
+  const team = entityManager(tx).create(Team, { ...t, createdAt: new Date() });
   // Foreign keys are plain columns, so the unit of work cannot order this insert before the rows that reference it.
-  await tx.em.flush();
+  await entityManager(tx).flush();
   return team;
 }
 
 export async function setTeamPlan(tx: Tx, teamId: string, planId: string): Promise<TeamRecord> {
-  const team = await tx.em.findOneOrFail(Team, { id: teamId });
+  const team = await entityManager(tx).findOneOrFail(Team, { id: teamId });
   team.planId = planId;
-  await tx.em.flush();
+  await entityManager(tx).flush();
   return team;
 }
 
@@ -37,8 +37,8 @@ export async function getUser(on: Handle, id: string): Promise<UserRecord> {
 }
 
 export async function insertUser(tx: Tx, u: { id: string; email: string; name: string }): Promise<UserRecord> {
-  const user = tx.em.create(User, { ...u, createdAt: new Date() });
-  await tx.em.flush(); // before the membership row that references it
+  const user = entityManager(tx).create(User, { ...u, createdAt: new Date() });
+  await entityManager(tx).flush(); // before the membership row that references it
   return user;
 }
 
@@ -48,10 +48,10 @@ export async function findMembership(on: Handle, teamId: string, userId: string)
 
 /** Makes the user a member with this role, or gives an existing member this role. */
 export async function putMembership(tx: Tx, m: { teamId: string; userId: string; role: string }): Promise<void> {
-  const member = await tx.em.findOne(Membership, { teamId: m.teamId, userId: m.userId });
+  const member = await entityManager(tx).findOne(Membership, { teamId: m.teamId, userId: m.userId });
   if (member) member.role = m.role;
-  else tx.em.create(Membership, { ...m, createdAt: new Date() });
-  await tx.em.flush();
+  else entityManager(tx).create(Membership, { ...m, createdAt: new Date() });
+  await entityManager(tx).flush();
 }
 
 /** The team's owners' rows and the member's, locked until the transaction ends. */
@@ -60,13 +60,13 @@ export async function lockOwnersAndMember(
   teamId: string,
   userId: string,
 ): Promise<{ owners: MembershipRecord[]; member: MembershipRecord | null }> {
-  const owners = await tx.em.find(Membership, { teamId, role: 'owner' }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  const member = await tx.em.findOne(Membership, { teamId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const owners = await entityManager(tx).find(Membership, { teamId, role: 'owner' }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const member = await entityManager(tx).findOne(Membership, { teamId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   return { owners, member };
 }
 
 export async function deleteMembership(tx: Tx, teamId: string, userId: string): Promise<void> {
-  await tx.em.nativeDelete(Membership, { teamId, userId });
+  await entityManager(tx).nativeDelete(Membership, { teamId, userId });
 }
 
 export async function memberCount(sql: Sql, teamId: string): Promise<number> {

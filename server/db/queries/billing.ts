@@ -16,8 +16,8 @@ export async function insertSubscription(
   tx: Tx,
   s: { id: string; teamId: string; planId: string; status: string; currentPeriodStart: Date; currentPeriodEnd: Date },
 ): Promise<SubscriptionRecord> {
-  const subscription = tx.em.create(Subscription, { ...s, cancelAtPeriodEnd: false, createdAt: new Date(), updatedAt: new Date() });
-  await tx.em.flush();
+  const subscription = entityManager(tx).create(Subscription, { ...s, cancelAtPeriodEnd: false, createdAt: new Date(), updatedAt: new Date() });
+  await entityManager(tx).flush();
   return subscription;
 }
 
@@ -27,9 +27,9 @@ export async function findSubscription(on: Handle, teamId: string): Promise<Subs
 }
 
 export async function setSubscriptionPlan(tx: Tx, teamId: string, planId: string): Promise<void> {
-  const subscription = await tx.em.findOneOrFail(Subscription, { teamId });
+  const subscription = await entityManager(tx).findOneOrFail(Subscription, { teamId });
   subscription.planId = planId;
-  await tx.em.flush();
+  await entityManager(tx).flush();
 }
 
 export async function setSubscriptionPeriod(on: Handle, teamId: string, period: { start: Date; end: Date }): Promise<SubscriptionRecord> {

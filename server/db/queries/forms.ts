@@ -19,7 +19,7 @@ export async function findForm(on: Handle, teamId: string, id: string, opts: { t
 
 /** A form of the team, live or trashed, its row locked until the transaction ends. */
 export async function lockForm(tx: Tx, teamId: string, id: string): Promise<FormRecord | null> {
-  return tx.em.findOne(Form, { id, teamId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return entityManager(tx).findOne(Form, { id, teamId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
 /** One page of the team's forms, newest first, and how many there are in all. */
@@ -44,8 +44,8 @@ export async function insertForm(
   tx: Tx,
   f: { id: string; teamId: string; name: string; notificationEmails: string[]; settings: Record<string, unknown> },
 ): Promise<FormRecord> {
-  const form = tx.em.create(Form, { ...f, status: 'draft', createdAt: new Date(), updatedAt: new Date(), deletedAt: null });
-  await tx.em.flush();
+  const form = entityManager(tx).create(Form, { ...f, status: 'draft', createdAt: new Date(), updatedAt: new Date(), deletedAt: null });
+  await entityManager(tx).flush();
   return form;
 }
 

@@ -1,13 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { FILTER_CONDITIONS, TEST_CALLS_PER_MINUTE } from '../contract/webhooks.ts';
 import { createClient, IntakeError } from '../sdk/index.ts';
 import { verifyWebhook } from '../sdk/webhooks.ts';
-import { bearer } from './support/harness.ts';
+import { bearer, makeToken } from './support/harness.ts';
 import type { ReceivedRequest } from './support/https-receiver.ts';
 import { hookedForms, type HookedForm } from './support/hooked-forms.ts';
+import { call } from './support/mcp-tools.ts';
 import { captureLogs } from './support/processes.ts';
 import { postForm, startProcessingApp, waitForProcessing } from './support/processing.ts';
 import { serverProcessEnv } from './support/tls.ts';
@@ -283,14 +286,27 @@ describe('the test call', { timeout: 60_000 }, () => {
     expect(await limited.json()).toMatchObject({ error: 'rate_limited' });
     await expect(test()).rejects.toBeInstanceOf(IntakeError);
     expect(teapot.receiver.requests).toHaveLength(TEST_CALLS_PER_MINUTE);
-    // The limit is the webhook's: the other one still takes a test call.
-    expect((await intakeApi.ok.testWebhook({ params: { form: h.formId, webhook: h.webhookId } })).data.status).toBe('succeeded');
+    // The limit is the webhook's: the other one still takes a test call, here as an MCP tool.
+    const mcp = new Client({ name: 'webhook-events-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: bearer(h.owner.token) } }));
+    try {
+      const result = await call(mcp, 'test_webhook', { form: h.formId, webhook: h.webhookId });
+      expect(result.isError ?? false).toBe(false);
+      expect(result.structuredContent).toMatchObject({ data: { event: 'webhook.test', status: 'succeeded', http_status: 200, submission_id: salesId } });
+      const refused = await call(mcp, 'test_webhook', { form: h.formId, webhook: teapot.webhookId });
+      expect(refused.isError).toBe(true);
+    } finally {
+      await mcp.close();
+    }
+    expect(h.receiver.requests.filter((r) => JSON.parse(r.body).test === true)).toHaveLength(2);
   });
 
   it('needs webhooks:write, and answers 404 for a deleted webhook', async () => {
     const h = await hookedForm();
     const path = `/v1/forms/${h.formId}/webhooks/${h.webhookId}/test`;
     expect((await t.http.post(path)).status).toBe(401);
+    const reader = await makeToken(t, h.owner, ['webhooks:read']);
+    expect((await t.http.post(path).set(bearer(reader.token))).body).toMatchObject({ error: 'forbidden' });
     expect((await t.http.delete(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token))).status).toBe(200);
     expect((await t.http.post(path).set(bearer(h.owner.token))).status).toBe(404);
     expect(h.receiver.requests).toHaveLength(0);

@@ -36,7 +36,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function startServe(port: number, env: Record<string, string> = {}): Serve {
+function startServe(port: number, env: Record<string, string> = {}, command = ['serve', '--no-worker']): Serve {
   const childEnv = {
     PATH: process.env.PATH,
     DATABASE_URL: inject('databaseUrl'),
@@ -53,8 +53,8 @@ function startServe(port: number, env: Record<string, string> = {}): Serve {
     INTAKE_INGEST_FLOOD_LIMIT: '1000000',
     ...env,
   };
-  const child = spawn(intake, ['serve', '--no-worker'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  captureLogs(child, 'serve', { env: childEnv });
+  const child = spawn(intake, command, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  captureLogs(child, command[0]!, { env: childEnv });
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
@@ -93,7 +93,7 @@ function post(port: number, formId: string, n: number) {
   });
 }
 
-describe('rolling restart of serve', { timeout: 120_000 }, () => {
+describe('rolling restarts', { timeout: 120_000 }, () => {
   it('one of two processes restarted while a client posts through both: every post answered, accepted = stored', async () => {
     const owner = await makeTeam(t, { plan: 'scale' });
     const form = await makePublishedForm(t, owner);
@@ -188,7 +188,7 @@ describe('rolling restart of serve', { timeout: 120_000 }, () => {
     ]);
   });
 
-  it('a SIGTERM while serve is still starting ends it cleanly: exit 0, not killed by the signal', async () => {
+  it.each([['serve', '--no-worker'], ['worker']])('a SIGTERM while `%s` is still starting ends it cleanly: exit 0, not killed by the signal', async (...command) => {
     // Postgres behind a proxy that holds the first connection until the signal is sent: the process is
     // inside its start (opening the database) when SIGTERM arrives, whatever the machine's speed.
     const pgUrl = new URL(inject('databaseUrl'));
@@ -214,7 +214,7 @@ describe('rolling restart of serve', { timeout: 120_000 }, () => {
     proxied.hostname = '127.0.0.1';
     proxied.port = String((proxy.address() as net.AddressInfo).port);
     try {
-      const p = startServe(await freePort(), { DATABASE_URL: proxied.toString() });
+      const p = startServe(await freePort(), { DATABASE_URL: proxied.toString() }, command);
       await firstConnection;
       p.child.kill('SIGTERM');
       await new Promise((r) => setTimeout(r, 200));

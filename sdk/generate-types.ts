@@ -13,7 +13,13 @@ const HEADER = `/**
 
 /** The text of sdk/openapi-types.ts for the given openapi.json text. */
 export async function generateOpenApiTypes(openapiText: string): Promise<string> {
-  const ast = await openapiTS(JSON.parse(openapiText), { silent: true });
+  const ast = await openapiTS(JSON.parse(openapiText), {
+    silent: true,
+    // `export type Submission = components['schemas']['Submission']` for every named component.
+    rootTypes: true,
+    rootTypesNoSchemaPrefix: true,
+    rootTypesKeepCasing: true,
+  });
   return HEADER + astToString(ast);
 }
 

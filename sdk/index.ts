@@ -16,21 +16,18 @@ import { contract, type Contract } from '../contract/index.ts';
 import type { ErrorCode } from '../contract/errors.ts';
 import type * as forms from '../contract/forms.ts';
 import type * as features from '../contract/form-features.ts';
-import type { Insights } from '../contract/insights.ts';
-import type { Job } from '../contract/jobs.ts';
 import { listenTo, type ListenEvent, type ListenOptions } from './listen.ts';
 import type {
   BulkBody,
   BulkResult,
   ExportedSubmission,
-  SubmissionDetail,
   SubmissionFile,
-  SubmissionListItem,
   SubmissionStatus,
   UpdateSubmissionBody,
 } from '../contract/submissions.ts';
 import type { AbilityExceedsCallerBody, CreateTokenBody, TokenListEntry, TokenMetadata } from '../contract/tokens.ts';
-import type { CreateWebhookBody, Delivery, DeliveryStatus, Provider, ReplayWebhookBody, UpdateWebhookBody, Webhook, WebhookEvent } from '../contract/webhooks.ts';
+import type { CreateWebhookBody, DeliveryStatus, Provider, ReplayWebhookBody, UpdateWebhookBody, WebhookEvent } from '../contract/webhooks.ts';
+import type { Job } from './openapi-types.ts';
 
 export { contract, type Contract };
 export { verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from './webhooks.ts';
@@ -44,7 +41,6 @@ export { JOB_TYPES } from '../contract/jobs.ts';
 export { CATEGORIES, SUBMISSION_STATUSES } from '../contract/submissions.ts';
 export { CAPTCHA_PROVIDERS, FIELD_TYPES, UNKNOWN_FIELDS } from '../contract/form-features.ts';
 export { DELIVERY_STATUSES, EVENTS, PROVIDERS } from '../contract/webhooks.ts';
-export type Form = z.infer<typeof forms.Form>;
 export type FormSettings = z.infer<typeof forms.FormSettings>;
 export type FormField = z.infer<typeof forms.FormField>;
 export type SchemaField = z.infer<typeof features.SchemaFieldView>;
@@ -59,24 +55,18 @@ export type SuggestedSchema = z.infer<typeof features.SuggestedSchema>;
 export type FieldErrorsBody = z.infer<typeof features.FieldErrorsBody>;
 export type CreateFormBody = z.input<typeof forms.CreateFormBody>;
 export type UpdateFormBody = z.input<typeof forms.UpdateFormBody>;
-export type Submission = z.infer<typeof SubmissionListItem>;
-export type SubmissionDetail = z.infer<typeof SubmissionDetail>;
 export type SubmissionFile = z.infer<typeof SubmissionFile>;
 export type SubmissionStatus = z.infer<typeof SubmissionStatus>;
 export type ExportedSubmission = z.infer<typeof ExportedSubmission>;
 export type UpdateSubmissionBody = z.input<typeof UpdateSubmissionBody>;
 export type BulkBody = z.input<typeof BulkBody>;
 export type BulkResult = z.infer<typeof BulkResult>;
-export type Webhook = z.infer<typeof Webhook>;
 export type WebhookProvider = z.infer<typeof Provider>;
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 export type CreateWebhookBody = z.input<typeof CreateWebhookBody>;
 export type UpdateWebhookBody = z.input<typeof UpdateWebhookBody>;
 export type ReplayWebhookBody = z.input<typeof ReplayWebhookBody>;
-export type Delivery = z.infer<typeof Delivery>;
 export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
-export type Insights = z.infer<typeof Insights>;
-export type Job = z.infer<typeof Job>;
 export type StreamedSubmission = z.infer<typeof StreamedSubmissionSchema>;
 export type SubmissionEventBatch = z.infer<typeof SubmissionEventBatchSchema>;
 export type Category = (typeof import('../contract/submissions.ts').CATEGORIES)[number];
@@ -89,7 +79,13 @@ export type Invoice = z.infer<typeof Invoice>;
 export type TokenMetadata = z.infer<typeof TokenMetadata>;
 export type TokenListEntry = z.infer<typeof TokenListEntry>;
 export type CreateTokenBody = z.input<typeof CreateTokenBody>;
+/** `{ error, message, ...extra }` with any code: an IntakeError also carries the SDK's own (`unexpected_response`, `job_failed`). */
 export type ErrorBody = z.infer<typeof ErrorBody>;
+/**
+ * The API's resources by the names openapi.json gives them (`components.schemas`), generated into
+ * sdk/openapi-types.ts; test/openapi-sdk-types.test.ts checks they equal what the contract's schemas infer.
+ */
+export type { Delivery, Form, Insights, Job, Submission, SubmissionDetail, Token, Webhook } from './openapi-types.ts';
 export type ValidationErrorBody = z.infer<typeof ValidationErrorBody>;
 export type RateLimitedBody = z.infer<typeof RateLimitedBody>;
 export type AbilityExceedsCallerBody = z.infer<typeof AbilityExceedsCallerBody>;

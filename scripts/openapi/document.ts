@@ -11,9 +11,15 @@ import {
   type AppRouter,
 } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
+import type { z } from 'zod';
 import { contract, ErrorBody, type RouteMetadata } from '../../contract/index.ts';
 import { PUBLIC_TAG, publicEndpointPaths } from './public-endpoint.ts';
-import { dropCoercedNullable, eachSchema, normalizeSchema, type Json } from './schema-repairs.ts';
+import { Components, type Context } from './components.ts';
+import { errorCodeSchema } from './error-codes.ts';
+import { toJsonSchema } from './openapi31.ts';
+import { documentRateLimit, RATE_LIMIT_HEADERS } from './rate-limits.ts';
+import { dropCoercedNullable, eachSchema, normalizeSchema, schemaOf, type Json } from './schema-repairs.ts';
+import { eventComponentName, webhooksSection } from './webhooks.ts';
 import { ERROR_MEANINGS, slowBodyResponse, unavailableResponse } from './shared-responses.ts';
 
 /** One version number: the package's (package.json), in openapi.json and `intake --version`. */
@@ -110,6 +116,7 @@ function mapResponses(operation: Json, route: AppRoute, ability: string | null):
   }
   if ('body' in route && isZodType(route.body)) out['408'] = slowBodyResponse();
   out['503'] = unavailableResponse();
+  documentRateLimit(out, (route.metadata as RouteMetadata | undefined)?.rateLimited === true);
   return out;
 }
 
@@ -201,7 +208,6 @@ export function buildOpenApi(router: AppRouter = contract): Json {
           (withPublicEndpoint ? ' The exception is the public endpoint `POST /f/{form}` that websites post their forms to, with no token.' : ''),
         license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
       },
-      servers: [{ url: '/', description: 'This Intake server' }],
       tags: [...(withPublicEndpoint ? [PUBLIC_TAG] : []), ...tagList(router)],
       components: {
         securitySchemes: {
@@ -213,9 +219,84 @@ export function buildOpenApi(router: AppRouter = contract): Json {
     { setOperationId: true, operationMapper: (op, route) => mapOperation(op as Json, route) as typeof op },
   );
   if (withPublicEndpoint) doc.paths = { ...publicEndpointPaths(), ...doc.paths } as typeof doc.paths;
-  const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
-  for (const schema of Object.values(schemas)) eachSchema(schema, normalizeSchema);
-  return doc as unknown as Json;
+  const paths = doc.paths as unknown as Record<string, Json>;
+  const webhooks = (withPublicEndpoint ? webhooksSection(eventSchema) : {}) as Record<string, Json>;
+  const components = new Components();
+  const slots = [...schemaSlots(paths), ...schemaSlots(webhooks, 'output', eventComponentName)];
+  for (const slot of slots) components.note(slot.holder[slot.key], slot.context);
+  for (const slot of slots) slot.holder[slot.key] = components.extract(slot.holder[slot.key] as Json, slot.context);
+  for (const slot of slots) {
+    const schema = slot.holder[slot.key] as Json;
+    if (slot.bodyName && schema.type !== 'string') slot.holder[slot.key] = components.name(slot.bodyName, schema);
+  }
+  const errorBody = components.schemas.get('ErrorBody');
+  if (errorBody) errorBody.properties = { ...(errorBody.properties as Json), error: errorCodeSchema() };
+  const schemas = components.sorted();
+  for (const schema of Object.values(schemas)) toJsonSchema(schema as Json);
+  for (const slot of slots) toJsonSchema(slot.holder[slot.key] as Json);
+  const usesRateLimits = JSON.stringify(paths).includes('"#/components/headers/');
+  const { securitySchemes } = doc.components as Json;
+  return {
+    openapi: '3.1.0',
+    info: doc.info,
+    servers: SERVERS,
+    tags: doc.tags,
+    paths,
+    ...(withPublicEndpoint ? { webhooks } : {}),
+    components: { schemas, ...(usesRateLimits ? { headers: RATE_LIMIT_HEADERS } : {}), securitySchemes },
+    security: doc.security,
+  };
+}
+
+/** A webhook body: the schema of the event as Intake sends it. */
+function eventSchema(_event: string, type: z.ZodTypeAny): Json {
+  const schema = schemaOf(type);
+  dropCoercedNullable(type, schema);
+  return schema;
+}
+
+/**
+ * `/v1` is canonical; `/api/v1` (the spec's prefix) serves the same routes. The paths keep their `/v1`
+ * (the SDK's `paths['/v1/…']` types and every client built on them use it), so the servers are the roots
+ * those two prefixes hang from; the public form endpoint is served at the root only.
+ */
+const SERVERS = [
+  { url: '/', description: 'This Intake server: the API under `/v1` (canonical).' },
+  { url: '/api', description: 'The same API under `/api/v1`, an exact alias of `/v1` (the prefix the spec names).' },
+];
+
+type Slot = { holder: Json; key: string; context: Context; bodyName?: string };
+
+const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
+const MEDIA_NAMES: Record<string, string> = { 'application/x-www-form-urlencoded': 'Urlencoded', 'multipart/form-data': 'Multipart' };
+
+/** Every schema of the operations (parameters, bodies, headers), with the name a top-level body gets when it has none. */
+function schemaSlots(items: Record<string, Json>, context?: Context, bodyName?: (event: string) => string): Slot[] {
+  const names = Object.keys(items);
+  const slots: Slot[] = [];
+  for (const [i, item] of Object.values(items).entries()) {
+    for (const op of Object.values(item) as Json[]) {
+      if (!op || typeof op !== 'object' || !('responses' in op)) continue;
+      const id = pascal(String(op.operationId));
+      for (const p of (op.parameters as Json[] | undefined) ?? []) if (p.schema) slots.push({ holder: p, key: 'schema', context: 'input' });
+      const requestContent = ((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
+      for (const [media, entry] of Object.entries(requestContent)) {
+        slots.push({ holder: entry, key: 'schema', context: context ?? 'input', bodyName: bodyName ? bodyName(names[i]!) : `${id}${MEDIA_NAMES[media] ?? ''}Body` });
+      }
+      const responses = op.responses as Record<string, Json>;
+      const successes = Object.keys(responses).filter((status) => /^2/.test(status));
+      for (const [status, response] of Object.entries(responses)) {
+        const kind = /^2/.test(status) ? (successes.length > 1 ? `${status}Response` : 'Response') : `${status}Error`;
+        for (const [media, entry] of Object.entries((response.content ?? {}) as Record<string, Json>)) {
+          if (entry.schema) slots.push({ holder: entry, key: 'schema', context: 'output', bodyName: `${id}${MEDIA_NAMES[media] ?? ''}${kind}` });
+        }
+        for (const header of Object.values((response.headers ?? {}) as Record<string, Json>)) {
+          if (header.schema) slots.push({ holder: header, key: 'schema', context: 'output' });
+        }
+      }
+    }
+  }
+  return slots;
 }
 
 /** The committed text of openapi.json: `npm run openapi` writes it, a test compares it byte for byte. */

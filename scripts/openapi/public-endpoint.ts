@@ -166,5 +166,7 @@ export function publicEndpointPaths(): Json {
       '404': { description: 'No published form has this id.', content: jsonContent(pub.PublicNotFoundBody) },
     },
   };
-  return { '/f/{form}': { options, post } };
+  // Websites post to the root, not under the API's prefixes (`/v1`, `/api/v1`).
+  const servers = [{ url: '/', description: 'This Intake server (the endpoint has no `/api` alias).' }];
+  return { '/f/{form}': { servers, options, post } };
 }

@@ -264,6 +264,8 @@ describe('every tool, called successfully', () => {
     await ok('service.replay_delivery', { delivery_id: delivery });
     const job = (await ok('service.replay_webhook', { webhook_id: webhook, status: 'dead' })).job_id as string;
     await same('get_job', { job_id: job }, `/v1/jobs/${job}`);
+    // Nothing listens on port 9: the test call answers the failed attempt, recorded in the log.
+    expect((await ok('test_webhook', { form, webhook })).data).toMatchObject({ event: 'webhook.test', status: 'failed', http_status: null, error: 'connection_refused' });
 
     await same('get_ai_insights', {}, '/v1/ai-insights');
     await ok('regenerate_ai_insights');

@@ -2,6 +2,7 @@ import type { Ability, Role } from '../../contract/abilities.ts';
 import { newId } from '../../server/domain/ids.ts';
 import { issueToken } from '../../server/domain/tokens.ts';
 import { addMember } from '../../server/domain/users.ts';
+import { encryptSecret, generateSecret } from '../../server/webhooks/signing.ts';
 import { randomBytes } from 'node:crypto';
 import type { TestApp, TestMember } from './harness.ts';
 
@@ -38,12 +39,13 @@ export async function insertFile(t: TestApp, teamId: string, formId: string, sub
   return id;
 }
 
+/** A webhook with a real encrypted secret: routes that sign (the test call) can use it. */
 export async function insertWebhook(t: TestApp, teamId: string, formId: string): Promise<string> {
   const id = newId('wh');
   await t.ctx.db.query(
     `insert into webhooks (id, team_id, form_id, label, url, provider, secret_encrypted, secret_hash, secret_last4)
-     values ($1, $2, $3, 'Records hook', 'https://example.com/hook', 'webhook', 'v1.x', 'x', 'abcd')`,
-    [id, teamId, formId],
+     values ($1, $2, $3, 'Records hook', 'https://example.com/hook', 'webhook', $4, 'x', 'abcd')`,
+    [id, teamId, formId, encryptSecret(t.ctx.keys.webhookSecrets, generateSecret())],
   );
   return id;
 }

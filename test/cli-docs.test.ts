@@ -27,3 +27,18 @@ describe('docs/cli.md', () => {
     expect(fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8')).toContain('docs/cli.md');
   });
 });
+
+describe('counts in the README and docs', () => {
+  it('states no hand-written count of tools, operations or commands (it drifts: the README said 39 MCP tools when the contract yielded 42)', () => {
+    const files = ['README.md', ...fs.readdirSync(new URL('../docs/', import.meta.url)).filter((f) => f.endsWith('.md') && f !== 'cli.md').map((f) => `docs/${f}`)];
+    const counts = files.flatMap((file) => {
+      const text = fs.readFileSync(new URL(`../${file}`, import.meta.url), 'utf8').replace(/\s+/g, ' ');
+      const found = [
+        ...text.matchAll(/\b\d{2,3} (?:MCP |API |CLI )?(?:tools|operations|routes|commands)\b/gi),
+        ...text.matchAll(/\b(?:tools?|operations|commands) for every [^.]{0,20}? — \d{2,3}\b/gi),
+      ];
+      return found.map((m) => `${file}: ${m[0]}`);
+    });
+    expect(counts).toEqual([]);
+  });
+});

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ABILITIES, contract, isAbility, type RouteMetadata } from '../contract/index.ts';
 import { newId } from '../server/domain/ids.ts';
 import { ROUTES_WITHOUT_TOOL, toolName } from '../server/mcp/tools.ts';
+import { encryptSecret, generateSecret } from '../server/webhooks/signing.ts';
 import { bearer, makeTeam, makeToken, type TestApp, type TestMember } from './support/harness.ts';
 import { startLiveTestApp } from './support/live-server.ts';
 
@@ -72,8 +73,9 @@ async function otherWebhook(app: TestApp, other: TestMember, formId: string): Pr
   const id = newId('wh');
   await app.ctx.db.query(
     `insert into webhooks (id, team_id, form_id, label, url, provider, secret_encrypted, secret_hash, secret_last4)
-     values ($1, $2, $3, 'Other team hook', 'https://example.com/hook', 'webhook', 'v1.x', 'x', 'abcd')`,
-    [id, other.teamId, formId],
+     values ($1, $2, $3, 'Other team hook', 'https://example.com/hook', 'webhook', $4, 'x', 'abcd')`,
+    // A real encrypted secret: the team's own call of a route that signs (the test call) must answer, not 500.
+    [id, other.teamId, formId, encryptSecret(app.ctx.keys.webhookSecrets, generateSecret())],
   );
   return id;
 }

@@ -197,6 +197,7 @@ describe('public posts, jobs, deliveries', () => {
     expect(value(families, 'intake_jobs_processed_total', { queue: 'process-submission', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
     expect(value(families, 'intake_job_duration_seconds_count', { queue: 'process-submission' })).toBeGreaterThanOrEqual(1);
     expect(value(families, 'intake_delivery_duration_seconds_count', { outcome: 'succeeded' })).toBeGreaterThanOrEqual(1);
+    expect(value(families, 'intake_submissions_processed_total', { verdict: 'processed' })).toBeGreaterThanOrEqual(1);
     expect(value(families, 'intake_ai_calls_total', { provider: 'local', operation: 'analyze' })).toBeGreaterThanOrEqual(1);
     expect(value(families, 'intake_ai_errors_total')).toBe(0);
     expect(families.map((f) => f.name)).toContain('process_cpu_user_seconds_total');

@@ -8,6 +8,7 @@ import { sendConfirmation } from '../domain/notification-addresses.ts';
 import { sendDigests, sendNotification } from '../domain/notifications.ts';
 import { markFailed, processSubmission, recordProcessingError } from '../domain/processing.ts';
 import { compactFolderCounts } from '../domain/submissions.ts';
+import { countVerdict } from '../metrics/public-posts.ts';
 import * as jobs from './definitions.ts';
 import { worker, type JobWorker } from './queue.ts';
 
@@ -18,7 +19,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
       jobs.processSubmission,
       async (c: AppContext, data, job) => {
         try {
-          await processSubmission(c, data.submissionId, { trusted: data.trusted ?? false });
+          countVerdict(await processSubmission(c, data.submissionId, { trusted: data.trusted ?? false }));
         } catch (err) {
           // pg-boss retries the job, and dead-letters it after the last attempt (see below).
           c.log.warn({ err, submissionId: data.submissionId, attempt: job.retryCount + 1 }, 'processing attempt failed');

@@ -21,3 +21,17 @@ export function countPost(outcome: { replayed: boolean; spamReason?: string | nu
 export function countRefusedPost(code: string): void {
   posts.inc({ outcome: 'refused', reason: code });
 }
+
+const verdicts = new Counter({
+  name: 'intake_submissions_processed_total',
+  help:
+    'Submissions processing settled, by verdict: processed (clean), spam (AI moderation over the form\'s threshold: spam_reason ai_moderation), ' +
+    'skipped (already settled: a repeated job).',
+  labelNames: ['verdict'] as const,
+  registers: [registry],
+});
+
+/** A post accepted at the endpoint is judged by AI moderation later, in processing: its verdict is counted there. */
+export function countVerdict(verdict: 'processed' | 'spam' | 'skipped'): void {
+  verdicts.inc({ verdict });
+}

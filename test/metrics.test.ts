@@ -245,8 +245,8 @@ describe('long-lived work', () => {
     // Far more than the socket buffers hold, so the export stays open while its client reads nothing.
     await t.ctx.db.query(
       `insert into submissions (id, team_id, form_id, status, payload)
-       select 'subm_mx' || lpad(g::text, 24, '0'), $1, $2, 'processed', jsonb_build_object('message', repeat('z', 1000))
-         from generate_series(1, 20000) g`,
+       select 'subm_mx' || lpad(g::text, 24, '0'), $1, $2, 'processed', jsonb_build_object('message', repeat('z', 10000))
+         from generate_series(1, 2000) g`,
       [owner.teamId, big.id],
     );
     const server = t.app.listen(0, '127.0.0.1');

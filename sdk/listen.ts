@@ -29,6 +29,8 @@ export type ListenOptions = {
   onReconnect?: (info: { delayMs: number; error: unknown }) => void;
   /** Backoff between failed connection attempts: full jitter, doubling from `baseDelayMs` up to `maxDelayMs`. Default 500 and 30,000. */
   backoff?: { baseDelayMs?: number; maxDelayMs?: number };
+  /** A connection that sends nothing (not even its heartbeat) this long is taken for dead and reconnected. Default 50,000 (three missed heartbeats). */
+  silenceMs?: number;
 };
 
 /** A server-sent message as the EventSource algorithm dispatches it (id persists across messages). */
@@ -111,6 +113,7 @@ export type ListenTransport = {
 export async function* listenTo(transport: ListenTransport, options: ListenOptions = {}): AsyncGenerator<ListenEvent, void, undefined> {
   const base = options.backoff?.baseDelayMs ?? 500;
   const max = options.backoff?.maxDelayMs ?? 30_000;
+  const silenceMs = options.silenceMs ?? SILENCE_MS;
   let lastEventId = options.lastEventId ?? null;
   let failures = 0;
   let retryMs = 1000;
@@ -127,7 +130,7 @@ export async function* listenTo(transport: ListenTransport, options: ListenOptio
     let silence: ReturnType<typeof setTimeout> | null = null;
     const heard = () => {
       if (silence) clearTimeout(silence);
-      silence = setTimeout(() => connection.abort(new Error(`no data from the stream for ${SILENCE_MS / 1000} s`)), SILENCE_MS);
+      silence = setTimeout(() => connection.abort(new Error(`no data from the stream for ${silenceMs / 1000} s`)), silenceMs);
     };
     try {
       const res = await transport.fetch(url, {
@@ -151,8 +154,16 @@ export async function* listenTo(transport: ListenTransport, options: ListenOptio
         failures = 0;
         options.onConnect?.();
         heard();
-        for await (const m of parseEventStream(res.body)) {
-          heard();
+        // Any bytes count as life, heartbeat comments included (they make no message).
+        const watched = res.body.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              heard();
+              controller.enqueue(chunk);
+            },
+          }),
+        );
+        for await (const m of parseEventStream(watched)) {
           if (m.retry !== null) retryMs = m.retry;
           if (m.event === 'error' && m.hasData) {
             let body: unknown = m.data;

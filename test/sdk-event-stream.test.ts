@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEventStream, type SseMessage } from '../sdk/index.ts';
+import { createClient, parseEventStream, type SseMessage } from '../sdk/index.ts';
 
 /** The SDK's `text/event-stream` parser (eventsource-parser underneath, issue 26). */
 
@@ -47,5 +47,43 @@ describe('parseEventStream', () => {
     const ms = performance.now() - started;
     expect(message!.data).toHaveLength(size);
     expect(ms).toBeLessThan(10_000);
+  });
+});
+
+describe('client.listen over a quiet stream', () => {
+  it('takes heartbeat comments for life: no reconnect while only heartbeats arrive for longer than silenceMs', { timeout: 10_000 }, async () => {
+    const { createServer } = await import('node:http');
+    const data = JSON.stringify({ type: 'submission.created', submission_id: 'subm_1', payload: {} });
+    let connections = 0;
+    const server = createServer((_req, res) => {
+      connections += 1;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('retry: 100\nid: 0-0\n\n');
+      const beat = setInterval(() => res.write(': heartbeat\n\n'), 50);
+      setTimeout(() => {
+        clearInterval(beat);
+        res.write(`id: 0-1\nevent: submission\ndata: ${data}\n\n`);
+      }, 800);
+      res.on('close', () => clearInterval(beat));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const stop = new AbortController();
+    try {
+      const { port } = server.address() as { port: number };
+      const reconnects: unknown[] = [];
+      const events = createClient({ baseUrl: `http://127.0.0.1:${port}`, token: 'intk_test' }).listen('frm_x', {
+        silenceMs: 300,
+        signal: stop.signal,
+        onReconnect: ({ error }) => reconnects.push(error),
+      });
+      const first = await events.next();
+      expect(first.value).toMatchObject({ id: '0-1', event: 'submission', data });
+      expect(reconnects).toEqual([]);
+      expect(connections).toBe(1);
+    } finally {
+      stop.abort();
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

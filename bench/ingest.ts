@@ -362,7 +362,9 @@ async function runTarget(a: {
   walInspect: boolean;
 }): Promise<TargetResult> {
   const { target, opts, db, admin, bodies, label } = a;
-  // Start each target from the same state: no dirty buffers left by the one before.
+  // Start each target from the same state: no dirty buffers left by the one before, and no vacuum of its
+  // rows owed (autovacuum of the other target's table, hint bits and all, landed in this one's WAL).
+  await admin.query('vacuum (analyze)').catch((err: Error) => a.notes.push(`vacuum before ${label} failed: ${err.message}`));
   await admin.query('checkpoint').catch((err: Error) => a.notes.push(`checkpoint before ${label} failed: ${err.message}`));
   const port = await freePort();
   log(`${label}: starting`);

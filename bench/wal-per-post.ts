@@ -43,6 +43,8 @@ async function post(url: string, bodies: string[], count: number, concurrency: n
 async function measure(admin: pg.Client, target: TargetDef, url: string, bodies: string[], posts: number, concurrency: number, byRecord: boolean): Promise<WalReport> {
   // Warm the server, its pool and its prepared statements; then start from a checkpoint, as a run does.
   await post(url, bodies, 200, concurrency, posts);
+  // Nothing owed by the other target (an autovacuum of its rows would land in this one's WAL).
+  await admin.query('vacuum (analyze)');
   await admin.query('checkpoint');
   const before = (await admin.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
   await post(url, bodies, posts, concurrency);

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomInt } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { FormSettings } from '../../contract/forms.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../../contract/public-endpoint.ts';
@@ -21,8 +21,6 @@ import { currentPeriod } from './plans.ts';
 import { pruneWindows } from './rate-windows.ts';
 import { screen, type SpamReason } from './spam.ts';
 
-/** Usage counter rows per team and period: concurrent posts rarely wait on the same row. */
-const COUNTER_SHARDS = 1024;
 /** Reserved control fields: kept out of the payload, recorded in metadata. */
 const CONTROL_PREFIX = '_';
 
@@ -348,7 +346,6 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
         files: s.files,
         idempotencyKey: s.idempotencyKey,
         usagePeriod: currentPeriod().start,
-        usageShard: randomInt(COUNTER_SHARDS),
         monthlyLimit: form.monthlyLimit,
       },
       job,

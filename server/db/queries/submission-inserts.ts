@@ -5,6 +5,14 @@
 import type { Db, Sql } from '../database.ts';
 import { GroupCommit } from '../../group-commit.ts';
 
+/**
+ * The usage counter row a post adds to: its backend's (a backend runs one transaction at a time, so posts of
+ * different backends rarely meet on a row), updated in place rather than upserted — `insert … on conflict do
+ * update` logs a row lock besides the update, and a random shard of 1,024 spread each period's posts over
+ * rows first inserted and indexed, their pages logged whole after each checkpoint (issue 30).
+ */
+const USAGE_SHARD = '(pg_backend_pid() % 1024)';
+
 /** How long an Idempotency-Key holds its first submission. */
 const IDEMPOTENCY_WINDOW = "interval '24 hours'";
 
@@ -31,7 +39,6 @@ export type SubmissionInsert = {
   /** Hash of the Idempotency-Key, claimed for this submission. */
   idempotencyKey: string | null;
   usagePeriod: Date;
-  usageShard: number;
   /** The plan's monthly limit: the statement aborts when the period's usage has reached it. */
   monthlyLimit: number | null;
 };
@@ -59,10 +66,16 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: { tex
     `submission as (
        insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata)
        values (${id}, ${team}, ${form}, ${p(s.status)}, ${p(s.spamReason)}, ${p(JSON.stringify(s.payload))}, ${p(JSON.stringify(s.metadata))}))`,
-    `usage as (
-       insert into usage_counters (team_id, period_start, shard, submissions) values (${team}, ${period}, ${p(s.usageShard)}, 1)
+    `bumped as (
+       update usage_counters set submissions = submissions + 1
+        where team_id = ${team} and period_start = ${period} and shard = ${USAGE_SHARD}
+       returning 1)`,
+    `first_of_shard as (
+       insert into usage_counters (team_id, period_start, shard, submissions)
+       select ${team}, ${period}, ${USAGE_SHARD}, 1 where not exists (select 1 from bumped)
        on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + 1
        returning 1)`,
+    `usage as (select 1 from bumped union all select 1 from first_of_shard)`,
   ];
   // Spam teaches the form no field names. Known names are filtered out first: only a post bringing a new
   // name reaches the learning trigger (and its lock on the form row; see migration 0006).
@@ -108,7 +121,7 @@ function mergeJobs(values: string[]): string {
 
 /**
  * Several accepted submissions in ONE statement (and one commit): what insertSubmission writes, for each.
- * Rows arrive as JSON (`$2`, `$5` for files); usage is counted per team on one shard (`$4`) of the period
+ * Rows arrive as JSON (`$2`, `$4` for files); usage is counted per team on the backend's shard of the period
  * (`$3`); every job goes into pg-boss's insert at once (`$1`, the jobs' arrays merged). The guards are
  * the single statement's, per team and per key: the team's usage before the statement plus its posts in
  * it must stay within its limit, and every key must be claimed. Any failure aborts the whole statement.
@@ -149,11 +162,17 @@ async function insertSubmissions(sql: Sql, batch: Array<{ s: SubmissionInsert; j
      submission as (
        insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata)
        select id, team_id, form_id, status, spam_reason, payload, metadata from input),
-     usage as (
+     posted as (select team_id, count(*)::int as n from input group by team_id),
+     bumped as (
+       update usage_counters u set submissions = u.submissions + posted.n from posted
+        where u.team_id = posted.team_id and u.period_start = $3 and u.shard = ${USAGE_SHARD}
+       returning u.team_id),
+     first_of_shard as (
        insert into usage_counters (team_id, period_start, shard, submissions)
-       select team_id, $3::timestamptz, $4::int, count(*) from input group by team_id
+       select team_id, $3::timestamptz, ${USAGE_SHARD}, n from posted where team_id not in (select team_id from bumped)
        on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + excluded.submissions
-       returning 1),
+       returning team_id),
+     usage as (select team_id from bumped union all select team_id from first_of_shard),
      fields as (
        insert into form_fields (form_id, name, ordinal)
        select form_id, name, ord from (
@@ -164,7 +183,7 @@ async function insertSubmissions(sql: Sql, batch: Array<{ s: SubmissionInsert; j
        on conflict do nothing),
      files as (
        insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
-       select * from jsonb_to_recordset($5::jsonb) as f(id text, team_id text, form_id text, submission_id text, field text,
+       select * from jsonb_to_recordset($4::jsonb) as f(id text, team_id text, form_id text, submission_id text, field text,
          filename text, content_type text, size_bytes bigint, storage_key text)),
      claim as (
        insert into idempotency_keys (form_id, key, submission_id)
@@ -179,7 +198,7 @@ async function insertSubmissions(sql: Sql, batch: Array<{ s: SubmissionInsert; j
             '${QUOTA_EXCEEDED}')
         and intake_guard((select count(*) from claim) = (select count(*) from input where idem is not null), '${KEY_HELD}') as ok
        from (select count(*) from usage) counted`,
-    [jobs, JSON.stringify(rows), first.usagePeriod, first.usageShard, JSON.stringify(files)],
+    [jobs, JSON.stringify(rows), first.usagePeriod, JSON.stringify(files)],
     'intake_accept_batch',
   );
 }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import http from 'node:http';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, inject, it } from 'vitest';
@@ -93,6 +94,25 @@ function post(port: number, formId: string, n: number) {
   });
 }
 
+/** A post whose body arrives over `ms` (above the minimum body rate): in flight across the drain's end. */
+function slowPost(port: number, formId: string, ms: number): Promise<{ status: number; id: string; endedAt: number }> {
+  const body = Buffer.from(new URLSearchParams({ name: 'Ada', email: 'ada@example.com', message: 'slow '.repeat(200) }).toString());
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path: `/f/${formId}`, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'content-length': body.length } },
+      (res) => {
+        let data = '';
+        res.on('data', (c: Buffer) => (data += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, id: (JSON.parse(data) as { id: string }).id, endedAt: Date.now() }));
+      },
+    );
+    req.on('error', reject);
+    const parts = 10;
+    const size = Math.ceil(body.length / parts);
+    for (let i = 0; i < parts; i++) setTimeout(() => (i === parts - 1 ? req.end(body.subarray(i * size)) : req.write(body.subarray(i * size, (i + 1) * size))), (i * ms) / (parts - 1));
+  });
+}
+
 describe('rolling restarts', { timeout: 120_000 }, () => {
   it('one of two processes restarted while a client posts through both: every post answered, accepted = stored', async () => {
     const owner = await makeTeam(t, { plan: 'scale' });
@@ -146,6 +166,9 @@ describe('rolling restarts', { timeout: 120_000 }, () => {
     const clients = Array.from({ length: 4 }, () => client());
     await until('posts through both', async () => (servedBy.get(portA) ?? 0) >= 20 && (servedBy.get(portB) ?? 0) >= 20);
 
+    // An upload still arriving when the drain ends: it is answered before the process exits.
+    const inFlight = slowPost(portA, form.id, 3_000);
+    await new Promise((r) => setTimeout(r, 100));
     const signalled = Date.now();
     a.child.kill('SIGTERM');
     // Out of rotation at once, still taking connections during the drain, then refusing them.
@@ -161,6 +184,13 @@ describe('rolling restarts', { timeout: 120_000 }, () => {
     const [code, signal] = await a.exited;
     const exitMs = Date.now() - signalled;
     expect({ code, signal }).toEqual({ code: 0, signal: null });
+    const slow = await inFlight;
+    expect(slow.status).toBe(201);
+    expect(slow.endedAt - signalled).toBeGreaterThan(DRAIN_MS);
+    // Its connection closes with its answer (it began before the drain, without `Connection: close`): the
+    // process does not wait out a keep-alive timeout (INTAKE_KEEP_ALIVE_TIMEOUT_MS, 5 s) before it exits.
+    expect(exitMs - (slow.endedAt - signalled)).toBeLessThan(3_000);
+    accepted.push(slow.id);
     expect(notReadyMs).toBeLessThan(500);
     expect(exitMs).toBeGreaterThanOrEqual(DRAIN_MS);
     expect((await readyz(portA)).body).toEqual({ refused: 'ECONNREFUSED' });

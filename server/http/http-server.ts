@@ -45,6 +45,10 @@ export const BODY_RATE_WINDOW_MS = 10_000;
 export async function listenHttp(app: (req: http.IncomingMessage, res: http.ServerResponse) => void, config: Config): Promise<HttpServer> {
   const limits = config.http;
   let draining = false;
+  let closing = false;
+  // Answers under way when the drain begins close their connection too; and once the server is closing, a
+  // connection whose answer has ended is closed at once rather than idling out its keep-alive timeout.
+  const answering = new Set<http.ServerResponse>();
   const server = http.createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -57,6 +61,11 @@ export async function listenHttp(app: (req: http.IncomingMessage, res: http.Serv
         if (req.url === '/readyz' || req.url?.startsWith('/readyz?')) return notReady(res);
         res.setHeader('Connection', 'close');
       }
+      answering.add(res);
+      res.once('close', () => {
+        answering.delete(res);
+        if (closing) setImmediate(() => server.closeIdleConnections());
+      });
       app(req, res);
     },
   );
@@ -64,14 +73,17 @@ export async function listenHttp(app: (req: http.IncomingMessage, res: http.Serv
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;
+  const drain = () => {
+    draining = true;
+    for (const res of answering) if (!res.headersSent) res.setHeader('Connection', 'close');
+  };
   return {
     server,
     url: `http://localhost:${port}`,
-    drain() {
-      draining = true;
-    },
+    drain,
     async close(graceMs: number) {
-      draining = true;
+      drain();
+      closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const cut = setTimeout(() => server.closeAllConnections(), graceMs);

@@ -164,14 +164,17 @@ describe('public posts, jobs, deliveries', () => {
     const owner = await makeTeam(t, { plan: 'scale' });
     const form = await makePublishedForm(t, owner);
     await postForm(t, form.endpoint, { email: 'ada@example.com', message: 'Waiting for a worker.' });
+    // A bulk replay's attempt, due an hour ago: paced on purpose, it counts as waiting but not in the age.
+    await t.ctx.queue.boss.insert('deliver-webhook', [{ data: { deliveryId: `whd_${ulid()}`, attempt: 1 }, priority: -1, startAfter: new Date(Date.now() - 3_600_000) }]);
     // Figures are cached for a few seconds between scrapes.
     const families = await eventually(
       () => scrape(),
-      (f) => value(f, 'intake_jobs_waiting', { queue: 'process-submission' }) >= 1,
+      (f) => value(f, 'intake_jobs_waiting', { queue: 'process-submission' }) >= 1 && value(f, 'intake_jobs_waiting', { queue: 'deliver-webhook' }) === 1,
       15_000,
     );
     expect(value(families, 'intake_jobs_running', { queue: 'process-submission' })).toBe(0);
     expect(value(families, 'intake_jobs_oldest_waiting_seconds', { queue: 'process-submission' })).toBeGreaterThan(0);
+    expect(value(families, 'intake_jobs_oldest_waiting_seconds', { queue: 'deliver-webhook' })).toBe(0);
     // Every queue is listed, with or without jobs: a queue's series does not vanish when it is empty.
     expect(samples(families, 'intake_jobs_waiting').map((m) => m.labels!.queue)).toContain('deliver-webhook');
   });

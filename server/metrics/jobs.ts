@@ -92,7 +92,7 @@ queueGauge('intake_jobs_running', 'Jobs a worker holds now, by queue (over the w
 queueGauge('intake_jobs_deferred', 'Jobs scheduled for later (retries and delayed attempts not yet due), by queue (over the whole database).', (s) => s.deferred);
 queueGauge(
   'intake_jobs_oldest_waiting_seconds',
-  'How long the oldest due job of each queue has waited for a worker (0 when none waits): the backlog\'s lag.',
+  'How long the oldest due job of each queue has waited for a worker (0 when none waits): the backlog\'s lag. Bulk replay attempts, paced on purpose, are left out.',
   (s) => s.oldestWaitingSeconds,
 );
 

@@ -7,7 +7,8 @@ const STATS_TIMEOUT_MS = 2_000;
 
 /**
  * Every queue's live jobs in one statement: due and waiting, running, deferred (not yet due), and how long
- * the oldest due one has waited. pg-boss keeps live jobs apart from finished ones only by state, so this
+ * the oldest due one has waited — of fresh work only: bulk replays' attempts (negative priority) are paced
+ * on purpose (INTAKE_BULK_DELIVERY_RATE), and a big replay's wait is not a stuck queue. pg-boss keeps live jobs apart from finished ones only by state, so this
  * reads the live rows (`state <= 'active'`); the job tables' partial indexes cover the waiting ones.
  */
 export async function queueStats(db: Db, schema: string): Promise<QueueStatRow[]> {
@@ -21,7 +22,7 @@ export async function queueStats(db: Db, schema: string): Promise<QueueStatRow[]
                            count(*) filter (where state < 'active' and start_after <= now()) as waiting,
                            count(*) filter (where state = 'active') as running,
                            count(*) filter (where state < 'active' and start_after > now()) as deferred,
-                           min(start_after) filter (where state < 'active' and start_after <= now()) as oldest
+                           min(start_after) filter (where state < 'active' and start_after <= now() and priority >= 0) as oldest
                       from ${schema}.job where state <= 'active' group by name) j on j.name = q.name
         order by q.name`,
     );

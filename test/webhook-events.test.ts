@@ -122,6 +122,23 @@ describe('webhook events and filters', { timeout: 60_000 }, () => {
     expect((await deliveryRows(spamOnly.webhookId)).map((d) => [d.event, d.submission_id])).toEqual([['submission.spam', spamId]]);
   });
 
+  it('spam filed by moderation is sent too; a subscription made by PUT starts from then (earlier spam is not sent)', async () => {
+    const h = await hookedForm();
+    const before = await postForm(t, h.endpoint, { ...SALES, _gotcha: 'bot' });
+    await waitForProcessing(t, before).catch(() => undefined);
+    const put = await t.http.put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token)).send({ events: ['submission.spam'] });
+    expect(put.status, put.text).toBe(200);
+    // Every post is spam to moderation now (threshold 0).
+    const form = await t.http.put(`/v1/forms/${h.formId}`).set(bearer(h.owner.token)).send({ settings: { ai_threshold: 0 } });
+    expect(form.status, form.text).toBe(200);
+    const moderated = await postForm(t, h.endpoint, SUPPORT);
+    const [req] = await h.receiver.waitFor(1);
+    expect(JSON.parse(req!.body)).toMatchObject({ type: 'submission.spam', submission_id: moderated, spam_reason: 'ai_moderation' });
+    await quiet(2500);
+    expect(h.receiver.requests).toHaveLength(1);
+    expect((await deliveryRows(h.webhookId)).map((d) => d.submission_id)).not.toContain(before);
+  });
+
   it('refuses an unknown op, too many conditions, a condition without its value and an unknown event (400 naming the field, nothing changed)', async () => {
     const h = await hookedForm();
     const base = `/v1/forms/${h.formId}/webhooks`;

@@ -168,6 +168,12 @@ export async function createSubmissionDeliveries(ctx: AppContext, tx: Tx, submis
 /** How many webhooks one transaction of the spam-deliveries job serves, and how many of a form's spam events it reads at once. */
 const SPAM_WEBHOOKS_PER_TX = 20;
 const SPAM_EVENTS_PER_READ = 200;
+/**
+ * A webhook's spam position is written when events were read, and otherwise only once it is this old: every
+ * run would cost a row update per subscriber, and a position never moved would make each read of a form
+ * without spam scan its processed submissions since the subscription.
+ */
+const SPAM_POSITION_REFRESH_MS = 60_000;
 /** The spam-deliveries job runs again this many seconds after it finished, while any webhook subscribes to spam. */
 export const SPAM_DELIVERY_INTERVAL_SECONDS = 2;
 
@@ -186,9 +192,11 @@ export async function runSpamDeliveries(ctx: AppContext): Promise<number> {
       const hooks = await lockSpamSubscribers(tx, SPAM_WEBHOOKS_PER_TX, after);
       for (const hook of hooks) {
         let position = hook.spam_position;
+        let read = 0;
         for (;;) {
-          const read = await queries.spamEventsAfter(tx, hook.form_id, position, SPAM_EVENTS_PER_READ);
-          const targets = read.rows.flatMap((row) => matching([hook], row, 'spam').map((t) => ({ t, row })));
+          const batch = await queries.spamEventsAfter(tx, hook.form_id, position, SPAM_EVENTS_PER_READ);
+          read += batch.rows.length;
+          const targets = batch.rows.flatMap((row) => matching([hook], row, 'spam').map((t) => ({ t, row })));
           const at = firstAttemptAt(ctx);
           const rows = targets.map(({ t, row }) => ({
             id: newId('whd'),
@@ -200,10 +208,12 @@ export async function runSpamDeliveries(ctx: AppContext): Promise<number> {
             next_attempt_at: at,
           }));
           created += (await queueDeliveries(ctx, tx, rows)).length;
-          position = read.next;
-          if (!read.more) break;
+          position = batch.next;
+          if (!batch.more) break;
         }
-        await setSpamPosition(tx, hook.id, position);
+        if (read > 0 || Date.now() - (hook.spam_position.at ?? 0) > SPAM_POSITION_REFRESH_MS) {
+          await setSpamPosition(tx, hook.id, { ...position, at: Date.now() });
+        }
       }
       return hooks;
     });

@@ -29,7 +29,7 @@ const COLUMNS = `w.id, w.team_id, w.form_id, w.label, w.provider, w.url, w.activ
  * A spam subscription starts now: the spam-deliveries job sends the form's spam stored after this position
  * (a submission-stream position, migration 0015), none from before.
  */
-const SPAM_FROM_NOW = `jsonb_build_object('past', pg_current_snapshot()::text, 'within', null)`;
+const SPAM_FROM_NOW = `jsonb_build_object('past', pg_current_snapshot()::text, 'within', null, 'at', floor(extract(epoch from now()) * 1000))`;
 
 export type NewWebhook = Omit<WebhookRow, 'created_at' | 'updated_at' | 'deleted_at' | 'deactivated_reason'> & { secret_encrypted: string; secret_hash: string };
 
@@ -164,7 +164,11 @@ export async function lockFormWebhooks(sql: Sql, formId: string): Promise<number
 }
 
 /** A webhook subscribed to `submission.spam`, with how far its form's spam has been sent to it. */
-export type SpamSubscriber = TargetRow & { form_id: string; spam_position: { past: string; within: { upto: string; xid: string; id: string } | null } };
+export type SpamSubscriber = TargetRow & {
+  form_id: string;
+  /** `at`: when it was written (ms since the epoch). */
+  spam_position: { past: string; within: { upto: string; xid: string; id: string } | null; at?: number };
+};
 
 /**
  * Up to `limit` live, active webhooks subscribed to `submission.spam`, locked for this transaction; those

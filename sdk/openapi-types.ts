@@ -1035,99 +1035,7 @@ export interface components {
             settings?: components["schemas"]["FormSettingsInput"];
         };
         CreateFormResponse: {
-            data: {
-                /** @description Prefix `frm_`. */
-                id: string;
-                name: string;
-                /** @enum {string} */
-                status: "draft" | "published";
-                /** @description The public URL websites post to. */
-                endpoint_url: string;
-                notification_emails: string[];
-                /** @description Each notification address and whether it has confirmed. */
-                notification_recipients: components["schemas"]["NotificationRecipient"][];
-                settings: {
-                    /**
-                     * Format: uri
-                     * @description Where browsers go after a post (303); null = built-in thank-you page.
-                     */
-                    redirect_url: string | null;
-                    /** @description Hidden field bots fill in; default `_gotcha`. */
-                    honeypot_field: string;
-                    /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                    allowed_origins: string[];
-                    custom_rules: components["schemas"]["CustomRules"];
-                    /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                    ai_threshold: number;
-                    /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                    fields: components["schemas"]["SchemaFieldView"][];
-                    unknown_fields: components["schemas"]["UnknownFields"];
-                    /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
-                    captcha: {
-                        /** @enum {string} */
-                        provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                        /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
-                        secret_last4: string;
-                        /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
-                        min_score: number | null;
-                    } | null;
-                    /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
-                    autoresponder: {
-                        enabled: boolean;
-                        /** @description With `{{field}}` placeholders. */
-                        subject: string;
-                        /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
-                        body_markdown: string;
-                        /** @description The sender's display name (the address is the service's). */
-                        from_name: string | null;
-                        /** @description Where the submitter's replies go. */
-                        reply_to: string | null;
-                    };
-                    retention: components["schemas"]["Retention"];
-                    /**
-                     * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                     * @enum {string}
-                     */
-                    notification_mode: "instant" | "hourly" | "daily";
-                    /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                    notify_spam: boolean;
-                };
-                /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
-                disabled_rules: {
-                    /** @enum {string} */
-                    kind: "regex";
-                    pattern: string;
-                    reason: string;
-                }[];
-                submissions_count: number;
-                /** @description The retention in force. */
-                retention: {
-                    /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
-                    submissions_days: number | null;
-                    /** @description Days spam is kept, the plan's cap applied; null = for ever. */
-                    spam_days: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
-                     */
-                    next_deletion_at: string | null;
-                };
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                updated_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                deleted_at: string | null;
-            };
+            data: components["schemas"]["Form"];
         };
         /** @description Every error body: `{ error, message, ...extra }`. */
         CreateToken403Error: components["schemas"]["ErrorBody"] | components["schemas"]["AbilityExceedsCallerBody"];
@@ -1169,43 +1077,7 @@ export interface components {
             active: boolean;
         };
         CreateWebhookResponse: {
-            data: {
-                /** @description Prefix `wh_`. */
-                id: string;
-                form_id: string;
-                label: string;
-                provider: components["schemas"]["Provider"];
-                /** @description HTTPS endpoint the deliveries are posted to. */
-                url: string;
-                /** @description Inactive webhooks get no new deliveries and their pending retries stop. */
-                active: boolean;
-                /** @description Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days). */
-                deactivated_reason: string | null;
-                /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
-                config: {
-                    [key: string]: unknown;
-                };
-                events: components["schemas"]["WebhookEvent"][];
-                /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
-                filter: components["schemas"]["WebhookFilterCondition"][];
-                /** @description Last four characters of the signing secret. */
-                secret_last4: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                updated_at: string;
-                /**
-                 * Format: date-time
-                 * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
-                 */
-                deleted_at: string | null;
-            };
+            data: components["schemas"]["Webhook"];
             /** @description Signing secret, `whsec_…`: shown only now. */
             secret: string;
         };
@@ -1266,54 +1138,7 @@ export interface components {
             updated_at: string;
         };
         DeliveryPage: {
-            data: {
-                /** @description Prefix `whd_`. */
-                id: string;
-                webhook_id: string;
-                /**
-                 * @description The event sent; `webhook.test` for a test call (a sample `submission.created` body with `test: true`).
-                 * @enum {string}
-                 */
-                event: "submission.created" | "submission.spam" | "ai-insights.regenerated" | "webhook.test";
-                status: components["schemas"]["DeliveryStatus"];
-                /** @description Status the receiver answered on the last attempt; null without an answer. */
-                http_status: number | null;
-                /** @description Attempts made so far (at most 7). */
-                attempts: number;
-                /** @description Duration of the last attempt. */
-                duration_ms: number | null;
-                submission_id: string | null;
-                /** @description The JSON body sent (the same bytes on every attempt and replay); null once its submission was deleted. */
-                request_body: {
-                    [key: string]: unknown;
-                } | null;
-                /** @description First 4 KB of the last answer. */
-                response_body: string | null;
-                /** @description Why the last attempt failed without a usable answer: timeout, dns_error, tls_error, connection_refused, connection_reset, blocked_address, network_error; or webhook_inactive when its retries were stopped (a deleted webhook's continue). */
-                error: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                delivered_at: string | null;
-                /**
-                 * Format: date-time
-                 * @description When the next attempt is due; null when none is.
-                 */
-                next_attempt_at: string | null;
-                /** @description The delivery this one replays. */
-                replay_of: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                updated_at: string;
-            }[];
+            data: components["schemas"]["Delivery"][];
             meta: {
                 per_page: number;
                 /** @description Pass as `cursor` for older deliveries; null on the last page. */
@@ -1653,99 +1478,7 @@ export interface components {
             data: components["schemas"]["ErasureReceipt"];
         };
         GetFormResponse: {
-            data: {
-                /** @description Prefix `frm_`. */
-                id: string;
-                name: string;
-                /** @enum {string} */
-                status: "draft" | "published";
-                /** @description The public URL websites post to. */
-                endpoint_url: string;
-                notification_emails: string[];
-                /** @description Each notification address and whether it has confirmed. */
-                notification_recipients: components["schemas"]["NotificationRecipient"][];
-                settings: {
-                    /**
-                     * Format: uri
-                     * @description Where browsers go after a post (303); null = built-in thank-you page.
-                     */
-                    redirect_url: string | null;
-                    /** @description Hidden field bots fill in; default `_gotcha`. */
-                    honeypot_field: string;
-                    /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                    allowed_origins: string[];
-                    custom_rules: components["schemas"]["CustomRules"];
-                    /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                    ai_threshold: number;
-                    /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                    fields: components["schemas"]["SchemaFieldView"][];
-                    unknown_fields: components["schemas"]["UnknownFields"];
-                    /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
-                    captcha: {
-                        /** @enum {string} */
-                        provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                        /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
-                        secret_last4: string;
-                        /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
-                        min_score: number | null;
-                    } | null;
-                    /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
-                    autoresponder: {
-                        enabled: boolean;
-                        /** @description With `{{field}}` placeholders. */
-                        subject: string;
-                        /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
-                        body_markdown: string;
-                        /** @description The sender's display name (the address is the service's). */
-                        from_name: string | null;
-                        /** @description Where the submitter's replies go. */
-                        reply_to: string | null;
-                    };
-                    retention: components["schemas"]["Retention"];
-                    /**
-                     * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                     * @enum {string}
-                     */
-                    notification_mode: "instant" | "hourly" | "daily";
-                    /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                    notify_spam: boolean;
-                };
-                /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
-                disabled_rules: {
-                    /** @enum {string} */
-                    kind: "regex";
-                    pattern: string;
-                    reason: string;
-                }[];
-                submissions_count: number;
-                /** @description The retention in force. */
-                retention: {
-                    /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
-                    submissions_days: number | null;
-                    /** @description Days spam is kept, the plan's cap applied; null = for ever. */
-                    spam_days: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
-                     */
-                    next_deletion_at: string | null;
-                };
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                updated_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                deleted_at: string | null;
-            };
+            data: components["schemas"]["Form"];
         };
         GetJobResponse: {
             data: components["schemas"]["Job"];
@@ -1757,43 +1490,7 @@ export interface components {
             data: components["schemas"]["SubmissionDetail"];
         };
         GetWebhookResponse: {
-            data: {
-                /** @description Prefix `wh_`. */
-                id: string;
-                form_id: string;
-                label: string;
-                provider: components["schemas"]["Provider"];
-                /** @description HTTPS endpoint the deliveries are posted to. */
-                url: string;
-                /** @description Inactive webhooks get no new deliveries and their pending retries stop. */
-                active: boolean;
-                /** @description Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days). */
-                deactivated_reason: string | null;
-                /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
-                config: {
-                    [key: string]: unknown;
-                };
-                events: components["schemas"]["WebhookEvent"][];
-                /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
-                filter: components["schemas"]["WebhookFilterCondition"][];
-                /** @description Last four characters of the signing secret. */
-                secret_last4: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                updated_at: string;
-                /**
-                 * Format: date-time
-                 * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
-                 */
-                deleted_at: string | null;
-            };
+            data: components["schemas"]["Webhook"];
         };
         /** @description A week of a team's (or one form's) submissions, summarised. */
         Insights: {
@@ -2056,99 +1753,7 @@ export interface components {
             limit?: number;
         };
         PublishFormResponse: {
-            data: {
-                /** @description Prefix `frm_`. */
-                id: string;
-                name: string;
-                /** @enum {string} */
-                status: "draft" | "published";
-                /** @description The public URL websites post to. */
-                endpoint_url: string;
-                notification_emails: string[];
-                /** @description Each notification address and whether it has confirmed. */
-                notification_recipients: components["schemas"]["NotificationRecipient"][];
-                settings: {
-                    /**
-                     * Format: uri
-                     * @description Where browsers go after a post (303); null = built-in thank-you page.
-                     */
-                    redirect_url: string | null;
-                    /** @description Hidden field bots fill in; default `_gotcha`. */
-                    honeypot_field: string;
-                    /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                    allowed_origins: string[];
-                    custom_rules: components["schemas"]["CustomRules"];
-                    /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                    ai_threshold: number;
-                    /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                    fields: components["schemas"]["SchemaFieldView"][];
-                    unknown_fields: components["schemas"]["UnknownFields"];
-                    /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
-                    captcha: {
-                        /** @enum {string} */
-                        provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                        /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
-                        secret_last4: string;
-                        /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
-                        min_score: number | null;
-                    } | null;
-                    /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
-                    autoresponder: {
-                        enabled: boolean;
-                        /** @description With `{{field}}` placeholders. */
-                        subject: string;
-                        /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
-                        body_markdown: string;
-                        /** @description The sender's display name (the address is the service's). */
-                        from_name: string | null;
-                        /** @description Where the submitter's replies go. */
-                        reply_to: string | null;
-                    };
-                    retention: components["schemas"]["Retention"];
-                    /**
-                     * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                     * @enum {string}
-                     */
-                    notification_mode: "instant" | "hourly" | "daily";
-                    /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                    notify_spam: boolean;
-                };
-                /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
-                disabled_rules: {
-                    /** @enum {string} */
-                    kind: "regex";
-                    pattern: string;
-                    reason: string;
-                }[];
-                submissions_count: number;
-                /** @description The retention in force. */
-                retention: {
-                    /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
-                    submissions_days: number | null;
-                    /** @description Days spam is kept, the plan's cap applied; null = for ever. */
-                    spam_days: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
-                     */
-                    next_deletion_at: string | null;
-                };
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                updated_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                deleted_at: string | null;
-            };
+            data: components["schemas"]["Form"];
         };
         RateLimitedBody: {
             /** @enum {string} */
@@ -2190,99 +1795,7 @@ export interface components {
             status: "queued";
         };
         RestoreFormResponse: {
-            data: {
-                /** @description Prefix `frm_`. */
-                id: string;
-                name: string;
-                /** @enum {string} */
-                status: "draft" | "published";
-                /** @description The public URL websites post to. */
-                endpoint_url: string;
-                notification_emails: string[];
-                /** @description Each notification address and whether it has confirmed. */
-                notification_recipients: components["schemas"]["NotificationRecipient"][];
-                settings: {
-                    /**
-                     * Format: uri
-                     * @description Where browsers go after a post (303); null = built-in thank-you page.
-                     */
-                    redirect_url: string | null;
-                    /** @description Hidden field bots fill in; default `_gotcha`. */
-                    honeypot_field: string;
-                    /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                    allowed_origins: string[];
-                    custom_rules: components["schemas"]["CustomRules"];
-                    /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                    ai_threshold: number;
-                    /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                    fields: components["schemas"]["SchemaFieldView"][];
-                    unknown_fields: components["schemas"]["UnknownFields"];
-                    /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
-                    captcha: {
-                        /** @enum {string} */
-                        provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                        /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
-                        secret_last4: string;
-                        /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
-                        min_score: number | null;
-                    } | null;
-                    /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
-                    autoresponder: {
-                        enabled: boolean;
-                        /** @description With `{{field}}` placeholders. */
-                        subject: string;
-                        /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
-                        body_markdown: string;
-                        /** @description The sender's display name (the address is the service's). */
-                        from_name: string | null;
-                        /** @description Where the submitter's replies go. */
-                        reply_to: string | null;
-                    };
-                    retention: components["schemas"]["Retention"];
-                    /**
-                     * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                     * @enum {string}
-                     */
-                    notification_mode: "instant" | "hourly" | "daily";
-                    /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                    notify_spam: boolean;
-                };
-                /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
-                disabled_rules: {
-                    /** @enum {string} */
-                    kind: "regex";
-                    pattern: string;
-                    reason: string;
-                }[];
-                submissions_count: number;
-                /** @description The retention in force. */
-                retention: {
-                    /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
-                    submissions_days: number | null;
-                    /** @description Days spam is kept, the plan's cap applied; null = for ever. */
-                    spam_days: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
-                     */
-                    next_deletion_at: string | null;
-                };
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                updated_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                deleted_at: string | null;
-            };
+            data: components["schemas"]["Form"];
         };
         /** @description How long submissions are kept; a daily job deletes what has aged out, with its files. */
         Retention: {
@@ -2693,99 +2206,7 @@ export interface components {
          */
         UnknownFields: "keep" | "drop" | "reject";
         UnpublishFormResponse: {
-            data: {
-                /** @description Prefix `frm_`. */
-                id: string;
-                name: string;
-                /** @enum {string} */
-                status: "draft" | "published";
-                /** @description The public URL websites post to. */
-                endpoint_url: string;
-                notification_emails: string[];
-                /** @description Each notification address and whether it has confirmed. */
-                notification_recipients: components["schemas"]["NotificationRecipient"][];
-                settings: {
-                    /**
-                     * Format: uri
-                     * @description Where browsers go after a post (303); null = built-in thank-you page.
-                     */
-                    redirect_url: string | null;
-                    /** @description Hidden field bots fill in; default `_gotcha`. */
-                    honeypot_field: string;
-                    /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                    allowed_origins: string[];
-                    custom_rules: components["schemas"]["CustomRules"];
-                    /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                    ai_threshold: number;
-                    /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                    fields: components["schemas"]["SchemaFieldView"][];
-                    unknown_fields: components["schemas"]["UnknownFields"];
-                    /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
-                    captcha: {
-                        /** @enum {string} */
-                        provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                        /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
-                        secret_last4: string;
-                        /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
-                        min_score: number | null;
-                    } | null;
-                    /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
-                    autoresponder: {
-                        enabled: boolean;
-                        /** @description With `{{field}}` placeholders. */
-                        subject: string;
-                        /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
-                        body_markdown: string;
-                        /** @description The sender's display name (the address is the service's). */
-                        from_name: string | null;
-                        /** @description Where the submitter's replies go. */
-                        reply_to: string | null;
-                    };
-                    retention: components["schemas"]["Retention"];
-                    /**
-                     * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                     * @enum {string}
-                     */
-                    notification_mode: "instant" | "hourly" | "daily";
-                    /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                    notify_spam: boolean;
-                };
-                /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
-                disabled_rules: {
-                    /** @enum {string} */
-                    kind: "regex";
-                    pattern: string;
-                    reason: string;
-                }[];
-                submissions_count: number;
-                /** @description The retention in force. */
-                retention: {
-                    /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
-                    submissions_days: number | null;
-                    /** @description Days spam is kept, the plan's cap applied; null = for ever. */
-                    spam_days: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
-                     */
-                    next_deletion_at: string | null;
-                };
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                updated_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                deleted_at: string | null;
-            };
+            data: components["schemas"]["Form"];
         };
         /** @description The body is not urlencoded, multipart or JSON. */
         UnsupportedMediaTypeBody: {
@@ -2801,149 +2222,10 @@ export interface components {
             name?: string;
             /** @description At most 10 addresses notified of each clean submission. */
             notification_emails?: string[];
-            settings?: {
-                /**
-                 * Format: uri
-                 * @description Where browsers go after a post (303); null = built-in thank-you page.
-                 */
-                redirect_url?: string | null;
-                /** @description Hidden field bots fill in; default `_gotcha`. */
-                honeypot_field?: string;
-                /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                allowed_origins?: string[];
-                /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                ai_threshold?: number;
-                /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                fields?: components["schemas"]["SchemaField"][];
-                unknown_fields?: components["schemas"]["UnknownFields"];
-                /** @description Merged with the current retention. */
-                retention?: {
-                    /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
-                    submissions_days?: number | null;
-                    /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
-                    spam_days?: number | null;
-                };
-                /**
-                 * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                 * @enum {string}
-                 */
-                notification_mode?: "instant" | "hourly" | "daily";
-                /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                notify_spam?: boolean;
-                custom_rules?: {
-                    /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
-                    blocked_emails?: string[];
-                    /** @description Case-insensitive words or phrases that mark spam. */
-                    keywords?: string[];
-                    /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
-                    regex?: string[];
-                };
-                captcha?: {
-                    /** @enum {string} */
-                    provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                    /** @description The provider's secret key; may be left out to keep the stored one when the provider is unchanged. */
-                    secret_key?: string;
-                    /** @description reCAPTCHA v3 only: the least score accepted; default 0.5. */
-                    min_score?: number;
-                } | null;
-                /** @description Merged with the current autoresponder. */
-                autoresponder?: components["schemas"]["AutoresponderInput"];
-            };
+            settings?: components["schemas"]["FormSettingsInput"];
         };
         UpdateFormResponse: {
-            data: {
-                /** @description Prefix `frm_`. */
-                id: string;
-                name: string;
-                /** @enum {string} */
-                status: "draft" | "published";
-                /** @description The public URL websites post to. */
-                endpoint_url: string;
-                notification_emails: string[];
-                /** @description Each notification address and whether it has confirmed. */
-                notification_recipients: components["schemas"]["NotificationRecipient"][];
-                settings: {
-                    /**
-                     * Format: uri
-                     * @description Where browsers go after a post (303); null = built-in thank-you page.
-                     */
-                    redirect_url: string | null;
-                    /** @description Hidden field bots fill in; default `_gotcha`. */
-                    honeypot_field: string;
-                    /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-                    allowed_origins: string[];
-                    custom_rules: components["schemas"]["CustomRules"];
-                    /** @description AI spam score at or above which a submission is spam; default 0.75. */
-                    ai_threshold: number;
-                    /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-                    fields: components["schemas"]["SchemaFieldView"][];
-                    unknown_fields: components["schemas"]["UnknownFields"];
-                    /** @description The CAPTCHA posts must pass (verified server-side with the provider); null = none. */
-                    captcha: {
-                        /** @enum {string} */
-                        provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                        /** @description The last 4 characters of the provider secret (the secret itself is never returned). */
-                        secret_last4: string;
-                        /** @description reCAPTCHA v3: the least score accepted (default 0.5); null for other providers. */
-                        min_score: number | null;
-                    } | null;
-                    /** @description The e-mail sent to the submitter of each clean submission (not on the Free plan). */
-                    autoresponder: {
-                        enabled: boolean;
-                        /** @description With `{{field}}` placeholders. */
-                        subject: string;
-                        /** @description Markdown with `{{field}}` placeholders (values are inserted as plain text). */
-                        body_markdown: string;
-                        /** @description The sender's display name (the address is the service's). */
-                        from_name: string | null;
-                        /** @description Where the submitter's replies go. */
-                        reply_to: string | null;
-                    };
-                    retention: components["schemas"]["Retention"];
-                    /**
-                     * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-                     * @enum {string}
-                     */
-                    notification_mode: "instant" | "hourly" | "daily";
-                    /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-                    notify_spam: boolean;
-                };
-                /** @description Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced. */
-                disabled_rules: {
-                    /** @enum {string} */
-                    kind: "regex";
-                    pattern: string;
-                    reason: string;
-                }[];
-                submissions_count: number;
-                /** @description The retention in force. */
-                retention: {
-                    /** @description Days submissions are kept, the plan's cap applied; null = for ever. */
-                    submissions_days: number | null;
-                    /** @description Days spam is kept, the plan's cap applied; null = for ever. */
-                    spam_days: number | null;
-                    /**
-                     * Format: date-time
-                     * @description When the daily job will next delete some of this form's submissions; null = nothing stored will age out.
-                     */
-                    next_deletion_at: string | null;
-                };
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                updated_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                deleted_at: string | null;
-            };
+            data: components["schemas"]["Form"];
         };
         UpdateSubmissionBody: {
             /** @description Merged shallowly: omitted keys stay, a key set to null is removed. */
@@ -2953,53 +2235,7 @@ export interface components {
             status?: components["schemas"]["SubmissionStatus"];
         };
         UpdateSubmissionResponse: {
-            data: {
-                /** @description Prefix `subm_`. */
-                id: string;
-                status: components["schemas"]["SubmissionStatus"];
-                /** @description Why it is spam: honeypot_filled, rate_limited, rule:<kind>, captcha_unverified (the CAPTCHA provider could not be reached), ai_moderation. */
-                spam_reason: string | null;
-                category: string | null;
-                ai_moderation: components["schemas"]["AiModeration"] | null;
-                /** @description The submitted fields. */
-                payload: {
-                    [key: string]: unknown;
-                };
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                received_at: string;
-                form_id: string;
-                /** @description The payload with each value recognised and typed. */
-                fields: components["schemas"]["ParsedField"][];
-                /** @description IP, user agent, referrer, origin and the reserved control fields. */
-                metadata: {
-                    [key: string]: unknown;
-                };
-                /** @description Present only if the submission had uploads, with signed URLs valid 60 seconds. */
-                files?: components["schemas"]["SignedSubmissionFile"][];
-                /** @description The autoresponder's outcome: `{ sent_at, to }` or `{ skipped: reason }`; null when none was due (the form had it off, or the post was spam caught at the door and never processed). */
-                autoresponse: {
-                    /**
-                     * Format: date-time
-                     * @description When it was sent (with `to`).
-                     */
-                    sent_at?: string;
-                    /** @description The address it was sent to. */
-                    to?: string;
-                    /**
-                     * @description Why none was sent: spam, no submitter address, an address that is not one, one already sent to it this hour, or a plan without the autoresponder.
-                     * @enum {string}
-                     */
-                    skipped?: "spam" | "no_address" | "invalid_address" | "rate_limited" | "plan";
-                } | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                updated_at: string;
-            };
+            data: components["schemas"]["SubmissionDetail"];
         };
         UpdateWebhookBody: {
             label?: string;
@@ -3019,43 +2255,7 @@ export interface components {
             rotate_secret?: boolean;
         };
         UpdateWebhookResponse: {
-            data: {
-                /** @description Prefix `wh_`. */
-                id: string;
-                form_id: string;
-                label: string;
-                provider: components["schemas"]["Provider"];
-                /** @description HTTPS endpoint the deliveries are posted to. */
-                url: string;
-                /** @description Inactive webhooks get no new deliveries and their pending retries stop. */
-                active: boolean;
-                /** @description Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days). */
-                deactivated_reason: string | null;
-                /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
-                config: {
-                    [key: string]: unknown;
-                };
-                events: components["schemas"]["WebhookEvent"][];
-                /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
-                filter: components["schemas"]["WebhookFilterCondition"][];
-                /** @description Last four characters of the signing secret. */
-                secret_last4: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in UTC.
-                 */
-                updated_at: string;
-                /**
-                 * Format: date-time
-                 * @description When it was deleted: a deleted webhook gets no new deliveries, but stays readable by id (with its delivery log) while its retries already scheduled run out.
-                 */
-                deleted_at: string | null;
-            };
+            data: components["schemas"]["Webhook"];
             /** @description The new signing secret, only with `rotate_secret: true`. */
             secret?: string;
         };

@@ -126,8 +126,11 @@ export class Components {
         return { $ref: ref, ...extras };
       }
     }
+    // New containers, so replacing a child never reaches into a schema shared with another use.
     const copy: Json = { ...schema };
     delete copy[MARK];
+    if (copy.properties) copy.properties = { ...(copy.properties as Json) };
+    for (const key of ['allOf', 'anyOf', 'oneOf', 'prefixItems']) if (Array.isArray(copy[key])) copy[key] = [...(copy[key] as unknown[])];
     for (const [holder, key] of childSlots(copy)) {
       set(holder, key, this.extract(get(holder, key) as Json, context));
     }

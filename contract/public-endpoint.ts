@@ -6,7 +6,7 @@ import { FieldErrorsBody } from './form-features.ts';
  * The public form endpoint, `POST /f/{form}`: what a website's `<form action>` posts to, with no token.
  * It is not a ts-rest route on purpose — the SDK, the CLI and the MCP tools are built from the contract's
  * routes, and none of them should post to a form as a visitor — so these schemas reach openapi.json through
- * contract/openapi.ts only; test/openapi-public-endpoint.test.ts posts to a real server and checks each
+ * scripts/openapi/public-endpoint.ts only; test/openapi-public-endpoint.test.ts posts to a real server and checks each
  * answer against the document.
  */
 
@@ -96,7 +96,7 @@ export const UrlencodedPost = z
       `${mb(L.bodyBytes)} in all.`,
   );
 
-/** Multipart is the urlencoded body plus files: contract/openapi.ts builds it with its file parts (binary). */
+/** Multipart is the urlencoded body plus files: scripts/openapi/public-endpoint.ts builds it with its file parts (binary). */
 export const MULTIPART_RULES =
   `${BODY_RULES} At most ${L.fields} names and ${L.values} parts (values and files). A part with a filename is a file: at most ${L.files} files of at most ${mb(L.fileBytes)} each, and only when the ` +
   "team's plan includes uploads (402 otherwise); a file input left empty is no upload. Every part needs `Content-Disposition: form-data` with a name.";

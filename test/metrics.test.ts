@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { once } from 'node:events';
 import net, { type AddressInfo } from 'node:net';
 import parsePrometheus, { type MetricFamily } from 'parse-prometheus-text-format';
+import pg from 'pg';
 import supertest from 'supertest';
 import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
@@ -177,6 +178,35 @@ describe('public posts, jobs, deliveries', () => {
     expect(value(families, 'intake_jobs_oldest_waiting_seconds', { queue: 'deliver-webhook' })).toBe(0);
     // Every queue is listed, with or without jobs: a queue's series does not vanish when it is empty.
     expect(samples(families, 'intake_jobs_waiting').map((m) => m.labels!.queue)).toContain('deliver-webhook');
+  });
+
+  it('a scrape does not wait for a database that does not answer: the queue figures are left out, the rest is served', async () => {
+    await scrape();
+    await new Promise((r) => setTimeout(r, 5_100)); // past the figures' cache
+    // The queue table locked by another session: the figures' read waits, up to its statement timeout.
+    const locker = new pg.Client({ connectionString: t.databaseUrl });
+    await locker.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('lock table pgboss.job in access exclusive mode');
+      const started = performance.now();
+      const families = await scrape();
+      expect(performance.now() - started).toBeLessThan(1_900);
+      expect(samples(families, 'intake_jobs_waiting')).toEqual([]);
+      expect(value(families, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
+      expect(value(families, 'intake_db_pool_connections', { state: 'max' })).toBe(t.config.databasePoolSize);
+      await new Promise((r) => setTimeout(r, 1_000)); // held past the read's 2 s statement timeout
+    } finally {
+      await locker.query('rollback');
+      await locker.end();
+    }
+    // The read cut by its statement timeout is counted; once the table is free, scrapes have the figures again.
+    const after = await eventually(
+      () => scrape(),
+      (f) => samples(f, 'intake_jobs_waiting').length > 0,
+      15_000,
+    );
+    expect(value(after, 'intake_queue_stats_errors_total')).toBe(1);
   });
 
   it('a worker serves /metrics on INTAKE_METRICS_PORT (no token, nothing else): the jobs it ran, the deliveries it made, its AI calls', async () => {

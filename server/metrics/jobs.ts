@@ -6,6 +6,8 @@ export type QueueStat = { queue: string; waiting: number; running: number; defer
 
 /** Queue figures are read at most this often: scrapes in between (several Prometheus replicas) share them. */
 const QUEUE_STATS_TTL_MS = 5_000;
+/** How long a scrape waits for a read of them; past it the scrape goes on without them. */
+const QUEUE_STATS_WAIT_MS = 1_500;
 
 const processed = new Counter({
   name: 'intake_jobs_processed_total',
@@ -51,7 +53,9 @@ let reading: Promise<QueueStat[]> | null = null;
 /**
  * The queue figures for a scrape: cached for a few seconds, one read at a time, and none while the
  * database pool has callers waiting for a connection (a scrape must not take one from a request then; the
- * last figures stand). A read that fails leaves the figures out rather than showing old ones as current.
+ * last figures stand). A read that fails leaves the figures out rather than showing old ones as current;
+ * one still running after QUEUE_STATS_WAIT_MS (a database that does not answer) is not waited for, so the
+ * scrape keeps its other metrics within the scraper's timeout — the read fills the cache when it ends.
  */
 async function queueStats(): Promise<QueueStat[]> {
   const s = source;
@@ -70,7 +74,13 @@ async function queueStats(): Promise<QueueStat[]> {
       return [];
     })
     .finally(() => (reading = null));
-  return reading;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<QueueStat[]>((resolve) => (timer = setTimeout(() => resolve([]), QUEUE_STATS_WAIT_MS)));
+  try {
+    return await Promise.race([reading, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A gauge per queue figure, each set from the one cached read when scraped. */

@@ -87,7 +87,14 @@ export function readImage(text?: string): Image {
 }
 
 /** The parts of a service these checks read; the schema checks the rest. */
-export type ComposeService = { image?: string; build?: unknown; command?: string[]; deploy?: { replicas?: number }; healthcheck?: { disable?: boolean } };
+export type ComposeService = {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  environment?: Record<string, string | number | boolean | null> | string[];
+  deploy?: { replicas?: number };
+  healthcheck?: { disable?: boolean };
+};
 export type Compose = { services: Record<string, ComposeService> };
 
 /** compose.yaml as Compose reads it (anchors and `<<` merge keys resolved), before variable interpolation. */
@@ -100,4 +107,22 @@ export function intakeProcesses(compose: Compose = readCompose()): Array<{ servi
   return Object.entries(compose.services)
     .filter(([, s]) => s.build !== undefined)
     .flatMap(([service, s]) => Array.from({ length: s.deploy?.replicas ?? 1 }, () => ({ service, command: s.command ?? readImage().cmd })));
+}
+
+/**
+ * A service's environment as Compose would hand it over: `${VAR}`, `${VAR:-default}` and `${VAR:?message}`
+ * substituted from `vars` (the .env file's role), `$$` left as one `$`. A required variable missing throws.
+ */
+export function serviceEnvironment(service: string, vars: Record<string, string>, compose: Compose = readCompose()): Record<string, string> {
+  const environment = compose.services[service]?.environment;
+  if (!environment || Array.isArray(environment)) throw new Error(`compose.yaml: ${service} has no environment map`);
+  const interpolate = (value: string) =>
+    value.replace(/\$\$|\$\{(\w+)(?:(:-|:\?)([^}]*))?\}/g, (match, name: string | undefined, op: string | undefined, arg: string | undefined) => {
+      if (match === '$$') return '$';
+      const set = vars[name!];
+      if (set !== undefined && set !== '') return set;
+      if (op === ':?') throw new Error(`compose.yaml: ${service} needs ${name} (${arg})`);
+      return op === ':-' ? arg! : '';
+    });
+  return Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, interpolate(String(v))]));
 }

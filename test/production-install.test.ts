@@ -5,11 +5,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { intakeProcesses, readImage } from '../scripts/deploy-files.ts';
+import { intakeProcesses, readImage, serviceEnvironment } from '../scripts/deploy-files.ts';
 import { clusterDir } from '../server/db/embedded-postgres.ts';
 import { startHttpsReceiver } from './support/https-receiver.ts';
 import { captureLogs } from './support/processes.ts';
 import { startPrivatePostgres, startPrivateS3 } from './support/private-services.ts';
+import { startSmtpTestServer } from './support/smtp.ts';
 import { serverProcessEnv } from './support/tls.ts';
 
 /**
@@ -17,7 +18,8 @@ import { serverProcessEnv } from './support/tls.ts';
  * package files alone, the files its COPY lines take (as .dockerignore leaves them), then compose.yaml's
  * processes with the image's entrypoint — migrate, serve --no-worker ×2, worker ×2 — as separate processes
  * against one Postgres (DATABASE_URL) and one S3 (STORAGE_URL). The commands are read from the Dockerfile and
- * compose.yaml (scripts/deploy-files.ts), so the test runs what ships. A runtime import of a dev dependency,
+ * compose.yaml (scripts/deploy-files.ts), and each process gets its compose service's environment, so the
+ * test runs what ships. A runtime import of a dev dependency,
  * a file the image does not copy, or a need for the embedded Postgres or S3 fails it.
  */
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -28,6 +30,16 @@ const postgres = await startPrivatePostgres();
 const s3 = await startPrivateS3(BUCKET);
 const receiver = await startHttpsReceiver();
 afterAll(() => receiver.close());
+const smtp = await startSmtpTestServer();
+afterAll(() => smtp.close());
+/** What the operator's .env holds (deploy/.env.example names each). */
+const DOT_ENV = {
+  INTAKE_DOMAIN: 'forms.example.test',
+  INTAKE_SECRET_KEY: 'production-install-test-secret-0123456789',
+  POSTGRES_PASSWORD: 'unused-here',
+  STORAGE_SECRET_KEY: 'unused-here',
+  SMTP_URL: smtp.url,
+};
 
 const installDir = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-production-'));
 const appDir = path.join(installDir, 'app');
@@ -55,22 +67,22 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** The environment compose.yaml gives every Intake process, with this machine's services and the image's ENV. */
-function productionEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+/**
+ * The environment a compose.yaml service runs with: the image's ENV, then the service's own environment
+ * interpolated from DOT_ENV, with this machine's Postgres and S3 in place of compose's hosts.
+ */
+function productionEnv(service: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     // Only the pinned Node is on PATH: nothing of the development machine's tools is there to lean on.
     PATH: path.dirname(process.execPath),
     ...image.env,
+    ...serviceEnvironment(service, DOT_ENV),
     INTAKE_DATA_DIR: dataDir,
     DATABASE_URL: postgres.url,
     STORAGE_URL: s3.url,
     STORAGE_BUCKET: BUCKET,
-    INTAKE_SECRET_KEY: 'production-install-test-secret-0123456789',
-    INTAKE_BASE_URL: 'https://forms.example.test',
-    INTAKE_TRUST_PROXY: '1',
-    INTAKE_SHUTDOWN_DRAIN_MS: '0',
     HOST: '127.0.0.1',
-    // The receiver is on 127.0.0.1 with a test certificate: the one allowance production does not make.
+    // The receiver is on 127.0.0.1 with a test certificate: the allowances production does not make.
     INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true',
     ...serverProcessEnv(),
     ...extra,
@@ -91,8 +103,9 @@ function intake(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; 
   return { child, output: () => output, exited };
 }
 
+/** A one-off command in the `migrate` service's environment (as `docker compose run migrate …` would). */
 async function run(args: string[]): Promise<string> {
-  const p = intake(args, productionEnv());
+  const p = intake(args, productionEnv('migrate'));
   const [code] = await p.exited;
   if (code !== 0) throw new Error(`intake ${args.join(' ')} exited ${code}:\n${p.output()}`);
   return p.output();
@@ -141,8 +154,9 @@ describe('the production install', { timeout: 240_000 }, () => {
     }
 
     // compose.yaml's processes: the one-shot migrate first, as its depends_on says, then the rest together.
-    expect(processes.map((p) => p.command.join(' '))).toContain('migrate');
-    expect(await run(['migrate'])).toContain('migrations are up to date');
+    const oneShots = processes.filter((p) => p.command[0] === 'migrate');
+    expect(oneShots.map((p) => p.command)).toEqual([['migrate']]);
+    expect(await run(oneShots[0]!.command)).toContain('migrations are up to date');
 
     // A team, its owner and a token, by the installed admin commands.
     const team = JSON.parse(await run(['admin', 'team', 'create', '--name', 'Production', '--plan', 'pro', '--json'])) as { id: string };
@@ -152,9 +166,9 @@ describe('the production install', { timeout: 240_000 }, () => {
     const servers: string[] = [];
     const longRunning = processes.filter((p) => p.command[0] !== 'migrate');
     const children: Array<ReturnType<typeof intake> & { command: string[] }> = [];
-    for (const { command } of longRunning) {
+    for (const { service, command } of longRunning) {
       const port = command[0] === 'serve' ? await freePort() : 0;
-      const p = intake(command, productionEnv({ PORT: String(port) }));
+      const p = intake(command, productionEnv(service, { PORT: String(port) }));
       children.push({ command, ...p });
       if (command[0] === 'serve') servers.push(`http://127.0.0.1:${port}`);
     }

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
+import { initContract, isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { describe, expect, it } from 'vitest';
-import { contract, type RouteMetadata } from '../contract/index.ts';
+import { z } from 'zod';
+import { contract, ErrorBody, type RouteMetadata } from '../contract/index.ts';
 import { ERROR_CODES } from '../contract/errors.ts';
 import { WEBHOOK_EVENT_BODIES } from '../contract/events.ts';
+import { Form } from '../contract/forms.ts';
+import { buildOpenApi } from '../scripts/openapi/document.ts';
 import { bearer, makeTeam, startTestApp } from './support/harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking a parsed document
@@ -144,6 +147,33 @@ describe('openapi.json for code generators', () => {
       }
     }
     expect(Object.keys(doc.components.headers)).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After']);
+  });
+});
+
+describe('naming on routes yet to come', () => {
+  const c = initContract();
+  const fixture = c.router({
+    getThing: {
+      method: 'GET',
+      path: '/v1/things/:thing',
+      summary: 'Show a thing',
+      responses: { 200: z.object({ data: Form, extended: Form.extend({ extra: z.string() }), maybe: Form.nullable() }), 404: ErrorBody },
+      metadata: { ability: null },
+    },
+  });
+  const fixtureDoc = buildOpenApi(fixture) as Json;
+  const fixtureSchemas = fixtureDoc.components.schemas as Record<string, Json>;
+
+  it('refers to a contract schema wherever a route uses it, inlines one derived from it, and names the body after the operation', () => {
+    const op = fixtureDoc.paths['/v1/things/{thing}'].get;
+    expect(op.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/GetThingResponse' });
+    const body = fixtureSchemas.GetThingResponse!;
+    expect(body.properties.data).toEqual({ $ref: '#/components/schemas/Form' });
+    expect(body.properties.maybe).toEqual({ anyOf: [{ $ref: '#/components/schemas/Form' }, { type: 'null' }] });
+    expect(body.properties.extended.properties).toHaveProperty('extra');
+    expect(body.properties.extended.properties.settings).toEqual({ $ref: '#/components/schemas/FormSettings' });
+    expect(Object.keys(fixtureSchemas.Form!.properties)).toEqual(Object.keys(Form.shape));
+    expect(op.responses['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
   });
 });
 

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -134,14 +134,19 @@ describe('the production install', { timeout: 240_000 }, () => {
     const [npm, ...installArgs] = image.install;
     const started = Date.now();
     // --prefer-offline: the machine's npm cache stands in for the registry where it can (same packages, same integrity).
-    const install = spawnSync(npm!, [...installArgs, '--prefer-offline'], {
+    // Run beside the test's event loop, not blocking it: the private S3 and the receivers live in this process.
+    const npmChild = spawn(npm!, [...installArgs, '--prefer-offline'], {
       cwd: appDir,
       env: { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`, NODE_ENV: 'production' },
-      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 180_000,
     });
+    let npmOutput = '';
+    npmChild.stdout.on('data', (c: Buffer) => (npmOutput += c.toString()));
+    npmChild.stderr.on('data', (c: Buffer) => (npmOutput += c.toString()));
+    const [npmCode] = (await once(npmChild, 'exit')) as [number | null];
     const installMs = Date.now() - started;
-    expect(install.status, `${install.stdout}\n${install.stderr}`).toBe(0);
+    expect(npmCode, npmOutput).toBe(0);
     // Nothing only development needs was installed (the lock marks those packages `dev`): a runtime import of one fails below.
     const lock = JSON.parse(fs.readFileSync(path.join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
     const devOnly = Object.entries(lock.packages).filter(([p, meta]) => p && meta.dev).map(([p]) => p);

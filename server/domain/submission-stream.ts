@@ -172,6 +172,9 @@ async function scopeOf(ctx: AppContext, caller: Caller, formId: string, opts: St
  * where they end. Event ids are positions, not names: the same submission read at another time may carry
  * another id, and any of them resumes right after it.
  */
+/** A stream carries each submission as its submission.created body (spam is marked by the SSE event name, not the body). */
+type CreatedEvent = SubmissionEvent & { type: 'submission.created' };
+
 export async function readSubmissionEvents(ctx: AppContext, caller: Caller, formId: string, opts: StreamOptions) {
   const scope = await scopeOf(ctx, caller, formId, opts);
   let position = await startingPosition(ctx, scope, opts);
@@ -184,7 +187,7 @@ export async function readSubmissionEvents(ctx: AppContext, caller: Caller, form
     more = batch.more;
   }
   return {
-    data: events.map((e) => ({ id: e.id, event: e.event, submission: JSON.parse(e.data) as SubmissionEvent })),
+    data: events.map((e) => ({ id: e.id, event: e.event, submission: JSON.parse(e.data) as CreatedEvent })),
     meta: { last_event_id: encodePosition(scope.formId, scope.spam, position), has_more: more },
   };
 }

@@ -39,6 +39,7 @@ import { serverProcessEnv } from '../test/support/tls.ts';
 import { cleanupAll, installSignalHandlers, onCleanup } from './lib/cleanup.ts';
 import { COMPANIES, FIRST, LAST, SENTENCES, SUBJECTS } from './lib/contact-form.ts';
 import { scratchDir, startDatabase, startStorage } from './lib/infra.ts';
+import { resetStatements, topStatements } from './lib/pg-stats.ts';
 import type { AttackOptions, AttackReport } from './lib/noisy-attacker.ts';
 import { cpuMs, freePort, startChild, treeCpuMs, waitForHttp } from './lib/processes.ts';
 import { quantile, runTenantLoad, type Accepted, type LatencyStats, type TenantLoadResult } from './lib/tenant-load.ts';
@@ -70,6 +71,7 @@ const { values: opts } = parseArgs({
     env: { type: 'string', multiple: true, default: [] },
     'no-save': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
+    'pg-stats': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -95,6 +97,7 @@ if (opts.help) {
   --env NAME=VALUE    extra setting for intake serve (repeatable), e.g. DATABASE_POOL_SIZE=20
   --no-save           do not write bench/results/noisy-neighbour-<date>.json
   --verbose           echo the server's and the attacker's output
+  --pg-stats          report the statements Postgres spent most time on in each run (pg_stat_statements)
 Environment: DATABASE_URL (use that server: a fresh database is created on it and dropped afterwards).`);
   process.exit(0);
 }
@@ -311,7 +314,13 @@ async function main(): Promise<number> {
   const wallStart = Date.now();
   const seconds = num('duration');
   const dir = scratchDir('intake-bench-noisy-');
-  const db = await startDatabase(dir, { pgStats: false, log });
+  const db = await startDatabase(dir, { pgStats: opts['pg-stats'], log });
+  // With --pg-stats, what Postgres spent its time on in each run (reset as each starts).
+  const statements = db.pgStatStatements ? new pg.Client({ connectionString: db.url }) : null;
+  if (statements) {
+    await statements.connect();
+    onCleanup('pg_stat_statements client', () => statements.end());
+  }
   const storageUrl = await startStorage(dir, 'intake-bench');
   const receiver = await startHttpsReceiver();
   onCleanup('HTTPS receiver', () => receiver.close());
@@ -395,8 +404,10 @@ async function main(): Promise<number> {
   if (num('warmup') > 0) await tenantLoad(num('warmup'), 'warm-up');
 
   await sampler.start();
+  if (statements) await resetStatements(statements);
   const quiet = await tenantLoad(seconds, 'quiet');
   const quietServer = sampler.stop();
+  const quietStatements = statements ? await topStatements(statements) : null;
   const quietDeliveries = await deliveriesOf(quiet.accepted, num('delivery-grace') * 1000);
   log(`quiet: team B's deliveries ${JSON.stringify(quietDeliveries)}`);
 
@@ -444,8 +455,10 @@ async function main(): Promise<number> {
   const rampSeconds = (Date.now() - rampStart) / 1000;
   log(`team A's attack under way after ${rampSeconds.toFixed(1)} s`);
   await sampler.start(attacker.pid);
+  if (statements) await resetStatements(statements);
   const noisy = await tenantLoad(seconds, 'noisy');
   const noisyServer = sampler.stop();
+  const noisyStatements = statements ? await topStatements(statements) : null;
   const stopping = attacker.stop(90_000);
   let attack: AttackReport | null = null;
   let attackError: string | null = null;
@@ -483,7 +496,7 @@ async function main(): Promise<number> {
       },
     },
     teamA: { rampSeconds: Math.round(rampSeconds * 10) / 10, ...(attack ?? { error: attackError }), webhookRequestsReceived: received },
-    database: { kind: db.kind, settings: db.settings },
+    database: { kind: db.kind, settings: db.settings, statements: statements ? { quiet: quietStatements, noisy: noisyStatements } : undefined },
     wallSeconds: Math.round((Date.now() - wallStart) / 100) / 10,
     machine: { cpus: os.cpus().length, loadavg: os.loadavg().map((l) => Math.round(l * 100) / 100) },
   };
@@ -519,6 +532,11 @@ async function main(): Promise<number> {
   } else log(`team A: no report from the attacker (${attackError})`);
   log(`Postgres connections busy: quiet peak ${quietServer.postgresConnections.busyPeak}, noisy peak ${noisyServer.postgresConnections.busyPeak} (COPY ${noisyServer.postgresConnections.copyingPeak})`);
   log(`cores busy: quiet ${JSON.stringify(quietServer.cpuCores)}, noisy ${JSON.stringify(noisyServer.cpuCores)} (of ${os.cpus().length})`);
+  for (const [run, top] of [['quiet', quietStatements], ['noisy', noisyStatements]] as const) {
+    if (!top) continue;
+    log(`top statements, ${run} run (calls, total ms, mean ms, WAL bytes):`);
+    for (const st of top) log(`  ${String(st.calls).padStart(7)} ${String(st.total_ms).padStart(9)} ${String(st.mean_ms).padStart(8)} ${String(st.wal_bytes).padStart(11)}  ${st.query}`);
+  }
   log(`VERDICT: ${result.passed ? 'PASS' : 'FAIL'} — ${result.target}`);
   for (const p of problems) log(`  ${p}`);
   return 0;

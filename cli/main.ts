@@ -1,3 +1,5 @@
+// First: it holds a signal that comes while the rest loads.
+import './early-signals.ts';
 import { buildProgram, OWN_COMMANDS } from './program.ts';
 
 // A server or admin command (named first, as commander needs it) loads no API command; help and the rest get them all.

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { takeEarlySignals } from './early-signals.ts';
 
 // The server is imported when a command runs, not for `--help` or a usage error: loading it takes a second.
 const server = () => import('../server/main.ts');
@@ -11,7 +12,7 @@ export function registerServerCommands(program: Command): void {
     .option('--no-worker', 'serve HTTP only; run `intake worker` processes separately')
     .action(async (opts: { worker: boolean }) => {
       const { boot, loadConfig, runUntilSignal } = await server();
-      const rt = await boot(loadConfig(), { http: true, worker: opts.worker, services: true });
+      const rt = await boot(loadConfig(), { http: true, worker: opts.worker, services: true, signalsBeforeBoot: takeEarlySignals });
       await runUntilSignal(rt);
     });
 
@@ -20,7 +21,7 @@ export function registerServerCommands(program: Command): void {
     .description('Run the background workers only')
     .action(async () => {
       const { boot, loadConfig, runUntilSignal } = await server();
-      const rt = await boot(loadConfig(), { http: false, worker: true, services: true });
+      const rt = await boot(loadConfig(), { http: false, worker: true, services: true, signalsBeforeBoot: takeEarlySignals });
       await runUntilSignal(rt);
     });
 
@@ -47,7 +48,7 @@ export function registerServerCommands(program: Command): void {
         host: loaded.hostSet ? loaded.host : '127.0.0.1',
         verifyNotificationEmails: loaded.verifyNotificationEmailsSet ? loaded.verifyNotificationEmails : false,
       };
-      const rt = await boot(config, { http: true, worker: true, services: true });
+      const rt = await boot(config, { http: true, worker: true, services: true, signalsBeforeBoot: takeEarlySignals });
       const { token, created } = await ensureDevAccount(rt);
       privateDataDir(config.dataDir);
       const base = rt.url!;

@@ -62,6 +62,8 @@ type BootOptions = {
   /** Storage and the job queue; off for admin commands that only touch accounts. */
   services: boolean;
   log?: Logger;
+  /** Signals the caller held before boot could (the CLI's, while Node loaded the server): handled as if they came while starting. */
+  signalsBeforeBoot?: () => NodeJS.Signals[];
 };
 
 /**
@@ -92,6 +94,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
   if (holdsSignals) {
     process.on('SIGINT', holdSignal);
     process.on('SIGTERM', holdSignal);
+    for (const signal of options.signalsBeforeBoot?.() ?? []) holdSignal(signal);
   }
   const closers: Array<[string, () => Promise<unknown>]> = [];
   const close = async () => {

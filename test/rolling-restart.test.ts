@@ -258,4 +258,14 @@ describe('rolling restarts', { timeout: 120_000 }, () => {
       await new Promise((resolve) => proxy.close(resolve));
     }
   });
+
+  it.each([['serve', '--no-worker'], ['worker']])('a SIGTERM while `%s` is still loading, before it starts, ends it cleanly too', async (...command) => {
+    // A third of a second in: Node is up and loading the server (about a second), boot() has not begun.
+    const p = startServe(await freePort(), {}, command);
+    await new Promise((r) => setTimeout(r, 300));
+    p.child.kill('SIGTERM');
+    const [code, signal] = await p.exited;
+    expect({ code, signal }, p.output()).toEqual({ code: 0, signal: null });
+    expect(p.output()).toContain('signal received while starting');
+  });
 });

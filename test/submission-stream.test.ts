@@ -387,6 +387,8 @@ describe('shutdown and the tool list', () => {
         PORT: '0',
         HOST: '127.0.0.1',
         LOG_LEVEL: 'info',
+        // No load balancer here to take it out of rotation: a short drain before the streams end.
+        INTAKE_SHUTDOWN_DRAIN_MS: '500',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

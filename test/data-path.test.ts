@@ -116,3 +116,18 @@ describe('the one-statement ingest and pg-boss', () => {
     );
   });
 });
+
+describe("a submission's team", () => {
+  it("is its form's team, by constraint: a row naming another team is refused, and the form's deletion still takes its submissions", async () => {
+    const owner = await makeTeam(t);
+    const other = await makeTeam(t);
+    const formId = newId('frm');
+    await t.ctx.db.query(`insert into forms (id, team_id, name, status) values ($1, $2, 'Scoped', 'published')`, [formId, owner.teamId]);
+    const insert = (teamId: string) =>
+      t.ctx.db.query(`insert into submissions (id, team_id, form_id, status, payload) values ($1, $2, $3, 'received', '{}') returning id`, [newId('subm'), teamId, formId]);
+    await expect(insert(other.teamId)).rejects.toMatchObject({ code: '23503', constraint: 'submissions_form_team_fkey' });
+    const { rows: [kept] } = await insert(owner.teamId);
+    await t.ctx.db.query('delete from forms where id = $1', [formId]);
+    expect((await t.ctx.db.query('select 1 from submissions where id = $1', [kept!.id])).rowCount).toBe(0);
+  });
+});

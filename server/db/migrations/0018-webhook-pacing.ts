@@ -1,0 +1,26 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * Webhook pacing (issue 28.3).
+ *
+ * - `max_per_second`: the rate a webhook's receiver is sent at most (null: its provider's documented limit
+ *   for chat providers, otherwise unpaced).
+ * - `next_send_at`: the next free send slot of a paced webhook, moved on atomically by the worker that takes
+ *   a slot, so every worker process shares one pace.
+ * - `paused_until`: a receiver's 429 with `Retry-After` holds every delivery of the webhook until then.
+ */
+export class Migration0018WebhookPacing extends Migration {
+  override name = '0018-webhook-pacing';
+
+  override up(): void {
+    this.addSql(`alter table webhooks add column max_per_second real check (max_per_second between 0.5 and 100);`);
+    this.addSql(`alter table webhooks add column next_send_at timestamptz;`);
+    this.addSql(`alter table webhooks add column paused_until timestamptz;`);
+  }
+
+  override down(): void {
+    this.addSql(`alter table webhooks drop column paused_until;`);
+    this.addSql(`alter table webhooks drop column next_send_at;`);
+    this.addSql(`alter table webhooks drop column max_per_second;`);
+  }
+}

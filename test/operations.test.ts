@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { contract } from '../contract/index.ts';
 import { AppError } from '../server/domain/errors.ts';
 import { operations } from '../server/operations/index.ts';
-import { bearerToken, invoke } from '../server/operations/invoke.ts';
+import { bearerToken } from '../server/domain/tokens.ts';
+import { invoke } from '../server/operations/invoke.ts';
 import { bearer, makeMember, makeTeam, startTestApp } from './support/harness.ts';
 
 /** One way to call an operation (issue 26): a table of operations that REST and MCP bind to, through `invoke`'s checks. */
@@ -28,7 +29,7 @@ describe('the operation table', () => {
   });
 
   it('parses a bearer header in one place', () => {
-    expect(sources('server').filter((f) => /\/\^Bearer/.test(read(f)))).toEqual([path.join('server', 'operations', 'invoke.ts')]);
+    expect(sources('server').filter((f) => /\/\^Bearer/.test(read(f)))).toEqual([path.join('server', 'domain', 'tokens.ts')]);
     expect(bearerToken('Bearer abc')).toBe('abc');
     expect(bearerToken('bearer   abc  ')).toBe('abc');
     expect(bearerToken('Basic abc')).toBeNull();

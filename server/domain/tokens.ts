@@ -212,3 +212,8 @@ export async function revokeTokenById(ctx: AppContext, tokenId: string): Promise
   if (!row) throw new AppError('not_found', `Token "${tokenId}" not found (or already revoked).`);
   return { ...toTeamEntry(row), team_id: row.team_id, revoked_at: iso(row.revoked_at) };
 }
+
+/** The token of an `Authorization: Bearer <token>` header, or null when there is none (the one bearer parser). */
+export function bearerToken(header: string | undefined): string | null {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? null;
+}

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { AppError } from '../domain/errors.ts';
+import { bearerToken } from '../domain/tokens.ts';
 import { scrape, startProcessMetrics } from './registry.ts';
 
 /**
@@ -19,7 +20,7 @@ const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
  * whatever the length or the first differing byte of a guess.
  */
 export function carriesToken(header: string | undefined, token: string): boolean {
-  const given = /^Bearer +(\S+) *$/i.exec(header ?? '')?.[1] ?? '';
+  const given = bearerToken(header) ?? '';
   return timingSafeEqual(digest(given), digest(token)) && given !== '';
 }
 

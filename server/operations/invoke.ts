@@ -8,7 +8,7 @@ import { AppError, type ErrorDetail } from '../domain/errors.ts';
 import { assertPathIds } from '../domain/ids.ts';
 import { guardInput, invalidInput } from '../domain/input-guard.ts';
 import { chargeApiBudget, type ApiBudget } from '../domain/rate-windows.ts';
-import { authenticate } from '../domain/tokens.ts';
+import { authenticate, bearerToken } from '../domain/tokens.ts';
 import { operations, type RouteKey } from './index.ts';
 
 /**
@@ -22,11 +22,6 @@ import { operations, type RouteKey } from './index.ts';
 
 export const routeOf = (key: string): AppRoute => (contract as unknown as Record<string, AppRoute>)[key]!;
 const metadataOf = (route: AppRoute | undefined) => route?.metadata as RouteMetadata | undefined;
-
-/** The token of an `Authorization: Bearer <token>` header, or null when there is none (the one bearer parser). */
-export function bearerToken(header: string | undefined): string | null {
-  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? null;
-}
 
 /** RFC 6750 §3: how to authenticate, and whether the token sent was the problem. */
 export function bearerChallenge(header: string | undefined): string {

@@ -1,33 +1,19 @@
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { PgBoss, type Job, type QueuePolicy, type Queue as QueueConfig } from 'pg-boss';
+import { PgBoss, type Job } from 'pg-boss';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
 import type { Db, Tx } from '../db/database.ts';
-import { listen } from '../db/listener.ts';
 import { groupTail, lockGroup, queueHead } from '../db/queries/jobs.ts';
+import { listen } from '../db/listener.ts';
 import { keysWithLiveJobs, notifyQueue, planEmbedded } from '../db/queries/queue.ts';
 import { queueStats } from '../db/queries/queue-stats.ts';
-import { countJob, type QueueStat } from '../metrics/jobs.ts';
+import type { QueueStat } from '../metrics/jobs.ts';
+import type { JobDefinition, JobWorker } from './job-types.ts';
+import { embeddedInserts, verifyEmbedding, type EmbeddedInsert } from './queue-embedded.ts';
+import { queueListener } from './queue-listen.ts';
+import { startWorkerSlots } from './queue-workers.ts';
 
-/** Queue settings a definition may carry (retries, expiry, dead letter queue). */
-export type QueueOptions = Omit<QueueConfig, 'name' | 'policy' | 'partition'>;
-
-/** A background job's queue: its name, payload schema and queue options (retries, expiry). */
-export type JobDefinition<T> = {
-  name: string;
-  payload: z.ZodType<T>;
-  queue: QueueOptions;
-  /** pg-boss's queue policy, set when the queue is created (it cannot change later); default `standard`. */
-  policy?: QueuePolicy;
-};
-
-/** What a worker process runs for one queue. */
-export type JobWorker<C, T = unknown> = {
-  job: JobDefinition<T>;
-  concurrency?: number;
-  handler(ctx: C, data: T, job: Job<T>): Promise<void>;
-};
+export type { JobDefinition, JobWorker, QueueOptions } from './job-types.ts';
+export { PG_BOSS_VERSION, type EmbeddedInsert } from './queue-embedded.ts';
 
 export function worker<C, T>(job: JobDefinition<T>, handler: JobWorker<C, T>['handler'], concurrency?: number): JobWorker<C> {
   return { job, handler, concurrency } as JobWorker<C>;
@@ -58,12 +44,6 @@ export type InsertItem<T> = {
   /** Whose job it is (a team), for `bulkTurns`. */
   group?: string;
 };
-
-/**
- * pg-boss's insert of one job, to be embedded as a CTE in a statement whose `$1` is `value`: the JSON text of
- * an array of jobs (verified at start), so the jobs of several posts can be inserted by one statement.
- */
-export type EmbeddedInsert = { text: string; value: string };
 
 /**
  * pg-boss over the process's one database handle: every process that writes can enqueue; workers poll and
@@ -107,8 +87,6 @@ export type Queue = {
   stop(): Promise<void>;
 };
 
-export const PG_BOSS_VERSION: string = (createRequire(import.meta.url)('pg-boss/package.json') as { version: string }).version;
-
 const SCHEMA = 'pgboss';
 /** A job id no job has, for a lookup that only fills pg-boss's queue cache. */
 const NO_JOB = '00000000-0000-0000-0000-000000000000';
@@ -147,60 +125,8 @@ function waker(db: Db, log: Logger) {
 /** pg-boss's statements are the same text every time: name them so Postgres plans each once per connection. */
 const statementName = (text: string) => `pgboss_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
 
-function isJsonArrayOfOne(text: string): boolean {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return Array.isArray(parsed) && parsed.length === 1;
-  } catch {
-    return false;
-  }
-}
-
-/** What `boss.send` executes for one job, captured instead of run. */
-async function captureSend(boss: PgBoss, name: string, payload: object): Promise<Array<{ text: string; values: unknown[] }>> {
-  const captured: Array<{ text: string; values: unknown[] }> = [];
-  const capture = {
-    executeSql: async (text: string, values: unknown[] = []) => {
-      captured.push({ text, values });
-      return { rows: [{ id: null }] };
-    },
-  };
-  await boss.send(name, payload, { db: capture });
-  return captured;
-}
-
-/**
- * The one-statement ingest embeds pg-boss's private INSERT. Checked once at start, against the live
- * database, so a pg-boss upgrade that changes it stops the process with a clear message instead of
- * turning every clean post into a 500: one statement, one parameter ($1), valid as a CTE.
- */
-export async function verifyEmbeddable(db: Db, boss: PgBoss, job: JobDefinition<unknown>, sample: unknown): Promise<string> {
-  const fail = (why: string) =>
-    new Error(
-      `pg-boss ${PG_BOSS_VERSION}: ${why}. The one-statement ingest (server/db/queries/submission-inserts.ts) embeds pg-boss's job ` +
-        'insert and was built against pg-boss 12.35.0; pin that version or adapt the ingest statement.',
-    );
-  let captured: Array<{ text: string; values: unknown[] }>;
-  try {
-    captured = await captureSend(boss, job.name, job.payload.parse(sample) as object);
-  } catch (err) {
-    throw fail(`send failed while being captured (${(err as Error).message})`);
-  }
-  if (captured.length !== 1) throw fail(`send issued ${captured.length} statements instead of 1`);
-  const [{ text, values }] = captured as [{ text: string; values: unknown[] }];
-  const placeholders = new Set(text.match(/\$\d+/g) ?? []);
-  if (values.length !== 1 || placeholders.size !== 1 || !placeholders.has('$1')) {
-    throw fail(`send's statement takes ${values.length} parameter(s) (${[...placeholders].join(', ') || 'none'}) instead of just $1`);
-  }
-  // Batched ingest merges the jobs of several posts into one array: $1 must be the JSON text of an array.
-  if (typeof values[0] !== 'string' || !isJsonArrayOfOne(values[0])) throw fail("send's parameter is no longer a JSON array of jobs");
-  try {
-    await planEmbedded(db, text, values[0]);
-  } catch (err) {
-    throw fail(`its insert no longer plans as a CTE (${(err as Error).message})`);
-  }
-  return text;
-}
+/** A queue the process uses: created at start if missing, else updated to these options. */
+type QueueSpec = Pick<JobDefinition<unknown>, 'name' | 'queue' | 'policy'>;
 
 export type QueueStartOptions = {
   /** Consume jobs: work(), maintenance and schedules, and a LISTEN session for wake-ups. */
@@ -212,50 +138,12 @@ export type QueueStartOptions = {
   embeddable: Array<{ job: JobDefinition<unknown>; sample: unknown }>;
 };
 
-export async function startQueue(
-  db: Db,
-  log: Logger,
-  jobs: Array<{ name: string; queue: QueueOptions; policy?: QueuePolicy }>,
-  opts: QueueStartOptions,
-): Promise<Queue> {
-  const { listen: listenAt } = opts;
-  const wakeHandlers = new Map<string, Array<() => void>>();
-  const adapter = {
-    executeSql: (text: string, values?: unknown[]) => db.query(text, values),
-    ...(listenAt
-      ? {
-          listen: (channel: string, onNotification: (payload: string) => void, onReconnect: () => void) => {
-            const wakeQueue = (payload: string) => {
-              onNotification(payload);
-              for (const fn of wakeHandlers.get(payload) ?? []) fn();
-            };
-            return listen(
-              listenAt.url,
-              listenAt.applicationName,
-              channel,
-              wakeQueue,
-              () => {
-                onReconnect();
-                // Wakes sent while the session was down (a Postgres restart) were lost. pg-boss's own catch-up
-                // only covers queues with in-transaction notify, which ours turn off (see waker): every queue
-                // fetches once, so a job sent in the gap does not wait for the polling interval.
-                for (const job of jobs) wakeQueue(job.name);
-              },
-              (err) => log.warn({ err }, 'queue LISTEN session lost; reconnecting'),
-            );
-          },
-        }
-      : {}),
-  };
-  const boss = new PgBoss({
-    db: adapter,
-    schema: SCHEMA,
-    useListenNotify: Boolean(listenAt),
-    supervise: opts.consume,
-    schedule: opts.consume,
-  });
-  boss.on('error', (err) => log.error({ err }, 'queue error'));
-  await boss.start();
+/** See queue-embedded.ts: pg-boss's job insert, checked against the live database. */
+export const verifyEmbeddable = (db: Db, boss: PgBoss, job: JobDefinition<unknown>, sample: unknown): Promise<string> =>
+  verifyEmbedding((text, value) => planEmbedded(db, text, value), boss, job, sample);
+
+/** The process's queues, created with their options or updated to them. */
+async function ensureQueues(boss: PgBoss, jobs: QueueSpec[]): Promise<void> {
   for (const job of jobs) {
     // notify: false — the in-transaction NOTIFY is replaced by a wake after commit (see waker).
     const existing = await boss.getQueue(job.name);
@@ -267,30 +155,50 @@ export async function startQueue(
   // connection, would then wait for a second one: with as many jobs at work as pooled connections (a worker
   // started on a backlog) every connection waits for another. Filled here, through a lookup by id.
   for (const job of jobs) await boss.getJobById(job.name, NO_JOB);
-  const verified = new Map<string, string>();
-  for (const { job, sample } of opts.embeddable) verified.set(job.name, await verifyEmbeddable(db, boss, job, sample));
+}
 
+/** pg-boss's statements run through a transaction's connection (the job commits with its rows). */
+const through = (tx: Tx) => ({ executeSql: (text: string, values?: unknown[]) => tx.query(text, values) });
+
+/** pg-boss on the process's handle: polling always, LISTEN wake-ups, maintenance and schedules when consuming. */
+async function startBoss(db: Db, log: Logger, jobs: QueueSpec[], opts: QueueStartOptions) {
+  const at = opts.listen;
+  const listener = at
+    ? queueListener((channel, ...callbacks) => listen(at.url, at.applicationName, channel, ...callbacks), jobs.map((j) => j.name), log)
+    : null;
+  const adapter = {
+    executeSql: (text: string, values?: unknown[]) => db.query(text, values),
+    ...(listener ? { listen: listener.listen } : {}),
+  };
+  const boss = new PgBoss({
+    db: adapter,
+    schema: SCHEMA,
+    useListenNotify: Boolean(listener),
+    supervise: opts.consume,
+    schedule: opts.consume,
+  });
+  boss.on('error', (err) => log.error({ err }, 'queue error'));
+  await boss.start();
+  return { boss, onWake: listener ? listener.onWake : () => {} };
+}
+
+export async function startQueue(db: Db, log: Logger, jobs: QueueSpec[], opts: QueueStartOptions): Promise<Queue> {
+  const { boss, onWake } = await startBoss(db, log, jobs, opts);
+  await ensureQueues(boss, jobs);
+  const embeddedInsert = await embeddedInserts((text, value) => planEmbedded(db, text, value), boss, opts.embeddable);
   const wake = waker(db, log);
   return {
     boss,
     async send(job, data, sendOpts = {}) {
       const payload = job.payload.parse(data) as object;
       const { tx, ...options } = sendOpts;
-      const through = tx
-        ? { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) }
-        : { executeSql: (text: string, values?: unknown[]) => db.query(text, values, statementName(text)) };
-      const id = await boss.send(job.name, payload, { ...options, db: through });
+      const via = tx ? through(tx) : { executeSql: (text: string, values?: unknown[]) => db.query(text, values, statementName(text)) };
+      const id = await boss.send(job.name, payload, { ...options, db: via });
       if (tx) tx.afterCommit(() => wake(job.name));
       else wake(job.name);
       return id;
     },
-    async embeddedInsert(job, data) {
-      const text = verified.get(job.name);
-      if (!text) throw new Error(`${job.name} is not verified for embedding (list it in the queue's embeddable jobs)`);
-      const [captured] = await captureSend(boss, job.name, job.payload.parse(data) as object);
-      if (captured?.text !== text) throw new Error(`pg-boss ${PG_BOSS_VERSION} changed its ${job.name} insert since start`);
-      return { text, value: captured.values[0] as string };
-    },
+    embeddedInsert,
     wake: (job) => wake(job.name),
     async insert(job, items, { tx }) {
       if (!items.length) return;
@@ -301,7 +209,7 @@ export async function startQueue(
         ...(i.priority ? { priority: i.priority } : {}),
         ...(i.group ? { group: { id: i.group } } : {}),
       }));
-      await boss.insert(job.name, inserts, { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } });
+      await boss.insert(job.name, inserts, { db: through(tx) });
       tx.afterCommit(() => wake(job.name));
     },
     fetch: (job, batchSize, priority) =>
@@ -319,36 +227,15 @@ export async function startQueue(
       if (!attempts.length) return;
       // Only the fencing pair: the job's id and the attempt (retryCount) this worker fetched.
       const pairs = attempts.map(({ id, retryCount }) => ({ id, retryCount }));
-      await boss.complete(job.name, pairs, null, { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } });
+      await boss.complete(job.name, pairs, null, { db: through(tx) });
     },
     liveKeys: (job, keys) => keysWithLiveJobs(db, SCHEMA, job.name, keys),
     stats: () => queueStats(db, SCHEMA),
     async schedule(job, cron, data) {
       await boss.schedule(job.name, cron, (data ?? {}) as object, { tz: 'UTC' });
     },
-    onWake(job, fn) {
-      wakeHandlers.set(job.name, [...(wakeHandlers.get(job.name) ?? []), fn]);
-    },
-    async work(ctx, workers) {
-      // pg-boss waits out the polling interval after every fetch, even one that found a job (at batchSize 1
-      // it never bursts), so a backlog no NOTIFY wakes for would be taken one job per slot per interval.
-      // Each slot is a pg-boss worker of its own that its handler wakes once a job is done: it fetches the
-      // next at once, and only an empty fetch (or a failed job) leaves it to polling and LISTEN.
-      for (const w of workers) {
-        for (let slot = 0; slot < (w.concurrency ?? 4); slot++) {
-          let workerId: string | null = null;
-          workerId = await boss.work(
-            w.job.name,
-            { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: opts.pollSeconds },
-            async ([job]) => {
-              const data = w.job.payload.parse(job!.data);
-              await countJob(w.job.name, () => w.handler(ctx, data, job!));
-              if (workerId) boss.notifyWorker(workerId);
-            },
-          );
-        }
-      }
-    },
+    onWake: (job, fn) => onWake(job.name, fn),
+    work: (ctx, workers) => startWorkerSlots(boss, ctx, workers, opts.pollSeconds),
     stop: () => boss.stop({ graceful: true, timeout: 10_000, close: false }),
   };
 }

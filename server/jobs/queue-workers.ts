@@ -1,0 +1,23 @@
+import type { PgBoss } from 'pg-boss';
+import { countJob } from '../metrics/jobs.ts';
+import type { JobWorker } from './job-types.ts';
+
+/**
+ * Starts each worker's slots (its concurrency, default 4). pg-boss waits out the polling interval after
+ * every fetch, even one that found a job (at batchSize 1 it never bursts), so a backlog no NOTIFY wakes for
+ * would be taken one job per slot per interval. Each slot is a pg-boss worker of its own that its handler
+ * wakes once a job is done: it fetches the next at once, and only an empty fetch (or a failed job) leaves it
+ * to polling and LISTEN.
+ */
+export async function startWorkerSlots<C>(boss: PgBoss, ctx: C, workers: JobWorker<C>[], pollSeconds: number): Promise<void> {
+  for (const w of workers) {
+    for (let slot = 0; slot < (w.concurrency ?? 4); slot++) {
+      let workerId: string | null = null;
+      workerId = await boss.work(w.job.name, { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: pollSeconds }, async ([job]) => {
+        const data = w.job.payload.parse(job!.data);
+        await countJob(w.job.name, () => w.handler(ctx, data, job!));
+        if (workerId) boss.notifyWorker(workerId);
+      });
+    }
+  }
+}

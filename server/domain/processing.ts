@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import * as queries from '../db/queries/processing.ts';
+import * as submissionRows from '../db/queries/submissions.ts';
 import { autoresponseEmail, notificationEmail } from '../jobs/definitions.ts';
 import { createSubmissionDeliveries } from './deliveries.ts';
 import { storedSettings } from './form-rules.ts';
@@ -47,7 +48,7 @@ export async function processSubmission(
       moderation,
       autoresponse: spam && autoresponds ? ({ skipped: 'spam' } as const) : null,
     } as const;
-    if (!(await queries.settleReceived(tx, submissionId, verdict))) return 'skipped' as const;
+    if (!(await submissionRows.settleReceived(tx, submissionId, verdict))) return 'skipped' as const;
     tx.afterCommit(() => announceSubmissionEvent(ctx, row.form_id));
     // Instant notifications (digest forms are told by the digest job); spam only when the form asks.
     const notify = row.notification_emails.length > 0 && settings.notification_mode === 'instant' && (!spam || settings.notify_spam);
@@ -61,7 +62,7 @@ export async function processSubmission(
 
 /** A failed attempt leaves its reason on the submission (metadata.processing_error); the job is retried. */
 export async function recordProcessingError(ctx: AppContext, submissionId: string, reason: string): Promise<void> {
-  await queries.recordProcessingError(ctx.db, submissionId, reason.slice(0, 500));
+  await submissionRows.recordProcessingError(ctx.db, submissionId, reason.slice(0, 500));
 }
 
 /**
@@ -69,5 +70,5 @@ export async function recordProcessingError(ctx: AppContext, submissionId: strin
  * submission that could not be processed is marked `failed` (never lost, never left `received`).
  */
 export async function markFailed(ctx: AppContext, submissionId: string): Promise<void> {
-  await queries.markFailed(ctx.db, submissionId);
+  await submissionRows.markFailed(ctx.db, submissionId);
 }

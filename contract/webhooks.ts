@@ -21,6 +21,21 @@ export const FILTER_OPS = ['equals', 'not_equals', 'contains', 'exists'] as cons
 /** A webhook takes at most this many test calls a minute (counted in Postgres, across every API process). */
 export const TEST_CALLS_PER_MINUTE = 6;
 
+/** A paced webhook is sent at most this many deliveries a second (`max_per_second`), and at least this few. */
+export const PACE_LIMITS = { min: 0.5, max: 100 } as const;
+/** The pace of a chat provider's webhook without `max_per_second`: the provider's documented limit. */
+export const PROVIDER_PACE: Partial<Record<(typeof PROVIDERS)[number], number>> = { slack: 1, discord: 0.5, teams: 4 };
+
+const MaxPerSecond = z
+  .number()
+  .min(PACE_LIMITS.min)
+  .max(PACE_LIMITS.max)
+  .describe(
+    `At most this many deliveries a second to this webhook, across every worker (${PACE_LIMITS.min}–${PACE_LIMITS.max}). ` +
+      'Unset (null): slack 1, discord 0.5, teams 4 (their documented limits), other providers unpaced. A receiver\'s 429 ' +
+      'with `Retry-After` pauses the whole webhook until then, without spending an attempt.',
+  );
+
 /** A webhook's filter holds at most this many conditions. */
 export const FILTER_CONDITIONS = 10;
 
@@ -92,6 +107,7 @@ export const Webhook = z.object({
   config: Config,
   events: z.array(WebhookEvent),
   filter: WebhookFilter,
+  max_per_second: MaxPerSecond.nullable(),
   secret_last4: z.string().describe('Last four characters of the signing secret.'),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -111,6 +127,7 @@ export const CreateWebhookBody = z
     config: Config.default({}),
     events: Events.default(['submission.created']),
     filter: WebhookFilter.optional().describe('Default: none (every submission).'),
+    max_per_second: MaxPerSecond.nullable().optional(),
     active: z.boolean().default(true),
   })
   .strict();
@@ -123,6 +140,7 @@ export const UpdateWebhookBody = z
     config: Config.optional(),
     events: Events.optional(),
     filter: WebhookFilter.optional().describe('Replaces the filter; `[]` removes it.'),
+    max_per_second: MaxPerSecond.nullable().optional().describe('Replaces the pace; null: the provider\'s default.'),
     active: z.boolean().optional().describe('`true` reactivates a webhook the service deactivated.'),
     rotate_secret: z.boolean().optional().describe('Issue a new secret (returned once); the old one keeps signing for 24 hours.'),
   })

@@ -1073,6 +1073,8 @@ export interface components {
             events: components["schemas"]["WebhookEvent"][];
             /** @description Default: none (every submission). */
             filter?: components["schemas"]["WebhookFilterCondition"][];
+            /** @description At most this many deliveries a second to this webhook, across every worker (0.5–100). Unset (null): slack 1, discord 0.5, teams 4 (their documented limits), other providers unpaced. A receiver's 429 with `Retry-After` pauses the whole webhook until then, without spending an attempt. */
+            max_per_second?: number | null;
             /** @default true */
             active: boolean;
         };
@@ -2249,6 +2251,8 @@ export interface components {
             events?: components["schemas"]["WebhookEvent"][];
             /** @description Replaces the filter; `[]` removes it. */
             filter?: components["schemas"]["WebhookFilterCondition"][];
+            /** @description Replaces the pace; null: the provider's default. */
+            max_per_second?: number | null;
             /** @description `true` reactivates a webhook the service deactivated. */
             active?: boolean;
             /** @description Issue a new secret (returned once); the old one keeps signing for 24 hours. */
@@ -2288,6 +2292,8 @@ export interface components {
             events: components["schemas"]["WebhookEvent"][];
             /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
             filter: components["schemas"]["WebhookFilterCondition"][];
+            /** @description At most this many deliveries a second to this webhook, across every worker (0.5–100). Unset (null): slack 1, discord 0.5, teams 4 (their documented limits), other providers unpaced. A receiver's 429 with `Retry-After` pauses the whole webhook until then, without spending an attempt. */
+            max_per_second: number | null;
             /** @description Last four characters of the signing secret. */
             secret_last4: string;
             /**

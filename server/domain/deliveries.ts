@@ -1,10 +1,20 @@
 import type { z } from 'zod';
-import type { DELIVERY_EVENTS, DeliveryListQuery, ReplayWebhookBody } from '../../contract/webhooks.ts';
+import { PROVIDER_PACE, type DELIVERY_EVENTS, type DeliveryListQuery, type ReplayWebhookBody } from '../../contract/webhooks.ts';
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/database.ts';
 import * as queries from '../db/queries/deliveries.ts';
 import * as jobQueries from '../db/queries/jobs.ts';
-import { anySpamSubscriber, findWebhook, lockSpamSubscribers, setSpamPosition, teamWebhooksFor, webhooksFor, type TargetRow } from '../db/queries/webhooks.ts';
+import {
+  anySpamSubscriber,
+  findWebhook,
+  lockSpamSubscribers,
+  pauseWebhook,
+  setSpamPosition,
+  takeSendSlot,
+  teamWebhooksFor,
+  webhooksFor,
+  type TargetRow,
+} from '../db/queries/webhooks.ts';
 import { deliverWebhook, replayWebhook, spamDeliveries, webhookDeactivatedEmail } from '../jobs/definitions.ts';
 import { renderBody, type InsightsEvent, type Provider, type SubmissionEvent } from '../webhooks/providers.ts';
 import type { Sender } from '../webhooks/sender.ts';
@@ -256,9 +266,10 @@ export type AttemptOutcome =
   | { job: AttemptJob; kind: 'skip' }
   /** Not sent: its webhook was deleted or deactivated, or its submission deleted. */
   | { job: AttemptJob; kind: 'stop'; expected: number; reason: string }
-  | { job: AttemptJob; kind: 'sent'; webhookId: string; gone: boolean; record: queries.AttemptRecord }
+  | { job: AttemptJob; kind: 'sent'; webhookId: string; gone: boolean; record: queries.AttemptRecord; retryAfter?: number | null }
   /**
-   * Not sent yet: its webhook already had its share of the worker's attempts in flight. The same attempt
+   * Not sent yet: its webhook already had its share of the worker's attempts in flight, its pace had no slot
+   * free, or a 429 paused it (that attempt is not counted). The same attempt
    * goes again at `at` (a new job); the delivery's attempt count stays.
    */
   | { job: AttemptJob; kind: 'postpone'; expected: number; at: Date };
@@ -288,6 +299,45 @@ export function attemptSends(job: AttemptJob, row: queries.AttemptRow | undefine
 }
 
 /**
+ * A paced webhook's `rate` slots span this much more than a second: the slot is taken before the request
+ * leaves, and requests' trips to the receiver (a new TLS connection, a busy worker) differ by tens of
+ * milliseconds, so slots exactly 1/rate apart could put rate + 1 requests into one second at the receiver.
+ */
+const PACE_ROOM_MS = 250;
+/** A 429's `Retry-After` longer than this is an ordinary failed attempt (a pause must not hold deliveries for days). */
+export const MAX_PAUSE_SECONDS = 3_600;
+
+/** The time between two sends to a paced webhook (its `max_per_second`, or its chat provider's limit), in ms; null: unpaced. */
+export function paceGapMs(row: Pick<queries.AttemptRow, 'provider' | 'max_per_second'>): number | null {
+  const rate = row.max_per_second ?? PROVIDER_PACE[row.provider as keyof typeof PROVIDER_PACE] ?? null;
+  return rate === null ? null : (1000 + PACE_ROOM_MS) / rate;
+}
+
+/**
+ * Whether an attempt may be sent now: a paused webhook's waits for the pause's end; a paced webhook's takes
+ * the webhook's next send slot in Postgres (shared by every worker) or is told when the next one is free.
+ */
+export async function takeSlot(ctx: AppContext, row: queries.AttemptRow): Promise<{ at: Date } | null> {
+  if (row.paused_until && new Date(row.paused_until).getTime() > Date.now()) return { at: new Date(row.paused_until) };
+  const gap = paceGapMs(row);
+  if (gap === null) return null;
+  const slot = await takeSendSlot(ctx.db, row.webhook_id, gap);
+  return slot.taken ? null : { at: slot.at };
+}
+
+/**
+ * A receiver's 429 with a usable `Retry-After`: the whole webhook pauses until then (every worker's attempts
+ * of it wait), and this attempt is not counted: it goes again when the pause ends. Null: an ordinary outcome.
+ */
+export async function pauseFor429(ctx: AppContext, outcome: AttemptOutcome): Promise<AttemptOutcome | null> {
+  if (outcome.kind !== 'sent' || outcome.record.httpStatus !== 429) return null;
+  const retryAfter = outcome.retryAfter ?? null;
+  if (retryAfter === null || retryAfter > MAX_PAUSE_SECONDS) return null;
+  const until = await pauseWebhook(ctx.db, outcome.webhookId, new Date(Date.now() + Math.max(1, retryAfter) * 1000));
+  return { job: outcome.job, kind: 'postpone', expected: outcome.record.expected, at: until };
+}
+
+/**
  * One attempt, without touching the database: signs the stored body with the webhook's secret(s) now, posts
  * it, and says what to record. A job whose attempt is no longer the next one (a duplicate) is skipped.
  */
@@ -307,7 +357,7 @@ export async function sendAttempt(ctx: AppContext, sender: Sender, job: AttemptJ
   const status = ok ? 'succeeded' : gone || attempt >= schedule.length ? 'dead' : 'failed';
   const next = status === 'failed' ? new Date(Date.now() + attemptDelay(schedule, attempt + 1, out.retryAfter) * 1000) : null;
   const record = { id: deliveryId, expected: row.attempts, status, httpStatus: out.httpStatus, durationMs: out.durationMs, responseBody: out.responseBody, error: out.error, nextAttemptAt: next } as const;
-  return { job, kind: 'sent', webhookId: row.webhook_id, gone, record };
+  return { job, kind: 'sent', webhookId: row.webhook_id, gone, record, retryAfter: out.retryAfter };
 }
 
 /**

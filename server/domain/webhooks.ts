@@ -31,6 +31,7 @@ export function webhookView(r: queries.WebhookRow) {
     config: r.config,
     events: r.events as Array<(typeof EVENTS)[number]>,
     filter: r.filter as Array<{ field: string; op: (typeof FILTER_OPS)[number]; value?: string }>,
+    max_per_second: r.max_per_second,
     secret_last4: r.secret_last4,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
@@ -93,6 +94,7 @@ export async function createWebhook(ctx: AppContext, caller: Caller, formId: str
       config,
       events: [...new Set(input.events)],
       filter: input.filter ?? [],
+      max_per_second: input.max_per_second ?? null,
       ...stored,
     });
   });
@@ -129,6 +131,7 @@ export async function updateWebhook(ctx: AppContext, caller: Caller, formId: str
       config,
       events: input.events ? [...new Set(input.events)] : undefined,
       filter: input.filter,
+      max_per_second: input.max_per_second,
       active: input.active,
       rotated: rotated && { ...rotated, previousValidSeconds: ROTATION_OVERLAP_SECONDS },
     });

@@ -13,7 +13,10 @@ import {
 } from '../domain/deliveries.ts';
 import { GroupCommit } from '../group-commit.ts';
 import { countDeliveryAttempt } from '../metrics/deliveries.ts';
-import { createSender } from '../webhooks/sender.ts';
+import { createSender, type Sender } from '../webhooks/sender.ts';
+import { BulkPace } from './delivery-bulk-pace.ts';
+import { Pacing } from './delivery-pacing.ts';
+import { Shares, type Held, type Share } from './delivery-shares.ts';
 import { deliverWebhook } from './definitions.ts';
 
 export type DeliveryRunner = { stop(): Promise<void> };
@@ -22,27 +25,87 @@ export type DeliveryRunner = { stop(): Promise<void> };
 const REFILL_MS = 5;
 /** Outcomes are recorded by group commit: at most this many transactions at once, each of up to this many. */
 const RECORD_LIMITS = { maxRunning: 2, maxBatch: 200 };
-/** An attempt postponed because its webhook had its share in flight goes again after at least this long… */
-const POSTPONE_MIN_MS = 1_000;
-/** …and at most this long, however long the webhook's queue. */
-const POSTPONE_MAX_MS = 30_000;
-
-/**
- * A webhook whose attempts take longer than this (its recent average, or its oldest in flight) is slow:
- * attempts over its share are postponed. A quicker one's wait in this worker for a free place in its share.
- */
-const SLOW_MS = 500;
 /** How often attempts waiting for a webhook that has turned slow are moved out (postponed). */
 const SLOW_CHECK_MS = 100;
-/**
- * After a fetch of bulk attempts found none, the next one waits this long: otherwise every refill without
- * bulk work waiting would cost a second, empty fetch.
- */
-const BULK_IDLE_MS = 250;
 
-type Held = { job: AttemptJob; row: AttemptRow };
-/** A webhook's attempts in flight in this worker, those waiting for a place, and how long its recent attempts took. */
-type Share = { started: Map<string, number>; held: Held[]; averageMs: number; horizon: number };
+type Log = AppContext['log'];
+
+/**
+ * Records outcomes by group commit. A batch the transaction refused is recorded one outcome at a time; what
+ * still fails, pg-boss retries when its job expires. `committed` gets each batch's jobs once it is over and
+ * the earliest next attempt it scheduled.
+ */
+function outcomeRecorder(ctx: AppContext, committed: (jobs: AttemptJob[], next: Date | null) => void): GroupCommit<AttemptOutcome> {
+  const one = (outcome: AttemptOutcome) =>
+    recordAttempts(ctx, [outcome]).catch((err: unknown) => {
+      ctx.log.warn({ err, deliveryId: outcome.job.data.deliveryId }, 'could not record a delivery attempt; its job will be retried');
+      return null;
+    });
+  const earliest = (dates: Array<Date | null>) => dates.reduce<Date | null>((a, d) => (d && (!a || d < a) ? d : a), null);
+  return new GroupCommit(async (batch: AttemptOutcome[]) => {
+    let next: Date | null = null;
+    try {
+      next = await recordAttempts(ctx, batch).catch(async (err: unknown) => {
+        if (batch.length === 1) throw err;
+        const dates: Array<Date | null> = [];
+        for (const outcome of batch) dates.push(await one(outcome));
+        return earliest(dates);
+      });
+    } catch (err) {
+      ctx.log.warn({ err, deliveryId: batch[0]?.job.data.deliveryId }, 'could not record a delivery attempt; its job will be retried');
+    } finally {
+      committed(
+        batch.map((o) => o.job),
+        next,
+      );
+    }
+  }, RECORD_LIMITS);
+}
+
+/** One timer that fires at the earliest time asked for (a retry this worker scheduled falling due). */
+function earliestTimer(fire: () => void) {
+  let timer: NodeJS.Timeout | null = null;
+  let due = Infinity;
+  return {
+    at(when: Date) {
+      const ms = when.getTime();
+      if (ms >= due) return;
+      if (timer) clearTimeout(timer);
+      due = ms;
+      timer = setTimeout(() => {
+        timer = null;
+        due = Infinity;
+        fire();
+      }, Math.max(0, ms - Date.now()) + 20);
+      timer.unref();
+    },
+    clear() {
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+/** A timer for one pending pump (bulk work held back by its pace or idle wait), unless one is already due. */
+function onceTimer(fire: () => void) {
+  let timer: NodeJS.Timeout | null = null;
+  return {
+    at(when: number) {
+      if (timer) return;
+      timer = setTimeout(
+        () => {
+          timer = null;
+          fire();
+        },
+        Math.max(0, when - Date.now()),
+      );
+      timer.unref();
+    },
+    clear() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
 
 /**
  * The webhook delivery loop of a worker process: keeps up to INTAKE_DELIVERY_CONCURRENCY attempts in flight
@@ -53,262 +116,206 @@ type Share = { started: Map<string, number>; held: Held[]; averageMs: number; ho
  * falls due, and otherwise polls.
  *
  * A webhook has at most INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK of those attempts, so a receiver that never
- * answers cannot hold every slot. An attempt fetched for a webhook at its share waits in this worker for a
- * place while the webhook answers quickly (a burst to one fast receiver costs no extra transaction). Once
- * the webhook is slow (SLOW_MS), its waiting attempts are postponed: each job is settled and the same
- * attempt queued again, in one transaction (by the group commit, as an outcome), and its slot frees once
- * that commits. Postponements of one webhook are spread over the time its share would take to send them
- * (its attempts' recent duration, or the age of the oldest in flight), so a long queue behind a slow
- * receiver is fetched again about as fast as it drains, not every second.
+ * answers cannot hold every slot (delivery-shares.ts). An attempt fetched for a webhook at its share waits in
+ * this worker for a place while the webhook answers quickly (a burst to one fast receiver costs no extra
+ * transaction). Once the webhook is slow, its waiting attempts are postponed: each job is settled and the
+ * same attempt queued again, in one transaction (by the group commit, as an outcome), and its slot frees once
+ * that commits. Postponements of one webhook are spread over the time its share would take to send them, so
+ * a long queue behind a slow receiver is fetched again about as fast as it drains, not every second.
+ *
+ * A paced webhook (`max_per_second`, or a chat provider's limit) is sent within its pace, and a webhook a 429
+ * paused waits, across every worker (delivery-pacing.ts).
  *
  * Bulk work (a replay job's attempts, negative priority) is bounded per worker: at most
  * INTAKE_BULK_DELIVERY_CONCURRENCY of its attempts taken at once, started at most INTAKE_BULK_DELIVERY_RATE
- * a second (a token bucket as deep as the concurrency). Priority alone only orders the queue: bulk attempts
- * to a fast receiver, taken flat out, would fill every slot between two fresh deliveries and take the
- * process's CPU and database connections from every team's posts, lists and deliveries. Fresh attempts
- * (priority 0 and up) are fetched first and by themselves, so a bulk backlog never takes their slots.
+ * a second (delivery-bulk-pace.ts). Priority alone only orders the queue: bulk attempts to a fast receiver,
+ * taken flat out, would fill every slot between two fresh deliveries and take the process's CPU and database
+ * connections from every team's posts, lists and deliveries. Fresh attempts (priority 0 and up) are fetched
+ * first and by themselves, so a bulk backlog never takes their slots.
  */
 export function startDeliveryRunner(ctx: AppContext, opts: { version: string }): DeliveryRunner {
-  const { config, log } = ctx;
+  const { config } = ctx;
   const sender = createSender({
     timeoutMs: config.deliveryTimeoutMs,
     allowPrivate: config.allowPrivateWebhooks,
     userAgent: `Intake-Webhooks/${opts.version}`,
     connections: config.deliveryConcurrency,
   });
-  const limit = config.deliveryConcurrency;
-  const perWebhook = config.deliveryConcurrencyPerWebhook;
-  const shares = new Map<string, Share>();
-  const sending = new Set<Promise<void>>();
-  let taken = 0; // jobs fetched whose outcome is not committed yet
-  const bulkLimit = config.bulkDeliveryConcurrency;
-  const bulkRate = config.bulkDeliveryRate;
-  let bulkTaken = 0; // of those, bulk attempts
-  const bucket = { tokens: bulkLimit, at: Date.now() };
-  let bulkIdleUntil = 0;
-  let bulkTimer: NodeJS.Timeout | null = null;
-  let stopping = false;
-  let fetching = false;
-  let again = false;
-  let refill: NodeJS.Timeout | null = null;
-  let retryTimer: NodeJS.Timeout | null = null;
-  let retryAt = Infinity;
+  return new DeliveryLoop(ctx, sender).start();
+}
 
-  const release = (jobs: AttemptJob[]) => {
-    taken -= jobs.length;
-    for (const job of jobs) if (isBulkAttempt(job)) bulkTaken--;
-    if (!refill && !stopping) {
-      refill = setTimeout(() => {
-        refill = null;
-        void pump();
+class DeliveryLoop {
+  readonly #ctx: AppContext;
+  readonly #log: Log;
+  readonly #sender: Sender;
+  readonly #limit: number;
+  readonly #shares: Shares;
+  readonly #pacing: Pacing;
+  readonly #bulk: BulkPace;
+  readonly #recorder: GroupCommit<AttemptOutcome>;
+  readonly #sending = new Set<Promise<void>>();
+  readonly #retry = earliestTimer(() => void this.pump());
+  readonly #bulkTimer = onceTimer(() => void this.pump());
+  #taken = 0; // jobs fetched whose outcome is not committed yet
+  #stopping = false;
+  #fetching = false;
+  #again = false;
+  #refill: NodeJS.Timeout | null = null;
+
+  constructor(ctx: AppContext, sender: Sender) {
+    this.#ctx = ctx;
+    this.#log = ctx.log;
+    this.#sender = sender;
+    this.#limit = ctx.config.deliveryConcurrency;
+    this.#shares = new Shares(ctx.config.deliveryConcurrencyPerWebhook);
+    this.#pacing = new Pacing(ctx, sender);
+    this.#bulk = new BulkPace(ctx.config.bulkDeliveryConcurrency, ctx.config.bulkDeliveryRate, (at) => {
+      if (!this.#stopping) this.#bulkTimer.at(at);
+    });
+    this.#recorder = outcomeRecorder(ctx, (jobs, next) => {
+      if (next) this.#retry.at(next);
+      this.#release(jobs);
+    });
+  }
+
+  start(): DeliveryRunner {
+    const ctx = this.#ctx;
+    ctx.queue.onWake(deliverWebhook, () => void this.pump());
+    const poll = setInterval(() => void this.pump(), ctx.config.queuePollSeconds * 1000);
+    poll.unref();
+    // Attempts waiting behind a webhook that has turned slow give their slots back.
+    const slowCheck = setInterval(() => {
+      this.#postpone(this.#shares.takeHeld(false));
+      this.#pacing.prune();
+    }, SLOW_CHECK_MS);
+    slowCheck.unref();
+    void this.pump();
+    return {
+      stop: async () => {
+        this.#stopping = true;
+        this.#pacing.stopping = true;
+        clearInterval(poll);
+        clearInterval(slowCheck);
+        this.#postpone(this.#shares.takeHeld(true));
+        if (this.#refill) clearTimeout(this.#refill);
+        this.#retry.clear();
+        this.#bulkTimer.clear();
+        // Attempts in flight finish (each is bounded by the delivery timeout) and their outcomes are recorded.
+        while (this.#sending.size) await Promise.allSettled([...this.#sending]);
+        await this.#recorder.drained();
+        await this.#sender.close();
+      },
+    };
+  }
+
+  #release(jobs: AttemptJob[]): void {
+    this.#taken -= jobs.length;
+    for (const job of jobs) if (isBulkAttempt(job)) this.#bulk.taken--;
+    if (!this.#refill && !this.#stopping) {
+      this.#refill = setTimeout(() => {
+        this.#refill = null;
+        void this.pump();
       }, REFILL_MS);
     }
-  };
+  }
 
-  /** A batch the transaction refused is recorded one outcome at a time; what still fails, pg-boss retries when its job expires. */
-  const record = async (batch: AttemptOutcome[]) => {
-    try {
-      const next = await recordAttempts(ctx, batch).catch(async (err: unknown) => {
-        if (batch.length === 1) throw err;
-        let earliest: Date | null = null;
-        for (const outcome of batch) {
-          const at = await recordAttempts(ctx, [outcome]).catch((e: unknown) => {
-            log.warn({ err: e, deliveryId: outcome.job.data.deliveryId }, 'could not record a delivery attempt; its job will be retried');
-            return null;
-          });
-          if (at && (!earliest || at < earliest)) earliest = at;
-        }
-        return earliest;
-      });
-      if (next) wakeAt(next);
-    } catch (err) {
-      log.warn({ err, deliveryId: batch[0]?.job.data.deliveryId }, 'could not record a delivery attempt; its job will be retried');
-    } finally {
-      release(batch.map((o) => o.job));
+  #postpone(groups: Array<{ share: Share; held: Held[] }>): void {
+    for (const { share, held } of groups) {
+      for (const { job, row } of held) this.#recorder.add({ job, kind: 'postpone', expected: row.attempts, at: this.#shares.postponeUntil(share) });
     }
-  };
-  const recorder = new GroupCommit(record, RECORD_LIMITS);
+  }
 
-  /** When a postponed attempt of this webhook should go again: after the ones already postponed, as its share drains them. */
-  const postponeUntil = (share: Share): Date => {
-    const now = Date.now();
-    let oldest = now;
-    for (const at of share.started.values()) oldest = Math.min(oldest, at);
-    const spacing = Math.max(share.averageMs, now - oldest) / perWebhook;
-    const at = Math.min(Math.max(now + POSTPONE_MIN_MS, share.horizon), now + POSTPONE_MAX_MS);
-    share.horizon = at + spacing;
-    return new Date(at);
-  };
+  #track(work: Promise<void>): void {
+    this.#sending.add(work);
+    void work.finally(() => this.#sending.delete(work));
+  }
 
-  const isSlow = (share: Share): boolean => {
-    if (share.averageMs > SLOW_MS) return true;
-    const now = Date.now();
-    for (const at of share.started.values()) if (now - at > SLOW_MS) return true;
-    return false;
-  };
-
-  /** Postpones the attempts waiting for a place in a webhook's share. */
-  const postponeHeld = (share: Share) => {
-    for (const { job, row } of share.held.splice(0)) recorder.add({ job, kind: 'postpone', expected: row.attempts, at: postponeUntil(share) });
-  };
-
-  /** Sends one attempt, counted in its webhook's share while the request is out; then the next one waiting for that share. */
-  const send = (job: AttemptJob, row: AttemptRow | undefined, share: Share | null) => {
+  /** Sends one attempt, counted in its webhook's share while it is out; then the next one waiting for that share. */
+  #send(job: AttemptJob, row: AttemptRow | undefined, share: Share | null): void {
     const startedAt = Date.now();
     share?.started.set(job.id, startedAt);
-    const attempt = sendAttempt(ctx, sender, job, row)
-      .finally(() => {
-        if (!share || !row) return;
-        share.started.delete(job.id);
-        share.averageMs = 0.8 * share.averageMs + 0.2 * (Date.now() - startedAt);
-        const next = share.held.shift();
-        if (next) send(next.job, next.row, share);
-        else if (!share.started.size) shares.delete(row.webhook_id);
-      })
-      .then(
-        (outcome) => {
-          countDeliveryAttempt(outcome);
-          recorder.add(outcome);
+    const outcome = share && row ? this.#pacing.attempt(job, row) : sendAttempt(this.#ctx, this.#sender, job, row);
+    this.#track(
+      outcome
+        .finally(() => {
+          if (!share) return;
+          const next = this.#shares.finished(share, job.id, Date.now() - startedAt);
+          if (next) this.#send(next.job, next.row, share);
+        })
+        .then(
+          (o) => {
+            if (o.kind !== 'postpone') countDeliveryAttempt(o);
+            this.#recorder.add(o);
+          },
+          (err: unknown) => {
+            this.#log.warn({ err, deliveryId: job.data.deliveryId }, 'delivery attempt failed; its job will be retried');
+            this.#release([job]);
+          },
+        ),
+    );
+  }
+
+  /** Loads a fetched batch's rows in one query and sends, holds or postpones each attempt by its webhook's share. */
+  #launch(jobs: AttemptJob[]): void {
+    this.#taken += jobs.length;
+    this.#track(
+      loadAttempts(this.#ctx, jobs).then(
+        (rows) => {
+          for (const job of jobs) {
+            const row = rows.get(job.data.deliveryId);
+            if (!attemptSends(job, row)) {
+              this.#send(job, row, null); // skipped or stopped without a request
+              continue;
+            }
+            const share = this.#shares.of(row.webhook_id);
+            if (this.#shares.hasRoom(share)) this.#send(job, row, share);
+            else if (this.#stopping || this.#shares.isSlow(share)) this.#postpone([{ share, held: [{ job, row }] }]);
+            else share.held.push({ job, row });
+          }
         },
         (err: unknown) => {
-          log.warn({ err, deliveryId: job.data.deliveryId }, 'delivery attempt failed; its job will be retried');
-          release([job]);
+          this.#log.warn({ err }, 'could not load webhook deliveries; their jobs will be retried');
+          this.#release(jobs);
         },
-      );
-    sending.add(attempt);
-    void attempt.finally(() => sending.delete(attempt));
-  };
-
-  const launch = (jobs: AttemptJob[]) => {
-    const run = loadAttempts(ctx, jobs).then(
-      (rows) => {
-        for (const job of jobs) {
-          const row = rows.get(job.data.deliveryId);
-          if (!attemptSends(job, row)) {
-            send(job, row, null); // skipped or stopped without a request
-            continue;
-          }
-          const share = shares.get(row.webhook_id) ?? { started: new Map<string, number>(), held: [], averageMs: 0, horizon: 0 };
-          shares.set(row.webhook_id, share);
-          if (share.started.size < perWebhook) send(job, row, share);
-          else if (isSlow(share) || stopping) recorder.add({ job, kind: 'postpone', expected: row.attempts, at: postponeUntil(share) });
-          else share.held.push({ job, row });
-        }
-      },
-      (err: unknown) => {
-        log.warn({ err }, 'could not load webhook deliveries; their jobs will be retried');
-        release(jobs);
-      },
+      ),
     );
-    sending.add(run);
-    void run.finally(() => sending.delete(run));
-  };
+  }
 
-  /** Pumps again at `at` (for bulk work held back by its pace or idle wait), unless a pump is already due sooner. */
-  const pumpBulkAt = (at: number) => {
-    if (bulkTimer || stopping) return;
-    bulkTimer = setTimeout(
-      () => {
-        bulkTimer = null;
-        void pump();
-      },
-      Math.max(0, at - Date.now()),
-    );
-    bulkTimer.unref();
-  };
-
-  /** How many bulk attempts may be taken now, out of `free` slots: within the bulk share and the pace. */
-  const bulkRoom = (free: number, now: number): number => {
-    bucket.tokens = Math.min(bulkLimit, bucket.tokens + ((now - bucket.at) / 1000) * bulkRate);
-    bucket.at = now;
-    const room = Math.min(free, bulkLimit - bulkTaken, Math.floor(bucket.tokens));
-    if (room > 0 && now < bulkIdleUntil) {
-      pumpBulkAt(bulkIdleUntil);
-      return 0;
-    }
-    // Over the pace: pump again once a token is due. At the share, a release pumps.
-    if (room <= 0 && bulkTaken < bulkLimit && free > 0) pumpBulkAt(now + ((1 - bucket.tokens) / bulkRate) * 1000);
-    return Math.max(0, room);
-  };
-
-  const take = (jobs: AttemptJob[]) => {
-    taken += jobs.length;
-    launch(jobs);
-  };
-
-  const pump = async (): Promise<void> => {
-    if (stopping) return;
-    if (fetching) {
-      again = true;
+  /** One round of fetching: fresh attempts first for every free slot, then bulk ones within their bound. */
+  async #fetchRound(): Promise<void> {
+    const free = this.#limit - this.#taken;
+    if (free <= 0) return;
+    const fresh = (await this.#ctx.queue.fetch(deliverWebhook, free, FRESH_PRIORITIES)) as unknown as AttemptJob[];
+    if (fresh.length) this.#launch(fresh);
+    if (fresh.length === free) {
+      this.#again = true;
       return;
     }
-    fetching = true;
+    const room = this.#bulk.room(free - fresh.length);
+    if (room <= 0 || this.#stopping) return;
+    const bulk = (await this.#ctx.queue.fetch(deliverWebhook, room, BULK_PRIORITIES)) as unknown as AttemptJob[];
+    this.#bulk.took(bulk.length);
+    if (!bulk.length) return;
+    this.#launch(bulk);
+    if (bulk.length === room) this.#again = true;
+  }
+
+  async pump(): Promise<void> {
+    if (this.#stopping) return;
+    if (this.#fetching) {
+      this.#again = true;
+      return;
+    }
+    this.#fetching = true;
     try {
       do {
-        again = false;
-        const free = limit - taken;
-        if (free <= 0) break;
-        const fresh = (await ctx.queue.fetch(deliverWebhook, free, FRESH_PRIORITIES)) as unknown as AttemptJob[];
-        if (fresh.length) take(fresh);
-        if (fresh.length === free) {
-          again = true;
-          continue;
-        }
-        const room = bulkRoom(free - fresh.length, Date.now());
-        if (room <= 0 || stopping) continue;
-        const bulk = (await ctx.queue.fetch(deliverWebhook, room, BULK_PRIORITIES)) as unknown as AttemptJob[];
-        if (!bulk.length) {
-          bulkIdleUntil = Date.now() + BULK_IDLE_MS;
-          continue;
-        }
-        bucket.tokens -= bulk.length;
-        bulkTaken += bulk.length;
-        take(bulk);
-        if (bulk.length === room) again = true;
-      } while (again && !stopping);
+        this.#again = false;
+        await this.#fetchRound();
+      } while (this.#again && !this.#stopping);
     } catch (err) {
-      log.warn({ err }, 'could not fetch webhook deliveries; will retry');
+      this.#log.warn({ err }, 'could not fetch webhook deliveries; will retry');
     } finally {
-      fetching = false;
+      this.#fetching = false;
     }
-  };
-
-  const wakeAt = (at: Date) => {
-    const when = at.getTime();
-    if (when >= retryAt) return;
-    if (retryTimer) clearTimeout(retryTimer);
-    retryAt = when;
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      retryAt = Infinity;
-      void pump();
-    }, Math.max(0, when - Date.now()) + 20);
-    retryTimer.unref();
-  };
-
-  ctx.queue.onWake(deliverWebhook, () => void pump());
-  const poll = setInterval(() => void pump(), config.queuePollSeconds * 1000);
-  poll.unref();
-  // Attempts waiting behind a webhook that has turned slow give their slots back.
-  const slowCheck = setInterval(() => {
-    for (const share of shares.values()) if (share.held.length && isSlow(share)) postponeHeld(share);
-  }, SLOW_CHECK_MS);
-  slowCheck.unref();
-  void pump();
-
-  return {
-    async stop() {
-      stopping = true;
-      clearInterval(poll);
-      clearInterval(slowCheck);
-      for (const share of shares.values()) postponeHeld(share);
-      if (refill) clearTimeout(refill);
-      if (retryTimer) clearTimeout(retryTimer);
-      if (bulkTimer) clearTimeout(bulkTimer);
-      // Attempts in flight finish (each is bounded by the delivery timeout) and their outcomes are recorded.
-      while (sending.size) await Promise.allSettled([...sending]);
-      await recorder.drained();
-      await sender.close();
-    },
-  };
+  }
 }

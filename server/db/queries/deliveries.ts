@@ -104,13 +104,18 @@ export type AttemptRow = {
   secret_encrypted: string;
   /** The secret before a rotation, while it still signs. */
   previous_secret_encrypted: string | null;
+  provider: string;
+  max_per_second: number | null;
+  /** Set while a receiver's 429 holds the webhook. */
+  paused_until: Date | null;
 };
 
 /** The deliveries and webhooks behind a batch of attempt jobs, in one query. */
 export async function findForAttempts(sql: Sql, ids: string[]): Promise<Map<string, AttemptRow>> {
   const { rows } = await sql.query<AttemptRow>(
     `select d.id, d.status, d.attempts, d.request_body, d.webhook_id, w.url, w.active, (w.deleted_at is not null) as deleted, w.secret_encrypted,
-            case when w.previous_secret_expires_at > now() then w.previous_secret_encrypted end as previous_secret_encrypted
+            case when w.previous_secret_expires_at > now() then w.previous_secret_encrypted end as previous_secret_encrypted,
+            w.provider, w.max_per_second, case when w.paused_until > now() then w.paused_until end as paused_until
        from deliveries d join webhooks w on w.id = d.webhook_id where d.id = any($1::text[])`,
     [ids],
     'intake_deliveries_for_attempts',

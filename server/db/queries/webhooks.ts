@@ -13,6 +13,8 @@ export type WebhookRow = {
   config: Record<string, unknown>;
   events: string[];
   filter: FilterCondition[];
+  /** Null: the provider's default pace (domain/webhooks.ts). */
+  max_per_second: number | null;
   secret_last4: string;
   created_at: string;
   updated_at: string;
@@ -22,7 +24,7 @@ export type WebhookRow = {
 /** One condition of a webhook's filter, as stored (domain/webhook-filters.ts applies it). */
 export type FilterCondition = { field: string; op: string; value?: string };
 
-const COLUMNS = `w.id, w.team_id, w.form_id, w.label, w.provider, w.url, w.active, w.deactivated_reason, w.config, w.events, w.filter, w.secret_last4,
+const COLUMNS = `w.id, w.team_id, w.form_id, w.label, w.provider, w.url, w.active, w.deactivated_reason, w.config, w.events, w.filter, w.max_per_second, w.secret_last4,
   w.created_at, w.updated_at, w.deleted_at`;
 
 /**
@@ -35,8 +37,8 @@ export type NewWebhook = Omit<WebhookRow, 'created_at' | 'updated_at' | 'deleted
 
 export async function insertWebhook(sql: Sql, w: NewWebhook): Promise<WebhookRow> {
   const { rows } = await sql.query<WebhookRow>(
-    `insert into webhooks as w (id, team_id, form_id, label, provider, url, active, config, events, secret_last4, secret_encrypted, secret_hash, filter, spam_position)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, case when 'submission.spam' = any($9::text[]) then ${SPAM_FROM_NOW} end)
+    `insert into webhooks as w (id, team_id, form_id, label, provider, url, active, config, events, secret_last4, secret_encrypted, secret_hash, filter, max_per_second, spam_position)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, case when 'submission.spam' = any($9::text[]) then ${SPAM_FROM_NOW} end)
      returning ${COLUMNS}`,
     [
       w.id,
@@ -52,6 +54,7 @@ export async function insertWebhook(sql: Sql, w: NewWebhook): Promise<WebhookRow
       w.secret_encrypted,
       w.secret_hash,
       JSON.stringify(w.filter),
+      w.max_per_second,
     ],
   );
   return rows[0]!;
@@ -80,7 +83,7 @@ export async function findWebhook(
   return rows[0];
 }
 
-export type WebhookChanges = Partial<Pick<WebhookRow, 'label' | 'url' | 'provider' | 'config' | 'events' | 'filter' | 'active'>> & {
+export type WebhookChanges = Partial<Pick<WebhookRow, 'label' | 'url' | 'provider' | 'config' | 'events' | 'filter' | 'active' | 'max_per_second'>> & {
   rotated?: { secret_encrypted: string; secret_hash: string; secret_last4: string; previousValidSeconds: number };
 };
 
@@ -96,6 +99,7 @@ export async function updateWebhook(sql: Sql, id: string, c: WebhookChanges): Pr
         spam_position = case when 'submission.spam' = any($6::text[]) and not 'submission.spam' = any(events) then ${SPAM_FROM_NOW}
                              when $7 and not active then ${SPAM_FROM_NOW} else spam_position end,
         events = coalesce($6::text[], events), active = coalesce($7, active), filter = coalesce($12::jsonb, filter),
+        max_per_second = case when $13 then $14::real else max_per_second end,
         deactivated_reason = case when $7 then null else deactivated_reason end,
         failing_since = case when $7 then null else failing_since end,
         previous_secret_encrypted = case when $8::text is null then previous_secret_encrypted else secret_encrypted end,
@@ -116,6 +120,8 @@ export async function updateWebhook(sql: Sql, id: string, c: WebhookChanges): Pr
       c.rotated?.secret_last4 ?? null,
       c.rotated?.previousValidSeconds ?? 0,
       c.filter ? JSON.stringify(c.filter) : null,
+      c.max_per_second !== undefined,
+      c.max_per_second ?? null,
     ],
   );
   return rows[0]!;
@@ -209,4 +215,33 @@ export async function webhookTarget(
     [id],
   );
   return rows[0];
+}
+
+/**
+ * Takes a paced webhook's next send slot if it is free now (and the webhook is not paused): the slot moves on
+ * by `gapMs`, atomically, so workers in every process share one pace. Otherwise says when to try again.
+ */
+export async function takeSendSlot(sql: Sql, webhookId: string, gapMs: number): Promise<{ taken: true } | { taken: false; at: Date }> {
+  const { rows } = await sql.query<{ taken: boolean; at: Date | null }>(
+    `with t as (
+       update webhooks set next_send_at = now() + make_interval(secs => $2::float8 / 1000)
+        where id = $1 and coalesce(next_send_at, '-infinity') <= now() and coalesce(paused_until, '-infinity') <= now()
+       returning 1)
+     select exists (select 1 from t) as taken, greatest(next_send_at, paused_until) as at from webhooks where id = $1`,
+    [webhookId, gapMs],
+    'intake_webhook_take_slot',
+  );
+  const r = rows[0];
+  if (!r || r.taken) return { taken: true };
+  return { taken: false, at: new Date(r.at ?? Date.now()) };
+}
+
+/** A receiver's 429 with `Retry-After`: every delivery of the webhook waits until `until` (a later pause stands). */
+export async function pauseWebhook(sql: Sql, webhookId: string, until: Date): Promise<Date> {
+  const { rows } = await sql.query<{ paused_until: Date }>(
+    `update webhooks set paused_until = greatest(coalesce(paused_until, '-infinity'), $2::timestamptz) where id = $1 returning paused_until`,
+    [webhookId, until.toISOString()],
+    'intake_webhook_pause',
+  );
+  return rows[0] ? new Date(rows[0].paused_until) : until;
 }

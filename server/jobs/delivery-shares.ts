@@ -1,0 +1,73 @@
+import type { AttemptJob, AttemptRow } from '../domain/deliveries.ts';
+
+/** An attempt postponed because its webhook had its share in flight goes again after at least this long… */
+const POSTPONE_MIN_MS = 1_000;
+/** …and at most this long, however long the webhook's queue. */
+const POSTPONE_MAX_MS = 30_000;
+/**
+ * A webhook whose attempts take longer than this (its recent average, or its oldest in flight) is slow:
+ * attempts over its share are postponed. A quicker one's wait in this worker for a free place in its share.
+ */
+export const SLOW_MS = 500;
+
+export type Held = { job: AttemptJob; row: AttemptRow };
+
+/** A webhook's attempts in flight in this worker, those waiting for a place, and how long its recent attempts took. */
+export type Share = { webhookId: string; started: Map<string, number>; held: Held[]; averageMs: number; horizon: number };
+
+/** The per-webhook shares of one worker's delivery slots (INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK each). */
+export class Shares {
+  readonly #shares = new Map<string, Share>();
+  readonly perWebhook: number;
+
+  constructor(perWebhook: number) {
+    this.perWebhook = perWebhook;
+  }
+
+  of(webhookId: string): Share {
+    let share = this.#shares.get(webhookId);
+    if (!share) {
+      share = { webhookId, started: new Map(), held: [], averageMs: 0, horizon: 0 };
+      this.#shares.set(webhookId, share);
+    }
+    return share;
+  }
+
+  hasRoom(share: Share): boolean {
+    return share.started.size < this.perWebhook;
+  }
+
+  /** An attempt of the share ended after `ms`: the next one waiting for a place, if any (the share is forgotten once empty). */
+  finished(share: Share, jobId: string, ms: number): Held | undefined {
+    share.started.delete(jobId);
+    share.averageMs = 0.8 * share.averageMs + 0.2 * ms;
+    const next = share.held.shift();
+    if (!next && !share.started.size) this.#shares.delete(share.webhookId);
+    return next;
+  }
+
+  isSlow(share: Share): boolean {
+    if (share.averageMs > SLOW_MS) return true;
+    const now = Date.now();
+    for (const at of share.started.values()) if (now - at > SLOW_MS) return true;
+    return false;
+  }
+
+  /** When a postponed attempt of this webhook should go again: after the ones already postponed, as its share drains them. */
+  postponeUntil(share: Share): Date {
+    const now = Date.now();
+    let oldest = now;
+    for (const at of share.started.values()) oldest = Math.min(oldest, at);
+    const spacing = Math.max(share.averageMs, now - oldest) / this.perWebhook;
+    const at = Math.min(Math.max(now + POSTPONE_MIN_MS, share.horizon), now + POSTPONE_MAX_MS);
+    share.horizon = at + spacing;
+    return new Date(at);
+  }
+
+  /** The attempts waiting in shares that are (or, with `all`, may be) slow, taken out to be postponed. */
+  takeHeld(all: boolean): Array<{ share: Share; held: Held[] }> {
+    const out: Array<{ share: Share; held: Held[] }> = [];
+    for (const share of this.#shares.values()) if (share.held.length && (all || this.isSlow(share))) out.push({ share, held: share.held.splice(0) });
+    return out;
+  }
+}

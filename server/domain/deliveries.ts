@@ -272,7 +272,14 @@ export type AttemptOutcome =
    * free, or a 429 paused it (that attempt is not counted). The same attempt
    * goes again at `at` (a new job); the delivery's attempt count stays.
    */
-  | { job: AttemptJob; kind: 'postpone'; expected: number; at: Date };
+  | {
+      job: AttemptJob;
+      kind: 'postpone';
+      expected: number;
+      at: Date;
+      /** Set when the receiver answered 429: the webhook's failure clock runs, so one that throttles for days is deactivated. */
+      throttled?: string;
+    };
 
 export type AttemptRow = queries.AttemptRow;
 
@@ -334,7 +341,7 @@ export async function pauseFor429(ctx: AppContext, outcome: AttemptOutcome): Pro
   const retryAfter = outcome.retryAfter ?? null;
   if (retryAfter === null || retryAfter > MAX_PAUSE_SECONDS) return null;
   const until = await pauseWebhook(ctx.db, outcome.webhookId, new Date(Date.now() + Math.max(1, retryAfter) * 1000));
-  return { job: outcome.job, kind: 'postpone', expected: outcome.record.expected, at: until };
+  return { job: outcome.job, kind: 'postpone', expected: outcome.record.expected, at: until, throttled: outcome.webhookId };
 }
 
 /**
@@ -398,6 +405,7 @@ export async function recordAttempts(ctx: AppContext, outcomes: AttemptOutcome[]
     // Per webhook, once: the last failure of the batch decides (a 410 anywhere in it counts).
     const failed = new Map<string, boolean>();
     for (const o of sent) if (recorded.has(o.record.id) && o.record.status !== 'succeeded') failed.set(o.webhookId, (failed.get(o.webhookId) ?? false) || o.gone);
+    for (const o of waiting) if (o.throttled && postponed.has(o.job.data.deliveryId)) failed.set(o.throttled, failed.get(o.throttled) ?? false);
     for (const [webhookId, gone] of failed) {
       const failingTooLong = await queries.failingFor(tx, webhookId, ctx.config.webhookDisableAfterSeconds);
       if ((gone || failingTooLong) && (await queries.deactivateWebhook(tx, webhookId, gone ? 'gone' : 'failing'))) {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import net from 'node:net';
 import readline from 'node:readline';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { listenHttp, type HttpServer } from '../server/http/http-server.ts';
 import { makePublishedForm } from './support/forms.ts';
 import { makeTeam, startTestApp } from './support/harness.ts';
@@ -217,6 +217,10 @@ describe('10,000 idle keep-alive connections', () => {
 
 describe('a quiet stream of an authenticated client', () => {
   it("an MCP session's GET stream outlives the idle timeout (it is quiet until the server has something to say)", async () => {
+    // The idle timeout is the subject: the 1 s headers timeout of the slowloris cases could refuse a request
+    // of this one (408) when a loaded machine stalls the loop, so this listener allows the default 10 s.
+    const server = await listenHttp(t.app, { ...t.config, http: { ...t.config.http, headersTimeoutMs: 10_000 }, port: 0, host: '127.0.0.1' });
+    onTestFinished(() => server.close(0));
     const headers = { Authorization: `Bearer ${owner.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
     const init = await fetch(`${server.url}/mcp`, {
       method: 'POST',

@@ -6,6 +6,7 @@ import { loadConfig } from '../server/config.ts';
 import { LISTEN_CONNECTIONS } from '../server/main.ts';
 import { captureLogs } from './support/processes.ts';
 import { startProcessingApp } from './support/processing.ts';
+import { until } from './support/until.ts';
 
 /**
  * How many Postgres connections each kind of process opens (README, "Postgres connections"): never more
@@ -53,16 +54,8 @@ function start(args: string[], env: Record<string, string> = {}): Started {
   return { child, pid: child.pid!, url };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null | false>): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const value = await probe();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
-const serving = (p: Started) => until(`intake ${p.pid} to serve`, async () => p.url());
+const serving = (p: Started) => until(`intake ${p.pid} to serve`, async () => p.url(), 60_000);
 
 async function connectionsOf(pid: number): Promise<{ total: number; listening: number }> {
   const { rows } = await t.ctx.db.query<{ total: number; listening: number }>(
@@ -105,7 +98,7 @@ describe('Postgres connections per process', { timeout: 120_000 }, () => {
     const seen = await until('the worker to listen', async () => {
       const c = await connectionsOf(worker.pid);
       return c.listening > 0 && c;
-    });
+    }, 60_000);
     expect(seen.listening).toBe(LISTEN_CONNECTIONS);
     expect(seen.total).toBeGreaterThanOrEqual(2);
     expect(seen.total).toBeLessThanOrEqual(DEFAULT_TOTAL);

@@ -13,6 +13,7 @@ import { startPrivatePostgres, startPrivateS3 } from './support/private-services
 import { hookedForms } from './support/hooked-forms.ts';
 import { tempDataDir } from './support/processing.ts';
 import { serverProcessEnv } from './support/tls.ts';
+import { until } from './support/until.ts';
 
 /**
  * Faults under running processes: Postgres restarted, object storage down, workers killed, a SIGTERM under
@@ -94,15 +95,6 @@ function startIntake(command: 'serve' | 'worker', extra: Record<string, string> 
   return p;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 type Answer = { status: number; ms: number; body: Record<string, unknown>; retryAfter: string | null; location: string | null };
 

@@ -13,6 +13,7 @@ import { makePublishedForm } from './support/forms.ts';
 import { makeTeam, type TestMember } from './support/harness.ts';
 import { startProcessingApp, waitForProcessing } from './support/processing.ts';
 import { captureLogs, runProcess } from './support/processes.ts';
+import { until } from './support/until.ts';
 
 /**
  * `intake listen` end to end (docs/listen.md): the real CLI as a child process, against the real app with a
@@ -38,15 +39,6 @@ const exactlyOnce = (got: string[], posted: string[]) => expect([...got].sort())
 
 const CLEAN = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, could you send me a quote for the analytical engine?' };
 
-async function until<T>(what: string, probe: () => T | null | undefined | false, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 /** A post as a website's form makes it, over real HTTP; its id. */
 async function post(formId: string, fields: Record<string, string> = CLEAN): Promise<string> {

@@ -6,6 +6,7 @@ import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, type TestApp, type TestMember } from './support/harness.ts';
 import { jobsFor, postForm, startProcessingApp, waitForProcessing } from './support/processing.ts';
 import { startSmtpTestServer, type ReceivedMail } from './support/smtp.ts';
+import { until } from './support/until.ts';
 
 const smtp = await startSmtpTestServer();
 afterAll(() => smtp.close());
@@ -20,15 +21,6 @@ const mailsTo = (to: string) => smtp.messages.filter((m) => m.envelope.to.includ
 const confirmationsTo = (to: string) => mailsTo(to).filter((m) => m.subject?.startsWith('Confirm notifications'));
 const notificationsTo = (to: string) => mailsTo(to).filter((m) => m.subject?.startsWith('New submission'));
 
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const got = await probe();
-    if (got) return got;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const confirmationMail = (to: string, count = 1) =>
   until(`${count} confirmation(s) to ${to}`, () => confirmationsTo(to).length >= count && confirmationsTo(to)[count - 1]);

@@ -12,6 +12,7 @@ import { captureLogs } from './support/processes.ts';
 import { startPrivatePostgres, startPrivateS3 } from './support/private-services.ts';
 import { startSmtpTestServer } from './support/smtp.ts';
 import { serverProcessEnv } from './support/tls.ts';
+import { until } from './support/until.ts';
 
 /**
  * What the image does, done here without a container engine: the Dockerfile's dependency install on its
@@ -111,15 +112,6 @@ async function run(args: string[]): Promise<string> {
   return p.output();
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null | false | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('the production install', { timeout: 240_000 }, () => {
   it('runs on Node 22, the major version of the image', () => {
@@ -183,7 +175,7 @@ describe('the production install', { timeout: 240_000 }, () => {
         const dead = children.find((c) => c.child.exitCode !== null);
         if (dead) throw new Error(`intake ${dead.command.join(' ')} exited ${dead.child.exitCode}:\n${dead.output()}`);
         return fetch(`${base}/readyz`).then((r) => r.ok, () => false);
-      });
+      }, 60_000);
     }
 
     const [api, publicApi] = servers as [string, string];

@@ -8,6 +8,7 @@ import { makePublishedForm } from './support/forms.ts';
 import { makeTeam, startTestApp } from './support/harness.ts';
 import { captureLogs } from './support/processes.ts';
 import { tempDataDir } from './support/processing.ts';
+import { until } from './support/until.ts';
 
 /**
  * Rolling restarts of `intake serve --no-worker` behind a load balancer, played by the test: it sends each
@@ -65,15 +66,6 @@ function startServe(port: number, env: Record<string, string> = {}, command = ['
   return p;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const base = (port: number) => `http://127.0.0.1:${port}`;
 const readyz = (port: number) =>

@@ -15,6 +15,7 @@ import { makePublishedForm } from './support/forms.ts';
 import { bearer, makeTeam, makeToken } from './support/harness.ts';
 import { captureLogs } from './support/processes.ts';
 import { postForm, startProcessingApp } from './support/processing.ts';
+import { until } from './support/until.ts';
 
 /**
  * GET /v1/forms/{form}/submissions/stream (docs/listen.md) against the real app on 127.0.0.1, with the SDK's
@@ -34,15 +35,6 @@ afterAll(async () => {
 
 const CLEAN = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, could you send me a quote for the analytical engine?' };
 
-async function until<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** A clean post to the form, settled by processing as the worker would; its id. */
 async function processed(form: { endpoint: string }, fields: Record<string, string> = CLEAN): Promise<string> {

@@ -167,7 +167,7 @@ class DeliveryLoop {
     this.#log = ctx.log;
     this.#sender = sender;
     this.#limit = ctx.config.deliveryConcurrency;
-    this.#shares = new Shares(ctx.config.deliveryConcurrencyPerWebhook);
+    this.#shares = new Shares(ctx.config.deliveryConcurrencyPerWebhook, this.#limit);
     this.#pacing = new Pacing(ctx, sender);
     this.#bulk = new BulkPace(ctx.config.bulkDeliveryConcurrency, ctx.config.bulkDeliveryRate, (at) => {
       if (!this.#stopping) this.#bulkTimer.at(at);
@@ -240,7 +240,9 @@ class DeliveryLoop {
         .finally(() => {
           if (!share) return;
           const next = this.#shares.finished(share, job.id, Date.now() - startedAt);
-          if (next) this.#send(next.job, next.row, share);
+          if (!next) return;
+          this.#send(next.job, next.row, share);
+          for (const more of this.#shares.startable(share)) this.#send(more.job, more.row, share);
         })
         .then(
           (o) => {

@@ -9,41 +9,73 @@ const POSTPONE_MAX_MS = 30_000;
  * attempts over its share are postponed. A quicker one's wait in this worker for a free place in its share.
  */
 export const SLOW_MS = 500;
+/**
+ * A webhook whose last attempts averaged under this, none out longer, after at least a share's worth of
+ * them, is fast: it may use every slot but one share's worth (see `room`).
+ */
+const FAST_MS = 100;
 
 export type Held = { job: AttemptJob; row: AttemptRow };
 
 /** A webhook's attempts in flight in this worker, those waiting for a place, and how long its recent attempts took. */
-export type Share = { webhookId: string; started: Map<string, number>; held: Held[]; averageMs: number; horizon: number };
+export type Share = { webhookId: string; started: Map<string, number>; held: Held[]; averageMs: number; horizon: number; done: number };
 
 /** The per-webhook shares of one worker's delivery slots (INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK each). */
 export class Shares {
   readonly #shares = new Map<string, Share>();
   readonly perWebhook: number;
+  readonly #burst: number;
 
-  constructor(perWebhook: number) {
+  /** `limit`: the worker's slots. */
+  constructor(perWebhook: number, limit: number) {
     this.perWebhook = perWebhook;
+    this.#burst = Math.max(perWebhook, limit - perWebhook);
   }
 
   of(webhookId: string): Share {
     let share = this.#shares.get(webhookId);
     if (!share) {
-      share = { webhookId, started: new Map(), held: [], averageMs: 0, horizon: 0 };
+      share = { webhookId, started: new Map(), held: [], averageMs: 0, horizon: 0, done: 0 };
       this.#shares.set(webhookId, share);
     }
     return share;
   }
 
+  /**
+   * Whether another attempt of the webhook may start. Its share, or, while it is fast, every slot but one
+   * share's worth: one busy endpoint that answers at once then runs nearly as fast as without shares (the
+   * bench's one-webhook shape), and should it stop answering, the slots it holds are at most that many for
+   * one timeout, the last share's worth still free for every other webhook, and its further attempts keep
+   * to the share (it is slow after SLOW_MS). A receiver silent from the start never has more than its share.
+   */
   hasRoom(share: Share): boolean {
-    return share.started.size < this.perWebhook;
+    if (share.started.size < this.perWebhook) return true;
+    return share.started.size < this.#burst && this.#isFast(share);
+  }
+
+  #isFast(share: Share): boolean {
+    return share.done >= this.perWebhook && share.averageMs < FAST_MS && !this.isSlow(share);
   }
 
   /** An attempt of the share ended after `ms`: the next one waiting for a place, if any (the share is forgotten once empty). */
   finished(share: Share, jobId: string, ms: number): Held | undefined {
     share.started.delete(jobId);
     share.averageMs = 0.8 * share.averageMs + 0.2 * ms;
+    share.done += 1;
     const next = share.held.shift();
     if (!next && !share.started.size) this.#shares.delete(share.webhookId);
     return next;
+  }
+
+  /** The attempts waiting for this share that may start now (it had a place free, or is fast). */
+  startable(share: Share): Held[] {
+    const out: Held[] = [];
+    while (share.held.length && share.started.size + out.length < this.#cap(share)) out.push(share.held.shift()!);
+    return out;
+  }
+
+  #cap(share: Share): number {
+    return this.#isFast(share) ? this.#burst : this.perWebhook;
   }
 
   isSlow(share: Share): boolean {

@@ -25,6 +25,8 @@ export type DeliveryRunner = { stop(): Promise<void> };
 const REFILL_MS = 5;
 /** Outcomes are recorded by group commit: at most this many transactions at once, each of up to this many. */
 const RECORD_LIMITS = { maxRunning: 2, maxBatch: 200 };
+/** A webhook's share (how fast its attempts went) is kept this long after its last attempt. */
+const SHARE_MEMORY_MS = 60_000;
 /** How often attempts waiting for a webhook that has turned slow are moved out (postponed). */
 const SLOW_CHECK_MS = 100;
 
@@ -187,6 +189,7 @@ class DeliveryLoop {
     const slowCheck = setInterval(() => {
       this.#postpone(this.#shares.takeHeld(false));
       this.#pacing.prune();
+      this.#shares.prune(SHARE_MEMORY_MS);
     }, SLOW_CHECK_MS);
     slowCheck.unref();
     void this.pump();

@@ -18,7 +18,7 @@ const FAST_MS = 100;
 export type Held = { job: AttemptJob; row: AttemptRow };
 
 /** A webhook's attempts in flight in this worker, those waiting for a place, and how long its recent attempts took. */
-export type Share = { webhookId: string; started: Map<string, number>; held: Held[]; averageMs: number; horizon: number; done: number };
+export type Share = { webhookId: string; started: Map<string, number>; held: Held[]; averageMs: number; horizon: number; done: number; lastAt: number };
 
 /** The per-webhook shares of one worker's delivery slots (INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK each). */
 export class Shares {
@@ -35,7 +35,7 @@ export class Shares {
   of(webhookId: string): Share {
     let share = this.#shares.get(webhookId);
     if (!share) {
-      share = { webhookId, started: new Map(), held: [], averageMs: 0, horizon: 0, done: 0 };
+      share = { webhookId, started: new Map(), held: [], averageMs: 0, horizon: 0, done: 0, lastAt: Date.now() };
       this.#shares.set(webhookId, share);
     }
     return share;
@@ -57,14 +57,18 @@ export class Shares {
     return share.done >= this.perWebhook && share.averageMs < FAST_MS && !this.isSlow(share);
   }
 
-  /** An attempt of the share ended after `ms`: the next one waiting for a place, if any (the share is forgotten once empty). */
+  /** An attempt of the share ended after `ms`: the next one waiting for a place, if any. */
   finished(share: Share, jobId: string, ms: number): Held | undefined {
     share.started.delete(jobId);
     share.averageMs = 0.8 * share.averageMs + 0.2 * ms;
     share.done += 1;
-    const next = share.held.shift();
-    if (!next && !share.started.size) this.#shares.delete(share.webhookId);
-    return next;
+    share.lastAt = Date.now();
+    return share.held.shift();
+  }
+
+  /** Forgets the shares of webhooks with nothing out or waiting for this long (their history with them). */
+  prune(idleMs: number, now = Date.now()): void {
+    for (const [id, share] of this.#shares) if (!share.started.size && !share.held.length && now - share.lastAt > idleMs) this.#shares.delete(id);
   }
 
   /** The attempts waiting for this share that may start now (it had a place free, or is fast). */

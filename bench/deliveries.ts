@@ -191,7 +191,7 @@ async function main() {
       const profDir = path.join(dir, `cpu-${webhooks}`);
       for (const f of fs.existsSync(profDir) ? fs.readdirSync(profDir) : []) {
         const summary = summariseProfile(path.join(profDir, f), ROOT, { windowMs: intake.seconds * 1000, fromEndMs: 0, top: 15 });
-        log(`  worker CPU ${f}: ${JSON.stringify({ sampledMs: summary.sampledMs, idleMs: summary.idleMs, byArea: summary.selfByArea.slice(0, 8), topSelf: summary.topSelf.slice(0, 12), topInclusive: summary.topInclusive.slice(0, 15) })}`);
+        log(`  worker CPU ${f}: ${JSON.stringify({ sampledMs: summary.sampledMs, idleMs: summary.idleMs, byArea: summary.selfByArea.slice(0, 8), topSelf: summary.topSelf.slice(0, 12), topInclusive: summary.topInclusive.slice(0, 40) })}`);
       }
     }
     const statements = opts['pg-stats'] ? await withClient(db.url, (c) => topStatements(c, 10)) : undefined;

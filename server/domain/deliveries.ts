@@ -344,6 +344,26 @@ export async function pauseFor429(ctx: AppContext, outcome: AttemptOutcome): Pro
   return { job: outcome.job, kind: 'postpone', expected: outcome.record.expected, at: until, throttled: outcome.webhookId };
 }
 
+/** Decrypted webhook secrets by key and stored form, at most SECRET_CACHE a key (the oldest go first). */
+const openSecrets = new WeakMap<Buffer, Map<string, string>>();
+const SECRET_CACHE = 500;
+
+/**
+ * A webhook's secret, decrypted once per worker rather than once per attempt (AES-GCM of every attempt was a
+ * measurable share of a busy worker's CPU). A rotated secret is a new stored value, so it is never stale.
+ */
+function openSecret(key: Buffer, stored: string): string {
+  let byStored = openSecrets.get(key);
+  if (!byStored) openSecrets.set(key, (byStored = new Map()));
+  let secret = byStored.get(stored);
+  if (secret === undefined) {
+    secret = decryptSecret(key, stored);
+    if (byStored.size >= SECRET_CACHE) byStored.delete(byStored.keys().next().value!);
+    byStored.set(stored, secret);
+  }
+  return secret;
+}
+
 /**
  * One attempt, without touching the database: signs the stored body with the webhook's secret(s) now, posts
  * it, and says what to record. A job whose attempt is no longer the next one (a duplicate) is skipped.
@@ -354,7 +374,7 @@ export async function sendAttempt(ctx: AppContext, sender: Sender, job: AttemptJ
   const reason = stopReason(row);
   if (reason || row.request_body === null) return { job, kind: 'stop', expected: row.attempts, reason: reason ?? 'submission_deleted' };
   const key = ctx.keys.webhookSecrets;
-  const secrets = [decryptSecret(key, row.secret_encrypted), ...(row.previous_secret_encrypted ? [decryptSecret(key, row.previous_secret_encrypted)] : [])];
+  const secrets = [openSecret(key, row.secret_encrypted), ...(row.previous_secret_encrypted ? [openSecret(key, row.previous_secret_encrypted)] : [])];
   const headers = signatureHeaders(secrets, row.id, Math.floor(Date.now() / 1000), row.request_body);
   const out = await sender.send(row.url, row.request_body, headers);
 

@@ -24,7 +24,7 @@ export type DeliveryRunner = { stop(): Promise<void> };
 /** After attempts are recorded, fetches are coalesced over this window so one fetch refills several slots. */
 const REFILL_MS = 5;
 /** Outcomes are recorded by group commit: at most this many transactions at once, each of up to this many. */
-const RECORD_LIMITS = { maxRunning: 2, maxBatch: 200 };
+const RECORD_LIMITS = { maxRunning: 1, maxBatch: 200 };
 /** A webhook's share (how fast its attempts went) is kept this long after its last attempt. */
 const SHARE_MEMORY_MS = 60_000;
 /** How often attempts waiting for a webhook that has turned slow are moved out (postponed). */

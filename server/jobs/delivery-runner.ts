@@ -233,19 +233,19 @@ class DeliveryLoop {
     void work.finally(() => this.#sending.delete(work));
   }
 
-  /** Sends one attempt, counted in its webhook's share while it is out; then the next one waiting for that share. */
+  /**
+   * Sends one attempt, counted in its webhook's share while it is out (`share`: already counted as started);
+   * then the attempts waiting that may start.
+   */
   #send(job: AttemptJob, row: AttemptRow | undefined, share: Share | null): void {
     const startedAt = Date.now();
-    share?.started.set(job.id, startedAt);
     const outcome = share && row ? this.#pacing.attempt(job, row) : sendAttempt(this.#ctx, this.#sender, job, row);
     this.#track(
       outcome
         .finally(() => {
           if (!share) return;
-          const next = this.#shares.finished(share, job.id, Date.now() - startedAt);
-          if (!next) return;
-          this.#send(next.job, next.row, share);
-          for (const more of this.#shares.startable(share)) this.#send(more.job, more.row, share);
+          this.#shares.finished(share, job.id, Date.now() - startedAt);
+          for (const next of this.#shares.startable()) this.#send(next.held.job, next.held.row, next.share);
         })
         .then(
           (o) => {
@@ -273,8 +273,10 @@ class DeliveryLoop {
               continue;
             }
             const share = this.#shares.of(row.webhook_id);
-            if (this.#shares.hasRoom(share)) this.#send(job, row, share);
-            else if (this.#stopping || this.#shares.isSlow(share)) this.#postpone([{ share, held: [{ job, row }] }]);
+            if (this.#shares.hasRoom(share)) {
+              this.#shares.started(share, job.id, Date.now());
+              this.#send(job, row, share);
+            } else if (this.#stopping || (this.#shares.isFull(share) && this.#shares.isSlow(share))) this.#postpone([{ share, held: [{ job, row }] }]);
             else share.held.push({ job, row });
           }
         },
@@ -288,7 +290,7 @@ class DeliveryLoop {
 
   /** One round of fetching: fresh attempts first for every free slot, then bulk ones within their bound. */
   async #fetchRound(): Promise<void> {
-    const free = this.#limit - this.#taken;
+    const free = this.#shares.capacity - this.#taken;
     if (free <= 0) return;
     const fresh = (await this.#ctx.queue.fetch(deliverWebhook, free, FRESH_PRIORITIES)) as unknown as AttemptJob[];
     if (fresh.length) this.#launch(fresh);

@@ -9,10 +9,7 @@ const POSTPONE_MAX_MS = 30_000;
  * attempts over its share are postponed. A quicker one's wait in this worker for a free place in its share.
  */
 export const SLOW_MS = 500;
-/**
- * A webhook whose last attempts averaged under this, none out longer, after at least a share's worth of
- * them, is fast: it may use every slot but one share's worth (see `room`).
- */
+/** A webhook whose last attempts averaged under this, none out longer, after at least a share's worth of them, is fast. */
 const FAST_MS = 100;
 
 export type Held = { job: AttemptJob; row: AttemptRow };
@@ -20,16 +17,33 @@ export type Held = { job: AttemptJob; row: AttemptRow };
 /** A webhook's attempts in flight in this worker, those waiting for a place, and how long its recent attempts took. */
 export type Share = { webhookId: string; started: Map<string, number>; held: Held[]; averageMs: number; horizon: number; done: number; lastAt: number };
 
-/** The per-webhook shares of one worker's delivery slots (INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK each). */
+/**
+ * The per-webhook shares of one worker's delivery slots (INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK each), and
+ * the worker's attempts in flight over all of them.
+ *
+ * A webhook gets its share. A **fast** one (a share's worth of attempts done, averaging under FAST_MS, none
+ * out SLOW_MS) may take every slot: one busy endpoint that answers at once then runs as fast as without
+ * shares. Should it stop answering, it holds those slots for one timeout at most, so while any webhook is
+ * over its share the other webhooks may go up to one share's worth of slots **beyond** the worker's limit
+ * (the reserve): they are never delayed behind it; and from SLOW_MS on the burster is slow and keeps to its
+ * share. Without a burster the worker never has more than its limit in flight. A receiver silent from the
+ * start never has more than its share.
+ */
 export class Shares {
   readonly #shares = new Map<string, Share>();
   readonly perWebhook: number;
-  readonly #burst: number;
+  readonly #limit: number;
+  #inFlight = 0;
 
-  /** `limit`: the worker's slots. */
+  /** `limit`: the worker's slots (INTAKE_DELIVERY_CONCURRENCY). */
   constructor(perWebhook: number, limit: number) {
     this.perWebhook = perWebhook;
-    this.#burst = Math.max(perWebhook, limit - perWebhook);
+    this.#limit = limit;
+  }
+
+  /** How many attempt jobs the worker may hold at once: its slots, the reserve, and as many waiting. */
+  get capacity(): number {
+    return this.#limit + this.perWebhook;
   }
 
   of(webhookId: string): Share {
@@ -41,29 +55,39 @@ export class Shares {
     return share;
   }
 
-  /**
-   * Whether another attempt of the webhook may start. Its share, or, while it is fast, every slot but one
-   * share's worth: one busy endpoint that answers at once then runs nearly as fast as without shares (the
-   * bench's one-webhook shape), and should it stop answering, the slots it holds are at most that many for
-   * one timeout, the last share's worth still free for every other webhook, and its further attempts keep
-   * to the share (it is slow after SLOW_MS). A receiver silent from the start never has more than its share.
-   */
+  /** Whether another attempt of the webhook may start now (see the class). */
   hasRoom(share: Share): boolean {
-    if (share.started.size < this.perWebhook) return true;
-    return share.started.size < this.#burst && this.#isFast(share);
+    if (share.started.size < this.perWebhook) {
+      return this.#inFlight < this.#limit || (this.#inFlight < this.#limit + this.perWebhook && this.#anyBursting());
+    }
+    return this.#inFlight < this.#limit && this.#isFast(share);
+  }
+
+  /** Whether its own share is full (an attempt over it waits, or is postponed once the webhook is slow). */
+  isFull(share: Share): boolean {
+    return share.started.size >= this.perWebhook;
+  }
+
+  #anyBursting(): boolean {
+    for (const share of this.#shares.values()) if (share.started.size > this.perWebhook) return true;
+    return false;
   }
 
   #isFast(share: Share): boolean {
     return share.done >= this.perWebhook && share.averageMs < FAST_MS && !this.isSlow(share);
   }
 
-  /** An attempt of the share ended after `ms`: the next one waiting for a place, if any. */
-  finished(share: Share, jobId: string, ms: number): Held | undefined {
-    share.started.delete(jobId);
+  started(share: Share, jobId: string, at: number): void {
+    share.started.set(jobId, at);
+    this.#inFlight += 1;
+  }
+
+  /** An attempt of the share ended after `ms`. */
+  finished(share: Share, jobId: string, ms: number): void {
+    if (share.started.delete(jobId)) this.#inFlight -= 1;
     share.averageMs = 0.8 * share.averageMs + 0.2 * ms;
     share.done += 1;
     share.lastAt = Date.now();
-    return share.held.shift();
   }
 
   /** Forgets the shares of webhooks with nothing out or waiting for this long (their history with them). */
@@ -71,15 +95,17 @@ export class Shares {
     for (const [id, share] of this.#shares) if (!share.started.size && !share.held.length && now - share.lastAt > idleMs) this.#shares.delete(id);
   }
 
-  /** The attempts waiting for this share that may start now (it had a place free, or is fast). */
-  startable(share: Share): Held[] {
-    const out: Held[] = [];
-    while (share.held.length && share.started.size + out.length < this.#cap(share)) out.push(share.held.shift()!);
+  /** The attempts waiting in any share that may start now, taken out (each share's in its order). */
+  startable(): Array<{ share: Share; held: Held }> {
+    const out: Array<{ share: Share; held: Held }> = [];
+    for (const share of this.#shares.values()) {
+      while (share.held.length && this.hasRoom(share)) {
+        const held = share.held.shift()!;
+        this.started(share, held.job.id, Date.now());
+        out.push({ share, held });
+      }
+    }
     return out;
-  }
-
-  #cap(share: Share): number {
-    return this.#isFast(share) ? this.#burst : this.perWebhook;
   }
 
   isSlow(share: Share): boolean {
@@ -100,10 +126,12 @@ export class Shares {
     return new Date(at);
   }
 
-  /** The attempts waiting in shares that are (or, with `all`, may be) slow, taken out to be postponed. */
+  /** The attempts waiting in full shares that are slow (with `all`: in every share), taken out to be postponed. */
   takeHeld(all: boolean): Array<{ share: Share; held: Held[] }> {
     const out: Array<{ share: Share; held: Held[] }> = [];
-    for (const share of this.#shares.values()) if (share.held.length && (all || this.isSlow(share))) out.push({ share, held: share.held.splice(0) });
+    for (const share of this.#shares.values()) {
+      if (share.held.length && (all || (this.isFull(share) && this.isSlow(share)))) out.push({ share, held: share.held.splice(0) });
+    }
     return out;
   }
 }

@@ -1,7 +1,12 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import { bearer } from './support/harness.ts';
+import { makePublishedForm } from './support/forms.ts';
+import { bearer, makeTeam } from './support/harness.ts';
 import { hookedForms, type HookedForm } from './support/hooked-forms.ts';
 import type { ReceivedRequest } from './support/https-receiver.ts';
+import { startLiveTestApp } from './support/live-server.ts';
+import { call, errorOf } from './support/mcp-tools.ts';
 import { postForm, startProcessingApp } from './support/processing.ts';
 import { eventually as waitUntil, workerProcesses } from './support/worker-process.ts';
 
@@ -66,6 +71,29 @@ describe('max_per_second is validated', () => {
     expect(kept.body.data.max_per_second).toBe(2.5);
     const cleared = await t.http.put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token)).send({ max_per_second: null });
     expect(cleared.body.data.max_per_second).toBeNull();
+  });
+});
+
+describe('max_per_second through MCP', () => {
+  it('create_webhook and update_webhook take it, and refuse 0 as REST does', async () => {
+    const live = await startLiveTestApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' });
+    const owner = await makeTeam(live, { plan: 'scale' });
+    const form = await makePublishedForm(live, owner);
+    const client = new Client({ name: 'intake-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${live.baseUrl}/mcp`), { requestInit: { headers: bearer(owner.token) } }));
+    try {
+      const refused = errorOf(await call(client, 'create_webhook', { form: form.id, label: 'Paced', url: 'https://127.0.0.1:9/hook', max_per_second: 0 }));
+      expect(refused).toMatchObject({ error: 'validation_failed' });
+      expect(JSON.stringify(refused)).toContain('max_per_second');
+      const created = await call(client, 'create_webhook', { form: form.id, label: 'Paced', url: 'https://127.0.0.1:9/hook', max_per_second: 4 });
+      expect(errorOf(created)).toBeNull();
+      const hook = (created.structuredContent as { data: { id: string; max_per_second: number } }).data;
+      expect(hook.max_per_second).toBe(4);
+      const updated = await call(client, 'update_webhook', { form: form.id, webhook: hook.id, max_per_second: 0.5 });
+      expect((updated.structuredContent as { data: { max_per_second: number } }).data.max_per_second).toBe(0.5);
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -12,6 +12,7 @@ import { makePublishedForm, submissionsOf } from './support/forms.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from './support/harness.ts';
 import { startLiveTestApp, type LiveTestApp } from './support/live-server.ts';
 import { call, errorOf } from './support/mcp-tools.ts';
+import { withinOneMinuteWindow } from './support/rate-window.ts';
 
 /**
  * The limits of `/mcp` and of MCP tool arguments (issue 25): the body is read only for an authenticated
@@ -232,8 +233,9 @@ describe('MCP sessions', () => {
     expect(JSON.parse(full.body)).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'service_unavailable' } } });
   });
 
-  it('initialize counts against the token\'s API rate limit', async () => {
+  it('initialize counts against the token\'s API rate limit', { timeout: 60_000 }, async () => {
     const owner = await makeTeam(short);
+    await withinOneMinuteWindow();
     for (let i = 0; i < 5; i++) {
       const opened = await initialize(short, owner.token);
       expect(opened.status).toBe(200);
@@ -245,9 +247,10 @@ describe('MCP sessions', () => {
     expect(JSON.parse(limited.body)).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'rate_limited', retry_after: expect.any(Number) } } });
   });
 
-  it('a stateless message counts against the token\'s API rate limit, whether it calls a tool or not', async () => {
+  it('a stateless message counts against the token\'s API rate limit, whether it calls a tool or not', { timeout: 60_000 }, async () => {
     const owner = await makeTeam(short);
     const form = await makePublishedForm(short, owner);
+    await withinOneMinuteWindow();
     const stateless = async (message: object) => {
       const res = await fetch(`${short.baseUrl}/mcp`, { method: 'POST', headers: { ...ACCEPT, ...bearer(owner.token), 'MCP-Protocol-Version': '2025-06-18' }, body: JSON.stringify(message) });
       return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };

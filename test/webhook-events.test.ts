@@ -15,6 +15,7 @@ import { captureLogs } from './support/processes.ts';
 import { postForm, startProcessingApp, waitForProcessing } from './support/processing.ts';
 import { serverProcessEnv } from './support/tls.ts';
 import { eventually as waitUntil, workerProcesses } from './support/worker-process.ts';
+import { withinOneMinuteWindow } from './support/rate-window.ts';
 
 // The API and ingest run here; deliveries go out from a real `intake worker`, and test calls from a real
 // `intake serve`: those processes alone trust the receivers' self-signed certificate.
@@ -274,10 +275,8 @@ describe('the test call', { timeout: 60_000 }, () => {
     teapot.receiver.setReply(() => ({ status: 418, headers: { 'content-type': 'text/plain' }, body: "I'm a teapot" }));
     const test = () => intakeApi.ok.testWebhook({ params: { form: h.formId, webhook: teapot.webhookId } });
 
-    // The limit is a fixed window on the minute (Postgres's clock, this machine's): start with 20 s of it left, so
-    // the seven calls below cannot straddle a boundary that would reset the count.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 40_000) await quiet(60_000 - intoMinute + 500);
+    // The seven calls below spend the webhook's minute of test calls: none may straddle the window's boundary.
+    await withinOneMinuteWindow();
     const { data } = await test();
     expect(data).toMatchObject({ webhook_id: teapot.webhookId, event: 'webhook.test', status: 'failed', http_status: 418, response_body: "I'm a teapot", error: null, attempts: 1 });
     expect(data.duration_ms).toEqual(expect.any(Number));

@@ -13,8 +13,9 @@ const t = await startProcessingApp({ OPENAI_API_KEY: 'test', OPENAI_BASE_URL: op
 
 /** A message with a marker, so each test finds the requests its own submission caused. */
 function message(text: string) {
-  // Letters no category keyword is made of: a hex marker could spell one ("500" is a bug-report keyword).
-  const marker = `ref-${Array.from(randomBytes(8), (b) => 'qxzjkvwy'[b % 8]).join('')}`;
+  // Letters no category keyword or spam term is made of: a hex marker could spell one ("500" is a bug-report
+  // keyword), and so could any letters that repeat one of a term's ("xxx" is a spam term).
+  const marker = `ref-${Array.from(randomBytes(8), (b) => 'qzjkvwyh'[b % 8]).join('')}`;
   return { marker, fields: { name: 'Ada', email: 'ada@example.com', message: `${text} (${marker})` } };
 }
 const requestsWith = (marker: string): ChatRequest[] => openai.requests.filter((r) => r.body.messages.some((m) => m.content.includes(marker)));

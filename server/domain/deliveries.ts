@@ -197,18 +197,18 @@ export const SPAM_DELIVERY_INTERVAL_SECONDS = 2;
 export async function runSpamDeliveries(ctx: AppContext): Promise<number> {
   let created = 0;
   let after: string | null = null;
+  // One read per webhook per run: a form flooded with spam must not hold one transaction (and every other
+  // team's spam webhooks) for its whole backlog; the rest goes in the next run, queued at once.
+  let backlog = false;
   for (;;) {
     const served = await ctx.db.transaction(async (tx) => {
       const hooks = await lockSpamSubscribers(tx, SPAM_WEBHOOKS_PER_TX, after);
       for (const hook of hooks) {
-        let position = hook.spam_position;
-        let read = 0;
-        for (;;) {
-          const batch = await queries.spamEventsAfter(tx, hook.form_id, position, SPAM_EVENTS_PER_READ);
-          read += batch.rows.length;
-          const targets = batch.rows.flatMap((row) => matching([hook], row, 'spam').map((t) => ({ t, row })));
-          const at = firstAttemptAt(ctx);
-          const rows = targets.map(({ t, row }) => ({
+        const batch = await queries.spamEventsAfter(tx, hook.form_id, hook.spam_position, SPAM_EVENTS_PER_READ);
+        backlog ||= batch.more;
+        const at = firstAttemptAt(ctx);
+        const rows = batch.rows.flatMap((row) =>
+          matching([hook], row, 'spam').map((t) => ({
             id: newId('whd'),
             team_id: t.team_id,
             webhook_id: t.id,
@@ -216,13 +216,11 @@ export async function runSpamDeliveries(ctx: AppContext): Promise<number> {
             submission_id: row.id,
             request_body: renderBody(t.provider as Provider, submissionEvent(ctx, row, 'submission.spam'), t.config),
             next_attempt_at: at,
-          }));
-          created += (await queueDeliveries(ctx, tx, rows)).length;
-          position = batch.next;
-          if (!batch.more) break;
-        }
-        if (read > 0 || Date.now() - (hook.spam_position.at ?? 0) > SPAM_POSITION_REFRESH_MS) {
-          await setSpamPosition(tx, hook.id, { ...position, at: Date.now() });
+          })),
+        );
+        created += (await queueDeliveries(ctx, tx, rows)).length;
+        if (batch.rows.length > 0 || Date.now() - (hook.spam_position.at ?? 0) > SPAM_POSITION_REFRESH_MS) {
+          await setSpamPosition(tx, hook.id, { ...batch.next, at: Date.now() });
         }
       }
       return hooks;
@@ -230,7 +228,9 @@ export async function runSpamDeliveries(ctx: AppContext): Promise<number> {
     if (served.length < SPAM_WEBHOOKS_PER_TX) break;
     after = served[served.length - 1]!.id;
   }
-  if (await anySpamSubscriber(ctx.db)) await ctx.queue.send(spamDeliveries, {}, { startAfter: SPAM_DELIVERY_INTERVAL_SECONDS });
+  if (backlog || (await anySpamSubscriber(ctx.db))) {
+    await ctx.queue.send(spamDeliveries, {}, { startAfter: backlog ? 0 : SPAM_DELIVERY_INTERVAL_SECONDS });
+  }
   return created;
 }
 

@@ -1,17 +1,17 @@
 import type { Command } from 'commander';
 import { ABILITIES, ROLES } from '../contract/abilities.ts';
 import type { AppContext } from '../server/context.ts';
-import type { MemberSummary } from '../server/domain/teams.ts';
-import type { TeamTokenEntry } from '../server/domain/tokens.ts';
+import type { MemberSummary } from '../server/domain/accounts/teams.ts';
+import type { TeamTokenEntry } from '../server/domain/accounts/tokens.ts';
 
 const PLANS = ['free', 'pro', 'team', 'scale'];
 
 // What a command needs is imported when it runs: `--help` and usage errors load none of it, and a command
 // loads the database and its own domain module, never the HTTP app, the job queue or storage.
-const teams = () => import('../server/domain/teams.ts');
-const tokens = () => import('../server/domain/tokens.ts');
-const users = () => import('../server/domain/users.ts');
-const timestamps = () => import('../server/domain/timestamps.ts');
+const teams = () => import('../server/domain/accounts/teams.ts');
+const tokens = () => import('../server/domain/accounts/tokens.ts');
+const users = () => import('../server/domain/accounts/users.ts');
+const timestamps = () => import('../server/domain/shared/timestamps.ts');
 
 /**
  * Admin commands open the database only (attaching to a running `make dev` cluster), do one thing, close.

@@ -157,7 +157,7 @@ export function registerApi(program: Command): void {
   for (const [routeKey, route] of Object.entries(contract as Record<string, unknown>)) {
     if (!isAppRoute(route as AppRoute)) continue;
     // A route not named in COMMANDS yet still gets a command (its first path segment, its route key in
-    // kebab-case) rather than breaking the CLI; test/cli-api.test.ts asks for a proper name.
+    // kebab-case) rather than breaking the CLI; test/cli/api.test.ts asks for a proper name.
     const [resource, verb] = COMMANDS[routeKey] ?? [(route as AppRoute).path.split('/')[2]!, routeKey.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)];
     if (routeKey === 'streamSubmissions') continue; // an open stream, not one answer: `intake listen` (cli/listen.ts)
     let group = groups.get(resource);

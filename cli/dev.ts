@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Runtime } from '../server/main.ts';
-import { createTeam, findTeamByName } from '../server/domain/teams.ts';
-import { authenticate, issueToken } from '../server/domain/tokens.ts';
-import { addMember } from '../server/domain/users.ts';
+import { createTeam, findTeamByName } from '../server/domain/accounts/teams.ts';
+import { authenticate, issueToken } from '../server/domain/accounts/tokens.ts';
+import { addMember } from '../server/domain/accounts/users.ts';
 
 /**
  * First `make dev`: a dev team on the `team` plan, an owner and an owner token. The plaintext is kept

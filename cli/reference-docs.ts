@@ -31,7 +31,7 @@ function walk(cmd: Command): Command[] {
 
 /**
  * docs/cli.md: the reference of the `intake` command, generated from the command tree the binary runs
- * (scripts/generate-cli-docs.ts writes it; test/cli-docs.test.ts fails when the committed file differs).
+ * (scripts/generate-cli-docs.ts writes it; test/cli/docs.test.ts fails when the committed file differs).
  */
 export function cliReference(program: Command): string {
   const commands = walk(program);
@@ -40,7 +40,7 @@ export function cliReference(program: Command): string {
     '# The `intake` command',
     '',
     '<!-- Generated from the command tree (cli/program.ts) by `npm run cli-docs` (also run by `npm run openapi`). Do not edit:',
-    '     test/cli-docs.test.ts fails when this file differs from what the tree generates. -->',
+    '     test/cli/docs.test.ts fails when this file differs from what the tree generates. -->',
     '',
     'One binary runs Intake (`serve`, `worker`, `migrate`, `dev`, `mcp`), administers its database (`admin`), and',
     'calls its API (every other command, through the SDK: one command per contract operation).',

@@ -6,11 +6,11 @@ import { FieldErrorsBody } from './form-features.ts';
  * The public form endpoint, `POST /f/{form}`: what a website's `<form action>` posts to, with no token.
  * It is not a ts-rest route on purpose — the SDK, the CLI and the MCP tools are built from the contract's
  * routes, and none of them should post to a form as a visitor — so these schemas reach openapi.json through
- * scripts/openapi/public-endpoint.ts only; test/openapi-public-endpoint.test.ts posts to a real server and checks each
+ * scripts/openapi/public-endpoint.ts only; test/contract/openapi-public-endpoint.test.ts posts to a real server and checks each
  * answer against the document.
  */
 
-/** The endpoint's limits: server/domain/ingest-limits.ts enforces exactly these (it spreads them). */
+/** The endpoint's limits: server/domain/ingest/limits.ts enforces exactly these (it spreads them). */
 export const PUBLIC_POST_LIMITS = {
   fields: 200,
   fieldName: 64,
@@ -25,7 +25,7 @@ export const PUBLIC_POST_LIMITS = {
 
 export const IDEMPOTENCY_KEY_MAX = 255;
 export const DEFAULT_HONEYPOT_FIELD = '_gotcha';
-/** Where each CAPTCHA widget puts its token (server/domain/captcha.ts reads them; they are never stored). */
+/** Where each CAPTCHA widget puts its token (server/domain/spam/captcha.ts reads them; they are never stored). */
 export const CAPTCHA_TOKEN_FIELDS = ['cf-turnstile-response', 'h-captcha-response', 'g-recaptcha-response'] as const;
 
 const L = PUBLIC_POST_LIMITS;

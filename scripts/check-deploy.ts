@@ -1,7 +1,7 @@
 /**
  * `make check` for the deployment files: compose.yaml against the Compose specification's JSON schema
  * (deploy/compose-spec/, vendored), then the rules issue 29 sets for the image and the topology, and that
- * test/production-install.test.ts still takes its commands from the same reader (scripts/deploy-files.ts).
+ * test/platform/production-install.test.ts still takes its commands from the same reader (scripts/deploy-files.ts).
  * Prints each problem and exits 1 if there is any.
  */
 import fs from 'node:fs';
@@ -69,9 +69,9 @@ export function composeProblems(compose: Compose): string[] {
 
 /** The production-install test must run what this reader says, not commands of its own. */
 function testProblems(): string[] {
-  const test = read('test/production-install.test.ts');
+  const test = read('test/platform/production-install.test.ts');
   const uses = ['readImage', 'intakeProcesses'].filter((name) => !test.includes(name));
-  return uses.length ? [`test/production-install.test.ts: does not take its commands from scripts/deploy-files.ts (${uses.join(', ')} unused)`] : [];
+  return uses.length ? [`test/platform/production-install.test.ts: does not take its commands from scripts/deploy-files.ts (${uses.join(', ')} unused)`] : [];
 }
 
 if (import.meta.main) {

@@ -1,5 +1,5 @@
 /**
- * The layering check, run by `npm run check` (`make check`) and test/layering.test.ts: `node
+ * The layering check, run by `npm run check` (`make check`) and test/platform/layering.test.ts: `node
  * scripts/check-layers.ts [root]`. It reads every import of the project's TypeScript — static, dynamic,
  * type-only and re-exports alike, since a type import ties a module to another's shape just as much — and
  * fails on an import cycle or on an import that reaches up a layer (RULES below).

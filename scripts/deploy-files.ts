@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 
 /**
  * What the deployment files say, read from the files themselves: the one source of the commands that
- * scripts/check-deploy.ts checks and test/production-install.test.ts runs, so the test cannot drift from the
+ * scripts/check-deploy.ts checks and test/platform/production-install.test.ts runs, so the test cannot drift from the
  * image it stands for.
  */
 

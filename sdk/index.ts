@@ -83,7 +83,7 @@ export type CreateTokenBody = z.input<typeof CreateTokenBody>;
 export type ErrorBody = z.infer<typeof ErrorBody>;
 /**
  * The API's resources by the names openapi.json gives them (`components.schemas`), generated into
- * sdk/openapi-types.ts; test/openapi-sdk-types.test.ts checks they equal what the contract's schemas infer.
+ * sdk/openapi-types.ts; test/contract/openapi-tools.test.ts typechecks them (strict) and test/sdk/sdk.test.ts checks the file is what openapi.json generates.
  */
 export type { Delivery, Form, Insights, Job, Submission, SubmissionDetail, Token, Webhook } from './openapi-types.ts';
 export type ValidationErrorBody = z.infer<typeof ValidationErrorBody>;

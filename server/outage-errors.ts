@@ -1,7 +1,7 @@
 /**
  * Which errors mean Postgres or the object store cannot be reached: the facts of the drivers (socket
  * codes, SQLSTATEs, node-postgres messages), below both the storage and database adapters that watch for
- * them and the domain that answers them 503 (server/domain/outages.ts). It imports nothing of the project.
+ * them and the domain that answers them 503 (server/domain/shared/outages.ts). It imports nothing of the project.
  */
 
 /** Socket-level failures reaching Postgres or the object store. */

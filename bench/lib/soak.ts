@@ -4,7 +4,7 @@
  * HTTPS receiver; midway the worker is SIGKILLed and a new one started. Once the queues are empty the run is
  * audited: accepted (201) = stored = delivered (one `succeeded` delivery row per submission, received signed),
  * as sets of submission ids, no duplicate, no 5xx. Used by bench/soak.ts (100,000 posts) and
- * test/soak.test.ts (5,000 in `make test`).
+ * test/platform/soak.test.ts (5,000 in `make test`).
  *
  * Client addresses: the per-address limits stay at their defaults. The posts come from many visitors
  * behind a trusted proxy (`INTAKE_TRUST_PROXY=loopback`, `X-Forwarded-For` as a load balancer sets it),
@@ -15,7 +15,7 @@
  * to another worker once their claim expires (3 minutes for attempts, 5 for processing) and its
  * supervisor's next pass (≤ 1 minute) sees it. `claims: 'expire'` waits for that in real time (the bench);
  * `claims: 'lapse'` (the test, which has 90 s) shortens those jobs' expiry to one second in pg-boss's own
- * table and runs pg-boss's supervision pass, as test/webhook-deliveries.test.ts does — the same recovery path,
+ * table and runs pg-boss's supervision pass, as test/webhooks/deliveries.test.ts does — the same recovery path,
  * without the wait.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -26,11 +26,11 @@ import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import { Pool } from 'undici';
 import { loadConfig } from '../../server/config.ts';
-import type { Caller } from '../../server/domain/caller.ts';
-import { createForm, publishForm } from '../../server/domain/forms.ts';
-import { createTeam } from '../../server/domain/teams.ts';
-import { addMember } from '../../server/domain/users.ts';
-import { createWebhook } from '../../server/domain/webhooks.ts';
+import type { Caller } from '../../server/domain/accounts/caller.ts';
+import { createForm, publishForm } from '../../server/domain/forms/forms.ts';
+import { createTeam } from '../../server/domain/accounts/teams.ts';
+import { addMember } from '../../server/domain/accounts/users.ts';
+import { createWebhook } from '../../server/domain/webhooks/webhooks.ts';
 import { deliverWebhook, processSubmission } from '../../server/jobs/definitions.ts';
 import { boot, type Runtime } from '../../server/main.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../../test/support/https-receiver.ts';
@@ -404,7 +404,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
  * pg-boss's recovery of a dead worker's claims, made quick: their expiry is set to one second and, once it
  * has passed, pg-boss's supervision pass (the one the workers run every minute) puts them back for a retry,
  * at once. A queue is supervised at most once a monitor interval and the dead worker may just have done so:
- * that mark is cleared first, as test/webhook-deliveries.test.ts does. Then the jobs get their own expiry
+ * that mark is cleared first, as test/webhooks/deliveries.test.ts does. Then the jobs get their own expiry
  * and retry delay back, so the next worker's claims on them are the ordinary ones.
  */
 async function lapseClaims(rt: Runtime, held: Array<{ id: string; expire_seconds: number; retry_delay: number }>): Promise<void> {

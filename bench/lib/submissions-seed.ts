@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig } from '../../server/config.ts';
-import type { Caller } from '../../server/domain/caller.ts';
-import { createForm, publishForm } from '../../server/domain/forms.ts';
-import { createTeam } from '../../server/domain/teams.ts';
-import { issueToken } from '../../server/domain/tokens.ts';
-import { addMember } from '../../server/domain/users.ts';
+import type { Caller } from '../../server/domain/accounts/caller.ts';
+import { createForm, publishForm } from '../../server/domain/forms/forms.ts';
+import { createTeam } from '../../server/domain/accounts/teams.ts';
+import { issueToken } from '../../server/domain/accounts/tokens.ts';
+import { addMember } from '../../server/domain/accounts/users.ts';
 import { boot } from '../../server/main.ts';
 import { COMPANIES, FIRST, LAST, SENTENCES, SUBJECTS } from './contact-form.ts';
 import { checkInterrupted, log, round } from './submissions-context.ts';

@@ -1,5 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from '../../contract/errors.ts';
-import { ERROR_STATUS } from '../../server/domain/errors.ts';
+import { ERROR_STATUS } from '../../server/domain/shared/errors.ts';
 import type { Json } from './schema-repairs.ts';
 
 /** What each code of the closed list means; `satisfies` makes a new code fail to compile until it is described here. */

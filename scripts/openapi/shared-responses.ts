@@ -24,7 +24,7 @@ export function slowBodyResponse(): Json {
   return { description: ERROR_MEANINGS['408'], content: jsonContent(ErrorBody) };
 }
 
-/** Any route can answer 503 while the database or object storage is unreachable (server/domain/outages.ts). */
+/** Any route can answer 503 while the database or object storage is unreachable (server/domain/shared/outages.ts). */
 export function unavailableResponse(): Json {
   return {
     description: ERROR_MEANINGS['503'],

@@ -1,7 +1,7 @@
 import type { CaptchaProvider } from '../../contract/form-features.ts';
 
 /**
- * A CAPTCHA verification's vocabulary, below both the domain's rules (server/domain/captcha.ts, which
+ * A CAPTCHA verification's vocabulary, below both the domain's rules (server/domain/spam/captcha.ts, which
  * re-exports it) and the adapter that asks the provider (siteverify.ts): the form's stored CAPTCHA, the
  * outcome, and how a provider's answer maps to it.
  */

@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { createExpressEndpoints } from '@ts-rest/express';
 import { contract } from '../../contract/index.ts';
 import type { AppContext } from '../context.ts';
-import { checkReady } from '../domain/health.ts';
+import { checkReady } from '../domain/shared/health.ts';
 import { ingestRoutes } from '../ingest/router.ts';
 import { fileLinkRoutes } from './file-links.ts';
 import { emailLinkRoutes } from './email-links.ts';

@@ -1,7 +1,7 @@
 import type { AppRoute } from '@ts-rest/core';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppContext } from '../context.ts';
-import { AppError } from '../domain/errors.ts';
+import { AppError } from '../domain/shared/errors.ts';
 import { authenticateBearer, bearerChallenge, checkAbility } from '../operations/invoke.ts';
 import { throwDeferredBodyError } from './body-parsing.ts';
 

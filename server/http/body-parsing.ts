@@ -1,12 +1,12 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { AppError } from '../domain/errors.ts';
-import { API_INPUT_LIMITS, decodeJsonText, inputProblem, jsonTextProblem } from '../domain/input-guard.ts';
+import { AppError } from '../domain/shared/errors.ts';
+import { API_INPUT_LIMITS, decodeJsonText, inputProblem, jsonTextProblem } from '../domain/shared/input-guard.ts';
 
 // Everything the 415 guard lets through must also be parsed, or it would arrive as an empty body.
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /**
- * JSON bodies for the API, through the one input guard (server/domain/input-guard.ts): express would
+ * JSON bodies for the API, through the one input guard (server/domain/shared/input-guard.ts): express would
  * replace invalid UTF-8 with U+FFFD, so decode strictly first; depth and value count are checked on the
  * text before it is parsed, then every string and key of the value; a body with another content type is
  * 415, never silently an empty object.

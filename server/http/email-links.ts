@@ -1,8 +1,8 @@
 import { type Request, type Response, Router } from 'express';
 import type { AppContext } from '../context.ts';
-import { describeAction, describeUnsubscribe, performAction, unsubscribe } from '../domain/email-links.ts';
-import { AppError } from '../domain/errors.ts';
-import { confirmByToken } from '../domain/notification-addresses.ts';
+import { describeAction, describeUnsubscribe, performAction, unsubscribe } from '../domain/notifications/links.ts';
+import { AppError } from '../domain/shared/errors.ts';
+import { confirmByToken } from '../domain/notifications/addresses.ts';
 import { sendPage, actionDonePage, actionPromptPage, addressConfirmedPage, linkInvalidPage, unsubscribedPage, unsubscribePromptPage } from './pages.ts';
 
 /**

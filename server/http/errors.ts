@@ -2,8 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { RequestValidationError } from '@ts-rest/express';
 import type { ZodError } from 'zod';
 import type { Logger } from 'pino';
-import { AppError, type ErrorDetail } from '../domain/errors.ts';
-import { isOutage, serviceUnavailable } from '../domain/outages.ts';
+import { AppError, type ErrorDetail } from '../domain/shared/errors.ts';
+import { isOutage, serviceUnavailable } from '../domain/shared/outages.ts';
 import { malformedPath } from './path-ids.ts';
 
 function zodDetails(where: ErrorDetail['in'], error: ZodError | null): ErrorDetail[] {

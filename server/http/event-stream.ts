@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
-import { AppError } from '../domain/errors.ts';
-import type { StreamEvent, SubmissionStream } from '../domain/submission-stream.ts';
+import { AppError } from '../domain/shared/errors.ts';
+import type { StreamEvent, SubmissionStream } from '../domain/submissions/stream.ts';
 
 /** How long an EventSource waits before reconnecting after the stream ends (the SSE `retry:` field). */
 const RETRY_MS = 1000;

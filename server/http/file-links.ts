@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.ts';
-import { openFileLink } from '../domain/file-links.ts';
+import { openFileLink } from '../domain/submissions/file-links.ts';
 
 /** `GET /d/{file}?expires&signature`: an export's file link → 302 to a fresh 60-second storage URL. */
 export function fileLinkRoutes(ctx: AppContext): Router {

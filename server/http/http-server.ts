@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config.ts';
-import { AppError } from '../domain/errors.ts';
+import { AppError } from '../domain/shared/errors.ts';
 
 /**
  * The HTTP server around the app, with the limits that keep slow or hostile clients from holding it:

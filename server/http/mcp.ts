@@ -3,10 +3,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppContext } from '../context.ts';
-import type { Caller } from '../domain/caller.ts';
-import { AppError } from '../domain/errors.ts';
-import { API_INPUT_LIMITS, decodeJsonText, jsonTextProblem, tooLargeInput, type InputLimits } from '../domain/input-guard.ts';
-import { chargeApiBudget } from '../domain/rate-windows.ts';
+import type { Caller } from '../domain/accounts/caller.ts';
+import { AppError } from '../domain/shared/errors.ts';
+import { API_INPUT_LIMITS, decodeJsonText, jsonTextProblem, tooLargeInput, type InputLimits } from '../domain/shared/input-guard.ts';
+import { chargeApiBudget } from '../domain/accounts/rate-windows.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import { authenticateBearer, bearerChallenge } from '../operations/invoke.ts';
 import { VERSION } from '../version.ts';

@@ -2,7 +2,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
-import { escapeHtml } from '../domain/display-text.ts';
+import { escapeHtml } from '../domain/notifications/display-text.ts';
 
 const CSS = `body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0;color:#1f2933}
 main{max-width:32rem;padding:2rem}h1{font-size:1.6rem}a{color:#2563eb}ul{padding-left:1.2rem}li{margin:.3rem 0}

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError, validationFailed } from '../domain/errors.ts';
+import { AppError, validationFailed } from '../domain/shared/errors.ts';
 import { checkPathIds as checkIds } from '../operations/invoke.ts';
 
 /**

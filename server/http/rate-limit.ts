@@ -1,7 +1,7 @@
 import type { AppRoute } from '@ts-rest/core';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppContext } from '../context.ts';
-import type { Caller } from '../domain/caller.ts';
+import type { Caller } from '../domain/accounts/caller.ts';
 import { chargeRateLimit } from '../operations/invoke.ts';
 
 /**

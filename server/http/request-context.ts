@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { Caller } from '../domain/caller.ts';
+import type { Caller } from '../domain/accounts/caller.ts';
 
 /** The caller resolved by the auth middleware; routes run behind it, so it is always there. */
 export function callerOf(res: Response): Caller {

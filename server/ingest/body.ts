@@ -5,12 +5,12 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import busboy from 'busboy';
-import { AppError, validationFailed } from '../domain/errors.ts';
+import { AppError, validationFailed } from '../domain/shared/errors.ts';
 import { isStorableText, TEXT_MESSAGE } from '../../contract/common.ts';
-import { printable, unstorableText } from '../domain/field-types.ts';
-import { jsonShape, jsonTextTooDeep } from '../domain/json-walk.ts';
-import type { FieldValue, PostedBody } from '../domain/ingest.ts';
-import { INGEST_LIMITS, type BodyLimits } from '../domain/ingest-limits.ts';
+import { printable, unstorableText } from '../domain/shared/field-types.ts';
+import { jsonShape, jsonTextTooDeep } from '../domain/shared/json-walk.ts';
+import type { FieldValue, PostedBody } from '../domain/ingest/ingest.ts';
+import { INGEST_LIMITS, type BodyLimits } from '../domain/ingest/limits.ts';
 
 const LIMITS = INGEST_LIMITS;
 

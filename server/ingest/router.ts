@@ -1,9 +1,9 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import type { AppContext } from '../context.ts';
-import { AppError, notFound } from '../domain/errors.ts';
+import { AppError, notFound } from '../domain/shared/errors.ts';
 import { closeUnreadBody } from '../http/errors.ts';
-import { backLink, isAllowedOrigin, postingOrigin } from '../domain/form-origins.ts';
-import { findPublicForm, ingestPost, type IngestOutcome, type PublicForm } from '../domain/ingest.ts';
+import { backLink, isAllowedOrigin, postingOrigin } from '../domain/forms/origins.ts';
+import { findPublicForm, ingestPost, type IngestOutcome, type PublicForm } from '../domain/ingest/ingest.ts';
 import { readPostBody } from './body.ts';
 import { captchaFailedPage, fieldErrorsPage, formUnavailablePage, sendPage, thankYouPage } from '../http/pages.ts';
 import { countPost, countRefusedPost } from '../metrics/public-posts.ts';

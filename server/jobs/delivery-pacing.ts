@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { paceGapMs, pauseFor429, sendAttempt, takeSlot, type AttemptJob, type AttemptOutcome, type AttemptRow } from '../domain/deliveries.ts';
+import { paceGapMs, pauseFor429, sendAttempt, takeSlot, type AttemptJob, type AttemptOutcome, type AttemptRow } from '../domain/webhooks/deliveries.ts';
 import type { Sender } from '../webhooks/sender.ts';
 
 /**

@@ -10,7 +10,7 @@ import {
   type AttemptJob,
   type AttemptOutcome,
   type AttemptRow,
-} from '../domain/deliveries.ts';
+} from '../domain/webhooks/deliveries.ts';
 import { GroupCommit } from '../group-commit.ts';
 import { countDeliveryAttempt } from '../metrics/deliveries.ts';
 import { createSender, type Sender } from '../webhooks/sender.ts';

@@ -1,4 +1,4 @@
-import type { AttemptJob, AttemptRow } from '../domain/deliveries.ts';
+import type { AttemptJob, AttemptRow } from '../domain/webhooks/deliveries.ts';
 
 /** An attempt postponed because its webhook had its share in flight goes again after at least this long… */
 const POSTPONE_MIN_MS = 1_000;

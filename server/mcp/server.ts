@@ -3,9 +3,9 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
-import { requireAbility, type Caller } from '../domain/caller.ts';
-import { AppError } from '../domain/errors.ts';
-import { recentFormStats } from '../domain/insights.ts';
+import { requireAbility, type Caller } from '../domain/accounts/caller.ts';
+import { AppError } from '../domain/shared/errors.ts';
+import { recentFormStats } from '../domain/insights/insights.ts';
 import { callTool, toolSpecs, UNTRUSTED, type ToolSpec } from './tools.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { AppContext } from '../context.ts';
-import { authenticate } from '../domain/tokens.ts';
+import { authenticate } from '../domain/accounts/tokens.ts';
 import { VERSION } from '../version.ts';
 import { createMcpServer } from './server.ts';
 

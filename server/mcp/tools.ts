@@ -4,10 +4,10 @@ import { contract, type RouteMetadata } from '../../contract/index.ts';
 import { objectShape } from '../../contract/schema-shape.ts';
 import type { AppContext } from '../context.ts';
 import type { Ability } from '../../contract/abilities.ts';
-import type { Caller } from '../domain/caller.ts';
-import { AppError } from '../domain/errors.ts';
-import { isOutage, serviceUnavailable } from '../domain/outages.ts';
-import type { ExportStream } from '../domain/submission-export.ts';
+import type { Caller } from '../domain/accounts/caller.ts';
+import { AppError } from '../domain/shared/errors.ts';
+import { isOutage, serviceUnavailable } from '../domain/shared/outages.ts';
+import type { ExportStream } from '../domain/submissions/export.ts';
 import type { RouteKey } from '../operations/index.ts';
 import { invoke, partsOf, type Input } from '../operations/invoke.ts';
 

@@ -2,8 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type NextFunction, type Request, type Response, Router } from 'express';
-import { AppError } from '../domain/errors.ts';
-import { bearerToken } from '../domain/tokens.ts';
+import { AppError } from '../domain/shared/errors.ts';
+import { bearerToken } from '../domain/accounts/tokens.ts';
 import { scrape, startProcessMetrics } from './registry.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { accountContract } from '../../contract/account.ts';
-import { getMe } from '../domain/account.ts';
+import { getMe } from '../domain/accounts/account.ts';
 import type { OperationsOf } from './types.ts';
 
 export const accountOperations = {

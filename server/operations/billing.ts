@@ -1,5 +1,5 @@
 import type { billingContract } from '../../contract/billing.ts';
-import * as billing from '../domain/billing.ts';
+import * as billing from '../domain/accounts/billing.ts';
 import type { OperationsOf } from './types.ts';
 
 export const billingOperations = {

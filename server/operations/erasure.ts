@@ -1,5 +1,5 @@
 import type { erasureContract } from '../../contract/erasure.ts';
-import { createErasure, getErasure, previewErasure } from '../domain/erasure.ts';
+import { createErasure, getErasure, previewErasure } from '../domain/lifecycle/erasure.ts';
 import type { OperationsOf } from './types.ts';
 
 export const erasureOperations = {

@@ -1,5 +1,5 @@
 import type { eventsContract } from '../../contract/events.ts';
-import { openSubmissionStream, readSubmissionEvents, type StreamOptions, type SubmissionStream } from '../domain/submission-stream.ts';
+import { openSubmissionStream, readSubmissionEvents, type StreamOptions, type SubmissionStream } from '../domain/submissions/stream.ts';
 import type { Operation, OperationInput, OperationResult } from './types.ts';
 
 type Route = (typeof eventsContract)['streamSubmissions'];

@@ -1,5 +1,5 @@
 import type { formsContract } from '../../contract/forms.ts';
-import * as forms from '../domain/forms.ts';
+import * as forms from '../domain/forms/forms.ts';
 import type { OperationsOf } from './types.ts';
 
 export const formsOperations = {

@@ -1,5 +1,5 @@
 import type { insightsContract } from '../../contract/insights.ts';
-import { getInsights, regenerateInsights } from '../domain/insights.ts';
+import { getInsights, regenerateInsights } from '../domain/insights/insights.ts';
 import type { OperationsOf } from './types.ts';
 
 export const insightsOperations = {

@@ -3,12 +3,12 @@ import type { z } from 'zod';
 import { contract, type RouteMetadata } from '../../contract/index.ts';
 import { objectShape } from '../../contract/schema-shape.ts';
 import type { AppContext } from '../context.ts';
-import { requireAbility, type Caller } from '../domain/caller.ts';
-import { AppError, type ErrorDetail } from '../domain/errors.ts';
-import { assertPathIds } from '../domain/ids.ts';
-import { guardInput, invalidInput } from '../domain/input-guard.ts';
-import { chargeApiBudget, type ApiBudget } from '../domain/rate-windows.ts';
-import { authenticate, bearerToken } from '../domain/tokens.ts';
+import { requireAbility, type Caller } from '../domain/accounts/caller.ts';
+import { AppError, type ErrorDetail } from '../domain/shared/errors.ts';
+import { assertPathIds } from '../domain/shared/ids.ts';
+import { guardInput, invalidInput } from '../domain/shared/input-guard.ts';
+import { chargeApiBudget, type ApiBudget } from '../domain/accounts/rate-windows.ts';
+import { authenticate, bearerToken } from '../domain/accounts/tokens.ts';
 import { operations, type RouteKey } from './index.ts';
 
 /**

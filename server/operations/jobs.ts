@@ -1,5 +1,5 @@
 import type { jobsContract } from '../../contract/jobs.ts';
-import { getJob } from '../domain/jobs.ts';
+import { getJob } from '../domain/lifecycle/jobs.ts';
 import type { OperationsOf } from './types.ts';
 
 export const jobsOperations = {

@@ -1,6 +1,6 @@
 import type { submissionsContract } from '../../contract/submissions.ts';
-import { exportSubmissions, type ExportStream } from '../domain/submission-export.ts';
-import * as submissions from '../domain/submissions.ts';
+import { exportSubmissions, type ExportStream } from '../domain/submissions/export.ts';
+import * as submissions from '../domain/submissions/submissions.ts';
 import type { Operation, OperationInput, OperationsOf } from './types.ts';
 
 type Routes = typeof submissionsContract;

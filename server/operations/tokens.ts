@@ -1,5 +1,5 @@
 import type { tokensContract } from '../../contract/tokens.ts';
-import { createToken, listTokens, revokeToken } from '../domain/tokens.ts';
+import { createToken, listTokens, revokeToken } from '../domain/accounts/tokens.ts';
 import type { OperationsOf } from './types.ts';
 
 export const tokensOperations = {

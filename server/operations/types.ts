@@ -1,6 +1,6 @@
 import type { AppRoute, ServerInferRequest, ServerInferResponses } from '@ts-rest/core';
 import type { AppContext } from '../context.ts';
-import type { Caller } from '../domain/caller.ts';
+import type { Caller } from '../domain/accounts/caller.ts';
 
 /** What an operation is given: the route's path, query, body and headers, already parsed by its own schemas. */
 export type OperationInput<R extends AppRoute> = ServerInferRequest<R>;

@@ -1,7 +1,7 @@
 import type { webhooksContract } from '../../contract/webhooks.ts';
-import * as deliveries from '../domain/deliveries.ts';
-import { testWebhook } from '../domain/webhook-tests.ts';
-import * as webhooks from '../domain/webhooks.ts';
+import * as deliveries from '../domain/webhooks/deliveries.ts';
+import { testWebhook } from '../domain/webhooks/test-calls.ts';
+import * as webhooks from '../domain/webhooks/webhooks.ts';
 import type { OperationsOf } from './types.ts';
 
 export const webhooksOperations = {

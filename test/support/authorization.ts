@@ -4,7 +4,7 @@ import type { CallToolResult, Resource, ResourceTemplate, Tool } from '@modelcon
 import { isAppRoute, isZodType, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { afterAll, expect } from 'vitest';
 import { ABILITIES, contract, ROLE_CEILINGS, ROLES, type Ability, type Role, type RouteMetadata } from '../../contract/index.ts';
-import { removeMember } from '../../server/domain/users.ts';
+import { removeMember } from '../../server/domain/accounts/users.ts';
 import { toolSpecs } from '../../server/mcp/tools.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from './harness.ts';
 import { startLiveTestApp } from './live-server.ts';
@@ -12,9 +12,9 @@ import { changeRole, makeRoleMember, type RoleMember } from './team-records.ts';
 
 /**
  * The authorization matrix (issue 15), generated from the contract and from the tool list the MCP server
- * answers, so a route or tool added later is covered without touching this file. test/security.test.ts
+ * answers, so a route or tool added later is covered without touching this file. test/contract/security.test.ts
  * holds the first rows (no/bad/revoked token → 401, a missing ability → 403, another team's record → 404,
- * over REST and MCP); test/authorization-*.test.ts add the rest (this module holds what they share: the live app, the routes,
+ * over REST and MCP); test/accounts/authorization-*.test.ts add the rest (this module holds what they share: the live app, the routes,
  * the callers and sample inputs):
  *
  * - expired tokens, and every 401 over MCP at the HTTP level (stateless calls and live sessions);

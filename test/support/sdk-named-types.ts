@@ -1,5 +1,5 @@
 /**
- * Compile-time checks of the SDK's named types (test/openapi-tools.test.ts runs tsc on this file alone):
+ * Compile-time checks of the SDK's named types (test/contract/openapi-tools.test.ts runs tsc on this file alone):
  * they are exported by the names openapi.json gives its components, and equal what the contract's zod
  * schemas infer, so the SDK's answers (typed by the contract) are exactly these types.
  */

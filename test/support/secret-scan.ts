@@ -97,11 +97,11 @@ function runStart(text: string, end: number, chars: RegExp): number {
 }
 
 const PATTERNS: Pattern[] = [
-  // server/domain/tokens.ts: intk_ + 40 base62. The last4 alone, or the id (tok_…), is not the token.
+  // server/domain/accounts/tokens.ts: intk_ + 40 base62. The last4 alone, or the id (tok_…), is not the token.
   { kind: 'API token', re: /intk_[0-9A-Za-z]{40}(?![0-9A-Za-z])/g, shown: () => 'intk_…' },
   // server/webhooks/signing.ts: whsec_ + base64 of 32 bytes (listen --secret takes any whsec_ + base64).
   { kind: 'webhook secret', re: /whsec_[A-Za-z0-9+/]{20,}={0,2}/g, shown: () => 'whsec_…' },
-  // server/domain/signed-tokens.ts: base64url(parts joined by U+001F) "." base64url(HMAC-SHA256) — the
+  // server/domain/notifications/signed-tokens.ts: base64url(parts joined by U+001F) "." base64url(HMAC-SHA256) — the
   // bearer capability of /v/, /a/ and /u/ links.
   {
     kind: 'signed link token',
@@ -114,7 +114,7 @@ const PATTERNS: Pattern[] = [
     },
     shown: () => '….…',
   },
-  // server/domain/file-links.ts: an export download link works for 7 days for whoever holds it.
+  // server/domain/submissions/file-links.ts: an export download link works for 7 days for whoever holds it.
   { kind: 'export link signature', re: /[?&]expires=\d+&signature=[0-9a-f]{64}(?![0-9a-f])/g, shown: () => '?expires=…&signature=…' },
   // CAPTCHA provider secrets (what forms store encrypted): Turnstile 0x4AAAAA…, hCaptcha 0x + 40 hex,
   // reCAPTCHA 6L + 38.

@@ -1,7 +1,7 @@
 import type { Ability, Role } from '../../contract/abilities.ts';
-import { newId } from '../../server/domain/ids.ts';
-import { issueToken } from '../../server/domain/tokens.ts';
-import { addMember } from '../../server/domain/users.ts';
+import { newId } from '../../server/domain/shared/ids.ts';
+import { issueToken } from '../../server/domain/accounts/tokens.ts';
+import { addMember } from '../../server/domain/accounts/users.ts';
 import { encryptSecret, generateSecret } from '../../server/webhooks/signing.ts';
 import { randomBytes } from 'node:crypto';
 import type { TestApp, TestMember } from './harness.ts';

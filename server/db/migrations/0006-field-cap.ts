@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** FORM_FIELD_LIMIT (server/domain/ingest-limits.ts) as this migration set it: a migration does not change. */
+/** FORM_FIELD_LIMIT (server/domain/ingest/limits.ts) as this migration set it: a migration does not change. */
 const FORM_FIELD_LIMIT = 500;
 
 /**

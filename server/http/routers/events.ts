@@ -1,4 +1,4 @@
-import type { SubmissionStream } from '../../domain/submission-stream.ts';
+import type { SubmissionStream } from '../../domain/submissions/stream.ts';
 import { eventStreamBody } from '../event-stream.ts';
 import type { Framing } from './framing.ts';
 

@@ -1,4 +1,4 @@
-import type { ExportStream } from '../../domain/submission-export.ts';
+import type { ExportStream } from '../../domain/submissions/export.ts';
 import type { Framing } from './framing.ts';
 
 /** The export as a download, and a file as a redirect to its signed storage URL. */

@@ -1,0 +1,46 @@
+import type { AppContext } from '../../context.ts';
+import type { Caller } from './caller.ts';
+import { AppError } from '../shared/errors.ts';
+import * as windows from '../../db/queries/rate-windows.ts';
+
+export type WindowHit = { hits: number; resetSeconds: number };
+
+/** One hit in a fixed window shared by every process on the database; old windows are pruned now and then. */
+export async function hitWindow(ctx: AppContext, key: string, windowSeconds: number): Promise<WindowHit> {
+  const row = await windows.hitWindow(ctx.db, key, windowSeconds);
+  pruneWindows(ctx);
+  return { hits: row.hits, resetSeconds: Math.max(1, row.reset) };
+}
+
+/** Old windows are garbage: pruned now and then rather than on a schedule. */
+export function pruneWindows(ctx: AppContext): void {
+  if (Math.random() < 0.001) void windows.pruneWindows(ctx.db).catch(() => {});
+}
+
+export type ApiBudget = { limit: number; windowSeconds: number; remaining: number; resetSeconds: number };
+
+/**
+ * Counts one request against the token's API budget (INTAKE_API_RATE_LIMIT a minute) and its team's
+ * (INTAKE_API_TEAM_RATE_LIMIT, all the team's tokens together: any member may mint tokens, and must not
+ * multiply the budget by doing so), shared by every process, REST and MCP alike. Answers the budget that
+ * binds (the one with less left); `exceeded` is the 429 to throw once either is spent.
+ */
+export async function chargeApiBudget(ctx: AppContext, caller: Pick<Caller, 'tokenId' | 'teamId'>): Promise<ApiBudget & { exceeded: AppError | null }> {
+  const windowSeconds = 60;
+  const token = { limit: ctx.config.apiRateLimit, refusal: `Rate limit of ${ctx.config.apiRateLimit} requests per minute reached.` };
+  const team = {
+    limit: ctx.config.apiTeamRateLimit,
+    refusal: `Your team's rate limit of ${ctx.config.apiTeamRateLimit} requests per minute (all its tokens together) reached.`,
+  };
+  const hits = await windows.hitTokenAndTeamWindows(ctx.db, { token: `api:${caller.tokenId}`, team: `api-team:${caller.teamId}` }, token.limit, windowSeconds);
+  pruneWindows(ctx);
+  const charged = [{ ...token, ...hits.token }, ...(hits.team ? [{ ...team, ...hits.team }] : [])].map((b) => ({
+    ...b,
+    remaining: b.limit - b.hits,
+    resetSeconds: Math.max(1, b.reset),
+  }));
+  const binding = charged.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+  const { limit, resetSeconds } = binding;
+  const exceeded = binding.remaining < 0 ? new AppError('rate_limited', binding.refusal, { retry_after: resetSeconds }) : null;
+  return { limit, windowSeconds, remaining: Math.max(0, binding.remaining), resetSeconds, exceeded };
+}

@@ -1,0 +1,367 @@
+import { createHash, createHmac } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { FormSettings } from '../../../contract/forms.ts';
+import { IDEMPOTENCY_KEY_MAX } from '../../../contract/public-endpoint.ts';
+import type { AppContext } from '../../context.ts';
+import * as forms from '../../db/queries/forms.ts';
+import * as intake from '../../db/queries/submission-inserts.ts';
+import { teamStorageBytes } from '../../db/queries/submissions.ts';
+import { deleteObjects, notificationEmail, processSubmission } from '../../jobs/definitions.ts';
+import { limitSubject } from './client-address.ts';
+import { AppError, notFound, validationFailed } from '../shared/errors.ts';
+import { isOutage, serviceUnavailable } from '../shared/outages.ts';
+import { isAllowedOrigin, postingOrigin, redirectTarget } from '../forms/origins.ts';
+import { captchaToken, withoutTokens, type StoredCaptcha, type Verification } from '../spam/captcha.ts';
+import { applySchema, type FieldErrors } from '../forms/field-schema.ts';
+import { formSettings, storedSettings } from '../spam/stored-rules.ts';
+import { decryptSecret } from '../../webhooks/signing.ts';
+import { newId, isId } from '../shared/ids.ts';
+import { bodyLimitsFor, type BodyLimits } from './limits.ts';
+import { currentPeriod } from '../accounts/plans.ts';
+import { pruneWindows } from '../accounts/rate-windows.ts';
+import { screen, type SpamReason } from '../spam/spam.ts';
+
+/** Reserved control fields: kept out of the payload, recorded in metadata. */
+const CONTROL_PREFIX = '_';
+
+/** A published, live form as the public endpoint needs it, with its team's plan limits. */
+export type PublicForm = {
+  id: string;
+  teamId: string;
+  settings: FormSettings;
+  /** The form's CAPTCHA with its secret still encrypted, or null. */
+  captcha: StoredCaptcha | null;
+  /** Spam is notified too (instant mode, with addresses). */
+  notifySpam: boolean;
+  monthlyLimit: number | null;
+  fileUploads: boolean;
+  maxFileBytes: number;
+  /** The plan's storage for files, across the team; null = unlimited. */
+  storageLimit: number | null;
+};
+
+export type FieldValue = string | number | boolean | null | FieldValue[] | { [k: string]: FieldValue };
+
+/** A file of a post, spooled by whoever read the body; `open` streams it once to storage. */
+export type PostedFile = { field: string; filename: string; contentType: string; size: number; open(): Readable };
+
+export type PostedBody = {
+  kind: 'urlencoded' | 'multipart' | 'json';
+  fields: Record<string, FieldValue>;
+  files: PostedFile[];
+  /** Frees what the reader spooled (temporary files); called once the post is stored or refused. */
+  discard(): void;
+};
+
+/** Who posted, as far as the endpoint can tell. */
+export type ClientFacts = { ip: string; origin: string | null; userAgent: string | null; referrer: string | null };
+
+/**
+ * A post to a form, from any door (the HTTP endpoint, an import, a tool). The body is read only once the
+ * post is admitted — an unknown form, a refused origin, a spent quota or a flood never costs a body read.
+ */
+export type IncomingPost = {
+  formId: string;
+  client: ClientFacts;
+  /** The Idempotency-Key as sent (hashed before it is stored). */
+  idempotencyKey: string | null;
+  readBody(limits: BodyLimits): Promise<PostedBody>;
+  /** Called once the form is known and the origin allowed (the endpoint answers CORS from it). */
+  onForm?(form: PublicForm): void;
+};
+
+export type IngestOutcome = {
+  form: PublicForm;
+  id: string;
+  /** An Idempotency-Key already held this submission: nothing new was stored. */
+  replayed: boolean;
+  /** Where a browser goes next, when the form or a permitted `_next` says (null: the thank-you page). */
+  redirect: string | null;
+  /** How the body came, when it was read. */
+  bodyKind: PostedBody['kind'] | null;
+  /** Why it was stored as spam (null: clean, or replayed); the endpoint's metrics count it. */
+  spamReason?: SpamReason | null;
+};
+
+function toPublicForm(r: forms.PublicFormRow): PublicForm {
+  const stored = storedSettings(r.settings);
+  return {
+    id: r.id,
+    teamId: r.team_id,
+    settings: formSettings(stored),
+    captcha: stored.captcha,
+    notifySpam: stored.notify_spam && stored.notification_mode === 'instant' && r.notification_count > 0,
+    monthlyLimit: r.monthly_submissions,
+    fileUploads: r.file_uploads,
+    maxFileBytes: Number(r.max_file_bytes),
+    storageLimit: r.storage_bytes === null ? null : Number(r.storage_bytes),
+  };
+}
+
+/** The form behind `/f/{form}` when it takes posts (for the CORS preflight), or null. */
+export async function findPublicForm(ctx: AppContext, formId: string): Promise<PublicForm | null> {
+  if (!isId('frm', formId)) return null;
+  const row = await forms.findPublicForm(ctx.db, formId);
+  return row ? toPublicForm(row) : null;
+}
+
+/**
+ * Client IPs are kept for the record but rate limits key on a keyed hash, never the address itself — of
+ * the address, or of its /64 for IPv6 (see limitSubject).
+ */
+export function hashIp(key: Buffer, ip: string): string {
+  return createHmac('sha256', key).update(limitSubject(ip)).digest('hex').slice(0, 32);
+}
+
+/** 404 for a form that takes no posts, saying why when it is only a draft (never another team's detail). */
+async function notTakingPosts(ctx: AppContext, formId: string): Promise<AppError> {
+  if ((await forms.formStatus(ctx.db, formId)) === 'draft') {
+    return new AppError('not_found', 'This form is not published: it takes no submissions until its owner publishes it.');
+  }
+  return notFound('Form');
+}
+
+function idempotencyKeyHash(key: string | null): string | null {
+  const trimmed = key?.trim();
+  if (!trimmed) return null;
+  if (trimmed.length > IDEMPOTENCY_KEY_MAX) {
+    throw validationFailed([{ in: 'header', path: 'idempotency-key', message: `Idempotency-Key is limited to ${IDEMPOTENCY_KEY_MAX} characters.` }]);
+  }
+  return createHash('sha256').update(trimmed).digest('hex');
+}
+
+function quotaExceeded(form: PublicForm): AppError {
+  return new AppError('quota_exceeded', `This form's team has used its ${form.monthlyLimit} submissions for this month.`);
+}
+
+function firstString(value: FieldValue | undefined): string | null {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
+  return null;
+}
+
+/**
+ * The public endpoint's rules, in order: the form must take posts (404) from this origin (403); a spent
+ * quota is 402 and a flood from one address 429, before the body is read; an Idempotency-Key seen
+ * within 24 h answers its first submission; files need a plan with uploads (402); the form's field
+ * schema (422, per field) and file storage (402); its CAPTCHA (422, or spam `captcha_unverified` when the
+ * provider cannot be asked); then the spam stack's synchronous part (honeypot → rate limit → custom
+ * rules), the files to storage, and the submission stored with its job in one statement. Spam is stored
+ * and answered exactly like success.
+ */
+export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<IngestOutcome> {
+  if (!isId('frm', post.formId)) throw notFound('Form');
+  const ipHash = hashIp(ctx.keys.ipHashing, post.client.ip);
+  const period = currentPeriod().start;
+  const opened = await forms.openPublicForm(ctx.db, post.formId, `ingest:${post.formId}:${ipHash}`, period);
+  pruneWindows(ctx);
+  if (!opened) throw await notTakingPosts(ctx, post.formId);
+  const form = toPublicForm(opened);
+  if (post.client.origin && !isAllowedOrigin(form.settings, post.client.origin)) {
+    throw new AppError('forbidden', 'This origin may not post to this form.');
+  }
+  post.onForm?.(form);
+  if (opened.used !== null && form.monthlyLimit !== null && opened.used >= form.monthlyLimit) throw quotaExceeded(form);
+  if (opened.hits > ctx.config.ingestFloodLimit) {
+    const retryAfter = Math.max(1, opened.reset);
+    throw new AppError('rate_limited', 'Too many submissions from this address. Try again later.', { retry_after: retryAfter });
+  }
+
+  const idempotencyKey = idempotencyKeyHash(post.idempotencyKey);
+  if (idempotencyKey) {
+    const existing = await intake.findIdempotent(ctx.db, form.id, idempotencyKey);
+    if (existing) return { form, id: existing, replayed: true, redirect: redirectTarget(form.settings, null), bodyKind: null };
+  }
+
+  const body = await post.readBody(bodyLimitsFor(form));
+  try {
+    if (body.files.length && !form.fileUploads) {
+      throw new AppError('plan_limit_reached', "File uploads are not included in this form's plan.");
+    }
+    // Without a prototype: a field named `__proto__` is a field, not a way to give the controls inherited
+    // values (`_next`, `_replyto`, the honeypot) that were never posted as such.
+    const posted: Record<string, FieldValue> = Object.create(null);
+    const controls: Record<string, FieldValue> = Object.create(null);
+    for (const [k, v] of Object.entries(withoutTokens(body.fields))) (k.startsWith(CONTROL_PREFIX) ? controls : posted)[k] = v;
+    const checked = applySchema({ fields: form.settings.fields, unknownFields: form.settings.unknown_fields, payload: posted, files: body.files });
+    if (Object.keys(checked.errors).length) throw fieldErrors(checked.errors);
+    const payload = checked.payload as Record<string, FieldValue>;
+    if (checked.files.length && form.storageLimit !== null) await assertStorageLeft(ctx, form, checked.files);
+    const captcha = form.captcha ? await verifyCaptcha(ctx, form.captcha, body.fields, post.client.ip) : null;
+    const spamReason =
+      screen({
+        settings: form.settings,
+        payload,
+        controls,
+        replyTo: firstString(controls._replyto),
+        rateLimited: opened.hits > ctx.config.ingestRateLimit,
+      }) ?? (captcha?.outcome === 'unverified' ? 'captcha_unverified' : null);
+    const id = newId('subm');
+    const files = await uploadFiles(ctx, form, id, checked.files);
+    const accepted = await accept(ctx, form, {
+      id,
+      payload,
+      files,
+      spamReason,
+      idempotencyKey,
+      metadata: {
+        ip: post.client.ip,
+        ip_hash: ipHash,
+        user_agent: post.client.userAgent,
+        referrer: post.client.referrer,
+        origin: post.client.origin,
+        content_type: body.kind,
+        controls,
+        ...(captcha ? { captcha: { provider: form.captcha!.provider, ...captchaRecord(captcha) } } : {}),
+      },
+    });
+    return { form, ...accepted, redirect: redirectTarget(form.settings, firstString(controls._next), postingOrigin(post.client)), bodyKind: body.kind, spamReason };
+  } finally {
+    body.discard();
+  }
+}
+
+/** The public endpoint's 422 for a post that breaks the form's schema: what to fix, per field. */
+function fieldErrors(errors: FieldErrors): AppError {
+  const count = Object.keys(errors).length;
+  return new AppError('validation_failed', count === 1 ? 'One field needs attention.' : `${count} fields need attention.`, { fields: errors }, 422);
+}
+
+/**
+ * The CAPTCHA, verified with its provider: a missing or refused token is 422 `captcha_failed` (nothing
+ * stored); a provider that cannot be asked leaves the outcome `unverified` (the post is kept as spam).
+ */
+async function verifyCaptcha(ctx: AppContext, captcha: StoredCaptcha, fields: Record<string, FieldValue>, ip: string): Promise<Verification> {
+  const token = captchaToken(captcha.provider, fields);
+  const failed = () => new AppError('captcha_failed', 'The CAPTCHA was not completed or has expired. Please go back, complete it and send the form again.');
+  if (!token || token.length > 4096) throw failed();
+  const verification = await ctx.verifyCaptcha({ ...captcha, secret: decryptSecret(ctx.keys.captchaSecrets, captcha.secret_encrypted) }, token, ip);
+  if (verification.outcome === 'failed') throw failed();
+  if (verification.outcome === 'unverified') ctx.log.warn({ provider: captcha.provider, reason: verification.reason }, 'CAPTCHA provider unreachable: post kept as spam');
+  return verification;
+}
+
+/** What the submission's metadata keeps of the verification. */
+function captchaRecord(v: Verification): Record<string, unknown> {
+  if (v.outcome === 'passed') return { outcome: v.outcome, score: v.score, hostname: v.hostname };
+  if (v.outcome === 'unverified') return { outcome: v.outcome, reason: v.reason.slice(0, 200) };
+  return { outcome: v.outcome, error_codes: v.errorCodes };
+}
+
+/**
+ * The plan's file storage holds for the team: a post whose files would take it past the limit is 402 and
+ * stores nothing. (Checked before storing: uploads running side by side can pass it by their own size.)
+ */
+async function assertStorageLeft(ctx: AppContext, form: PublicForm, files: PostedFile[]): Promise<void> {
+  const used = await teamStorageBytes(ctx.db, form.teamId);
+  const adding = files.reduce((n, f) => n + f.size, 0);
+  if (used + adding > form.storageLimit!) {
+    throw new AppError('plan_limit_reached', `This form's team has used its file storage (${form.storageLimit} bytes).`, {
+      limit: form.storageLimit,
+    });
+  }
+}
+
+export function storageKeyFor(form: PublicForm, submissionId: string, fileId: string): string {
+  return `teams/${form.teamId}/forms/${form.id}/${submissionId}/${fileId}`;
+}
+
+/**
+ * Streams each spooled upload to object storage. On any failure the objects already written are
+ * removed, so a failed upload leaves nothing behind.
+ */
+async function uploadFiles(ctx: AppContext, form: PublicForm, submissionId: string, files: PostedFile[]): Promise<intake.FileInsert[]> {
+  const uploaded: intake.FileInsert[] = [];
+  // Every key written to, the one cut off included: a store that is not atomic (s3rver, a filesystem
+  // gateway) can hold part of an object whose PUT failed.
+  const written: string[] = [];
+  try {
+    for (const f of files) {
+      const id = newId('file');
+      const storageKey = storageKeyFor(form, submissionId, id);
+      written.push(storageKey);
+      await ctx.storage.put(storageKey, f.open(), { contentType: f.contentType, size: f.size });
+      uploaded.push({ id, field: f.field, filename: f.filename, contentType: f.contentType, size: f.size, storageKey });
+    }
+    return uploaded;
+  } catch (err) {
+    await removeObjects(ctx, written);
+    if (isOutage(err)) {
+      ctx.log.warn({ err, formId: form.id }, 'object storage unreachable: upload refused');
+      throw serviceUnavailable();
+    }
+    ctx.log.error({ err, formId: form.id }, 'file upload to storage failed');
+    throw new AppError('internal_error', 'The files could not be stored; nothing was saved. Please try again.');
+  }
+}
+
+/**
+ * Removes the objects of a post that was not kept. When storage cannot do it now (it went down mid-post),
+ * a delete-objects job does it once storage is back, so no object outlives the refused post.
+ */
+async function removeObjects(ctx: AppContext, keys: string[]): Promise<void> {
+  if (!keys.length) return;
+  try {
+    await ctx.storage.remove(keys);
+  } catch (err) {
+    ctx.log.warn({ err, count: keys.length }, 'could not remove the objects of a refused post; queued for removal');
+    await ctx.queue.send(deleteObjects, { keys }).catch((e: unknown) => ctx.log.error({ err: e, keys }, 'could not queue the removal of orphan objects'));
+  }
+}
+
+type NewSubmission = {
+  id: string;
+  payload: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  spamReason: SpamReason | null;
+  files: intake.FileInsert[];
+  idempotencyKey: string | null;
+};
+
+/**
+ * Stores the submission with everything that goes with it in one statement (see insertSubmission), so
+ * nothing acknowledged can be lost; a clean one carries its process-submission job, and the workers
+ * are woken once it has committed.
+ */
+async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Promise<{ id: string; replayed: boolean }> {
+  const clean = s.spamReason === null;
+  // A clean post carries its processing job; spam carries its notification when the form asks to hear of spam.
+  const notifySpam = !clean && form.notifySpam;
+  const job = clean
+    ? await ctx.queue.embeddedInsert(processSubmission, { submissionId: s.id })
+    : notifySpam
+      ? await ctx.queue.embeddedInsert(notificationEmail, { submissionId: s.id })
+      : null;
+  try {
+    await intake.acceptSubmission(
+      ctx.db,
+      {
+        id: s.id,
+        teamId: form.teamId,
+        formId: form.id,
+        status: clean ? 'received' : 'spam',
+        spamReason: s.spamReason,
+        payload: s.payload,
+        metadata: s.metadata,
+        files: s.files,
+        idempotencyKey: s.idempotencyKey,
+        usagePeriod: currentPeriod().start,
+        monthlyLimit: form.monthlyLimit,
+      },
+      job,
+    );
+  } catch (err) {
+    // Nothing of this post was kept: its uploaded objects go too.
+    await removeObjects(ctx, s.files.map((f) => f.storageKey));
+    const code = (err as { code?: string }).code;
+    if (code === intake.QUOTA_EXCEEDED) throw quotaExceeded(form);
+    if (code === intake.KEY_HELD) {
+      const held = await intake.findIdempotent(ctx.db, form.id, s.idempotencyKey!);
+      if (held) return { id: held, replayed: true };
+    }
+    throw err;
+  }
+  if (clean) ctx.queue.wake(processSubmission);
+  if (notifySpam) ctx.queue.wake(notificationEmail);
+  return { id: s.id, replayed: false };
+}

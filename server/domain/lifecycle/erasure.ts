@@ -1,0 +1,143 @@
+import type { z } from 'zod';
+import type { ErasureBody } from '../../../contract/erasure.ts';
+import type { AppContext } from '../../context.ts';
+import * as jobQueries from '../../db/queries/jobs.ts';
+import * as queries from '../../db/queries/erasure.ts';
+import { eraseData } from '../../jobs/definitions.ts';
+import { decryptSecret, encryptSecret } from '../../webhooks/signing.ts';
+import type { Caller } from '../accounts/caller.ts';
+import { AppError, notFound } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
+import { deleteRows } from '../submissions/submissions.ts';
+import { iso } from '../shared/timestamps.ts';
+
+/**
+ * Erasure requests: one person's data out of every form of the team. The value searched for is kept
+ * encrypted, and only until the request has run; the receipt records what was erased, when and by whom.
+ */
+
+/** Submissions read per query while searching a form. */
+const SCAN = 2000;
+
+/**
+ * The value as a Postgres regular expression: the value itself (escaped), not inside a longer word or
+ * address — `ada@example.com` is found in "write to ada@example.com!", not in "bada@example.com".
+ */
+export function erasurePattern(value: string): string {
+  const escaped = value.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+  // Characters that continue an address or a word; a dot continues it only when one of them follows.
+  // (In a bracket expression a '-' is literal only last.)
+  const word = '[:alnum:]_%+';
+  return `(^|[^${word}.-])${escaped}($|[^${word}.-]|\\.(?![${word}-]))`;
+}
+
+/** How many of the matching submission ids a dry run lists (it counts them all). */
+export const DRY_RUN_IDS = 1000;
+
+function assertMayErase(caller: Caller): void {
+  if (caller.role !== 'owner' && caller.role !== 'admin') throw new AppError('forbidden', 'Only owners and admins can erase data.');
+}
+
+/**
+ * A dry run: what a real run would erase now, found by the same search (`erasurePattern` over every form
+ * of the team) in one read-only statement, so the caller learns it at once instead of polling a job. Nothing
+ * is written: no receipt, no job, and the value searched for is not kept.
+ */
+export async function previewErasure(ctx: AppContext, caller: Caller, body: z.infer<typeof ErasureBody>): Promise<{ dry_run: true } & queries.ErasurePreview> {
+  assertMayErase(caller);
+  const preview = await queries.previewErasure(ctx.db, caller.teamId, erasurePattern((body.email ?? body.value)!), DRY_RUN_IDS);
+  return { dry_run: true, ...preview };
+}
+
+/** A real run: the request's receipt and its job, queued together; the job erases (see runErasure). */
+export async function createErasure(ctx: AppContext, caller: Caller, body: z.infer<typeof ErasureBody>): Promise<{ job_id: string; erasure_id: string }> {
+  assertMayErase(caller);
+  const kind = body.email !== undefined ? 'email' : 'value';
+  const value = (body.email ?? body.value)!;
+  return ctx.db.transaction(async (tx) => {
+    const erasureId = newId('era');
+    const job = await jobQueries.insertJob(tx, { id: newId('job'), teamId: caller.teamId, type: 'erasure', params: { erasure_id: erasureId }, total: 0, createdBy: caller.tokenId });
+    await queries.insertErasure(tx, {
+      id: erasureId,
+      teamId: caller.teamId,
+      jobId: job.id,
+      kind,
+      valueEncrypted: encryptSecret(ctx.keys.erasureValues, value),
+      dryRun: body.dry_run,
+      tokenId: caller.tokenId,
+      userId: caller.userId,
+    });
+    await ctx.queue.send(eraseData, { erasureId }, { tx });
+    return { job_id: job.id, erasure_id: erasureId };
+  });
+}
+
+/**
+ * The erasure job: form by form, batch by batch, each batch erased and counted in one transaction, so a
+ * worker killed half-way resumes where it stopped (erased rows are gone; counts are never doubled).
+ */
+export async function runErasure(ctx: AppContext, erasureId: string): Promise<void> {
+  const request = await queries.findErasure(ctx.db, erasureId);
+  if (!request || request.finished_at || !request.value_encrypted) return;
+  await queries.startErasure(ctx.db, erasureId);
+  await jobQueries.startJob(ctx.db, request.job_id);
+  const pattern = erasurePattern(decryptSecret(ctx.keys.erasureValues, request.value_encrypted));
+  // A dry run changes nothing: it counts in memory and writes the receipt once (a run repeated by the
+  // queue writes the same numbers). A real run counts each batch in the transaction that erases it.
+  // (Dry runs are answered at once now, by previewErasure; a queued one is a request made before that.)
+  const wouldErase: queries.ErasedCounts = { submissions: 0, files: 0, deliveriesRedacted: 0, forms: {} };
+  for (const formId of await queries.teamFormIds(ctx.db, request.team_id)) {
+    let after: { at: string; id: string } | null = null;
+    for (;;) {
+      const scanned = await queries.matchingSubmissions(ctx.db, formId, pattern, after, SCAN);
+      if (scanned.ids.length && request.dry_run) {
+        const would = await queries.countFiles(ctx.db, scanned.ids);
+        wouldErase.submissions += scanned.ids.length;
+        wouldErase.files += would.files;
+        wouldErase.deliveriesRedacted += would.deliveries;
+        wouldErase.forms[formId] = (wouldErase.forms[formId] ?? 0) + scanned.ids.length;
+      } else if (scanned.ids.length) {
+        await ctx.db.transaction(async (tx) => {
+          const ids = await queries.lockExisting(tx, scanned.ids);
+          const gone = await deleteRows(ctx, tx, ids);
+          await queries.addErased(tx, erasureId, formId, { submissions: ids.length, ...gone });
+          await jobQueries.addProgress(tx, request.job_id, ids.length, []);
+        });
+      }
+      if (!scanned.last) break;
+      after = scanned.last;
+    }
+  }
+  await ctx.db.transaction(async (tx) => {
+    if (request.dry_run) await queries.setErased(tx, erasureId, wouldErase);
+    await queries.finishErasure(tx, erasureId, 'succeeded');
+    await jobQueries.finishJob(tx, request.job_id, 'succeeded');
+  });
+}
+
+export function erasureView(e: queries.ErasureRow) {
+  return {
+    id: e.id,
+    job_id: e.job_id,
+    kind: e.kind,
+    dry_run: e.dry_run,
+    status: e.status,
+    requested_by: { token_id: e.requested_by_token_id, user_id: e.requested_by_user_id },
+    erased: { submissions: e.submissions, files: e.files, deliveries_redacted: e.deliveries_redacted, forms: e.forms },
+    created_at: iso(e.created_at),
+    finished_at: e.finished_at ? iso(e.finished_at) : null,
+  };
+}
+
+export async function getErasure(ctx: AppContext, caller: Caller, id: string) {
+  const row = await queries.findErasure(ctx.db, id, caller.teamId);
+  if (!row) throw notFound('Erasure request');
+  return erasureView(row);
+}
+
+/** What GET /v1/jobs/{id} shows of an erasure job: its receipt's counts. */
+export async function erasureJobResult(ctx: AppContext, erasureId: string): Promise<Record<string, unknown> | null> {
+  const row = await queries.findErasure(ctx.db, erasureId);
+  if (!row) return null;
+  return { erasure_id: row.id, dry_run: row.dry_run, submissions: row.submissions, files: row.files, deliveries_redacted: row.deliveries_redacted, forms: row.forms };
+}

@@ -1,0 +1,103 @@
+import type { AppContext } from '../../context.ts';
+import * as addresses from '../../db/queries/notification-addresses.ts';
+import { isLiveForm } from '../../db/queries/forms.ts';
+import * as queries from '../../db/queries/notifications.ts';
+import { AppError } from '../shared/errors.ts';
+import { readToken, signToken } from './signed-tokens.ts';
+import { iso } from '../shared/timestamps.ts';
+import { actFromEmail, type EmailAction } from '../submissions/submissions.ts';
+
+/**
+ * The links of notification e-mails. One-click actions (`/a/{token}`: mark as spam, not spam, delete) are
+ * signed per submission, action and expiry (7 days); following one shows a page whose button does it, so
+ * mail scanners that fetch links change nothing. Unsubscribe links (`/u/{token}`) are signed per form and
+ * address and do not expire; a POST to them (RFC 8058 one-click, or the page's button) removes that
+ * address from that form, and it must confirm again before any form of the team notifies it.
+ */
+
+export const ACTION_LINK_SECONDS = 7 * 24 * 3600;
+
+const ACTIONS: Record<EmailAction, { label: string; done: string }> = {
+  spam: { label: 'Mark as spam', done: 'marked as spam' },
+  not_spam: { label: 'Not spam', done: 'moved back to the inbox' },
+  delete: { label: 'Delete', done: 'deleted' },
+};
+
+const isAction = (a: string): a is EmailAction => Object.hasOwn(ACTIONS, a);
+
+export function actionLink(ctx: AppContext, submissionId: string, action: EmailAction, now = Date.now()): { label: string; url: string } {
+  const expires = Math.floor(now / 1000) + ACTION_LINK_SECONDS;
+  return { label: ACTIONS[action].label, url: `${ctx.config.baseUrl}/a/${signToken(ctx.keys.emailActions, [submissionId, action, String(expires)])}` };
+}
+
+export function unsubscribeLink(ctx: AppContext, formId: string, email: string): string {
+  return `${ctx.config.baseUrl}/u/${signToken(ctx.keys.unsubscribeLinks, [formId, email.toLowerCase()])}`;
+}
+
+function readAction(ctx: AppContext, token: string, now: number): { submissionId: string; action: EmailAction } {
+  const parts = readToken(ctx.keys.emailActions, token, 3);
+  if (!parts || !isAction(parts[1]!)) throw new AppError('not_found', 'This link is not valid.');
+  if (Number(parts[2]) < Math.floor(now / 1000)) throw new AppError('not_found', 'This link has expired (action links work for 7 days).');
+  return { submissionId: parts[0]!, action: parts[1] };
+}
+
+/**
+ * The submission a link acts on, only while its form is live. A form in the trash keeps its submissions
+ * for a restore, but nothing acts on them meanwhile: "Not spam" would deliver webhooks and send e-mail for
+ * a form its team put away. An erased form (or a deleted submission) has nothing left to act on.
+ */
+async function liveTarget(sql: Parameters<typeof queries.findActionTarget>[0], submissionId: string, lock = false) {
+  const target = await queries.findActionTarget(sql, submissionId, lock);
+  if (!target) throw new AppError('not_found', 'This submission no longer exists: it, or its form, was deleted.');
+  if (!(await isLiveForm(sql, target.team_id, target.form_id))) {
+    throw new AppError('conflict', `The form "${target.form_name}" is in the trash: restore it to act on its submissions. Nothing was changed.`);
+  }
+  return target;
+}
+
+export type ActionPrompt = { label: string; formName: string; receivedAt: string; status: string };
+
+/** What the link's page asks before acting (GET changes nothing). */
+export async function describeAction(ctx: AppContext, token: string, now = Date.now()): Promise<ActionPrompt> {
+  const { submissionId, action } = readAction(ctx, token, now);
+  const target = await liveTarget(ctx.db, submissionId);
+  return { label: ACTIONS[action].label, formName: target.form_name, receivedAt: iso(target.received_at), status: target.status };
+}
+
+/** The link's action, done (the page's POST). Repeating it changes nothing more. */
+export async function performAction(ctx: AppContext, token: string, now = Date.now()): Promise<string> {
+  const { submissionId, action } = readAction(ctx, token, now);
+  return ctx.db.transaction(async (tx) => {
+    const target = await liveTarget(tx, submissionId, true);
+    const changed = await actFromEmail(ctx, tx, { id: target.id, teamId: target.team_id, status: target.status }, action);
+    return changed ? `The submission to ${target.form_name} was ${ACTIONS[action].done}.` : `The submission to ${target.form_name} was already ${ACTIONS[action].done}.`;
+  });
+}
+
+function readUnsubscribe(ctx: AppContext, token: string): { formId: string; email: string } {
+  const parts = readToken(ctx.keys.unsubscribeLinks, token, 2);
+  if (!parts) throw new AppError('not_found', 'This unsubscribe link is not valid.');
+  return { formId: parts[0]!, email: parts[1]! };
+}
+
+export async function describeUnsubscribe(ctx: AppContext, token: string): Promise<{ email: string; formName: string; subscribed: boolean }> {
+  const { formId, email } = readUnsubscribe(ctx, token);
+  const form = await queries.findFormAddresses(ctx.db, formId);
+  if (!form) throw new AppError('not_found', 'This form no longer exists.');
+  return { email, formName: form.name, subscribed: form.notification_emails.some((e) => e.toLowerCase() === email) };
+}
+
+/** Removes the address from the form's notification list (one click: RFC 8058, or the page's button). */
+export async function unsubscribe(ctx: AppContext, token: string): Promise<{ email: string; formName: string }> {
+  const { formId, email } = readUnsubscribe(ctx, token);
+  return ctx.db.transaction(async (tx) => {
+    const form = await queries.findFormAddresses(tx, formId, true);
+    if (!form) throw new AppError('not_found', 'This form no longer exists.');
+    const kept = form.notification_emails.filter((e) => e.toLowerCase() !== email);
+    if (kept.length !== form.notification_emails.length) {
+      await queries.setNotificationEmails(tx, formId, kept);
+      await addresses.forgetConfirmation(tx, form.team_id, email);
+    }
+    return { email, formName: form.name };
+  });
+}

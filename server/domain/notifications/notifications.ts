@@ -1,0 +1,124 @@
+import type { AppContext } from '../../context.ts';
+import * as queries from '../../db/queries/notifications.ts';
+import type { NotificationRow } from '../../db/queries/notifications.ts';
+import { plainAddress } from './email-address.ts';
+import { actionLink, unsubscribeLink } from './links.ts';
+import { EXPORT_LINK_SECONDS, fileLink } from '../submissions/file-links.ts';
+import { storedSettings } from '../spam/stored-rules.ts';
+import { confirmedRecipients } from './addresses.ts';
+import { renderDigest, renderNotification, type SubmissionLinks } from './email.ts';
+import { senderEmail } from '../spam/spam.ts';
+
+/**
+ * Notification e-mails to a form's confirmed addresses: one message per address (each carries its own
+ * unsubscribe link and RFC 8058 headers), multipart text + HTML, with the fields, files as signed links,
+ * and one-click actions. Instant per submission, or digests (hourly, daily) per form.
+ */
+
+/** A digest lists at most this many submissions (and counts the rest). */
+const DIGEST_LIMIT = 50;
+/** A digest leaves out the last minutes, whose submissions may still be in processing: the next one has them. */
+const DIGEST_LAG_MS = 2 * 60 * 1000;
+/** Daily digests go out at this hour (UTC). */
+export const DAILY_DIGEST_HOUR = 8;
+const PERIOD_MS = { hourly: 3600 * 1000, daily: 24 * 3600 * 1000 } as const;
+
+/**
+ * Where a reply goes: the `_replyto` control when the form sets one, otherwise the sender's address
+ * from the payload — and only when it is a single valid address (a list would add recipients).
+ */
+function replyToAddress(payload: Record<string, unknown>, controls: Record<string, unknown>): string | undefined {
+  const explicit = typeof controls._replyto === 'string' ? controls._replyto : null;
+  return plainAddress(explicit) ?? plainAddress(senderEmail(payload, null)) ?? undefined;
+}
+
+function linksFor(ctx: AppContext, row: NotificationRow, now: number): SubmissionLinks {
+  const scope = { teamId: row.team_id, formId: row.form_id, expires: Math.floor(now / 1000) + EXPORT_LINK_SECONDS };
+  return {
+    files: Object.fromEntries(row.files.map((f) => [f.id, fileLink(ctx.config.baseUrl, ctx.keys.linkSigning, f.id, scope)])),
+    actions: [actionLink(ctx, row.id, row.status === 'spam' ? 'not_spam' : 'spam', now), actionLink(ctx, row.id, 'delete', now)],
+  };
+}
+
+/** One message per address, each with its own unsubscribe link (footer, List-Unsubscribe, one-click POST). */
+async function sendToEach(
+  ctx: AppContext,
+  form: { id: string; name: string },
+  to: string[],
+  mail: { subject: string; replyTo?: string },
+  render: (footer: { text: string; url: string }) => { text: string; html: string },
+): Promise<void> {
+  for (const address of to) {
+    const url = unsubscribeLink(ctx, form.id, address);
+    const content = render({ text: `You receive this because ${address} is a notification address of the form "${form.name}".`, url });
+    await ctx.mailer.send({
+      to: [address],
+      subject: mail.subject,
+      ...content,
+      ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
+      headers: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+    });
+  }
+}
+
+/**
+ * The notification-email job: a processed submission (or, when the form asks for spam too, a spam one)
+ * to the form's confirmed addresses. Forms in digest mode get theirs from the digest job instead.
+ */
+export async function sendNotification(ctx: AppContext, submissionId: string, now = Date.now()): Promise<'sent' | 'skipped'> {
+  const row = await queries.findForNotification(ctx.db, submissionId);
+  if (!row) return 'skipped';
+  const settings = storedSettings(row.settings);
+  const wanted = row.status === 'processed' || (row.status === 'spam' && settings.notify_spam);
+  if (!wanted || settings.notification_mode !== 'instant') return 'skipped';
+  const to = await confirmedRecipients(ctx, row.team_id, row.notification_emails);
+  if (!to.length) return 'skipped';
+  const controls = (row.metadata?.controls ?? {}) as Record<string, unknown>;
+  const asked = typeof controls._subject === 'string' && controls._subject.trim() ? controls._subject.replace(/[\r\n]+/g, ' ').trim().slice(0, 200) : null;
+  const subject = `${row.status === 'spam' ? '[Spam] ' : ''}${asked ?? `New submission to ${row.form_name}`}`;
+  const links = linksFor(ctx, row, now);
+  await sendToEach(ctx, { id: row.form_id, name: row.form_name }, to, { subject, replyTo: replyToAddress(row.payload, controls) }, (footer) =>
+    renderNotification(row, links, footer),
+  );
+  return 'sent';
+}
+
+/**
+ * The digest job (hourly): each form in `hourly` mode, and at DAILY_DIGEST_HOUR each form in `daily`
+ * mode, gets one e-mail listing its clean submissions since its last digest — none for an empty period.
+ * How far each form's digests went is recorded, so a retried or repeated run sends nothing twice.
+ */
+export async function sendDigests(ctx: AppContext, now = new Date()): Promise<{ sent: number }> {
+  let sent = 0;
+  const modes: Array<'hourly' | 'daily'> = now.getUTCHours() === DAILY_DIGEST_HOUR ? ['hourly', 'daily'] : ['hourly'];
+  for (const mode of modes) {
+    for (const form of await queries.digestForms(ctx.db, mode)) {
+      const until = new Date(now.getTime() - DIGEST_LAG_MS);
+      const from = form.sent_until ? new Date(form.sent_until) : new Date(until.getTime() - PERIOD_MS[mode]);
+      if (from >= until) continue;
+      if (await sendDigest(ctx, form.id, mode, from, until)) sent += 1;
+      await queries.advanceDigest(ctx.db, form.id, form.sent_until, until);
+    }
+  }
+  return { sent };
+}
+
+async function sendDigest(ctx: AppContext, formId: string, mode: 'hourly' | 'daily', from: Date, until: Date): Promise<boolean> {
+  const rows = await queries.digestSubmissions(ctx.db, formId, from, until, DIGEST_LIMIT);
+  if (!rows.length) return false;
+  const first = rows[0]!;
+  const to = await confirmedRecipients(ctx, first.team_id, first.notification_emails);
+  if (!to.length) return false;
+  const total = rows.length < DIGEST_LIMIT ? rows.length : await queries.countDigestSubmissions(ctx.db, formId, from, until);
+  const period = `${mode === 'hourly' ? 'hour' : 'day'} to ${until.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const now = Date.now();
+  const items = rows.map((row) => ({ row, links: linksFor(ctx, row, now) }));
+  await sendToEach(
+    ctx,
+    { id: formId, name: first.form_name },
+    to,
+    { subject: `${total} new submission${total === 1 ? '' : 's'} to ${first.form_name}` },
+    (footer) => renderDigest(first.form_name, period, items, total - rows.length, footer),
+  );
+  return true;
+}

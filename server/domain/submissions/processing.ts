@@ -1,0 +1,74 @@
+import type { AppContext } from '../../context.ts';
+import * as queries from '../../db/queries/processing.ts';
+import * as submissionRows from '../../db/queries/submissions.ts';
+import { autoresponseEmail, notificationEmail } from '../../jobs/definitions.ts';
+import { createSubmissionDeliveries } from '../webhooks/deliveries.ts';
+import { storedSettings } from '../spam/stored-rules.ts';
+import { announceSubmissionEvent } from './stream.ts';
+import { senderEmail } from '../spam/spam.ts';
+
+/** A model's reason as jsonb can hold it: Postgres refuses U+0000 in jsonb text, and length is bounded. */
+function storableReason(reason: string): string {
+  return reason.replaceAll('\u0000', '').slice(0, 500);
+}
+
+/**
+ * The process-submission job: AI moderation and categorisation, then `processed` (or `spam` with
+ * reason `ai_moderation`), and the follow-up work created in the same transaction: the notification e-mail's
+ * job and one delivery (with its job) per active webhook of the form subscribed to `submission.created` whose
+ * filter the submission meets and that has not had it yet (see createSubmissionDeliveries; moderation's spam
+ * reaches `submission.spam` webhooks through the spam-deliveries job). Runs at most once per submission
+ * while it stays processed: only a `received` row is processed, so a retried or duplicated job changes nothing.
+ */
+export async function processSubmission(
+  ctx: AppContext,
+  submissionId: string,
+  opts: { trusted?: boolean } = {},
+): Promise<'processed' | 'spam' | 'skipped'> {
+  const row = await queries.findForProcessing(ctx.db, submissionId);
+  if (!row || row.status !== 'received') return 'skipped';
+  const settings = storedSettings(row.settings);
+  const replyTo = typeof row.metadata.controls?._replyto === 'string' ? row.metadata.controls._replyto : null;
+  // Plans without AI features get the local provider; with them, the configured one (OpenAI or local).
+  const provider = row.ai ? ctx.ai : ctx.localAi;
+  const analysis = await provider.analyze({ fields: row.payload, email: senderEmail(row.payload, replyTo) });
+  // A submission a person marked not spam stays in the inbox whatever the model thinks.
+  const spam = !opts.trusted && analysis.score >= settings.ai_threshold;
+  // The form's threshold, not the provider's own cut-off, decides what is spam: a submission kept in
+  // the inbox is filed under what it is about (its topic), never under `spam`.
+  const category = spam ? 'spam' : analysis.topic;
+  const moderation = { score: analysis.score, verdict: analysis.verdict, reasons: analysis.reasons.map(storableReason), provider: analysis.provider };
+
+  return ctx.db.transaction(async (tx) => {
+    const autoresponds = settings.autoresponder.enabled;
+    const verdict = {
+      status: spam ? 'spam' : 'processed',
+      spamReason: spam ? 'ai_moderation' : null,
+      category,
+      moderation,
+      autoresponse: spam && autoresponds ? ({ skipped: 'spam' } as const) : null,
+    } as const;
+    if (!(await submissionRows.settleReceived(tx, submissionId, verdict))) return 'skipped' as const;
+    tx.afterCommit(() => announceSubmissionEvent(ctx, row.form_id));
+    // Instant notifications (digest forms are told by the digest job); spam only when the form asks.
+    const notify = row.notification_emails.length > 0 && settings.notification_mode === 'instant' && (!spam || settings.notify_spam);
+    if (notify) await ctx.queue.send(notificationEmail, { submissionId }, { tx });
+    if (spam) return verdict.status;
+    if (autoresponds) await ctx.queue.send(autoresponseEmail, { submissionId }, { tx });
+    await createSubmissionDeliveries(ctx, tx, submissionId, row.form_id);
+    return verdict.status;
+  });
+}
+
+/** A failed attempt leaves its reason on the submission (metadata.processing_error); the job is retried. */
+export async function recordProcessingError(ctx: AppContext, submissionId: string, reason: string): Promise<void> {
+  await submissionRows.recordProcessingError(ctx.db, submissionId, reason.slice(0, 500));
+}
+
+/**
+ * Once the queue has given up on its job — the last attempt threw, or expired with its worker — a
+ * submission that could not be processed is marked `failed` (never lost, never left `received`).
+ */
+export async function markFailed(ctx: AppContext, submissionId: string): Promise<void> {
+  await submissionRows.markFailed(ctx.db, submissionId);
+}

@@ -1,0 +1,281 @@
+import type { z } from 'zod';
+import type { BulkBody, SubmissionListQuery, UpdateSubmissionBody } from '../../../contract/submissions.ts';
+import type { AppContext } from '../../context.ts';
+import type { Sql, Tx } from '../../db/database.ts';
+import { isLiveForm } from '../../db/queries/forms.ts';
+import * as queries from '../../db/queries/submissions.ts';
+import { redactForSubmissions } from '../../db/queries/deliveries.ts';
+import type { Caller } from '../accounts/caller.ts';
+import { AppError, notFound, validationFailed } from '../shared/errors.ts';
+import { TEXT_MESSAGE } from '../../../contract/common.ts';
+import { parseFields, printable, unstorableText } from '../shared/field-types.ts';
+import { processSubmission } from '../../jobs/definitions.ts';
+import { isId, newId } from '../shared/ids.ts';
+import { removeObjectsLater } from '../lifecycle/object-removal.ts';
+import { pageEnvelope } from '../shared/pagination.ts';
+import { searchText } from './search.ts';
+import { iso } from '../shared/timestamps.ts';
+
+export const BULK_LIMIT = 500;
+export const SIGNED_URL_SECONDS = 60;
+
+function fileEntry(f: queries.FileRow) {
+  return { id: f.id, field: f.field, filename: f.filename, content_type: f.content_type, size: Number(f.size) };
+}
+
+function listItem(r: queries.SubmissionRow) {
+  return {
+    id: r.id,
+    status: r.status,
+    spam_reason: r.spam_reason,
+    category: r.category,
+    ai_moderation: r.ai_moderation,
+    payload: r.payload,
+    received_at: iso(r.received_at),
+    ...(r.files?.length ? { files: r.files.map(fileEntry) } : {}),
+  };
+}
+
+/** Every submission route starts here: the form must be a live form of the caller's team. */
+async function assertForm(ctx: AppContext, caller: Caller, formId: string): Promise<void> {
+  if (!(await isLiveForm(ctx.db, caller.teamId, formId))) throw notFound('Form');
+}
+
+/** Keyset cursors carry the timestamp as text with microseconds: a JS Date would drop them and repeat rows. */
+function encodeCursor(ts: string, id: string): string {
+  return Buffer.from(JSON.stringify([ts, id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const [ts, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof ts === 'string' && typeof id === 'string' && !Number.isNaN(Date.parse(ts))) return [ts, id];
+  } catch {
+    // fall through
+  }
+  throw validationFailed([{ in: 'query', path: 'cursor', message: 'Invalid cursor.' }]);
+}
+
+/** A search's matches are counted up to this many (a common word would otherwise count half the form). */
+const SEARCH_COUNT_CAP = 1000;
+
+export async function listSubmissions(ctx: AppContext, caller: Caller, formId: string, q: z.infer<typeof SubmissionListQuery>) {
+  await assertForm(ctx, caller, formId);
+  const filter = { formId, folder: q.folder, category: q.category, since: q.since, until: q.until, q: searchText(q.q) };
+  const page = { limit: q.per_page + 1, offset: q.cursor ? 0 : (q.page - 1) * q.per_page, after: q.cursor ? decodeCursor(q.cursor) : undefined };
+  const { rows, counted } = filter.q
+    ? await queries.searchPage(ctx.db, filter, page, SEARCH_COUNT_CAP)
+    : await Promise.all([queries.listPage(ctx.db, filter, page), queries.countMatching(ctx.db, filter)]).then(([r, n]) => ({ rows: r, counted: n }));
+  // A search counts its matches up to the cap: past it, `total` is the cap and `total_capped` says so.
+  const totalCapped = Boolean(filter.q) && counted > SEARCH_COUNT_CAP;
+  const total = totalCapped ? SEARCH_COUNT_CAP : counted;
+  const more = rows.length > q.per_page;
+  const pageRows = rows.slice(0, q.per_page);
+  const last = pageRows[pageRows.length - 1];
+  const envelope = pageEnvelope(pageRows.map(listItem), {
+    page: q.page,
+    perPage: q.per_page,
+    total,
+    baseUrl: ctx.config.baseUrl,
+    path: `/v1/forms/${formId}/submissions`,
+    query: { folder: q.folder, category: q.category, since: q.since, until: q.until, q: filter.q },
+  });
+  const nextCursor = more && last ? encodeCursor(last.cursor_ts, last.id) : null;
+  if (!q.cursor) return { ...envelope, meta: { ...envelope.meta, total_capped: totalCapped, next_cursor: nextCursor } };
+  // Asked for by cursor: the page has no number, links go on by cursor (keyset pages only go forward).
+  const next = nextCursor ? new URL(envelope.links.first) : null;
+  next?.searchParams.delete('page');
+  next?.searchParams.set('cursor', nextCursor!);
+  return {
+    ...envelope,
+    links: { ...envelope.links, prev: null, next: next ? next.toString() : null },
+    meta: { ...envelope.meta, current_page: null, total_capped: totalCapped, next_cursor: nextCursor },
+  };
+}
+
+async function loadSubmission(sql: Sql, caller: Caller, formId: string, id: string, lock = false): Promise<queries.SubmissionDetailRow> {
+  const row = await queries.findSubmission(sql, caller.teamId, formId, id, lock);
+  if (!row) throw notFound('Submission');
+  return row;
+}
+
+async function detail(ctx: AppContext, r: queries.SubmissionDetailRow) {
+  const expiresAt = new Date(Date.now() + SIGNED_URL_SECONDS * 1000).toISOString();
+  const files = await Promise.all(
+    (r.files ?? []).map(async (f) => ({
+      ...fileEntry(f),
+      url: await ctx.storage.presignedGet(f.key, SIGNED_URL_SECONDS, f.filename || f.id),
+      url_expires_at: expiresAt,
+    })),
+  );
+  const { files: _files, ...item } = listItem(r);
+  return { ...item, form_id: r.form_id, fields: parseFields(r.payload), metadata: r.metadata, ...(files.length ? { files } : {}), autoresponse: r.autoresponse, updated_at: iso(r.updated_at) };
+}
+
+export async function getSubmission(ctx: AppContext, caller: Caller, formId: string, id: string) {
+  await assertForm(ctx, caller, formId);
+  return detail(ctx, await loadSubmission(ctx.db, caller, formId, id));
+}
+
+async function audit(tx: Tx, caller: Caller, submissionId: string, action: string, changes: Record<string, unknown>) {
+  await queries.insertEvent(tx, {
+    id: newId('evt'),
+    teamId: caller.teamId,
+    submissionId,
+    actorUserId: caller.userId,
+    actorTokenId: caller.tokenId,
+    action,
+    changes,
+  });
+}
+
+/** PUT: `payload` merged shallowly (null removes a key), `status` per the spec's transitions; audited. */
+export async function updateSubmission(ctx: AppContext, caller: Caller, formId: string, id: string, input: z.infer<typeof UpdateSubmissionBody>) {
+  await assertForm(ctx, caller, formId);
+  const updated = await ctx.db.transaction(async (tx) => {
+    const current = await loadSubmission(tx, caller, formId, id, true);
+    const changes: Record<string, unknown> = {};
+    const payload = { ...current.payload };
+    if (input.payload) {
+      const bad = unstorableText(input.payload);
+      if (bad) throw validationFailed([{ in: 'body', path: `payload.${printable(bad)}`, message: TEXT_MESSAGE }]);
+      const diff: Record<string, { from: unknown; to: unknown }> = {};
+      for (const [key, value] of Object.entries(input.payload)) {
+        if (key.length > 64) throw validationFailed([{ in: 'body', path: `payload.${key.slice(0, 64)}…`, message: 'Field names are limited to 64 characters.' }]);
+        const from = payload[key] ?? null;
+        if (value === null) delete payload[key];
+        else payload[key] = value;
+        if (JSON.stringify(from) !== JSON.stringify(value)) diff[key] = { from, to: value };
+      }
+      if (Object.keys(diff).length) changes.payload = diff;
+    }
+    let spamReason = current.spam_reason;
+    if (input.status && input.status !== current.status) {
+      changes.status = { from: current.status, to: input.status };
+      spamReason = input.status === 'spam' ? 'manual' : null;
+    }
+    const status = input.status ?? current.status;
+    if (!Object.keys(changes).length) return current;
+    await queries.updateSubmission(tx, id, { payload, status, spamReason });
+    if (status === 'received' && current.status !== 'received') await reprocess(ctx, tx, id, current.status === 'spam');
+    if (changes.payload) await queries.recordFieldNames(tx, formId, Object.keys(payload));
+    await audit(tx, caller, id, 'update', changes);
+    return loadSubmission(tx, caller, formId, id);
+  });
+  return detail(ctx, updated);
+}
+
+/**
+ * A submission put back to `received` (a person said it is not spam, or a failed one is retried) goes
+ * through processing again — categories, notification e-mail and webhook deliveries — in the transaction
+ * that moved it. `trusted`: a person cleared it, so moderation may not send it back to spam.
+ */
+async function reprocess(ctx: AppContext, tx: Tx, submissionId: string, trusted: boolean): Promise<void> {
+  await ctx.queue.send(processSubmission, { submissionId, trusted }, { tx });
+}
+
+/**
+ * Hard delete of rows (files and audit events cascade); the storage objects go through a job enqueued
+ * in the same transaction, so they are removed even if this process dies right after. Used by deletes,
+ * bulk deletes, retention and erasure. Returns how many files and delivery bodies went with them.
+ */
+export async function deleteRows(ctx: AppContext, tx: Tx, ids: string[]): Promise<{ files: number; deliveriesRedacted: number }> {
+  if (!ids.length) return { files: 0, deliveriesRedacted: 0 };
+  const keys = await queries.deleteSubmissions(tx, ids);
+  await removeObjectsLater(ctx, tx, keys);
+  // Their deliveries stay in the log without the bodies, which carry the data; queued retries stop.
+  return { files: keys.length, deliveriesRedacted: await redactForSubmissions(tx, ids) };
+}
+
+export type EmailAction = 'spam' | 'not_spam' | 'delete';
+
+/**
+ * A change made through a signed link of a notification e-mail: there is no caller (the link is the
+ * credential), so the audit event has no actor and names the link. Marking not spam sends the submission
+ * through processing again, trusted, as the API does. Returns false when there was nothing to change.
+ */
+export async function actFromEmail(ctx: AppContext, tx: Tx, s: { id: string; teamId: string; status: string }, action: EmailAction): Promise<boolean> {
+  if (action === 'delete') {
+    await deleteRows(ctx, tx, [s.id]);
+    return true;
+  }
+  const to = action === 'spam' ? 'spam' : 'received';
+  if ((s.status === 'spam') === (to === 'spam')) return false;
+  await queries.setStatus(tx, [s.id], to, action === 'spam' ? 'manual' : null);
+  if (to === 'received') await reprocess(ctx, tx, s.id, true);
+  await queries.insertEvent(tx, {
+    id: newId('evt'),
+    teamId: s.teamId,
+    submissionId: s.id,
+    actorUserId: null,
+    actorTokenId: null,
+    action: `email:${action}`,
+    changes: { status: { from: s.status, to } },
+  });
+  return true;
+}
+
+export async function deleteSubmission(ctx: AppContext, caller: Caller, formId: string, id: string): Promise<void> {
+  await assertForm(ctx, caller, formId);
+  await ctx.db.transaction(async (tx) => {
+    await loadSubmission(tx, caller, formId, id, true);
+    await deleteRows(ctx, tx, [id]);
+  });
+}
+
+/**
+ * One transaction per call. The spec: `skipped` lists the ids the caller may not act on, so any id that is
+ * not a submission of this form — of another form or team, deleted, unknown, or not even shaped like an
+ * id (too long, wrong prefix) — is skipped, never a 400 for the whole batch. Only the list itself is
+ * refused: the form (404), then the count (413); ids that cannot be one never reach the query.
+ */
+export async function bulkSubmissions(ctx: AppContext, caller: Caller, formId: string, input: z.infer<typeof BulkBody>) {
+  await assertForm(ctx, caller, formId);
+  if (input.ids.length > BULK_LIMIT) {
+    throw new AppError('payload_too_large', `At most ${BULK_LIMIT} ids per call; split the list.`, { limit: BULK_LIMIT });
+  }
+  const ids = [...new Set(input.ids)];
+  const candidates = ids.filter((id) => isId('subm', id));
+  return ctx.db.transaction(async (tx) => {
+    const rows = candidates.length ? await queries.lockSubmissions(tx, caller.teamId, formId, candidates) : [];
+    const valid = new Set(rows.map((r) => r.id));
+    const skipped = ids.filter((id) => !valid.has(id));
+    if (input.action === 'delete') {
+      await deleteRows(ctx, tx, [...valid]);
+    } else {
+      const [to, reason] = input.action === 'mark_spam' ? (['spam', 'manual'] as const) : (['received', null] as const);
+      const moving = rows.filter((r) => (input.action === 'mark_spam' ? r.status !== 'spam' : r.status === 'spam')).map((r) => r.id);
+      await queries.setStatus(tx, moving, to, reason);
+      if (to === 'received') for (const movedId of moving) await reprocess(ctx, tx, movedId, true);
+      for (const r of rows.filter((row) => moving.includes(row.id))) {
+        await audit(tx, caller, r.id, input.action, { status: { from: r.status, to } });
+      }
+    }
+    return { ok: true, affected: valid.size, skipped };
+  });
+}
+
+/** The 302 target of a file download: a new 60-second signed storage URL on every request. */
+export async function fileDownloadUrl(ctx: AppContext, caller: Caller, formId: string, submissionId: string, fileId: string): Promise<string> {
+  await assertForm(ctx, caller, formId);
+  const file = await queries.findFile(ctx.db, { fileId, submissionId, formId, teamId: caller.teamId });
+  if (!file) throw notFound('File');
+  return ctx.storage.presignedGet(file.storage_key, SIGNED_URL_SECONDS, file.filename || fileId);
+}
+
+/**
+ * Folds every finished day's folder counters into one row per form, folder and day (a daily job), so a
+ * folder's count and a deep page's day walk sum one row per day of history plus today's shards.
+ */
+export async function compactFolderCounts(ctx: AppContext, opts: { batch?: number } = {}): Promise<{ days: number }> {
+  const batch = opts.batch ?? 500;
+  let days = 0;
+  let after: queries.CounterDay | null = null;
+  for (;;) {
+    const spread = await queries.spreadCounterDays(ctx.db, after, batch);
+    for (const d of spread) await ctx.db.transaction((tx) => queries.foldCounterDay(tx, d));
+    days += spread.length;
+    if (spread.length < batch) return { days };
+    after = spread[spread.length - 1]!;
+  }
+}

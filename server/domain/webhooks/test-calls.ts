@@ -1,0 +1,89 @@
+import { TEST_CALLS_PER_MINUTE } from '../../../contract/webhooks.ts';
+import type { AppContext } from '../../context.ts';
+import * as deliveryQueries from '../../db/queries/deliveries.ts';
+import { learnedFields } from '../../db/queries/forms.ts';
+import * as queries from '../../db/queries/webhooks.ts';
+import { VERSION } from '../../version.ts';
+import { renderBody, type Provider, type SubmissionEvent } from '../../webhooks/providers.ts';
+import { createSender } from '../../webhooks/sender.ts';
+import { decryptSecret, signatureHeaders } from '../../webhooks/signing.ts';
+import type { Caller } from '../accounts/caller.ts';
+import { deliveryView, submissionEvent } from './deliveries.ts';
+import { AppError, notFound } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
+import { hitWindow } from '../accounts/rate-windows.ts';
+
+/** A sample value for a learned field: recognisably fake, shaped like what such a field holds. */
+function sampleValue(name: string): string {
+  const n = name.toLowerCase();
+  if (n.includes('email') || n === '_replyto') return 'jane.doe@example.com';
+  if (n.includes('phone') || n.includes('tel')) return '+1 555 0100';
+  if (n.includes('url') || n.includes('website')) return 'https://example.com';
+  if (n.includes('name')) return 'Jane Doe';
+  return `Sample ${name}`;
+}
+
+/** A `submission.created` body for a form that has no delivered submission to show: its learned fields with sample values. */
+async function sampleEvent(ctx: AppContext, hook: queries.WebhookRow, formName: string): Promise<SubmissionEvent> {
+  const fields = await learnedFields(ctx.db, hook.form_id);
+  const names = fields.length ? fields.map((f) => f.name) : ['name', 'email', 'message'];
+  return {
+    type: 'submission.created',
+    submission_id: 'subm_test',
+    form_id: hook.form_id,
+    form_name: formName,
+    received_at: new Date().toISOString(),
+    payload: Object.fromEntries(names.map((name) => [name, sampleValue(name)])),
+    files: [],
+    meta: { category: null, score: null, referrer: null, user_agent: null },
+  };
+}
+
+/**
+ * The test call: a signed `submission.created` body marked `test: true` — the webhook's last delivered
+ * submission, or a sample from the form's learned fields — posted now through the deliveries' sender (address
+ * guard at connect time, the delivery timeout, no redirects), its one attempt recorded as a delivery with
+ * event `webhook.test` and answered. Each webhook takes TEST_CALLS_PER_MINUTE a minute, counted in Postgres
+ * so every API process shares the count: a receiver cannot be flooded through it.
+ */
+export async function testWebhook(ctx: AppContext, caller: Caller, formId: string, webhookId: string) {
+  const hook = await queries.findWebhook(ctx.db, caller.teamId, webhookId, { formId });
+  if (!hook) throw notFound('Webhook');
+  const { hits, resetSeconds } = await hitWindow(ctx, `webhook-test:${webhookId}`, 60);
+  if (hits > TEST_CALLS_PER_MINUTE) {
+    throw new AppError('rate_limited', `A webhook takes at most ${TEST_CALLS_PER_MINUTE} test calls a minute.`, { retry_after: resetSeconds });
+  }
+  const target = await queries.webhookTarget(ctx.db, webhookId);
+  if (!target) throw notFound('Webhook');
+  const lastId = await deliveryQueries.lastDeliveredSubmission(ctx.db, webhookId);
+  const last = lastId ? await deliveryQueries.submissionForEvent(ctx.db, lastId) : undefined;
+  const event: SubmissionEvent = { ...(last ? submissionEvent(ctx, last) : await sampleEvent(ctx, hook, target.form_name)), test: true };
+  const body = renderBody(hook.provider as Provider, event, hook.config);
+
+  const id = newId('whd');
+  const key = ctx.keys.webhookSecrets;
+  const secrets = [decryptSecret(key, target.secret_encrypted), ...(target.previous_secret_encrypted ? [decryptSecret(key, target.previous_secret_encrypted)] : [])];
+  const headers = signatureHeaders(secrets, id, Math.floor(Date.now() / 1000), body);
+  // A sender of its own, closed after: an API process holds no delivery connections between test calls.
+  const sender = createSender({
+    timeoutMs: ctx.config.deliveryTimeoutMs,
+    allowPrivate: ctx.config.allowPrivateWebhooks,
+    userAgent: `Intake-Webhooks/${VERSION}`,
+    connections: 1,
+  });
+  const out = await sender.send(target.url, body, headers).finally(() => void sender.close().catch(() => {}));
+  const ok = out.httpStatus !== null && out.httpStatus >= 200 && out.httpStatus < 300;
+  const row = await deliveryQueries.insertTestDelivery(ctx.db, {
+    id,
+    team_id: hook.team_id,
+    webhook_id: webhookId,
+    submission_id: last ? last.id : null,
+    request_body: body,
+    status: ok ? 'succeeded' : 'failed',
+    http_status: out.httpStatus,
+    duration_ms: out.durationMs,
+    response_body: out.responseBody,
+    error: out.error,
+  });
+  return deliveryView(row);
+}

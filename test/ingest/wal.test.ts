@@ -1,0 +1,53 @@
+/**
+ * What an accepted post writes to the WAL (issue 30), read back with pg_walinspect for the posts' own
+ * transactions (the xmin of their submission rows), so other files writing to the same database do not
+ * count: each counter a post keeps — the team's usage, the form's folder for the day — is one heap record
+ * (an update of the backend's shard row, not a row lock plus an update, nor a fresh shard row inserted
+ * and confirmed), and the team row is not locked (the submission's team is its form's).
+ */
+import { describe, expect, it } from 'vitest';
+import { makePublishedForm } from '../support/forms.ts';
+import { makeTeam, startTestApp } from '../support/harness.ts';
+
+const t = await startTestApp({ INTAKE_INGEST_RATE_LIMIT: '1000000', INTAKE_INGEST_FLOOD_LIMIT: '1000000' });
+
+const BODY = 'name=Jane+Doe&email=jane%40example.com&message=Hello+there%2C+a+question+about+pricing.';
+
+type Record = { xid: string; rel: string; kind: string };
+
+describe('WAL of an accepted post', () => {
+  it('is one heap record per counter and no lock on the team row', async () => {
+    await t.ctx.db.query('create extension if not exists pg_walinspect');
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const form = await makePublishedForm(t, owner);
+    const post = async () => {
+      const res = await t.http.post(form.endpoint).type('form').set('accept', 'application/json').send(BODY);
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    // Every backend of the pool gets its counter rows first.
+    for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: 10 }, post));
+
+    const { rows: from } = await t.ctx.db.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(await post());
+    const { rows: to } = await t.ctx.db.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+
+    const { rows: xids } = await t.ctx.db.query<{ xid: string }>('select xmin::text as xid from submissions where id = any($1)', [ids]);
+    expect(new Set(xids.map((x) => x.xid)).size).toBe(20);
+    const { rows } = await t.ctx.db.query<Record>(
+      `select b.xid::text as xid, coalesce(pg_filenode_relation(0, b.relfilenode)::text, '?') as rel, b.resource_manager || '/' || b.record_type as kind
+         from pg_get_wal_block_info($1::pg_lsn, $2::pg_lsn, false) b
+        where b.xid::text = any($3) and b.block_id = 0 and b.resource_manager = 'Heap'
+          and b.reldatabase = (select oid from pg_database where datname = current_database())`,
+      [from[0]!.lsn, to[0]!.lsn, xids.map((x) => x.xid)],
+    );
+    const perPost = (rel: string) => xids.map((x) => rows.filter((r) => r.xid === x.xid && r.rel === rel).length);
+    // A post on a pool connection the warm-up never used inserts its shard row: nearly all, not all.
+    const single = (rel: string) => perPost(rel).filter((n) => n === 1).length;
+    expect(single('usage_counters'), JSON.stringify(rows.filter((r) => r.rel === 'usage_counters'))).toBeGreaterThanOrEqual(18);
+    expect(single('form_folder_counts'), JSON.stringify(rows.filter((r) => r.rel === 'form_folder_counts'))).toBeGreaterThanOrEqual(18);
+    expect(rows.filter((r) => r.kind.startsWith('Heap/LOCK') && ['usage_counters', 'form_folder_counts', 'teams'].includes(r.rel))).toEqual([]);
+    expect(perPost('submissions')).toEqual(Array(20).fill(1));
+  });
+});

@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkLayers } from '../../scripts/check-layers.ts';
+
+/** The layering (DESIGN.md "Layout", docs/decisions.md "One data path"), checked on the source itself. */
+const root = path.resolve(import.meta.dirname, '..', '..');
+
+function sources(dir: string): string[] {
+  return fs
+    .readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.join(dir, f));
+}
+
+const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+
+/** A throwaway tree of modules, each given as its imports, for the check to read. */
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-layers-'));
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+function tree(name: string, modules: Record<string, string>): string {
+  const dir = path.join(scratch, name);
+  for (const [file, source] of Object.entries(modules)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), source);
+  }
+  return dir;
+}
+
+describe('layering', () => {
+  it('the source has no import cycle and no upward import (scripts/check-layers.ts, also run by make check)', () => {
+    const report = checkLayers(root);
+    expect(report.files).toBeGreaterThan(150);
+    expect(report.cycles).toEqual([]);
+    expect(report.upward).toEqual([]);
+  });
+
+  it('server/domain is grouped by resource and test/ mirrors it: no rule module or test file lies loose at the top', () => {
+    const loose = (dir: string, keep: (f: string) => boolean) =>
+      fs.readdirSync(path.join(root, dir), { withFileTypes: true }).filter((e) => e.isFile() && keep(e.name)).map((e) => `${dir}/${e.name}`);
+    expect(loose('server/domain', (f) => f.endsWith('.ts'))).toEqual([]);
+    expect(loose('test', (f) => f.endsWith('.test.ts'))).toEqual([]);
+    const groups = fs.readdirSync(path.join(root, 'server/domain'));
+    for (const resource of ['accounts', 'forms', 'submissions', 'webhooks', 'spam', 'insights', 'lifecycle']) expect(groups).toContain(resource);
+  });
+
+  it('refuses each kind of upward import, whatever the import form', () => {
+    const dir = tree('upward', {
+      'contract/forms.ts': "import type { Db } from '../server/db/database.ts';",
+      'server/db/database.ts': '',
+      'server/db/migrations/0005-rules.ts': "import { regexProblem } from '../../domain/custom-regex.ts';",
+      'server/domain/custom-regex.ts': '',
+      'server/domain/outages.ts': "import { isUnreachable } from '../outage-errors.ts';",
+      'server/outage-errors.ts': '',
+      'server/storage/object-storage.ts': "export { isOutage } from '../domain/outages.ts';",
+      'server/ai/provider.ts': "import { CATEGORIES } from '../../contract/submissions.ts';",
+      'server/ai/local-provider.ts': "import type { AiProvider } from './provider.ts';",
+      'contract/submissions.ts': '',
+      'server/jobs/definitions.ts': '',
+      'server/jobs/workers.ts': '',
+      'server/domain/processing.ts': [
+        "import type { AiProvider } from '../ai/provider.ts';",
+        "import { notificationEmail } from '../jobs/definitions.ts';",
+        "const { LocalProvider } = await import('../ai/local-provider.ts');",
+        "import '../jobs/workers.ts';",
+      ].join('\n'),
+      'server/http/routers/forms.ts': "import { listForms } from '../../db/queries/forms.ts';",
+      'server/db/queries/forms.ts': '',
+      'sdk/index.ts': "import { contract } from '../contract/forms.ts';\nimport { boot } from '../server/main.ts';",
+      'server/main.ts': '',
+    });
+    const report = checkLayers(dir, { cycles: [], upward: [] });
+    expect(report.cycles).toEqual([]);
+    expect(report.upward.map((u) => `${u.from} → ${u.to}`).sort()).toEqual([
+      'contract/forms.ts → server/db/database.ts',
+      'sdk/index.ts → server/main.ts',
+      'server/db/migrations/0005-rules.ts → server/domain/custom-regex.ts',
+      'server/domain/processing.ts → server/ai/local-provider.ts',
+      'server/domain/processing.ts → server/jobs/workers.ts',
+      'server/http/routers/forms.ts → server/db/queries/forms.ts',
+      'server/storage/object-storage.ts → server/domain/outages.ts',
+    ]);
+  });
+
+  it('refuses an import cycle, a type-only or dynamic import closing it too', () => {
+    const dir = tree('cycles', {
+      'bench/run.ts': "const m = await import('./ingest.ts');",
+      'bench/ingest.ts': "import type { BenchOptions } from './run.ts';",
+      'server/domain/forms.ts': "import { sweep } from './retention.ts';",
+      'server/domain/retention.ts': "import { erase } from './submissions.ts';",
+      'server/domain/submissions.ts': "import { getForm } from './forms.ts';\nimport { iso } from './timestamps.ts';",
+      'server/domain/timestamps.ts': '',
+    });
+    const report = checkLayers(dir, { cycles: [], upward: [] });
+    expect(report.cycles).toEqual([
+      { files: ['bench/ingest.ts', 'bench/run.ts'], example: ['bench/ingest.ts', 'bench/run.ts', 'bench/ingest.ts'] },
+      {
+        files: ['server/domain/forms.ts', 'server/domain/retention.ts', 'server/domain/submissions.ts'],
+        example: ['server/domain/forms.ts', 'server/domain/retention.ts', 'server/domain/submissions.ts', 'server/domain/forms.ts'],
+      },
+    ]);
+
+    // An allowance covers its cycle only: a file joining the cycle fails the check again.
+    const known = { cycles: [{ files: ['bench/ingest.ts', 'bench/run.ts'], why: 'test' }], upward: [] };
+    expect(checkLayers(dir, known).cycles.map((c) => c.files[0])).toEqual(['server/domain/forms.ts']);
+    fs.writeFileSync(path.join(dir, 'bench/ingest.ts'), "import type { BenchOptions } from './run.ts';\nimport './lib.ts';");
+    fs.writeFileSync(path.join(dir, 'bench/lib.ts'), "import './run.ts';");
+    expect(checkLayers(dir, known).cycles.map((c) => c.files)).toContainEqual(['bench/ingest.ts', 'bench/lib.ts', 'bench/run.ts']);
+  });
+
+  it('server/domain mentions no EntityManager, em., LockMode, MikroORM or db/entities: it calls functions of server/db', () => {
+    const domain = sources('server/domain');
+    expect(domain.length).toBeGreaterThan(20);
+    const orm = /\bEntityManager\b|\bem\.|\.em\(\)|\bLockMode\b|@mikro-orm\/|db\/entities/;
+    expect(domain.filter((f) => orm.test(read(f)))).toEqual([]);
+  });
+
+  it('SQL lives only in server/db (query modules, migrations, the handle)', () => {
+    const outside = sources('server').filter((f) => !f.startsWith(path.join('server', 'db') + path.sep));
+    const sql = /\b(select\s+[\w*(]|insert\s+into\s|delete\s+from\s|update\s+\w+\s+set\s)/i;
+    // jobs/queue.ts hands pg-boss's own statements to the handle (its db adapter), and writes none itself.
+    const queue = path.join('server', 'jobs', 'queue.ts');
+    const offending = outside.filter((f) => sql.test(read(f)) || (f !== queue && /\.query(<[^>]*>)?\(/.test(read(f))));
+    expect(offending).toEqual([]);
+  });
+});

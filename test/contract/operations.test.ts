@@ -29,7 +29,7 @@ describe('the operation table', () => {
   });
 
   it('parses a bearer header in one place', () => {
-    expect(sources('server').filter((f) => /\/\^Bearer/.test(read(f)))).toEqual([path.join('server', 'domain', 'tokens.ts')]);
+    expect(sources('server').filter((f) => /\/\^Bearer/.test(read(f)))).toEqual([path.join('server', 'domain', 'accounts', 'tokens.ts')]);
     expect(bearerToken('Bearer abc')).toBe('abc');
     expect(bearerToken('bearer   abc  ')).toBe('abc');
     expect(bearerToken('Basic abc')).toBeNull();

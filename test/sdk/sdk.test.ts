@@ -521,7 +521,7 @@ describe('generated and published artefacts', () => {
       const targets = Object.values(manifest.exports).flatMap((entry) => Object.values(entry));
       expect(targets.length).toBeGreaterThan(0);
       for (const target of targets) expect(existsSync(path.join(pkg, target)), target).toBe(true);
-      expect(readFileSync(path.join(pkg, 'dist/sdk/index.js'), 'utf8')).toContain('from "../../contract/index.js"');
+      expect(readFileSync(path.join(pkg, 'dist/sdk/index.js'), 'utf8')).toContain('from "../contract/index.js"');
     }, 120_000);
 
     it('packs to a tarball (README included, no server code) that a consumer installs with npm', async () => {

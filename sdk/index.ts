@@ -16,6 +16,7 @@ import { contract, type Contract } from '../contract/index.ts';
 import type { ErrorCode } from '../contract/errors.ts';
 import type * as forms from '../contract/forms.ts';
 import type * as features from '../contract/form-features.ts';
+import { backoffMs, retryAfterMs, sleep } from './backoff.ts';
 import { listenTo, type ListenEvent, type ListenOptions } from './listen.ts';
 import type {
   BulkBody,
@@ -220,14 +221,6 @@ export type RetryOptions = { retries?: number; baseDelayMs?: number; maxDelayMs?
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
 
-/** Milliseconds a `Retry-After` asks for (seconds or an HTTP date), or null. */
-function retryAfterMs(value: string | null, now = Date.now()): number | null {
-  if (!value) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
-}
-
 /**
  * The caller's fetch with the client's timeout and retry policy. Non-idempotent requests (POST) are sent
  * once: a retried POST could create twice.
@@ -248,10 +241,8 @@ export function resilientFetch(fetchImpl: typeof fetch, options: { retry?: Retry
       }
       if (res && !(res.status === 429 || res.status >= 500)) return res;
       if (attempt >= retries) return res!;
-      const asked = retryAfterMs(res?.headers.get('retry-after') ?? null);
-      const backoff = Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
       await res?.body?.cancel().catch(() => {});
-      await new Promise((r) => setTimeout(r, Math.min(policy.maxDelayMs, asked ?? backoff)));
+      await sleep(Math.min(policy.maxDelayMs, retryAfterMs(res?.headers.get('retry-after') ?? null) ?? backoffMs(attempt, policy)), init.signal);
     }
   };
 }
@@ -337,7 +328,7 @@ export function createClient(options: ClientOptions): IntakeClient {
       if (Date.now() > deadline) {
         throw new IntakeError({ status: 200, body: { error: 'job_timeout', message: `Job ${jobId} is still ${job.status} after ${o.timeoutMs ?? 600_000} ms` }, headers: new Headers() });
       }
-      await new Promise((r) => setTimeout(r, o.intervalMs ?? 1000));
+      await sleep(o.intervalMs ?? 1000);
     }
   }
 

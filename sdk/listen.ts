@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import type { z } from 'zod';
 import type { SubmissionCreatedEvent } from '../contract/events.ts';
+import { backoffMs, retryAfterMs, sleep } from './backoff.ts';
 
 /** The `submission.created` webhook body: what each streamed event carries. */
 export type SubmissionCreated = z.infer<typeof SubmissionCreatedEvent>;
@@ -84,18 +85,6 @@ export async function* parseEventStream(body: ReadableStream<Uint8Array>): Async
 /** A stream that stays silent this long (three missed heartbeats) is taken for dead and reconnected. */
 const SILENCE_MS = 50_000;
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-
 export type ListenTransport = {
   url: string;
   token: string;
@@ -104,6 +93,29 @@ export type ListenTransport = {
   error(response: { status: number; body: unknown; headers: Headers }): Error;
 };
 
+/** A refusal that waiting cannot fix: `listen` throws its cause. */
+class Refused extends Error {
+  readonly refusal: Error;
+  constructor(refusal: Error) {
+    super(refusal.message);
+    this.refusal = refusal;
+  }
+}
+
+/** A refusal for now (429, 5xx): reconnect after `Retry-After`, or the backoff without one. */
+class Busy extends Error {
+  readonly afterMs: number | null;
+  readonly refusal: Error;
+  constructor(refusal: Error, afterMs: number | null) {
+    super(refusal.message);
+    this.refusal = refusal;
+    this.afterMs = afterMs;
+  }
+}
+
+/** What a connection leaves for the next one: where to resume, and the wait the server asked for after a clean end. */
+type Resume = { lastEventId: string | null; retryMs: number };
+
 /**
  * New submissions of a form as they are processed, from `GET /v1/forms/{form}/submissions/stream`, until
  * `signal` aborts. A dropped connection (or a server shutting down) is reconnected with `Last-Event-ID`,
@@ -111,91 +123,99 @@ export type ListenTransport = {
  * ending because the token was revoked or the form deleted) throw.
  */
 export async function* listenTo(transport: ListenTransport, options: ListenOptions = {}): AsyncGenerator<ListenEvent, void, undefined> {
-  const base = options.backoff?.baseDelayMs ?? 500;
-  const max = options.backoff?.maxDelayMs ?? 30_000;
-  const silenceMs = options.silenceMs ?? SILENCE_MS;
-  let lastEventId = options.lastEventId ?? null;
+  const policy = { baseDelayMs: options.backoff?.baseDelayMs ?? 500, maxDelayMs: options.backoff?.maxDelayMs ?? 30_000 };
+  const resume: Resume = { lastEventId: options.lastEventId ?? null, retryMs: 1000 };
   let failures = 0;
-  let retryMs = 1000;
-  const url = new URL(transport.url);
-  if (options.include) url.searchParams.set('include', options.include);
-
+  const connected = () => {
+    failures = 0;
+    options.onConnect?.();
+  };
   while (!options.signal?.aborted) {
-    const connection = new AbortController();
-    const stop = () => connection.abort();
-    options.signal?.addEventListener('abort', stop, { once: true });
     let delayMs: number;
     let error: unknown = null;
-    let fatal: Error | null = null;
-    let silence: ReturnType<typeof setTimeout> | null = null;
-    const heard = () => {
-      if (silence) clearTimeout(silence);
-      silence = setTimeout(() => connection.abort(new Error(`no data from the stream for ${silenceMs / 1000} s`)), silenceMs);
-    };
     try {
-      const res = await transport.fetch(url, {
-        headers: {
-          authorization: `Bearer ${transport.token}`,
-          accept: 'text/event-stream',
-          ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
-        },
-        signal: connection.signal,
-      });
-      if (res.status !== 200 || !res.body) {
-        const type = res.headers.get('content-type') ?? '';
-        const body: unknown = type.includes('json') ? await res.json().catch(() => null) : await res.text().catch(() => null);
-        const refused = transport.error({ status: res.status, body, headers: res.headers });
-        if (res.status !== 429 && res.status < 500) throw (fatal = refused);
-        const after = Number(res.headers.get('retry-after'));
-        failures += 1;
-        error = refused;
-        delayMs = Number.isFinite(after) && after > 0 ? Math.min(max, after * 1000) : Math.random() * Math.min(max, base * 2 ** failures);
-      } else {
-        failures = 0;
-        options.onConnect?.();
-        heard();
-        // Any bytes count as life, heartbeat comments included (they make no message).
-        const watched = res.body.pipeThrough(
-          new TransformStream<Uint8Array, Uint8Array>({
-            transform(chunk, controller) {
-              heard();
-              controller.enqueue(chunk);
-            },
-          }),
-        );
-        for await (const m of parseEventStream(watched)) {
-          if (m.retry !== null) retryMs = m.retry;
-          if (m.event === 'error' && m.hasData) {
-            let body: unknown = m.data;
-            try {
-              body = JSON.parse(m.data);
-            } catch {
-              // not JSON: keep the text
-            }
-            const status = typeof (body as { status?: unknown })?.status === 'number' ? (body as { status: number }).status : 500;
-            throw (fatal = transport.error({ status, body, headers: res.headers }));
-          }
-          if (m.id !== null) lastEventId = m.id;
-          if ((m.event === 'submission' || m.event === 'spam') && m.hasData && m.id !== null) {
-            yield { id: m.id, event: m.event, submission: JSON.parse(m.data) as SubmissionCreated, data: m.data };
-          }
-        }
-        // The server ended the stream (it is shutting down): come back after its `retry`.
-        delayMs = retryMs;
-      }
+      yield* connection(transport, resume, options, connected);
+      // The server ended the stream (it is shutting down): come back after its `retry`.
+      delayMs = resume.retryMs;
     } catch (err) {
       if (options.signal?.aborted) return;
-      if (err === fatal) throw err;
+      if (err instanceof Refused) throw err.refusal;
       failures += 1;
-      error = err;
-      delayMs = Math.random() * Math.min(max, base * 2 ** failures);
-    } finally {
-      if (silence) clearTimeout(silence);
-      options.signal?.removeEventListener('abort', stop);
-      connection.abort();
+      error = err instanceof Busy ? err.refusal : err;
+      const asked = err instanceof Busy ? err.afterMs : null;
+      delayMs = asked !== null ? Math.min(policy.maxDelayMs, asked) : backoffMs(failures, policy);
     }
     if (options.signal?.aborted) return;
     options.onReconnect?.({ delayMs, error });
     await sleep(delayMs, options.signal);
   }
+}
+
+/** One connection's events, until the server ends it, it fails (throws) or `options.signal` aborts. */
+async function* connection(transport: ListenTransport, resume: Resume, options: ListenOptions, connected: () => void): AsyncGenerator<ListenEvent> {
+  const silenceMs = options.silenceMs ?? SILENCE_MS;
+  const url = new URL(transport.url);
+  if (options.include) url.searchParams.set('include', options.include);
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  let silence: ReturnType<typeof setTimeout> | undefined;
+  const heard = () => {
+    clearTimeout(silence);
+    silence = setTimeout(() => controller.abort(new Error(`no data from the stream for ${silenceMs / 1000} s`)), silenceMs);
+  };
+  try {
+    const res = await transport.fetch(url, {
+      headers: {
+        authorization: `Bearer ${transport.token}`,
+        accept: 'text/event-stream',
+        ...(resume.lastEventId ? { 'last-event-id': resume.lastEventId } : {}),
+      },
+      signal: controller.signal,
+    });
+    if (res.status !== 200 || !res.body) {
+      const type = res.headers.get('content-type') ?? '';
+      const body: unknown = type.includes('json') ? await res.json().catch(() => null) : await res.text().catch(() => null);
+      const refused = transport.error({ status: res.status, body, headers: res.headers });
+      if (res.status !== 429 && res.status < 500) throw new Refused(refused);
+      throw new Busy(refused, retryAfterMs(res.headers.get('retry-after')));
+    }
+    connected();
+    heard();
+    // Any bytes count as life, heartbeat comments included (they make no message).
+    const watched = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, c) {
+          heard();
+          c.enqueue(chunk);
+        },
+      }),
+    );
+    for await (const m of parseEventStream(watched)) {
+      if (m.retry !== null) resume.retryMs = m.retry;
+      if (m.event === 'error' && m.hasData) throw new Refused(transport.error({ status: errorStatus(m.data), body: jsonOrText(m.data), headers: res.headers }));
+      if (m.id !== null) resume.lastEventId = m.id;
+      if ((m.event === 'submission' || m.event === 'spam') && m.hasData && m.id !== null) {
+        yield { id: m.id, event: m.event, submission: JSON.parse(m.data) as SubmissionCreated, data: m.data };
+      }
+    }
+  } finally {
+    clearTimeout(silence);
+    options.signal?.removeEventListener('abort', stop);
+    controller.abort();
+  }
+}
+
+function jsonOrText(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return data;
+  }
+}
+
+/** An `error` event's body carries the status the refusal would have had; 500 when it names none. */
+function errorStatus(data: string): number {
+  const status = (jsonOrText(data) as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? status : 500;
 }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkLayers } from '../../scripts/check-layers.ts';
+import { checkTableOwners, OWNERS, SHARED_WRITES } from '../../scripts/check-table-owners.ts';
 
 /** The layering (DESIGN.md "Layout", docs/decisions.md "One data path"), checked on the source itself. */
 const root = path.resolve(import.meta.dirname, '..', '..');
@@ -123,5 +124,63 @@ describe('layering', () => {
     const queue = path.join('server', 'jobs', 'queue.ts');
     const offending = outside.filter((f) => sql.test(read(f)) || (f !== queue && /\.query(<[^>]*>)?\(/.test(read(f))));
     expect(offending).toEqual([]);
+  });
+
+  it('each table is written by its owner query module only (scripts/check-table-owners.ts, also run by make check)', () => {
+    const report = checkTableOwners(root);
+    expect(report.modules).toBeGreaterThan(20);
+    expect(report.writes).toBeGreaterThan(70);
+    expect(report.foreign).toEqual([]);
+    expect(report.unowned).toEqual([]);
+    expect(report.missingModules).toEqual([]);
+    expect(report.stale).toEqual([]);
+  });
+
+  it('refuses each form of write to a table another module owns, and reads, comments and allowed statements pass', () => {
+    const dir = tree('owners', {
+      'server/db/migrations/0001-init.ts': "this.addSql('create table forms (id text); create unlogged table hits (k text); create table orphans (id text); create table pgboss.job (id text);');",
+      'server/db/entities.ts': "export const Form = defineEntity({\n  name: 'Form',\n  tableName: 'forms',\n  properties: {},\n});",
+      'server/db/queries/forms.ts': [
+        "import { Form } from '../entities.ts';",
+        "export const f = (sql) => sql.query('update forms set name = $2 where id = $1');",
+        // A read of another's table, a comment naming a write and an upsert's `do update set` are no writes.
+        "// update hits set k = 1; delete from hits",
+        "export const g = (sql) => sql.query(`select * from hits h join forms f on true for update of h`);",
+      ].join('\n'),
+      'server/db/queries/hits.ts': [
+        "export const HIT = `insert into hits as w (k) values ($1) on conflict (k) do update set k = excluded.k`;",
+        "export function shared(sql) { return sql.query(`with a as (update hits set k = 'x' returning 1) update forms f set name = 'y'`); }",
+        "export function bad(sql, t) { return sql.query(`delete from forms where id = $1`); }",
+        "export function dynamic(sql, t) { return sql.query(`truncate ${t}`); }",
+      ].join('\n'),
+      'server/db/queries/orm.ts': "import { Form } from '../entities.ts';\nimport type { Form as F } from '../entities.ts';",
+    });
+    const owners = { forms: 'forms.ts', hits: 'hits.ts', gone: 'gone.ts' };
+    const shared = [
+      { module: 'hits.ts', fn: 'shared', table: 'forms', why: 'test' },
+      { module: 'hits.ts', fn: 'elsewhere', table: 'forms', why: 'test' },
+    ];
+    const report = checkTableOwners(dir, { owners, shared });
+    expect(report.foreign.map((f) => `${f.module} ${f.fn} ${f.table} (${f.statement})`)).toEqual([
+      'server/db/queries/hits.ts bad forms (delete from forms)',
+      'server/db/queries/hits.ts dynamic ? (truncate ${})',
+      'server/db/queries/orm.ts  forms (MikroORM entity Form)',
+    ]);
+    expect(report.writes).toBe(8);
+    expect(report.unowned).toEqual(['orphans']);
+    expect(report.missingModules).toEqual(['gone → server/db/queries/gone.ts']);
+    expect(report.stale).toEqual(['hits.ts elsewhere writes forms']);
+  });
+
+  it('docs/architecture.md lists the owner of every table and every exception, as the check does', () => {
+    const doc = read('docs/architecture.md');
+    const rows = [...doc.matchAll(/^\| `(\w+)` \| `([\w-]+\.ts)` \|$/gm)].map((m) => [m[1], m[2]]);
+    expect(Object.fromEntries(rows)).toEqual(OWNERS);
+    expect(rows).toHaveLength(Object.keys(OWNERS).length);
+    for (const s of SHARED_WRITES) {
+      const line = doc.split('\n').find((l) => l.startsWith(`| \`${s.module}\`, `) && l.includes(`\`${s.fn}\``));
+      expect(line, `${s.module} ${s.fn}`).toBeDefined();
+      expect(line).toContain(s.table === '?' ? 'a table named at run time' : `\`${s.table}\``);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createClient, parseEventStream, type SseMessage } from '../../sdk/index.ts';
+import { createClient, parseEventStream, resilientFetch, type SseMessage } from '../../sdk/index.ts';
 
 /** The SDK's `text/event-stream` parser (eventsource-parser underneath, issue 26). */
 
@@ -83,6 +83,77 @@ describe('client.listen over a quiet stream', () => {
     } finally {
       stop.abort();
       server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+/** A real HTTP server answering each request with the next of `answers` (the last one repeats); what it was sent is kept. */
+async function scripted(answers: Array<(res: import('node:http').ServerResponse) => void>) {
+  const { createServer } = await import('node:http');
+  const seen: Array<string | null> = [];
+  const server = createServer((req, res) => {
+    seen.push((req.headers['last-event-id'] as string | undefined) ?? null);
+    answers[Math.min(seen.length, answers.length) - 1]!(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+describe('client.listen reconnecting', () => {
+  it("comes back after a clean end at the server's retry, after a 503 at its Retry-After (an HTTP date), resuming with Last-Event-ID", { timeout: 10_000 }, async () => {
+    const event = (id: string) => `id: ${id}\nevent: submission\ndata: ${JSON.stringify({ type: 'submission.created', submission_id: `subm_${id}` })}\n\n`;
+    const server = await scripted([
+      (res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`retry: 50\n${event('0-1')}`),
+      (res) => {
+        // An HTTP date has whole seconds: it asks for a wait of 1–2 s.
+        const at = new Date(Date.now() + 2000).toUTCString();
+        res.writeHead(503, { 'retry-after': at, 'content-type': 'application/json' }).end('{"error":"unavailable","message":"restarting"}');
+      },
+      (res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).write(event('0-2')),
+    ]);
+    const stop = new AbortController();
+    try {
+      const reconnects: Array<{ delayMs: number; error: unknown }> = [];
+      const events = createClient({ baseUrl: server.url, token: 'intk_test' }).listen('frm_x', {
+        signal: stop.signal,
+        // A backoff this long would time the test out: only the server's retry and Retry-After can be obeyed.
+        backoff: { baseDelayMs: 600_000, maxDelayMs: 600_000 },
+        onReconnect: (info) => reconnects.push(info),
+      });
+      expect((await events.next()).value).toMatchObject({ id: '0-1' });
+      expect((await events.next()).value).toMatchObject({ id: '0-2' });
+      expect(server.seen).toEqual([null, '0-1', '0-1']);
+      expect(reconnects.map((r) => r.delayMs)[0]).toBe(50);
+      expect(reconnects[0]!.error).toBeNull();
+      expect(reconnects[1]!.delayMs).toBeGreaterThan(500);
+      expect(reconnects[1]!.delayMs).toBeLessThanOrEqual(2000);
+      expect(reconnects[1]!.error).toMatchObject({ status: 503 });
+    } finally {
+      stop.abort();
+      server.close();
+    }
+  });
+});
+
+describe('resilientFetch', () => {
+  it("stops waiting for a retry when the caller's signal aborts", { timeout: 10_000 }, async () => {
+    const server = await scripted([(res) => res.writeHead(503, { 'retry-after': '30' }).end()]);
+    try {
+      const retrying = resilientFetch(fetch, { retry: { retries: 1, maxDelayMs: 60_000 } });
+      const started = Date.now();
+      await expect(retrying(server.url, { signal: AbortSignal.timeout(300) })).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(server.seen).toHaveLength(1);
+    } finally {
       server.close();
     }
   });

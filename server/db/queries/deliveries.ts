@@ -1,5 +1,7 @@
 import type { Sql } from '../database.ts';
 
+/** The owner of `deliveries`: the webhook delivery log, one row per (webhook, submission or event). */
+
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead';
 
 export type DeliveryRow = {
@@ -137,7 +139,8 @@ export type AttemptRecord = {
 
 /**
  * Records a batch of attempts in one statement — and clears the failure clock of every webhook one of them
- * succeeded for. An attempt another run already recorded (a duplicate job) is left out: returns the ids
+ * succeeded for (`webhooks` is webhooks.ts's: a documented exception, docs/architecture.md, that saves the
+ * delivery runner a round trip per batch). An attempt another run already recorded (a duplicate job) is left out: returns the ids
  * recorded, so the caller neither schedules nor counts the others.
  */
 export async function recordAttempts(sql: Sql, records: AttemptRecord[]): Promise<Set<string>> {
@@ -197,26 +200,6 @@ export async function stopDelivery(sql: Sql, id: string, expected: number, error
       where id = $1 and attempts = $2 and status in ('pending', 'failed')`,
     [id, expected, error],
   );
-}
-
-/** A failed attempt starts the webhook's failure clock (if not running); true once it has run `disableAfterSeconds`. */
-export async function failingFor(sql: Sql, webhookId: string, disableAfterSeconds: number): Promise<boolean> {
-  const { rows } = await sql.query<{ expired: boolean }>(
-    `with started as (update webhooks set failing_since = now() where id = $1 and failing_since is null returning failing_since)
-     select coalesce((select failing_since from started), (select failing_since from webhooks where id = $1)) <= now() - make_interval(secs => $2) as expired`,
-    [webhookId, disableAfterSeconds],
-    'intake_webhook_failing',
-  );
-  return rows[0]?.expired ?? false;
-}
-
-/** Deactivates an active webhook; true when this call did it (so its owners are told once). */
-export async function deactivateWebhook(sql: Sql, webhookId: string, reason: 'gone' | 'failing'): Promise<boolean> {
-  const { rowCount } = await sql.query(
-    'update webhooks set active = false, deactivated_reason = $2, updated_at = now() where id = $1 and active and deleted_at is null',
-    [webhookId, reason],
-  );
-  return rowCount > 0;
 }
 
 /** Deleting submissions keeps their deliveries in the log, without the bodies (which carry the data). */

@@ -1,9 +1,11 @@
 import type { Sql, Tx } from '../database.ts';
+import { USABLE_TOKEN } from './tokens.ts';
 
 /**
  * Leases of long-lived work, shared by every process: a row per running export (export_leases) or open
  * event stream (submission_streams), renewed while it runs. A process that dies stops renewing, and its
- * leases expire. Both tables have the same shape; each kind has its own advisory-lock space.
+ * leases expire. Both tables have the same shape; each kind has its own advisory-lock space. This module
+ * owns both tables (docs/architecture.md).
  */
 const KINDS = {
   export: { table: 'export_leases', lockSpace: 781237 },
@@ -48,4 +50,29 @@ export async function renewLease(sql: Sql, kind: LeaseKind, lease: Lease): Promi
 
 export async function dropLease(sql: Sql, kind: LeaseKind, id: string): Promise<void> {
   await sql.query(`delete from ${KINDS[kind].table} where id = $1`, [id]);
+}
+
+export type Renewal = { renewed: boolean; tokenUsable: boolean; formLive: boolean };
+
+/**
+ * Extends a lease while its token still authenticates (not revoked or expired, its member still in the
+ * team) and its form is still live; otherwise leaves it to expire and says why.
+ */
+export async function renewStreamLease(sql: Sql, lease: Lease): Promise<Renewal> {
+  const { rows } = await sql.query<{ token_usable: boolean; form_live: boolean; renewed: boolean }>(
+    `with checks as (
+       select exists (select 1 from api_tokens t join memberships m on m.team_id = t.team_id and m.user_id = t.user_id
+                       where t.id = $2 and t.team_id = $3 and ${USABLE_TOKEN}) as token_usable,
+              exists (select 1 from forms f where f.id = $4 and f.team_id = $3 and f.deleted_at is null) as form_live
+     ), renewed as (
+       update submission_streams set expires_at = now() + make_interval(secs => $5)
+        where id = $1 and (select token_usable and form_live from checks)
+       returning id
+     )
+     select token_usable, form_live, exists (select 1 from renewed) as renewed from checks`,
+    [lease.id, lease.tokenId, lease.teamId, lease.formId, lease.seconds],
+    'intake_stream_renew',
+  );
+  const r = rows[0]!;
+  return { renewed: r.renewed, tokenUsable: r.token_usable, formLive: r.form_live };
 }

@@ -1,6 +1,6 @@
 import type { Sql } from '../database.ts';
 
-/** What notification e-mails, their digests and their links read and write. */
+/** What notification e-mails, their digests and their links read; the owner of `notification_digests`. */
 
 export type NotifiedFile = { id: string; filename: string; size: number; content_type: string };
 
@@ -30,7 +30,6 @@ export async function findForNotification(sql: Sql, submissionId: string): Promi
   const { rows } = await sql.query<NotificationRow>(`select ${COLUMNS} from submissions s join forms f on f.id = s.form_id where s.id = $1`, [submissionId]);
   return rows[0];
 }
-
 export type DigestForm = { id: string; sent_until: string | null };
 
 /** Live forms in this digest mode with notification addresses, and how far their last digest went. */
@@ -93,8 +92,4 @@ export async function findFormAddresses(sql: Sql, formId: string, lock = false):
     [formId],
   );
   return rows[0];
-}
-
-export async function setNotificationEmails(sql: Sql, formId: string, emails: string[]): Promise<void> {
-  await sql.query('update forms set notification_emails = $2, updated_at = now() where id = $1', [formId, emails]);
 }

@@ -1,6 +1,9 @@
 /**
  * How the public endpoint stores an accepted submission: its row, files, counters, idempotency key and job
  * in one prepared statement, through a group commit (the hottest path: every statement is prepared).
+ * The owner of `idempotency_keys` and `usage_counters`. Its two accepting statements also insert into
+ * tables other modules own (submissions, submission_files, form_fields): the documented exception to one
+ * owner per table (docs/architecture.md), since a post must be stored in one statement.
  */
 import type { Db, Sql } from '../database.ts';
 import { GroupCommit } from '../../group-commit.ts';

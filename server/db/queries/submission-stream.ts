@@ -1,7 +1,5 @@
 import type { Sql } from '../database.ts';
 import type { SubmissionEventRow } from './deliveries.ts';
-import { USABLE_TOKEN } from './tokens.ts';
-import type { Lease } from './leases.ts';
 
 /**
  * The submission stream's reads and its leases (docs/listen.md). A position is a Postgres snapshot
@@ -64,27 +62,3 @@ export async function announceEvents(sql: Sql, formId: string): Promise<void> {
   await sql.query('select pg_notify($1, $2)', [STREAM_CHANNEL, formId], 'intake_stream_notify');
 }
 
-export type Renewal = { renewed: boolean; tokenUsable: boolean; formLive: boolean };
-
-/**
- * Extends a lease while its token still authenticates (not revoked or expired, its member still in the
- * team) and its form is still live; otherwise leaves it to expire and says why.
- */
-export async function renewStreamLease(sql: Sql, lease: Lease): Promise<Renewal> {
-  const { rows } = await sql.query<{ token_usable: boolean; form_live: boolean; renewed: boolean }>(
-    `with checks as (
-       select exists (select 1 from api_tokens t join memberships m on m.team_id = t.team_id and m.user_id = t.user_id
-                       where t.id = $2 and t.team_id = $3 and ${USABLE_TOKEN}) as token_usable,
-              exists (select 1 from forms f where f.id = $4 and f.team_id = $3 and f.deleted_at is null) as form_live
-     ), renewed as (
-       update submission_streams set expires_at = now() + make_interval(secs => $5)
-        where id = $1 and (select token_usable and form_live from checks)
-       returning id
-     )
-     select token_usable, form_live, exists (select 1 from renewed) as renewed from checks`,
-    [lease.id, lease.tokenId, lease.teamId, lease.formId, lease.seconds],
-    'intake_stream_renew',
-  );
-  const r = rows[0]!;
-  return { renewed: r.renewed, tokenUsable: r.token_usable, formLive: r.form_live };
-}

@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import type { Autoresponse as AutoresponseSchema } from '../../../contract/form-features.ts';
 import type { Sql } from '../database.ts';
 
+/** The owner of `submissions`, `submission_files` and `submission_events` (a post's insert is submission-inserts.ts's). */
+
 export type Folder = 'inbox' | 'spam' | 'all';
 export type SubmissionStatus = 'received' | 'spam' | 'processed' | 'failed';
 
@@ -182,41 +184,6 @@ export async function countMatching(sql: Sql, f: ListFilter): Promise<number> {
   return rows[0]!.n;
 }
 
-export type CounterDay = { form_id: string; folder: 'inbox' | 'spam'; day: string };
-
-/** Finished days (UTC) whose counters are still spread over shards, in key order after `after`: what compaction folds. */
-export async function spreadCounterDays(sql: Sql, after: CounterDay | null, limit: number): Promise<CounterDay[]> {
-  const { rows } = await sql.query<CounterDay>(
-    `select form_id, folder, to_char(day, 'YYYY-MM-DD') as day from form_folder_counts
-      where shard <> 0 and day < (now() at time zone 'UTC')::date and ($1::text is null or (form_id, folder, day) > ($1, $2, $3::date))
-      group by 1, 2, 3 order by 1, 2, 3 limit $4`,
-    [after?.form_id ?? null, after?.folder ?? null, after?.day ?? null, limit],
-  );
-  return rows;
-}
-
-/**
- * Folds one day's shards into its shard 0 (the triggers never write shard 0) and drops a day that
- * counts nothing. Nothing here waits for a writer, so it cannot deadlock with one: shards a writer holds
- * are skipped, left for the next run, and a form being erased (its row locked) is skipped whole — a
- * fold committed under the erasure would leave a counter of a form that is gone. Runs in `tx`.
- */
-export async function foldCounterDay(tx: Sql, d: CounterDay): Promise<void> {
-  const key = [d.form_id, d.folder, d.day];
-  const live = await tx.query('select 1 from forms where id = $1 for key share skip locked', [d.form_id]);
-  if (!live.rowCount) return;
-  await tx.query(
-    `with spread as (
-       delete from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and shard in (
-         select shard from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and shard <> 0 for update skip locked)
-       returning n)
-     insert into form_folder_counts (form_id, folder, day, shard, n) select $1, $2, $3::date, 0, sum(n) from spread having count(*) > 0
-     on conflict (form_id, folder, day, shard) do update set n = form_folder_counts.n + excluded.n`,
-    key,
-  );
-  await tx.query('delete from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and shard = 0 and n = 0', key);
-}
-
 /** A submission of the team's form, optionally locked for update. */
 export async function findSubmission(sql: Sql, teamId: string, formId: string, id: string, lock = false): Promise<SubmissionDetailRow | undefined> {
   const { rows } = await sql.query<SubmissionDetailRow>(
@@ -238,18 +205,6 @@ export async function updateSubmission(
     change.status,
     change.spamReason,
   ]);
-}
-
-/** Field names a form has seen, in first-seen order (export columns); known names take no lock (0006). */
-export async function recordFieldNames(sql: Sql, formId: string, names: string[]): Promise<void> {
-  await sql.query(
-    `insert into form_fields (form_id, name, ordinal)
-     select $1, f.name, f.ord from unnest($2::text[]) with ordinality as f(name, ord)
-      where not exists (select 1 from form_fields k where k.form_id = $1 and k.name = f.name)
-      order by f.ord
-     on conflict do nothing`,
-    [formId, names],
-  );
 }
 
 export type AuditEvent = {

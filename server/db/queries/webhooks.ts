@@ -1,5 +1,7 @@
 import type { Sql } from '../database.ts';
 
+/** The owner of `webhooks`: their settings, secrets, pacing, spam position and failure clock. */
+
 /** A webhook as its routes show it (the encrypted secrets stay in the database layer's other queries). */
 export type WebhookRow = {
   id: string;
@@ -244,4 +246,24 @@ export async function pauseWebhook(sql: Sql, webhookId: string, until: Date): Pr
     'intake_webhook_pause',
   );
   return rows[0] ? new Date(rows[0].paused_until) : until;
+}
+
+/** A failed attempt starts the webhook's failure clock (if not running); true once it has run `disableAfterSeconds`. */
+export async function failingFor(sql: Sql, webhookId: string, disableAfterSeconds: number): Promise<boolean> {
+  const { rows } = await sql.query<{ expired: boolean }>(
+    `with started as (update webhooks set failing_since = now() where id = $1 and failing_since is null returning failing_since)
+     select coalesce((select failing_since from started), (select failing_since from webhooks where id = $1)) <= now() - make_interval(secs => $2) as expired`,
+    [webhookId, disableAfterSeconds],
+    'intake_webhook_failing',
+  );
+  return rows[0]?.expired ?? false;
+}
+
+/** Deactivates an active webhook; true when this call did it (so its owners are told once). */
+export async function deactivateWebhook(sql: Sql, webhookId: string, reason: 'gone' | 'failing'): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    'update webhooks set active = false, deactivated_reason = $2, updated_at = now() where id = $1 and active and deleted_at is null',
+    [webhookId, reason],
+  );
+  return rowCount > 0;
 }

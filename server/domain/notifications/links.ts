@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import * as addresses from '../../db/queries/notification-addresses.ts';
-import { isLiveForm } from '../../db/queries/forms.ts';
+import { isLiveForm, setNotificationEmails } from '../../db/queries/forms.ts';
 import * as queries from '../../db/queries/notifications.ts';
 import { AppError } from '../shared/errors.ts';
 import { readToken, signToken } from './signed-tokens.ts';
@@ -95,7 +95,7 @@ export async function unsubscribe(ctx: AppContext, token: string): Promise<{ ema
     if (!form) throw new AppError('not_found', 'This form no longer exists.');
     const kept = form.notification_emails.filter((e) => e.toLowerCase() !== email);
     if (kept.length !== form.notification_emails.length) {
-      await queries.setNotificationEmails(tx, formId, kept);
+      await setNotificationEmails(tx, formId, kept);
       await addresses.forgetConfirmation(tx, form.team_id, email);
     }
     return { email, formName: form.name };

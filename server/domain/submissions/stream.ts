@@ -322,7 +322,7 @@ export async function openSubmissionStream(ctx: AppContext, caller: Caller, form
     },
     async renew() {
       if (controller.signal.aborted) return;
-      const r = await queries.renewStreamLease(ctx.db, lease);
+      const r = await leases.renewStreamLease(ctx.db, lease);
       if (r.renewed) return;
       if (!r.tokenUsable) controller.abort(new AppError('unauthenticated', 'The token was revoked or has expired: the stream has ended.'));
       else if (!r.formLive) controller.abort(notFound('Form'));

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { BulkBody, SubmissionListQuery, UpdateSubmissionBody } from '../../../contract/submissions.ts';
 import type { AppContext } from '../../context.ts';
 import type { Sql, Tx } from '../../db/database.ts';
-import { isLiveForm } from '../../db/queries/forms.ts';
+import { foldCounterDay, isLiveForm, recordFieldNames, spreadCounterDays, type CounterDay } from '../../db/queries/forms.ts';
 import * as queries from '../../db/queries/submissions.ts';
 import { redactForSubmissions } from '../../db/queries/deliveries.ts';
 import type { Caller } from '../accounts/caller.ts';
@@ -158,7 +158,7 @@ export async function updateSubmission(ctx: AppContext, caller: Caller, formId: 
     if (!Object.keys(changes).length) return current;
     await queries.updateSubmission(tx, id, { payload, status, spamReason });
     if (status === 'received' && current.status !== 'received') await reprocess(ctx, tx, id, current.status === 'spam');
-    if (changes.payload) await queries.recordFieldNames(tx, formId, Object.keys(payload));
+    if (changes.payload) await recordFieldNames(tx, formId, Object.keys(payload));
     await audit(tx, caller, id, 'update', changes);
     return loadSubmission(tx, caller, formId, id);
   });
@@ -270,10 +270,10 @@ export async function fileDownloadUrl(ctx: AppContext, caller: Caller, formId: s
 export async function compactFolderCounts(ctx: AppContext, opts: { batch?: number } = {}): Promise<{ days: number }> {
   const batch = opts.batch ?? 500;
   let days = 0;
-  let after: queries.CounterDay | null = null;
+  let after: CounterDay | null = null;
   for (;;) {
-    const spread = await queries.spreadCounterDays(ctx.db, after, batch);
-    for (const d of spread) await ctx.db.transaction((tx) => queries.foldCounterDay(tx, d));
+    const spread = await spreadCounterDays(ctx.db, after, batch);
+    for (const d of spread) await ctx.db.transaction((tx) => foldCounterDay(tx, d));
     days += spread.length;
     if (spread.length < batch) return { days };
     after = spread[spread.length - 1]!;

@@ -6,6 +6,8 @@ import * as queries from '../../db/queries/deliveries.ts';
 import * as jobQueries from '../../db/queries/jobs.ts';
 import {
   anySpamSubscriber,
+  deactivateWebhook,
+  failingFor,
   findWebhook,
   lockSpamSubscribers,
   pauseWebhook,
@@ -427,8 +429,8 @@ export async function recordAttempts(ctx: AppContext, outcomes: AttemptOutcome[]
     for (const o of sent) if (recorded.has(o.record.id) && o.record.status !== 'succeeded') failed.set(o.webhookId, (failed.get(o.webhookId) ?? false) || o.gone);
     for (const o of waiting) if (o.throttled && postponed.has(o.job.data.deliveryId)) failed.set(o.throttled, failed.get(o.throttled) ?? false);
     for (const [webhookId, gone] of failed) {
-      const failingTooLong = await queries.failingFor(tx, webhookId, ctx.config.webhookDisableAfterSeconds);
-      if ((gone || failingTooLong) && (await queries.deactivateWebhook(tx, webhookId, gone ? 'gone' : 'failing'))) {
+      const failingTooLong = await failingFor(tx, webhookId, ctx.config.webhookDisableAfterSeconds);
+      if ((gone || failingTooLong) && (await deactivateWebhook(tx, webhookId, gone ? 'gone' : 'failing'))) {
         await ctx.queue.send(webhookDeactivatedEmail, { webhookId }, { tx });
       }
     }

@@ -26,6 +26,7 @@ const Env = z.object({
   INTAKE_SECRET_KEY: z.string().optional(),
   INTAKE_API_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   INTAKE_API_TEAM_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  INTAKE_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(60),
   INTAKE_TRUST_PROXY: z.string().default(''),
   INTAKE_VALIDATE_RESPONSES: bool,
   INTAKE_ALLOW_PRIVATE_WEBHOOKS: bool,
@@ -94,6 +95,8 @@ export type Config = {
   apiRateLimit: number;
   /** The same budget for all of a team's tokens together: a member who mints tokens does not multiply it. */
   apiTeamRateLimit: number;
+  /** Requests failing authentication per client address and minute, in each process; past it 429 and the connection is cut. */
+  authFailureLimit: number;
   /** Express's `trust proxy`: whose X-Forwarded-For decides the client address. */
   trustProxy: boolean | number | string;
   validateResponses: boolean;
@@ -195,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: e.INTAKE_SECRET_KEY || undefined,
     apiRateLimit: e.INTAKE_API_RATE_LIMIT,
     apiTeamRateLimit: e.INTAKE_API_TEAM_RATE_LIMIT,
+    authFailureLimit: e.INTAKE_AUTH_FAILURE_LIMIT,
     trustProxy: trustProxy(e.INTAKE_TRUST_PROXY),
     validateResponses: e.INTAKE_VALIDATE_RESPONSES,
     allowPrivateWebhooks: e.INTAKE_ALLOW_PRIVATE_WEBHOOKS,

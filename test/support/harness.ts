@@ -36,6 +36,9 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false',
     INTAKE_BASE_URL: 'http://intake.test',
     LOG_LEVEL: 'silent',
+    // Every test client is 127.0.0.1, and the authorization tests send thousands of bad tokens a minute;
+    // test/auth-failures.test.ts sets the bound it tests.
+    INTAKE_AUTH_FAILURE_LIMIT: '1000000',
     ...extra,
   };
 }

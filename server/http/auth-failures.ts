@@ -1,0 +1,52 @@
+import type { Request, Response } from 'express';
+import { limitSubject } from '../domain/client-address.ts';
+import { AppError } from '../domain/errors.ts';
+
+/**
+ * Requests that fail authentication, counted per client address (its /64 for IPv6) in a fixed window, in
+ * this process's memory: a request without a valid token must cost almost nothing, and a client sending
+ * hundreds a second (1 MB bodies to `/mcp`, say) would otherwise keep a core busy accepting, answering and
+ * draining them. Only failures count and only failures are refused, so a valid token — or a public post —
+ * from the same address (a NAT, a proxy, another tenant on the same host) is never held back by them.
+ */
+export class AuthFailures {
+  readonly #limit: number;
+  readonly #windowMs: number;
+  #windowStart = 0;
+  #hits = new Map<string, number>();
+
+  constructor(limit: number, windowSeconds = 60) {
+    this.#limit = limit;
+    this.#windowMs = windowSeconds * 1000;
+  }
+
+  /** Counts one failure of `ip`; the 429 to answer once its window holds more than the limit. */
+  hit(ip: string | undefined, now = Date.now()): AppError | null {
+    // One window for every address, so the map is dropped whole as it ends instead of swept key by key.
+    const start = now - (now % this.#windowMs);
+    if (start !== this.#windowStart) {
+      this.#windowStart = start;
+      this.#hits = new Map();
+    }
+    const key = limitSubject(ip ?? '');
+    const hits = (this.#hits.get(key) ?? 0) + 1;
+    this.#hits.set(key, hits);
+    if (hits <= this.#limit) return null;
+    const retryAfter = Math.max(1, Math.ceil((start + this.#windowMs - now) / 1000));
+    return new AppError('rate_limited', `Too many requests without a valid token from this address (${this.#limit} a minute); try again later.`, {
+      retry_after: retryAfter,
+    });
+  }
+}
+
+/**
+ * Answers a request refused for its failed authentications: the 429 with `Retry-After`, then the
+ * connection is cut as soon as the answer is written. Nothing more of its body is read — neither drained
+ * for keep-alive nor lingered over as a 401's unread body is (server/http/errors.ts closeUnreadBody).
+ */
+export function refuseAtOnce(req: Request, res: Response, refusal: AppError): void {
+  res.setHeader('Connection', 'close');
+  res.setHeader('Retry-After', String(refusal.extra.retry_after));
+  res.once('finish', () => req.socket.destroy());
+  res.status(refusal.status).json(refusal.toBody());
+}

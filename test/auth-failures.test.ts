@@ -1,0 +1,93 @@
+import http from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { makePublishedForm } from './support/forms.ts';
+import { bearer, makeTeam, makeToken } from './support/harness.ts';
+import { startLiveTestApp, type LiveTestApp } from './support/live-server.ts';
+
+/**
+ * Requests that fail authentication are bounded per client address at `/mcp` (INTAKE_AUTH_FAILURE_LIMIT a
+ * minute, issue 25): past the bound they answer 429 `rate_limited` with Retry-After and the connection is cut
+ * without reading the body, while a valid token and a public post from the same address go on as before.
+ */
+const t = await startLiveTestApp({ INTAKE_AUTH_FAILURE_LIMIT: '5' });
+
+type Outcome = { status: number | null; headers: http.IncomingHttpHeaders; text: string; written: number };
+
+/**
+ * A POST declaring `declared` bytes, written 64 KiB at a time as fast as the server takes them, until all is
+ * written or the server closes the connection: the answer (if any) and how many body bytes went out.
+ */
+function upload(app: LiveTestApp, path: string, declared: number, headers: Record<string, string> = {}): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const chunk = Buffer.alloc(64 * 1024, '[');
+    let outcome: Outcome = { status: null, headers: {}, text: '', written: 0 };
+    let closed = false;
+    const req = http.request(`${app.baseUrl}${path}`, {
+      method: 'POST',
+      agent: false,
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': String(declared), ...headers },
+    });
+    req.on('response', (res) => {
+      outcome = { ...outcome, status: res.statusCode!, headers: res.headers };
+      res.on('data', (c: Buffer) => (outcome.text += c.toString()));
+      res.on('error', () => {});
+    });
+    req.on('error', () => {}); // the server cutting the connection mid-body is what is tested
+    req.on('close', () => {
+      closed = true;
+      resolve(outcome);
+    });
+    const write = () => {
+      while (!closed && outcome.written < declared) {
+        const part = chunk.subarray(0, Math.min(chunk.length, declared - outcome.written));
+        outcome.written += part.length;
+        if (!req.write(part)) return void req.once('drain', write);
+      }
+      if (!closed) req.end();
+    };
+    write();
+  });
+}
+
+describe('requests that fail authentication, per client address', () => {
+  it('past the bound: 429 rate_limited with Retry-After, the body unread; a valid token and public posts from the address go on', async () => {
+    const owner = await makeTeam(t);
+    const { token } = await makeToken(t, owner);
+    const form = await makePublishedForm(t, owner, { name: 'Contact' });
+
+    // Five failures, with no token or a bad one: 401 each.
+    const early: Array<number | null> = [];
+    for (let i = 0; i < 5; i++) early.push((await upload(t, '/mcp', 1024, i % 2 ? bearer('intk_not_a_token') : {})).status);
+    expect(early).toEqual([401, 401, 401, 401, 401]);
+
+    // The sixth, a 64 MiB body to /mcp: refused at once, its connection cut long before the body is through.
+    const refused = await upload(t, '/mcp', 64 * 1024 * 1024);
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.text)).toMatchObject({ error: 'rate_limited' });
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(refused.headers.connection).toBe('close');
+    expect(refused.written).toBeLessThan(32 * 1024 * 1024);
+
+    // A bad token past the bound is refused the same way.
+    expect((await upload(t, '/mcp', 1024, bearer('intk_not_a_token'))).status).toBe(429);
+
+    // The same address with a valid token, and a public post: never counted, never refused.
+    for (let i = 0; i < 10; i++) {
+      const ok = await fetch(`${t.baseUrl}/v1/forms`, { headers: bearer(token) });
+      expect(ok.status).toBe(200);
+      await ok.arrayBuffer();
+    }
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const mcp = await fetch(`${t.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { ...bearer(token), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(init),
+    });
+    expect(mcp.status).toBe(200);
+    await mcp.arrayBuffer();
+    const post = await fetch(`${t.baseUrl}/f/${form.id}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ email: 'a@example.com' }) });
+    expect(post.status).toBeLessThan(300);
+  });
+});

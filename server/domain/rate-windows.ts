@@ -44,3 +44,24 @@ export async function chargeApiBudget(ctx: AppContext, caller: Pick<Caller, 'tok
   const exceeded = binding.remaining < 0 ? new AppError('rate_limited', binding.refusal, { retry_after: resetSeconds }) : null;
   return { limit, windowSeconds, remaining: Math.max(0, binding.remaining), resetSeconds, exceeded };
 }
+
+/** The search budget's window: a tenth of a minute, so a team's burst cannot spend a whole minute's searches at once. */
+const SEARCH_WINDOW_SECONDS = 10;
+
+/**
+ * Counts one search (`q=` over a form's submissions) against its team's search budget,
+ * INTAKE_SEARCH_TEAM_RATE_LIMIT a minute counted per 10-second window, whatever the token or transport,
+ * and throws its 429 once spent. A search reads and matches thousands of rows (~10 ms of Postgres,
+ * against a fraction of a millisecond for a page of a list): within the ordinary API budget alone, one
+ * team's searchers could keep a core of the database busy while other teams wait for it.
+ */
+export async function chargeSearchBudget(ctx: AppContext, caller: Pick<Caller, 'teamId'>): Promise<void> {
+  const perMinute = ctx.config.searchTeamRateLimit;
+  const limit = Math.max(1, Math.floor((perMinute * SEARCH_WINDOW_SECONDS) / 60));
+  const { hits, resetSeconds } = await hitWindow(ctx, `search-team:${caller.teamId}`, SEARCH_WINDOW_SECONDS);
+  if (hits > limit) {
+    throw new AppError('rate_limited', `Your team's search limit of ${perMinute} searches per minute (${limit} every ${SEARCH_WINDOW_SECONDS} s, all its tokens together) reached.`, {
+      retry_after: resetSeconds,
+    });
+  }
+}

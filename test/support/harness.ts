@@ -39,6 +39,8 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     // Every test client is 127.0.0.1, and the authorization tests send thousands of bad tokens a minute;
     // test/auth-failures.test.ts sets the bound it tests.
     INTAKE_AUTH_FAILURE_LIMIT: '1000000',
+    // Search tests run dozens of searches in a second; test/search-budget.test.ts sets the budget it tests.
+    INTAKE_SEARCH_TEAM_RATE_LIMIT: '1000000',
     ...extra,
   };
 }

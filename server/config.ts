@@ -49,6 +49,7 @@ const Env = z.object({
   INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK: z.coerce.number().int().min(1).max(1000).default(10),
   INTAKE_BULK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
   INTAKE_BULK_DELIVERY_RATE: z.coerce.number().min(1).max(100_000).default(50),
+  INTAKE_REPLAY_TEAM_RATE: z.coerce.number().min(0.5).max(100_000).default(20),
   INTAKE_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   INTAKE_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(5 * 24 * 3600),
@@ -123,6 +124,8 @@ export type Config = {
   bulkDeliveryConcurrency: number;
   /** Bulk-replay attempts a worker process starts per second, all teams together (their turns share it). */
   bulkDeliveryRate: number;
+  /** Deliveries a team's bulk replays queue per second, all its replay jobs and every process together. */
+  replayTeamRate: number;
   deliveryTimeoutMs: number;
   deliveryRetentionDays: number;
   /** A webhook whose every attempt has failed for this long is deactivated (its owners are told). */
@@ -220,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryConcurrencyPerWebhook: Math.min(e.INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK, e.INTAKE_DELIVERY_CONCURRENCY),
     bulkDeliveryConcurrency: Math.min(e.INTAKE_BULK_DELIVERY_CONCURRENCY, e.INTAKE_DELIVERY_CONCURRENCY),
     bulkDeliveryRate: e.INTAKE_BULK_DELIVERY_RATE,
+    replayTeamRate: e.INTAKE_REPLAY_TEAM_RATE,
     deliveryTimeoutMs: e.INTAKE_DELIVERY_TIMEOUT_MS,
     deliveryRetentionDays: e.INTAKE_DELIVERY_RETENTION_DAYS,
     webhookDisableAfterSeconds: e.INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS,

@@ -23,6 +23,7 @@ import type { Caller } from './caller.ts';
 import { AppError, notFound, validationFailed } from './errors.ts';
 import { EXPORT_LINK_SECONDS, fileLink } from './file-links.ts';
 import { isId, newId } from './ids.ts';
+import { takeReplayAllowance } from './rate-windows.ts';
 import { iso } from './timestamps.ts';
 import { matchesFilter } from './webhook-filters.ts';
 
@@ -554,8 +555,14 @@ export async function runReplayJob(ctx: AppContext, jobId: string): Promise<void
       await ctx.queue.send(replayWebhook, { jobId }, { startAfter: REPLAY_PAUSE_SECONDS });
       return;
     }
+    // The team's pace (INTAKE_REPLAY_TEAM_RATE): spent, the job comes back when the allowance renews.
+    const { granted, resetSeconds } = await takeReplayAllowance(ctx, job.team_id, REPLAY_BATCH);
+    if (!granted) {
+      await ctx.queue.send(replayWebhook, { jobId }, { startAfter: resetSeconds });
+      return;
+    }
     const more = await ctx.db.transaction(async (tx) => {
-      const batch = await queries.nextReplayBatch(tx, filter, jobId, REPLAY_BATCH);
+      const batch = await queries.nextReplayBatch(tx, filter, jobId, granted);
       const at = new Date();
       const queued = await queueDeliveries(
         ctx,
@@ -574,7 +581,7 @@ export async function runReplayJob(ctx: AppContext, jobId: string): Promise<void
         { teamId: job.team_id },
       );
       await jobQueries.addProgress(tx, jobId, queued.length, []);
-      return batch.length === REPLAY_BATCH;
+      return batch.length === granted;
     });
     if (!more) break;
   }

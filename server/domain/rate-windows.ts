@@ -65,3 +65,20 @@ export async function chargeSearchBudget(ctx: AppContext, caller: Pick<Caller, '
     });
   }
 }
+
+/** The replay pace's window: short, so a team's allowance is queued in small steps rather than one burst. */
+const REPLAY_WINDOW_SECONDS = 2;
+
+/**
+ * Takes up to `wanted` deliveries from the allowance of a team's bulk replays (INTAKE_REPLAY_TEAM_RATE a
+ * second, all its replay jobs together, shared by every process); `granted` 0 once spent, then wait
+ * `resetSeconds`. Each replayed delivery costs a send, its outcome's write and its share of the batch's
+ * inserts: unpaced, one team's replays of 10,000 deliveries each kept the worker and Postgres busy for
+ * minutes while other teams needed them.
+ */
+export async function takeReplayAllowance(ctx: AppContext, teamId: string, wanted: number): Promise<{ granted: number; resetSeconds: number }> {
+  const limit = Math.max(1, Math.floor(ctx.config.replayTeamRate * REPLAY_WINDOW_SECONDS));
+  const { granted, reset } = await windows.takeFromWindow(ctx.db, `replay-team:${teamId}`, REPLAY_WINDOW_SECONDS, wanted, limit);
+  pruneWindows(ctx);
+  return { granted, resetSeconds: Math.max(1, reset) };
+}

@@ -9,6 +9,9 @@ import { AppError } from '../domain/errors.ts';
  * draining them. Only failures count and only failures are refused, so a valid token — or a public post —
  * from the same address (a NAT, a proxy, another tenant on the same host) is never held back by them.
  */
+/** Addresses tracked in one window: past it a new address is not counted (memory stays bounded under a spread-out flood). */
+const MAX_ADDRESSES = 100_000;
+
 export class AuthFailures {
   readonly #limit: number;
   readonly #windowMs: number;
@@ -29,6 +32,7 @@ export class AuthFailures {
       this.#hits = new Map();
     }
     const key = limitSubject(ip ?? '');
+    if (!this.#hits.has(key) && this.#hits.size >= MAX_ADDRESSES) return null;
     const hits = (this.#hits.get(key) ?? 0) + 1;
     this.#hits.set(key, hits);
     if (hits <= this.#limit) return null;

@@ -27,6 +27,7 @@ const Env = z.object({
   INTAKE_API_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   INTAKE_API_TEAM_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   INTAKE_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(60),
+  INTAKE_AUTH_FAILURE_DELAY_MS: z.coerce.number().int().min(0).max(30_000).default(1_000),
   INTAKE_SEARCH_TEAM_RATE_LIMIT: z.coerce.number().int().min(6).default(60),
   INTAKE_TRUST_PROXY: z.string().default(''),
   INTAKE_VALIDATE_RESPONSES: bool,
@@ -99,6 +100,8 @@ export type Config = {
   apiTeamRateLimit: number;
   /** Requests failing authentication per client address and minute, in each process; past it 429 and the connection is cut. */
   authFailureLimit: number;
+  /** How long a request refused past that bound is held, unread, before its 429. */
+  authFailureDelayMs: number;
   /** Searches (`q=`) per minute per team, every token and transport together, counted in 10-second windows. */
   searchTeamRateLimit: number;
   /** Express's `trust proxy`: whose X-Forwarded-For decides the client address. */
@@ -205,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiRateLimit: e.INTAKE_API_RATE_LIMIT,
     apiTeamRateLimit: e.INTAKE_API_TEAM_RATE_LIMIT,
     authFailureLimit: e.INTAKE_AUTH_FAILURE_LIMIT,
+    authFailureDelayMs: e.INTAKE_AUTH_FAILURE_DELAY_MS,
     searchTeamRateLimit: e.INTAKE_SEARCH_TEAM_RATE_LIMIT,
     trustProxy: trustProxy(e.INTAKE_TRUST_PROXY),
     validateResponses: e.INTAKE_VALIDATE_RESPONSES,

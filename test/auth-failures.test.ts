@@ -6,12 +6,15 @@ import { startLiveTestApp, type LiveTestApp } from './support/live-server.ts';
 
 /**
  * Requests that fail authentication are bounded per client address at `/mcp` (INTAKE_AUTH_FAILURE_LIMIT a
- * minute, issue 25): past the bound they answer 429 `rate_limited` with Retry-After and the connection is cut
- * without reading the body, while a valid token and a public post from the same address go on as before.
+ * minute, issue 25): past the bound each is held unread for INTAKE_AUTH_FAILURE_DELAY_MS, answered 429
+ * `rate_limited` with Retry-After and its connection cut without reading the body, so a client looping on
+ * refusals gets one per connection and delay; a valid token and a public post from the same address go on
+ * as before, unheld.
  */
-const t = await startLiveTestApp({ INTAKE_AUTH_FAILURE_LIMIT: '5' });
+const DELAY_MS = 400;
+const t = await startLiveTestApp({ INTAKE_AUTH_FAILURE_LIMIT: '5', INTAKE_AUTH_FAILURE_DELAY_MS: String(DELAY_MS) });
 
-type Outcome = { status: number | null; headers: http.IncomingHttpHeaders; text: string; written: number };
+type Outcome = { status: number | null; headers: http.IncomingHttpHeaders; text: string; written: number; ms: number };
 
 /**
  * A POST declaring `declared` bytes, written 64 KiB at a time as fast as the server takes them, until all is
@@ -20,7 +23,8 @@ type Outcome = { status: number | null; headers: http.IncomingHttpHeaders; text:
 function upload(app: LiveTestApp, path: string, declared: number, headers: Record<string, string> = {}): Promise<Outcome> {
   return new Promise((resolve) => {
     const chunk = Buffer.alloc(64 * 1024, '[');
-    let outcome: Outcome = { status: null, headers: {}, text: '', written: 0 };
+    const started = performance.now();
+    let outcome: Outcome = { status: null, headers: {}, text: '', written: 0, ms: 0 };
     let closed = false;
     const req = http.request(`${app.baseUrl}${path}`, {
       method: 'POST',
@@ -35,7 +39,7 @@ function upload(app: LiveTestApp, path: string, declared: number, headers: Recor
     req.on('error', () => {}); // the server cutting the connection mid-body is what is tested
     req.on('close', () => {
       closed = true;
-      resolve(outcome);
+      resolve({ ...outcome, ms: performance.now() - started });
     });
     const write = () => {
       while (!closed && outcome.written < declared) {
@@ -50,7 +54,7 @@ function upload(app: LiveTestApp, path: string, declared: number, headers: Recor
 }
 
 describe('requests that fail authentication, per client address', () => {
-  it('past the bound: 429 rate_limited with Retry-After, the body unread; a valid token and public posts from the address go on', async () => {
+  it('past the bound: held, then 429 rate_limited with Retry-After, the body unread; a valid token and public posts from the address go on unheld', async () => {
     const owner = await makeTeam(t);
     const { token } = await makeToken(t, owner);
     const form = await makePublishedForm(t, owner, { name: 'Contact' });
@@ -60,8 +64,16 @@ describe('requests that fail authentication, per client address', () => {
     for (let i = 0; i < 5; i++) early.push((await upload(t, '/mcp', 1024, i % 2 ? bearer('intk_not_a_token') : {})).status);
     expect(early).toEqual([401, 401, 401, 401, 401]);
 
-    // The sixth, a 64 MiB body to /mcp: refused at once, its connection cut long before the body is through.
-    const refused = await upload(t, '/mcp', 64 * 1024 * 1024);
+    // The sixth, a 64 MiB body to /mcp: held, then refused, its connection cut long before the body is
+    // through; meanwhile a valid token from the same address is answered at once.
+    const held = upload(t, '/mcp', 64 * 1024 * 1024);
+    const meanwhile = performance.now();
+    const valid = await fetch(`${t.baseUrl}/v1/forms`, { headers: bearer(token) });
+    expect(valid.status).toBe(200);
+    await valid.arrayBuffer();
+    expect(performance.now() - meanwhile).toBeLessThan(DELAY_MS);
+    const refused = await held;
+    expect(refused.ms).toBeGreaterThanOrEqual(DELAY_MS - 50);
     expect(refused.status).toBe(429);
     expect(JSON.parse(refused.text)).toMatchObject({ error: 'rate_limited' });
     const retryAfter = Number(refused.headers['retry-after']);

@@ -47,7 +47,7 @@ function apiPrefixAlias(req: Request, _res: Response, next: NextFunction) {
 export function createApp(ctx: AppContext): express.Express {
   const app = express();
   // Failed authentications per address at /mcp (REST answers its 401s as the contract declares them).
-  const authFailures = new AuthFailures(ctx.config.authFailureLimit);
+  const authFailures = new AuthFailures(ctx.config.authFailureLimit, ctx.config.authFailureDelayMs);
   app.disable('x-powered-by');
   // Nobody's X-Forwarded-For counts unless INTAKE_TRUST_PROXY names them: a forged header must not
   // dodge the per-IP limits or write metadata.ip.

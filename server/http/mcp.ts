@@ -10,7 +10,7 @@ import { chargeApiBudget } from '../domain/rate-windows.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import { authenticateBearer, bearerChallenge } from '../operations/invoke.ts';
 import { VERSION } from '../version.ts';
-import { refuseAtOnce, type AuthFailures } from './auth-failures.ts';
+import { refuseFailedAuth, type AuthFailures } from './auth-failures.ts';
 import { closeUnreadBody } from './errors.ts';
 
 /**
@@ -171,7 +171,7 @@ export function mcpRoutes(ctx: AppContext, failures: AuthFailures) {
       if (!(err instanceof AppError) || err.code !== 'unauthenticated') throw err;
       const refused = failures.hit(req.ip);
       if (refused) {
-        refuseAtOnce(req, res, refused);
+        refuseFailedAuth(failures, req, res, refused);
         return null;
       }
       // Answered before the body is read: an unauthenticated body is never parsed, nor even received.

@@ -50,7 +50,7 @@ const Env = z.object({
   INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK: z.coerce.number().int().min(1).max(1000).default(10),
   INTAKE_BULK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
   INTAKE_BULK_DELIVERY_RATE: z.coerce.number().min(1).max(100_000).default(50),
-  INTAKE_REPLAY_TEAM_RATE: z.coerce.number().min(0.5).max(100_000).default(20),
+  INTAKE_REPLAY_TEAM_RATE: z.coerce.number().min(0.5).max(100_000).default(10),
   INTAKE_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   INTAKE_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(5 * 24 * 3600),

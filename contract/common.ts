@@ -76,21 +76,25 @@ export const ValidationErrorBody = z.object({
     .optional(),
 });
 
+export const OkBody = z.object({ ok: z.literal(true) });
+
 export const RateLimitedBody = z.object({
   error: z.literal('rate_limited'),
   message: z.string(),
   retry_after: z.number().int().describe('Seconds until the window resets.'),
 });
 
-export const OkBody = z.object({ ok: z.literal(true) });
-
-/** Errors any authenticated route can answer. */
+/**
+ * Errors any authenticated route can answer. 429: past INTAKE_AUTH_FAILURE_LIMIT requests without a valid token
+ * from one address a minute, the next such request is refused (SECURITY.md "Tenant isolation").
+ */
 export const authErrors = {
   400: ValidationErrorBody,
   401: ErrorBody,
   403: ErrorBody,
   404: ErrorBody,
   415: ErrorBody,
+  429: RateLimitedBody,
 };
 
 /** Routes metered by the per-token API budget (metadata `rateLimited: true`) also answer 429. */

@@ -26,6 +26,9 @@ const Env = z.object({
   INTAKE_SECRET_KEY: z.string().optional(),
   INTAKE_API_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   INTAKE_API_TEAM_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  INTAKE_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(60),
+  INTAKE_AUTH_FAILURE_DELAY_MS: z.coerce.number().int().min(0).max(30_000).default(1_000),
+  INTAKE_SEARCH_TEAM_RATE_LIMIT: z.coerce.number().int().min(6).default(60),
   INTAKE_TRUST_PROXY: z.string().default(''),
   INTAKE_VALIDATE_RESPONSES: bool,
   INTAKE_ALLOW_PRIVATE_WEBHOOKS: bool,
@@ -47,6 +50,7 @@ const Env = z.object({
   INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK: z.coerce.number().int().min(1).max(1000).default(10),
   INTAKE_BULK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
   INTAKE_BULK_DELIVERY_RATE: z.coerce.number().min(1).max(100_000).default(50),
+  INTAKE_REPLAY_TEAM_RATE: z.coerce.number().min(0.5).max(100_000).default(10),
   INTAKE_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   INTAKE_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(5 * 24 * 3600),
@@ -94,6 +98,12 @@ export type Config = {
   apiRateLimit: number;
   /** The same budget for all of a team's tokens together: a member who mints tokens does not multiply it. */
   apiTeamRateLimit: number;
+  /** Requests failing authentication per client address and minute, in each process; past it 429 and the connection is cut. */
+  authFailureLimit: number;
+  /** How long a request refused past that bound is held, unread, before its 429. */
+  authFailureDelayMs: number;
+  /** Searches (`q=`) per minute per team, every token and transport together, counted in 10-second windows. */
+  searchTeamRateLimit: number;
   /** Express's `trust proxy`: whose X-Forwarded-For decides the client address. */
   trustProxy: boolean | number | string;
   validateResponses: boolean;
@@ -117,6 +127,8 @@ export type Config = {
   bulkDeliveryConcurrency: number;
   /** Bulk-replay attempts a worker process starts per second, all teams together (their turns share it). */
   bulkDeliveryRate: number;
+  /** Deliveries a team's bulk replays queue per second, all its replay jobs and every process together. */
+  replayTeamRate: number;
   deliveryTimeoutMs: number;
   deliveryRetentionDays: number;
   /** A webhook whose every attempt has failed for this long is deactivated (its owners are told). */
@@ -195,6 +207,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: e.INTAKE_SECRET_KEY || undefined,
     apiRateLimit: e.INTAKE_API_RATE_LIMIT,
     apiTeamRateLimit: e.INTAKE_API_TEAM_RATE_LIMIT,
+    authFailureLimit: e.INTAKE_AUTH_FAILURE_LIMIT,
+    authFailureDelayMs: e.INTAKE_AUTH_FAILURE_DELAY_MS,
+    searchTeamRateLimit: e.INTAKE_SEARCH_TEAM_RATE_LIMIT,
     trustProxy: trustProxy(e.INTAKE_TRUST_PROXY),
     validateResponses: e.INTAKE_VALIDATE_RESPONSES,
     allowPrivateWebhooks: e.INTAKE_ALLOW_PRIVATE_WEBHOOKS,
@@ -212,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryConcurrencyPerWebhook: Math.min(e.INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK, e.INTAKE_DELIVERY_CONCURRENCY),
     bulkDeliveryConcurrency: Math.min(e.INTAKE_BULK_DELIVERY_CONCURRENCY, e.INTAKE_DELIVERY_CONCURRENCY),
     bulkDeliveryRate: e.INTAKE_BULK_DELIVERY_RATE,
+    replayTeamRate: e.INTAKE_REPLAY_TEAM_RATE,
     deliveryTimeoutMs: e.INTAKE_DELIVERY_TIMEOUT_MS,
     deliveryRetentionDays: e.INTAKE_DELIVERY_RETENTION_DAYS,
     webhookDisableAfterSeconds: e.INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS,

@@ -9,6 +9,7 @@ import { fileLinkRoutes } from './file-links.ts';
 import { emailLinkRoutes } from './email-links.ts';
 import { browserHelperRoutes } from './browser-helper.ts';
 import { requireAbility } from './auth.ts';
+import { AuthFailures } from './auth-failures.ts';
 import { jsonBody } from './body-parsing.ts';
 import { mcpRoutes } from './mcp.ts';
 import { checkPathIds, refuseMalformedPath } from './path-ids.ts';
@@ -45,6 +46,8 @@ function apiPrefixAlias(req: Request, _res: Response, next: NextFunction) {
 /** The HTTP application. No listening here: main.ts (or a test) decides where it serves. */
 export function createApp(ctx: AppContext): express.Express {
   const app = express();
+  // Failed authentications per address, one count for /mcp and the REST API alike.
+  const authFailures = new AuthFailures(ctx.config.authFailureLimit, ctx.config.authFailureDelayMs);
   app.disable('x-powered-by');
   // Nobody's X-Forwarded-For counts unless INTAKE_TRUST_PROXY names them: a forged header must not
   // dodge the per-IP limits or write metadata.ip.
@@ -70,7 +73,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(browserHelperRoutes());
   app.use(fileLinkRoutes(ctx));
   app.use(emailLinkRoutes(ctx));
-  app.use(mcpRoutes(ctx));
+  app.use(mcpRoutes(ctx, authFailures));
 
   if (ctx.config.validateResponses) app.use('/v1', responseValidation(ctx.log));
   app.use('/v1', jsonBody());
@@ -79,7 +82,7 @@ export function createApp(ctx: AppContext): express.Express {
   createExpressEndpoints(contract, apiHandlers(ctx) as never, app, {
     // invoke's steps (server/operations/invoke.ts) as middleware: they run before ts-rest parses the request.
     // ts-rest types its middleware per route; ours are route-agnostic express handlers.
-    globalMiddleware: [requireAbility(ctx), checkPathIds, apiRateLimit(ctx)] as never[],
+    globalMiddleware: [requireAbility(ctx, authFailures), checkPathIds, apiRateLimit(ctx)] as never[],
     requestValidationErrorHandler: requestValidationErrorHandler as never,
     responseValidation: false,
   });

@@ -10,6 +10,7 @@ import { chargeApiBudget } from '../domain/accounts/rate-windows.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import { authenticateBearer, bearerChallenge } from '../operations/invoke.ts';
 import { VERSION } from '../version.ts';
+import { refuseFailedAuth, type AuthFailures } from './auth-failures.ts';
 import { closeUnreadBody } from './errors.ts';
 
 /**
@@ -98,7 +99,7 @@ function readBody(req: Request, maxBytes: number): Promise<Buffer | 'too_large'>
   });
 }
 
-export function mcpRoutes(ctx: AppContext) {
+export function mcpRoutes(ctx: AppContext, failures: AuthFailures) {
   const limits = ctx.config.mcp;
   // Sessions live in this process (their transport and server are objects here), so a load balancer must
   // route a session's requests by Mcp-Session-Id, and the caps below bound what this process holds.
@@ -168,6 +169,11 @@ export function mcpRoutes(ctx: AppContext) {
       return await authenticateBearer(ctx, header);
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== 'unauthenticated') throw err;
+      const refused = failures.hit(req.ip);
+      if (refused) {
+        refuseFailedAuth(failures, req, res, refused);
+        return null;
+      }
       // Answered before the body is read: an unauthenticated body is never parsed, nor even received.
       closeUnreadBody(req, res);
       res.setHeader('WWW-Authenticate', bearerChallenge(header));

@@ -19,6 +19,7 @@ const worker = workerProcesses({
     INTAKE_DELIVERY_SCHEDULE: '0,1',
     INTAKE_BULK_DELIVERY_CONCURRENCY: String(BULK_CAP),
     INTAKE_BULK_DELIVERY_RATE: '100000',
+    INTAKE_REPLAY_TEAM_RATE: '100000',
     LOG_LEVEL: 'info',
   },
 }).start();

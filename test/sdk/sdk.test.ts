@@ -429,7 +429,7 @@ describe('helpers', () => {
 
       first = true;
       seen.length = 0;
-      await expect(client.createForm({ body: { name: 'Once' } })).rejects.toMatchObject({ status: 429 });
+      await expect(client.ok.createForm({ body: { name: 'Once' } })).rejects.toMatchObject({ status: 429 });
       expect(seen).toHaveLength(1);
 
       first = true;

@@ -36,6 +36,13 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false',
     INTAKE_BASE_URL: 'http://intake.test',
     LOG_LEVEL: 'silent',
+    // Every test client is 127.0.0.1, and the authorization tests send thousands of bad tokens a minute;
+    // test/http/auth-failures.test.ts sets the bound it tests.
+    INTAKE_AUTH_FAILURE_LIMIT: '1000000',
+    // Search tests run dozens of searches in a second; test/submissions/search-budget.test.ts sets the budget it tests.
+    INTAKE_SEARCH_TEAM_RATE_LIMIT: '1000000',
+    // Replay tests send thousands of deliveries in seconds; test/webhooks/replay-pace.test.ts sets the pace it tests.
+    INTAKE_REPLAY_TEAM_RATE: '100000',
     ...extra,
   };
 }

@@ -14,6 +14,24 @@ export function windowHit(key: string, seconds: string, from = ''): string {
      returning w.hits, ceil(extract(epoch from (w.window_start + make_interval(secs => ${seconds}) - now())))::int as reset`;
 }
 
+/**
+ * Takes up to `wanted` units from a fixed window holding `limit`, answering how many were granted (0 once it
+ * is spent) and the seconds until it resets. All of `wanted` is added to the count, so a window already
+ * spent stays spent for the rest of its span however the takers race.
+ */
+export async function takeFromWindow(sql: Sql, key: string, windowSeconds: number, wanted: number, limit: number): Promise<{ granted: number; reset: number }> {
+  const { rows } = await sql.query<{ granted: number; reset: number }>(
+    `insert into rate_limit_windows as w (key, window_start, hits)
+     select $1::text, to_timestamp(floor(extract(epoch from now()) / $2::int) * $2::int), $3::int
+     on conflict (key, window_start) do update set hits = w.hits + $3::int
+     returning greatest(0, least($3::int, $4::int - (w.hits - $3::int)))::int as granted,
+               ceil(extract(epoch from (w.window_start + make_interval(secs => $2::int) - now())))::int as reset`,
+    [key, windowSeconds, wanted, limit],
+    'intake_take_from_window',
+  );
+  return rows[0]!;
+}
+
 export async function hitWindow(sql: Sql, key: string, windowSeconds: number): Promise<WindowRow> {
   const { rows } = await sql.query<WindowRow>(windowHit('$1::text', '$2::int'), [key, windowSeconds], 'intake_hit_window');
   return rows[0]!;

@@ -44,3 +44,46 @@ export async function chargeApiBudget(ctx: AppContext, caller: Pick<Caller, 'tok
   const exceeded = binding.remaining < 0 ? new AppError('rate_limited', binding.refusal, { retry_after: resetSeconds }) : null;
   return { limit, windowSeconds, remaining: Math.max(0, binding.remaining), resetSeconds, exceeded };
 }
+
+/** The search budget's window: a tenth of a minute, so a team's burst cannot spend a whole minute's searches at once. */
+const SEARCH_WINDOW_SECONDS = 10;
+
+/**
+ * Counts one search (`q=` over a form's submissions) against its team's search budget,
+ * INTAKE_SEARCH_TEAM_RATE_LIMIT a minute counted per 10-second window, whatever the token or transport,
+ * and throws its 429 once spent. A search reads and matches thousands of rows (~10 ms of Postgres,
+ * against a fraction of a millisecond for a page of a list): within the ordinary API budget alone, one
+ * team's searchers could keep a core of the database busy while other teams wait for it.
+ */
+export async function chargeSearchBudget(ctx: AppContext, caller: Pick<Caller, 'teamId'>): Promise<void> {
+  const perMinute = ctx.config.searchTeamRateLimit;
+  const limit = Math.max(1, Math.floor((perMinute * SEARCH_WINDOW_SECONDS) / 60));
+  const { hits, resetSeconds } = await hitWindow(ctx, `search-team:${caller.teamId}`, SEARCH_WINDOW_SECONDS);
+  if (hits > limit) {
+    throw new AppError('rate_limited', `Your team's search limit of ${perMinute} searches per minute (${limit} every ${SEARCH_WINDOW_SECONDS} s, all its tokens together) reached.`, {
+      retry_after: resetSeconds,
+    });
+  }
+}
+
+/**
+ * The replay pace's window. Each batch a job queues costs one pick of its next deliveries (~40–75 ms of
+ * Postgres over 10,000 of them, whatever the batch's size): 2-second windows (40 a batch) spent a third of
+ * the replay's database time picking; 5 seconds queue 100 at a time, which the worker's bulk pace
+ * (INTAKE_BULK_DELIVERY_RATE) still spreads over two seconds.
+ */
+const REPLAY_WINDOW_SECONDS = 5;
+
+/**
+ * Takes up to `wanted` deliveries from the allowance of a team's bulk replays (INTAKE_REPLAY_TEAM_RATE a
+ * second, all its replay jobs together, shared by every process); `granted` 0 once spent, then wait
+ * `resetSeconds`. Each replayed delivery costs a send, its outcome's write and its share of the batch's
+ * inserts: unpaced, one team's replays of 10,000 deliveries each kept the worker and Postgres busy for
+ * minutes while other teams needed them.
+ */
+export async function takeReplayAllowance(ctx: AppContext, teamId: string, wanted: number): Promise<{ granted: number; resetSeconds: number }> {
+  const limit = Math.max(1, Math.floor(ctx.config.replayTeamRate * REPLAY_WINDOW_SECONDS));
+  const { granted, reset } = await windows.takeFromWindow(ctx.db, `replay-team:${teamId}`, REPLAY_WINDOW_SECONDS, wanted, limit);
+  pruneWindows(ctx);
+  return { granted, resetSeconds: Math.max(1, reset) };
+}

@@ -13,6 +13,7 @@ import { processSubmission } from '../../jobs/definitions.ts';
 import { isId, newId } from '../shared/ids.ts';
 import { removeObjectsLater } from '../lifecycle/object-removal.ts';
 import { pageEnvelope } from '../shared/pagination.ts';
+import { chargeSearchBudget } from '../accounts/rate-windows.ts';
 import { searchText } from './search.ts';
 import { iso } from '../shared/timestamps.ts';
 
@@ -63,6 +64,7 @@ export async function listSubmissions(ctx: AppContext, caller: Caller, formId: s
   await assertForm(ctx, caller, formId);
   const filter = { formId, folder: q.folder, category: q.category, since: q.since, until: q.until, q: searchText(q.q) };
   const page = { limit: q.per_page + 1, offset: q.cursor ? 0 : (q.page - 1) * q.per_page, after: q.cursor ? decodeCursor(q.cursor) : undefined };
+  if (filter.q) await chargeSearchBudget(ctx, caller);
   const { rows, counted } = filter.q
     ? await queries.searchPage(ctx.db, filter, page, SEARCH_COUNT_CAP)
     : await Promise.all([queries.listPage(ctx.db, filter, page), queries.countMatching(ctx.db, filter)]).then(([r, n]) => ({ rows: r, counted: n }));

@@ -25,6 +25,7 @@ import type { Caller } from '../accounts/caller.ts';
 import { AppError, notFound, validationFailed } from '../shared/errors.ts';
 import { EXPORT_LINK_SECONDS, fileLink } from '../submissions/file-links.ts';
 import { isId, newId } from '../shared/ids.ts';
+import { takeReplayAllowance } from '../accounts/rate-windows.ts';
 import { iso } from '../shared/timestamps.ts';
 import { matchesFilter } from './filters.ts';
 
@@ -556,8 +557,14 @@ export async function runReplayJob(ctx: AppContext, jobId: string): Promise<void
       await ctx.queue.send(replayWebhook, { jobId }, { startAfter: REPLAY_PAUSE_SECONDS });
       return;
     }
+    // The team's pace (INTAKE_REPLAY_TEAM_RATE): spent, the job comes back when the allowance renews.
+    const { granted, resetSeconds } = await takeReplayAllowance(ctx, job.team_id, REPLAY_BATCH);
+    if (!granted) {
+      await ctx.queue.send(replayWebhook, { jobId }, { startAfter: resetSeconds });
+      return;
+    }
     const more = await ctx.db.transaction(async (tx) => {
-      const batch = await queries.nextReplayBatch(tx, filter, jobId, REPLAY_BATCH);
+      const batch = await queries.nextReplayBatch(tx, filter, jobId, granted);
       const at = new Date();
       const queued = await queueDeliveries(
         ctx,
@@ -576,7 +583,7 @@ export async function runReplayJob(ctx: AppContext, jobId: string): Promise<void
         { teamId: job.team_id },
       );
       await jobQueries.addProgress(tx, jobId, queued.length, []);
-      return batch.length === REPLAY_BATCH;
+      return batch.length === granted;
     });
     if (!more) break;
   }

@@ -1,0 +1,84 @@
+import type { Request, Response } from 'express';
+import { limitSubject } from '../domain/ingest/client-address.ts';
+import { AppError } from '../domain/shared/errors.ts';
+
+/** Addresses tracked in one window: past it a new address is not counted (memory stays bounded under a spread-out flood). */
+const MAX_ADDRESSES = 100_000;
+/** Refused requests held (unread, unanswered) at once in this process; past it one is cut without an answer. */
+const MAX_HELD = 1_000;
+
+/**
+ * Requests that fail authentication, counted per client address (its /64 for IPv6) in a fixed window, in
+ * this process's memory: a request without a valid token must cost almost nothing, and a client sending
+ * hundreds a second (1 MB bodies to `/mcp`, say) would otherwise keep a core busy accepting, answering and
+ * draining them. Only failures count and only failures are refused, so a valid token — or a public post —
+ * from the same address (a NAT, a proxy, another tenant on the same host) is never held back by them.
+ */
+export class AuthFailures {
+  readonly #limit: number;
+  readonly #windowMs: number;
+  readonly delayMs: number;
+  #windowStart = 0;
+  #hits = new Map<string, number>();
+  /** Refused requests being held now (see refuseFailedAuth). */
+  held = 0;
+
+  constructor(limit: number, delayMs: number, windowSeconds = 60) {
+    this.#limit = limit;
+    this.delayMs = delayMs;
+    this.#windowMs = windowSeconds * 1000;
+  }
+
+  /** Counts one failure of `ip`; the 429 to answer once its window holds more than the limit. */
+  hit(ip: string | undefined, now = Date.now()): AppError | null {
+    // One window for every address, so the map is dropped whole as it ends instead of swept key by key.
+    const start = now - (now % this.#windowMs);
+    if (start !== this.#windowStart) {
+      this.#windowStart = start;
+      this.#hits = new Map();
+    }
+    const key = limitSubject(ip ?? '');
+    if (!this.#hits.has(key) && this.#hits.size >= MAX_ADDRESSES) return null;
+    const hits = (this.#hits.get(key) ?? 0) + 1;
+    this.#hits.set(key, hits);
+    if (hits <= this.#limit) return null;
+    const retryAfter = Math.max(1, Math.ceil((start + this.#windowMs - now) / 1000));
+    return new AppError('rate_limited', `Too many requests without a valid token from this address (${this.#limit} a minute); try again later.`, {
+      retry_after: retryAfter,
+    });
+  }
+}
+
+/**
+ * Answers a request refused for its failed authentications: held unread for the failures' delay
+ * (INTAKE_AUTH_FAILURE_DELAY_MS), then the 429 with `Retry-After`, and the connection cut as soon as it is
+ * written — nothing of the body is read or drained. Measured (bench/noisy-neighbour.ts): answered at once,
+ * a client looping on 30 connections got ~1,000 refusals a second and kept half a core of the server (and a
+ * third of one of its own) busy; held, each connection is refused at most once per delay. Past MAX_HELD
+ * held at once the connection is cut without an answer.
+ */
+export function refuseFailedAuth(failures: AuthFailures, req: Request, res: Response, refusal: AppError): void {
+  const socket = req.socket;
+  if (failures.held >= MAX_HELD) return void socket.destroy();
+  failures.held += 1;
+  req.pause();
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    failures.held -= 1;
+  };
+  const answer = () => {
+    release();
+    if (socket.destroyed) return;
+    res.setHeader('Connection', 'close');
+    res.setHeader('Retry-After', String(refusal.extra.retry_after));
+    res.once('finish', () => socket.destroy());
+    res.status(refusal.status).json(refusal.toBody());
+  };
+  const timer = setTimeout(answer, failures.delayMs);
+  socket.once('close', () => {
+    clearTimeout(timer);
+    release();
+  });
+}

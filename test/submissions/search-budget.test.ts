@@ -1,0 +1,65 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { describe, expect, it } from 'vitest';
+import { authenticate } from '../../server/domain/accounts/tokens.ts';
+import { createMcpServer } from '../../server/mcp/server.ts';
+import { VERSION } from '../../server/version.ts';
+import { makePublishedForm } from '../support/forms.ts';
+import { bearer, makeTeam, makeToken, startTestApp } from '../support/harness.ts';
+import { call, errorOf } from '../support/mcp-tools.ts';
+
+/**
+ * A team's searches (`q=`) have a budget of their own (INTAKE_SEARCH_TEAM_RATE_LIMIT a minute, counted per
+ * 10-second window, issue 25): each reads thousands of rows, so the ordinary API budget alone lets one team's
+ * searchers keep a database core busy. Every token and transport of the team counts; plain lists and other
+ * teams do not.
+ */
+// 18 a minute: 3 per 10-second window.
+const t = await startTestApp({ INTAKE_SEARCH_TEAM_RATE_LIMIT: '18' });
+
+/** Waits, when needed, until the current 10-second window has at least `leftMs` to run. */
+async function withinTenSecondWindow(leftMs = 6_000): Promise<void> {
+  const into = Date.now() % 10_000;
+  if (10_000 - into < leftMs) await new Promise((r) => setTimeout(r, 10_000 - into + 200));
+}
+
+describe('the search budget', () => {
+  it('a team past its searches in the window: 429 rate_limited with Retry-After, on every token and over MCP; lists and other teams go on', async () => {
+    const owner = await makeTeam(t);
+    const second = await makeToken(t, owner);
+    const other = await makeTeam(t);
+    const form = await makePublishedForm(t, owner);
+    const theirs = await makePublishedForm(t, other);
+    const search = (token: string, formId = form.id, q = 'pricing') => t.http.get(`/v1/forms/${formId}/submissions?q=${q}`).set(bearer(token));
+
+    await withinTenSecondWindow();
+    // Three searches from two tokens of the team fill its window.
+    expect((await search(owner.token)).status).toBe(200);
+    expect((await search(second.token)).status).toBe(200);
+    expect((await search(owner.token, form.id, 'demo')).status).toBe(200);
+
+    const refused = await search(second.token);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: 'rate_limited' });
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(10);
+
+    // The same budget over MCP.
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const caller = (await authenticate(t.ctx, owner.token))!;
+    await createMcpServer(t.ctx, async () => caller, VERSION).connect(serverSide);
+    const client = new Client({ name: 'search-budget', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      const viaMcp = await call(client, 'list_submissions', { form: form.id, q: 'pricing' });
+      expect(errorOf(viaMcp)).toMatchObject({ error: 'rate_limited' });
+    } finally {
+      await client.close();
+    }
+
+    // A list without a search, and another team's search, are not held back.
+    expect((await t.http.get(`/v1/forms/${form.id}/submissions`).set(bearer(owner.token))).status).toBe(200);
+    expect((await search(other.token, theirs.id)).status).toBe(200);
+  });
+});

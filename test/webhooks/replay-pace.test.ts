@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { bearer } from '../support/harness.ts';
+import { hookedForms, type HookedForm } from '../support/hooked-forms.ts';
+import { startProcessingApp } from '../support/processing.ts';
+import { eventually } from '../support/worker-process.ts';
+
+/**
+ * A team's bulk replays are paced (INTAKE_REPLAY_TEAM_RATE deliveries a second, all its replay jobs
+ * together, issue 25): a replay of thousands cannot keep the worker and Postgres busy while other teams need
+ * them, and another team's replay has an allowance of its own.
+ */
+const RATE = 5;
+const t = await startProcessingApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true', INTAKE_REPLAY_TEAM_RATE: String(RATE) });
+const hookedForm = hookedForms(t);
+
+let seeded = 0;
+/** `n` dead deliveries of the webhook, as the engine leaves them after a receiver's outage. */
+async function deadDeliveries(h: HookedForm, n: number): Promise<void> {
+  const from = seeded;
+  seeded += n;
+  await t.ctx.db.query(
+    `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts, created_at)
+     select 'whd_rp' || lpad(to_hex(g), 24, '0'), $1, $2, 'submission.created', 'subm_rp' || lpad(to_hex(g), 24, '0'),
+            json_build_object('n', g)::text, 'dead', 2, now() - interval '1 hour'
+       from generate_series($3::int + 1, $3::int + $4::int) g`,
+    [h.owner.teamId, h.webhookId, from, n],
+  );
+}
+
+const replayed = async (teamId: string) =>
+  (await t.ctx.db.query<{ n: number }>('select count(*)::int as n from deliveries where team_id = $1 and replay_job_id is not null', [teamId])).rows[0]!.n;
+
+async function replay(h: HookedForm): Promise<void> {
+  const res = await t.http.post(`/v1/webhooks/${h.webhookId}/replay`).set(bearer(h.owner.token)).send({ status: 'dead' });
+  expect(res.status, res.text).toBe(202);
+}
+
+describe("a team's bulk replays", { timeout: 60_000 }, () => {
+  it('queue at most INTAKE_REPLAY_TEAM_RATE deliveries a second, all its jobs together; another team replays at its own pace', async () => {
+    const a = await hookedForm();
+    await deadDeliveries(a, 200);
+    const c = await hookedForm();
+    await deadDeliveries(c, 8);
+
+    const started = Date.now();
+    // Two jobs of the same team (the replay of one webhook twice over) share the team's pace.
+    await replay(a);
+    await replay(a);
+    await eventually(() => replayed(a.owner.teamId), (n) => n > 0, 10_000);
+    await replay(c);
+    // Team C's 8 are all queued at once: A's pace is A's alone.
+    await eventually(() => replayed(c.owner.teamId), (n) => n === 8, 10_000);
+
+    await new Promise((r) => setTimeout(r, 4_000));
+    const seconds = (Date.now() - started) / 1000;
+    const queued = await replayed(a.owner.teamId);
+    // Each 5-second window holds 5 × RATE; the run spans at most seconds / 5 + 2 of them.
+    const most = (Math.floor(seconds / 5) + 2) * 5 * RATE;
+    expect(queued, `${queued} replays queued in ${seconds.toFixed(1)} s`).toBeLessThanOrEqual(most);
+    // It goes on at its pace.
+    await eventually(() => replayed(a.owner.teamId), (n) => n > queued, 10_000);
+  });
+});

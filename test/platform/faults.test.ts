@@ -463,7 +463,8 @@ describe('a worker SIGKILLed mid-bulk-replay, with deliveries in flight', { time
     const replays = async () =>
       (await t.ctx.db.query<{ id: string; status: string; attempts: number }>('select id, status, attempts from deliveries where replay_job_id = $1', [jobId])).rows;
 
-    const env = { INTAKE_QUEUE_POLL_SECONDS: '0.5', INTAKE_DELIVERY_SCHEDULE: '0,1' };
+    // Unpaced (INTAKE_REPLAY_TEAM_RATE): this case is about the kill, test/webhooks/replay-pace.test.ts about the pace.
+    const env = { INTAKE_QUEUE_POLL_SECONDS: '0.5', INTAKE_DELIVERY_SCHEDULE: '0,1', INTAKE_REPLAY_TEAM_RATE: '100000' };
     const first = startIntake('worker', env);
     await until('deliveries to be in flight', async () => receiver.requests.length >= 100);
     first.child.kill('SIGKILL');

@@ -433,7 +433,7 @@ describe('POST /f/{form}: group commit', () => {
       owner.teamId,
       currentPeriod().start,
     ]);
-    // Two API processes (each with its own group commit, up to four statements at once) posting together.
+    // Two API processes (each with its own group commit, up to two statements at once) posting together.
     const other = supertest(second.app);
     const send = (i: number) => (i % 2 ? other : g.http).post(form.endpoint).set('Accept', 'application/json').type('form').send(`n=${i}`);
     const responses = await Promise.all(Array.from({ length: 48 }, (_, i) => send(i)));

@@ -9,16 +9,31 @@ import type { JobDefinition } from './queue.ts';
  * `received` for ever. Listed before its source queue in `allJobs`: a queue can only name an
  * existing dead letter queue.
  */
-export const processSubmissionFailed: JobDefinition<{ submissionId: string }> = {
+export const processSubmissionFailed: JobDefinition<SubmissionsToProcess> = {
   name: 'process-submission-failed',
-  payload: z.object({ submissionId: z.string() }),
+  payload: z.union([z.object({ submissionId: z.string() }), z.object({ submissionIds: z.array(z.string()).min(1).max(1000) })]),
   queue: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 60 },
 };
 
+/**
+ * What one process-submission job processes: one submission, or the clean submissions one accepting statement
+ * of the public endpoint stored together (a group commit's batch: one job row, its index entries and its
+ * queue lock per batch instead of per post — issue 30). Processing is idempotent per submission (only a
+ * `received` row is settled), so a retried batch skips what it already processed.
+ */
+export type SubmissionsToProcess = { submissionId: string } | { submissionIds: string[] };
+
+export function submissionIdsOf(data: SubmissionsToProcess): string[] {
+  return 'submissionIds' in data ? data.submissionIds : [data.submissionId];
+}
+
 /** `trusted`: a person marked the submission not spam; moderation may not move it back to spam. */
-export const processSubmission: JobDefinition<{ submissionId: string; trusted?: boolean }> = {
+export const processSubmission: JobDefinition<{ submissionId: string; trusted?: boolean } | { submissionIds: string[] }> = {
   name: 'process-submission',
-  payload: z.object({ submissionId: z.string(), trusted: z.boolean().optional() }),
+  payload: z.union([
+    z.object({ submissionId: z.string(), trusted: z.boolean().optional() }),
+    z.object({ submissionIds: z.array(z.string()).min(1).max(1000) }),
+  ]),
   // AI moderation and categorisation; retried with backoff, then dead-lettered (marked failed).
   queue: { retryLimit: 4, retryDelay: 5, retryBackoff: true, expireInSeconds: 300, deadLetter: processSubmissionFailed.name },
 };

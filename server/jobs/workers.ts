@@ -18,22 +18,31 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
     worker(
       jobs.processSubmission,
       async (c: AppContext, data, job) => {
-        try {
-          countVerdict(await processSubmission(c, data.submissionId, { trusted: data.trusted ?? false }));
-        } catch (err) {
-          // pg-boss retries the job, and dead-letters it after the last attempt (see below).
-          c.log.warn({ err, submissionId: data.submissionId, attempt: job.retryCount + 1 }, 'processing attempt failed');
-          await recordProcessingError(c, data.submissionId, (err as Error).message).catch(() => {});
-          throw err;
+        const trusted = 'trusted' in data && data.trusted === true;
+        // A batch's submissions each get their attempt: one that fails does not hold back the others.
+        let failure: unknown = null;
+        for (const submissionId of jobs.submissionIdsOf(data)) {
+          try {
+            countVerdict(await processSubmission(c, submissionId, { trusted }));
+          } catch (err) {
+            // pg-boss retries the job, and dead-letters it after the last attempt (see below); a retried batch
+            // skips the submissions it already settled.
+            c.log.warn({ err, submissionId, attempt: job.retryCount + 1 }, 'processing attempt failed');
+            await recordProcessingError(c, submissionId, (err as Error).message).catch(() => {});
+            failure ??= err;
+          }
         }
+        if (failure) throw failure;
       },
       ctx.config.workerConcurrency,
     ),
     worker(
       jobs.processSubmissionFailed,
       async (c: AppContext, data) => {
-        c.log.error({ submissionId: data.submissionId }, 'processing failed for good; marking the submission failed');
-        await markFailed(c, data.submissionId);
+        // Only those still `received`: a batch's others were processed.
+        for (const submissionId of jobs.submissionIdsOf(data)) {
+          if (await markFailed(c, submissionId)) c.log.error({ submissionId }, 'processing failed for good; submission marked failed');
+        }
       },
       1,
     ),

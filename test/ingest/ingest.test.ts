@@ -358,6 +358,38 @@ describe('POST /f/{form}: group commit', () => {
     return (key ? req.set('Idempotency-Key', key) : req).send(body);
   };
 
+  /** The process-submission jobs holding any of these submissions, each with the submissions it holds. */
+  async function processJobsOf(ids: string[]): Promise<Array<{ id: string; ids: string[] }>> {
+    const { rows } = await g.ctx.db.query<{ id: string; ids: string[] }>(
+      `select id::text, case when data ? 'submissionIds' then array(select jsonb_array_elements_text(data->'submissionIds'))
+                             else array[data->>'submissionId'] end as ids
+         from pgboss.job where name = 'process-submission'
+          and (data->>'submissionId' = any($1::text[]) or data->'submissionIds' ?| $1::text[])`,
+      [ids],
+    );
+    return rows;
+  }
+
+  it('posts committed together keep each its own job queue: clean ones share processing, spam is notified', async () => {
+    const owner = await makeTeam(g);
+    const form = await makePublishedForm(g, owner, { notification_emails: ['team@example.com'], settings: { notify_spam: true } });
+    const bodies = Array.from({ length: 80 }, (_, i) => (i % 4 === 3 ? `n=${i}&_gotcha=bot` : `n=${i}`));
+    const responses = await Promise.all(bodies.map((b) => post(form.endpoint, b)));
+    expect(responses.map((r) => r.status)).toEqual(bodies.map(() => 201));
+    const ids = responses.map((r) => r.body.id as string);
+    const stored = await submissionsOf(g, form.id);
+    const spam = stored.filter((s) => s.status === 'spam').map((s) => s.id);
+    const clean = stored.filter((s) => s.status === 'received').map((s) => s.id);
+    expect(spam).toHaveLength(20);
+
+    expect((await processJobsOf(ids)).flatMap((j) => j.ids).sort()).toEqual(clean.sort());
+    const notified = await g.ctx.db.query<{ id: string }>(
+      `select data->>'submissionId' as id from pgboss.job where name = 'notification-email' and data->>'submissionId' = any($1::text[])`,
+      [ids],
+    );
+    expect(notified.rows.map((r) => r.id).sort()).toEqual(spam.sort());
+  });
+
   it('commits concurrent posts together, each one whole: row, job, counters, key', async () => {
     const owner = await makeTeam(g);
     const form = await makePublishedForm(g, owner);
@@ -377,11 +409,10 @@ describe('POST /f/{form}: group commit', () => {
     expect(new Set(stored.rows.map((r) => r.tx)).size).toBeLessThan(120);
 
     const clean = stored.rows.filter((r) => r.status === 'received').map((r) => r.id);
-    const jobs = await g.ctx.db.query<{ id: string }>(
-      `select data->>'submissionId' as id from pgboss.job where name = 'process-submission' and data->>'submissionId' = any($1::text[])`,
-      [ids],
-    );
-    expect(jobs.rows.map((r) => r.id).sort()).toEqual(clean.sort());
+    const jobs = await processJobsOf(ids);
+    // Every clean post is in exactly one job, and posts committed together share theirs.
+    expect(jobs.flatMap((j) => j.ids).sort()).toEqual(clean.sort());
+    expect(jobs.length).toBeLessThan(clean.length);
     const usage = await g.ctx.db.query<{ n: number }>('select sum(submissions)::int as n from usage_counters where team_id = $1', [owner.teamId]);
     expect(usage.rows[0]!.n).toBe(120);
     const folders = await g.ctx.db.query<{ folder: string; n: number }>(
@@ -402,7 +433,7 @@ describe('POST /f/{form}: group commit', () => {
       owner.teamId,
       currentPeriod().start,
     ]);
-    // Two API processes (each with its own group commit, up to four statements at once) posting together.
+    // Two API processes (each with its own group commit, up to two statements at once) posting together.
     const other = supertest(second.app);
     const send = (i: number) => (i % 2 ? other : g.http).post(form.endpoint).set('Accept', 'application/json').type('form').send(`n=${i}`);
     const responses = await Promise.all(Array.from({ length: 48 }, (_, i) => send(i)));

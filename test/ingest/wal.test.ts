@@ -51,3 +51,33 @@ describe('WAL of an accepted post', () => {
     expect(perPost('submissions')).toEqual(Array(20).fill(1));
   });
 });
+
+describe('WAL of posts committed together', () => {
+  it('is one process-submission job per statement, not one per post', async () => {
+    await t.ctx.db.query('create extension if not exists pg_walinspect');
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const form = await makePublishedForm(t, owner);
+    const post = async () => {
+      const res = await t.http.post(form.endpoint).type('form').set('accept', 'application/json').send(BODY);
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    const { rows: from } = await t.ctx.db.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+    const ids = await Promise.all(Array.from({ length: 40 }, post));
+    const { rows: to } = await t.ctx.db.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+
+    const { rows: xids } = await t.ctx.db.query<{ xid: string }>('select distinct xmin::text as xid from submissions where id = any($1)', [ids]);
+    // The posts shared statements (else this test shows nothing).
+    expect(xids.length).toBeLessThan(40);
+    const { rows } = await t.ctx.db.query<{ xid: string; n: number }>(
+      `select b.xid::text as xid, count(*)::int as n
+         from pg_get_wal_block_info($1::pg_lsn, $2::pg_lsn, false) b
+        where b.xid::text = any($3) and b.block_id = 0 and b.resource_manager = 'Heap' and b.record_type like 'INSERT%'
+          and pg_filenode_relation(0, b.relfilenode) = 'pgboss.job_common'::regclass
+          and b.reldatabase = (select oid from pg_database where datname = current_database())
+        group by 1`,
+      [from[0]!.lsn, to[0]!.lsn, xids.map((x) => x.xid)],
+    );
+    expect(rows.map((r) => r.n)).toEqual(xids.map(() => 1));
+  });
+});

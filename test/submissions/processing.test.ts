@@ -217,6 +217,45 @@ describe('process-submission: retries and failure', () => {
     expect(await jobsFor(manual, id, jobs.notificationEmail.name)).toEqual([]);
   });
 
+  it('processes a batch job submission by submission: one that fails is retried and marked failed alone', async () => {
+    const owner = await makeTeam(manual);
+    const form = await makePublishedForm(manual, owner);
+    const [a, b, c] = [await postForm(manual, form.endpoint, SALES), await postForm(manual, form.endpoint, BUG), await postForm(manual, form.endpoint, TWO_LINKS)];
+    // The posts went one by one (each with its own job): stand in one job for the three, as a group commit's batch has.
+    for (const id of [a, b, c]) {
+      const [own] = await jobsFor(manual, id, jobs.processSubmission.name);
+      await boss.cancel(jobs.processSubmission.name, own!.id);
+    }
+    await manual.ctx.queue.send(jobs.processSubmission, { submissionIds: [a, b, c] });
+    // The model fails on the bug report only.
+    const flaky: AiProvider = { ...manual.ctx.localAi, analyze: (input) => (input.fields.message === BUG.message ? Promise.reject(new Error('model exploded')) : manual.ctx.localAi.analyze(input)) };
+    const ctx = { ...manual.ctx, ai: flaky };
+    const handler = workers(ctx).find((w) => w.job.name === jobs.processSubmission.name)!;
+
+    const retryLimit = jobs.processSubmission.queue.retryLimit!;
+    let settledAt: string | null = null;
+    for (let i = 0; i <= retryLimit; i++) {
+      const [claimed] = await boss.fetch<jobs.SubmissionsToProcess>(jobs.processSubmission.name, { ignoreStartAfter: true });
+      expect(claimed?.data).toEqual({ submissionIds: [a, b, c] });
+      await expect(handler.handler(ctx, claimed!.data, claimed!)).rejects.toThrow('model exploded');
+      await boss.fail(jobs.processSubmission.name, claimed!.id, { message: 'model exploded' });
+      expect((await submission(manual, a)).status).toBe('processed');
+      expect(await submission(manual, b)).toMatchObject({ status: 'received', metadata: expect.objectContaining({ processing_error: 'model exploded' }) });
+      expect((await submission(manual, c)).status).toBe('processed');
+      // Settled once: the retries find `a` processed and leave it as it was.
+      settledAt ??= (await submission(manual, a)).updated_at;
+      expect((await submission(manual, a)).updated_at).toBe(settledAt);
+    }
+
+    const [dead] = await boss.fetch<jobs.SubmissionsToProcess>(jobs.processSubmissionFailed.name);
+    expect(dead?.data).toEqual({ submissionIds: [a, b, c] });
+    await workers(manual.ctx).find((w) => w.job.name === jobs.processSubmissionFailed.name)!.handler(manual.ctx, dead!.data, dead!);
+    await boss.complete(jobs.processSubmissionFailed.name, dead!.id);
+    expect((await submission(manual, a)).status).toBe('processed');
+    expect(await submission(manual, b)).toMatchObject({ status: 'failed', payload: BUG });
+    expect((await submission(manual, c)).status).toBe('processed');
+  });
+
   it('marks a submission failed when its last attempt dies with the worker (the job expires)', async () => {
     const owner = await makeTeam(manual);
     const form = await makePublishedForm(manual, owner);

@@ -57,7 +57,7 @@ export const KEY_HELD = 'IK001';
  * the 2xx. Conditions on what the statement saw abort it whole (QUOTA_EXCEEDED, KEY_HELD): the quota (the
  * counters' sum in the statement's snapshot, before its own increment) and a key another post holds.
  */
-export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: { text: string; value: unknown } | null): Promise<void> {
+export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobInsert | null): Promise<void> {
   // With a job, `$1` is pg-boss's parameter and ours follow it.
   const values: unknown[] = job ? [job.value] : [];
   const p = (value: unknown) => `$${values.push(value)}`;
@@ -117,19 +117,25 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: { tex
   await sql.query(text, values, `intake_accept_${shape}`);
 }
 
-/** The jobs of several captured inserts as one `$1`: their JSON arrays, concatenated. */
-function mergeJobs(values: string[]): string {
-  return `[${values.map((v) => v.slice(1, -1)).join(',')}]`;
-}
+/** pg-boss's insert of a job, embedded as a CTE whose `$1` is `value` (see jobs/queue-embedded.ts). */
+export type JobInsert = { text: string; value: string };
+
+/**
+ * The job an accepted post brings: `insert` gives pg-boss's insert of it for the given submissions. A
+ * `batchable` job is shared: a batch's posts that bring one get ONE job for all of them (the job row, its
+ * index entries and its lock on pg-boss's queue row were a quarter of a post's WAL — issue 30); any other
+ * job (another queue) goes with its post alone.
+ */
+export type AcceptJob = { batchable: boolean; insert(submissionIds: string[]): Promise<JobInsert> };
 
 /**
  * Several accepted submissions in ONE statement (and one commit): what insertSubmission writes, for each.
  * Rows arrive as JSON (`$2`, `$4` for files); usage is counted per team on the backend's shard of the period
- * (`$3`); every job goes into pg-boss's insert at once (`$1`, the jobs' arrays merged). The guards are
+ * (`$3`); the batch's job (`$1`, see AcceptJob) covers every post that brings one. The guards are
  * the single statement's, per team and per key: the team's usage before the statement plus its posts in
  * it must stay within its limit, and every key must be claimed. Any failure aborts the whole statement.
  */
-async function insertSubmissions(sql: Sql, batch: Array<{ s: SubmissionInsert; job: { text: string; value: string } | null }>, jobText: string): Promise<void> {
+async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Promise<void> {
   const first = batch[0]!.s;
   const rows = batch.map(({ s }, seq) => ({
     seq,
@@ -157,7 +163,6 @@ async function insertSubmissions(sql: Sql, batch: Array<{ s: SubmissionInsert; j
       storage_key: f.storageKey,
     })),
   );
-  const jobs = mergeJobs(batch.flatMap(({ job }) => (job ? [job.value] : [])));
   await sql.query(
     `with input as (
        select * from jsonb_to_recordset($2::jsonb) as x(id text, team_id text, form_id text, status text, spam_reason text,
@@ -194,26 +199,31 @@ async function insertSubmissions(sql: Sql, batch: Array<{ s: SubmissionInsert; j
        on conflict (form_id, key) do update set submission_id = excluded.submission_id, created_at = now()
          where idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW}
        returning 1),
-     job as (${jobText})
+     job as (${job.text})
      select intake_guard(not exists (
               select 1 from input i where i.quota is not null group by i.team_id, i.quota
               having (select coalesce(sum(u.submissions), 0) from usage_counters u where u.team_id = i.team_id and u.period_start = $3) + count(*) > i.quota),
             '${QUOTA_EXCEEDED}')
         and intake_guard((select count(*) from claim) = (select count(*) from input where idem is not null), '${KEY_HELD}') as ok
        from (select count(*) from usage) counted`,
-    [jobs, JSON.stringify(rows), first.usagePeriod, JSON.stringify(files)],
+    [job.value, JSON.stringify(rows), first.usagePeriod, JSON.stringify(files)],
     'intake_accept_batch',
   );
 }
 
-type Waiting = { s: SubmissionInsert; job: { text: string; value: string } | null; settle: (err?: unknown) => void };
+type Waiting = { s: SubmissionInsert; job: AcceptJob | null; settle: (err?: unknown) => void };
 
 /**
  * Accepted posts go through a group commit (see GroupCommit). Each post is answered only once its own
  * statement has committed. A batch that fails (a spent quota, a held key, anything) is retried one post at
  * a time, in order, so each post gets its own outcome.
+ *
+ * Two statements in flight, not more: with four, ten posters (a small site's load) mostly went one post per
+ * statement — a statement, a commit and a job each — and Postgres spent ~0.55 ms of CPU per post; with two,
+ * the posts that wait share the next statement (~0.45 ms, and 1,900 rather than 2,120 WAL bytes per post).
+ * An idle process still sends a lone post at once (issue 30, bench/README.md "ingest").
  */
-const ACCEPT_LIMITS = { maxRunning: 4, maxBatch: 64 };
+const ACCEPT_LIMITS = { maxRunning: 2, maxBatch: 64 };
 
 /**
  * Runs `write` so that a monthly quota holds exactly: when a post of the batch has one, inside a transaction
@@ -236,19 +246,22 @@ async function underQuotaLocks(db: Db, items: Waiting[], write: (sql: Sql) => Pr
 }
 
 async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
-  const jobText = batch.find((w) => w.job)?.job?.text;
-  if (batch.length > 1 && jobText !== undefined) {
+  let alone = batch;
+  const together = batch.filter((w) => !w.job || w.job.batchable);
+  const sharing = together.filter((w) => w.job);
+  if (together.length > 1 && sharing.length) {
     try {
-      await underQuotaLocks(db, batch, (sql) => insertSubmissions(sql, batch, jobText));
-      for (const w of batch) w.settle();
-      return;
+      const job = await sharing[0]!.job!.insert(sharing.map((w) => w.s.id));
+      await underQuotaLocks(db, together, (sql) => insertSubmissions(sql, together, job));
+      for (const w of together) w.settle();
+      alone = batch.filter((w) => !together.includes(w));
     } catch {
       // Each post on its own, for its own outcome.
     }
   }
   // One after another: posts near a quota must each see the ones before them.
-  for (const w of batch) {
-    await underQuotaLocks(db, [w], (sql) => insertSubmission(sql, w.s, w.job)).then(
+  for (const w of alone) {
+    await underQuotaLocks(db, [w], async (sql) => insertSubmission(sql, w.s, w.job && (await w.job.insert([w.s.id])))).then(
       () => w.settle(),
       (err: unknown) => w.settle(err),
     );
@@ -258,7 +271,7 @@ async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
 const queues = new WeakMap<Db, GroupCommit<Waiting>>();
 
 /** insertSubmission through the process's group commit: resolves once committed. */
-export function acceptSubmission(db: Db, s: SubmissionInsert, job: { text: string; value: string } | null): Promise<void> {
+export function acceptSubmission(db: Db, s: SubmissionInsert, job: AcceptJob | null): Promise<void> {
   let queue = queues.get(db);
   if (!queue) queues.set(db, (queue = new GroupCommit((batch) => acceptBatch(db, batch), ACCEPT_LIMITS)));
   return new Promise((resolve, reject) => queue.add({ s, job, settle: (err) => (err === undefined ? resolve() : reject(err)) }));

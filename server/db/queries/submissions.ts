@@ -320,12 +320,13 @@ export async function recordProcessingError(sql: Sql, submissionId: string, reas
 }
 
 /** `failed`, keeping the last attempt's error (or saying it timed out). */
-export async function markFailed(sql: Sql, submissionId: string): Promise<void> {
-  await sql.query(
+export async function markFailed(sql: Sql, submissionId: string): Promise<boolean> {
+  const { rowCount } = await sql.query(
     `update submissions
         set status = 'failed', updated_at = now(),
             metadata = jsonb_set(metadata, '{processing_error}', coalesce(metadata->'processing_error', to_jsonb('processing timed out'::text)))
       where id = $1 and status = 'received'`,
     [submissionId],
   );
+  return rowCount > 0;
 }

@@ -320,17 +320,21 @@ type NewSubmission = {
 
 /**
  * Stores the submission with everything that goes with it in one statement (see insertSubmission), so
- * nothing acknowledged can be lost; a clean one carries its process-submission job, and the workers
- * are woken once it has committed.
+ * nothing acknowledged can be lost; a clean one carries its process-submission job (shared with the clean
+ * posts committed in the same statement), and the workers are woken once it has committed.
  */
 async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Promise<{ id: string; replayed: boolean }> {
   const clean = s.spamReason === null;
   // A clean post carries its processing job; spam carries its notification when the form asks to hear of spam.
   const notifySpam = !clean && form.notifySpam;
-  const job = clean
-    ? await ctx.queue.embeddedInsert(processSubmission, { submissionId: s.id })
+  // Posts accepted together share one process-submission job (see AcceptJob); a spam notification is the post's own.
+  const job: intake.AcceptJob | null = clean
+    ? {
+        batchable: true,
+        insert: (ids) => ctx.queue.embeddedInsert(processSubmission, ids.length === 1 ? { submissionId: ids[0]! } : { submissionIds: ids }),
+      }
     : notifySpam
-      ? await ctx.queue.embeddedInsert(notificationEmail, { submissionId: s.id })
+      ? { batchable: false, insert: () => ctx.queue.embeddedInsert(notificationEmail, { submissionId: s.id }) }
       : null;
   try {
     await intake.acceptSubmission(

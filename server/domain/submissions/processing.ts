@@ -67,8 +67,9 @@ export async function recordProcessingError(ctx: AppContext, submissionId: strin
 
 /**
  * Once the queue has given up on its job — the last attempt threw, or expired with its worker — a
- * submission that could not be processed is marked `failed` (never lost, never left `received`).
+ * submission that could not be processed is marked `failed` (never lost, never left `received`); false when
+ * it was no longer `received` (a batch's others were processed).
  */
-export async function markFailed(ctx: AppContext, submissionId: string): Promise<void> {
-  await submissionRows.markFailed(ctx.db, submissionId);
+export async function markFailed(ctx: AppContext, submissionId: string): Promise<boolean> {
+  return submissionRows.markFailed(ctx.db, submissionId);
 }

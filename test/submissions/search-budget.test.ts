@@ -62,4 +62,36 @@ describe('the search budget', () => {
     expect((await t.http.get(`/v1/forms/${form.id}/submissions`).set(bearer(owner.token))).status).toBe(200);
     expect((await search(other.token, theirs.id)).status).toBe(200);
   });
+
+  it("a team's searches take turns: at most one of them runs at a time in a process, the others wait (none refused)", async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner);
+    // Enough rows that a search takes a while: three at once would overlap if let.
+    await t.ctx.db.query(
+      `insert into submissions (id, team_id, form_id, status, payload, received_at)
+       select 'subm_turns' || lpad(g::text, 20, '0'), $1, $2, 'processed',
+              jsonb_build_object('message', 'pricing question ' || md5(g::text), 'email', 'p' || g || '@example.test'),
+              now() - g * interval '1 second'
+         from generate_series(1, 30000) g`,
+      [owner.teamId, form.id],
+    );
+    await withinTenSecondWindow();
+    let running = true;
+    let most = 0;
+    const sampling = (async () => {
+      while (running) {
+        const { rows } = await t.ctx.db.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and state = 'active' and query like '%submission_search_query%' and query not like '%pg_stat_activity%'`,
+        );
+        most = Math.max(most, rows[0]!.n);
+      }
+    })();
+    const answers = await Promise.all(['pricing', 'question', 'pricing question'].map((q) => t.http.get(`/v1/forms/${form.id}/submissions?q=${encodeURIComponent(q)}`).set(bearer(owner.token))));
+    running = false;
+    await sampling;
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(answers.every((a) => a.body.meta.total > 0)).toBe(true);
+    expect(most).toBe(1);
+  });
 });

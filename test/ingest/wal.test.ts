@@ -15,16 +15,21 @@ const BODY = 'name=Jane+Doe&email=jane%40example.com&message=Hello+there%2C+a+qu
 
 type Record = { xid: string; rel: string; kind: string };
 
+/** A fresh published form (pg_walinspect installed) and a post to it that must be accepted: its id. */
+async function postingForm(): Promise<() => Promise<string>> {
+  await t.ctx.db.query('create extension if not exists pg_walinspect');
+  const owner = await makeTeam(t, { plan: 'scale' });
+  const form = await makePublishedForm(t, owner);
+  return async () => {
+    const res = await t.http.post(form.endpoint).type('form').set('accept', 'application/json').send(BODY);
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
+}
+
 describe('WAL of an accepted post', () => {
   it('is one heap record per counter and no lock on the team row', async () => {
-    await t.ctx.db.query('create extension if not exists pg_walinspect');
-    const owner = await makeTeam(t, { plan: 'scale' });
-    const form = await makePublishedForm(t, owner);
-    const post = async () => {
-      const res = await t.http.post(form.endpoint).type('form').set('accept', 'application/json').send(BODY);
-      expect(res.status).toBe(201);
-      return res.body.id as string;
-    };
+    const post = await postingForm();
     // Every backend of the pool gets its counter rows first.
     for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: 10 }, post));
 
@@ -54,14 +59,7 @@ describe('WAL of an accepted post', () => {
 
 describe('WAL of posts committed together', () => {
   it('is one process-submission job per statement, not one per post', async () => {
-    await t.ctx.db.query('create extension if not exists pg_walinspect');
-    const owner = await makeTeam(t, { plan: 'scale' });
-    const form = await makePublishedForm(t, owner);
-    const post = async () => {
-      const res = await t.http.post(form.endpoint).type('form').set('accept', 'application/json').send(BODY);
-      expect(res.status).toBe(201);
-      return res.body.id as string;
-    };
+    const post = await postingForm();
     // 40 posts at once, again until some of them shared a statement (else this test shows nothing): on a
     // quiet machine each may be accepted before the next arrives.
     let from: Array<{ lsn: string }> = [];

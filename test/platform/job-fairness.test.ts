@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { deadDeliverySeeder } from '../support/dead-deliveries.ts';
 import { makePublishedForm } from '../support/forms.ts';
-import { bearer, makeTeam, type TestMember } from '../support/harness.ts';
+import { bearer, makeTeam } from '../support/harness.ts';
 import { hookedForms } from '../support/hooked-forms.ts';
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type Reply } from '../support/https-receiver.ts';
 import { postForm, startProcessingApp } from '../support/processing.ts';
@@ -34,19 +35,7 @@ afterAll(async () => {
 
 const CONTACT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Could you send me a quote for twenty units?' };
 
-let seeded = 0;
-/** `n` dead deliveries of the webhook, as the engine leaves them after a receiver's outage, each of its own submission. */
-async function deadDeliveries(team: TestMember, webhookId: string, n: number): Promise<void> {
-  const from = seeded;
-  seeded += n;
-  await t.ctx.db.query(
-    `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts, created_at)
-     select 'whd_jf' || lpad(to_hex(g), 24, '0'), $1, $2, 'submission.created', 'subm_jf' || lpad(to_hex(g), 24, '0'),
-            json_build_object('n', g)::text, 'dead', 2, now() - interval '1 hour'
-       from generate_series($3::int + 1, $3::int + $4::int) g`,
-    [team.teamId, webhookId, from, n],
-  );
-}
+const deadDeliveries = deadDeliverySeeder(t, 'jf');
 
 /** A team with one form and `hooks` webhooks, each to a fast receiver of its own, with `n` dead deliveries each. */
 async function teamWithBacklog(hooks: number, n: number, reply: (req: ReceivedRequest) => Reply = FAST) {
@@ -59,7 +48,7 @@ async function teamWithBacklog(hooks: number, n: number, reply: (req: ReceivedRe
     const res = await t.http.post(`/v1/forms/${form.id}/webhooks`).set(bearer(owner.token)).send({ label: `Bulk ${i}`, url: `${receiver.localhostUrl}/hook` });
     expect(res.status, res.text).toBe(201);
     webhooks.push({ id: res.body.data.id as string, receiver });
-    await deadDeliveries(owner, res.body.data.id as string, n);
+    await deadDeliveries(owner.teamId, res.body.data.id as string, n);
   }
   const received = () => webhooks.reduce((sum, w) => sum + w.receiver.requests.length, 0);
   /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { deadDeliverySeeder } from '../support/dead-deliveries.ts';
 import { bearer } from '../support/harness.ts';
 import { hookedForms, type HookedForm } from '../support/hooked-forms.ts';
 import { startProcessingApp } from '../support/processing.ts';
@@ -13,19 +14,7 @@ const RATE = 5;
 const t = await startProcessingApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true', INTAKE_REPLAY_TEAM_RATE: String(RATE) });
 const hookedForm = hookedForms(t);
 
-let seeded = 0;
-/** `n` dead deliveries of the webhook, as the engine leaves them after a receiver's outage. */
-async function deadDeliveries(h: HookedForm, n: number): Promise<void> {
-  const from = seeded;
-  seeded += n;
-  await t.ctx.db.query(
-    `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts, created_at)
-     select 'whd_rp' || lpad(to_hex(g), 24, '0'), $1, $2, 'submission.created', 'subm_rp' || lpad(to_hex(g), 24, '0'),
-            json_build_object('n', g)::text, 'dead', 2, now() - interval '1 hour'
-       from generate_series($3::int + 1, $3::int + $4::int) g`,
-    [h.owner.teamId, h.webhookId, from, n],
-  );
-}
+const deadDeliveries = deadDeliverySeeder(t, 'rp');
 
 const replayed = async (teamId: string) =>
   (await t.ctx.db.query<{ n: number }>('select count(*)::int as n from deliveries where team_id = $1 and replay_job_id is not null', [teamId])).rows[0]!.n;
@@ -38,9 +27,9 @@ async function replay(h: HookedForm): Promise<void> {
 describe("a team's bulk replays", { timeout: 60_000 }, () => {
   it('queue at most INTAKE_REPLAY_TEAM_RATE deliveries a second, all its jobs together; another team replays at its own pace', async () => {
     const a = await hookedForm();
-    await deadDeliveries(a, 200);
+    await deadDeliveries(a.owner.teamId, a.webhookId, 200);
     const c = await hookedForm();
-    await deadDeliveries(c, 8);
+    await deadDeliveries(c.owner.teamId, c.webhookId, 8);
 
     const started = Date.now();
     // Two jobs of the same team (the replay of one webhook twice over) share the team's pace.

@@ -5,12 +5,12 @@ export type WindowRow = { hits: number; reset: number };
 /**
  * The upsert of a fixed-window counter (rate_limit_windows is UNLOGGED: a hit costs no WAL flush, and a
  * crash merely forgets a minute of counts), returning the window's hits with this one and the seconds
- * until it resets. `key` and `seconds` are SQL expressions over the statement's parameters.
+ * until it resets. `key`, `seconds` and `by` (how many hits it counts) are SQL expressions over the statement's parameters.
  */
-export function windowHit(key: string, seconds: string, from = ''): string {
+export function windowHit(key: string, seconds: string, from = '', by = '1'): string {
   return `insert into rate_limit_windows as w (key, window_start, hits)
-     select ${key}, to_timestamp(floor(extract(epoch from now()) / ${seconds}) * ${seconds}), 1 ${from}
-     on conflict (key, window_start) do update set hits = w.hits + 1
+     select ${key}, to_timestamp(floor(extract(epoch from now()) / ${seconds}) * ${seconds}), ${by} ${from}
+     on conflict (key, window_start) do update set hits = w.hits + ${by}
      returning w.hits, ceil(extract(epoch from (w.window_start + make_interval(secs => ${seconds}) - now())))::int as reset`;
 }
 
@@ -21,11 +21,8 @@ export function windowHit(key: string, seconds: string, from = ''): string {
  */
 export async function takeFromWindow(sql: Sql, key: string, windowSeconds: number, wanted: number, limit: number): Promise<{ granted: number; reset: number }> {
   const { rows } = await sql.query<{ granted: number; reset: number }>(
-    `insert into rate_limit_windows as w (key, window_start, hits)
-     select $1::text, to_timestamp(floor(extract(epoch from now()) / $2::int) * $2::int), $3::int
-     on conflict (key, window_start) do update set hits = w.hits + $3::int
-     returning greatest(0, least($3::int, $4::int - (w.hits - $3::int)))::int as granted,
-               ceil(extract(epoch from (w.window_start + make_interval(secs => $2::int) - now())))::int as reset`,
+    `with hit as (${windowHit('$1::text', '$2::int', '', '$3::int')})
+     select greatest(0, least($3::int, $4::int - (hits - $3::int)))::int as granted, reset from hit`,
     [key, windowSeconds, wanted, limit],
     'intake_take_from_window',
   );

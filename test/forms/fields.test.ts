@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pruneFields } from '../../server/db/queries/forms.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, startTestApp } from '../support/harness.ts';
 
@@ -54,6 +56,23 @@ describe('the field names a form learns', () => {
     expect(pruned.body.meta).toEqual({ count: 401, limit: 500, overflow: false });
     fields = await t.http.get(`/v1/forms/${form.id}/fields`).set(bearer(owner.token));
     expect(fields.body.data.map((f: { name: string }) => f.name)).toEqual(expect.arrayContaining(['c199', 'late']));
+  });
+
+  it('a prune under way holds back only posts that bring a new name, not the others (a process sends its posts in one statement)', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner);
+    expect((await post(form.endpoint, ['email', 'message'])).status).toBe(201);
+    let learner: Promise<{ status: number }> | undefined;
+    await t.ctx.db.transaction(async (tx) => {
+      await pruneFields(tx, form.id); // the form's row stays locked until this transaction ends
+      const known = await Promise.race([post(form.endpoint, ['email', 'message']), sleep(5_000).then(() => 'held back' as const)]);
+      expect(known === 'held back' ? known : known.status).toBe(201);
+      learner = Promise.resolve(post(form.endpoint, ['email', 'phone']));
+      expect(await Promise.race([learner.then(() => 'answered'), sleep(300).then(() => 'waits for the prune')])).toBe('waits for the prune');
+    });
+    expect((await learner!).status).toBe(201);
+    const fields = await t.http.get(`/v1/forms/${form.id}/fields`).set(bearer(owner.token));
+    expect(fields.body.data.map((f: { name: string }) => f.name)).toEqual(['email', 'message', 'phone']);
   });
 
   it('an edit (PUT) past the limit keeps the value without learning the name', async () => {

@@ -133,7 +133,7 @@ export async function fieldState(sql: Sql, formId: string): Promise<{ count: num
  * submissions, with the form row locked so no post learns a name halfway. Returns the names forgotten.
  */
 export async function pruneFields(sql: Sql, formId: string): Promise<string[]> {
-  await sql.query('select 1 from forms where id = $1 for update', [formId]);
+  await sql.query('select 1 from forms where id = $1 for no key update', [formId]);
   await sql.query(
     `create temporary table used_fields on commit drop as
        select k as name, min(s.received_at) as first_seen_at from submissions s, jsonb_object_keys(s.payload) k

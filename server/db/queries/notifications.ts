@@ -88,7 +88,7 @@ export async function findActionTarget(sql: Sql, submissionId: string, lock = fa
 /** The form an unsubscribe link names: its team, name and addresses. */
 export async function findFormAddresses(sql: Sql, formId: string, lock = false): Promise<{ team_id: string; name: string; notification_emails: string[] } | undefined> {
   const { rows } = await sql.query<{ team_id: string; name: string; notification_emails: string[] }>(
-    `select team_id, name, notification_emails from forms where id = $1 ${lock ? 'for update' : ''}`,
+    `select team_id, name, notification_emails from forms where id = $1 ${lock ? 'for no key update' : ''}`,
     [formId],
   );
   return rows[0];

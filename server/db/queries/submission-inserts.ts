@@ -218,12 +218,17 @@ type Waiting = { s: SubmissionInsert; job: AcceptJob | null; settle: (err?: unkn
  * statement has committed. A batch that fails (a spent quota, a held key, anything) is retried one post at
  * a time, in order, so each post gets its own outcome.
  *
- * Two statements in flight, not more: with four, ten posters (a small site's load) mostly went one post per
- * statement — a statement, a commit and a job each — and Postgres spent ~0.55 ms of CPU per post; with two,
- * the posts that wait share the next statement (~0.45 ms, and 1,900 rather than 2,120 WAL bytes per post).
- * An idle process still sends a lone post at once (issue 30, bench/README.md "ingest").
+ * One statement in flight per process: the posts that arrive while it runs (its WAL flush above all) wait and
+ * share the next one. Each statement carries fixed costs — a round trip, a transaction and its commit record,
+ * the shared job — so fewer, larger statements cost less per post: with four in flight ten posters (a small
+ * site's load) mostly went one post per statement and Postgres spent ~0.55 ms of CPU per post, with two
+ * ~0.45 ms, with one ~0.25 ms (0.31 with two in the same run) and 1,650 WAL bytes per post rather than 1,810;
+ * the throughput at ten connections rose from ~2,500 to ~3,200 posts/s (issue 30, bench/README.md "ingest").
+ * An idle process still sends a lone post at once. What could hold the one statement is bounded: the
+ * pooled connection's statement_timeout, and no lock it takes is held long by anyone else (a form's row
+ * is locked `for no key update`, which leaves a post's key-share lock free; see pruneFields).
  */
-const ACCEPT_LIMITS = { maxRunning: 2, maxBatch: 64 };
+const ACCEPT_LIMITS = { maxRunning: 1, maxBatch: 64 };
 
 /**
  * Runs `write` so that a monthly quota holds exactly: when a post of the batch has one, inside a transaction

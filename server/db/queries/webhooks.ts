@@ -166,7 +166,7 @@ export async function teamWebhooksFor(sql: Sql, teamId: string, event: string): 
 
 /** Locks the form's row and counts its live webhooks: creates on one form take turns. */
 export async function lockFormWebhooks(sql: Sql, formId: string): Promise<number> {
-  await sql.query('select 1 from forms where id = $1 for update', [formId]);
+  await sql.query('select 1 from forms where id = $1 for no key update', [formId]);
   const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from webhooks where form_id = $1 and deleted_at is null', [formId]);
   return rows[0]!.n;
 }

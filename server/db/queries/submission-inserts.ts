@@ -16,6 +16,13 @@ import { GroupCommit } from '../../group-commit.ts';
  */
 const USAGE_SHARD = '(pg_backend_pid() % 1024)';
 
+/**
+ * LEARNING: a post that brings a field name its form has not learned learns it in the accepting statement,
+ * under the form row's lock (the learning trigger counts names against the limit, migration 0006) — but
+ * only when that lock is free at once (`skip locked`): the process's posts share one statement, and a form
+ * whose row someone holds (a prune's pass over a big form, another process learning) must not hold them all.
+ * A name not learned here is learned by the post's process-submission job (processing.ts), which may wait.
+ */
 /** How long an Idempotency-Key holds its first submission. */
 const IDEMPOTENCY_WINDOW = "interval '24 hours'";
 
@@ -81,14 +88,18 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
     `usage as (select 1 from bumped union all select 1 from first_of_shard)`,
   ];
   // Spam teaches the form no field names. Known names are filtered out first: only a post bringing a new
-  // name reaches the learning trigger (and its lock on the form row; see migration 0006).
+  // name reaches the learning trigger (and its lock on the form row; see migration 0006) — see LEARNING.
   if (s.status !== 'spam') {
-    ctes.push(`fields as (
-       insert into form_fields (form_id, name, ordinal)
-       select ${form}, f.name, f.ord from unnest(${p(Object.keys(s.payload))}::text[]) with ordinality as f(name, ord)
-        where not exists (select 1 from form_fields k where k.form_id = ${form} and k.name = f.name)
-        order by f.ord
-       on conflict do nothing)`);
+    ctes.push(
+      `new_names as (
+         select f.name, f.ord from unnest(${p(Object.keys(s.payload))}::text[]) with ordinality as f(name, ord)
+          where not exists (select 1 from form_fields k where k.form_id = ${form} and k.name = f.name))`,
+      `learning as (select id from forms where id = ${form} and exists (select 1 from new_names) for no key update skip locked)`,
+      `fields as (
+         insert into form_fields (form_id, name, ordinal)
+         select ${form}, name, ord from new_names where exists (select 1 from learning) order by ord
+         on conflict do nothing)`,
+    );
   }
   if (s.files.length) {
     const col = (f: (u: FileInsert) => unknown, type: string) => `${p(s.files.map(f))}::${type}[]`;
@@ -181,12 +192,14 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
        on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + excluded.submissions
        returning team_id),
      usage as (select team_id from bumped union all select team_id from first_of_shard),
+     new_names as (
+       select distinct on (i.form_id, f.name) i.form_id, f.name, f.ord, i.seq from input i, unnest(i.fields) with ordinality as f(name, ord)
+        where i.status <> 'spam' and not exists (select 1 from form_fields k where k.form_id = i.form_id and k.name = f.name)
+        order by i.form_id, f.name, i.seq, f.ord),
+     learning as (select id from forms where id in (select form_id from new_names) order by id for no key update skip locked),
      fields as (
        insert into form_fields (form_id, name, ordinal)
-       select form_id, name, ord from (
-         select distinct on (i.form_id, f.name) i.form_id, f.name, f.ord, i.seq from input i, unnest(i.fields) with ordinality as f(name, ord)
-          where i.status <> 'spam' and not exists (select 1 from form_fields k where k.form_id = i.form_id and k.name = f.name)
-          order by i.form_id, f.name, i.seq, f.ord) first_use
+       select form_id, name, ord from new_names where form_id in (select id from learning)
         order by seq, ord -- names are learned in the order posts brought them (the limit keeps the first)
        on conflict do nothing),
      files as (

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import * as queries from '../../db/queries/processing.ts';
 import * as submissionRows from '../../db/queries/submissions.ts';
+import { recordFieldNames } from '../../db/queries/forms.ts';
 import { autoresponseEmail, notificationEmail } from '../../jobs/definitions.ts';
 import { createSubmissionDeliveries } from '../webhooks/deliveries.ts';
 import { storedSettings } from '../spam/stored-rules.ts';
@@ -17,8 +18,9 @@ function storableReason(reason: string): string {
  * reason `ai_moderation`), and the follow-up work created in the same transaction: the notification e-mail's
  * job and one delivery (with its job) per active webhook of the form subscribed to `submission.created` whose
  * filter the submission meets and that has not had it yet (see createSubmissionDeliveries; moderation's spam
- * reaches `submission.spam` webhooks through the spam-deliveries job). Runs at most once per submission
- * while it stays processed: only a `received` row is processed, so a retried or duplicated job changes nothing.
+ * reaches `submission.spam` webhooks through the spam-deliveries job), and the field names the post could not
+ * learn when it was accepted. Runs at most once per submission while it stays processed: only a `received` row
+ * is processed, so a retried or duplicated job changes nothing.
  */
 export async function processSubmission(
   ctx: AppContext,
@@ -49,6 +51,8 @@ export async function processSubmission(
       autoresponse: spam && autoresponds ? ({ skipped: 'spam' } as const) : null,
     } as const;
     if (!(await submissionRows.settleReceived(tx, submissionId, verdict))) return 'skipped' as const;
+    // Names its post could not learn at once (its form's row was held: submission-inserts.ts, LEARNING).
+    await recordFieldNames(tx, row.form_id, Object.keys(row.payload));
     tx.afterCommit(() => announceSubmissionEvent(ctx, row.form_id));
     // Instant notifications (digest forms are told by the digest job); spam only when the form asks.
     const notify = row.notification_emails.length > 0 && settings.notification_mode === 'instant' && (!spam || settings.notify_spam);

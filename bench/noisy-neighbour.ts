@@ -42,12 +42,15 @@ import { scratchDir, startDatabase, startStorage } from './lib/infra.ts';
 import { resetStatements, topStatements } from './lib/pg-stats.ts';
 import type { AttackOptions, AttackReport } from './lib/noisy-attacker.ts';
 import { cpuMs, freePort, startChild, treeCpuMs, waitForHttp } from './lib/processes.ts';
+import { runtimeBetween, scrapeRuntime, type RuntimeReport } from './lib/server-runtime.ts';
 import { quantile, runTenantLoad, type Accepted, type LatencyStats, type TenantLoadResult } from './lib/tenant-load.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const INTAKE = path.join(ROOT, 'cli', 'intake');
 const ATTACKER = path.join(ROOT, 'bench', 'lib', 'noisy-attacker.ts');
 const TARGET = { errors: 0, p99Ratio: 2 };
+/** The server's /metrics token: the report reads its GC and event-loop figures (bench/lib/server-runtime.ts). */
+const METRICS_TOKEN = `noisy-metrics-${process.pid}`;
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
 const { values: opts } = parseArgs({
@@ -361,6 +364,7 @@ async function main(): Promise<number> {
     STORAGE_BUCKET: 'intake-bench',
     INTAKE_DATA_DIR: dir,
     INTAKE_SECRET_KEY: `noisy-${Date.now()}`,
+    INTAKE_METRICS_TOKEN: METRICS_TOKEN,
     INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true',
     // Team B's visitors come through a proxy, each from an address of its own (the soak's scheme).
     INTAKE_TRUST_PROXY: 'loopback',
@@ -396,7 +400,8 @@ async function main(): Promise<number> {
     firstClient += Math.ceil(r.postsSent / 10) + 1;
     log(
       `${title}: posts p50 ${r.posts.latencyMs.p50} p99 ${r.posts.latencyMs.p99} ms, ${r.posts.errors} errors; ` +
-        `lists p50 ${r.lists.latencyMs.p50} p99 ${r.lists.latencyMs.p99} ms, ${r.lists.errors} errors`,
+        `lists p50 ${r.lists.latencyMs.p50} p99 ${r.lists.latencyMs.p99} ms, ${r.lists.errors} errors; ` +
+        `the measuring process's event-loop delay p99 ${r.clientDelayMs.p99} max ${r.clientDelayMs.max} ms`,
     );
     return r;
   };
@@ -405,8 +410,9 @@ async function main(): Promise<number> {
 
   await sampler.start();
   if (statements) await resetStatements(statements);
+  let runtimeBefore = await scrapeRuntime(origin, METRICS_TOKEN);
   const quiet = await tenantLoad(seconds, 'quiet');
-  const quietServer = sampler.stop();
+  const quietServer = { ...sampler.stop(), runtime: runtimeBetween(runtimeBefore, await scrapeRuntime(origin, METRICS_TOKEN)) };
   const quietStatements = statements ? await topStatements(statements) : null;
   const quietDeliveries = await deliveriesOf(quiet.accepted, num('delivery-grace') * 1000);
   log(`quiet: team B's deliveries ${JSON.stringify(quietDeliveries)}`);
@@ -456,8 +462,9 @@ async function main(): Promise<number> {
   log(`team A's attack under way after ${rampSeconds.toFixed(1)} s`);
   await sampler.start(attacker.pid);
   if (statements) await resetStatements(statements);
+  runtimeBefore = await scrapeRuntime(origin, METRICS_TOKEN);
   const noisy = await tenantLoad(seconds, 'noisy');
-  const noisyServer = sampler.stop();
+  const noisyServer = { ...sampler.stop(), runtime: runtimeBetween(runtimeBefore, await scrapeRuntime(origin, METRICS_TOKEN)) };
   const noisyStatements = statements ? await topStatements(statements) : null;
   const stopping = attacker.stop(90_000);
   let attack: AttackReport | null = null;
@@ -486,8 +493,8 @@ async function main(): Promise<number> {
     options: { ...attackOptions, viewerToken: undefined, editorToken: undefined, origin: undefined, formId: undefined, webhookId: undefined, duration: seconds, warmup: num('warmup'), rows: num('rows'), deliveries: num('deliveries'), posters: num('posters'), postIntervalMs: num('post-interval'), listers: num('listers'), listIntervalMs: num('list-interval') },
     settings: { DATABASE_POOL_SIZE: extra.DATABASE_POOL_SIZE ?? '10 (default)', ...extra },
     teamB: {
-      quiet: { posts: quiet.posts, lists: quiet.lists, health: quiet.health, deliveries: quietDeliveries, server: quietServer },
-      noisy: { posts: noisy.posts, lists: noisy.lists, health: noisy.health, deliveries: noisyDeliveries, server: noisyServer },
+      quiet: { posts: quiet.posts, lists: quiet.lists, health: quiet.health, clientDelayMs: quiet.clientDelayMs, deliveries: quietDeliveries, server: quietServer },
+      noisy: { posts: noisy.posts, lists: noisy.lists, health: noisy.health, clientDelayMs: noisy.clientDelayMs, deliveries: noisyDeliveries, server: noisyServer },
       p99Ratio: {
         posts: posts.p99Ratio,
         lists: lists.p99Ratio,
@@ -522,6 +529,10 @@ async function main(): Promise<number> {
     `  deliveries (post → receiver, not in the verdict) quiet p50 ${quietDeliveries.latencyMs.p50} p99 ${quietDeliveries.latencyMs.p99} ms, ${quietDeliveries.notDeliveredWithinGrace} late | ` +
       `noisy p50 ${noisyDeliveries.latencyMs.p50} p99 ${noisyDeliveries.latencyMs.p99} ms, ${noisyDeliveries.notDeliveredWithinGrace} not within ${noisyDeliveries.graceSeconds} s | p99 ×${result.teamB.p99Ratio.deliveries}`,
   );
+  const runtime = (r: RuntimeReport) =>
+    `GC ${JSON.stringify(r.gcSeconds)} s, pauses > 10 ms ${r.gcPausesOver10Ms}, > 100 ms ${r.gcPausesOver100Ms}; event-loop delay p99 ${r.eventLoopDelayP99Ms} max ${r.eventLoopDelayMaxMs} ms; heap ${r.heapUsedMb} MB`;
+  log(`  server runtime quiet: ${runtime(quietServer.runtime)}`);
+  log(`  server runtime noisy: ${runtime(noisyServer.runtime)}`);
   if (attack) {
     const a = attack;
     log(

@@ -8,6 +8,7 @@
  * what it needs. A request that never gets an answer is timed until it fails, so a stall shows in the
  * latencies as well as in the errors.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { BROWSER_HEADERS, contactFormBodies } from './contact-form.ts';
 
@@ -38,7 +39,11 @@ export type TenantLoadOptions = {
   timeoutMs: number;
 };
 
-export type TenantLoadResult = { posts: LatencyStats; lists: LatencyStats; health: LatencyStats };
+/**
+ * `clientDelayMs`: the event-loop delay of the process measuring (p99 and max, ms) — a latency is measured
+ * from that loop, so a stall of it shows in every request in flight, whatever the server did.
+ */
+export type TenantLoadResult = { posts: LatencyStats; lists: LatencyStats; health: LatencyStats; clientDelayMs: { p99: number; max: number } };
 
 /** Submission id → Date.now() when its post was answered 201: the start of its delivery's latency. */
 export type Accepted = Map<string, number>;
@@ -107,6 +112,8 @@ export async function runTenantLoad(opts: TenantLoadOptions): Promise<TenantLoad
   const started = performance.now();
   const until = started + opts.seconds * 1000;
   let postSeq = 0;
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
 
   const accepted: Accepted = new Map();
   const request = async (rec: Recorder, req: Parameters<Pool['request']>[0]) => {
@@ -154,8 +161,10 @@ export async function runTenantLoad(opts: TenantLoadOptions): Promise<TenantLoad
       prober(),
     ]);
   } finally {
+    loop.disable();
     await pool.destroy();
   }
   const seconds = (performance.now() - started) / 1000;
-  return { posts: posts.stats(seconds), lists: lists.stats(seconds), health: health.stats(seconds), postsSent: postSeq, accepted };
+  const clientDelayMs = { p99: Math.round(loop.percentile(99) / 1e5) / 10, max: Math.round(loop.max / 1e5) / 10 };
+  return { posts: posts.stats(seconds), lists: lists.stats(seconds), health: health.stats(seconds), clientDelayMs, postsSent: postSeq, accepted };
 }

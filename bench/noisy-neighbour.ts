@@ -55,7 +55,7 @@ const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
 const { values: opts } = parseArgs({
   options: {
-    duration: { type: 'string', default: '20' },
+    duration: { type: 'string', default: '60' },
     warmup: { type: 'string', default: '5' },
     rows: { type: 'string', default: '50000' },
     deliveries: { type: 'string', default: '10000' },
@@ -81,7 +81,7 @@ const { values: opts } = parseArgs({
 
 if (opts.help) {
   console.log(`node bench/noisy-neighbour.ts [options]
-  --duration S        seconds of team B's load in each of the quiet and noisy runs (default 20)
+  --duration S        seconds of team B's load in each of the quiet and noisy runs (default 60: ~500 lists, so their p99 is not just the second-slowest)
   --warmup S          seconds of team B's load before the quiet run, not measured (default 5)
   --rows N            submissions seeded in team A's big form, ~1 KB each (default 50000)
   --deliveries N      delivered webhook deliveries seeded for A's webhook, what a replay sends again (default 10000)

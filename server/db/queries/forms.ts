@@ -130,7 +130,8 @@ export async function fieldState(sql: Sql, formId: string): Promise<{ count: num
 /**
  * Forgets learned names no stored submission of the form has, then learns (up to the limit, oldest first)
  * names stored submissions have that the form did not learn, and recounts — in one pass over the form's
- * submissions, with the form row locked so no post learns a name halfway. Returns the names forgotten.
+ * submissions, with the form row locked so no post learns a name halfway (`for no key update`: a post that learns
+ * nothing, its foreign key's key-share lock, goes on). Returns the names forgotten.
  */
 export async function pruneFields(sql: Sql, formId: string): Promise<string[]> {
   await sql.query('select 1 from forms where id = $1 for no key update', [formId]);

@@ -16,13 +16,12 @@ import { GroupCommit } from '../../group-commit.ts';
  */
 const USAGE_SHARD = '(pg_backend_pid() % 1024)';
 
-/**
- * LEARNING: a post that brings a field name its form has not learned learns it in the accepting statement,
- * under the form row's lock (the learning trigger counts names against the limit, migration 0006) — but
- * only when that lock is free at once (`skip locked`): the process's posts share one statement, and a form
- * whose row someone holds (a prune's pass over a big form, another process learning) must not hold them all.
- * A name not learned here is learned by the post's process-submission job (processing.ts), which may wait.
- */
+// LEARNING: a post that brings a field name its form has not learned learns it in the accepting statement,
+// under the form row's lock (the learning trigger counts names against the limit, migration 0006) — but
+// only when that lock is free at once (`skip locked`): the process's posts share one statement, and a form
+// whose row someone holds (a prune's pass over a big form, another process learning) must not hold them all.
+// A name not learned here is learned by the post's process-submission job (processing.ts), which may wait.
+
 /** How long an Idempotency-Key holds its first submission. */
 const IDEMPOTENCY_WINDOW = "interval '24 hours'";
 

@@ -222,6 +222,8 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
   const ready = client.connect();
   onCleanup('sampler connection', () => client.end().catch(() => {}));
   let samples: Sample[] = [];
+  /** What the backends were running at each tick (epoch ms): set beside the slowest requests. */
+  let activity: Array<{ at: number; active: string[] }> = [];
   let peakRssMb = 0;
   let timer: NodeJS.Timeout | null = null;
   let attackerPid: number | null = null;
@@ -253,14 +255,18 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
   const tick = async () => {
     peakRssMb = Math.max(peakRssMb, rssMb());
     try {
-      const { rows } = await client.query<Sample>(
+      const at = Date.now();
+      const { rows } = await client.query<Sample & { active: string[] | null }>(
         `select count(*) filter (where state <> 'idle')::int as busy,
                 count(*) filter (where state <> 'idle' and query ilike 'copy%')::int as copying,
-                count(*)::int as connections
+                count(*)::int as connections,
+                array_agg(regexp_replace(left(query, 70), '\\s+', ' ', 'g') || ' [' || coalesce(wait_event, 'CPU') || ']') filter (where state = 'active') as active
            from pg_stat_activity
           where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`,
       );
-      samples.push(rows[0]!);
+      const { active, ...counts } = rows[0]!;
+      samples.push(counts);
+      activity.push({ at, active: active ?? [] });
     } catch {
       // the database is going away
     }
@@ -270,11 +276,12 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
       await ready;
       attackerPid = attacker;
       samples = [];
+      activity = [];
       peakRssMb = rssMb();
       // The backends' readings are the baseline; Postgres's figure is already a difference from them.
       cpuStart = { ...cpuNow(), postgres: 0 };
       wallStart = performance.now();
-      timer = setInterval(() => void tick(), 250);
+      timer = setInterval(() => void tick(), 100);
     },
     stop() {
       if (timer) clearInterval(timer);
@@ -291,6 +298,9 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
       const mean = (k: keyof Sample) => Math.round((samples.reduce((n, x) => n + x[k], 0) / Math.max(1, samples.length)) * 10) / 10;
       return {
         samples: samples.length,
+        /** Active statements sampled while each of the given requests was in flight. */
+        during: (reqs: Array<{ at: number; ms: number }>) =>
+          reqs.map((r) => ({ ...r, active: [...new Set(activity.filter((a) => a.at >= r.at && a.at <= r.at + r.ms).flatMap((a) => a.active))] })),
         postgresConnections: { peak: peak('connections'), busyPeak: peak('busy'), busyMean: mean('busy'), copyingPeak: peak('copying') },
         serverRssPeakMb: Math.round(peakRssMb),
         /** Cores each party kept busy on average (CPU seconds per second), the whole machine's, and what the rest of the machine used. */
@@ -412,7 +422,9 @@ async function main(): Promise<number> {
   if (statements) await resetStatements(statements);
   let runtimeBefore = await scrapeRuntime(origin, METRICS_TOKEN);
   const quiet = await tenantLoad(seconds, 'quiet');
-  const quietServer = { ...sampler.stop(), runtime: runtimeBetween(runtimeBefore, await scrapeRuntime(origin, METRICS_TOKEN)) };
+  const { during: quietDuring, ...quietSampled } = sampler.stop();
+  const quietServer = { ...quietSampled, runtime: runtimeBetween(runtimeBefore, await scrapeRuntime(origin, METRICS_TOKEN)) };
+  const quietSlowest = { posts: quietDuring(quiet.posts.slowest), lists: quietDuring(quiet.lists.slowest) };
   const quietStatements = statements ? await topStatements(statements) : null;
   const quietDeliveries = await deliveriesOf(quiet.accepted, num('delivery-grace') * 1000);
   log(`quiet: team B's deliveries ${JSON.stringify(quietDeliveries)}`);
@@ -464,7 +476,9 @@ async function main(): Promise<number> {
   if (statements) await resetStatements(statements);
   runtimeBefore = await scrapeRuntime(origin, METRICS_TOKEN);
   const noisy = await tenantLoad(seconds, 'noisy');
-  const noisyServer = { ...sampler.stop(), runtime: runtimeBetween(runtimeBefore, await scrapeRuntime(origin, METRICS_TOKEN)) };
+  const { during: noisyDuring, ...noisySampled } = sampler.stop();
+  const noisyServer = { ...noisySampled, runtime: runtimeBetween(runtimeBefore, await scrapeRuntime(origin, METRICS_TOKEN)) };
+  const noisySlowest = { posts: noisyDuring(noisy.posts.slowest), lists: noisyDuring(noisy.lists.slowest) };
   const noisyStatements = statements ? await topStatements(statements) : null;
   const stopping = attacker.stop(90_000);
   let attack: AttackReport | null = null;
@@ -493,8 +507,8 @@ async function main(): Promise<number> {
     options: { ...attackOptions, viewerToken: undefined, editorToken: undefined, origin: undefined, formId: undefined, webhookId: undefined, duration: seconds, warmup: num('warmup'), rows: num('rows'), deliveries: num('deliveries'), posters: num('posters'), postIntervalMs: num('post-interval'), listers: num('listers'), listIntervalMs: num('list-interval') },
     settings: { DATABASE_POOL_SIZE: extra.DATABASE_POOL_SIZE ?? '10 (default)', ...extra },
     teamB: {
-      quiet: { posts: quiet.posts, lists: quiet.lists, health: quiet.health, clientDelayMs: quiet.clientDelayMs, deliveries: quietDeliveries, server: quietServer },
-      noisy: { posts: noisy.posts, lists: noisy.lists, health: noisy.health, clientDelayMs: noisy.clientDelayMs, deliveries: noisyDeliveries, server: noisyServer },
+      quiet: { posts: quiet.posts, lists: quiet.lists, health: quiet.health, clientDelayMs: quiet.clientDelayMs, deliveries: quietDeliveries, server: quietServer, slowest: quietSlowest },
+      noisy: { posts: noisy.posts, lists: noisy.lists, health: noisy.health, clientDelayMs: noisy.clientDelayMs, deliveries: noisyDeliveries, server: noisyServer, slowest: noisySlowest },
       p99Ratio: {
         posts: posts.p99Ratio,
         lists: lists.p99Ratio,
@@ -533,6 +547,12 @@ async function main(): Promise<number> {
     `GC ${JSON.stringify(r.gcSeconds)} s, pauses > 10 ms ${r.gcPausesOver10Ms}, > 100 ms ${r.gcPausesOver100Ms}; event-loop delay p99 ${r.eventLoopDelayP99Ms} max ${r.eventLoopDelayMaxMs} ms; heap ${r.heapUsedMb} MB`;
   log(`  server runtime quiet: ${runtime(quietServer.runtime)}`);
   log(`  server runtime noisy: ${runtime(noisyServer.runtime)}`);
+  for (const [run, slowest] of [['quiet', quietSlowest], ['noisy', noisySlowest]] as const) {
+    for (const kind of ['lists', 'posts'] as const) {
+      log(`  slowest ${kind} (${run}), with the statements Postgres was running meanwhile (sampled every 100 ms):`);
+      for (const r of slowest[kind].slice(0, 5)) log(`    ${new Date(r.at).toISOString().slice(11, 23)} ${r.ms} ms: ${r.active.join(' | ') || '-'}`);
+    }
+  }
   if (attack) {
     const a = attack;
     log(

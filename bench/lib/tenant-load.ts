@@ -21,6 +21,8 @@ export type LatencyStats = {
   latencyMs: { p50: number; p90: number; p99: number; max: number };
   statuses: Record<string, number>;
   errorSamples: string[];
+  /** The run's slowest requests, slowest first (the report sets what Postgres was doing beside them). */
+  slowest: SlowRequest[];
 };
 
 export type TenantLoadOptions = {
@@ -55,8 +57,12 @@ export function quantile(sorted: number[], q: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! * 10) / 10;
 }
 
+/** One of the slowest requests of a run: when it started (epoch ms) and how long it took. */
+export type SlowRequest = { at: number; ms: number };
+
 class Recorder {
   private latencies: number[] = [];
+  private timed: SlowRequest[] = [];
   private statuses: Record<string, number> = {};
   private samples: string[] = [];
   private ok = 0;
@@ -64,6 +70,7 @@ class Recorder {
 
   answer(ms: number, status: number, body: string): void {
     this.latencies.push(ms);
+    this.timed.push({ at: Date.now() - ms, ms });
     this.statuses[status] = (this.statuses[status] ?? 0) + 1;
     if (status >= 200 && status < 300) this.ok += 1;
     else this.fail(`${status} ${body.slice(0, 160)}`);
@@ -71,6 +78,7 @@ class Recorder {
 
   noAnswer(ms: number, err: unknown): void {
     this.latencies.push(ms);
+    this.timed.push({ at: Date.now() - ms, ms });
     // AbortSignal.timeout's DOMException has a numeric legacy code: its name says more.
     const e = err as { code?: unknown; name?: string };
     const code = typeof e.code === 'string' ? e.code : (e.name ?? 'Error');
@@ -93,6 +101,7 @@ class Recorder {
       latencyMs: { p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), p99: quantile(sorted, 0.99), max: quantile(sorted, 1) },
       statuses: this.statuses,
       errorSamples: this.samples,
+      slowest: this.timed.sort((a, b) => b.ms - a.ms).slice(0, 8).map((r) => ({ at: r.at, ms: Math.round(r.ms * 10) / 10 })),
     };
   }
 }

@@ -43,6 +43,7 @@ import { resetStatements, topStatements } from './lib/pg-stats.ts';
 import type { AttackOptions, AttackReport } from './lib/noisy-attacker.ts';
 import { cpuMs, freePort, startChild, treeCpuMs, waitForHttp } from './lib/processes.ts';
 import { runtimeBetween, scrapeRuntime, type RuntimeReport } from './lib/server-runtime.ts';
+import { WalTimeline } from './lib/wal-timeline.ts';
 import { quantile, runTenantLoad, type Accepted, type LatencyStats, type TenantLoadResult } from './lib/tenant-load.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -418,10 +419,14 @@ async function main(): Promise<number> {
 
   if (num('warmup') > 0) await tenantLoad(num('warmup'), 'warm-up');
 
+  const wal = await WalTimeline.open(db.url);
+  onCleanup('WAL timeline connection', () => wal.close());
   await sampler.start();
   if (statements) await resetStatements(statements);
   let runtimeBefore = await scrapeRuntime(origin, METRICS_TOKEN);
+  await wal.mark('quiet start');
   const quiet = await tenantLoad(seconds, 'quiet');
+  await wal.mark('quiet end');
   const { during: quietDuring, ...quietSampled } = sampler.stop();
   const quietServer = { ...quietSampled, runtime: runtimeBetween(runtimeBefore, await scrapeRuntime(origin, METRICS_TOKEN)) };
   const quietSlowest = { posts: quietDuring(quiet.posts.slowest), lists: quietDuring(quiet.lists.slowest) };
@@ -448,6 +453,7 @@ async function main(): Promise<number> {
   };
   const lines: string[] = [];
   let lineArrived: () => void = () => {};
+  await wal.mark('attack start');
   const attacker = startChild('attacker', process.execPath, [ATTACKER], {
     env: { PATH: process.env.PATH, NOISY_ATTACK: JSON.stringify(attackOptions) },
     echo: opts.verbose,
@@ -475,7 +481,12 @@ async function main(): Promise<number> {
   await sampler.start(attacker.pid);
   if (statements) await resetStatements(statements);
   runtimeBefore = await scrapeRuntime(origin, METRICS_TOKEN);
+  await wal.mark('noisy start');
+  const fiveSeconds = setTimeout(() => void wal.mark('noisy +5 s'), 5_000);
   const noisy = await tenantLoad(seconds, 'noisy');
+  clearTimeout(fiveSeconds);
+  await wal.mark('noisy end');
+  const walReport = { stretches: await wal.stretches(), attackFirstSeconds: await wal.breakdown('attack start', 'noisy +5 s').catch(() => null) };
   const { during: noisyDuring, ...noisySampled } = sampler.stop();
   const noisyServer = { ...noisySampled, runtime: runtimeBetween(runtimeBefore, await scrapeRuntime(origin, METRICS_TOKEN)) };
   const noisySlowest = { posts: noisyDuring(noisy.posts.slowest), lists: noisyDuring(noisy.lists.slowest) };
@@ -517,6 +528,7 @@ async function main(): Promise<number> {
       },
     },
     teamA: { rampSeconds: Math.round(rampSeconds * 10) / 10, ...(attack ?? { error: attackError }), webhookRequestsReceived: received },
+    wal: walReport,
     database: { kind: db.kind, settings: db.settings, statements: statements ? { quiet: quietStatements, noisy: noisyStatements } : undefined },
     wallSeconds: Math.round((Date.now() - wallStart) / 100) / 10,
     machine: { cpus: os.cpus().length, loadavg: os.loadavg().map((l) => Math.round(l * 100) / 100) },
@@ -547,6 +559,11 @@ async function main(): Promise<number> {
     `GC ${JSON.stringify(r.gcSeconds)} s, pauses > 10 ms ${r.gcPausesOver10Ms}, > 100 ms ${r.gcPausesOver100Ms}; event-loop delay p99 ${r.eventLoopDelayP99Ms} max ${r.eventLoopDelayMaxMs} ms; heap ${r.heapUsedMb} MB`;
   log(`  server runtime quiet: ${runtime(quietServer.runtime)}`);
   log(`  server runtime noisy: ${runtime(noisyServer.runtime)}`);
+  log(`  WAL: ${walReport.stretches.map((w) => `${w.from} → ${w.to} ${(w.bytes / 1e6).toFixed(1)} MB in ${w.seconds} s (${w.mbPerSecond} MB/s)`).join('; ')}`);
+  if (walReport.attackFirstSeconds) {
+    log(`  WAL from the attack's start to 5 s into the noisy run, by relation (MB, of it full-page images, records):`);
+    for (const l of walReport.attackFirstSeconds) log(`    ${(l.bytes / 1e6).toFixed(2).padStart(7)} ${(l.fpiBytes / 1e6).toFixed(2).padStart(7)} ${String(l.records).padStart(7)}  ${l.what}`);
+  }
   for (const [run, slowest] of [['quiet', quietSlowest], ['noisy', noisySlowest]] as const) {
     for (const kind of ['lists', 'posts'] as const) {
       log(`  slowest ${kind} (${run}), with the statements Postgres was running meanwhile (sampled every 100 ms):`);

@@ -1,0 +1,63 @@
+/**
+ * WAL written between marks of a run, and where the heaviest stretch went (pg_walinspect, by relation): every
+ * commit waits for the WAL flushed before it, so a burst of WAL from one tenant lengthens every other tenant's
+ * commit. Without pg_walinspect (Postgres < 16, or not installable) only the byte counts are reported.
+ */
+import pg from 'pg';
+import { walBreakdown, type WalLine } from '../wal-breakdown.ts';
+
+export type WalMark = { name: string; at: number; lsn: string };
+
+export type WalStretch = { from: string; to: string; seconds: number; bytes: number; mbPerSecond: number };
+
+export class WalTimeline {
+  readonly #client: pg.Client;
+  readonly #marks: WalMark[] = [];
+  #inspect = false;
+
+  private constructor(client: pg.Client) {
+    this.#client = client;
+  }
+
+  static async open(url: string): Promise<WalTimeline> {
+    const client = new pg.Client({ connectionString: url, application_name: 'noisy-bench-wal' });
+    await client.connect();
+    const timeline = new WalTimeline(client);
+    timeline.#inspect = await client.query('create extension if not exists pg_walinspect').then(
+      () => true,
+      () => false,
+    );
+    return timeline;
+  }
+
+  async mark(name: string): Promise<void> {
+    const { rows } = await this.#client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+    this.#marks.push({ name, at: Date.now(), lsn: rows[0]!.lsn });
+  }
+
+  /** WAL bytes and MB/s between consecutive marks. */
+  async stretches(): Promise<WalStretch[]> {
+    const out: WalStretch[] = [];
+    for (let i = 1; i < this.#marks.length; i++) {
+      const [a, b] = [this.#marks[i - 1]!, this.#marks[i]!];
+      const { rows } = await this.#client.query<{ bytes: string }>('select ($2::pg_lsn - $1::pg_lsn)::bigint as bytes', [a.lsn, b.lsn]);
+      const bytes = Number(rows[0]!.bytes);
+      const seconds = Math.max(0.001, (b.at - a.at) / 1000);
+      out.push({ from: a.name, to: b.name, seconds: Math.round(seconds * 10) / 10, bytes, mbPerSecond: Math.round((bytes / 1e6 / seconds) * 100) / 100 });
+    }
+    return out;
+  }
+
+  /** Where the WAL between two marks went, heaviest first (null without pg_walinspect). */
+  async breakdown(from: string, to: string, top = 12): Promise<WalLine[] | null> {
+    if (!this.#inspect) return null;
+    const a = this.#marks.find((m) => m.name === from)!;
+    const b = this.#marks.find((m) => m.name === to)!;
+    const { rows } = await this.#client.query<{ bytes: string }>('select ($2::pg_lsn - $1::pg_lsn)::bigint as bytes', [a.lsn, b.lsn]);
+    return (await walBreakdown(this.#client, a.lsn, b.lsn, Number(rows[0]!.bytes))).slice(0, top);
+  }
+
+  async close(): Promise<void> {
+    await this.#client.end().catch(() => {});
+  }
+}

@@ -29,6 +29,7 @@ const Env = z.object({
   INTAKE_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(60),
   INTAKE_AUTH_FAILURE_DELAY_MS: z.coerce.number().int().min(0).max(30_000).default(1_000),
   INTAKE_SEARCH_TEAM_RATE_LIMIT: z.coerce.number().int().min(6).default(60),
+  INTAKE_SEARCH_TEAM_TIME_MS: z.coerce.number().int().min(6).default(1_000),
   INTAKE_TRUST_PROXY: z.string().default(''),
   INTAKE_VALIDATE_RESPONSES: bool,
   INTAKE_ALLOW_PRIVATE_WEBHOOKS: bool,
@@ -104,6 +105,8 @@ export type Config = {
   authFailureDelayMs: number;
   /** Searches (`q=`) per minute per team, every token and transport together, counted in 10-second windows. */
   searchTeamRateLimit: number;
+  /** Milliseconds of search statements per minute per team, every token and transport together, counted in 10-second windows. */
+  searchTeamTimeMs: number;
   /** Express's `trust proxy`: whose X-Forwarded-For decides the client address. */
   trustProxy: boolean | number | string;
   validateResponses: boolean;
@@ -210,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailureLimit: e.INTAKE_AUTH_FAILURE_LIMIT,
     authFailureDelayMs: e.INTAKE_AUTH_FAILURE_DELAY_MS,
     searchTeamRateLimit: e.INTAKE_SEARCH_TEAM_RATE_LIMIT,
+    searchTeamTimeMs: e.INTAKE_SEARCH_TEAM_TIME_MS,
     trustProxy: trustProxy(e.INTAKE_TRUST_PROXY),
     validateResponses: e.INTAKE_VALIDATE_RESPONSES,
     allowPrivateWebhooks: e.INTAKE_ALLOW_PRIVATE_WEBHOOKS,

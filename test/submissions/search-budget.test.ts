@@ -16,6 +16,8 @@ import { call, errorOf } from '../support/mcp-tools.ts';
  */
 // 18 a minute: 3 per 10-second window.
 const t = await startTestApp({ INTAKE_SEARCH_TEAM_RATE_LIMIT: '18' });
+// The least search time there is, 6 ms a minute: 1 ms every 10 seconds, which any search spends.
+const timed = await startTestApp({ INTAKE_SEARCH_TEAM_TIME_MS: '6' });
 
 /** Waits, when needed, until the current 10-second window has at least `leftMs` to run. */
 async function withinTenSecondWindow(leftMs = 6_000): Promise<void> {
@@ -93,5 +95,27 @@ describe('the search budget', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     expect(answers.every((a) => a.body.meta.total > 0)).toBe(true);
     expect(most).toBe(1);
+  });
+
+  it("a team whose searches spent the window's time: 429 rate_limited with Retry-After; its lists and another team's searches go on", async () => {
+    const owner = await makeTeam(timed);
+    const other = await makeTeam(timed);
+    const form = await makePublishedForm(timed, owner);
+    const theirs = await makePublishedForm(timed, other);
+    const search = (token: string, formId: string) => timed.http.get(`/v1/forms/${formId}/submissions?q=pricing`).set(bearer(token));
+
+    await withinTenSecondWindow();
+    // Allowed while the window has time left; charged afterwards with what it took (at least 1 ms).
+    expect((await search(owner.token, form.id)).status).toBe(200);
+    const refused = await search(owner.token, form.id);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: 'rate_limited' });
+    expect(refused.body.message).toContain('database time');
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(10);
+
+    expect((await timed.http.get(`/v1/forms/${form.id}/submissions`).set(bearer(owner.token))).status).toBe(200);
+    expect((await search(other.token, theirs.id)).status).toBe(200);
   });
 });

@@ -41,6 +41,7 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     INTAKE_AUTH_FAILURE_LIMIT: '1000000',
     // Search tests run dozens of searches in a second; test/submissions/search-budget.test.ts sets the budget it tests.
     INTAKE_SEARCH_TEAM_RATE_LIMIT: '1000000',
+    INTAKE_SEARCH_TEAM_TIME_MS: '100000000',
     // Replay tests send thousands of deliveries in seconds; test/webhooks/replay-pace.test.ts sets the pace it tests.
     INTAKE_REPLAY_TEAM_RATE: '100000',
     ...extra,

@@ -29,6 +29,12 @@ export async function takeFromWindow(sql: Sql, key: string, windowSeconds: numbe
   return rows[0]!;
 }
 
+/** Adds `by` to a fixed window's count (0 reads it), answering the count and the seconds until it resets. */
+export async function addToWindow(sql: Sql, key: string, windowSeconds: number, by: number): Promise<WindowRow> {
+  const { rows } = await sql.query<WindowRow>(windowHit('$1::text', '$2::int', '', '$3::int'), [key, windowSeconds, by], 'intake_add_to_window');
+  return rows[0]!;
+}
+
 export async function hitWindow(sql: Sql, key: string, windowSeconds: number): Promise<WindowRow> {
   const { rows } = await sql.query<WindowRow>(windowHit('$1::text', '$2::int'), [key, windowSeconds], 'intake_hit_window');
   return rows[0]!;

@@ -67,6 +67,34 @@ export async function chargeSearchBudget(ctx: AppContext, caller: Pick<Caller, '
 }
 
 /**
+ * Runs a search (`search`, its statements) within its team's search time, INTAKE_SEARCH_TEAM_TIME_MS of
+ * statements a minute counted per 10-second window, every token, transport and process together: refused
+ * with 429 once the window's time is spent, charged with what it took afterwards. The count budget above
+ * cannot see what a search costs, and that grows with the form: a rare word walks the form's rows until it
+ * has a page, so on a form of a million submissions one search can take a core for seconds where another
+ * takes 2 ms. The default, 1 s a minute, keeps a team's searches to under 2 % of a core whatever its forms.
+ */
+export async function withinSearchTime<T>(ctx: AppContext, teamId: string, search: () => Promise<T>): Promise<T> {
+  const key = `search-time-team:${teamId}`;
+  const limit = Math.max(1, Math.floor((ctx.config.searchTeamTimeMs * SEARCH_WINDOW_SECONDS) / 60));
+  const spent = await windows.addToWindow(ctx.db, key, SEARCH_WINDOW_SECONDS, 0);
+  if (spent.hits >= limit) {
+    throw new AppError(
+      'rate_limited',
+      `Your team's searches have used their ${ctx.config.searchTeamTimeMs} ms of database time per minute (${limit} ms every ${SEARCH_WINDOW_SECONDS} s, all its tokens together).`,
+      { retry_after: Math.max(1, spent.reset) },
+    );
+  }
+  const started = performance.now();
+  try {
+    return await search();
+  } finally {
+    const ms = Math.ceil(performance.now() - started);
+    await windows.addToWindow(ctx.db, key, SEARCH_WINDOW_SECONDS, ms).catch((err: unknown) => ctx.log.warn({ err }, 'could not charge a search its time'));
+  }
+}
+
+/**
  * The replay pace's window. Each batch a job queues costs one pick of its next deliveries (~40–75 ms of
  * Postgres over 10,000 of them, whatever the batch's size): 2-second windows (40 a batch) spent a third of
  * the replay's database time picking; 5 seconds queue 100 at a time, which the worker's bulk pace

@@ -29,7 +29,7 @@ const Env = z.object({
   INTAKE_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(60),
   INTAKE_AUTH_FAILURE_DELAY_MS: z.coerce.number().int().min(0).max(30_000).default(1_000),
   INTAKE_SEARCH_TEAM_RATE_LIMIT: z.coerce.number().int().min(6).default(60),
-  INTAKE_SEARCH_TEAM_TIME_MS: z.coerce.number().int().min(6).default(1_000),
+  INTAKE_SEARCH_TEAM_TIME_MS: z.coerce.number().int().min(1).default(1_000),
   INTAKE_TRUST_PROXY: z.string().default(''),
   INTAKE_VALIDATE_RESPONSES: bool,
   INTAKE_ALLOW_PRIVATE_WEBHOOKS: bool,
@@ -105,7 +105,7 @@ export type Config = {
   authFailureDelayMs: number;
   /** Searches (`q=`) per minute per team, every token and transport together, counted in 10-second windows. */
   searchTeamRateLimit: number;
-  /** Milliseconds of search statements per minute per team, every token and transport together, counted in 10-second windows. */
+  /** Milliseconds of search statements per minute per team, every token and transport together, per one-minute window. */
   searchTeamTimeMs: number;
   /** Express's `trust proxy`: whose X-Forwarded-For decides the client address. */
   trustProxy: boolean | number | string;

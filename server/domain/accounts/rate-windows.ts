@@ -66,31 +66,32 @@ export async function chargeSearchBudget(ctx: AppContext, caller: Pick<Caller, '
   }
 }
 
+/** The search time's window: a whole minute, so the search that goes past the budget is paid for by the rest of it. */
+const SEARCH_TIME_WINDOW_SECONDS = 60;
+
 /**
  * Runs a search (`search`, its statements) within its team's search time, INTAKE_SEARCH_TEAM_TIME_MS of
- * statements a minute counted per 10-second window, every token, transport and process together: refused
- * with 429 once the window's time is spent, charged with what it took afterwards. The count budget above
- * cannot see what a search costs, and that grows with the form: a rare word walks the form's rows until it
- * has a page, so on a form of a million submissions one search can take a core for seconds where another
- * takes 2 ms. The default, 1 s a minute, keeps a team's searches to under 2 % of a core whatever its forms.
+ * statements a minute, every token, transport and process together: refused with 429 once the minute's time
+ * is spent, charged with what it took afterwards. The count budget above cannot see what a search costs, and
+ * that grows with the form: a rare word walks the form's rows until it has a page, so on a form of a million
+ * submissions one search can take a core for seconds where another takes 2 ms. A team's searches take at
+ * most the budget plus the one search that goes past it, a minute (that one is bounded by the statement timeout).
  */
 export async function withinSearchTime<T>(ctx: AppContext, teamId: string, search: () => Promise<T>): Promise<T> {
   const key = `search-time-team:${teamId}`;
-  const limit = Math.max(1, Math.floor((ctx.config.searchTeamTimeMs * SEARCH_WINDOW_SECONDS) / 60));
-  const spent = await windows.addToWindow(ctx.db, key, SEARCH_WINDOW_SECONDS, 0);
+  const limit = ctx.config.searchTeamTimeMs;
+  const spent = await windows.addToWindow(ctx.db, key, SEARCH_TIME_WINDOW_SECONDS, 0);
   if (spent.hits >= limit) {
-    throw new AppError(
-      'rate_limited',
-      `Your team's searches have used their ${ctx.config.searchTeamTimeMs} ms of database time per minute (${limit} ms every ${SEARCH_WINDOW_SECONDS} s, all its tokens together).`,
-      { retry_after: Math.max(1, spent.reset) },
-    );
+    throw new AppError('rate_limited', `Your team's searches have used their ${limit} ms of database time per minute (all its tokens together).`, {
+      retry_after: Math.max(1, spent.reset),
+    });
   }
   const started = performance.now();
   try {
     return await search();
   } finally {
     const ms = Math.ceil(performance.now() - started);
-    await windows.addToWindow(ctx.db, key, SEARCH_WINDOW_SECONDS, ms).catch((err: unknown) => ctx.log.warn({ err }, 'could not charge a search its time'));
+    await windows.addToWindow(ctx.db, key, SEARCH_TIME_WINDOW_SECONDS, ms).catch((err: unknown) => ctx.log.warn({ err }, 'could not charge a search its time'));
   }
 }
 

@@ -559,7 +559,7 @@ async function main(): Promise<number> {
     `GC ${JSON.stringify(r.gcSeconds)} s, pauses > 10 ms ${r.gcPausesOver10Ms}, > 100 ms ${r.gcPausesOver100Ms}; event-loop delay p99 ${r.eventLoopDelayP99Ms} max ${r.eventLoopDelayMaxMs} ms; heap ${r.heapUsedMb} MB`;
   log(`  server runtime quiet: ${runtime(quietServer.runtime)}`);
   log(`  server runtime noisy: ${runtime(noisyServer.runtime)}`);
-  log(`  WAL: ${walReport.stretches.map((w) => `${w.from} → ${w.to} ${(w.bytes / 1e6).toFixed(1)} MB in ${w.seconds} s (${w.mbPerSecond} MB/s)`).join('; ')}`);
+  log(`  WAL: ${walReport.stretches.map((w) => `${w.from} → ${w.to} ${(w.bytes / 1e6).toFixed(1)} MB in ${w.seconds} s (${w.mbPerSecond} MB/s; temp files ${w.tempMb} MB)`).join('; ')}`);
   if (walReport.attackFirstSeconds) {
     log(`  WAL from the attack's start to 5 s into the noisy run, by relation (MB, of it full-page images, records):`);
     for (const l of walReport.attackFirstSeconds) log(`    ${(l.bytes / 1e6).toFixed(2).padStart(7)} ${(l.fpiBytes / 1e6).toFixed(2).padStart(7)} ${String(l.records).padStart(7)}  ${l.what}`);

@@ -1,14 +1,15 @@
 /**
- * WAL written between marks of a run, and where the heaviest stretch went (pg_walinspect, by relation): every
+ * WAL (and temporary files) written between marks of a run, and where the heaviest stretch went (pg_walinspect, by relation): every
  * commit waits for the WAL flushed before it, so a burst of WAL from one tenant lengthens every other tenant's
  * commit. Without pg_walinspect (Postgres < 16, or not installable) only the byte counts are reported.
  */
 import pg from 'pg';
 import { walBreakdown, type WalLine } from '../wal-breakdown.ts';
 
-export type WalMark = { name: string; at: number; lsn: string };
+/** `tempBytes`: the database's temporary-file bytes so far (sorts and hashes past work_mem), which share the disk with the WAL. */
+export type WalMark = { name: string; at: number; lsn: string; tempBytes: number };
 
-export type WalStretch = { from: string; to: string; seconds: number; bytes: number; mbPerSecond: number };
+export type WalStretch = { from: string; to: string; seconds: number; bytes: number; mbPerSecond: number; tempMb: number };
 
 export class WalTimeline {
   readonly #client: pg.Client;
@@ -31,8 +32,10 @@ export class WalTimeline {
   }
 
   async mark(name: string): Promise<void> {
-    const { rows } = await this.#client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
-    this.#marks.push({ name, at: Date.now(), lsn: rows[0]!.lsn });
+    const { rows } = await this.#client.query<{ lsn: string; temp_bytes: string }>(
+      'select pg_current_wal_lsn()::text as lsn, temp_bytes from pg_stat_database where datname = current_database()',
+    );
+    this.#marks.push({ name, at: Date.now(), lsn: rows[0]!.lsn, tempBytes: Number(rows[0]!.temp_bytes) });
   }
 
   /** WAL bytes and MB/s between consecutive marks. */
@@ -43,7 +46,8 @@ export class WalTimeline {
       const { rows } = await this.#client.query<{ bytes: string }>('select ($2::pg_lsn - $1::pg_lsn)::bigint as bytes', [a.lsn, b.lsn]);
       const bytes = Number(rows[0]!.bytes);
       const seconds = Math.max(0.001, (b.at - a.at) / 1000);
-      out.push({ from: a.name, to: b.name, seconds: Math.round(seconds * 10) / 10, bytes, mbPerSecond: Math.round((bytes / 1e6 / seconds) * 100) / 100 });
+      const tempMb = Math.round((b.tempBytes - a.tempBytes) / 1e5) / 10;
+      out.push({ from: a.name, to: b.name, seconds: Math.round(seconds * 10) / 10, bytes, mbPerSecond: Math.round((bytes / 1e6 / seconds) * 100) / 100, tempMb });
     }
     return out;
   }

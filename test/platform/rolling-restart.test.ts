@@ -252,9 +252,11 @@ describe('rolling restarts', { timeout: 120_000 }, () => {
   });
 
   it.each([['serve', '--no-worker'], ['worker']])('a SIGTERM while `%s` is still loading, before it starts, ends it cleanly too', async (...command) => {
-    // A third of a second in: Node is up and loading the server (about a second), boot() has not begun.
+    // Half a second in: Node is up and holds the signal (cli/early-signals.ts, in place before the rest of the
+    // command line loads), and is loading the server (about a second); boot() has not begun. (A third of a
+    // second raced a busy machine while main.ts still loaded the command line before holding signals.)
     const p = startServe(await freePort(), {}, command);
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 500));
     p.child.kill('SIGTERM');
     const [code, signal] = await p.exited;
     expect({ code, signal }, p.output()).toEqual({ code: 0, signal: null });

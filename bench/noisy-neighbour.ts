@@ -41,6 +41,7 @@ import { COMPANIES, FIRST, LAST, SENTENCES, SUBJECTS } from './lib/contact-form.
 import { scratchDir, startDatabase, startStorage } from './lib/infra.ts';
 import { resetStatements, topStatements } from './lib/pg-stats.ts';
 import type { AttackOptions, AttackReport } from './lib/noisy-attacker.ts';
+import { diskBetween, diskReading, type DiskReading } from './lib/disk-stats.ts';
 import { cpuMs, freePort, startChild, treeCpuMs, waitForHttp } from './lib/processes.ts';
 import { runtimeBetween, scrapeRuntime, type RuntimeReport } from './lib/server-runtime.ts';
 import { WalTimeline } from './lib/wal-timeline.ts';
@@ -74,6 +75,7 @@ const { values: opts } = parseArgs({
     'delivery-grace': { type: 'string', default: '30' },
     env: { type: 'string', multiple: true, default: [] },
     'no-save': { type: 'boolean', default: false },
+    'no-settle': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
     'pg-stats': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
@@ -99,6 +101,7 @@ if (opts.help) {
   --deep-bodies N     unauthenticated 1 MB deeply nested bodies to /mcp in flight at once (default 30)
   --delivery-grace S  after each run, time team B's deliveries have to reach the receiver (default 30)
   --env NAME=VALUE    extra setting for intake serve (repeatable), e.g. DATABASE_POOL_SIZE=20
+  --no-settle         skip the checkpoint and sync after seeding (the seed's dirty pages then reach the disk during the runs)
   --no-save           do not write bench/results/noisy-neighbour-<date>.json
   --verbose           echo the server's and the attacker's output
   --pg-stats          report the statements Postgres spent most time on in each run (pg_stat_statements)
@@ -198,6 +201,23 @@ async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup
   }
 }
 
+/**
+ * After the seed: a checkpoint, then the OS's own writeback (`sync`), so the tens of megabytes the setup wrote
+ * reach the disk before anything is measured rather than during one of the runs.
+ */
+async function settle(url: string) {
+  const started = performance.now();
+  const client = new pg.Client({ connectionString: url, application_name: 'noisy-bench-settle' });
+  await client.connect();
+  try {
+    await client.query('checkpoint');
+  } finally {
+    await client.end();
+  }
+  execFileSync('sync');
+  log(`settled the seed on disk (checkpoint and sync) in ${Math.round(performance.now() - started)} ms`);
+}
+
 type Sample = { busy: number; copying: number; connections: number };
 type CpuParties = { server: number; postgres: number; attacker: number; loadGenerator: number };
 type CpuReading = CpuParties & { backends: Map<number, number>; machine: { busy: number; total: number } };
@@ -224,7 +244,7 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
   onCleanup('sampler connection', () => client.end().catch(() => {}));
   let samples: Sample[] = [];
   /** What the backends were running at each tick (epoch ms): set beside the slowest requests. */
-  let activity: Array<{ at: number; active: string[] }> = [];
+  let activity: Array<{ at: number; active: string[]; disk: DiskReading; serverCpuMs: number }> = [];
   let peakRssMb = 0;
   let timer: NodeJS.Timeout | null = null;
   let attackerPid: number | null = null;
@@ -257,17 +277,22 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
     peakRssMb = Math.max(peakRssMb, rssMb());
     try {
       const at = Date.now();
+      const disk = diskReading();
+      const serverCpuMs = cpuMs(serverPid) ?? 0;
       const { rows } = await client.query<Sample & { active: string[] | null }>(
         `select count(*) filter (where state <> 'idle')::int as busy,
                 count(*) filter (where state <> 'idle' and query ilike 'copy%')::int as copying,
                 count(*)::int as connections,
-                array_agg(regexp_replace(left(query, 70), '\\s+', ' ', 'g') || ' [' || coalesce(wait_event, 'CPU') || ']') filter (where state = 'active') as active
+                array_agg(regexp_replace(left(query, 70), '\\s+', ' ', 'g') || ' [' || coalesce(wait_event, 'CPU') || ']') filter (where state = 'active')
+                  || array_agg(state || ': ' || regexp_replace(left(query, 50), '\\s+', ' ', 'g')) filter (where state like 'idle in%')
+                  || array_agg('backend started ' || round(extract(epoch from clock_timestamp() - backend_start) * 1000) || ' ms ago') filter (where backend_start > clock_timestamp() - interval '150 ms')
+                  as active
            from pg_stat_activity
           where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`,
       );
       const { active, ...counts } = rows[0]!;
       samples.push(counts);
-      activity.push({ at, active: active ?? [] });
+      activity.push({ at, active: active ?? [], disk, serverCpuMs });
     } catch {
       // the database is going away
     }
@@ -301,7 +326,19 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
         samples: samples.length,
         /** Active statements sampled while each of the given requests was in flight. */
         during: (reqs: Array<{ at: number; ms: number }>) =>
-          reqs.map((r) => ({ ...r, active: [...new Set(activity.filter((a) => a.at >= r.at && a.at <= r.at + r.ms).flatMap((a) => a.active))] })),
+          reqs.map((r) => {
+            const inFlight = activity.filter((a) => a.at >= r.at && a.at <= r.at + r.ms);
+            // The disk from the tick before the request to the tick after it (a window of at least 100 ms).
+            const before = activity.findLast((a) => a.at < r.at);
+            const after = activity.find((a) => a.at > r.at + r.ms);
+            return {
+              ...r,
+              active: [...new Set(inFlight.flatMap((a) => a.active))],
+              disk: before && after ? { ms: after.at - before.at, ...diskBetween(before.disk, after.disk) } : null,
+              // The server's CPU over the same window: near the window's length, its one event loop was saturated.
+              serverCpuMs: before && after ? Math.round(after.serverCpuMs - before.serverCpuMs) : null,
+            };
+          }),
         postgresConnections: { peak: peak('connections'), busyPeak: peak('busy'), busyMean: mean('busy'), copyingPeak: peak('copying') },
         serverRssPeakMb: Math.round(peakRssMb),
         /** Cores each party kept busy on average (CPU seconds per second), the whole machine's, and what the rest of the machine used. */
@@ -385,6 +422,7 @@ async function main(): Promise<number> {
     ...extra,
   };
   const s = await setup(env, receiver.url);
+  if (!opts['no-settle']) await settle(db.url);
 
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -557,9 +595,13 @@ async function main(): Promise<number> {
   );
   const runtime = (r: RuntimeReport) =>
     `GC ${JSON.stringify(r.gcSeconds)} s, pauses > 10 ms ${r.gcPausesOver10Ms}, > 100 ms ${r.gcPausesOver100Ms}; event-loop delay p99 ${r.eventLoopDelayP99Ms} max ${r.eventLoopDelayMaxMs} ms; heap ${r.heapUsedMb} MB`;
+  const tail = (l: LatencyStats) => l.tailSeconds.slice(0, 8).map(([sec, n]) => `${sec} s: ${n}`).join(', ');
+  for (const [run, r] of [['quiet', quiet], ['noisy', noisy]] as const) {
+    log(`  where the slowest 1 % fell (${run}; second of the run: requests, busiest first): posts ${tail(r.posts)}; lists ${tail(r.lists)}`);
+  }
   log(`  server runtime quiet: ${runtime(quietServer.runtime)}`);
   log(`  server runtime noisy: ${runtime(noisyServer.runtime)}`);
-  log(`  WAL: ${walReport.stretches.map((w) => `${w.from} → ${w.to} ${(w.bytes / 1e6).toFixed(1)} MB in ${w.seconds} s (${w.mbPerSecond} MB/s; temp files ${w.tempMb} MB)`).join('; ')}`);
+  log(`  WAL: ${walReport.stretches.map((w) => `${w.from} → ${w.to} ${(w.bytes / 1e6).toFixed(1)} MB in ${w.seconds} s (${w.mbPerSecond} MB/s; temp files ${w.tempMb} MB; ${w.checkpoints} checkpoints writing ${w.checkpointMb} MB; disks read ${w.disk.readMb} MB, wrote ${w.disk.writtenMb} MB, ${w.disk.flushes} flushes, weighted I/O ${w.disk.weightedIoMs} ms)`).join('; ')}`);
   if (walReport.attackFirstSeconds) {
     log(`  WAL from the attack's start to 5 s into the noisy run, by relation (MB, of it full-page images, records):`);
     for (const l of walReport.attackFirstSeconds) log(`    ${(l.bytes / 1e6).toFixed(2).padStart(7)} ${(l.fpiBytes / 1e6).toFixed(2).padStart(7)} ${String(l.records).padStart(7)}  ${l.what}`);
@@ -567,7 +609,12 @@ async function main(): Promise<number> {
   for (const [run, slowest] of [['quiet', quietSlowest], ['noisy', noisySlowest]] as const) {
     for (const kind of ['lists', 'posts'] as const) {
       log(`  slowest ${kind} (${run}), with the statements Postgres was running meanwhile (sampled every 100 ms):`);
-      for (const r of slowest[kind].slice(0, 5)) log(`    ${new Date(r.at).toISOString().slice(11, 23)} ${r.ms} ms: ${r.active.join(' | ') || '-'}`);
+      for (const r of slowest[kind].slice(0, 5)) {
+        const disk = r.disk
+          ? ` {over ${r.disk.ms} ms: server CPU ${r.serverCpuMs} ms; disk read ${r.disk.readMb} MB, wrote ${r.disk.writtenMb} MB, ${r.disk.flushes} flushes, weighted I/O ${r.disk.weightedIoMs} ms}`
+          : '';
+        log(`    ${new Date(r.at).toISOString().slice(11, 23)} ${r.ms} ms${disk}: ${r.active.join(' | ') || '-'}`);
+      }
     }
   }
   if (attack) {

@@ -23,6 +23,11 @@ export type LatencyStats = {
   errorSamples: string[];
   /** The run's slowest requests, slowest first (the report sets what Postgres was doing beside them). */
   slowest: SlowRequest[];
+  /**
+   * Where the slowest 1 % fell (the requests at or above the p99): second of the run → how many started in it,
+   * busiest seconds first. A tail in a few seconds is a burst of something else; spread out, it is steady contention.
+   */
+  tailSeconds: Array<[second: number, requests: number]>;
 };
 
 export type TenantLoadOptions = {
@@ -91,17 +96,25 @@ class Recorder {
     if (this.samples.length < 10) this.samples.push(sample);
   }
 
-  stats(seconds: number): LatencyStats {
+  stats(seconds: number, startedAt: number): LatencyStats {
     const sorted = this.latencies.slice().sort((a, b) => a - b);
+    const p99 = quantile(sorted, 0.99);
+    const tail = new Map<number, number>();
+    for (const r of this.timed) {
+      if (Math.round(r.ms * 10) / 10 < p99) continue;
+      const second = Math.floor((r.at - startedAt) / 1000);
+      tail.set(second, (tail.get(second) ?? 0) + 1);
+    }
     return {
       requests: sorted.length,
       ok: this.ok,
       errors: this.errors,
       perSecond: Math.round((sorted.length / seconds) * 10) / 10,
-      latencyMs: { p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), p99: quantile(sorted, 0.99), max: quantile(sorted, 1) },
+      latencyMs: { p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), p99, max: quantile(sorted, 1) },
       statuses: this.statuses,
       errorSamples: this.samples,
       slowest: this.timed.sort((a, b) => b.ms - a.ms).slice(0, 8).map((r) => ({ at: r.at, ms: Math.round(r.ms * 10) / 10 })),
+      tailSeconds: [...tail].sort((a, b) => b[1] - a[1] || a[0] - b[0]),
     };
   }
 }
@@ -119,6 +132,7 @@ export async function runTenantLoad(opts: TenantLoadOptions): Promise<TenantLoad
   const lists = new Recorder();
   const health = new Recorder();
   const started = performance.now();
+  const startedAt = Date.now();
   const until = started + opts.seconds * 1000;
   let postSeq = 0;
   const loop = monitorEventLoopDelay({ resolution: 10 });
@@ -175,5 +189,5 @@ export async function runTenantLoad(opts: TenantLoadOptions): Promise<TenantLoad
   }
   const seconds = (performance.now() - started) / 1000;
   const clientDelayMs = { p99: Math.round(loop.percentile(99) / 1e5) / 10, max: Math.round(loop.max / 1e5) / 10 };
-  return { posts: posts.stats(seconds), lists: lists.stats(seconds), health: health.stats(seconds), clientDelayMs, postsSent: postSeq, accepted };
+  return { posts: posts.stats(seconds, startedAt), lists: lists.stats(seconds, startedAt), health: health.stats(seconds, startedAt), clientDelayMs, postsSent: postSeq, accepted };
 }

@@ -244,7 +244,7 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
   onCleanup('sampler connection', () => client.end().catch(() => {}));
   let samples: Sample[] = [];
   /** What the backends were running at each tick (epoch ms): set beside the slowest requests. */
-  let activity: Array<{ at: number; active: string[]; disk: DiskReading; serverCpuMs: number }> = [];
+  let activity: Array<{ at: number; active: string[]; disk: DiskReading; cpu: CpuParties }> = [];
   let peakRssMb = 0;
   let timer: NodeJS.Timeout | null = null;
   let attackerPid: number | null = null;
@@ -278,7 +278,8 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
     try {
       const at = Date.now();
       const disk = diskReading();
-      const serverCpuMs = cpuMs(serverPid) ?? 0;
+      const now = cpuNow();
+      const cpu: CpuParties = { server: now.server, postgres: now.postgres, attacker: now.attacker, loadGenerator: now.loadGenerator };
       const { rows } = await client.query<Sample & { active: string[] | null }>(
         `select count(*) filter (where state <> 'idle')::int as busy,
                 count(*) filter (where state <> 'idle' and query ilike 'copy%')::int as copying,
@@ -292,7 +293,7 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
       );
       const { active, ...counts } = rows[0]!;
       samples.push(counts);
-      activity.push({ at, active: active ?? [], disk, serverCpuMs });
+      activity.push({ at, active: active ?? [], disk, cpu });
     } catch {
       // the database is going away
     }
@@ -335,8 +336,8 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
               ...r,
               active: [...new Set(inFlight.flatMap((a) => a.active))],
               disk: before && after ? { ms: after.at - before.at, ...diskBetween(before.disk, after.disk) } : null,
-              // The server's CPU over the same window: near the window's length, its one event loop was saturated.
-              serverCpuMs: before && after ? Math.round(after.serverCpuMs - before.serverCpuMs) : null,
+              // Each party's CPU over the same window (ms): 2 cores give at most twice the window to share.
+              cpuMs: before && after ? (Object.fromEntries(Object.entries(after.cpu).map(([k, v]) => [k, Math.round(v - before.cpu[k as keyof CpuParties])])) as CpuParties) : null,
             };
           }),
         postgresConnections: { peak: peak('connections'), busyPeak: peak('busy'), busyMean: mean('busy'), copyingPeak: peak('copying') },
@@ -611,7 +612,7 @@ async function main(): Promise<number> {
       log(`  slowest ${kind} (${run}), with the statements Postgres was running meanwhile (sampled every 100 ms):`);
       for (const r of slowest[kind].slice(0, 5)) {
         const disk = r.disk
-          ? ` {over ${r.disk.ms} ms: server CPU ${r.serverCpuMs} ms; disk read ${r.disk.readMb} MB, wrote ${r.disk.writtenMb} MB, ${r.disk.flushes} flushes, weighted I/O ${r.disk.weightedIoMs} ms}`
+          ? ` {over ${r.disk.ms} ms: CPU ms ${JSON.stringify(r.cpuMs)}; disk read ${r.disk.readMb} MB, wrote ${r.disk.writtenMb} MB, ${r.disk.flushes} flushes, weighted I/O ${r.disk.weightedIoMs} ms}`
           : '';
         log(`    ${new Date(r.at).toISOString().slice(11, 23)} ${r.ms} ms${disk}: ${r.active.join(' | ') || '-'}`);
       }

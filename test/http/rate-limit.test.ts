@@ -29,13 +29,13 @@ function rateLimit(res: Response): { limit: number; remaining: number; reset: nu
  * A token whose budget starts with plenty of its fixed window left, so the sequence below cannot
  * straddle a window boundary (the window resets every minute on the minute).
  */
-async function tokenWithTimeLeft(app: TestApp, owner: TestMember): Promise<{ token: string; first: Response }> {
+async function tokenWithTimeLeft(app: TestApp, owner: TestMember): Promise<{ token: string; tokenId: string; first: Response }> {
   for (;;) {
-    const { token } = await makeToken(app, owner);
+    const { token, tokenId } = await makeToken(app, owner);
     const first = await app.http.get(PATH).set(bearer(token));
     expect(first.status).toBe(200);
     const { reset } = rateLimit(first);
-    if (reset >= 10) return { token, first };
+    if (reset >= 10) return { token, tokenId, first };
     await sleep((reset + 1) * 1000);
   }
 }
@@ -80,6 +80,30 @@ describe('API rate limit', () => {
     const fresh = await b.http.get(PATH).set(bearer(other.token));
     expect(fresh.status).toBe(200);
     expect(rateLimit(fresh).remaining).toBe(LIMIT - 1);
+  });
+
+  it('refuses a spent token from memory: a client looping on 429s costs no statement until the window resets', async () => {
+    const owner = await ownerWithForm();
+    const { token, tokenId } = await tokenWithTimeLeft(a, owner); // one hit used
+    const hits = async () =>
+      (await a.ctx.db.query<{ hits: number }>(`select hits from rate_limit_windows where key = $1 order by window_start desc limit 1`, [`api:${tokenId}`])).rows[0]?.hits;
+    for (let i = 2; i <= LIMIT; i++) expect((await a.http.get(PATH).set(bearer(token))).status, `request ${i}`).toBe(200);
+    const refused = await a.http.get(PATH).set(bearer(token));
+    expect(refused.status).toBe(429);
+    expect(await hits()).toBe(LIMIT + 1);
+
+    // Refused again and again on the same instance: same answer, headers included, and no further hit counted.
+    for (let i = 0; i < 5; i++) {
+      const again = await a.http.get(PATH).set(bearer(token));
+      expect(again.status).toBe(429);
+      expect(again.body).toEqual({ error: 'rate_limited', message: refused.body.message, retry_after: Number(again.headers['retry-after']) });
+      expect(Number(again.headers['retry-after'])).toBeLessThanOrEqual(Number(refused.headers['retry-after']));
+      expect(rateLimit(again)).toMatchObject({ limit: LIMIT, remaining: 0 });
+    }
+    expect(await hits()).toBe(LIMIT + 1);
+    // Another instance has not seen it spent: its first refusal reads the window.
+    expect((await b.http.get(PATH).set(bearer(token))).status).toBe(429);
+    expect(await hits()).toBe(LIMIT + 2);
   });
 
   it('counts concurrent requests exactly across instances', async () => {

@@ -1,9 +1,44 @@
 import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/database.ts';
 import type { Caller } from './caller.ts';
 import { AppError } from '../shared/errors.ts';
 import * as windows from '../../db/queries/rate-windows.ts';
 
 export type WindowHit = { hits: number; resetSeconds: number };
+
+/** Spent windows remembered at once per database handle; past it a newly spent one is not remembered (memory stays bounded). */
+const MAX_SPENT = 10_000;
+const spentWindows = new WeakMap<Db, Map<string, number>>();
+
+/**
+ * Windows this process has seen spent, until they reset (key → epoch ms): a spent fixed window stays spent
+ * for the rest of its span, so a client that keeps calling once refused — a loop on 429s — is refused from
+ * memory, without a statement. The first refusal in each process costs the statement that finds it spent;
+ * the memory ends when the database's own reset (rounded up to a second) passes.
+ */
+function spentMemory(ctx: AppContext): Map<string, number> {
+  let memory = spentWindows.get(ctx.db);
+  if (!memory) spentWindows.set(ctx.db, (memory = new Map()));
+  return memory;
+}
+
+/** Seconds until `key`'s window resets when this process knows it is spent, else null. */
+function knownSpent(ctx: AppContext, key: string, now = Date.now()): number | null {
+  const memory = spentMemory(ctx);
+  const until = memory.get(key);
+  if (until === undefined) return null;
+  if (until <= now) {
+    memory.delete(key);
+    return null;
+  }
+  return Math.max(1, Math.ceil((until - now) / 1000));
+}
+
+function rememberSpent(ctx: AppContext, key: string, resetSeconds: number, now = Date.now()): void {
+  const memory = spentMemory(ctx);
+  if (memory.size >= MAX_SPENT) for (const [k, until] of memory) if (until <= now) memory.delete(k);
+  if (memory.size < MAX_SPENT) memory.set(key, now + resetSeconds * 1000);
+}
 
 /** One hit in a fixed window shared by every process on the database; old windows are pruned now and then. */
 export async function hitWindow(ctx: AppContext, key: string, windowSeconds: number): Promise<WindowHit> {
@@ -32,17 +67,31 @@ export async function chargeApiBudget(ctx: AppContext, caller: Pick<Caller, 'tok
     limit: ctx.config.apiTeamRateLimit,
     refusal: `Your team's rate limit of ${ctx.config.apiTeamRateLimit} requests per minute (all its tokens together) reached.`,
   };
-  const hits = await windows.hitTokenAndTeamWindows(ctx.db, { token: `api:${caller.tokenId}`, team: `api-team:${caller.teamId}` }, token.limit, windowSeconds);
+  const keys = { token: `api:${caller.tokenId}`, team: `api-team:${caller.teamId}` };
+  const refuse = (b: { limit: number; refusal: string }, resetSeconds: number) => ({
+    limit: b.limit,
+    windowSeconds,
+    remaining: 0,
+    resetSeconds,
+    exceeded: new AppError('rate_limited', b.refusal, { retry_after: resetSeconds }),
+  });
+  for (const [key, b] of [[keys.token, token], [keys.team, team]] as const) {
+    const resetSeconds = knownSpent(ctx, key);
+    if (resetSeconds !== null) return refuse(b, resetSeconds);
+  }
+  const hits = await windows.hitTokenAndTeamWindows(ctx.db, keys, token.limit, windowSeconds);
   pruneWindows(ctx);
-  const charged = [{ ...token, ...hits.token }, ...(hits.team ? [{ ...team, ...hits.team }] : [])].map((b) => ({
+  const charged = [{ ...token, key: keys.token, ...hits.token }, ...(hits.team ? [{ ...team, key: keys.team, ...hits.team }] : [])].map((b) => ({
     ...b,
     remaining: b.limit - b.hits,
     resetSeconds: Math.max(1, b.reset),
   }));
   const binding = charged.reduce((a, b) => (b.remaining < a.remaining ? b : a));
-  const { limit, resetSeconds } = binding;
-  const exceeded = binding.remaining < 0 ? new AppError('rate_limited', binding.refusal, { retry_after: resetSeconds }) : null;
-  return { limit, windowSeconds, remaining: Math.max(0, binding.remaining), resetSeconds, exceeded };
+  if (binding.remaining < 0) {
+    rememberSpent(ctx, binding.key, binding.resetSeconds);
+    return refuse(binding, binding.resetSeconds);
+  }
+  return { limit: binding.limit, windowSeconds, remaining: binding.remaining, resetSeconds: binding.resetSeconds, exceeded: null };
 }
 
 /** The search budget's window: a tenth of a minute, so a team's burst cannot spend a whole minute's searches at once. */
@@ -58,11 +107,17 @@ const SEARCH_WINDOW_SECONDS = 10;
 export async function chargeSearchBudget(ctx: AppContext, caller: Pick<Caller, 'teamId'>): Promise<void> {
   const perMinute = ctx.config.searchTeamRateLimit;
   const limit = Math.max(1, Math.floor((perMinute * SEARCH_WINDOW_SECONDS) / 60));
-  const { hits, resetSeconds } = await hitWindow(ctx, `search-team:${caller.teamId}`, SEARCH_WINDOW_SECONDS);
-  if (hits > limit) {
-    throw new AppError('rate_limited', `Your team's search limit of ${perMinute} searches per minute (${limit} every ${SEARCH_WINDOW_SECONDS} s, all its tokens together) reached.`, {
-      retry_after: resetSeconds,
+  const key = `search-team:${caller.teamId}`;
+  const refusal = (retryAfter: number) =>
+    new AppError('rate_limited', `Your team's search limit of ${perMinute} searches per minute (${limit} every ${SEARCH_WINDOW_SECONDS} s, all its tokens together) reached.`, {
+      retry_after: retryAfter,
     });
+  const known = knownSpent(ctx, key);
+  if (known !== null) throw refusal(known);
+  const { hits, resetSeconds } = await hitWindow(ctx, key, SEARCH_WINDOW_SECONDS);
+  if (hits > limit) {
+    rememberSpent(ctx, key, resetSeconds);
+    throw refusal(resetSeconds);
   }
 }
 
@@ -80,11 +135,16 @@ const SEARCH_TIME_WINDOW_SECONDS = 60;
 export async function withinSearchTime<T>(ctx: AppContext, teamId: string, search: () => Promise<T>): Promise<T> {
   const key = `search-time-team:${teamId}`;
   const limit = ctx.config.searchTeamTimeMs;
+  const refusal = (retryAfter: number) =>
+    new AppError('rate_limited', `Your team's searches have used their ${limit} ms of database time per minute (all its tokens together).`, {
+      retry_after: retryAfter,
+    });
+  const known = knownSpent(ctx, key);
+  if (known !== null) throw refusal(known);
   const spent = await windows.addToWindow(ctx.db, key, SEARCH_TIME_WINDOW_SECONDS, 0);
   if (spent.hits >= limit) {
-    throw new AppError('rate_limited', `Your team's searches have used their ${limit} ms of database time per minute (all its tokens together).`, {
-      retry_after: Math.max(1, spent.reset),
-    });
+    rememberSpent(ctx, key, Math.max(1, spent.reset));
+    throw refusal(Math.max(1, spent.reset));
   }
   const started = performance.now();
   try {

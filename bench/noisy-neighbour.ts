@@ -38,7 +38,7 @@ import { startHttpsReceiver } from '../test/support/https-receiver.ts';
 import { serverProcessEnv } from '../test/support/tls.ts';
 import { cleanupAll, installSignalHandlers, onCleanup } from './lib/cleanup.ts';
 import { COMPANIES, FIRST, LAST, SENTENCES, SUBJECTS } from './lib/contact-form.ts';
-import { scratchDir, startDatabase, startStorage } from './lib/infra.ts';
+import { scratchDir, startDatabase, startStorage, withClient } from './lib/infra.ts';
 import { resetStatements, topStatements } from './lib/pg-stats.ts';
 import type { AttackOptions, AttackReport } from './lib/noisy-attacker.ts';
 import { diskBetween, diskReading, type DiskReading } from './lib/disk-stats.ts';
@@ -207,13 +207,7 @@ async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup
  */
 async function settle(url: string) {
   const started = performance.now();
-  const client = new pg.Client({ connectionString: url, application_name: 'noisy-bench-settle' });
-  await client.connect();
-  try {
-    await client.query('checkpoint');
-  } finally {
-    await client.end();
-  }
+  await withClient(url, (c) => c.query('checkpoint'));
   execFileSync('sync');
   log(`settled the seed on disk (checkpoint and sync) in ${Math.round(performance.now() - started)} ms`);
 }

@@ -15,11 +15,14 @@ export type ProcessingRow = {
   notification_emails: string[];
   /** The team's plan includes AI. */
   ai: boolean;
+  /** The payload has a name its form has not learned (its post could not learn it when accepted, or the form is at its limit). */
+  unlearned: boolean;
 };
 
 export async function findForProcessing(sql: Sql, submissionId: string): Promise<ProcessingRow | undefined> {
   const { rows } = await sql.query<ProcessingRow>(
-    `select s.id, s.form_id, s.status, s.payload, s.metadata, f.settings, f.notification_emails, p.ai
+    `select s.id, s.form_id, s.status, s.payload, s.metadata, f.settings, f.notification_emails, p.ai,
+            exists (select 1 from jsonb_object_keys(s.payload) k where not exists (select 1 from form_fields ff where ff.form_id = s.form_id and ff.name = k)) as unlearned
        from submissions s join forms f on f.id = s.form_id join teams t on t.id = s.team_id join plans p on p.id = t.plan_id
       where s.id = $1`,
     [submissionId],

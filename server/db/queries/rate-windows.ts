@@ -9,9 +9,25 @@ export type WindowRow = { hits: number; reset: number };
  */
 export function windowHit(key: string, seconds: string, from = '', by = '1'): string {
   return `insert into rate_limit_windows as w (key, window_start, hits)
-     select ${key}, to_timestamp(floor(extract(epoch from now()) / ${seconds}) * ${seconds}), ${by} ${from}
+     select ${key}, ${windowStart(seconds)}, ${by} ${from}
      on conflict (key, window_start) do update set hits = w.hits + ${by}
-     returning w.hits, ceil(extract(epoch from (w.window_start + make_interval(secs => ${seconds}) - now())))::int as reset`;
+     returning w.hits, ${resetOf('w.window_start', seconds)}`;
+}
+
+/** The start of the fixed window of `seconds` that holds now. */
+const windowStart = (seconds: string) => `to_timestamp(floor(extract(epoch from now()) / ${seconds}) * ${seconds})`;
+/** Seconds until the window starting at `start` resets, as `reset`. */
+const resetOf = (start: string, seconds: string) => `ceil(extract(epoch from (${start} + make_interval(secs => ${seconds}) - now())))::int as reset`;
+
+/** A fixed window's count so far (0 when nothing was counted in it) and the seconds until it resets; writes nothing. */
+export async function readWindow(sql: Sql, key: string, windowSeconds: number): Promise<WindowRow> {
+  const { rows } = await sql.query<WindowRow>(
+    `select coalesce((select hits from rate_limit_windows where key = $1::text and window_start = start), 0)::int as hits, ${resetOf('start', '$2::int')}
+       from (select ${windowStart('$2::int')} as start) w`,
+    [key, windowSeconds],
+    'intake_read_window',
+  );
+  return rows[0]!;
 }
 
 /**
@@ -29,7 +45,7 @@ export async function takeFromWindow(sql: Sql, key: string, windowSeconds: numbe
   return rows[0]!;
 }
 
-/** Adds `by` to a fixed window's count (0 reads it), answering the count and the seconds until it resets. */
+/** Adds `by` to a fixed window's count, answering the count and the seconds until it resets. */
 export async function addToWindow(sql: Sql, key: string, windowSeconds: number, by: number): Promise<WindowRow> {
   const { rows } = await sql.query<WindowRow>(windowHit('$1::text', '$2::int', '', '$3::int'), [key, windowSeconds, by], 'intake_add_to_window');
   return rows[0]!;

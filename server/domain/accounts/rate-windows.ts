@@ -40,6 +40,24 @@ function rememberSpent(ctx: AppContext, key: string, resetSeconds: number, now =
   if (memory.size < MAX_SPENT) memory.set(key, now + resetSeconds * 1000);
 }
 
+/**
+ * Throws `refusal` for a window this process knows is spent; otherwise `check` reads (or charges) it, and a
+ * window it finds spent is remembered, then refused.
+ */
+async function refuseWhenSpent(
+  ctx: AppContext,
+  key: string,
+  refusal: (retryAfter: number) => AppError,
+  check: () => Promise<{ spent: boolean; resetSeconds: number }>,
+): Promise<void> {
+  const known = knownSpent(ctx, key);
+  if (known !== null) throw refusal(known);
+  const { spent, resetSeconds } = await check();
+  if (!spent) return;
+  rememberSpent(ctx, key, resetSeconds);
+  throw refusal(resetSeconds);
+}
+
 /** One hit in a fixed window shared by every process on the database; old windows are pruned now and then. */
 export async function hitWindow(ctx: AppContext, key: string, windowSeconds: number): Promise<WindowHit> {
   const row = await windows.hitWindow(ctx.db, key, windowSeconds);
@@ -107,18 +125,15 @@ const SEARCH_WINDOW_SECONDS = 10;
 export async function chargeSearchBudget(ctx: AppContext, caller: Pick<Caller, 'teamId'>): Promise<void> {
   const perMinute = ctx.config.searchTeamRateLimit;
   const limit = Math.max(1, Math.floor((perMinute * SEARCH_WINDOW_SECONDS) / 60));
-  const key = `search-team:${caller.teamId}`;
   const refusal = (retryAfter: number) =>
     new AppError('rate_limited', `Your team's search limit of ${perMinute} searches per minute (${limit} every ${SEARCH_WINDOW_SECONDS} s, all its tokens together) reached.`, {
       retry_after: retryAfter,
     });
-  const known = knownSpent(ctx, key);
-  if (known !== null) throw refusal(known);
-  const { hits, resetSeconds } = await hitWindow(ctx, key, SEARCH_WINDOW_SECONDS);
-  if (hits > limit) {
-    rememberSpent(ctx, key, resetSeconds);
-    throw refusal(resetSeconds);
-  }
+  const key = `search-team:${caller.teamId}`;
+  await refuseWhenSpent(ctx, key, refusal, async () => {
+    const { hits, resetSeconds } = await hitWindow(ctx, key, SEARCH_WINDOW_SECONDS);
+    return { spent: hits > limit, resetSeconds };
+  });
 }
 
 /** The search time's window: a whole minute, so the search that goes past the budget is paid for by the rest of it. */
@@ -139,13 +154,10 @@ export async function withinSearchTime<T>(ctx: AppContext, teamId: string, searc
     new AppError('rate_limited', `Your team's searches have used their ${limit} ms of database time per minute (all its tokens together).`, {
       retry_after: retryAfter,
     });
-  const known = knownSpent(ctx, key);
-  if (known !== null) throw refusal(known);
-  const spent = await windows.addToWindow(ctx.db, key, SEARCH_TIME_WINDOW_SECONDS, 0);
-  if (spent.hits >= limit) {
-    rememberSpent(ctx, key, Math.max(1, spent.reset));
-    throw refusal(Math.max(1, spent.reset));
-  }
+  await refuseWhenSpent(ctx, key, refusal, async () => {
+    const spent = await windows.readWindow(ctx.db, key, SEARCH_TIME_WINDOW_SECONDS);
+    return { spent: spent.hits >= limit, resetSeconds: Math.max(1, spent.reset) };
+  });
   const started = performance.now();
   try {
     return await search();

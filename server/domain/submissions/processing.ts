@@ -51,8 +51,9 @@ export async function processSubmission(
       autoresponse: spam && autoresponds ? ({ skipped: 'spam' } as const) : null,
     } as const;
     if (!(await submissionRows.settleReceived(tx, submissionId, verdict))) return 'skipped' as const;
-    // Names its post could not learn at once (its form's row was held: submission-inserts.ts, LEARNING).
-    await recordFieldNames(tx, row.form_id, Object.keys(row.payload));
+    // Names its post could not learn at once (its form's row was held: submission-inserts.ts, LEARNING); the
+    // read above says whether there are any, so most posts cost no statement here.
+    if (row.unlearned) await recordFieldNames(tx, row.form_id, Object.keys(row.payload));
     tx.afterCommit(() => announceSubmissionEvent(ctx, row.form_id));
     // Instant notifications (digest forms are told by the digest job); spam only when the form asks.
     const notify = row.notification_emails.length > 0 && settings.notification_mode === 'instant' && (!spam || settings.notify_spam);

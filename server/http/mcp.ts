@@ -7,6 +7,7 @@ import type { Caller } from '../domain/accounts/caller.ts';
 import { AppError } from '../domain/shared/errors.ts';
 import { API_INPUT_LIMITS, decodeJsonText, jsonTextProblem, tooLargeInput, type InputLimits } from '../domain/shared/input-guard.ts';
 import { chargeApiBudget } from '../domain/accounts/rate-windows.ts';
+import { inTeamLane } from '../domain/accounts/team-lanes.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import { authenticateBearer, bearerChallenge } from '../operations/invoke.ts';
 import { VERSION } from '../version.ts';
@@ -245,46 +246,59 @@ export function mcpRoutes(ctx: AppContext, failures: AuthFailures) {
       if (req.method === 'POST' && isInitializeRequest(body)) {
         // A session costs memory for as long as it lives: opening one counts against the token's API
         // budget, as a REST request does, and the token, its team and this process hold a bounded number.
-        const { exceeded } = await chargeApiBudget(ctx, caller);
-        const refused = exceeded ?? overCap(caller);
-        if (refused) return appErrorAnswer(res, refused.status, -32000, refused);
-        const session: Session = { transport: undefined as never, caller, lastSeen: Date.now(), busy: 1 };
-        admit(session);
-        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void sessions.set(id, session),
-        });
-        session.transport = transport;
-        // Ended by DELETE, by the idle sweep, or by the server: the count and the map forget it.
-        transport.onclose = () => forget(session, transport.sessionId);
-        res.once('close', () => {
-          session.busy--;
-          session.lastSeen = Date.now();
-          // An initialize the SDK refused opened no session.
-          if (!transport.sessionId) void transport.close();
-        });
-        await createMcpServer(ctx, async () => session.caller, VERSION).connect(transport);
-        return await transport.handleRequest(req, res, body);
+        // It is opened in the team's lane, as an operation runs: fifty at once are served a few at a time.
+        return await inTeamLane(ctx, caller.teamId, () => openSession(req, res, caller, body));
       }
       if (req.method !== 'POST') return jsonRpcError(res, 400, -32000, 'Send Mcp-Session-Id, or POST a request (stateless).');
       // Stateless: a server and transport for this one request. Building them costs as much as a REST
       // request, so a message that calls no tool (tools/list, ping, a batch) counts against the token's API
-      // budget here; a tool call counts in invoke, as every operation does.
-      if (!isToolCall(body)) {
+      // budget and runs in the team's lane here; a tool call does both in invoke, as every operation does.
+      if (isToolCall(body)) return await answerStateless(req, res, caller, body);
+      return await inTeamLane(ctx, caller.teamId, async () => {
         const { exceeded } = await chargeApiBudget(ctx, caller);
         if (exceeded) return appErrorAnswer(res, exceeded.status, -32000, exceeded);
-      }
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      const server = createMcpServer(ctx, async () => caller, VERSION);
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
+        await answerStateless(req, res, caller, body);
       });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
     } catch (err) {
+      if (err instanceof AppError && err.code === 'rate_limited' && !res.headersSent) return appErrorAnswer(res, err.status, -32000, err);
       next(err);
     }
+  };
+
+  /** Opens a session for an initialize, within the caps. */
+  const openSession = async (req: Request, res: Response, caller: Caller, body: unknown) => {
+    const { exceeded } = await chargeApiBudget(ctx, caller);
+    const refused = exceeded ?? overCap(caller);
+    if (refused) return appErrorAnswer(res, refused.status, -32000, refused);
+    const session: Session = { transport: undefined as never, caller, lastSeen: Date.now(), busy: 1 };
+    admit(session);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, session),
+    });
+    session.transport = transport;
+    // Ended by DELETE, by the idle sweep, or by the server: the count and the map forget it.
+    transport.onclose = () => forget(session, transport.sessionId);
+    res.once('close', () => {
+      session.busy--;
+      session.lastSeen = Date.now();
+      // An initialize the SDK refused opened no session.
+      if (!transport.sessionId) void transport.close();
+    });
+    await createMcpServer(ctx, async () => session.caller, VERSION).connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  /** One message without a session: a server and transport for this request alone. */
+  const answerStateless = async (req: Request, res: Response, caller: Caller, body: unknown) => {
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const server = createMcpServer(ctx, async () => caller, VERSION);
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
   };
 
   const router = express.Router();

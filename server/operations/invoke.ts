@@ -8,6 +8,7 @@ import { AppError, type ErrorDetail } from '../domain/shared/errors.ts';
 import { assertPathIds } from '../domain/shared/ids.ts';
 import { guardInput, invalidInput } from '../domain/shared/input-guard.ts';
 import { chargeApiBudget, type ApiBudget } from '../domain/accounts/rate-windows.ts';
+import { inTeamLane } from '../domain/accounts/team-lanes.ts';
 import { authenticate, bearerToken } from '../domain/accounts/tokens.ts';
 import { operations, type RouteKey } from './index.ts';
 
@@ -107,10 +108,13 @@ function parseArgs(route: AppRoute, args: Record<string, unknown>): Input {
 export type Input = { params: Record<string, unknown>; query: Record<string, unknown>; body: unknown; headers: Record<string, string | undefined> };
 export type Result = { status: number; body?: unknown; stream?: unknown };
 
-/** Calls the operation of a route whose checks have run. */
+/**
+ * Calls the operation of a route whose checks have run, in its team's lane of this process (a few of a
+ * team's operations at once, a bounded line behind them: server/domain/accounts/team-lanes.ts).
+ */
 export function runOperation(ctx: AppContext, key: RouteKey, caller: Caller, input: Input): Promise<Result> {
   const operation = operations[key] as unknown as (ctx: AppContext, caller: Caller, input: Input) => Promise<Result>;
-  return operation(ctx, caller, input);
+  return inTeamLane(ctx, caller.teamId, () => operation(ctx, caller, input));
 }
 
 /** Who calls: a bearer header to authenticate, or a caller the transport has authenticated for this request. */

@@ -1,0 +1,35 @@
+/**
+ * Work that runs at most `running` at a time per key in this process; the rest waits its turn in arrival
+ * order, at most `waiting` of it, and work past that is refused at once. A finished piece of work hands its
+ * place to the next in line. Nothing waiting holds a database connection: work asks for one when it runs.
+ */
+export class Lanes {
+  readonly #lanes = new Map<string, { running: number; line: Array<() => void> }>();
+
+  readonly limits: { running: number; waiting: number };
+
+  constructor(limits: { running: number; waiting: number }) {
+    this.limits = limits;
+  }
+
+  /** Runs `work` in `key`'s lane, or throws `refusal()` when the lane runs and waits for as much as it may. */
+  async run<T>(key: string, work: () => Promise<T>, refusal: () => Error): Promise<T> {
+    let lane = this.#lanes.get(key);
+    if (!lane) this.#lanes.set(key, (lane = { running: 0, line: [] }));
+    if (lane.running < this.limits.running) lane.running += 1;
+    else if (lane.line.length < this.limits.waiting) await new Promise<void>((resolve) => lane.line.push(resolve));
+    else throw refusal();
+    try {
+      return await work();
+    } finally {
+      const next = lane.line.shift();
+      if (next) next();
+      else if (--lane.running === 0) this.#lanes.delete(key);
+    }
+  }
+
+  /** Keys with work running. */
+  get size(): number {
+    return this.#lanes.size;
+  }
+}

@@ -10,7 +10,8 @@
  *  1. Warm-up: team B's load alone (not measured).
  *  2. Quiet run: team B alone for --duration seconds.
  *  3. Noisy run: team A's attack is started and under way (its exports answered, its MCP sessions
- *     opened, its replays queued), then the same team B load for --duration seconds while A keeps on.
+ *     opened, its replays queued), then a warm-up as in 1 (A keeps on), then the same team B load for
+ *     --duration seconds while A keeps on.
  *
  * Target: team B has 0 errors in the noisy run (non-2xx or no answer) and the p99 of its posts and of its
  * lists each stays within 2× of the quiet run's. The verdict is printed; the exit code is 0 whatever it is
@@ -85,7 +86,7 @@ const { values: opts } = parseArgs({
 if (opts.help) {
   console.log(`node bench/noisy-neighbour.ts [options]
   --duration S        seconds of team B's load in each of the quiet and noisy runs (default 60: ~500 lists, so their p99 is not just the second-slowest)
-  --warmup S          seconds of team B's load before the quiet run, not measured (default 5)
+  --warmup S          seconds of team B's load before each run, not measured (default 5; before the noisy run, with A's attack under way)
   --rows N            submissions seeded in team A's big form, ~1 KB each (default 50000)
   --deliveries N      delivered webhook deliveries seeded for A's webhook, what a replay sends again (default 10000)
   --posters P         team B's visitors posting at once (default 20)
@@ -511,6 +512,9 @@ async function main(): Promise<number> {
   await event('ready', 120_000);
   const rampSeconds = (Date.now() - rampStart) / 1000;
   log(`team A's attack under way after ${rampSeconds.toFixed(1)} s`);
+  // As before the quiet run: the delivery grace left the server's pool and B's clients idle, and their
+  // restart (new backends, new connections) would otherwise be measured as A's doing.
+  if (num('warmup') > 0) await tenantLoad(num('warmup'), 'warm-up (attack under way)');
   await sampler.start(attacker.pid);
   if (statements) await resetStatements(statements);
   runtimeBefore = await scrapeRuntime(origin, METRICS_TOKEN);

@@ -12,6 +12,7 @@ import { exportColumns } from '../forms/field-schema.ts';
 import { EXPORT_LINK_SECONDS, exportKey } from './file-links.ts';
 import { storedSettings } from '../spam/stored-rules.ts';
 import { searchText } from './search.ts';
+import { Lanes } from '../shared/lanes.ts';
 
 export const META_COLUMNS = ['id', 'received_at', 'status', 'category', 'score'] as const;
 
@@ -63,7 +64,7 @@ export async function exportSubmissions(ctx: AppContext, caller: Caller, formId:
     // Only the key scoped to this form and expiry reaches Postgres (see file-links.ts).
     const linkKey = exportKey(ctx.keys.linkSigning, { teamId: caller.teamId, formId, expires });
     const stamp = new Date().toISOString().slice(0, 10);
-    const chunks = chunkReader(ctx, q.format, select, linkKey);
+    const chunks = chunkReader(ctx, caller.teamId, q.format, select, linkKey);
 
     if (q.format === 'csv') {
       const header = [...META_COLUMNS, ...columns.headers, ...(overflow ? ['_other'] : []), '_files'].map((h) => csvCell(csvSafe(h))).join(',') + '\n'; // COPY ends rows with \n too
@@ -100,12 +101,22 @@ type Flight = {
 };
 
 /**
- * Reads chunk after chunk, each on a stream connection of its own held only while that chunk is read.
- * The next chunk starts as soon as the current one's range is known (two in flight at most), so
- * Postgres reads one while the other is being copied out: a fast client gets the export at nearly the
- * speed of two backends, a slow one costs at most two chunks read ahead, and no connection waits on it.
+ * The chunks of a team's exports read in this process at once: two, whatever number of exports the team
+ * runs (two exports read flat out, or two opening at once, share them). Opening an export costs a burst
+ * of reads (the sockets' buffers take the first megabytes before a silent client is known to be one):
+ * two exports opening together would otherwise take four backends, both cores of a small machine.
  */
-function chunkReader(ctx: AppContext, format: 'csv' | 'json', select: ExportSelectOptions, linkKey: Buffer): ChunkReader {
+const chunkLanes = new Lanes({ running: 2, waiting: Number.POSITIVE_INFINITY });
+const NEVER_REFUSED = () => new Error('an export chunk is never refused: it waits its turn');
+
+/**
+ * Reads chunk after chunk, each on a stream connection of its own held only while that chunk is read,
+ * in its team's lane (chunkLanes). The next chunk starts as soon as the current one's range is known (two
+ * in flight at most), so Postgres reads one while the other is being copied out: a fast client gets the
+ * export at nearly the speed of two backends, a slow one costs at most two chunks read ahead, and no
+ * connection waits on it.
+ */
+function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', select: ExportSelectOptions, linkKey: Buffer): ChunkReader {
   let after: ExportKey | null = null;
   let rows = CHUNK.firstRows;
   let rowsSent = 0;
@@ -123,7 +134,8 @@ function chunkReader(ctx: AppContext, format: 'csv' | 'json', select: ExportSele
       cancelled: false,
     };
     flight.through.catch(() => {});
-    flight.done = (async () => {
+    flight.done = chunkLanes.run(teamId, async () => {
+      if (flight.cancelled) throw new Error('the chunk was cancelled');
       const session = await ctx.db.connect();
       if (flight.cancelled) {
         session.release();
@@ -167,7 +179,7 @@ function chunkReader(ctx: AppContext, format: 'csv' | 'json', select: ExportSele
         session.release(true);
         throw err;
       }
-    })();
+    }, NEVER_REFUSED);
     flight.done.catch(() => {});
     return flight;
   };

@@ -32,8 +32,8 @@ const short = await startTestApp({ DATABASE_STATEMENT_TIMEOUT_MS: '500', DATABAS
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A team with a form of `rows` submissions of about 1 KB each, seeded by SQL (ids tagged `ei`). */
-async function teamWithRows(rows: number): Promise<{ owner: TestMember; formId: string }> {
-  const owner = await makeTeam(t);
+async function teamWithRows(rows: number, owner?: TestMember): Promise<{ owner: TestMember; formId: string }> {
+  owner ??= await makeTeam(t);
   const formId = (await makePublishedForm(t, owner)).id;
   await t.ctx.db.query(
     `insert into submissions (id, team_id, form_id, status, payload, received_at)
@@ -87,7 +87,56 @@ async function waitFor(what: string, ok: () => Promise<boolean> | boolean, timeo
   }
 }
 
+/** An app whose teams may run four exports at once, with room for ten stream connections. */
+const wide = await startTestApp({ INTAKE_EXPORTS_PER_TEAM: '4', DATABASE_POOL_SIZE: '21', INTAKE_API_RATE_LIMIT: '100000', INTAKE_API_TEAM_RATE_LIMIT: '100000' });
+const wideServer: HttpServer = await listenHttp(wide.app, { ...wide.config, port: 0, host: '127.0.0.1' });
+afterAll(() => wideServer.close(0));
+
 describe('exports of one team and the rest of the service', () => {
+  it("a team's exports read two chunks at a time in a process, however many it runs; another team's read beside them", { timeout: 60_000 }, async () => {
+    const { owner, formId } = await teamWithRows(8_000);
+    const { formId: secondForm } = await teamWithRows(8_000, owner);
+    const other = await teamWithRows(8_000);
+    // Postgres's view: backends reading a chunk of one of these forms (its COPY, or the statement that opens it).
+    const sampler = new pg.Client({ connectionString: inject('databaseUrl') });
+    await sampler.connect();
+    onTestFinished(() => sampler.end());
+    const reading = async (forms: string[]) => {
+      const { rows } = await sampler.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+          where state <> 'idle' and (query like 'copy (%' or query like 'select set_config(''intake.link_key''%') and query similar to $1`,
+        [`%(${forms.join('|')})%`],
+      );
+      return rows[0]!.n;
+    };
+    let peakTeam = 0;
+    let peakBoth = 0;
+    let samples = 0;
+    let sampling = true;
+    const sampled = (async () => {
+      while (sampling) {
+        const team = await reading([formId, secondForm]);
+        peakTeam = Math.max(peakTeam, team);
+        peakBoth = Math.max(peakBoth, team + (await reading([other.formId])));
+        samples++;
+      }
+    })();
+    const exportAll = (form: string, token: string) => async () => {
+      const res = await fetch(`${wideServer.url}/v1/forms/${form}/submissions/export?format=csv`, { headers: bearer(token) });
+      expect(res.status).toBe(200);
+      return (await res.text()).split('\n').length - 2;
+    };
+    // Four exports of one team read flat out (each reads two chunks at once when alone), and two of another team.
+    const runs = [formId, formId, secondForm, secondForm].map((f) => exportAll(f, owner.token)).concat([0, 1].map(() => exportAll(other.formId, other.owner.token)));
+    const counts = await Promise.all(runs.map((run) => run()));
+    sampling = false;
+    await sampled;
+    expect(counts).toEqual(Array(6).fill(8_000));
+    expect(samples).toBeGreaterThan(20);
+    expect(peakTeam).toBe(2);
+    expect(peakBoth).toBeGreaterThan(2);
+  });
+
   it("nine slow or silent exports of one team's viewers leave another team's API and public endpoint answering at once", { timeout: 60_000 }, async () => {
     const a = await teamWithRows(40_000);
     const viewers = await Promise.all(Array.from({ length: 3 }, () => makeMember(t, a.owner.teamId, 'viewer')));

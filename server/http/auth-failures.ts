@@ -8,11 +8,17 @@ const MAX_ADDRESSES = 100_000;
 const MAX_HELD = 1_000;
 
 /**
- * Requests that fail authentication, counted per client address (its /64 for IPv6) in a fixed window, in
- * this process's memory: a request without a valid token must cost almost nothing, and a client sending
- * hundreds a second (1 MB bodies to `/mcp`, say) would otherwise keep a core busy accepting, answering and
- * draining them. Only failures count and only failures are refused, so a valid token — or a public post —
- * from the same address (a NAT, a proxy, another tenant on the same host) is never held back by them.
+ * Requests that fail authentication, counted per client address (its /64 for IPv6) in this process's
+ * memory: a request without a valid token must cost almost nothing, and a client sending hundreds a second
+ * (1 MB bodies to `/mcp`, say) would otherwise keep a core busy accepting, answering and draining them. Only
+ * failures count and only failures are refused, so a valid token — or a public post — from the same
+ * address (a NAT, a proxy, another tenant on the same host) is never held back by them.
+ *
+ * The count slides: the previous minute's failures weigh on the current one in proportion to what is left
+ * of it (the estimate a sliding window of one minute would hold). A fixed window let a client that failed
+ * all minute long send `limit` failures at once as each minute began, every one of them answered at once —
+ * 60 bodies of 1 MB arriving together each minute, a burst every other tenant felt; sliding, a client that
+ * keeps failing gets no more than the limit over any minute, spread out.
  */
 export class AuthFailures {
   readonly #limit: number;
@@ -20,6 +26,8 @@ export class AuthFailures {
   readonly delayMs: number;
   #windowStart = 0;
   #hits = new Map<string, number>();
+  /** The failures of the window before, per address: they fade out over the current window. */
+  #previous = new Map<string, number>();
   /** Refused requests being held now (see refuseFailedAuth). */
   held = 0;
 
@@ -29,11 +37,12 @@ export class AuthFailures {
     this.#windowMs = windowSeconds * 1000;
   }
 
-  /** Counts one failure of `ip`; the 429 to answer once its window holds more than the limit. */
+  /** Counts one failure of `ip`; the 429 to answer once its sliding count is past the limit. */
   hit(ip: string | undefined, now = Date.now()): AppError | null {
-    // One window for every address, so the map is dropped whole as it ends instead of swept key by key.
+    // One window for every address, so the maps are dropped whole as they age instead of swept key by key.
     const start = now - (now % this.#windowMs);
     if (start !== this.#windowStart) {
+      this.#previous = start - this.#windowStart === this.#windowMs ? this.#hits : new Map();
       this.#windowStart = start;
       this.#hits = new Map();
     }
@@ -41,11 +50,22 @@ export class AuthFailures {
     if (!this.#hits.has(key) && this.#hits.size >= MAX_ADDRESSES) return null;
     const hits = (this.#hits.get(key) ?? 0) + 1;
     this.#hits.set(key, hits);
-    if (hits <= this.#limit) return null;
-    const retryAfter = Math.max(1, Math.ceil((start + this.#windowMs - now) / 1000));
+    const previous = this.#previous.get(key) ?? 0;
+    const left = 1 - (now - start) / this.#windowMs;
+    if (previous * left + hits <= this.#limit) return null;
+    const retryAfter = Math.max(1, Math.ceil(this.#waitMs(previous, hits, now - start) / 1000));
     return new AppError('rate_limited', `Too many requests without a valid token from this address (${this.#limit} a minute); try again later.`, {
       retry_after: retryAfter,
     });
+  }
+
+  /** Milliseconds until one more failure would be within the limit, if none comes meanwhile. */
+  #waitMs(previous: number, hits: number, elapsed: number): number {
+    const room = this.#limit - 1;
+    // Within this window, once the previous one's weight has faded enough…
+    if (hits <= room && previous > 0) return Math.max(0, (1 - (room - hits) / previous) * this.#windowMs - elapsed);
+    // …or in the next one, once this one's has.
+    return this.#windowMs - elapsed + Math.max(0, 1 - room / hits) * this.#windowMs;
   }
 }
 

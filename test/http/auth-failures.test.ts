@@ -4,6 +4,7 @@ import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, makeToken } from '../support/harness.ts';
 import { startLiveTestApp, type LiveTestApp } from '../support/live-server.ts';
 import { withinOneMinuteWindow } from '../support/rate-window.ts';
+import { AuthFailures } from '../../server/http/auth-failures.ts';
 
 /**
  * Requests that fail authentication are bounded per client address at `/mcp` (INTAKE_AUTH_FAILURE_LIMIT a
@@ -61,7 +62,7 @@ describe('requests that fail authentication, per client address', () => {
     const owner = await makeTeam(t);
     const { token } = await makeToken(t, owner);
     const form = await makePublishedForm(t, owner, { name: 'Contact' });
-    await withinOneMinuteWindow(); // the failures count in a fixed window on the minute
+    await withinOneMinuteWindow(); // the failures count in windows on the minute, the last one fading
 
     // Five failures, with no token or a bad one: 401 each.
     const early: Array<number | null> = [];
@@ -82,7 +83,8 @@ describe('requests that fail authentication, per client address', () => {
     expect(JSON.parse(refused.text)).toMatchObject({ error: 'rate_limited' });
     const retryAfter = Number(refused.headers['retry-after']);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(60);
+    // Until the sliding count lets one more through: past the bound in this minute, that is in the next one.
+    expect(retryAfter).toBeLessThanOrEqual(120);
     expect(refused.headers.connection).toBe('close');
     expect(refused.written).toBeLessThan(32 * 1024 * 1024);
 
@@ -129,5 +131,41 @@ describe('requests that fail authentication, per client address', () => {
     expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
     // A valid token from the same address is never refused.
     expect((await rest(bearer(token))).status).toBe(200);
+  });
+});
+
+describe('the failure count slides', () => {
+  const MINUTE = 60_000;
+  /** The outcomes of one failure from `ip` every `everyMs` from `from` to `to` (ms): how many were let through. */
+  const through = (failures: AuthFailures, ip: string, from: number, to: number, everyMs: number) => {
+    let n = 0;
+    for (let at = from; at < to; at += everyMs) if (failures.hit(ip, at) === null) n++;
+    return n;
+  };
+
+  it('a client failing all minute long is not let through again as the next minute begins; one that stopped starts afresh', () => {
+    const failures = new AuthFailures(60, 1_000);
+    const start = 100 * MINUTE;
+    // One a second, all minute: exactly the bound, every one let through.
+    expect(through(failures, '192.0.2.1', start, start + MINUTE, 1_000)).toBe(60);
+    // Ten a second from the next minute's first instant: a fixed window let 60 through at once here.
+    expect(through(failures, '192.0.2.1', start + MINUTE, start + MINUTE + 1_000, 100)).toBe(0);
+    const refused = failures.hit('192.0.2.1', start + MINUTE + 1_000)!;
+    expect(refused.toBody()).toMatchObject({ error: 'rate_limited', retry_after: expect.any(Number) });
+    // Another address has its own count; a client idle for a whole minute has no past.
+    expect(failures.hit('192.0.2.2', start + MINUTE + 1_000)).toBeNull();
+    expect(through(failures, '192.0.2.1', start + 3 * MINUTE, start + 3 * MINUTE + 1_000, 10)).toBe(60);
+  });
+
+  it('spreads what it lets through: at one a second past the bound, a client gets back to one a second, never a burst', () => {
+    const failures = new AuthFailures(60, 1_000);
+    const start = 200 * MINUTE;
+    // 120 in the first half minute: 60 through, the rest refused.
+    expect(through(failures, '192.0.2.3', start, start + 30_000, 250)).toBe(60);
+    // Then one every half second: over any ten seconds of the next minute, no more than ten get through.
+    const perTen: number[] = [];
+    for (let at = start + MINUTE; at < start + 2 * MINUTE; at += 10_000) perTen.push(through(failures, '192.0.2.3', at, at + 10_000, 500));
+    expect(Math.max(...perTen)).toBeLessThanOrEqual(10);
+    expect(perTen.reduce((a, b) => a + b)).toBeLessThanOrEqual(60);
   });
 });

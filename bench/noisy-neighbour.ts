@@ -74,6 +74,7 @@ const { values: opts } = parseArgs({
     searchers: { type: 'string', default: '4' },
     'deep-bodies': { type: 'string', default: '30' },
     'delivery-grace': { type: 'string', default: '30' },
+    workers: { type: 'string', default: '0' },
     env: { type: 'string', multiple: true, default: [] },
     'no-save': { type: 'boolean', default: false },
     'no-settle': { type: 'boolean', default: false },
@@ -101,6 +102,8 @@ if (opts.help) {
   --searchers N       team A's concurrent searches, each on a token A mints (default 4)
   --deep-bodies N     unauthenticated 1 MB deeply nested bodies to /mcp in flight at once (default 30)
   --delivery-grace S  after each run, time team B's deliveries have to reach the receiver (default 30)
+  --workers N         0: one \`intake serve\` runs the API and the workers (the default, as \`make dev\`); N: \`serve --no-worker\`
+                      and N \`intake worker\` processes, the production deployment's shape (compose.yaml)
   --env NAME=VALUE    extra setting for intake serve (repeatable), e.g. DATABASE_POOL_SIZE=20
   --no-settle         skip the checkpoint and sync after seeding (the seed's dirty pages then reach the disk during the runs)
   --no-save           do not write bench/results/noisy-neighbour-<date>.json
@@ -233,7 +236,8 @@ function machineTicks(): { busy: number; total: number } {
  * and the CPU each party used (the server, Postgres, team A's attacker, this process generating team B's
  * load): on a 2-core machine the attacker's own client competes for the same cores as the server.
  */
-function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => number | null) {
+function startSampler(dbUrl: string, serverPids: number[], postmasterPid: () => number | null) {
+  const serverPid = serverPids[0]!;
   const client = new pg.Client({ connectionString: dbUrl, application_name: 'noisy-bench-sampler' });
   const ready = client.connect();
   onCleanup('sampler connection', () => client.end().catch(() => {}));
@@ -262,7 +266,7 @@ function startSampler(dbUrl: string, serverPid: number, postmasterPid: () => num
     return {
       backends,
       machine: machineTicks(),
-      server: cpuMs(serverPid) ?? 0,
+      server: serverPids.reduce((n, pid) => n + (cpuMs(pid) ?? 0), 0),
       postgres,
       attacker: attackerPid ? (cpuMs(attackerPid) ?? 0) : 0,
       loadGenerator: (own.user + own.system) / 1000,
@@ -422,9 +426,12 @@ async function main(): Promise<number> {
 
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const server = startChild('serve', INTAKE, ['serve'], { env: { ...env, PORT: String(port), HOST: '127.0.0.1', INTAKE_BASE_URL: origin }, echo: opts.verbose });
+  const workers = num('workers');
+  const serverEnv = { ...env, PORT: String(port), HOST: '127.0.0.1', INTAKE_BASE_URL: origin };
+  const server = startChild('serve', INTAKE, workers ? ['serve', '--no-worker'] : ['serve'], { env: serverEnv, echo: opts.verbose });
   await waitForHttp(server, `${origin}/healthz`);
-  const sampler = startSampler(db.url, server.pid, () => db.postmasterPid());
+  const workerPids = Array.from({ length: workers }, (_, i) => startChild(`worker-${i + 1}`, INTAKE, ['worker'], { env: serverEnv, echo: opts.verbose }).pid);
+  const sampler = startSampler(db.url, [server.pid, ...workerPids], () => db.postmasterPid());
 
   let firstClient = 0;
   const tenantLoad = async (secs: number, title: string): Promise<TenantLoadResult & { accepted: Accepted }> => {
@@ -552,7 +559,7 @@ async function main(): Promise<number> {
     target: `team B: ${TARGET.errors} errors in the noisy run, p99 of posts and of lists each ≤ ${TARGET.p99Ratio}× the quiet run's`,
     passed: problems.length === 0,
     problems,
-    options: { ...attackOptions, viewerToken: undefined, editorToken: undefined, origin: undefined, formId: undefined, webhookId: undefined, duration: seconds, warmup: num('warmup'), rows: num('rows'), deliveries: num('deliveries'), posters: num('posters'), postIntervalMs: num('post-interval'), listers: num('listers'), listIntervalMs: num('list-interval') },
+    options: { ...attackOptions, viewerToken: undefined, editorToken: undefined, origin: undefined, formId: undefined, webhookId: undefined, duration: seconds, warmup: num('warmup'), rows: num('rows'), deliveries: num('deliveries'), posters: num('posters'), postIntervalMs: num('post-interval'), listers: num('listers'), listIntervalMs: num('list-interval'), workers: num('workers') },
     settings: { DATABASE_POOL_SIZE: extra.DATABASE_POOL_SIZE ?? '10 (default)', ...extra },
     teamB: {
       quiet: { posts: quiet.posts, lists: quiet.lists, health: quiet.health, clientDelayMs: quiet.clientDelayMs, deliveries: quietDeliveries, server: quietServer, slowest: quietSlowest },

@@ -27,9 +27,4 @@ export class Lanes {
       else if (--lane.running === 0) this.#lanes.delete(key);
     }
   }
-
-  /** Keys with work running. */
-  get size(): number {
-    return this.#lanes.size;
-  }
 }

@@ -94,17 +94,17 @@ afterAll(() => wideServer.close(0));
 
 describe('exports of one team and the rest of the service', () => {
   it("a team's exports read two chunks at a time in a process, however many it runs; another team's read beside them", { timeout: 60_000 }, async () => {
-    const { owner, formId } = await teamWithRows(8_000);
-    const { formId: secondForm } = await teamWithRows(8_000, owner);
-    const other = await teamWithRows(8_000);
-    // Postgres's view: backends reading a chunk of one of these forms (its COPY, or the statement that opens it).
+    const { owner, formId } = await teamWithRows(20_000);
+    const { formId: secondForm } = await teamWithRows(20_000, owner);
+    const other = await teamWithRows(20_000);
+    // Postgres's view: backends reading a chunk of one of these forms (its rows, ~1 KB each as JSON, or the statement that opens it).
     const sampler = new pg.Client({ connectionString: inject('databaseUrl') });
     await sampler.connect();
     onTestFinished(() => sampler.end());
     const reading = async (forms: string[]) => {
       const { rows } = await sampler.query<{ n: number }>(
         `select count(*)::int as n from pg_stat_activity
-          where state <> 'idle' and (query like 'copy (%' or query like 'select set_config(''intake.link_key''%') and query similar to $1`,
+          where state <> 'idle' and (query like 'select json_build_object(%' or query like 'select set_config(''intake.link_key''%') and query similar to $1`,
         [`%(${forms.join('|')})%`],
       );
       return rows[0]!.n;
@@ -122,19 +122,61 @@ describe('exports of one team and the rest of the service', () => {
       }
     })();
     const exportAll = (form: string, token: string) => async () => {
-      const res = await fetch(`${wideServer.url}/v1/forms/${form}/submissions/export?format=csv`, { headers: bearer(token) });
+      const res = await fetch(`${wideServer.url}/v1/forms/${form}/submissions/export?format=json`, { headers: bearer(token) });
       expect(res.status).toBe(200);
-      return (await res.text()).split('\n').length - 2;
+      return ((await res.json()) as unknown[]).length;
     };
-    // Four exports of one team read flat out (each reads two chunks at once when alone), and two of another team.
+    // Four exports of one team read flat out (past its opening, each reads two chunks at once when alone), and two of another team.
     const runs = [formId, formId, secondForm, secondForm].map((f) => exportAll(f, owner.token)).concat([0, 1].map(() => exportAll(other.formId, other.owner.token)));
     const counts = await Promise.all(runs.map((run) => run()));
     sampling = false;
     await sampled;
-    expect(counts).toEqual(Array(6).fill(8_000));
+    expect(counts).toEqual(Array(6).fill(20_000));
     expect(samples).toBeGreaterThan(20);
     expect(peakTeam).toBe(2);
     expect(peakBoth).toBeGreaterThan(2);
+  });
+
+  it("a team's exports opened together for clients that read nothing read their first chunks on one backend", { timeout: 60_000 }, async () => {
+    const { owner, formId } = await teamWithRows(20_000);
+    const sampler = new pg.Client({ connectionString: inject('databaseUrl') });
+    await sampler.connect();
+    onTestFinished(() => sampler.end());
+    const reading = async () => {
+      const { rows } = await sampler.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+          where state <> 'idle' and (query like 'select json_build_object(%' or query like 'select set_config(''intake.link_key''%') and query like $1`,
+        [`%${formId}%`],
+      );
+      return rows[0]!.n;
+    };
+    // Three exports whose clients take the first bytes and then nothing: each reads what the sockets take.
+    const open = () =>
+      new Promise<void>((resolve, reject) => {
+        const req = http.get(`${wideServer.url}/v1/forms/${formId}/submissions/export?format=json`, { headers: bearer(owner.token) }, (res) => {
+          expect(res.statusCode).toBe(200);
+          res.once('data', () => {
+            res.pause();
+            resolve();
+          });
+        });
+        req.once('error', reject);
+        onTestFinished(() => void req.destroy());
+      });
+    let peak = 0;
+    let quietFor = 0;
+    let samples = 0;
+    const opened = Promise.all([open(), open(), open()]);
+    // Until the three have stopped reading: 500 ms without a chunk being read.
+    for (const started = Date.now(); quietFor < 20 && Date.now() - started < 20_000; samples++) {
+      const n = await reading();
+      peak = Math.max(peak, n);
+      quietFor = n ? 0 : quietFor + 1;
+      await sleep(n ? 0 : 25);
+    }
+    await opened;
+    expect(samples).toBeGreaterThan(20);
+    expect(peak).toBe(1);
   });
 
   it("nine slow or silent exports of one team's viewers leave another team's API and public endpoint answering at once", { timeout: 60_000 }, async () => {

@@ -97,7 +97,11 @@ type Flight = {
   through: Promise<ExportKey | null>;
   done: Promise<{ pieces: Array<Buffer | string>; through: ExportKey | null; bytes: number; rowCount: number }>;
   session: Session | null;
+  /** The chunk's rows as they stream in: destroyed when the chunk is cancelled, so its reading ends. */
+  rows$: NodeJS.ReadableStream & { destroy(): void } | null;
   cancelled: boolean;
+  /** Ends the chunk's turn in its lanes at once when it is cancelled, whatever its reading still does. */
+  stop: (err: Error) => void;
 };
 
 /**
@@ -107,11 +111,19 @@ type Flight = {
  * two exports opening together would otherwise take four backends, both cores of a small machine.
  */
 const chunkLanes = new Lanes({ running: 2, waiting: Number.POSITIVE_INFINITY });
+/**
+ * An export's opening: its first chunks, up to what the sockets' buffers can take (measured on loopback:
+ * ~7 MB for a client that read one chunk and paused). They read in a lane of their own, one chunk at a time
+ * for all of a team's opening exports, so exports (re)opened together for silent clients take one core,
+ * not both; each of their chunks still takes one of the team's two places in chunkLanes.
+ */
+const OPENING_BYTES = 4 * CHUNK.bytes;
+const openingLanes = new Lanes({ running: 1, waiting: Number.POSITIVE_INFINITY });
 const NEVER_REFUSED = () => new Error('an export chunk is never refused: it waits its turn');
 
 /**
  * Reads chunk after chunk, each on a stream connection of its own held only while that chunk is read,
- * in its team's lane (chunkLanes). The next chunk starts as soon as the current one's range is known (two
+ * in its team's lane (openingLanes, then chunkLanes). The next chunk starts as soon as the current one's range is known (two
  * in flight at most), so Postgres reads one while the other is being copied out: a fast client gets the
  * export at nearly the speed of two backends, a slow one costs at most two chunks read ahead, and no
  * connection waits on it.
@@ -122,6 +134,8 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
   let rowsSent = 0;
   let flights: Flight[] = [];
   let aborted = false;
+  /** Bytes of the chunks read so far: under OPENING_BYTES, the export is opening. */
+  let bytesRead = 0;
   const statementTimeoutMs = ctx.config.databaseStatementTimeoutMs && Math.max(ctx.config.databaseStatementTimeoutMs, CHUNK_STATEMENT_TIMEOUT_MS);
 
   const launch = (from: ExportKey | null, size: number): Flight => {
@@ -131,10 +145,14 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
       through: new Promise((resolve, reject) => (found = { resolve, reject })),
       done: null as never,
       session: null,
+      rows$: null,
       cancelled: false,
+      stop: () => {},
     };
+    const stopped = new Promise<never>((_, reject) => (flight.stop = reject));
+    stopped.catch(() => {});
     flight.through.catch(() => {});
-    flight.done = chunkLanes.run(teamId, async () => {
+    const read = async () => {
       if (flight.cancelled) throw new Error('the chunk was cancelled');
       const session = await ctx.db.connect();
       if (flight.cancelled) {
@@ -151,7 +169,9 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
         let rowCount = 0;
         const overflowed = () => bytes > CHUNK.cap && size > 1;
         if (format === 'csv') {
-          for await (const piece of quiet(copyCsv(session, sql))) {
+          const copy = quiet(copyCsv(session, sql));
+          flight.rows$ = copy as unknown as Flight['rows$'];
+          for await (const piece of copy) {
             pieces.push(piece);
             bytes += piece.length;
             if (overflowed()) throw new ChunkOverflow();
@@ -159,7 +179,9 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
         } else {
           // Rows joined here; the separator before the first one depends on the chunks before (next()).
           let text = '';
-          for await (const [json] of quiet(cursorTexts(session, sql))) {
+          const cursor = quiet(cursorTexts(session, sql));
+          flight.rows$ = cursor as unknown as Flight['rows$'];
+          for await (const [json] of cursor) {
             text += (rowCount ? ',\n' : '') + json;
             rowCount += 1;
             bytes = text.length;
@@ -179,13 +201,19 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
         session.release(true);
         throw err;
       }
-    }, NEVER_REFUSED);
+    };
+    // Every chunk in the team's two; an opening's, first in the team's one for openings.
+    const inChunkLane = () => chunkLanes.run(teamId, () => Promise.race([read(), stopped]), NEVER_REFUSED);
+    flight.done = bytesRead < OPENING_BYTES ? openingLanes.run(teamId, inChunkLane, NEVER_REFUSED) : inChunkLane();
     flight.done.catch(() => {});
     return flight;
   };
 
   const cancel = (flight: Flight) => {
     flight.cancelled = true;
+    flight.stop(new Error('the chunk was cancelled'));
+    // A cursor whose connection is closed under it may wait for rows without end (a COPY errors).
+    flight.rows$?.destroy();
     flight.session?.release(true);
   };
 
@@ -201,6 +229,7 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
           const read = await flight.done;
           flights.shift();
           after = read.through;
+          bytesRead += read.bytes;
           // Later chunks aim at CHUNK.bytes from what this one made per row it spanned.
           const perRow = read.bytes / flight.rows;
           rows = Math.max(1, Math.min(CHUNK.maxRows, perRow > 0 ? Math.floor(CHUNK.bytes / perRow) : CHUNK.maxRows));

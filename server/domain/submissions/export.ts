@@ -123,10 +123,10 @@ const NEVER_REFUSED = () => new Error('an export chunk is never refused: it wait
 
 /**
  * Reads chunk after chunk, each on a stream connection of its own held only while that chunk is read,
- * in its team's lane (openingLanes, then chunkLanes). The next chunk starts as soon as the current one's range is known (two
- * in flight at most), so Postgres reads one while the other is being copied out: a fast client gets the
- * export at nearly the speed of two backends, a slow one costs at most two chunks read ahead, and no
- * connection waits on it.
+ * in its team's lanes (openingLanes while it opens, chunkLanes always). The next chunk starts as soon as
+ * the current one's range is known (two in flight at most), so Postgres reads one while the other is
+ * being copied out: a fast client gets the export at nearly the speed of two backends, a slow one costs
+ * at most two chunks read ahead, and no connection waits on it.
  */
 function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', select: ExportSelectOptions, linkKey: Buffer): ChunkReader {
   let after: ExportKey | null = null;
@@ -204,7 +204,7 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
     };
     // Every chunk in the team's two; an opening's, first in the team's one for openings.
     const inChunkLane = () => chunkLanes.run(teamId, () => Promise.race([read(), stopped]), NEVER_REFUSED);
-    flight.done = bytesRead < OPENING_BYTES ? openingLanes.run(teamId, inChunkLane, NEVER_REFUSED) : inChunkLane();
+    flight.done = bytesRead < OPENING_BYTES ? openingLanes.run(teamId, () => Promise.race([inChunkLane(), stopped]), NEVER_REFUSED) : inChunkLane();
     flight.done.catch(() => {});
     return flight;
   };

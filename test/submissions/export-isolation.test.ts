@@ -25,7 +25,6 @@ const t = await startTestApp({ INTAKE_IDLE_TIMEOUT_MS: '20000', INTAKE_API_RATE_
 const server: HttpServer = await listenHttp(t.app, { ...t.config, port: 0, host: '127.0.0.1' });
 afterAll(() => server.close(0));
 const port = Number(new URL(server.url).port);
-const appName = `intake worker ${process.pid}`;
 /** Another app on the same database whose statements may run 500 ms and whose transactions may idle 1 s. */
 const short = await startTestApp({ DATABASE_STATEMENT_TIMEOUT_MS: '500', DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '1000' });
 
@@ -87,6 +86,39 @@ async function waitFor(what: string, ok: () => Promise<boolean> | boolean, timeo
   }
 }
 
+/**
+ * Postgres's view of export reading: a function counting the backends that read a chunk of one of the given
+ * forms (its rows, through COPY or a cursor, or the statement that opens it), on a client of its own.
+ */
+async function chunkReaders(): Promise<(forms: string[]) => Promise<number>> {
+  const sampler = new pg.Client({ connectionString: inject('databaseUrl') });
+  await sampler.connect();
+  onTestFinished(() => sampler.end());
+  return async (forms) => {
+    const { rows } = await sampler.query<{ n: number }>(
+      `select count(*)::int as n from pg_stat_activity
+        where state <> 'idle' and (query like 'copy (%' or query like 'select json_build_object(%' or query like 'select set_config(''intake.link_key''%')
+          and query similar to $1`,
+      [`%(${forms.join('|')})%`],
+    );
+    return rows[0]!.n;
+  };
+}
+
+/** Runs `sample` back to back until the returned `stop` is called; `stop` answers how many samples ran. */
+function sampleUntilStopped(sample: () => Promise<void>): () => Promise<number> {
+  let samples = 0;
+  let sampling = true;
+  const sampled = (async () => {
+    for (; sampling; samples++) await sample();
+  })();
+  return async () => {
+    sampling = false;
+    await sampled;
+    return samples;
+  };
+}
+
 /** An app whose teams may run four exports at once, with room for ten stream connections. */
 const wide = await startTestApp({ INTAKE_EXPORTS_PER_TEAM: '4', DATABASE_POOL_SIZE: '21', INTAKE_API_RATE_LIMIT: '100000', INTAKE_API_TEAM_RATE_LIMIT: '100000' });
 const wideServer: HttpServer = await listenHttp(wide.app, { ...wide.config, port: 0, host: '127.0.0.1' });
@@ -97,30 +129,14 @@ describe('exports of one team and the rest of the service', () => {
     const { owner, formId } = await teamWithRows(20_000);
     const { formId: secondForm } = await teamWithRows(20_000, owner);
     const other = await teamWithRows(20_000);
-    // Postgres's view: backends reading a chunk of one of these forms (its rows, ~1 KB each as JSON, or the statement that opens it).
-    const sampler = new pg.Client({ connectionString: inject('databaseUrl') });
-    await sampler.connect();
-    onTestFinished(() => sampler.end());
-    const reading = async (forms: string[]) => {
-      const { rows } = await sampler.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity
-          where state <> 'idle' and (query like 'select json_build_object(%' or query like 'select set_config(''intake.link_key''%') and query similar to $1`,
-        [`%(${forms.join('|')})%`],
-      );
-      return rows[0]!.n;
-    };
+    const reading = await chunkReaders();
     let peakTeam = 0;
     let peakBoth = 0;
-    let samples = 0;
-    let sampling = true;
-    const sampled = (async () => {
-      while (sampling) {
-        const team = await reading([formId, secondForm]);
-        peakTeam = Math.max(peakTeam, team);
-        peakBoth = Math.max(peakBoth, team + (await reading([other.formId])));
-        samples++;
-      }
-    })();
+    const stop = sampleUntilStopped(async () => {
+      const team = await reading([formId, secondForm]);
+      peakTeam = Math.max(peakTeam, team);
+      peakBoth = Math.max(peakBoth, team + (await reading([other.formId])));
+    });
     const exportAll = (form: string, token: string) => async () => {
       const res = await fetch(`${wideServer.url}/v1/forms/${form}/submissions/export?format=json`, { headers: bearer(token) });
       expect(res.status).toBe(200);
@@ -129,8 +145,7 @@ describe('exports of one team and the rest of the service', () => {
     // Four exports of one team read flat out (past its opening, each reads two chunks at once when alone), and two of another team.
     const runs = [formId, formId, secondForm, secondForm].map((f) => exportAll(f, owner.token)).concat([0, 1].map(() => exportAll(other.formId, other.owner.token)));
     const counts = await Promise.all(runs.map((run) => run()));
-    sampling = false;
-    await sampled;
+    const samples = await stop();
     expect(counts).toEqual(Array(6).fill(20_000));
     expect(samples).toBeGreaterThan(20);
     expect(peakTeam).toBe(2);
@@ -139,17 +154,7 @@ describe('exports of one team and the rest of the service', () => {
 
   it("a team's exports opened together for clients that read nothing read their first chunks on one backend", { timeout: 60_000 }, async () => {
     const { owner, formId } = await teamWithRows(20_000);
-    const sampler = new pg.Client({ connectionString: inject('databaseUrl') });
-    await sampler.connect();
-    onTestFinished(() => sampler.end());
-    const reading = async () => {
-      const { rows } = await sampler.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity
-          where state <> 'idle' and (query like 'select json_build_object(%' or query like 'select set_config(''intake.link_key''%') and query like $1`,
-        [`%${formId}%`],
-      );
-      return rows[0]!.n;
-    };
+    const reading = await chunkReaders();
     // Three exports whose clients take the first bytes and then nothing: each reads what the sockets take.
     const open = () =>
       new Promise<void>((resolve, reject) => {
@@ -169,7 +174,7 @@ describe('exports of one team and the rest of the service', () => {
     const opened = Promise.all([open(), open(), open()]);
     // Until the three have stopped reading: 500 ms without a chunk being read.
     for (const started = Date.now(); quietFor < 20 && Date.now() - started < 20_000; samples++) {
-      const n = await reading();
+      const n = await reading([formId]);
       peak = Math.max(peak, n);
       quietFor = n ? 0 : quietFor + 1;
       await sleep(n ? 0 : 25);
@@ -247,26 +252,14 @@ describe('exports of one team and the rest of the service', () => {
     // Half of the 9 pooled connections.
     const limit = 4;
     const teams = await Promise.all(Array.from({ length: 5 }, () => teamWithRows(8_000)));
-    // Postgres's view: the app's backends reading an export chunk (its COPY, or the statement that opens it).
-    const sampler = new pg.Client({ connectionString: inject('databaseUrl') });
-    await sampler.connect();
-    onTestFinished(() => sampler.end());
+    // Postgres's view: the backends reading a chunk of these teams' forms (its COPY, or the statement that opens it).
+    const reading = await chunkReaders();
     let peakBackends = 0;
     let peakSlots = 0;
-    let samples = 0;
-    let sampling = true;
-    const sampled = (async () => {
-      while (sampling) {
-        const { rows } = await sampler.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity
-            where application_name = $1 and state <> 'idle' and (query like 'copy (%' or query like 'select set_config(''intake.link_key''%')`,
-          [appName],
-        );
-        peakBackends = Math.max(peakBackends, rows[0]!.n);
-        peakSlots = Math.max(peakSlots, t.ctx.db.streams?.inUse ?? 0);
-        samples++;
-      }
-    })();
+    const stop = sampleUntilStopped(async () => {
+      peakBackends = Math.max(peakBackends, await reading(teams.map((x) => x.formId)));
+      peakSlots = Math.max(peakSlots, t.ctx.db.streams?.inUse ?? 0);
+    });
     const exports = teams.flatMap((x) =>
       [0, 1].map(async () => {
         const res = await fetch(`${server.url}/v1/forms/${x.formId}/submissions/export?format=csv`, { headers: bearer(x.owner.token) });
@@ -275,8 +268,7 @@ describe('exports of one team and the rest of the service', () => {
       }),
     );
     const counts = await Promise.all(exports);
-    sampling = false;
-    await sampled;
+    const samples = await stop();
     expect(counts).toEqual(Array(10).fill(8_000));
     expect(samples).toBeGreaterThan(20);
     expect(peakBackends).toBeGreaterThan(0);

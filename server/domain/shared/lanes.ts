@@ -1,23 +1,25 @@
 /**
  * Work that runs at most `running` at a time per key in this process; the rest waits its turn in arrival
- * order, at most `waiting` of it, and work past that is refused at once. A finished piece of work hands its
- * place to the next in line. Nothing waiting holds a database connection: work asks for one when it runs.
+ * order, at most `waiting` of it (unbounded when not given), and work past that is refused at once. A
+ * finished piece of work hands its place to the next in line. Nothing waiting holds a database connection:
+ * work asks for one when it runs. `running: 1` makes a key's work take turns.
  */
 export class Lanes {
   readonly #lanes = new Map<string, { running: number; line: Array<() => void> }>();
+  readonly #running: number;
+  readonly #waiting: number;
 
-  readonly limits: { running: number; waiting: number };
-
-  constructor(limits: { running: number; waiting: number }) {
-    this.limits = limits;
+  constructor(limits: { running: number; waiting?: number }) {
+    this.#running = limits.running;
+    this.#waiting = limits.waiting ?? Number.POSITIVE_INFINITY;
   }
 
   /** Runs `work` in `key`'s lane, or throws `refusal()` when the lane runs and waits for as much as it may. */
-  async run<T>(key: string, work: () => Promise<T>, refusal: () => Error): Promise<T> {
+  async run<T>(key: string, work: () => Promise<T>, refusal: () => Error = () => new Error('the lane is full')): Promise<T> {
     let lane = this.#lanes.get(key);
     if (!lane) this.#lanes.set(key, (lane = { running: 0, line: [] }));
-    if (lane.running < this.limits.running) lane.running += 1;
-    else if (lane.line.length < this.limits.waiting) await new Promise<void>((resolve) => lane.line.push(resolve));
+    if (lane.running < this.#running) lane.running += 1;
+    else if (lane.line.length < this.#waiting) await new Promise<void>((resolve) => lane.line.push(resolve));
     else throw refusal();
     try {
       return await work();

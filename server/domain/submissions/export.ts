@@ -98,7 +98,7 @@ type Flight = {
   done: Promise<{ pieces: Array<Buffer | string>; through: ExportKey | null; bytes: number; rowCount: number }>;
   session: Session | null;
   /** The chunk's rows as they stream in: destroyed when the chunk is cancelled, so its reading ends. */
-  rows$: NodeJS.ReadableStream & { destroy(): void } | null;
+  rowStream: NodeJS.ReadableStream & { destroy(): void } | null;
   cancelled: boolean;
   /** Ends the chunk's turn in its lanes at once when it is cancelled, whatever its reading still does. */
   stop: (err: Error) => void;
@@ -110,7 +110,7 @@ type Flight = {
  * of reads (the sockets' buffers take the first megabytes before a silent client is known to be one):
  * two exports opening together would otherwise take four backends, both cores of a small machine.
  */
-const chunkLanes = new Lanes({ running: 2, waiting: Number.POSITIVE_INFINITY });
+const chunkLanes = new Lanes({ running: 2 });
 /**
  * An export's opening: its first chunks, up to what the sockets' buffers can take (measured on loopback:
  * ~7 MB for a client that read one chunk and paused). They read in a lane of their own, one chunk at a time
@@ -118,8 +118,7 @@ const chunkLanes = new Lanes({ running: 2, waiting: Number.POSITIVE_INFINITY });
  * not both; each of their chunks still takes one of the team's two places in chunkLanes.
  */
 const OPENING_BYTES = 4 * CHUNK.bytes;
-const openingLanes = new Lanes({ running: 1, waiting: Number.POSITIVE_INFINITY });
-const NEVER_REFUSED = () => new Error('an export chunk is never refused: it waits its turn');
+const openingLanes = new Lanes({ running: 1 });
 
 /**
  * Reads chunk after chunk, each on a stream connection of its own held only while that chunk is read,
@@ -145,7 +144,7 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
       through: new Promise((resolve, reject) => (found = { resolve, reject })),
       done: null as never,
       session: null,
-      rows$: null,
+      rowStream: null,
       cancelled: false,
       stop: () => {},
     };
@@ -170,7 +169,7 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
         const overflowed = () => bytes > CHUNK.cap && size > 1;
         if (format === 'csv') {
           const copy = quiet(copyCsv(session, sql));
-          flight.rows$ = copy as unknown as Flight['rows$'];
+          flight.rowStream = copy as unknown as Flight['rowStream'];
           for await (const piece of copy) {
             pieces.push(piece);
             bytes += piece.length;
@@ -180,7 +179,7 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
           // Rows joined here; the separator before the first one depends on the chunks before (next()).
           let text = '';
           const cursor = quiet(cursorTexts(session, sql));
-          flight.rows$ = cursor as unknown as Flight['rows$'];
+          flight.rowStream = cursor as unknown as Flight['rowStream'];
           for await (const [json] of cursor) {
             text += (rowCount ? ',\n' : '') + json;
             rowCount += 1;
@@ -203,8 +202,8 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
       }
     };
     // Every chunk in the team's two; an opening's, first in the team's one for openings.
-    const inChunkLane = () => chunkLanes.run(teamId, () => Promise.race([read(), stopped]), NEVER_REFUSED);
-    flight.done = bytesRead < OPENING_BYTES ? openingLanes.run(teamId, () => Promise.race([inChunkLane(), stopped]), NEVER_REFUSED) : inChunkLane();
+    const inChunkLane = () => chunkLanes.run(teamId, () => Promise.race([read(), stopped]));
+    flight.done = bytesRead < OPENING_BYTES ? openingLanes.run(teamId, () => Promise.race([inChunkLane(), stopped])) : inChunkLane();
     flight.done.catch(() => {});
     return flight;
   };
@@ -213,7 +212,7 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
     flight.cancelled = true;
     flight.stop(new Error('the chunk was cancelled'));
     // A cursor whose connection is closed under it may wait for rows without end (a COPY errors).
-    flight.rows$?.destroy();
+    flight.rowStream?.destroy();
     flight.session?.release(true);
   };
 

@@ -13,7 +13,7 @@ import { processSubmission } from '../../jobs/definitions.ts';
 import { isId, newId } from '../shared/ids.ts';
 import { removeObjectsLater } from '../lifecycle/object-removal.ts';
 import { pageEnvelope } from '../shared/pagination.ts';
-import { Turns } from '../shared/turns.ts';
+import { Lanes } from '../shared/lanes.ts';
 import { chargeSearchBudget, withinSearchTime } from '../accounts/rate-windows.ts';
 import { searchText } from './search.ts';
 import { iso } from '../shared/timestamps.ts';
@@ -68,7 +68,7 @@ const SEARCH_COUNT_CAP = 1000;
  * as it opened (~14 ms of Postgres each) put the other teams' slowest lists at 3–13× their quiet p99
  * (bench/noisy-neighbour.ts).
  */
-const searchTurns = new Turns();
+const searchTurns = new Lanes({ running: 1 });
 
 export async function listSubmissions(ctx: AppContext, caller: Caller, formId: string, q: z.infer<typeof SubmissionListQuery>) {
   await assertForm(ctx, caller, formId);
@@ -76,7 +76,7 @@ export async function listSubmissions(ctx: AppContext, caller: Caller, formId: s
   const page = { limit: q.per_page + 1, offset: q.cursor ? 0 : (q.page - 1) * q.per_page, after: q.cursor ? decodeCursor(q.cursor) : undefined };
   if (filter.q) await chargeSearchBudget(ctx, caller);
   const { rows, counted } = filter.q
-    ? await searchTurns.take(caller.teamId, () => withinSearchTime(ctx, caller.teamId, () => queries.searchPage(ctx.db, filter, page, SEARCH_COUNT_CAP)))
+    ? await searchTurns.run(caller.teamId, () => withinSearchTime(ctx, caller.teamId, () => queries.searchPage(ctx.db, filter, page, SEARCH_COUNT_CAP)))
     : await Promise.all([queries.listPage(ctx.db, filter, page), queries.countMatching(ctx.db, filter)]).then(([r, n]) => ({ rows: r, counted: n }));
   // A search counts its matches up to the cap: past it, `total` is the cap and `total_capped` says so.
   const totalCapped = Boolean(filter.q) && counted > SEARCH_COUNT_CAP;

@@ -114,11 +114,14 @@ const chunkLanes = new Lanes({ running: 2 });
 /**
  * An export's opening: its first chunks, up to what the sockets' buffers can take (measured on loopback:
  * ~7 MB for a client that read one chunk and paused). They read in a lane of their own, one chunk at a time
- * for all of a team's opening exports, so exports (re)opened together for silent clients take one core,
- * not both; each of their chunks still takes one of the team's two places in chunkLanes.
+ * for all of a team's opening exports, started at most once per OPENING_SPACING_MS: a silent client's
+ * opening (~100 ms of a core read flat out) is spread over a few hundred milliseconds instead of taking a
+ * core at once, and a fast client's 4 opening chunks cost it at most 3 spacings. Each of them still takes
+ * one of the team's two places in chunkLanes.
  */
 const OPENING_BYTES = 4 * CHUNK.bytes;
-const openingLanes = new Lanes({ running: 1 });
+const OPENING_SPACING_MS = 50;
+const openingLanes = new Lanes({ running: 1, spacingMs: OPENING_SPACING_MS });
 
 /**
  * Reads chunk after chunk, each on a stream connection of its own held only while that chunk is read,

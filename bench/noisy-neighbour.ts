@@ -4,7 +4,8 @@
  * One `intake serve` process tree (API and worker, default DATABASE_POOL_SIZE=10) shared by two teams.
  * Team B is an ordinary tenant: visitors post to its published form, its integration lists its
  * submissions (bench/lib/tenant-load.ts), and its webhook gets each submission (timed from the post's answer
- * to the receiver, reported beside the verdict). Team A does the worst it can with a viewer token, plus its editor
+ * to the receiver, reported beside the verdict; both teams' webhooks reach one receiver, bench/lib/receiver-process.ts,
+ * a process of its own). Team A does the worst it can with a viewer token, plus its editor
  * token for bulk replays, which a viewer may not start (bench/lib/noisy-attacker.ts, a process of its own).
  *
  *  1. Warm-up: team B's load alone (not measured).
@@ -35,8 +36,6 @@ import { issueToken } from '../server/domain/accounts/tokens.ts';
 import { addMember } from '../server/domain/accounts/users.ts';
 import { createWebhook } from '../server/domain/webhooks/webhooks.ts';
 import { boot } from '../server/main.ts';
-import { startHttpsReceiver } from '../test/support/https-receiver.ts';
-import { serverProcessEnv } from '../test/support/tls.ts';
 import { cleanupAll, installSignalHandlers, onCleanup } from './lib/cleanup.ts';
 import { COMPANIES, FIRST, LAST, SENTENCES, SUBJECTS } from './lib/contact-form.ts';
 import { scratchDir, startDatabase, startStorage, withClient } from './lib/infra.ts';
@@ -51,6 +50,7 @@ import { quantile, runTenantLoad, type Accepted, type LatencyStats, type TenantL
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const INTAKE = path.join(ROOT, 'cli', 'intake');
 const ATTACKER = path.join(ROOT, 'bench', 'lib', 'noisy-attacker.ts');
+const RECEIVER = path.join(ROOT, 'bench', 'lib', 'receiver-process.ts');
 const TARGET = { errors: 0, p99Ratio: 2 };
 /** The server's /metrics token: the report reads its GC and event-loop figures (bench/lib/server-runtime.ts). */
 const METRICS_TOKEN = `noisy-metrics-${process.pid}`;
@@ -373,27 +373,36 @@ async function main(): Promise<number> {
     onCleanup('pg_stat_statements client', () => statements.end());
   }
   const storageUrl = await startStorage(dir, 'intake-bench');
-  const receiver = await startHttpsReceiver();
-  onCleanup('HTTPS receiver', () => receiver.close());
-  // Team A's deliveries are counted; team B's are timed (submission id → when the receiver had it).
+  // Team A's deliveries are counted; team B's are timed (submission id → when the receiver had it). The
+  // receiver runs in a process of its own (bench/lib/receiver-process.ts): in this one, its work delayed
+  // team B's requests as this process timed them, and A's replays made that a cost of the noisy run only.
   let received = 0;
   const receiptsB = new Map<string, number>();
-  const drainReceiver = () => {
-    for (const r of receiver.requests.splice(0)) {
-      if (r.path !== '/b') received += 1;
-      else receiptsB.set((JSON.parse(r.body) as { submission_id: string }).submission_id, r.receivedAt);
-    }
-  };
-  const draining = setInterval(drainReceiver, 200);
-  onCleanup('receiver drain', () => clearInterval(draining));
+  let receiverReady!: (r: { url: string; caBundlePath: string }) => void;
+  const receiverStarted = new Promise<{ url: string; caBundlePath: string }>((r) => (receiverReady = r));
+  const receiverChild = startChild('receiver', process.execPath, [RECEIVER], {
+    env: { PATH: process.env.PATH },
+    echo: opts.verbose,
+    onSpawn: (proc) => {
+      readline.createInterface({ input: proc.stdout! }).on('line', (line) => {
+        if (!line.startsWith('{')) return;
+        const m = JSON.parse(line) as { event: string; url: string; caBundlePath: string; b: Array<[string, number]>; others: number };
+        if (m.event === 'ready') receiverReady(m);
+        if (m.event !== 'received') return;
+        received += m.others;
+        for (const [id, at] of m.b) receiptsB.set(id, at);
+      });
+    },
+  });
+  const receiver = await Promise.race([
+    receiverStarted,
+    receiverChild.exited.then((code) => Promise.reject(new Error(`the receiver exited (${code}):\n${receiverChild.output()}`))),
+  ]);
   /** Team B's deliveries of one run's accepted posts: waits up to `graceMs` for the last, then post → receiver latency. */
   const deliveriesOf = async (accepted: Accepted, graceMs: number) => {
     const deadline = Date.now() + graceMs;
     const missing = () => [...accepted.keys()].filter((id) => !receiptsB.has(id)).length;
-    while (missing() && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 250));
-      drainReceiver();
-    }
+    while (missing() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     const delays = [...accepted].flatMap(([id, at]) => (receiptsB.has(id) ? [receiptsB.get(id)! - at] : [])).sort((a, b) => a - b);
     return {
       accepted: accepted.size,
@@ -418,7 +427,7 @@ async function main(): Promise<number> {
     INTAKE_TRUST_PROXY: 'loopback',
     INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false',
     LOG_LEVEL: 'warn',
-    ...serverProcessEnv(),
+    NODE_EXTRA_CA_CERTS: receiver.caBundlePath,
     ...extra,
   };
   const s = await setup(env, receiver.url);
@@ -547,7 +556,6 @@ async function main(): Promise<number> {
   // A's replays go on in the worker after its attacker has stopped: B's deliveries still wait behind them.
   const noisyDeliveries = await deliveriesOf(noisy.accepted, num('delivery-grace') * 1000);
   log(`noisy: team B's deliveries ${JSON.stringify(noisyDeliveries)}`);
-  drainReceiver();
 
   const posts = compare('posts', quiet.posts, noisy.posts);
   const lists = compare('lists', quiet.lists, noisy.lists);

@@ -19,7 +19,7 @@
  * (1 only when the setup fails). Prints the report and writes bench/results/noisy-neighbour-<date>.json
  * (`--no-save` to skip).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,12 +45,13 @@ import { diskBetween, diskReading, type DiskReading } from './lib/disk-stats.ts'
 import { cpuMs, freePort, startChild, treeCpuMs, waitForHttp } from './lib/processes.ts';
 import { runtimeBetween, scrapeRuntime, type RuntimeReport } from './lib/server-runtime.ts';
 import { WalTimeline } from './lib/wal-timeline.ts';
-import { quantile, runTenantLoad, type Accepted, type LatencyStats, type TenantLoadResult } from './lib/tenant-load.ts';
+import { quantile, type Accepted, type LatencyStats, type TenantLoadOptions, type TenantLoadResult } from './lib/tenant-load.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const INTAKE = path.join(ROOT, 'cli', 'intake');
 const ATTACKER = path.join(ROOT, 'bench', 'lib', 'noisy-attacker.ts');
 const RECEIVER = path.join(ROOT, 'bench', 'lib', 'receiver-process.ts');
+const TENANT_LOAD = path.join(ROOT, 'bench', 'lib', 'tenant-load-process.ts');
 const TARGET = { errors: 0, p99Ratio: 2 };
 /** The server's /metrics token: the report reads its GC and event-loop figures (bench/lib/server-runtime.ts). */
 const METRICS_TOKEN = `noisy-metrics-${process.pid}`;
@@ -232,11 +233,12 @@ function machineTicks(): { busy: number; total: number } {
 }
 
 /**
- * During a run: Postgres connections of the database in use (every 250 ms), the server's resident memory,
- * and the CPU each party used (the server, Postgres, team A's attacker, this process generating team B's
- * load): on a 2-core machine the attacker's own client competes for the same cores as the server.
+ * During a run: Postgres connections of the database in use (every 100 ms), the server's resident memory,
+ * and the CPU each party used (the server, Postgres, team A's attacker, and the load generator: team B's
+ * load process with this one, which samples): on a 2-core machine the clients compete for the same cores
+ * as the server.
  */
-function startSampler(dbUrl: string, serverPids: number[], postmasterPid: () => number | null) {
+function startSampler(dbUrl: string, serverPids: number[], loadPid: number, postmasterPid: () => number | null) {
   const serverPid = serverPids[0]!;
   const client = new pg.Client({ connectionString: dbUrl, application_name: 'noisy-bench-sampler' });
   const ready = client.connect();
@@ -269,7 +271,7 @@ function startSampler(dbUrl: string, serverPids: number[], postmasterPid: () => 
       server: serverPids.reduce((n, pid) => n + (cpuMs(pid) ?? 0), 0),
       postgres,
       attacker: attackerPid ? (cpuMs(attackerPid) ?? 0) : 0,
-      loadGenerator: (own.user + own.system) / 1000,
+      loadGenerator: (own.user + own.system) / 1000 + (cpuMs(loadPid) ?? 0),
     };
   };
   const tick = async () => {
@@ -440,7 +442,21 @@ async function main(): Promise<number> {
   const server = startChild('serve', INTAKE, workers ? ['serve', '--no-worker'] : ['serve'], { env: serverEnv, echo: opts.verbose });
   await waitForHttp(server, `${origin}/healthz`);
   const workerPids = Array.from({ length: workers }, (_, i) => startChild(`worker-${i + 1}`, INTAKE, ['worker'], { env: serverEnv, echo: opts.verbose }).pid);
-  const sampler = startSampler(db.url, [server.pid, ...workerPids], () => db.postmasterPid());
+  // Team B's load runs in a process of its own (bench/lib/tenant-load-process.ts), away from the sampler.
+  const loadGenerator = fork(TENANT_LOAD, [], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  onCleanup("team B's load generator", () => void loadGenerator.kill('SIGKILL'));
+  const sampler = startSampler(db.url, [server.pid, ...workerPids], loadGenerator.pid!, () => db.postmasterPid());
+  const runTenantLoad = (o: TenantLoadOptions) =>
+    new Promise<TenantLoadResult & { postsSent: number; accepted: Accepted }>((resolve, reject) => {
+      const exited = (code: number | null) => reject(new Error(`team B's load generator exited (${code})`));
+      loadGenerator.once('exit', exited);
+      loadGenerator.once('message', (m: { result?: TenantLoadResult & { postsSent: number; accepted: Array<[string, number]> }; error?: string }) => {
+        loadGenerator.off('exit', exited);
+        if (m.result) resolve({ ...m.result, accepted: new Map(m.result.accepted) });
+        else reject(new Error(`team B's load failed: ${m.error}`));
+      });
+      loadGenerator.send({ run: o });
+    });
 
   let firstClient = 0;
   const tenantLoad = async (secs: number, title: string): Promise<TenantLoadResult & { accepted: Accepted }> => {

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { limitSubject } from '../domain/ingest/client-address.ts';
 import { AppError } from '../domain/shared/errors.ts';
+import { slidingCount, slidingWaitMs } from '../domain/shared/sliding-window.ts';
 
 /** Addresses tracked in one window: past it a new address is not counted (memory stays bounded under a spread-out flood). */
 const MAX_ADDRESSES = 100_000;
@@ -50,22 +51,13 @@ export class AuthFailures {
     if (!this.#hits.has(key) && this.#hits.size >= MAX_ADDRESSES) return null;
     const hits = (this.#hits.get(key) ?? 0) + 1;
     this.#hits.set(key, hits);
-    const previous = this.#previous.get(key) ?? 0;
-    const left = 1 - (now - start) / this.#windowMs;
-    if (previous * left + hits <= this.#limit) return null;
-    const retryAfter = Math.max(1, Math.ceil(this.#waitMs(previous, hits, now - start) / 1000));
+    const windows = { previous: this.#previous.get(key) ?? 0, current: hits, elapsedMs: now - start, windowMs: this.#windowMs };
+    if (slidingCount(windows) <= this.#limit) return null;
+    // Until one more failure would be within the limit.
+    const retryAfter = Math.max(1, Math.ceil(slidingWaitMs(windows, this.#limit - 1) / 1000));
     return new AppError('rate_limited', `Too many requests without a valid token from this address (${this.#limit} a minute); try again later.`, {
       retry_after: retryAfter,
     });
-  }
-
-  /** Milliseconds until one more failure would be within the limit, if none comes meanwhile. */
-  #waitMs(previous: number, hits: number, elapsed: number): number {
-    const room = this.#limit - 1;
-    // Within this window, once the previous one's weight has faded enough…
-    if (hits <= room && previous > 0) return Math.max(0, (1 - (room - hits) / previous) * this.#windowMs - elapsed);
-    // …or in the next one, once this one's has.
-    return this.#windowMs - elapsed + Math.max(0, 1 - room / hits) * this.#windowMs;
   }
 }
 

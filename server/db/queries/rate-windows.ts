@@ -30,6 +30,36 @@ export async function readWindow(sql: Sql, key: string, windowSeconds: number): 
   return rows[0]!;
 }
 
+/** A fixed window's count and the one before it (0 when nothing was counted), and the milliseconds since it began. */
+export type TwoWindowRow = { current: number; previous: number; elapsed_ms: number };
+
+/** The previous window's count beside `current` (an SQL expression), the window starting at `start`. */
+const withPrevious = (start: string, seconds: string) =>
+  `coalesce((select p.hits from rate_limit_windows p where p.key = $1::text and p.window_start = ${start} - make_interval(secs => ${seconds})), 0)::int as previous,
+   (extract(epoch from now() - ${start}) * 1000)::int as elapsed_ms`;
+
+/** A fixed window's count so far and the previous window's, for a sliding estimate; writes nothing. */
+export async function readTwoWindows(sql: Sql, key: string, windowSeconds: number): Promise<TwoWindowRow> {
+  const { rows } = await sql.query<TwoWindowRow>(
+    `select coalesce((select hits from rate_limit_windows where key = $1::text and window_start = start), 0)::int as current, ${withPrevious('start', '$2::int')}
+       from (select ${windowStart('$2::int')} as start) w`,
+    [key, windowSeconds],
+    'intake_read_two_windows',
+  );
+  return rows[0]!;
+}
+
+/** One hit in a fixed window, answering its count with this hit and the previous window's, for a sliding estimate. */
+export async function hitTwoWindows(sql: Sql, key: string, windowSeconds: number): Promise<TwoWindowRow> {
+  const { rows } = await sql.query<TwoWindowRow>(
+    `with hit as (${windowHit('$1::text', '$2::int')}), start as (select ${windowStart('$2::int')} as start)
+     select hit.hits as current, ${withPrevious('start.start', '$2::int')} from hit, start`,
+    [key, windowSeconds],
+    'intake_hit_two_windows',
+  );
+  return rows[0]!;
+}
+
 /**
  * Takes up to `wanted` units from a fixed window holding `limit`, answering how many were granted (0 once it
  * is spent) and the seconds until it resets. All of `wanted` is added to the count, so a window already

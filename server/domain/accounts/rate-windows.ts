@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import type { Caller } from './caller.ts';
 import { AppError } from '../shared/errors.ts';
+import { slidingCount, slidingWaitMs } from '../shared/sliding-window.ts';
 import * as windows from '../../db/queries/rate-windows.ts';
 
 export type WindowHit = { hits: number; resetSeconds: number };
@@ -56,6 +57,16 @@ async function refuseWhenSpent(
   if (!spent) return;
   rememberSpent(ctx, key, resetSeconds);
   throw refusal(resetSeconds);
+}
+
+/**
+ * Whether a count is past `limit` on the sliding estimate of its window and the one before (see
+ * sliding-window.ts), and the seconds until one more would be within it.
+ */
+function slidingVerdict(row: windows.TwoWindowRow, windowSeconds: number, limit: number): { spent: boolean; resetSeconds: number } {
+  const w = { previous: row.previous, current: row.current, elapsedMs: row.elapsed_ms, windowMs: windowSeconds * 1000 };
+  if (slidingCount(w) <= limit) return { spent: false, resetSeconds: 0 };
+  return { spent: true, resetSeconds: Math.max(1, Math.ceil(slidingWaitMs(w, limit - 1) / 1000)) };
 }
 
 /** One hit in a fixed window shared by every process on the database; old windows are pruned now and then. */
@@ -117,8 +128,8 @@ const SEARCH_WINDOW_SECONDS = 10;
 
 /**
  * Counts one search (`q=` over a form's submissions) against its team's search budget,
- * INTAKE_SEARCH_TEAM_RATE_LIMIT a minute counted per 10-second window, whatever the token or transport,
- * and throws its 429 once spent. A search reads and matches thousands of rows (~10 ms of Postgres,
+ * INTAKE_SEARCH_TEAM_RATE_LIMIT a minute counted over a sliding 10 seconds (sliding-window.ts), whatever
+ * the token or transport, and throws its 429 once spent. A search reads and matches thousands of rows (~10 ms of Postgres,
  * against a fraction of a millisecond for a page of a list): within the ordinary API budget alone, one
  * team's searchers could keep a core of the database busy while other teams wait for it.
  */
@@ -131,8 +142,9 @@ export async function chargeSearchBudget(ctx: AppContext, caller: Pick<Caller, '
     });
   const key = `search-team:${caller.teamId}`;
   await refuseWhenSpent(ctx, key, refusal, async () => {
-    const { hits, resetSeconds } = await hitWindow(ctx, key, SEARCH_WINDOW_SECONDS);
-    return { spent: hits > limit, resetSeconds };
+    const row = await windows.hitTwoWindows(ctx.db, key, SEARCH_WINDOW_SECONDS);
+    pruneWindows(ctx);
+    return slidingVerdict(row, SEARCH_WINDOW_SECONDS, limit);
   });
 }
 
@@ -141,8 +153,11 @@ const SEARCH_TIME_WINDOW_SECONDS = 60;
 
 /**
  * Runs a search (`search`, its statements) within its team's search time, INTAKE_SEARCH_TEAM_TIME_MS of
- * statements a minute, every token, transport and process together: refused with 429 once the minute's time
- * is spent, charged with what it took afterwards. The count budget above cannot see what a search costs, and
+ * statements a minute, every token, transport and process together: refused with 429 once the last minute's
+ * time is spent, charged with what it took afterwards. The minute slides (sliding-window.ts): counted in
+ * fixed minutes, a team searching flat out ran a second of searches back to back as each minute began, and
+ * every other team's reads waited on that core (bench/noisy-neighbour.ts: their lists' p99 went from 22 ms
+ * without the searches to 44 ms); sliding, its searches start as the last minute's time fades, spread out. The count budget above cannot see what a search costs, and
  * that grows with the form: a rare word walks the form's rows until it has a page, so on a form of a million
  * submissions one search can take a core for seconds where another takes 2 ms. A team's searches take at
  * most the budget plus the one search that goes past it, a minute (that one is bounded by the statement timeout).
@@ -155,8 +170,9 @@ export async function withinSearchTime<T>(ctx: AppContext, teamId: string, searc
       retry_after: retryAfter,
     });
   await refuseWhenSpent(ctx, key, refusal, async () => {
-    const spent = await windows.readWindow(ctx.db, key, SEARCH_TIME_WINDOW_SECONDS);
-    return { spent: spent.hits >= limit, resetSeconds: Math.max(1, spent.reset) };
+    const row = await windows.readTwoWindows(ctx.db, key, SEARCH_TIME_WINDOW_SECONDS);
+    // A search may start while less than the limit is spent: the next one, once one millisecond is left.
+    return slidingVerdict({ ...row, current: row.current + 1 }, SEARCH_TIME_WINDOW_SECONDS, limit);
   });
   const started = performance.now();
   try {

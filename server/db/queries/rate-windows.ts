@@ -19,17 +19,6 @@ const windowStart = (seconds: string) => `to_timestamp(floor(extract(epoch from 
 /** Seconds until the window starting at `start` resets, as `reset`. */
 const resetOf = (start: string, seconds: string) => `ceil(extract(epoch from (${start} + make_interval(secs => ${seconds}) - now())))::int as reset`;
 
-/** A fixed window's count so far (0 when nothing was counted in it) and the seconds until it resets; writes nothing. */
-export async function readWindow(sql: Sql, key: string, windowSeconds: number): Promise<WindowRow> {
-  const { rows } = await sql.query<WindowRow>(
-    `select coalesce((select hits from rate_limit_windows where key = $1::text and window_start = start), 0)::int as hits, ${resetOf('start', '$2::int')}
-       from (select ${windowStart('$2::int')} as start) w`,
-    [key, windowSeconds],
-    'intake_read_window',
-  );
-  return rows[0]!;
-}
-
 /** A fixed window's count and the one before it (0 when nothing was counted), and the milliseconds since it began. */
 export type TwoWindowRow = { current: number; previous: number; elapsed_ms: number };
 

@@ -129,9 +129,9 @@ const SEARCH_WINDOW_SECONDS = 10;
 /**
  * Counts one search (`q=` over a form's submissions) against its team's search budget,
  * INTAKE_SEARCH_TEAM_RATE_LIMIT a minute counted over a sliding 10 seconds (sliding-window.ts), whatever
- * the token or transport, and throws its 429 once spent. A search reads and matches thousands of rows (~10 ms of Postgres,
- * against a fraction of a millisecond for a page of a list): within the ordinary API budget alone, one
- * team's searchers could keep a core of the database busy while other teams wait for it.
+ * the token or transport, and throws its 429 once spent. A search reads and matches thousands of rows
+ * (~10 ms of Postgres, against a fraction of a millisecond for a page of a list): within the ordinary API
+ * budget alone, one team's searchers could keep a core of the database busy while other teams wait for it.
  */
 export async function chargeSearchBudget(ctx: AppContext, caller: Pick<Caller, 'teamId'>): Promise<void> {
   const perMinute = ctx.config.searchTeamRateLimit;
@@ -157,10 +157,11 @@ const SEARCH_TIME_WINDOW_SECONDS = 60;
  * time is spent, charged with what it took afterwards. The minute slides (sliding-window.ts): counted in
  * fixed minutes, a team searching flat out ran a second of searches back to back as each minute began, and
  * every other team's reads waited on that core (bench/noisy-neighbour.ts: their lists' p99 went from 22 ms
- * without the searches to 44 ms); sliding, its searches start as the last minute's time fades, spread out. The count budget above cannot see what a search costs, and
- * that grows with the form: a rare word walks the form's rows until it has a page, so on a form of a million
- * submissions one search can take a core for seconds where another takes 2 ms. A team's searches take at
- * most the budget plus the one search that goes past it, a minute (that one is bounded by the statement timeout).
+ * without the searches to 44 ms); sliding, its searches start as the last minute's time fades, spread out.
+ * The count budget above cannot see what a search costs, and that grows with the form: a rare word walks
+ * the form's rows until it has a page, so on a form of a million submissions one search can take a core for
+ * seconds where another takes 2 ms. A team's searches take at most the budget plus the one search that goes
+ * past it, over any minute (that one is bounded by the statement timeout).
  */
 export async function withinSearchTime<T>(ctx: AppContext, teamId: string, search: () => Promise<T>): Promise<T> {
   const key = `search-time-team:${teamId}`;

@@ -22,15 +22,15 @@ const resetOf = (start: string, seconds: string) => `ceil(extract(epoch from (${
 /** A fixed window's count and the one before it (0 when nothing was counted), and the milliseconds since it began. */
 export type TwoWindowRow = { current: number; previous: number; elapsed_ms: number };
 
-/** The previous window's count beside `current` (an SQL expression), the window starting at `start`. */
-const withPrevious = (start: string, seconds: string) =>
-  `coalesce((select p.hits from rate_limit_windows p where p.key = $1::text and p.window_start = ${start} - make_interval(secs => ${seconds})), 0)::int as previous,
+/** The count of `key`'s window before the one starting at `start`, as `previous`, and the milliseconds since `start`, as `elapsed_ms` (SQL expressions). */
+const withPrevious = (key: string, start: string, seconds: string) =>
+  `coalesce((select p.hits from rate_limit_windows p where p.key = ${key} and p.window_start = ${start} - make_interval(secs => ${seconds})), 0)::int as previous,
    (extract(epoch from now() - ${start}) * 1000)::int as elapsed_ms`;
 
 /** A fixed window's count so far and the previous window's, for a sliding estimate; writes nothing. */
 export async function readTwoWindows(sql: Sql, key: string, windowSeconds: number): Promise<TwoWindowRow> {
   const { rows } = await sql.query<TwoWindowRow>(
-    `select coalesce((select hits from rate_limit_windows where key = $1::text and window_start = start), 0)::int as current, ${withPrevious('start', '$2::int')}
+    `select coalesce((select hits from rate_limit_windows where key = $1::text and window_start = start), 0)::int as current, ${withPrevious('$1::text', 'start', '$2::int')}
        from (select ${windowStart('$2::int')} as start) w`,
     [key, windowSeconds],
     'intake_read_two_windows',
@@ -42,7 +42,7 @@ export async function readTwoWindows(sql: Sql, key: string, windowSeconds: numbe
 export async function hitTwoWindows(sql: Sql, key: string, windowSeconds: number): Promise<TwoWindowRow> {
   const { rows } = await sql.query<TwoWindowRow>(
     `with hit as (${windowHit('$1::text', '$2::int')}), start as (select ${windowStart('$2::int')} as start)
-     select hit.hits as current, ${withPrevious('start.start', '$2::int')} from hit, start`,
+     select hit.hits as current, ${withPrevious('$1::text', 'start.start', '$2::int')} from hit, start`,
     [key, windowSeconds],
     'intake_hit_two_windows',
   );

@@ -4,7 +4,8 @@
  * finished piece of work hands its place to the next in line, no sooner than `spacingMs` after it started
  * (0 when not given): a lane of `running: 1` with a spacing starts a key's work at most once per spacing,
  * which spreads a burst out instead of letting it take a core. Nothing waiting holds a database
- * connection: work asks for one when it runs. `running: 1` makes a key's work take turns.
+ * connection: work asks for one when it runs. `running: 1` makes a key's work take turns. A key is
+ * forgotten once nothing of it runs or waits and its last spacing has passed.
  */
 export class Lanes {
   readonly #lanes = new Map<string, { running: number; line: Array<() => void> }>();

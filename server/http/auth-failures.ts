@@ -63,11 +63,14 @@ export class AuthFailures {
 
 /**
  * Answers a request refused for its failed authentications: held unread for the failures' delay
- * (INTAKE_AUTH_FAILURE_DELAY_MS), then the 429 with `Retry-After`, and the connection cut as soon as it is
- * written — nothing of the body is read or drained. Measured (bench/noisy-neighbour.ts): answered at once,
- * a client looping on 30 connections got ~1,000 refusals a second and kept half a core of the server (and a
- * third of one of its own) busy; held, each connection is refused at most once per delay. Past MAX_HELD
- * held at once the connection is cut without an answer.
+ * (INTAKE_AUTH_FAILURE_DELAY_MS) to half as long again, at random, then the 429 with `Retry-After`, and the
+ * connection cut as soon as it is written — nothing of the body is read or drained. Measured
+ * (bench/noisy-neighbour.ts): answered at once, a client looping on 30 connections got ~1,000 refusals a
+ * second and kept half a core of the server (and a third of one of its own) busy; held, each connection is
+ * refused at most once per delay. Held for exactly the delay, those 30 stayed in step: answered, reconnected
+ * and refused again together, a burst of the server's work each second that other teams' requests met
+ * (the CPU profile's busiest 50 ms of each second); the random part spreads them over the delay. Past
+ * MAX_HELD held at once the connection is cut without an answer.
  */
 export function refuseFailedAuth(failures: AuthFailures, req: Request, res: Response, refusal: AppError): void {
   const socket = req.socket;
@@ -88,7 +91,7 @@ export function refuseFailedAuth(failures: AuthFailures, req: Request, res: Resp
     res.once('finish', () => socket.destroy());
     res.status(refusal.status).json(refusal.toBody());
   };
-  const timer = setTimeout(answer, failures.delayMs);
+  const timer = setTimeout(answer, failures.delayMs * (1 + Math.random() / 2));
   socket.once('close', () => {
     clearTimeout(timer);
     release();

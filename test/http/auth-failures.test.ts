@@ -132,6 +132,17 @@ describe('requests that fail authentication, per client address', () => {
     // A valid token from the same address is never refused.
     expect((await rest(bearer(token))).status).toBe(200);
   });
+
+  it('refusals held together are answered spread over the delay, not together (a looping herd falls out of step)', async () => {
+    // Past the bound already (the tests above): each of these is held, then refused.
+    const outcomes = await Promise.all(Array.from({ length: 12 }, () => upload(t, '/mcp', 1024)));
+    const held = outcomes.filter((o) => o.status === 429).map((o) => o.ms);
+    expect(held.length).toBeGreaterThanOrEqual(10);
+    expect(Math.min(...held)).toBeGreaterThanOrEqual(DELAY_MS - 50);
+    expect(Math.max(...held)).toBeLessThan(1.5 * DELAY_MS + 400);
+    // Uniform over half the delay: ten of them all within a fifth of it would happen once in ~100,000 runs.
+    expect(Math.max(...held) - Math.min(...held)).toBeGreaterThan(0.1 * DELAY_MS);
+  });
 });
 
 describe('the failure count slides', () => {

@@ -262,15 +262,15 @@ export async function countReplayable(sql: Sql, f: ReplayFilter): Promise<number
 export type ReplaySource = { id: string; event: string; submission_id: string | null; request_body: string };
 
 /**
- * The next batch of a bulk replay, oldest first: the webhook's deliveries that were each their submission's
- * latest when the job was created (as LATEST counted them) (test calls' left out), that match the filter and come after the last
- * one this job replayed. A keyset walk of the webhook's index from that position (the job's highest
- * `replay_of`, one probe of deliveries_replay_once), each candidate checked against its submission's
- * later deliveries (deliveries_submission): a batch reads about as many rows as it picks. Picked again
- * from the whole webhook's latest deliveries (LATEST), each batch sorted every delivery of the webhook:
- * 33 ms of Postgres a batch over 10,000 of them, growing with each replay (bench/noisy-neighbour.ts).
- * The set is the job's snapshot: a delivery made after the job (its own replays, another job's) neither
- * joins it nor hides an earlier one from it.
+ * The next batch of a bulk replay, oldest first: the webhook's deliveries (test calls' left out) that were
+ * each their submission's latest when the job was created — the set LATEST counted then — that match the
+ * filter and come after the last one this job replayed. A keyset walk of the webhook's index from that
+ * position (the job's highest `replay_of`, one probe of deliveries_replay_once), each candidate checked
+ * against its submission's later deliveries (deliveries_submission): a batch reads about as many rows as it
+ * picks. Picked from LATEST instead, each batch sorted every delivery of the webhook: 33 ms of Postgres a
+ * batch over 10,000 of them, growing with each replay (bench/noisy-neighbour.ts). The set is the job's
+ * snapshot: a delivery made after the job (its own replays, another job's) neither joins it nor hides an
+ * earlier one from it.
  */
 export async function nextReplayBatch(
   sql: Sql,

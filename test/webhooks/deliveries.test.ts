@@ -77,6 +77,20 @@ async function arrived(receiver: HttpsReceiver, count: number, timeoutMs: number
 type Hook = HookedForm;
 const hookedForm = hookedForms(t);
 
+/**
+ * `n` dead deliveries of the webhook, as the engine leaves them: delivery and submission ids numbered from
+ * `from + 1` (delivery `from + i` is submission `i`'s), created `ago` (an SQL interval) before now.
+ */
+function deadDeliveries(h: { owner: { teamId: string }; webhookId: string }, n: number, opts: { from?: number; ago?: string } = {}) {
+  return t.ctx.db.query(
+    `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts, created_at)
+     select 'whd_' || lpad(to_hex(g), 26, '0'), $1, $2, 'submission.created', 'subm_' || lpad(to_hex(g - $4::int), 26, '0'),
+            json_build_object('n', g)::text, 'dead', 7, now() - $5::interval
+       from generate_series($4::int + 1, $4::int + $3::int) g`,
+    [h.owner.teamId, h.webhookId, n, opts.from ?? 0, opts.ago ?? '1 hour'],
+  );
+}
+
 const CONTACT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Could you send me a quote for twenty units?' };
 
 async function deliveriesOf(h: Hook) {
@@ -267,13 +281,7 @@ describe('webhook deliveries', { timeout: 60_000 }, () => {
     const h = await hookedForm();
     const N = 1500;
     // Dead deliveries to replay, written as the engine leaves them.
-    await t.ctx.db.query(
-      `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts, created_at)
-       select 'whd_' || lpad(to_hex(g), 26, '0'), $1, $2, 'submission.created', 'subm_' || lpad(to_hex(g), 26, '0'),
-              json_build_object('n', g)::text, 'dead', 7, now() - interval '1 hour'
-         from generate_series(1, $3::int) g`,
-      [h.owner.teamId, h.webhookId, N],
-    );
+    await deadDeliveries(h, N);
     await kill(worker);
     const queued = await t.http.post(`/v1/webhooks/${h.webhookId}/replay`).set(bearer(h.owner.token)).send({ status: 'dead' });
     expect(queued.status, queued.text).toBe(202);
@@ -309,21 +317,13 @@ describe('webhook deliveries', { timeout: 60_000 }, () => {
   it('a bulk replay replays the deliveries it counted when asked for, whatever deliveries come after', { timeout: 60_000 }, async () => {
     const h = await hookedForm();
     const N = 20;
-    const dead = (from: number, ago: string) =>
-      t.ctx.db.query(
-        `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts, created_at)
-         select 'whd_' || lpad(to_hex(g), 26, '0'), $1, $2, 'submission.created', 'subm_' || lpad(to_hex(g - $4::int), 26, '0'),
-                json_build_object('n', g)::text, 'dead', 7, now() - $5::interval
-           from generate_series($4::int + 1, $4::int + $3::int) g`,
-        [h.owner.teamId, h.webhookId, N, from, ago],
-      );
-    await dead(100_000, '1 hour');
+    await deadDeliveries(h, N, { from: 100_000 });
     await kill(worker);
     const queued = await t.http.post(`/v1/webhooks/${h.webhookId}/replay`).set(bearer(h.owner.token)).send({ status: 'dead' });
     expect(queued.status, queued.text).toBe(202);
     const jobId = queued.body.job_id as string;
     // After the job was asked for, every submission gets a newer delivery (as another replay's would be).
-    await dead(200_000, '0 s');
+    await deadDeliveries(h, N, { from: 200_000, ago: '0 s' });
     worker = startWorker();
     const done = await eventually(async () => (await t.http.get(`/v1/jobs/${jobId}`).set(bearer(h.owner.token))).body.data, (j) => j.status === 'succeeded', 30_000);
     expect(done).toMatchObject({ total: N, done: N, failed: 0 });

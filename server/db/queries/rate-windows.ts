@@ -22,15 +22,18 @@ const resetOf = (start: string, seconds: string) => `ceil(extract(epoch from (${
 /** A fixed window's count and the one before it (0 when nothing was counted), and the milliseconds since it began. */
 export type TwoWindowRow = { current: number; previous: number; elapsed_ms: number };
 
+/** The count of `key`'s window starting at `start`, 0 when nothing was counted in it (SQL expressions). */
+const countAt = (key: string, start: string) => `coalesce((select c.hits from rate_limit_windows c where c.key = ${key} and c.window_start = ${start}), 0)::int`;
+
 /** The count of `key`'s window before the one starting at `start`, as `previous`, and the milliseconds since `start`, as `elapsed_ms` (SQL expressions). */
 const withPrevious = (key: string, start: string, seconds: string) =>
-  `coalesce((select p.hits from rate_limit_windows p where p.key = ${key} and p.window_start = ${start} - make_interval(secs => ${seconds})), 0)::int as previous,
+  `${countAt(key, `${start} - make_interval(secs => ${seconds})`)} as previous,
    (extract(epoch from now() - ${start}) * 1000)::int as elapsed_ms`;
 
 /** A fixed window's count so far and the previous window's, for a sliding estimate; writes nothing. */
 export async function readTwoWindows(sql: Sql, key: string, windowSeconds: number): Promise<TwoWindowRow> {
   const { rows } = await sql.query<TwoWindowRow>(
-    `select coalesce((select hits from rate_limit_windows where key = $1::text and window_start = start), 0)::int as current, ${withPrevious('$1::text', 'start', '$2::int')}
+    `select ${countAt('$1::text', 'w.start')} as current, ${withPrevious('$1::text', 'w.start', '$2::int')}
        from (select ${windowStart('$2::int')} as start) w`,
     [key, windowSeconds],
     'intake_read_two_windows',

@@ -31,11 +31,12 @@ function csvCell(value: string): string {
  * The size of a chunk: a client sets the pace of its export, and a connection must never wait on a
  * client, so an export reads the database one bounded chunk at a time — a connection held only while
  * one chunk is read into memory — and reads the next once its consumer has taken most of the last.
- * Rows per chunk follow the bytes the previous chunk made per row (aiming at `bytes`), up to maxRows.
- * A chunk that grows past `cap` (big submissions after small ones) is dropped half-read, its connection
- * closed, and read again with an eighth of the rows: memory stays bounded whatever the rows hold.
+ * Rows per chunk follow the bytes the previous chunk made per row (aiming at `bytes`, or `openingBytes`
+ * while the export opens), up to maxRows. A chunk that grows past `cap` (big submissions after small ones)
+ * is dropped half-read, its connection closed, and read again with an eighth of the rows: memory stays
+ * bounded whatever the rows hold.
  */
-const CHUNK = { firstRows: 500, maxRows: 5000, bytes: 2 * 1024 * 1024, cap: 16 * 1024 * 1024 };
+const CHUNK = { firstRows: 500, maxRows: 5000, bytes: 2 * 1024 * 1024, openingBytes: 512 * 1024, cap: 16 * 1024 * 1024 };
 /**
  * A chunk's statements may take longer than an ordinary statement (DATABASE_STATEMENT_TIMEOUT_MS): a
  * chunk is bounded, so this only stops a pathological plan, and cutting a busy machine's chunk would
@@ -116,11 +117,13 @@ const chunkLanes = new Lanes({ running: 2 });
  * ~7 MB for a client that read one chunk and paused). They read in a lane of their own, one chunk at a time
  * for all of a team's opening exports, started at most once per OPENING_SPACING_MS: a silent client's
  * opening (~100 ms of a core read flat out) is spread over a few hundred milliseconds instead of taking a
- * core at once, and a fast client's 4 opening chunks cost it at most 3 spacings. Each of them still takes
- * one of the team's two places in chunkLanes.
+ * core at once. They are small (CHUNK.openingBytes, ~5 ms of Postgres each) at a proportionally short
+ * spacing: a fast client keeps the pace it had with 2 MB chunks 50 ms apart, and what other teams' requests
+ * meet is one short read at a time (with 2 MB chunks, four reads of ~19 ms: a request arriving with one
+ * waited that long). Each of them still takes one of the team's two places in chunkLanes.
  */
 const OPENING_BYTES = 4 * CHUNK.bytes;
-const OPENING_SPACING_MS = 50;
+const OPENING_SPACING_MS = Math.round((50 * CHUNK.openingBytes) / CHUNK.bytes);
 const openingLanes = new Lanes({ running: 1, spacingMs: OPENING_SPACING_MS });
 
 /**
@@ -232,9 +235,10 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
           flights.shift();
           after = read.through;
           bytesRead += read.bytes;
-          // Later chunks aim at CHUNK.bytes from what this one made per row it spanned.
+          // Later chunks aim at their size (an opening's or an ordinary one's) from what this one made per row it spanned.
           const perRow = read.bytes / flight.rows;
-          rows = Math.max(1, Math.min(CHUNK.maxRows, perRow > 0 ? Math.floor(CHUNK.bytes / perRow) : CHUNK.maxRows));
+          const target = bytesRead < OPENING_BYTES ? CHUNK.openingBytes : CHUNK.bytes;
+          rows = Math.max(1, Math.min(CHUNK.maxRows, perRow > 0 ? Math.floor(target / perRow) : CHUNK.maxRows));
           let pieces = read.pieces;
           if (format === 'json' && read.rowCount) {
             pieces = [(rowsSent ? ',\n' : '\n') + (read.pieces[0] as string)];

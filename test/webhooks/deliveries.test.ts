@@ -7,6 +7,7 @@ import { maintainDeliveries } from '../../server/domain/webhooks/deliveries.ts';
 import * as jobs from '../../server/jobs/definitions.ts';
 import { bearer } from '../support/harness.ts';
 import { bigBody, redirectReply, type HttpsReceiver } from '../support/https-receiver.ts';
+import { deadDeliverySeeder } from '../support/dead-deliveries.ts';
 import { hookedForms, type HookedForm } from '../support/hooked-forms.ts';
 import { postForm, startProcessingApp } from '../support/processing.ts';
 import { eventually as waitUntil, workerProcesses, type WorkerProcess } from '../support/worker-process.ts';
@@ -77,19 +78,10 @@ async function arrived(receiver: HttpsReceiver, count: number, timeoutMs: number
 type Hook = HookedForm;
 const hookedForm = hookedForms(t);
 
-/**
- * `n` dead deliveries of the webhook, as the engine leaves them: delivery and submission ids numbered from
- * `from + 1` (delivery `from + i` is submission `i`'s), created `ago` (an SQL interval) before now.
- */
-function deadDeliveries(h: { owner: { teamId: string }; webhookId: string }, n: number, opts: { from?: number; ago?: string } = {}) {
-  return t.ctx.db.query(
-    `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts, created_at)
-     select 'whd_' || lpad(to_hex(g), 26, '0'), $1, $2, 'submission.created', 'subm_' || lpad(to_hex(g - $4::int), 26, '0'),
-            json_build_object('n', g)::text, 'dead', 7, now() - $5::interval
-       from generate_series($4::int + 1, $4::int + $3::int) g`,
-    [h.owner.teamId, h.webhookId, n, opts.from ?? 0, opts.ago ?? '1 hour'],
-  );
-}
+const seedDead = deadDeliverySeeder(t, 'dl');
+/** `n` dead deliveries of the webhook (test/support/dead-deliveries.ts), answering their ids. */
+const deadDeliveries = (h: { owner: { teamId: string }; webhookId: string }, n: number, opts?: { ago?: string; submissionsOf?: string[] }) =>
+  seedDead(h.owner.teamId, h.webhookId, n, opts);
 
 const CONTACT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Could you send me a quote for twenty units?' };
 
@@ -317,18 +309,18 @@ describe('webhook deliveries', { timeout: 60_000 }, () => {
   it('a bulk replay replays the deliveries it counted when asked for, whatever deliveries come after', { timeout: 60_000 }, async () => {
     const h = await hookedForm();
     const N = 20;
-    await deadDeliveries(h, N, { from: 100_000 });
+    const counted = await deadDeliveries(h, N);
     await kill(worker);
     const queued = await t.http.post(`/v1/webhooks/${h.webhookId}/replay`).set(bearer(h.owner.token)).send({ status: 'dead' });
     expect(queued.status, queued.text).toBe(202);
     const jobId = queued.body.job_id as string;
     // After the job was asked for, every submission gets a newer delivery (as another replay's would be).
-    await deadDeliveries(h, N, { from: 200_000, ago: '0 s' });
+    await deadDeliveries(h, N, { ago: '0 s', submissionsOf: counted });
     worker = startWorker();
     const done = await eventually(async () => (await t.http.get(`/v1/jobs/${jobId}`).set(bearer(h.owner.token))).body.data, (j) => j.status === 'succeeded', 30_000);
     expect(done).toMatchObject({ total: N, done: N, failed: 0 });
     const { rows } = await t.ctx.db.query<{ replay_of: string }>('select replay_of from deliveries where replay_job_id = $1 order by replay_of', [jobId]);
-    expect(rows.map((r) => Number.parseInt(r.replay_of.slice(4), 16))).toEqual(Array.from({ length: N }, (_, i) => 100_001 + i));
+    expect(rows.map((r) => r.replay_of)).toEqual([...counted].sort());
   });
 
   it('lists deliveries newest first, filtered by status and submission, a page at a time on the cursor', async () => {

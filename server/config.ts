@@ -42,6 +42,7 @@ const Env = z.object({
   INTAKE_INGEST_FLOOD_LIMIT: z.coerce.number().int().min(1).default(120),
   INTAKE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(4),
   INTAKE_QUEUE_POLL_SECONDS: z.coerce.number().min(0.5).default(2),
+  INTAKE_QUEUE_KEEP_FINISHED_SECONDS: z.coerce.number().int().min(1).max(7 * 86_400).default(60),
   INTAKE_DELIVERY_SCHEDULE: z
     .string()
     .default('0,5,300,1800,7200,18000,36000')
@@ -122,6 +123,11 @@ export type Config = {
   ingestFloodLimit: number;
   workerConcurrency: number;
   queuePollSeconds: number;
+  /**
+   * How long the queue keeps a finished job (completed, failed or cancelled) before deleting it. Intake's own
+   * tables record every outcome, so the job table holds only work in flight and the last minute or so.
+   */
+  queueKeepFinishedSeconds: number;
   /** Delay in seconds before each delivery attempt (the first is the delay after processing): its length is the attempt count. */
   deliverySchedule: number[];
   /** Webhook requests in flight per worker process. */
@@ -230,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestFloodLimit: e.INTAKE_INGEST_FLOOD_LIMIT,
     workerConcurrency: e.INTAKE_WORKER_CONCURRENCY,
     queuePollSeconds: e.INTAKE_QUEUE_POLL_SECONDS,
+    queueKeepFinishedSeconds: e.INTAKE_QUEUE_KEEP_FINISHED_SECONDS,
     deliverySchedule: e.INTAKE_DELIVERY_SCHEDULE,
     deliveryConcurrency: e.INTAKE_DELIVERY_CONCURRENCY,
     deliveryConcurrencyPerWebhook: Math.min(e.INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK, e.INTAKE_DELIVERY_CONCURRENCY),

@@ -131,6 +131,7 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       const q = await startQueue(db.db, log, allJobs, {
         consume,
         pollSeconds: config.queuePollSeconds,
+        keepFinishedSeconds: config.queueKeepFinishedSeconds,
         listen: consume ? { url: db.url, applicationName } : null,
         embeddable: embeddableJobs,
       });

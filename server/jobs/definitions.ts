@@ -147,7 +147,9 @@ export const webhookDeactivatedEmail: JobDefinition<{ webhookId: string }> = {
 export const generateInsights: JobDefinition<{ teamId: string; at?: string }> = {
   name: 'generate-insights',
   payload: z.object({ teamId: z.string(), at: z.string().datetime({ offset: true }).optional() }),
-  queue: { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 600 },
+  // Kept 8 days once finished, not the minute other jobs are: the weekly schedule's key (team and week, a
+  // 7-day singleton slot) is held by the finished job, so a retried schedule cannot queue a team's week twice.
+  queue: { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 600, deleteAfterSeconds: 8 * 86_400 },
 };
 
 /** Monday 06:00 UTC: one generate-insights job per team whose plan has AI. */

@@ -132,6 +132,8 @@ export type QueueStartOptions = {
   /** Consume jobs: work(), maintenance and schedules, and a LISTEN session for wake-ups. */
   consume: boolean;
   pollSeconds: number;
+  /** How long a finished job stays in the job table (see `finishedJobs`); a definition's `deleteAfterSeconds` wins. */
+  keepFinishedSeconds: number;
   /** Where the LISTEN session connects (consumers only; the one connection outside the pool). */
   listen: { url: string; applicationName: string } | null;
   /** Jobs the ingest statement embeds, with a sample payload each, verified at start. */
@@ -142,13 +144,27 @@ export type QueueStartOptions = {
 export const verifyEmbeddable = (db: Db, boss: PgBoss, job: JobDefinition<unknown>, sample: unknown): Promise<string> =>
   verifyEmbedding((text, value) => planEmbedded(db, text, value), boss, job, sample);
 
+/**
+ * Finished jobs are deleted soon, not kept pg-boss's default 7 days (deleted once a day): Intake's own tables
+ * record every outcome (a submission's status, the delivery log, a replay's or an erasure's row), and pg-boss
+ * scans the whole job table once a minute for its queue statistics. Kept a week, that table grows with a
+ * week of traffic (every post queues a job), and so do the scan, its ANALYZE and the vacuums every team's
+ * jobs wait behind. The supervisor's pass, which deletes them, runs every minute (or every `keep` seconds when
+ * shorter; its statistics scan stays once a minute), so a finished job stays between `keep` and `keep` + a pass.
+ */
+const finishedJobs = (keepSeconds: number) => ({
+  queue: { deleteAfterSeconds: keepSeconds },
+  pass: { superviseIntervalSeconds: Math.min(60, keepSeconds), maintenanceIntervalSeconds: Math.min(60, keepSeconds) },
+});
+
 /** The process's queues, created with their options or updated to them. */
-async function ensureQueues(boss: PgBoss, jobs: QueueSpec[]): Promise<void> {
+async function ensureQueues(boss: PgBoss, jobs: QueueSpec[], keepFinishedSeconds: number): Promise<void> {
+  const defaults = { notify: false, ...finishedJobs(keepFinishedSeconds).queue };
   for (const job of jobs) {
     // notify: false — the in-transaction NOTIFY is replaced by a wake after commit (see waker).
     const existing = await boss.getQueue(job.name);
-    if (!existing) await boss.createQueue(job.name, { notify: false, ...job.queue, ...(job.policy ? { policy: job.policy } : {}) });
-    else await boss.updateQueue(job.name, { notify: false, ...job.queue });
+    if (!existing) await boss.createQueue(job.name, { ...defaults, ...job.queue, ...(job.policy ? { policy: job.policy } : {}) });
+    else await boss.updateQueue(job.name, { ...defaults, ...job.queue });
   }
   // pg-boss looks each queue up in a cache that creating or updating it has just emptied (refilled every
   // minute), and a lookup that misses asks the pool. A job sent inside a transaction, which holds a
@@ -176,6 +192,7 @@ async function startBoss(db: Db, log: Logger, jobs: QueueSpec[], opts: QueueStar
     useListenNotify: Boolean(listener),
     supervise: opts.consume,
     schedule: opts.consume,
+    ...finishedJobs(opts.keepFinishedSeconds).pass,
   });
   boss.on('error', (err) => log.error({ err }, 'queue error'));
   await boss.start();
@@ -184,7 +201,7 @@ async function startBoss(db: Db, log: Logger, jobs: QueueSpec[], opts: QueueStar
 
 export async function startQueue(db: Db, log: Logger, jobs: QueueSpec[], opts: QueueStartOptions): Promise<Queue> {
   const { boss, onWake } = await startBoss(db, log, jobs, opts);
-  await ensureQueues(boss, jobs);
+  await ensureQueues(boss, jobs, opts.keepFinishedSeconds);
   const embeddedInsert = await embeddedInserts((text, value) => planEmbedded(db, text, value), boss, opts.embeddable);
   const wake = waker(db, log);
   return {

@@ -252,7 +252,7 @@ export async function startQueue(db: Db, log: Logger, jobs: QueueSpec[], opts: Q
       await boss.schedule(job.name, cron, (data ?? {}) as object, { tz: 'UTC' });
     },
     onWake: (job, fn) => onWake(job.name, fn),
-    work: (ctx, workers) => startWorkerSlots(boss, ctx, workers, opts.pollSeconds),
+    work: (ctx, workers) => startWorkerSlots(boss, ctx, log, workers, opts.pollSeconds),
     stop: () => boss.stop({ graceful: true, timeout: 10_000, close: false }),
   };
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as jobs from '../../server/jobs/definitions.ts';
 import { makePublishedForm } from '../support/forms.ts';
@@ -24,6 +25,24 @@ describe('finished jobs', () => {
     // ...then gone within the retention and one deletion pass, while the submission keeps its outcome.
     await eventually(() => finished(jobs.processSubmission.name), (n) => n === 0, 15_000);
     expect((await waitForProcessing(t, id)).status).toBe('processed');
+  });
+
+  it('logs a failed job with its error, since the job and its output are deleted too', async () => {
+    // A payload the worker refuses (sent past Intake's own send, which would refuse it first), not retried.
+    const jobId = await t.ctx.queue.boss.send(jobs.notificationEmail.name, { submissionId: 42 }, { retryLimit: 0 });
+    const state = async () =>
+      (await t.ctx.db.query<{ state: string }>('select state::text from pgboss.job where id = $1', [jobId])).rows[0]?.state ?? 'deleted';
+    await eventually(state, (s) => s === 'failed', 10_000);
+    await eventually(state, (s) => s === 'deleted', 15_000);
+    const logged = fs
+      .readFileSync(t.logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes(`"jobId":"${jobId}"`))
+      .map((line) => JSON.parse(line) as { msg: string; queue: string; attempt: number; err: { message: string } });
+    expect(logged).toEqual([
+      expect.objectContaining({ msg: expect.stringMatching(/^job failed/), queue: jobs.notificationEmail.name, attempt: 1 }),
+    ]);
+    expect(logged[0]!.err.message).toMatch(/submissionId/);
   });
 
   it("keeps the weekly insights' jobs 8 days, since a finished one holds its team's week against a retried schedule", async () => {

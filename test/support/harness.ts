@@ -22,6 +22,8 @@ export type TestApp = {
   http: ReturnType<typeof supertest>;
   db: Database;
   config: Config;
+  /** Where the app's log goes (pino's JSON lines). */
+  logFile: string;
 };
 
 /** Environment for a test app: the run's database and storage, response validation on. */
@@ -52,8 +54,8 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
  * The app's logger: debug level (what an operator at debug would see) into a file of the run's captured
  * logs, which are scanned for secrets at the end of the run; with TEST_LOG_LEVEL, also on stdout.
  */
-function testLogger() {
-  const file = pino.destination({ dest: capturedLogFile('app'), sync: true });
+function testLogger(logFile: string) {
+  const file = pino.destination({ dest: logFile, sync: true });
   const shown = process.env.TEST_LOG_LEVEL;
   if (!shown || shown === 'silent') return pino({ level: 'debug' }, file);
   return pino({ level: shown === 'trace' ? 'trace' : 'debug' }, pino.multistream([{ level: 'debug', stream: file }, { level: shown as Level, stream: process.stdout }]));
@@ -66,11 +68,12 @@ function testLogger() {
 export async function startTestApp(extra: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestApp> {
   const env = testEnv(extra);
   const config = loadConfig(env);
-  const rt = await boot(config, { http: false, worker: opts.worker ?? false, services: true, log: testLogger() });
+  const logFile = capturedLogFile('app');
+  const rt = await boot(config, { http: false, worker: opts.worker ?? false, services: true, log: testLogger(logFile) });
   rememberSecrets(inject('scratchDir'), { secretKeys: [loadSecretKey(config)], env });
   const app = createApp(rt.ctx);
   afterAll(() => rt.close());
-  return { ctx: rt.ctx, app, http: supertest(app), db: rt.db, config };
+  return { ctx: rt.ctx, app, http: supertest(app), db: rt.db, config, logFile };
 }
 
 export type TestMember = { teamId: string; userId: string; role: string; token: string; tokenId: string };

@@ -3,7 +3,7 @@ import { deadDeliverySeeder } from '../support/dead-deliveries.ts';
 import { bearer } from '../support/harness.ts';
 import { hookedForms, type HookedForm } from '../support/hooked-forms.ts';
 import { startProcessingApp } from '../support/processing.ts';
-import { eventually } from '../support/worker-process.ts';
+import { eventually, workerProcesses } from '../support/worker-process.ts';
 
 /**
  * A team's bulk replays are paced (INTAKE_REPLAY_TEAM_RATE deliveries a second, all its replay jobs
@@ -11,7 +11,11 @@ import { eventually } from '../support/worker-process.ts';
  * them, and another team's replay has an allowance of its own.
  */
 const RATE = 5;
-const t = await startProcessingApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true', INTAKE_REPLAY_TEAM_RATE: String(RATE) });
+const env = { INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true', INTAKE_REPLAY_TEAM_RATE: String(RATE) };
+const t = await startProcessingApp(env, { worker: false });
+// `intake worker` runs the replays and sends them (it trusts the receivers' test CA), polling every 0.5 s as
+// well as being woken: a replay due later than it was queued is found by a poll.
+workerProcesses({ databaseUrl: t.databaseUrl, dataDir: t.dataDir, env }).start();
 const hookedForm = hookedForms(t);
 
 const deadDeliveries = deadDeliverySeeder(t, 'rp');
@@ -48,5 +52,26 @@ describe("a team's bulk replays", { timeout: 60_000 }, () => {
     expect(queued, `${queued} replays queued in ${seconds.toFixed(1)} s`).toBeLessThanOrEqual(most);
     // It goes on at its pace.
     await eventually(() => replayed(a.owner.teamId), (n) => n > queued, 10_000);
+  });
+
+  it('go out one after another across each window, not in a burst as each window opens', async () => {
+    const d = await hookedForm();
+    await deadDeliveries(d.owner.teamId, d.webhookId, 30);
+    await replay(d);
+    const sent = async () =>
+      (
+        await t.ctx.db.query<{ ms: number }>(
+          `select (extract(epoch from delivered_at) * 1000)::float8 as ms from deliveries
+            where team_id = $1 and replay_job_id is not null and delivered_at is not null order by delivered_at`,
+          [d.owner.teamId],
+        )
+      ).rows.map((r) => r.ms);
+    const times = await eventually(sent, (ms) => ms.length === 30, 20_000);
+    // The busiest second: at most twice the pace (a poll finds what fell due since the last). Due all at once,
+    // a window's 25 went out within half a second.
+    const busiest = Math.max(...times.map((from) => times.filter((ms) => ms >= from && ms < from + 1000).length));
+    expect(busiest, `delivered at ${times.map((ms) => Math.round(ms - times[0]!)).join(', ')} ms`).toBeLessThanOrEqual(2 * RATE);
+    // And the 30 took at least the pace's time: 5 s for the first window's 25, then the next's.
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(4_500);
   });
 });

@@ -7,9 +7,12 @@
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { makePublishedForm } from '../support/forms.ts';
-import { makeTeam, startTestApp } from '../support/harness.ts';
+import { makeTeam } from '../support/harness.ts';
+import { startProcessingApp } from '../support/processing.ts';
 
-const t = await startTestApp({ INTAKE_INGEST_RATE_LIMIT: '1000000', INTAKE_INGEST_FLOOD_LIMIT: '1000000' });
+// A database of its own, with no worker: on the run's shared database another file's worker processed these
+// posts meanwhile, and its update of the same folder counter row made a post's update lock the row first.
+const t = await startProcessingApp({ INTAKE_INGEST_RATE_LIMIT: '1000000', INTAKE_INGEST_FLOOD_LIMIT: '1000000' }, { worker: false });
 
 const BODY = 'name=Jane+Doe&email=jane%40example.com&message=Hello+there%2C+a+question+about+pricing.';
 

@@ -1,4 +1,6 @@
 import http from 'node:http';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, makeToken } from '../support/harness.ts';
@@ -20,13 +22,15 @@ const fresh = await startLiveTestApp({ INTAKE_AUTH_FAILURE_LIMIT: '4', INTAKE_AU
 
 type Outcome = { status: number | null; headers: http.IncomingHttpHeaders; text: string; written: number; ms: number };
 
+/** What every upload writes, one Buffer for all of them: the client's own memory stays out of the count below. */
+const chunk = Buffer.alloc(64 * 1024, '[');
+
 /**
  * A POST declaring `declared` bytes, written 64 KiB at a time as fast as the server takes them, until all is
  * written or the server closes the connection: the answer (if any) and how many body bytes went out.
  */
 function upload(app: LiveTestApp, path: string, declared: number, headers: Record<string, string> = {}): Promise<Outcome> {
   return new Promise((resolve) => {
-    const chunk = Buffer.alloc(64 * 1024, '[');
     const started = performance.now();
     let outcome: Outcome = { status: null, headers: {}, text: '', written: 0, ms: 0 };
     let closed = false;
@@ -178,5 +182,35 @@ describe('the failure count slides', () => {
     for (let at = start + MINUTE; at < start + 2 * MINUTE; at += 10_000) perTen.push(through(failures, '192.0.2.3', at, at + 10_000, 500));
     expect(Math.max(...perTen)).toBeLessThanOrEqual(10);
     expect(perTen.reduce((a, b) => a + b)).toBeLessThanOrEqual(60);
+  });
+});
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+/** The bytes of this process's live ArrayBuffers (a Buffer's memory), after full collections. */
+async function liveArrayBuffers(): Promise<number> {
+  for (let i = 0; i < 2; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 50)); // freed backing stores are swept beside the code
+  }
+  return process.memoryUsage().arrayBuffers;
+}
+
+describe('what a held refusal keeps', () => {
+  it('none of its body: what the read of its headers brought of it is let go at once, not held through the delay', { timeout: 60_000 }, async () => {
+    const held = await startLiveTestApp({ INTAKE_AUTH_FAILURE_LIMIT: '1', INTAKE_AUTH_FAILURE_DELAY_MS: '4000' });
+    await withinOneMinuteWindow();
+    expect((await upload(held, '/mcp', 1024)).status).toBe(401); // the bound, spent
+
+    const before = await liveArrayBuffers();
+    const refusals = Array.from({ length: 40 }, () => upload(held, '/mcp', 1024 * 1024));
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // all read and held: the answers come after 4 s
+    const kept = (await liveArrayBuffers()) - before;
+    // Holding what the first read brought (up to 64 kB each) kept ~2.5 MB here through the delay.
+    expect(kept).toBeLessThan(40 * 8 * 1024);
+
+    const outcomes = await Promise.all(refusals);
+    expect(outcomes.map((o) => o.status)).toEqual(Array(40).fill(429));
   });
 });

@@ -19,6 +19,8 @@ const DELAY_MS = 400;
 const t = await startLiveTestApp({ INTAKE_AUTH_FAILURE_LIMIT: '5', INTAKE_AUTH_FAILURE_DELAY_MS: String(DELAY_MS) });
 /** A second app (its own count), for the case that spends the bound across both transports. */
 const fresh = await startLiveTestApp({ INTAKE_AUTH_FAILURE_LIMIT: '4', INTAKE_AUTH_FAILURE_DELAY_MS: String(DELAY_MS) });
+/** A third, refusing past one failure and holding 4 s: long enough to look at what held refusals keep. */
+const holding = await startLiveTestApp({ INTAKE_AUTH_FAILURE_LIMIT: '1', INTAKE_AUTH_FAILURE_DELAY_MS: '4000' });
 
 type Outcome = { status: number | null; headers: http.IncomingHttpHeaders; text: string; written: number; ms: number };
 
@@ -199,15 +201,14 @@ async function liveArrayBuffers(): Promise<number> {
 
 describe('what a held refusal keeps', () => {
   it('none of its body: what the read of its headers brought of it is let go at once, not held through the delay', { timeout: 60_000 }, async () => {
-    const held = await startLiveTestApp({ INTAKE_AUTH_FAILURE_LIMIT: '1', INTAKE_AUTH_FAILURE_DELAY_MS: '4000' });
     await withinOneMinuteWindow();
-    expect((await upload(held, '/mcp', 1024)).status).toBe(401); // the bound, spent
+    expect((await upload(holding, '/mcp', 1024)).status).toBe(401); // the bound, spent
 
     const before = await liveArrayBuffers();
-    const refusals = Array.from({ length: 40 }, () => upload(held, '/mcp', 1024 * 1024));
+    const refusals = Array.from({ length: 40 }, () => upload(holding, '/mcp', 1024 * 1024));
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // all read and held: the answers come after 4 s
     const kept = (await liveArrayBuffers()) - before;
-    // Holding what the first read brought (up to 64 kB each) kept ~2.5 MB here through the delay.
+    // Holding what the first reads brought kept 5.2 MB here through the delay (~130 kB each).
     expect(kept).toBeLessThan(40 * 8 * 1024);
 
     const outcomes = await Promise.all(refusals);

@@ -61,7 +61,7 @@ const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
 const { values: opts } = parseArgs({
   options: {
-    duration: { type: 'string', default: '120' },
+    duration: { type: 'string', default: '240' },
     warmup: { type: 'string', default: '5' },
     rows: { type: 'string', default: '50000' },
     deliveries: { type: 'string', default: '10000' },
@@ -89,9 +89,9 @@ const { values: opts } = parseArgs({
 
 if (opts.help) {
   console.log(`node bench/noisy-neighbour.ts [options]
-  --duration S        seconds of team B's load in each of the quiet and noisy runs (default 120: ~1,000 lists, so their p99 is
-                      the 10th slowest, and each run holds the server's major GCs: a 60 s quiet run ended before the first,
-                      whose pauses then fell in the noisy run)
+  --duration S        seconds of team B's load in each of the quiet and noisy runs (default 240: ~2,000 lists, so their p99 is
+                      the 20th slowest, set by twice as many of the rare moments the server keeps a core busy as at 120 s,
+                      whose p99 moved ×1.9 between runs of the same code; each run holds the server's major GCs)
   --warmup S          seconds of team B's load before each run, not measured (default 5; before the noisy run, with A's attack under way)
   --rows N            submissions seeded in team A's big form, ~1 KB each (default 50000)
   --deliveries N      delivered webhook deliveries seeded for A's webhook, what a replay sends again (default 10000)

@@ -186,7 +186,7 @@ export async function withinSearchTime<T>(ctx: AppContext, teamId: string, searc
 
 /**
  * The replay pace's window: a job queues a window's allowance at a time (50 deliveries at the default
- * pace, one transaction), due in small groups across the window (deliveries.ts, replayDueTimes). Chosen
+ * pace, one transaction), due one after another across the window (deliveries.ts, replayDueTimes). Chosen
  * when each batch's pick sorted every delivery of the webhook (~33 ms over 10,000, whatever the batch's
  * size); picked by keyset now (nextReplayBatch), a batch costs ~1.5 ms of Postgres.
  */

@@ -592,23 +592,15 @@ export async function runReplayJob(ctx: AppContext, jobId: string): Promise<void
 }
 
 /**
- * A replay's deliveries fall due in groups of this many, together: one bulk fetch takes a group and its
- * outcomes share one or two group-commit transactions. Due one at a time, each replayed attempt was fetched,
- * loaded and recorded alone (bench/noisy-neighbour.ts: ~840 outcome transactions for 1,346 replayed
- * deliveries). Small, so a group is no burst either (see replayDueTimes).
- */
-export const REPLAY_GROUP = 5;
-
-/**
- * When a window's replays are due: groups of REPLAY_GROUP, one every REPLAY_GROUP / INTAKE_REPLAY_TEAM_RATE s,
- * after the job's last one still waiting (else from now), so its windows make one even stream. Due together,
- * the 50 of a default window went out in the first half second (the worker's bulk pace is 50 a second): a
- * burst of ~0.6 s of CPU between the worker and Postgres every 5 s, which other teams' requests queued behind.
+ * When a window's replays are due: one every 1 / INTAKE_REPLAY_TEAM_RATE s, after the job's last one still
+ * waiting (else from now), so its windows make one even stream. Due together, the 50 of a default window
+ * went out in the first half second (the worker's bulk pace is 50 a second): a burst of ~0.6 s of CPU
+ * between the worker and Postgres every 5 s, which other teams' requests queued behind.
  */
 function replayDueTimes(ctx: AppContext, lastDueMs: number | null): (i: number) => Date {
-  const spacing = (REPLAY_GROUP * 1000) / ctx.config.replayTeamRate;
+  const spacing = 1000 / ctx.config.replayTeamRate;
   const from = Math.max(Date.now(), lastDueMs === null ? 0 : lastDueMs + spacing);
-  return (i) => new Date(from + Math.floor(Math.floor(i / REPLAY_GROUP) * spacing));
+  return (i) => new Date(from + Math.floor(i * spacing));
 }
 
 /**

@@ -25,6 +25,13 @@ export type DeliveryRunner = { stop(): Promise<void> };
 const REFILL_MS = 5;
 /** Outcomes are recorded by group commit: at most this many transactions at once, each of up to this many. */
 const RECORD_LIMITS = { maxRunning: 1, maxBatch: 200 };
+/**
+ * A bulk attempt's outcome waits up to this long for a transaction that something else starts (a fresh
+ * attempt's outcome) rather than starting one of its own: replayed attempts come one every
+ * 1/INTAKE_REPLAY_TEAM_RATE s, and each one's outcome went in a commit of its own (~0.6 transactions per
+ * replayed delivery, bench/noisy-neighbour.ts). Short, as the attempt's bulk slot is held until it commits.
+ */
+const BULK_RECORD_DEFER_MS = 100;
 /** A webhook's share (how fast its attempts went) is kept this long after its last attempt. */
 const SHARE_MEMORY_MS = 60_000;
 /** How often attempts waiting for a webhook that has turned slow are moved out (postponed). */
@@ -250,7 +257,7 @@ class DeliveryLoop {
         .then(
           (o) => {
             if (o.kind !== 'postpone') countDeliveryAttempt(o);
-            this.#recorder.add(o);
+            this.#recorder.add(o, isBulkAttempt(job) ? { deferMs: BULK_RECORD_DEFER_MS } : undefined);
           },
           (err: unknown) => {
             this.#log.warn({ err, deliveryId: job.data.deliveryId }, 'delivery attempt failed; its job will be retried');

@@ -28,8 +28,8 @@ const RECORD_LIMITS = { maxRunning: 1, maxBatch: 200 };
 /**
  * A bulk attempt's outcome waits up to this long for a transaction that something else starts (a fresh
  * attempt's outcome) rather than starting one of its own: replayed attempts come one every
- * 1/INTAKE_REPLAY_TEAM_RATE s, and each one's outcome went in a commit of its own (~0.6 transactions per
- * replayed delivery, bench/noisy-neighbour.ts). Short, as the attempt's bulk slot is held until it commits.
+ * 1/INTAKE_REPLAY_TEAM_RATE s and most of their outcomes found the recorder idle (~0.6 commits per replayed
+ * delivery, bench/noisy-neighbour.ts; none now). Short, as the attempt's bulk slot is held until it commits.
  */
 const BULK_RECORD_DEFER_MS = 100;
 /** A webhook's share (how fast its attempts went) is kept this long after its last attempt. */

@@ -26,10 +26,11 @@ const REFILL_MS = 5;
 /** Outcomes are recorded by group commit: at most this many transactions at once, each of up to this many. */
 const RECORD_LIMITS = { maxRunning: 1, maxBatch: 200 };
 /**
- * A bulk attempt's outcome waits up to this long for a transaction that something else starts (a fresh
- * attempt's outcome) rather than starting one of its own: replayed attempts come one every
- * 1/INTAKE_REPLAY_TEAM_RATE s and most of their outcomes found the recorder idle (~0.6 commits per replayed
- * delivery, bench/noisy-neighbour.ts; none now). Short, as the attempt's bulk slot is held until it commits.
+ * While a fresh attempt is out, a bulk attempt's outcome waits up to this long for the transaction that
+ * the fresh one's outcome will start, rather than starting one of its own: replayed attempts come one every
+ * 1/INTAKE_REPLAY_TEAM_RATE s beside other teams' traffic and most of their outcomes found the recorder idle
+ * (~0.6 commits per replayed delivery, bench/noisy-neighbour.ts; none now). With nothing fresh out it would
+ * only wait, holding its bulk slot: 12,000 replays alone were not half sent in 90 s (test/platform/job-fairness.test.ts).
  */
 const BULK_RECORD_DEFER_MS = 100;
 /** A webhook's share (how fast its attempts went) is kept this long after its last attempt. */
@@ -257,7 +258,8 @@ class DeliveryLoop {
         .then(
           (o) => {
             if (o.kind !== 'postpone') countDeliveryAttempt(o);
-            this.#recorder.add(o, isBulkAttempt(job) ? { deferMs: BULK_RECORD_DEFER_MS } : undefined);
+            const freshOut = this.#taken > this.#bulk.taken;
+            this.#recorder.add(o, isBulkAttempt(job) && freshOut ? { deferMs: BULK_RECORD_DEFER_MS } : undefined);
           },
           (err: unknown) => {
             this.#log.warn({ err, deliveryId: job.data.deliveryId }, 'delivery attempt failed; its job will be retried');

@@ -29,7 +29,7 @@ const RECORD_LIMITS = { maxRunning: 1, maxBatch: 200 };
  * While a fresh attempt is out, a bulk attempt's outcome waits up to this long for the transaction that
  * the fresh one's outcome will start, rather than starting one of its own: replayed attempts come one every
  * 1/INTAKE_REPLAY_TEAM_RATE s beside other teams' traffic and most of their outcomes found the recorder idle
- * (~0.6 commits per replayed delivery, bench/noisy-neighbour.ts; none now). With nothing fresh out it would
+ * (~0.6 commits per replayed delivery, bench/noisy-neighbour.ts; 0.23 now). With nothing fresh out it would
  * only wait, holding its bulk slot: 12,000 replays alone were not half sent in 90 s (test/platform/job-fairness.test.ts).
  */
 const BULK_RECORD_DEFER_MS = 100;

@@ -69,6 +69,7 @@ const Env = z.object({
   INTAKE_EXPORTS_PER_TEAM: z.coerce.number().int().min(1).max(1000).default(2),
   INTAKE_TEAM_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(4),
   INTAKE_TEAM_QUEUE: z.coerce.number().int().min(0).max(100_000).default(64),
+  INTAKE_TEAM_QUEUE_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   INTAKE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(25_000),
   INTAKE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   INTAKE_MCP_SESSIONS_PER_TOKEN: z.coerce.number().int().min(1).max(10_000).default(20),
@@ -165,8 +166,11 @@ export type Config = {
   };
   /** Exports of one team running at once, over every process (the next one answers 429). */
   exportsPerTeam: number;
-  /** A team's operations in this process: `running` at once, `waiting` more in line, then 429 (server/domain/accounts/team-lanes.ts). */
-  teamOperations: { running: number; waiting: number };
+  /**
+   * A team's operations in this process: `running` at once, `waiting` more in line for at most `waitMs`
+   * each, then 429 (server/domain/accounts/team-lanes.ts).
+   */
+  teamOperations: { running: number; waiting: number; waitMs: number };
   /** Time a SIGTERM'd process has to finish in-flight work before it exits anyway. */
   shutdownTimeoutMs: number;
   /**
@@ -258,7 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: e.INTAKE_KEEP_ALIVE_TIMEOUT_MS,
     },
     exportsPerTeam: e.INTAKE_EXPORTS_PER_TEAM,
-    teamOperations: { running: e.INTAKE_TEAM_CONCURRENCY, waiting: e.INTAKE_TEAM_QUEUE },
+    teamOperations: { running: e.INTAKE_TEAM_CONCURRENCY, waiting: e.INTAKE_TEAM_QUEUE, waitMs: e.INTAKE_TEAM_QUEUE_WAIT_MS },
     shutdownTimeoutMs: e.INTAKE_SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: Math.min(e.INTAKE_SHUTDOWN_DRAIN_MS, e.INTAKE_SHUTDOWN_TIMEOUT_MS / 2),
     mcp: {

@@ -252,13 +252,14 @@ export function mcpRoutes(ctx: AppContext, failures: AuthFailures) {
       if (req.method !== 'POST') return jsonRpcError(res, 400, -32000, 'Send Mcp-Session-Id, or POST a request (stateless).');
       // Stateless: a server and transport for this one request. Building them costs as much as a REST
       // request, so a message that calls no tool (tools/list, ping, a batch) counts against the token's API
-      // budget and runs in the team's lane here; a tool call does both in invoke, as every operation does.
-      if (isToolCall(body)) return await answerStateless(req, res, caller, body);
-      return await inTeamLane(ctx, caller.teamId, async () => {
+      // budget here; a tool call is charged in invoke, as every operation is. The team's lane is taken by
+      // each operation the message runs (a tool call, a resource read), never around the message: a
+      // resource read waiting for a place its own message held would wait for ever.
+      if (!isToolCall(body)) {
         const { exceeded } = await chargeApiBudget(ctx, caller);
         if (exceeded) return appErrorAnswer(res, exceeded.status, -32000, exceeded);
-        await answerStateless(req, res, caller, body);
-      });
+      }
+      return await answerStateless(req, res, caller, body);
     } catch (err) {
       if (err instanceof AppError && err.code === 'rate_limited' && !res.headersSent) return appErrorAnswer(res, err.status, -32000, err);
       next(err);

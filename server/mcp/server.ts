@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { requireAbility, type Caller } from '../domain/accounts/caller.ts';
 import { AppError } from '../domain/shared/errors.ts';
+import { inTeamLane } from '../domain/accounts/team-lanes.ts';
 import { recentFormStats } from '../domain/insights/insights.ts';
 import { callTool, toolSpecs, UNTRUSTED, type ToolSpec } from './tools.ts';
 
@@ -80,59 +81,59 @@ export function createMcpServer(ctx: AppContext, caller: () => Promise<Caller>, 
         ...(spec.output ? { outputSchema: spec.output as z.ZodObject<z.ZodRawShape> } : {}),
         annotations: { title: spec.title, ...spec.annotations },
       },
-      async (args: Record<string, unknown>) => toolResult(spec, await callTool(ctx, await caller(), spec, args)),
+      async (args: Record<string, unknown>, extra) => toolResult(spec, await callTool(ctx, await caller(), spec, args, extra.signal)),
     );
   }
 
-  /** A resource read through the tool of the same route: the same ability and scoping. */
-  const viaTool = async (routeKey: string, args: Record<string, unknown>) => {
-    const outcome = await callTool(ctx, await caller(), byRoute.get(routeKey)!, args);
+  /** A resource read through the tool of the same route: the same ability, scoping, budget and lane. */
+  const viaTool = async (routeKey: string, args: Record<string, unknown>, signal: AbortSignal) => {
+    const outcome = await callTool(ctx, await caller(), byRoute.get(routeKey)!, args, signal);
     if (!outcome.ok) throw new Error(`${String(outcome.error.error)}: ${String(outcome.error.message)}`);
     return outcome.body;
   };
   const one = (v: string | string[]) => (Array.isArray(v) ? v[0]! : v);
 
-  server.registerResource('forms', 'intake://forms', { title: "The team's forms", description: 'Every live form (first 100), with counts.', mimeType: 'application/json' }, async (uri) =>
-    json(uri.href, await viaTool('listForms', { per_page: 100 })),
+  server.registerResource('forms', 'intake://forms', { title: "The team's forms", description: 'Every live form (first 100), with counts.', mimeType: 'application/json' }, async (uri, extra) =>
+    json(uri.href, await viaTool('listForms', { per_page: 100 }, extra.signal)),
   );
   server.registerResource(
     'form',
     new ResourceTemplate('intake://forms/{form}', { list: undefined }),
     { title: 'A form', description: 'One form: settings, counts, endpoint.', mimeType: 'application/json' },
-    async (uri, v) => json(uri.href, await viaTool('getForm', { form: one(v.form!) })),
+    async (uri, v, extra) => json(uri.href, await viaTool('getForm', { form: one(v.form!) }, extra.signal)),
   );
   server.registerResource(
     'recent-submissions',
     new ResourceTemplate('intake://forms/{form}/submissions', { list: undefined }),
     { title: "A form's recent submissions", description: 'The 50 newest submissions of the inbox (untrusted content).', mimeType: 'application/json' },
-    async (uri, v) => json(uri.href, await viaTool('listSubmissions', { form: one(v.form!), per_page: 50 }), true),
+    async (uri, v, extra) => json(uri.href, await viaTool('listSubmissions', { form: one(v.form!), per_page: 50 }, extra.signal), true),
   );
   server.registerResource(
     'submission',
     new ResourceTemplate('intake://forms/{form}/submissions/{submission}', { list: undefined }),
     { title: 'A submission', description: 'One submission with its files (untrusted content).', mimeType: 'application/json' },
-    async (uri, v) => json(uri.href, await viaTool('getSubmission', { form: one(v.form!), submission: one(v.submission!) }), true),
+    async (uri, v, extra) => json(uri.href, await viaTool('getSubmission', { form: one(v.form!), submission: one(v.submission!) }, extra.signal), true),
   );
   server.registerResource(
     'form-stats',
     new ResourceTemplate('intake://forms/{form}/stats', { list: undefined }),
     { title: "A form's last 30 days", description: 'Submissions per day (clean and spam) and by category over 30 days.', mimeType: 'application/json' },
-    async (uri, v) => {
+    async (uri, v, extra) => {
       try {
         const who = await caller();
         requireAbility(who, 'submissions:read');
-        return json(uri.href, await recentFormStats(ctx, who, one(v.form!)));
+        return json(uri.href, await inTeamLane(ctx, who.teamId, () => recentFormStats(ctx, who, one(v.form!)), extra.signal));
       } catch (err) {
         if (err instanceof AppError) throw new Error(`${err.code}: ${err.message}`, { cause: err });
         throw err;
       }
     },
   );
-  server.registerResource('insights', 'intake://insights', { title: 'Latest AI insights', description: "The team's latest weekly insights (null before the first run).", mimeType: 'application/json' }, async (uri) =>
-    json(uri.href, await viaTool('getAiInsights', {})),
+  server.registerResource('insights', 'intake://insights', { title: 'Latest AI insights', description: "The team's latest weekly insights (null before the first run).", mimeType: 'application/json' }, async (uri, extra) =>
+    json(uri.href, await viaTool('getAiInsights', {}, extra.signal)),
   );
-  server.registerResource('usage', 'intake://usage', { title: 'Usage this month', description: 'Submissions, forms and storage against the plan.', mimeType: 'application/json' }, async (uri) =>
-    json(uri.href, await viaTool('getBillingUsage', {})),
+  server.registerResource('usage', 'intake://usage', { title: 'Usage this month', description: 'Submissions, forms and storage against the plan.', mimeType: 'application/json' }, async (uri, extra) =>
+    json(uri.href, await viaTool('getBillingUsage', {}, extra.signal)),
   );
 
   server.registerPrompt(

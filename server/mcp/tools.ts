@@ -130,15 +130,16 @@ async function inlineExport(stream: NodeJS.ReadableStream & { destroy(): void },
  * rate limit, operation) and returns its body or the API's error body. The export comes back inline and
  * a file as its signed URL: a tool answers with data, not a download.
  */
-export async function callTool(ctx: AppContext, caller: Caller, spec: ToolSpec, args: Record<string, unknown>): Promise<ToolResult> {
+export async function callTool(ctx: AppContext, caller: Caller, spec: ToolSpec, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
   try {
     const key = spec.routeKey as RouteKey;
     if (key === 'exportSubmissions') {
       let input: Input | undefined;
-      const result = await invoke(ctx, key, { caller }, args ?? {}, (parsed) => {
+      const adapt = (parsed: Input) => {
         input = parsed;
         return { ...parsed, query: { ...parsed.query, format: 'json' } };
-      });
+      };
+      const result = await invoke(ctx, key, { caller }, args ?? {}, { adapt, signal });
       const exported = result.body as ExportStream;
       const inline = await inlineExport(exported.stream, EXPORT_INLINE_ROWS);
       // Past the inline rows: where the whole file is (the REST export, with the same token and filters).
@@ -146,11 +147,12 @@ export async function callTool(ctx: AppContext, caller: Caller, spec: ToolSpec, 
       for (const [k, v] of Object.entries(input!.query)) if (v !== undefined) file.searchParams.set(k, String(v));
       return { ok: true, body: { ...inline, ...(inline.truncated ? { file_url: file.toString() } : {}) }, untrusted: true };
     }
-    const result = await invoke(ctx, key, { caller }, args ?? {});
+    const result = await invoke(ctx, key, { caller }, args ?? {}, { signal });
     if (key === 'downloadSubmissionFile') return { ok: true, body: result.body, untrusted: false };
     return { ok: true, body: result.body ?? { ok: true }, untrusted: /submission/i.test(spec.routeKey) };
   } catch (err) {
     if (err instanceof AppError) return { ok: false, error: err.toBody() };
+    if ((err as { type?: string }).type === 'request.aborted') return { ok: false, error: { error: 'request_timeout', message: 'The client went away.' } };
     if (isOutage(err)) {
       ctx.log.warn({ err, tool: spec.name }, 'a service we depend on is unavailable');
       return { ok: false, error: serviceUnavailable().toBody() };

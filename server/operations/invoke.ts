@@ -110,28 +110,37 @@ export type Result = { status: number; body?: unknown; stream?: unknown };
 
 /**
  * Calls the operation of a route whose checks have run, in its team's lane of this process (a few of a
- * team's operations at once, a bounded line behind them: server/domain/accounts/team-lanes.ts).
+ * team's operations at once, a bounded line behind them: server/domain/accounts/team-lanes.ts). `signal`
+ * is the client's: once it goes away, the operation leaves the line unstarted.
  */
-export function runOperation(ctx: AppContext, key: RouteKey, caller: Caller, input: Input): Promise<Result> {
+export function runOperation(ctx: AppContext, key: RouteKey, caller: Caller, input: Input, signal?: AbortSignal | undefined): Promise<Result> {
   const operation = operations[key] as unknown as (ctx: AppContext, caller: Caller, input: Input) => Promise<Result>;
-  return inTeamLane(ctx, caller.teamId, () => operation(ctx, caller, input));
+  return inTeamLane(ctx, caller.teamId, () => operation(ctx, caller, input), signal);
 }
 
 /** Who calls: a bearer header to authenticate, or a caller the transport has authenticated for this request. */
 export type Credentials = { authorization: string | undefined } | { caller: Caller };
 
+/** What a transport may add to a call: its own view of the parsed input, and its client's signal. */
+export type InvokeOptions = {
+  /** MCP reads an export as JSON. */
+  adapt?: (input: Input) => Input;
+  /** Aborted when the client goes away: a call still waiting in its team's line then leaves it. */
+  signal?: AbortSignal | undefined;
+};
+
 /**
  * Runs one operation for a flat set of arguments (an MCP tool call): authentication, the route's ability,
- * the input guard on the raw arguments (depth, value count, NUL and unpaired surrogates in every string and
- * key, before any schema walks them), the route's schemas, path ids, the rate limit, then the operation.
- * `adapt` lets the transport ask for its own view of the parsed input (MCP reads an export as JSON).
+ * the input guard on the raw arguments (size, depth, value count, NUL and unpaired surrogates in every
+ * string and key, before any schema walks them), the route's schemas, path ids, the rate limit, then the
+ * operation.
  */
 export async function invoke(
   ctx: AppContext,
   key: RouteKey,
   credentials: Credentials,
   args: Record<string, unknown>,
-  adapt?: (input: Input) => Input,
+  { adapt, signal }: InvokeOptions = {},
 ): Promise<Result> {
   const route = routeOf(key);
   const caller = 'caller' in credentials ? credentials.caller : await authenticateBearer(ctx, credentials.authorization);
@@ -140,5 +149,5 @@ export async function invoke(
   const parsed = parseArgs(route, args);
   checkPathIds(parsed.params);
   await chargeRateLimit(ctx, route, caller);
-  return runOperation(ctx, key, caller, adapt ? adapt(parsed) : parsed);
+  return runOperation(ctx, key, caller, adapt ? adapt(parsed) : parsed, signal);
 }

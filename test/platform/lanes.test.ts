@@ -22,7 +22,7 @@ describe('Lanes', () => {
       return name;
     };
     const runs = ['a', 'b', 'c'].map((name) => lanes.run('team', work(name)));
-    await expect(lanes.run('team', work('d'), () => new Error('full'))).rejects.toThrow('full');
+    await expect(lanes.run('team', work('d'), { refusal: () => new Error('full') })).rejects.toThrow('full');
     // Another key has places of its own.
     expect(await lanes.run('other', work('x'))).toBe('x');
     expect(await Promise.all(runs)).toEqual(['a', 'b', 'c']);

@@ -1,14 +1,37 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** How one piece of work waits for its place. */
+export type LaneOptions = {
+  /** The error thrown when the line is full, or when the wait ran out. */
+  refusal?: ((why: 'full' | 'waited') => Error) | undefined;
+  /** The longest the work waits in line before it is refused (unbounded when not given). */
+  waitMs?: number | undefined;
+  /** The work's client: once it aborts, the work leaves the line (it is not started). */
+  signal?: AbortSignal | undefined;
+};
+
+type Waiter = { start: () => void };
+type Lane = { running: number; line: Waiter[] };
+
+/** Thrown to work that left the line because its client went away (the errors handler answers nobody). */
+export function clientGone(): Error {
+  return Object.assign(new Error('the client went away'), { type: 'request.aborted' });
+}
+
 /**
  * Work that runs at most `running` at a time per key in this process; the rest waits its turn in arrival
- * order, at most `waiting` of it (unbounded when not given), and work past that is refused at once. A
- * finished piece of work hands its place to the next in line, no sooner than `spacingMs` after it started
- * (0 when not given): a lane of `running: 1` with a spacing starts a key's work at most once per spacing,
- * which spreads a burst out instead of letting it take a core. Nothing waiting holds a database
- * connection: work asks for one when it runs. `running: 1` makes a key's work take turns. A key is
- * forgotten once nothing of it runs or waits and its last spacing has passed.
+ * order, at most `waiting` of it (unbounded when not given), each for at most its `waitMs`, and work past
+ * that is refused. A finished piece of work hands its place to the next in line, no sooner than `spacingMs`
+ * after it started (0 when not given): a lane of `running: 1` with a spacing starts a key's work at most
+ * once per spacing, which spreads a burst out instead of letting it take a core. Nothing waiting holds a
+ * database connection: work asks for one when it runs. Work that already holds a key's place (anything it
+ * awaits, however deep) runs in that place rather than queueing behind itself. A key is forgotten once
+ * nothing of it runs or waits and its last spacing has passed.
  */
 export class Lanes {
-  readonly #lanes = new Map<string, { running: number; line: Array<() => void> }>();
+  readonly #lanes = new Map<string, Lane>();
+  /** The keys whose place the current async context holds. */
+  readonly #held = new AsyncLocalStorage<ReadonlySet<string>>();
   readonly #running: number;
   readonly #waiting: number;
   readonly #spacingMs: number;
@@ -19,16 +42,19 @@ export class Lanes {
     this.#spacingMs = limits.spacingMs ?? 0;
   }
 
-  /** Runs `work` in `key`'s lane, or throws `refusal()` when the lane runs and waits for as much as it may. */
-  async run<T>(key: string, work: () => Promise<T>, refusal: () => Error = () => new Error('the lane is full')): Promise<T> {
+  /** Runs `work` in `key`'s lane, or throws the refusal when the line is full or the wait runs out. */
+  async run<T>(key: string, work: () => Promise<T>, opts: LaneOptions = {}): Promise<T> {
+    const held = this.#held.getStore();
+    if (held?.has(key)) return work();
+    if (opts.signal?.aborted) throw clientGone();
     let lane = this.#lanes.get(key);
     if (!lane) this.#lanes.set(key, (lane = { running: 0, line: [] }));
     if (lane.running < this.#running) lane.running += 1;
-    else if (lane.line.length < this.#waiting) await new Promise<void>((resolve) => lane.line.push(resolve));
-    else throw refusal();
+    else if (lane.line.length < this.#waiting) await this.#wait(lane, key, opts);
+    else throw (opts.refusal ?? defaultRefusal)('full');
     const started = performance.now();
     try {
-      return await work();
+      return await this.#held.run(new Set(held).add(key), work);
     } finally {
       const rest = this.#spacingMs - (performance.now() - started);
       if (rest > 0) setTimeout(() => this.#handOn(key, lane), rest);
@@ -36,9 +62,39 @@ export class Lanes {
     }
   }
 
-  #handOn(key: string, lane: { running: number; line: Array<() => void> }) {
+  /** Waits in `lane`'s line until a place is handed on, leaving it on the deadline or when the client goes. */
+  #wait(lane: Lane, key: string, opts: LaneOptions): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const leave = (error: Error) => {
+        const at = lane.line.indexOf(waiter);
+        if (at >= 0) lane.line.splice(at, 1);
+        if (!lane.running && !lane.line.length) this.#lanes.delete(key);
+        settle();
+        reject(error);
+      };
+      const onAbort = () => leave(clientGone());
+      const settle = () => {
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+      };
+      const waiter: Waiter = {
+        start: () => {
+          settle();
+          resolve();
+        },
+      };
+      lane.line.push(waiter);
+      if (opts.waitMs !== undefined) timer = setTimeout(() => leave((opts.refusal ?? defaultRefusal)('waited')), opts.waitMs);
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  #handOn(key: string, lane: Lane) {
     const next = lane.line.shift();
-    if (next) next();
+    if (next) next.start();
     else if (--lane.running === 0) this.#lanes.delete(key);
   }
 }
+
+const defaultRefusal = (why: 'full' | 'waited') => new Error(why === 'full' ? 'the lane is full' : 'the wait for a place ran out');

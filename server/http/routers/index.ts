@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { operations, type RouteKey } from '../../operations/index.ts';
 import { runOperation } from '../../operations/invoke.ts';
-import { callerOf } from '../request-context.ts';
+import { callerOf, clientSignal } from '../request-context.ts';
 import { eventsFraming } from './events.ts';
 import type { Framing, RestArgs } from './framing.ts';
 import { submissionsFraming } from './submissions.ts';
@@ -18,8 +18,8 @@ export function apiHandlers(ctx: AppContext) {
   for (const key of Object.keys(operations) as RouteKey[]) {
     const frame = framings[key];
     handlers[key] = async (args) => {
-      const { params, query, body, headers } = args;
-      const result = await runOperation(ctx, key, callerOf(args.res), { params, query, body, headers });
+      const { params, query, body, headers, req, res } = args;
+      const result = await runOperation(ctx, key, callerOf(res), { params, query, body, headers }, clientSignal(req, res));
       return frame ? frame(ctx, result, args) : { status: result.status, body: result.body };
     };
   }

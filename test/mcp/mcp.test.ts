@@ -345,6 +345,9 @@ describe('MCP over stdio (intake mcp)', () => {
     const got = await call(client, 'get_form', { form: formId });
     expect(got.structuredContent).toEqual((await t.http.get(`/v1/forms/${formId}`).set(bearer(owner.token))).body);
     expect(errorOf(await call(client, 'create_form', { name: 'x' }))).toMatchObject({ error: 'forbidden', required: 'forms:write' });
+    // Arguments over stdio have the same 1 MiB cap as a body over HTTP, though no HTTP body carries them.
+    const huge = await call(client, 'get_form', { form: 'x'.repeat(3 * 1024 * 1024) });
+    expect(errorOf(huge)).toMatchObject({ error: 'payload_too_large', limit_bytes: 1024 * 1024 });
     expect((await t.http.delete(`/v1/tokens/${extra.tokenId}`).set(bearer(owner.token))).status).toBe(200);
     const after = await call(client, 'get_form', { form: formId });
     expect(after.isError).toBe(true);

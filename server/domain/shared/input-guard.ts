@@ -48,8 +48,10 @@ function sizeMessage(limits: InputLimits): string {
 }
 
 /**
- * Depth, value count (the value itself, each member value, each array element) and every string and key
- * of a parsed value, in one iterative walk that stops at the first problem. Null when the value passes.
+ * Depth, value count (the value itself, each member value, each array element), the bytes of its strings
+ * and keys (413 past `maxBytes`, for transports that hand over a value rather than a body: MCP over stdio)
+ * and every string and key of a parsed value, in one iterative walk that stops at the first problem. Null
+ * when the value passes.
  */
 export function inputProblem(value: unknown, opts: GuardOptions = {}): AppError | null {
   const limits = opts.limits ?? API_INPUT_LIMITS;
@@ -57,10 +59,13 @@ export function inputProblem(value: unknown, opts: GuardOptions = {}): AppError 
   const fail = (path: string[], message: string) => invalidInput([{ in: whereOf(path), path: shownPath(path.join('.')), message }]);
   const stack: Array<[unknown, string[]]> = [[value, []]];
   let nodes = 0;
+  // JSON text holds each string and key at least once, so their UTF-8 bytes never exceed the body's.
+  let bytes = 0;
   while (stack.length) {
     const [v, path] = stack.pop()!;
     if (++nodes > limits.maxNodes) return fail([], sizeMessage(limits));
     if (typeof v === 'string') {
+      if ((bytes += Buffer.byteLength(v)) > limits.maxBytes) return tooLargeInput(limits);
       if (!isStorableText(v)) return fail(path, TEXT_MESSAGE);
       continue;
     }
@@ -69,6 +74,7 @@ export function inputProblem(value: unknown, opts: GuardOptions = {}): AppError 
     if (path.length + 1 > limits.maxDepth) return fail(path, sizeMessage(limits));
     for (const [k, child] of Object.entries(v)) {
       const at = [...path, k];
+      if ((bytes += Buffer.byteLength(k)) > limits.maxBytes) return tooLargeInput(limits);
       if (!isStorableText(k)) return fail(at, TEXT_MESSAGE);
       stack.push([child, at]);
     }

@@ -73,6 +73,12 @@ export type Queue = {
    * after the other (see domain/deliveries.ts, bulk turns).
    */
   bulkTurns(job: { name: string }, group: string, range: { min: number; max: number }, opts: { tx: Tx }): Promise<{ head: number | null; tail: number | null }>;
+  /**
+   * Queues one job of `group` (a team) in the group's next turn, in `tx`: a queue whose jobs all go in turns
+   * serves the turn with the highest priority first (pg-boss's fetch order), so groups' jobs alternate one
+   * by one however many one group queues (see erasure requests).
+   */
+  sendInTurn<T>(job: JobDefinition<T>, data: T, opts: { tx: Tx; group: string }): Promise<void>;
   /** Settles fetched jobs in the transaction that records their outcomes: both commit or neither. */
   complete(job: { name: string }, attempts: Array<{ id: string; retryCount: number }>, opts: { tx: Tx }): Promise<void>;
   /** Which of these singleton keys have a job of the queue not yet completed (created, retry or active). */
@@ -88,6 +94,8 @@ export type Queue = {
 };
 
 const SCHEMA = 'pgboss';
+/** The priorities of `sendInTurn`'s turns (turn 1 at -1). */
+const TURNS = { min: -1_000_000_000, max: -1 };
 /** A job id no job has, for a lookup that only fills pg-boss's queue cache. */
 const NO_JOB = '00000000-0000-0000-0000-000000000000';
 
@@ -204,7 +212,7 @@ export async function startQueue(db: Db, log: Logger, jobs: QueueSpec[], opts: Q
   await ensureQueues(boss, jobs, opts.keepFinishedSeconds);
   const embeddedInsert = await embeddedInserts((text, value) => planEmbedded(db, text, value), boss, opts.embeddable);
   const wake = waker(db, log);
-  return {
+  const queue: Queue = {
     boss,
     async send(job, data, sendOpts = {}) {
       const payload = job.payload.parse(data) as object;
@@ -240,6 +248,11 @@ export async function startQueue(db: Db, log: Logger, jobs: QueueSpec[], opts: Q
       await lockGroup(tx, `${job.name}:${group}`);
       return { head: await queueHead(tx, SCHEMA, job.name, range), tail: await groupTail(tx, SCHEMA, job.name, group, range) };
     },
+    async sendInTurn(job, data, { tx, group }) {
+      const { head, tail } = await queue.bulkTurns(job, group, TURNS, { tx });
+      const turn = Math.max(head === null ? 1 : -head, tail === null ? 1 : 1 - tail);
+      await queue.insert(job, [{ data, priority: Math.max(TURNS.min, -turn), group }], { tx });
+    },
     async complete(job, attempts, { tx }) {
       if (!attempts.length) return;
       // Only the fencing pair: the job's id and the attempt (retryCount) this worker fetched.
@@ -255,4 +268,5 @@ export async function startQueue(db: Db, log: Logger, jobs: QueueSpec[], opts: Q
     work: (ctx, workers) => startWorkerSlots(boss, ctx, log, workers, opts.pollSeconds),
     stop: () => boss.stop({ graceful: true, timeout: 10_000, close: false }),
   };
+  return queue;
 }

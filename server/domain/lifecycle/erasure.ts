@@ -8,6 +8,7 @@ import { decryptSecret, encryptSecret } from '../../webhooks/signing.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
+import { Lanes } from '../shared/lanes.ts';
 import { deleteRows } from '../submissions/submissions.ts';
 import { iso } from '../shared/timestamps.ts';
 
@@ -45,9 +46,21 @@ function assertMayErase(caller: Caller): void {
  */
 export async function previewErasure(ctx: AppContext, caller: Caller, body: z.infer<typeof ErasureBody>): Promise<{ dry_run: true } & queries.ErasurePreview> {
   assertMayErase(caller);
-  const preview = await queries.previewErasure(ctx.db, caller.teamId, erasurePattern((body.email ?? body.value)!), DRY_RUN_IDS);
+  const preview = await previewTurns.run(caller.teamId, () => queries.previewErasure(ctx.db, caller.teamId, erasurePattern((body.email ?? body.value)!), DRY_RUN_IDS), {
+    refusal: () =>
+      new AppError('rate_limited', `This team's erasure dry runs run one at a time, at most one every ${PREVIEW_SPACING_MS / 1000} s: retry in a moment.`, {
+        retry_after: PREVIEW_SPACING_MS / 1000,
+      }),
+  });
   return { dry_run: true, ...preview };
 }
+
+/**
+ * A dry run scans every submission of the team: a team's run one at a time in this process, no sooner than
+ * PREVIEW_SPACING_MS after the last one started, and the next is refused at once rather than queued.
+ */
+const PREVIEW_SPACING_MS = 1000;
+const previewTurns = new Lanes({ running: 1, waiting: 0, spacingMs: PREVIEW_SPACING_MS });
 
 /** A real run: the request's receipt and its job, queued together; the job erases (see runErasure). */
 export async function createErasure(ctx: AppContext, caller: Caller, body: z.infer<typeof ErasureBody>): Promise<{ job_id: string; erasure_id: string }> {
@@ -67,7 +80,8 @@ export async function createErasure(ctx: AppContext, caller: Caller, body: z.inf
       tokenId: caller.tokenId,
       userId: caller.userId,
     });
-    await ctx.queue.send(eraseData, { erasureId }, { tx });
+    // In the team's next turn: one team's hundred requests do not hold back another team's one.
+    await ctx.queue.sendInTurn(eraseData, { erasureId }, { tx, group: caller.teamId });
     return { job_id: job.id, erasure_id: erasureId };
   });
 }

@@ -7,7 +7,12 @@ import { fail, UsageError } from './exit-status.ts';
 
 /** Saved logins (`intake login`): a profile per server and token, in the user's config dir, mode 0600. */
 
-export const configPath = () => path.join(process.env.XDG_CONFIG_HOME ?? path.join(os.homedir(), '.config'), 'intake', 'config.json');
+/** The XDG Base Directory spec has an empty or relative XDG_CONFIG_HOME ignored, so a token never lands under the cwd. */
+export function configPath(): string {
+  const xdg = process.env.XDG_CONFIG_HOME;
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.config'), 'intake', 'config.json');
+}
+
 type Profiles = { profiles: Record<string, { url: string; token: string }>; current?: string };
 
 function readProfiles(): Profiles {

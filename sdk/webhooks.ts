@@ -28,8 +28,8 @@ function header(headers: HeaderBag, name: string): string | undefined {
 const keyOf = (secret: string) => Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
 
 /** HMAC-SHA256 of `prefix` followed by the raw body bytes (not a re-encoding of them). */
-function hmac(secret: string, prefix: string, body: Uint8Array): Buffer {
-  return createHmac('sha256', keyOf(secret)).update(prefix, 'utf8').update(body).digest();
+function hmac(key: Buffer, prefix: string, body: Uint8Array): Buffer {
+  return createHmac('sha256', key).update(prefix, 'utf8').update(body).digest();
 }
 
 /**
@@ -41,6 +41,9 @@ function hmac(secret: string, prefix: string, body: Uint8Array): Buffer {
  * secret. Signatures are compared in constant time; a timestamp more than `toleranceSeconds` (default 300)
  * before or after now is refused, which bounds replays. Pass the body exactly as received (the raw bytes or
  * text, not re-serialised JSON). Throws `WebhookVerificationError` otherwise.
+ *
+ * A secret that encodes no key bytes, or a `toleranceSeconds` that is not a finite number >= 0, is a
+ * configuration error, not a bad request: it throws a `TypeError` or `RangeError`.
  */
 export function verifyWebhook(
   secret: string | string[],
@@ -48,7 +51,16 @@ export function verifyWebhook(
   rawBody: string | Uint8Array,
   opts: { toleranceSeconds?: number; now?: number } = {},
 ): unknown {
-  const secrets = typeof secret === 'string' ? [secret] : secret;
+  // Anyone can sign with an empty key, so such a secret would make every forged request genuine.
+  const keys = (typeof secret === 'string' ? [secret] : secret).map((s) => {
+    const key = keyOf(s);
+    if (key.length === 0) throw new TypeError('verifyWebhook: a webhook secret is empty or encodes no key bytes.');
+    return key;
+  });
+  const tolerance = opts.toleranceSeconds ?? 300;
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
+    throw new RangeError(`verifyWebhook: toleranceSeconds must be a finite number >= 0, got ${tolerance}.`);
+  }
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
 
   const id = header(headers, 'webhook-id');
@@ -63,11 +75,11 @@ export function verifyWebhook(
   if (id && standardTs && standardSig) {
     ts = standardTs;
     signatures = standardSig.split(' ').filter((p) => p.startsWith('v1,')).map((p) => Buffer.from(p.slice(3), 'base64'));
-    expected = secrets.map((s) => hmac(s, `${id}.${ts}.`, body));
+    expected = keys.map((k) => hmac(k, `${id}.${ts}.`, body));
   } else if (serviceTs && serviceSig) {
     ts = serviceTs;
     signatures = serviceSig.split(' ').filter((p) => p.startsWith('v1=')).map((p) => Buffer.from(p.slice(3), 'hex'));
-    expected = secrets.map((s) => hmac(s, `${ts}.`, body));
+    expected = keys.map((k) => hmac(k, `${ts}.`, body));
   } else {
     throw new WebhookVerificationError(
       'missing_headers',
@@ -76,7 +88,8 @@ export function verifyWebhook(
   }
 
   const now = opts.now ?? Math.floor(Date.now() / 1000);
-  if (!/^\d{1,12}$/.test(ts.trim()) || Math.abs(now - Number(ts.trim())) > (opts.toleranceSeconds ?? 300)) {
+  // Written so that a NaN `now` fails the check rather than skipping it.
+  if (!/^\d{1,12}$/.test(ts.trim()) || !(Math.abs(now - Number(ts.trim())) <= tolerance)) {
     throw new WebhookVerificationError('timestamp_out_of_tolerance', 'The webhook timestamp is too far from the current time.');
   }
 

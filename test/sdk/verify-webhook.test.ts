@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from '../../sdk/index.ts';
@@ -94,6 +95,38 @@ describe('verifyWebhook', () => {
     expect(reasonOf(() => verifyWebhook(secret, { ...h, 'X-Service-Timestamp': 'soon', 'webhook-timestamp': '1e9' }, body, { now: TS }))).toBe(
       'timestamp_out_of_tolerance',
     );
+  });
+
+  it('refuses a secret that encodes no key, which anyone could sign with', () => {
+    // What a forger sends: both schemes signed with an empty HMAC key.
+    const forged = {
+      'X-Service-Timestamp': String(TS),
+      'X-Service-Signature': `v1=${createHmac('sha256', '').update(`${TS}.${body}`).digest('hex')}`,
+    };
+    const forgedStandard = {
+      'webhook-id': 'msg_f',
+      'webhook-timestamp': String(TS),
+      'webhook-signature': `v1,${createHmac('sha256', '').update(`msg_f.${TS}.${body}`).digest('base64')}`,
+    };
+    for (const empty of ['', 'whsec_', 'whsec_!!!!', '   ']) {
+      for (const h of [forged, forgedStandard]) {
+        expect(() => verifyWebhook(empty, h, body, { now: TS })).toThrow(TypeError);
+        expect(() => verifyWebhook([secret, empty], h, body, { now: TS })).toThrow(/secret is empty/);
+      }
+    }
+    // Checked before the request is read, so a misconfigured receiver fails on its first request.
+    expect(() => verifyWebhook('whsec_', {}, body, { now: TS })).toThrow(TypeError);
+  });
+
+  it('refuses a toleranceSeconds that would turn the timestamp check off', () => {
+    const stale = { now: TS + 10 * 365 * 86_400 };
+    for (const toleranceSeconds of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -1]) {
+      expect(() => verifyWebhook(secret, headers, body, { ...stale, toleranceSeconds })).toThrow(RangeError);
+      expect(() => verifyWebhook(secret, headers, body, { ...stale, toleranceSeconds })).toThrow(/toleranceSeconds/);
+    }
+    expect(verifyWebhook(secret, headers, body, { now: TS, toleranceSeconds: 0 })).toEqual(event);
+    expect(reasonOf(() => verifyWebhook(secret, headers, body, { now: TS + 1, toleranceSeconds: 0 }))).toBe('timestamp_out_of_tolerance');
+    expect(reasonOf(() => verifyWebhook(secret, headers, body, { now: Number.NaN }))).toBe('timestamp_out_of_tolerance');
   });
 
   it('refuses missing headers', () => {

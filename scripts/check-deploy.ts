@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Ajv } from 'ajv';
-import { intakeProcesses, readCompose, readImage, type Compose, type Image } from './deploy-files.ts';
+import { intakeProcesses, readCompose, readImage, type Compose, type ComposeService, type Image } from './deploy-files.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -47,8 +47,32 @@ export function imageProblems(image: Image, node = pinnedNode()): string[] {
 /** The topology issue 29 asks for: one migrate, two API processes, two workers, all of one image. */
 const EXPECTED_PROCESSES = ['migrate', 'serve --no-worker', 'serve --no-worker', 'worker', 'worker'];
 
-export function composeProblems(compose: Compose): string[] {
+/** The proxy is the one service that faces the network, and only with HTTP and HTTPS. */
+const PROXY_IMAGE = /^caddy:/;
+const PROXY_PORTS = new Set(['80', '443']);
+
+/** A `ports` entry's container port, from the short syntax (`[ip:][host:]container[/protocol]`) or the long one. */
+const containerPort = (entry: PortEntry) =>
+  String(typeof entry === 'object' ? entry.target : entry).replace(/\/\w+$/, '').split(':').at(-1);
+
+type PortEntry = string | number | { target?: number | string };
+
+/** Services that reach the host's network other than through the proxy's HTTP and HTTPS ports. */
+export function exposureProblems(compose: { services: Record<string, ComposeService & { ports?: PortEntry[]; network_mode?: string }> }): string[] {
   const problems: string[] = [];
+  for (const [name, s] of Object.entries(compose.services)) {
+    const proxy = typeof s.image === 'string' && PROXY_IMAGE.test(s.image);
+    if (s.network_mode === 'host') problems.push(`compose.yaml: ${name} uses the host's network, which publishes every port it listens on`);
+    for (const entry of s.ports ?? []) {
+      if (!proxy) problems.push(`compose.yaml: ${name} publishes ${JSON.stringify(entry)}; only the proxy may publish a port (route it through deploy/Caddyfile)`);
+      else if (!PROXY_PORTS.has(containerPort(entry) ?? '')) problems.push(`compose.yaml: the proxy ${name} publishes ${JSON.stringify(entry)}; only 80 and 443`);
+    }
+  }
+  return problems;
+}
+
+export function composeProblems(compose: Compose): string[] {
+  const problems = exposureProblems(compose);
   const processes = intakeProcesses(compose);
   const commands = processes.map((p) => p.command.join(' ')).sort();
   if (JSON.stringify(commands) !== JSON.stringify([...EXPECTED_PROCESSES].sort())) {

@@ -39,6 +39,7 @@ const DOT_ENV = {
   INTAKE_SECRET_KEY: 'production-install-test-secret-0123456789',
   POSTGRES_PASSWORD: 'unused-here',
   STORAGE_SECRET_KEY: 'unused-here',
+  STORAGE_PUBLIC_HOST: 'files.example.test',
   SMTP_URL: smtp.url,
 };
 

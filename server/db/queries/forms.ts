@@ -164,16 +164,29 @@ export async function pruneFields(sql: Sql, formId: string): Promise<string[]> {
   return rows.map((r) => r.name).sort();
 }
 
-export type PayloadSample = { payload: Record<string, unknown>; file_fields: string[] };
+/** A payload as stored JSON text, with the fields its files came in and its keyset position. */
+export type PayloadPageRow = { payload: string; file_fields: string[]; at: string; id: string };
+/** A page's place in a newest-first walk: the last row's receipt time (as text: microseconds kept) and id. */
+export type PayloadCursor = { at: string; id: string };
 
-/** The form's latest inbox submissions' payloads, with the fields their files came in. */
-export async function recentPayloads(sql: Sql, formId: string, limit: number): Promise<PayloadSample[]> {
-  const { rows } = await sql.query<PayloadSample>(
-    `select s.payload, coalesce((select array_agg(f.field) from submission_files f where f.submission_id = s.id), '{}') as file_fields
-       from submissions s where s.form_id = $1 and s.status <> 'spam' order by s.received_at desc, s.id desc limit $2`,
-    [formId, limit],
+/**
+ * The form's inbox payloads after `after`, newest first: at most `rows`, and no more once their stored
+ * (possibly compressed) sizes pass `bytes` — the first is always in.
+ */
+export async function recentPayloadPage(sql: Sql, formId: string, after: PayloadCursor | null, rows: number, bytes: number): Promise<PayloadPageRow[]> {
+  const { rows: page } = await sql.query<PayloadPageRow>(
+    `select payload::text as payload, at, id,
+            coalesce((select array_agg(f.field) from submission_files f where f.submission_id = p.id), '{}') as file_fields
+       from (select *, sum(size) over (order by received_at desc, id desc) - size as before
+               from (select s.id, s.received_at, s.received_at::text as at, s.payload, pg_column_size(s.payload) as size
+                       from submissions s
+                      where s.form_id = $1 and s.status <> 'spam' and ($2::timestamptz is null or (s.received_at, s.id) < ($2::timestamptz, $3))
+                      order by s.received_at desc, s.id desc limit $4) newest) p
+      where before < $5
+      order by received_at desc, id desc`,
+    [formId, after?.at ?? null, after?.id ?? null, rows, bytes],
   );
-  return rows;
+  return page;
 }
 
 /** The form as the public endpoint, `POST /f/{form}`, sees it: the hottest path, so every statement is prepared. */

@@ -1,4 +1,5 @@
 import type { Sql } from '../database.ts';
+import type { PayloadCursor } from './forms.ts';
 
 /** The weekly AI insights: their figures (exact, by SQL), stored results and the regeneration lock. */
 
@@ -60,15 +61,31 @@ export async function weekCounts(sql: Sql, teamId: string, w: Week): Promise<{ c
   return { categories: rows.filter((r) => r.kind === 'category'), reasons: rows.filter((r) => r.kind === 'reason') };
 }
 
-/** The payloads of this week's clean submissions, newest first, at most `limit`. */
-export async function weekPayloads(sql: Sql, teamId: string, w: Week, limit: number): Promise<Array<{ form_id: string; payload: Record<string, unknown> }>> {
-  const { rows } = await sql.query<{ form_id: string; payload: Record<string, unknown> }>(
-    `select form_id, payload from submissions
-      where form_id = any(array(select id from forms where team_id = $1)) and received_at >= $2 and received_at < $3 and status <> 'spam'
-      order by received_at desc limit $4`,
-    [teamId, w.start, w.end, limit],
+/**
+ * This week's clean payloads of the team after `after`, newest first, as stored JSON text: at most `rows`,
+ * and no more once their stored (possibly compressed) sizes pass `bytes` — the first is always in.
+ */
+export async function weekPayloadPage(
+  sql: Sql,
+  teamId: string,
+  w: Week,
+  after: PayloadCursor | null,
+  rows: number,
+  bytes: number,
+): Promise<Array<{ form_id: string; payload: string; at: string; id: string }>> {
+  const { rows: page } = await sql.query<{ form_id: string; payload: string; at: string; id: string }>(
+    `select form_id, payload::text as payload, at, id
+       from (select *, sum(size) over (order by received_at desc, id desc) - size as before
+               from (select s.id, s.form_id, s.received_at, s.received_at::text as at, s.payload, pg_column_size(s.payload) as size
+                       from submissions s
+                      where s.form_id = any(array(select id from forms where team_id = $1)) and s.received_at >= $2 and s.received_at < $3
+                        and s.status <> 'spam' and ($4::timestamptz is null or (s.received_at, s.id) < ($4::timestamptz, $5))
+                      order by s.received_at desc, s.id desc limit $6) newest) p
+      where before < $7
+      order by received_at desc, id desc`,
+    [teamId, w.start, w.end, after?.at ?? null, after?.id ?? null, rows, bytes],
   );
-  return rows;
+  return page;
 }
 
 /** The team's forms: names, and which are live (not trashed). */

@@ -12,7 +12,8 @@ import { recipientStatuses, requestConfirmations } from '../notifications/addres
 import { retentionStatus } from '../lifecycle/retention.ts';
 import { retentionFacts } from '../../db/queries/lifecycle.ts';
 import { newId } from '../shared/ids.ts';
-import { suggestSchema } from './field-schema.ts';
+import { suggestSchema, type Sample } from './field-schema.ts';
+import { samplePayloads, type SampleLimits } from '../submissions/payload-samples.ts';
 import { FORM_FIELD_LIMIT } from '../ingest/limits.ts';
 import { pageEnvelope } from '../shared/pagination.ts';
 import { removeObjectsLater } from '../lifecycle/object-removal.ts';
@@ -202,16 +203,22 @@ export async function pruneFormFields(ctx: AppContext, caller: Caller, id: strin
   return { data: { removed }, meta: { count: state.count, limit: FORM_FIELD_LIMIT, overflow: state.overflow } };
 }
 
-/** How many recent inbox submissions a suggested schema reads. */
-const SUGGESTION_SAMPLE = 1000;
+/** What a suggested schema reads of the form's newest inbox submissions, at most. */
+export const SUGGESTION_SAMPLE: SampleLimits = { rows: 1000, bytes: 4 * 1024 * 1024 };
 
-/** A schema proposed from the form's last 1,000 inbox submissions (never saved: the editor reviews it). */
+/** A schema proposed from the form's newest inbox submissions (never saved: the editor reviews it). */
 export async function suggestFormSchema(ctx: AppContext, caller: Caller, id: string) {
   await findForm(ctx.db, caller, id, { trashed: true });
-  const [samples, learned] = await Promise.all([queries.recentPayloads(ctx.db, id, SUGGESTION_SAMPLE), queries.learnedFields(ctx.db, id)]);
+  const samples: Sample[] = [];
+  const [read, learned] = await Promise.all([
+    samplePayloads((after, rows, bytes) => queries.recentPayloadPage(ctx.db, id, after, rows, bytes), SUGGESTION_SAMPLE, (row, payload) =>
+      samples.push({ payload: payload as Sample['payload'], fileFields: row.file_fields }),
+    ),
+    queries.learnedFields(ctx.db, id),
+  ]);
   const fields = suggestSchema(
-    samples.map((s) => ({ payload: s.payload, fileFields: s.file_fields })),
+    samples,
     learned.map((f) => f.name),
   );
-  return { data: { fields, unknown_fields: 'keep' as const }, meta: { sampled: samples.length } };
+  return { data: { fields, unknown_fields: 'keep' as const }, meta: { sampled: read.rows } };
 }

@@ -8,6 +8,7 @@ import { generateInsights as generateJob, insightsDigestEmail } from '../../jobs
 import type { Caller } from '../accounts/caller.ts';
 import { createTeamEventDeliveries } from '../webhooks/deliveries.ts';
 import { AppError, notFound, validationFailed } from '../shared/errors.ts';
+import { samplePayloads, type SampleLimits } from '../submissions/payload-samples.ts';
 import { isId, newId } from '../shared/ids.ts';
 import { iso } from '../shared/timestamps.ts';
 
@@ -20,8 +21,8 @@ export type InsightsData = z.infer<typeof Insights>;
 
 /** How long a regeneration locks the team out of another. */
 export const REGENERATE_LOCK_SECONDS = 300;
-/** Clean submissions whose text a generation reads (newest first). */
-const TEXTS_LIMIT = 20_000;
+/** What a generation reads of the week's clean submissions' text, newest first, at most. */
+const TEXTS_SAMPLE: SampleLimits = { rows: 20_000, bytes: 16 * 1024 * 1024 };
 const DAY = 86_400_000;
 
 /** The last full week before `now`: Monday 00:00 UTC to the next Monday (excluded), and the week before it. */
@@ -96,10 +97,14 @@ const byCount = <K extends string>(rows: queries.CountRow[], formId: string | nu
 export async function generateInsights(ctx: AppContext, teamId: string, now = new Date()): Promise<string | null> {
   if (!(await queries.teamHasAi(ctx.db, teamId))) return null; // the plan changed since it was queued
   const week = lastFullWeek(now);
-  const [totals, counts, payloads, forms] = await Promise.all([
+  const texts: Array<{ form_id: string; text: string }> = [];
+  const [totals, counts, , forms] = await Promise.all([
     queries.weekTotals(ctx.db, teamId, week),
     queries.weekCounts(ctx.db, teamId, week),
-    queries.weekPayloads(ctx.db, teamId, week, TEXTS_LIMIT),
+    samplePayloads((after, rows, bytes) => queries.weekPayloadPage(ctx.db, teamId, week, after, rows, bytes), TEXTS_SAMPLE, (row, payload) => {
+      const text = freeText(payload);
+      if (text) texts.push({ form_id: row.form_id, text });
+    }),
     queries.teamForms(ctx.db, teamId),
   ]);
   const teamTotals = totals.find((r) => r.form_id === null) ?? { form_id: null, total: 0, prior: 0, spam: 0, b0: 0, b1: 0, b2: 0, b3: 0 };
@@ -122,7 +127,7 @@ export async function generateInsights(ctx: AppContext, teamId: string, now = ne
     spam_reasons: byCount(counts.reasons, r.form_id, 'reason'),
     forms: scope.kind === 'team' ? changes : [],
   });
-  const textsOf = (formId: string | null) => payloads.filter((p) => formId === null || p.form_id === formId).map((p) => freeText(p.payload)).filter(Boolean);
+  const textsOf = (formId: string | null) => texts.filter((p) => formId === null || p.form_id === formId).map((p) => p.text);
 
   const generatedAt = new Date();
   const scopes: Array<{ formId: string | null; figures: WeekFigures }> = [

@@ -17,6 +17,27 @@ export function text(schema: z.ZodString = z.string()) {
   return schema.refine(isStorableText, TEXT_MESSAGE);
 }
 
+/**
+ * An absolute http:// or https:// URL. Other schemes (`javascript:`, `data:`, …) run or render in the page a
+ * browser is sent to, and a URL without `//` resolves against the sender, so only these are stored or followed.
+ */
+export function isHttpUrl(value: string): boolean {
+  if (!/^https?:\/\/\S+$/i.test(value)) return false;
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const HTTP_URL_MESSAGE = 'Must be an absolute http:// or https:// URL.';
+
+/** Every URL the API stores from its callers; fields that need more (webhooks: https, public hosts) add to it. */
+export const HttpUrl = text(z.string().max(2048))
+  .refine(isHttpUrl, HTTP_URL_MESSAGE)
+  .describe('An absolute http:// or https:// URL, at most 2,048 characters.');
+
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
 /**

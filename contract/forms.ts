@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { authErrors, ErrorBody, OkBody, PageQuery, paginated, Timestamp } from './common.ts';
+import { authErrors, ErrorBody, HttpUrl, OkBody, PageQuery, paginated, Timestamp } from './common.ts';
 import { Autoresponder, AutoresponderInput, Captcha, CaptchaInput, NotificationRecipient, SchemaFields, SchemaFieldViews, SuggestedSchema, UnknownFields } from './form-features.ts';
 
 const c = initContract();
@@ -43,7 +43,7 @@ const RetentionStatus = z
   .describe('The retention in force.');
 
 export const FormSettings = z.object({
-  redirect_url: z.string().url().nullable().describe('Where browsers go after a post (303); null = built-in thank-you page.'),
+  redirect_url: HttpUrl.nullable().describe('Where browsers go after a post (303): an absolute http(s) URL; null = built-in thank-you page.'),
   honeypot_field: z.string().min(1).max(64).describe('Hidden field bots fill in; default `_gotcha`.'),
   allowed_origins: z.array(Origin).max(50).describe('Origins allowed by CORS and as `_next` redirect hosts; empty = any origin.'),
   custom_rules: CustomRules,

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { authErrors, ErrorBody, Instant, OkBody, rateLimitErrors, text, Timestamp } from './common.ts';
+import { authErrors, ErrorBody, HttpUrl, Instant, isHttpUrl, OkBody, rateLimitErrors, text, Timestamp } from './common.ts';
 
 const c = initContract();
 
@@ -63,7 +63,7 @@ export const DeliveryStatus = z
   .enum(DELIVERY_STATUSES)
   .describe('`pending` before the first answer, `failed` while retrying, then `succeeded` or `dead` (no attempt left).');
 
-const Https = text(z.string().max(2048)).refine((v) => /^https:\/\//i.test(v), 'Must be an https:// URL.');
+const Https = text(z.string().max(2048)).refine((v) => isHttpUrl(v) && /^https:/i.test(v), 'Must be an https:// URL.');
 
 /** Each provider's `config`: unknown keys are refused. */
 export const PROVIDER_CONFIG = {
@@ -122,7 +122,7 @@ const Events = z.array(WebhookEvent).min(1).max(EVENTS.length).describe('Events 
 export const CreateWebhookBody = z
   .object({
     label: text(z.string().trim().min(1).max(200)),
-    url: text(z.string().max(2048)).describe('HTTPS only; hosts that resolve to private or reserved addresses are refused.'),
+    url: HttpUrl.describe('HTTPS only; hosts that resolve to private or reserved addresses are refused.'),
     provider: Provider.default('webhook'),
     config: Config.default({}),
     events: Events.default(['submission.created']),
@@ -135,7 +135,7 @@ export const CreateWebhookBody = z
 export const UpdateWebhookBody = z
   .object({
     label: text(z.string().trim().min(1).max(200)).optional(),
-    url: text(z.string().max(2048)).optional(),
+    url: HttpUrl.optional().describe('HTTPS only; hosts that resolve to private or reserved addresses are refused.'),
     provider: Provider.optional(),
     config: Config.optional(),
     events: Events.optional(),

@@ -1368,10 +1368,7 @@ export interface components {
             };
         };
         FormSettings: {
-            /**
-             * Format: uri
-             * @description Where browsers go after a post (303); null = built-in thank-you page.
-             */
+            /** @description Where browsers go after a post (303): an absolute http(s) URL; null = built-in thank-you page. */
             redirect_url: string | null;
             /** @description Hidden field bots fill in; default `_gotcha`. */
             honeypot_field: string;
@@ -1414,10 +1411,7 @@ export interface components {
             notify_spam: boolean;
         };
         FormSettingsInput: {
-            /**
-             * Format: uri
-             * @description Where browsers go after a post (303); null = built-in thank-you page.
-             */
+            /** @description Where browsers go after a post (303): an absolute http(s) URL; null = built-in thank-you page. */
             redirect_url?: string | null;
             /** @description Hidden field bots fill in; default `_gotcha`. */
             honeypot_field?: string;
@@ -2241,6 +2235,7 @@ export interface components {
         };
         UpdateWebhookBody: {
             label?: string;
+            /** @description HTTPS only; hosts that resolve to private or reserved addresses are refused. */
             url?: string;
             provider?: components["schemas"]["Provider"];
             /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */

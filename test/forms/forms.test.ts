@@ -59,6 +59,45 @@ describe('forms API', () => {
     expect(list.body.meta.total).toBe(0);
   });
 
+  it('takes only an absolute http(s) redirect_url, on create and on update; a refused one changes nothing', async () => {
+    const owner = await makeTeam(t);
+    const refused = [
+      'javascript:alert(1)',
+      'JAVASCRIPT:alert(1)',
+      ' javascript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      'https:evil.example',
+      '//evil.example/thanks',
+      'ftp://example.com/thanks',
+    ];
+    for (const url of refused) {
+      const res = await createForm(owner.token, { name: 'Contact', settings: { redirect_url: url } });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error).toBe('validation_failed');
+      expect(res.body.details).toContainEqual({ in: 'body', path: 'settings.redirect_url', message: 'Must be an absolute http:// or https:// URL.' });
+    }
+    expect((await t.http.get('/v1/forms').set(bearer(owner.token))).body.meta.total).toBe(0);
+
+    const created = await createForm(owner.token, { name: 'Contact', settings: { redirect_url: 'https://example.com/thanks' } });
+    expect(created.status).toBe(201);
+    const form = created.body.data;
+    expect(form.settings.redirect_url).toBe('https://example.com/thanks');
+    for (const url of refused) {
+      const res = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ name: 'Renamed', settings: { redirect_url: url } });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error).toBe('validation_failed');
+      expect(res.body.details.map((d: { path: string }) => d.path)).toContain('settings.redirect_url');
+    }
+    expect((await t.http.get(`/v1/forms/${form.id}`).set(bearer(owner.token))).body.data).toEqual(form);
+
+    for (const url of ['http://example.com/thanks', 'HTTPS://example.com/merci?lang=fr#top']) {
+      const res = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ settings: { redirect_url: url } });
+      expect(res.status, url).toBe(200);
+      expect(res.body.data.settings.redirect_url).toBe(url);
+    }
+  });
+
   it('updates settings by merging, publishes, unpublishes', async () => {
     const owner = await makeTeam(t);
     const { body } = await createForm(owner.token);

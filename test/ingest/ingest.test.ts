@@ -207,6 +207,22 @@ describe('POST /f/{form}: redirects, CORS, idempotency', () => {
     expect((await post('javascript:alert(1)')).headers.location).toBe('https://site.example/thanks');
   });
 
+  it('a stored redirect_url that is not http(s) is never sent: browsers get the thank-you page', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner);
+    // The API refuses this value, yet a stored row may hold it: written directly.
+    await t.ctx.db.query(`update forms set settings = jsonb_set(settings, '{redirect_url}', '"javascript:alert(1)"') where id = $1`, [form.id]);
+    const browser = await t.http.post(form.endpoint).type('form').send('a=1');
+    expect(browser.status).toBe(303);
+    expect(browser.headers.location).toMatch(new RegExp(`^/f/${form.id}/thanks`));
+    const script = await t.http.post(form.endpoint).set('Accept', 'application/json').send({ a: 1 });
+    expect(script.status).toBe(201);
+    expect(script.body).not.toHaveProperty('redirect');
+    const shown = await t.http.get(`/v1/forms/${form.id}`).set(bearer(owner.token));
+    expect(shown.status).toBe(200);
+    expect(shown.body.data.settings.redirect_url).toBeNull();
+  });
+
   it('a field named __proto__ cannot lend the post controls it never sent', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner, { settings: { redirect_url: 'https://site.example/thanks', allowed_origins: ['https://other.example'] } });

@@ -1,12 +1,8 @@
+import { isHttpUrl } from '../../../contract/common.ts';
 import type { FormSettings } from '../../../contract/forms.ts';
 
 export function originOf(url: string): string | null {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : null;
-  } catch {
-    return null;
-  }
+  return isHttpUrl(url) ? new URL(url).origin : null;
 }
 
 export function isAllowedOrigin(settings: FormSettings, origin: string): boolean {

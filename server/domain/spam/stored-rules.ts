@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isHttpUrl } from '../../../contract/common.ts';
 import type { FormSettings, FormSettingsInput } from '../../../contract/forms.ts';
 import { DEFAULT_HONEYPOT_FIELD } from '../../../contract/public-endpoint.ts';
 import { encryptSecret } from '../../webhooks/signing.ts';
@@ -45,7 +46,8 @@ export function storedSettings(stored: unknown): StoredSettings {
   const s = (stored ?? {}) as Partial<StoredSettings>;
   const rules = { ...DEFAULT_SETTINGS.custom_rules, ...(s.custom_rules ?? {}) };
   return {
-    redirect_url: s.redirect_url ?? DEFAULT_SETTINGS.redirect_url,
+    // A stored redirect the contract refuses (not http(s)) reads as none: the endpoint must never send it as Location.
+    redirect_url: s.redirect_url && isHttpUrl(s.redirect_url) ? s.redirect_url : DEFAULT_SETTINGS.redirect_url,
     honeypot_field: s.honeypot_field ?? DEFAULT_SETTINGS.honeypot_field,
     allowed_origins: s.allowed_origins ?? DEFAULT_SETTINGS.allowed_origins,
     custom_rules: { blocked_emails: rules.blocked_emails, keywords: rules.keywords, regex: rules.regex },

@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { Ability, Role } from './abilities.ts';
 import { authErrors, Timestamp } from './common.ts';
+import { COSTS } from './costs.ts';
 
 const c = initContract();
 
@@ -19,6 +20,6 @@ export const accountContract = c.router({
     path: '/v1/me',
     summary: 'The calling user, team, role and token',
     responses: { 200: z.object({ data: Me }), ...authErrors },
-    metadata: { ability: null },
+    metadata: { ability: null, cost: COSTS.row },
   },
 });

@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { authErrors, Timestamp } from './common.ts';
+import { COSTS } from './costs.ts';
 
 const c = initContract();
 
@@ -72,34 +73,34 @@ export const billingContract = c.router({
     path: '/v1/billing/team',
     summary: 'The billed team',
     responses: { 200: z.object({ data: BillingTeam }), ...authErrors },
-    metadata: read,
+    metadata: { ...read, cost: COSTS.row },
   },
   getBillingPlan: {
     method: 'GET',
     path: '/v1/billing/plan',
     summary: "The team's plan, its limits and features",
     responses: { 200: z.object({ data: BillingPlan }), ...authErrors },
-    metadata: read,
+    metadata: { ...read, cost: COSTS.row },
   },
   getBillingUsage: {
     method: 'GET',
     path: '/v1/billing/usage',
     summary: 'Usage in the current billing period against the plan limits',
     responses: { 200: z.object({ data: BillingUsage }), ...authErrors },
-    metadata: read,
+    metadata: { ...read, cost: COSTS.row },
   },
   getBillingSubscription: {
     method: 'GET',
     path: '/v1/billing/subscription',
     summary: "The team's subscription",
     responses: { 200: z.object({ data: BillingSubscription }), ...authErrors },
-    metadata: read,
+    metadata: { ...read, cost: COSTS.row },
   },
   listInvoices: {
     method: 'GET',
     path: '/v1/billing/invoices',
     summary: "The team's invoices, newest first",
     responses: { 200: z.object({ data: z.array(Invoice) }), ...authErrors },
-    metadata: read,
+    metadata: { ...read, cost: COSTS.records },
   },
 });

@@ -118,7 +118,7 @@ export const authErrors = {
   429: RateLimitedBody,
 };
 
-/** Routes metered by the per-token API budget (metadata `rateLimited: true`) also answer 429. */
+/** Routes metered by the per-token API budget (`cost.budget: 'api'`) also answer 429. */
 export const rateLimitErrors = { 429: RateLimitedBody };
 
 /** Page-number pagination shared by every list; `per_page` 1–100, default 25. */

@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { authErrors, text, Timestamp } from './common.ts';
+import { COSTS } from './costs.ts';
 
 const c = initContract();
 
@@ -57,7 +58,7 @@ export const erasureContract = c.router({
       'With `dry_run: true` it answers 200 at once with what would be erased (the same search, read-only), and queues nothing.',
     body: ErasureBody,
     responses: { 200: z.object({ data: ErasureDryRun }), 202: z.object({ job_id: z.string(), erasure_id: z.string() }), ...authErrors },
-    metadata: { ability: 'submissions:write' },
+    metadata: { ability: 'submissions:write', cost: COSTS.erasure },
   },
   getErasure: {
     method: 'GET',
@@ -65,6 +66,6 @@ export const erasureContract = c.router({
     summary: 'The receipt of an erasure request',
     pathParams: z.object({ erasure: z.string().describe('Erasure id (`era_…`).') }),
     responses: { 200: z.object({ data: ErasureReceipt }), ...authErrors },
-    metadata: { ability: 'submissions:read' },
+    metadata: { ability: 'submissions:read', cost: COSTS.row },
   },
 });

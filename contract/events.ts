@@ -1,15 +1,14 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { authErrors, rateLimitErrors, text } from './common.ts';
+import { COSTS, STREAM_BATCH, STREAM_LIMITS } from './costs.ts';
+
+export { STREAM_BATCH, STREAM_LIMITS };
 
 const c = initContract();
 
-/** At most this many open streams per token, and per team (across every API process). */
-export const STREAM_LIMITS = { token: 5, team: 20 } as const;
 /** A comment line is sent this often so proxies and clients see the stream is alive. */
 export const STREAM_HEARTBEAT_SECONDS = 15;
-/** Events in one JSON answer (and in one read of a stream). */
-export const STREAM_BATCH = 100;
 
 const JsonValue: z.ZodType<unknown> = z.unknown().describe('Any JSON value.');
 
@@ -141,7 +140,7 @@ export const eventsContract = c.router({
     responses: { 200: SubmissionEventBatch, ...authErrors, ...rateLimitErrors },
     metadata: {
       ability: 'submissions:read',
-      rateLimited: true,
+      cost: COSTS.stream,
       alsoAnswers: { 'text/event-stream': z.string().describe(STREAM_FORMAT) },
     },
   },

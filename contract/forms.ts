@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { authErrors, ErrorBody, HttpUrl, OkBody, PageQuery, paginated, Timestamp } from './common.ts';
 import { Autoresponder, AutoresponderInput, Captcha, CaptchaInput, NotificationRecipient, SchemaFields, SchemaFieldViews, SuggestedSchema, UnknownFields } from './form-features.ts';
+import { COSTS } from './costs.ts';
 
 const c = initContract();
 
@@ -136,7 +137,7 @@ export const formsContract = c.router({
     summary: "List the team's forms, newest first",
     query: FormListQuery,
     responses: { 200: paginated(Form), ...authErrors },
-    metadata: { ability: 'forms:read' },
+    metadata: { ability: 'forms:read', cost: COSTS.records },
   },
   createForm: {
     method: 'POST',
@@ -144,7 +145,7 @@ export const formsContract = c.router({
     summary: 'Create a form (as a draft)',
     body: CreateFormBody,
     responses: { 201: one, ...authErrors, 402: ErrorBody },
-    metadata: { ability: 'forms:write' },
+    metadata: { ability: 'forms:write', cost: COSTS.row },
   },
   getForm: {
     method: 'GET',
@@ -152,7 +153,7 @@ export const formsContract = c.router({
     summary: 'Show a form (deleted forms too)',
     pathParams: FormParams,
     responses: { 200: one, ...authErrors },
-    metadata: { ability: 'forms:read' },
+    metadata: { ability: 'forms:read', cost: COSTS.row },
   },
   updateForm: {
     method: 'PUT',
@@ -161,7 +162,7 @@ export const formsContract = c.router({
     pathParams: FormParams,
     body: UpdateFormBody,
     responses: { 200: one, ...authErrors, 402: ErrorBody },
-    metadata: { ability: 'forms:write' },
+    metadata: { ability: 'forms:write', cost: COSTS.row },
   },
   deleteForm: {
     method: 'DELETE',
@@ -170,7 +171,7 @@ export const formsContract = c.router({
     pathParams: FormParams,
     body: c.noBody(),
     responses: { 200: OkBody, ...authErrors },
-    metadata: { ability: 'forms:write' },
+    metadata: { ability: 'forms:write', cost: COSTS.row },
   },
   publishForm: {
     method: 'POST',
@@ -179,7 +180,7 @@ export const formsContract = c.router({
     pathParams: FormParams,
     body: c.noBody(),
     responses: { 200: one, ...authErrors },
-    metadata: { ability: 'forms:write' },
+    metadata: { ability: 'forms:write', cost: COSTS.row },
   },
   unpublishForm: {
     method: 'POST',
@@ -188,7 +189,7 @@ export const formsContract = c.router({
     pathParams: FormParams,
     body: c.noBody(),
     responses: { 200: one, ...authErrors },
-    metadata: { ability: 'forms:write' },
+    metadata: { ability: 'forms:write', cost: COSTS.row },
   },
   restoreForm: {
     method: 'POST',
@@ -197,7 +198,7 @@ export const formsContract = c.router({
     pathParams: FormParams,
     body: c.noBody(),
     responses: { 200: one, ...authErrors, 402: ErrorBody },
-    metadata: { ability: 'forms:write' },
+    metadata: { ability: 'forms:write', cost: COSTS.row },
   },
   listFormFields: {
     method: 'GET',
@@ -205,7 +206,7 @@ export const formsContract = c.router({
     summary: 'List the field names a form has learned (its export columns)',
     pathParams: FormParams,
     responses: { 200: FormFieldList, ...authErrors },
-    metadata: { ability: 'forms:read' },
+    metadata: { ability: 'forms:read', cost: COSTS.fields },
   },
   pruneFormFields: {
     method: 'POST',
@@ -214,7 +215,7 @@ export const formsContract = c.router({
     pathParams: FormParams,
     body: c.noBody(),
     responses: { 200: z.object({ data: z.object({ removed: z.array(z.string()) }), meta: FormFieldList.shape.meta }), ...authErrors },
-    metadata: { ability: 'forms:write' },
+    metadata: { ability: 'forms:write', cost: COSTS.formScan },
   },
   suggestFormSchema: {
     method: 'GET',
@@ -222,7 +223,7 @@ export const formsContract = c.router({
     summary: "Propose a field schema from the form's last 1,000 inbox submissions (types and required-ness seen)",
     pathParams: FormParams,
     responses: { 200: SuggestedSchema, ...authErrors },
-    metadata: { ability: 'forms:read' },
+    metadata: { ability: 'forms:read', cost: COSTS.suggestion },
   },
   forceDeleteForm: {
     method: 'DELETE',
@@ -231,6 +232,6 @@ export const formsContract = c.router({
     pathParams: FormParams,
     body: c.noBody(),
     responses: { 200: OkBody, ...authErrors },
-    metadata: { ability: 'forms:write' },
+    metadata: { ability: 'forms:write', cost: COSTS.formScan },
   },
 });

@@ -36,7 +36,8 @@ export const contract = c.router(
 export type Contract = typeof contract;
 export type RouteMetadata = {
   ability: import('./abilities.ts').Ability | null;
-  rateLimited?: boolean;
+  /** What one call may cost, and what meters it (contract/costs.ts). */
+  cost: import('./costs.ts').RouteCost;
   /** Further media types of the 200 response (ts-rest has one per status), for openapi.json. */
   alsoAnswers?: Record<string, import('zod').ZodTypeAny>;
 };

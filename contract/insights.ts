@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { authErrors, ErrorBody, text, Timestamp } from './common.ts';
+import { COSTS } from './costs.ts';
 
 const c = initContract();
 
@@ -46,7 +47,7 @@ export const insightsContract = c.router({
     summary: "The latest weekly AI insights of the team (or of one form): `data` is null until they are first generated",
     query: InsightsQuery,
     responses: { 200: z.object({ data: Insights.nullable() }), ...authErrors, 423: ErrorBody },
-    metadata: { ability: 'insights:read' },
+    metadata: { ability: 'insights:read', cost: COSTS.row },
   },
   regenerateAiInsights: {
     method: 'POST',
@@ -57,6 +58,6 @@ export const insightsContract = c.router({
       'webhook event. One call per team per 5 minutes: another within them answers 409 `already_running` with `retry_after`.',
     body: c.noBody(),
     responses: { 202: z.object({ ok: z.literal(true), queued_at: Timestamp }), ...authErrors, 409: AlreadyRunningBody, 423: ErrorBody },
-    metadata: { ability: 'insights:write' },
+    metadata: { ability: 'insights:write', cost: COSTS.regeneration },
   },
 });

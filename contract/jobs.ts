@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { authErrors, Timestamp } from './common.ts';
+import { COSTS } from './costs.ts';
 
 const c = initContract();
 
@@ -28,6 +29,6 @@ export const jobsContract = c.router({
     description: 'Needs the read ability of what the job works on: `webhooks:read` for a webhook replay, `submissions:read` for an erasure.',
     pathParams: z.object({ job_id: z.string().describe('Job id (`job_…`).') }),
     responses: { 200: z.object({ data: Job }), ...authErrors },
-    metadata: { ability: null },
+    metadata: { ability: null, cost: COSTS.row },
   },
 });

@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { Autoresponse } from './form-features.ts';
 import { authErrors, ErrorBody, Instant, MAX_PAGE, OkBody, PageLinks, PageMeta, rateLimitErrors, text, Timestamp } from './common.ts';
+import { COSTS } from './costs.ts';
 
 const c = initContract();
 
@@ -154,7 +155,7 @@ export const submissionsContract = c.router({
     pathParams: FormParams,
     query: SubmissionListQuery,
     responses: { 200: SubmissionPage, ...authErrors, ...rateLimitErrors },
-    metadata: { ability: 'submissions:read', rateLimited: true },
+    metadata: { ability: 'submissions:read', cost: COSTS.submissions },
   },
   bulkSubmissions: {
     method: 'POST',
@@ -163,7 +164,7 @@ export const submissionsContract = c.router({
     pathParams: FormParams,
     body: BulkBody,
     responses: { 200: BulkResult, ...authErrors, ...rateLimitErrors, 413: ErrorBody },
-    metadata: { ability: 'submissions:write', rateLimited: true },
+    metadata: { ability: 'submissions:write', cost: COSTS.bulk },
   },
   exportSubmissions: {
     method: 'GET',
@@ -183,7 +184,7 @@ export const submissionsContract = c.router({
       }),
       ...authErrors, ...rateLimitErrors,
     },
-    metadata: { ability: 'submissions:export', rateLimited: true, alsoAnswers: { 'application/json': z.array(ExportedSubmission) } },
+    metadata: { ability: 'submissions:export', cost: COSTS.export, alsoAnswers: { 'application/json': z.array(ExportedSubmission) }},
   },
   getSubmission: {
     method: 'GET',
@@ -191,7 +192,7 @@ export const submissionsContract = c.router({
     summary: 'Show a submission with typed fields, metadata and signed file URLs',
     pathParams: SubmissionParams,
     responses: { 200: z.object({ data: SubmissionDetail }), ...authErrors, ...rateLimitErrors },
-    metadata: { ability: 'submissions:read', rateLimited: true },
+    metadata: { ability: 'submissions:read', cost: COSTS.submission },
   },
   updateSubmission: {
     method: 'PUT',
@@ -200,7 +201,7 @@ export const submissionsContract = c.router({
     pathParams: SubmissionParams,
     body: UpdateSubmissionBody,
     responses: { 200: z.object({ data: SubmissionDetail }), ...authErrors, ...rateLimitErrors },
-    metadata: { ability: 'submissions:write', rateLimited: true },
+    metadata: { ability: 'submissions:write', cost: COSTS.submission },
   },
   deleteSubmission: {
     method: 'DELETE',
@@ -209,7 +210,7 @@ export const submissionsContract = c.router({
     pathParams: SubmissionParams,
     body: c.noBody(),
     responses: { 200: OkBody, ...authErrors, ...rateLimitErrors },
-    metadata: { ability: 'submissions:write', rateLimited: true },
+    metadata: { ability: 'submissions:write', cost: COSTS.meteredRow },
   },
   downloadSubmissionFile: {
     method: 'GET',
@@ -217,6 +218,6 @@ export const submissionsContract = c.router({
     summary: 'Redirect (302) to a freshly signed storage URL for the file, valid 60 seconds',
     pathParams: FileParams,
     responses: { 302: c.noBody(), ...authErrors, ...rateLimitErrors },
-    metadata: { ability: 'submissions:read', rateLimited: true },
+    metadata: { ability: 'submissions:read', cost: COSTS.meteredRow },
   },
 });

@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { Ability } from './abilities.ts';
 import { authErrors, ErrorBody, Instant, OkBody, Timestamp } from './common.ts';
+import { COSTS } from './costs.ts';
 
 const c = initContract();
 
@@ -37,7 +38,7 @@ export const tokensContract = c.router({
     path: '/v1/tokens',
     summary: 'List the tokens minted by the calling user in this team',
     responses: { 200: z.object({ data: z.array(TokenListEntry) }), ...authErrors },
-    metadata: { ability: 'tokens:read' },
+    metadata: { ability: 'tokens:read', cost: COSTS.records },
   },
   createToken: {
     method: 'POST',
@@ -50,7 +51,7 @@ export const tokensContract = c.router({
       402: ErrorBody,
       403: ErrorBody.or(AbilityExceedsCallerBody),
     },
-    metadata: { ability: 'tokens:write' },
+    metadata: { ability: 'tokens:write', cost: COSTS.row },
   },
   revokeToken: {
     method: 'DELETE',
@@ -59,6 +60,6 @@ export const tokensContract = c.router({
     pathParams: z.object({ token: z.string().describe('Token id (`tok_…`), not its plaintext.') }),
     body: c.noBody(),
     responses: { 200: OkBody, ...authErrors },
-    metadata: { ability: 'tokens:write' },
+    metadata: { ability: 'tokens:write', cost: COSTS.row },
   },
 });

@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { authErrors, ErrorBody, HttpUrl, Instant, isHttpUrl, OkBody, rateLimitErrors, text, Timestamp } from './common.ts';
+import { COSTS } from './costs.ts';
 
 const c = initContract();
 
@@ -206,7 +207,7 @@ export const webhooksContract = c.router({
     summary: "List a form's webhooks",
     pathParams: FormParams,
     responses: { 200: z.object({ data: z.array(Webhook) }), ...authErrors, ...rateLimitErrors },
-    metadata: { ability: 'webhooks:read', rateLimited: true },
+    metadata: { ability: 'webhooks:read', cost: COSTS.meteredRecords },
   },
   createWebhook: {
     method: 'POST',
@@ -215,7 +216,7 @@ export const webhooksContract = c.router({
     pathParams: FormParams,
     body: CreateWebhookBody,
     responses: { 201: WebhookData.extend({ secret: z.string().describe('Signing secret, `whsec_…`: shown only now.') }), ...authErrors, ...rateLimitErrors },
-    metadata: { ability: 'webhooks:write', rateLimited: true },
+    metadata: { ability: 'webhooks:write', cost: COSTS.meteredRow },
   },
   getWebhook: {
     method: 'GET',
@@ -223,7 +224,7 @@ export const webhooksContract = c.router({
     summary: 'Show a webhook',
     pathParams: WebhookParams,
     responses: { 200: WebhookData, ...authErrors, ...rateLimitErrors },
-    metadata: { ability: 'webhooks:read', rateLimited: true },
+    metadata: { ability: 'webhooks:read', cost: COSTS.meteredRow },
   },
   updateWebhook: {
     method: 'PUT',
@@ -236,7 +237,7 @@ export const webhooksContract = c.router({
       ...authErrors,
       ...rateLimitErrors,
     },
-    metadata: { ability: 'webhooks:write', rateLimited: true },
+    metadata: { ability: 'webhooks:write', cost: COSTS.meteredRow },
   },
   deleteWebhook: {
     method: 'DELETE',
@@ -248,7 +249,7 @@ export const webhooksContract = c.router({
     pathParams: WebhookParams,
     body: c.noBody(),
     responses: { 200: OkBody, ...authErrors, ...rateLimitErrors },
-    metadata: { ability: 'webhooks:write', rateLimited: true },
+    metadata: { ability: 'webhooks:write', cost: COSTS.meteredRow },
   },
   testWebhook: {
     method: 'POST',
@@ -261,7 +262,7 @@ export const webhooksContract = c.router({
     pathParams: WebhookParams,
     body: c.noBody(),
     responses: { 200: z.object({ data: Delivery }), ...authErrors, ...rateLimitErrors },
-    metadata: { ability: 'webhooks:write', rateLimited: true },
+    metadata: { ability: 'webhooks:write', cost: COSTS.meteredRow },
   },
   listDeliveries: {
     method: 'GET',
@@ -270,7 +271,7 @@ export const webhooksContract = c.router({
     pathParams: WebhookParams,
     query: DeliveryListQuery,
     responses: { 200: DeliveryPage, ...authErrors, ...rateLimitErrors },
-    metadata: { ability: 'webhooks:read', rateLimited: true },
+    metadata: { ability: 'webhooks:read', cost: COSTS.deliveries },
   },
   replayDelivery: {
     method: 'POST',
@@ -279,7 +280,7 @@ export const webhooksContract = c.router({
     pathParams: DeliveryParams,
     body: c.noBody(),
     responses: { 200: z.object({ ok: z.literal(true), delivery_id: z.string() }), ...authErrors, ...rateLimitErrors, 409: ErrorBody },
-    metadata: { ability: 'webhooks:write', rateLimited: true },
+    metadata: { ability: 'webhooks:write', cost: COSTS.meteredRow },
   },
   replayDeliveryById: {
     method: 'POST',
@@ -288,7 +289,7 @@ export const webhooksContract = c.router({
     pathParams: z.object({ delivery_id: z.string().describe('Delivery id (`whd_…`).') }),
     body: c.noBody(),
     responses: { 202: z.object({ delivery_id: z.string(), status: z.literal('queued') }), ...authErrors, ...rateLimitErrors, 409: ErrorBody },
-    metadata: { ability: 'webhooks:write', rateLimited: true },
+    metadata: { ability: 'webhooks:write', cost: COSTS.meteredRow },
   },
   replayWebhook: {
     method: 'POST',
@@ -300,6 +301,6 @@ export const webhooksContract = c.router({
     pathParams: z.object({ webhook_id: z.string().describe('Webhook id (`wh_…`).') }),
     body: ReplayWebhookBody,
     responses: { 202: z.object({ job_id: z.string(), status: z.literal('queued') }), ...authErrors, ...rateLimitErrors, 409: ErrorBody },
-    metadata: { ability: 'webhooks:write', rateLimited: true },
+    metadata: { ability: 'webhooks:write', cost: COSTS.replayWebhook },
   },
 });

@@ -4354,6 +4354,8 @@ export interface operations {
             /** @description OK — forget learned field names no stored submission has (frees room under the limit). */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4408,8 +4410,9 @@ export interface operations {
             /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4444,6 +4447,8 @@ export interface operations {
             /** @description OK — propose a field schema from the form's last 1,000 inbox submissions (types and required-ness seen). */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4498,8 +4503,9 @@ export interface operations {
             /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4534,6 +4540,8 @@ export interface operations {
             /** @description OK — erase a form with its submissions, files, webhooks and deliveries (owner/admin). */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4588,8 +4596,9 @@ export interface operations {
             /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6557,6 +6566,8 @@ export interface operations {
             /** @description Accepted — regenerate the team's insights and send the weekly digest, in the background. */
             202: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6629,8 +6640,9 @@ export interface operations {
             /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6756,6 +6768,8 @@ export interface operations {
             /** @description OK — erase one person's data from every form of the team (owner/admin); a job, or with dry_run an answer at once. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6765,6 +6779,8 @@ export interface operations {
             /** @description Accepted — erase one person's data from every form of the team (owner/admin); a job, or with dry_run an answer at once. */
             202: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6828,8 +6844,9 @@ export interface operations {
             /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description Seconds until the rate limit window resets. */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -116,7 +116,7 @@ function mapResponses(operation: Json, route: AppRoute, ability: string | null):
   }
   if ('body' in route && isZodType(route.body)) out['408'] = slowBodyResponse();
   out['503'] = unavailableResponse();
-  documentRateLimit(out, (route.metadata as RouteMetadata | undefined)?.rateLimited === true);
+  documentRateLimit(out, (route.metadata as RouteMetadata | undefined)?.cost.budget === 'api');
   return out;
 }
 

@@ -6,7 +6,7 @@ import { chargeRateLimit } from '../operations/invoke.ts';
 
 /**
  * REST's framing of invoke's rate-limit step: the per-token API budget on the routes the contract marks
- * `rateLimited` (`INTAKE_API_RATE_LIMIT` requests a minute), answered with the IETF RateLimit headers.
+ * `cost.budget: 'api'` (`INTAKE_API_RATE_LIMIT` requests a minute), answered with the IETF RateLimit headers.
  */
 export function apiRateLimit(ctx: AppContext) {
   return async (req: Request, res: Response, next: NextFunction) => {

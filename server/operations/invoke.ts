@@ -49,7 +49,7 @@ export function checkPathIds(params: Record<string, unknown>): void {
 }
 
 /**
- * Charges the token's API budget on the routes the contract marks `rateLimited`, and throws its 429 once it
+ * Charges the token's API budget on the routes whose declared cost spends it, and throws its 429 once it
  * is spent; `onBudget` sees the budget first (REST answers it as RateLimit headers).
  */
 export async function chargeRateLimit(
@@ -58,7 +58,7 @@ export async function chargeRateLimit(
   caller: Caller,
   onBudget?: (budget: ApiBudget & { exceeded: AppError | null }) => void,
 ): Promise<void> {
-  if (!metadataOf(route)?.rateLimited) return;
+  if (metadataOf(route)?.cost.budget !== 'api') return;
   const budget = await chargeApiBudget(ctx, caller);
   onBudget?.(budget);
   if (budget.exceeded) throw budget.exceeded;

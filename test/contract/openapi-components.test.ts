@@ -132,7 +132,7 @@ describe('openapi.json for code generators', () => {
 
   it('documents 429 and the RateLimit headers on exactly the routes the per-token budget meters', () => {
     const routes = routesOf(contract);
-    const limited = routes.filter((r) => (r.metadata as RouteMetadata | undefined)?.rateLimited);
+    const limited = routes.filter((r) => (r.metadata as RouteMetadata | undefined)?.cost.budget === 'api');
     expect(limited.length).toBeGreaterThan(10);
     for (const route of routes) {
       const where = `${route.method} ${route.path}`;

@@ -13,7 +13,9 @@ import { retentionStatus } from '../lifecycle/retention.ts';
 import { retentionFacts } from '../../db/queries/lifecycle.ts';
 import { newId } from '../shared/ids.ts';
 import { suggestSchema, type Sample } from './field-schema.ts';
-import { samplePayloads, type SampleLimits } from '../submissions/payload-samples.ts';
+import { samplePayloads } from '../submissions/payload-samples.ts';
+import { inTeamScan } from '../accounts/team-scans.ts';
+import { SUGGESTION_SAMPLE } from '../../../contract/costs.ts';
 import { FORM_FIELD_LIMIT } from '../ingest/limits.ts';
 import { pageEnvelope } from '../shared/pagination.ts';
 import { removeObjectsLater } from '../lifecycle/object-removal.ts';
@@ -175,14 +177,16 @@ export async function forceDeleteForm(ctx: AppContext, caller: Caller, id: strin
   if (caller.role !== 'owner' && caller.role !== 'admin') {
     throw new AppError('forbidden', 'Only owners and admins can permanently delete a form.');
   }
-  await ctx.db.transaction(async (tx) => {
-    const form = await queries.lockForm(tx, caller.teamId, id);
-    if (!form) throw notFound('Form');
-    await queries.allowLongStatements(tx, FORCE_DELETE_SECONDS);
-    await removeObjectsLater(ctx, tx, await queries.formStorageKeys(tx, id));
-    await queries.deleteForm(tx, id);
-    await queries.eraseFormCounters(tx, id);
-  });
+  await inTeamScan(ctx, caller.teamId, () =>
+    ctx.db.transaction(async (tx) => {
+      const form = await queries.lockForm(tx, caller.teamId, id);
+      if (!form) throw notFound('Form');
+      await queries.allowLongStatements(tx, FORCE_DELETE_SECONDS);
+      await removeObjectsLater(ctx, tx, await queries.formStorageKeys(tx, id));
+      await queries.deleteForm(tx, id);
+      await queries.eraseFormCounters(tx, id);
+    }),
+  );
 }
 
 /** The names the form has learned (its export columns), with the limit and whether any went past it. */
@@ -198,13 +202,10 @@ export async function listFormFields(ctx: AppContext, caller: Caller, id: string
 /** Forgets names no stored submission has, and learns in their place names that went past the limit. */
 export async function pruneFormFields(ctx: AppContext, caller: Caller, id: string) {
   await findForm(ctx.db, caller, id, { trashed: true });
-  const removed = await ctx.db.transaction((tx) => queries.pruneFields(tx, id));
+  const removed = await inTeamScan(ctx, caller.teamId, () => ctx.db.transaction((tx) => queries.pruneFields(tx, id)));
   const state = await queries.fieldState(ctx.db, id);
   return { data: { removed }, meta: { count: state.count, limit: FORM_FIELD_LIMIT, overflow: state.overflow } };
 }
-
-/** What a suggested schema reads of the form's newest inbox submissions, at most. */
-export const SUGGESTION_SAMPLE: SampleLimits = { rows: 1000, bytes: 4 * 1024 * 1024 };
 
 /** A schema proposed from the form's newest inbox submissions (never saved: the editor reviews it). */
 export async function suggestFormSchema(ctx: AppContext, caller: Caller, id: string) {

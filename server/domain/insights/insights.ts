@@ -8,7 +8,8 @@ import { generateInsights as generateJob, insightsDigestEmail } from '../../jobs
 import type { Caller } from '../accounts/caller.ts';
 import { createTeamEventDeliveries } from '../webhooks/deliveries.ts';
 import { AppError, notFound, validationFailed } from '../shared/errors.ts';
-import { samplePayloads, type SampleLimits } from '../submissions/payload-samples.ts';
+import { samplePayloads } from '../submissions/payload-samples.ts';
+import { INSIGHTS_SAMPLE } from '../../../contract/costs.ts';
 import { isId, newId } from '../shared/ids.ts';
 import { iso } from '../shared/timestamps.ts';
 
@@ -21,8 +22,7 @@ export type InsightsData = z.infer<typeof Insights>;
 
 /** How long a regeneration locks the team out of another. */
 export const REGENERATE_LOCK_SECONDS = 300;
-/** What a generation reads of the week's clean submissions' text, newest first, at most. */
-const TEXTS_SAMPLE: SampleLimits = { rows: 20_000, bytes: 16 * 1024 * 1024 };
+
 const DAY = 86_400_000;
 
 /** The last full week before `now`: Monday 00:00 UTC to the next Monday (excluded), and the week before it. */
@@ -101,7 +101,7 @@ export async function generateInsights(ctx: AppContext, teamId: string, now = ne
   const [totals, counts, , forms] = await Promise.all([
     queries.weekTotals(ctx.db, teamId, week),
     queries.weekCounts(ctx.db, teamId, week),
-    samplePayloads((after, rows, bytes) => queries.weekPayloadPage(ctx.db, teamId, week, after, rows, bytes), TEXTS_SAMPLE, (row, payload) => {
+    samplePayloads((after, rows, bytes) => queries.weekPayloadPage(ctx.db, teamId, week, after, rows, bytes), INSIGHTS_SAMPLE, (row, payload) => {
       const text = freeText(payload);
       if (text) texts.push({ form_id: row.form_id, text });
     }),

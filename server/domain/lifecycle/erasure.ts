@@ -6,9 +6,9 @@ import * as queries from '../../db/queries/erasure.ts';
 import { eraseData } from '../../jobs/definitions.ts';
 import { decryptSecret, encryptSecret } from '../../webhooks/signing.ts';
 import type { Caller } from '../accounts/caller.ts';
+import { inTeamScan } from '../accounts/team-scans.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
-import { Lanes } from '../shared/lanes.ts';
 import { deleteRows } from '../submissions/submissions.ts';
 import { iso } from '../shared/timestamps.ts';
 
@@ -46,21 +46,10 @@ function assertMayErase(caller: Caller): void {
  */
 export async function previewErasure(ctx: AppContext, caller: Caller, body: z.infer<typeof ErasureBody>): Promise<{ dry_run: true } & queries.ErasurePreview> {
   assertMayErase(caller);
-  const preview = await previewTurns.run(caller.teamId, () => queries.previewErasure(ctx.db, caller.teamId, erasurePattern((body.email ?? body.value)!), DRY_RUN_IDS), {
-    refusal: () =>
-      new AppError('rate_limited', `This team's erasure dry runs run one at a time, at most one every ${PREVIEW_SPACING_MS / 1000} s: retry in a moment.`, {
-        retry_after: PREVIEW_SPACING_MS / 1000,
-      }),
-  });
+  const pattern = erasurePattern((body.email ?? body.value)!);
+  const preview = await inTeamScan(ctx, caller.teamId, () => queries.previewErasure(ctx.db, caller.teamId, pattern, DRY_RUN_IDS));
   return { dry_run: true, ...preview };
 }
-
-/**
- * A dry run scans every submission of the team: a team's run one at a time in this process, no sooner than
- * PREVIEW_SPACING_MS after the last one started, and the next is refused at once rather than queued.
- */
-const PREVIEW_SPACING_MS = 1000;
-const previewTurns = new Lanes({ running: 1, waiting: 0, spacingMs: PREVIEW_SPACING_MS });
 
 /** A real run: the request's receipt and its job, queued together; the job erases (see runErasure). */
 export async function createErasure(ctx: AppContext, caller: Caller, body: z.infer<typeof ErasureBody>): Promise<{ job_id: string; erasure_id: string }> {

@@ -4,6 +4,7 @@ import type { ZodError } from 'zod';
 import type { Logger } from 'pino';
 import { AppError, type ErrorDetail } from '../domain/shared/errors.ts';
 import { isOutage, serviceUnavailable } from '../domain/shared/outages.ts';
+import { lingeringClose } from './lingering-close.ts';
 import { malformedPath } from './path-ids.ts';
 
 function zodDetails(where: ErrorDetail['in'], error: ZodError | null): ErrorDetail[] {
@@ -58,22 +59,17 @@ export function errorHandler(log: Logger) {
   };
 }
 
-/** How long a refused upload's sender has to read our answer before the connection is cut. */
-const UNREAD_BODY_GRACE_MS = 500;
+const closeLingering = lingeringClose();
 
 /**
  * An answer given before the request body was read (413, 402, 404 for an upload) closes the connection:
  * Node would otherwise read — and the client keep sending — the whole rest of the body before the next
- * request. The answer is sent with `Connection: close`, the socket half-closed once it is flushed, and
- * cut after a short grace, so an 11 MB or 100 MB upload is answered as soon as it crosses a limit.
+ * request. The connection lingers, draining the rest within bounds, so a client still sending reads the
+ * answer rather than a reset (server/http/lingering-close.ts).
  */
 export function closeUnreadBody(req: Request, res: Response): void {
   if (req.complete || (!req.headers['content-length'] && !req.headers['transfer-encoding'])) return;
-  res.setHeader('Connection', 'close');
-  res.once('finish', () => {
-    req.socket.end();
-    setTimeout(() => req.socket.destroy(), UNREAD_BODY_GRACE_MS).unref();
-  });
+  closeLingering(req, res);
 }
 
 export function notFoundHandler(req: Request, _res: Response, next: NextFunction) {

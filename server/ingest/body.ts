@@ -60,7 +60,8 @@ async function readBody(req: Request, limit: number): Promise<Buffer> {
   if (declared > limit) throw tooLarge(`The body exceeds ${limit} bytes.`);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  // Left mid-body the iterator would destroy the request and its socket, and the 413 would never reach the client.
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
     if (size > limit) throw tooLarge(`The body exceeds ${limit} bytes.`);
     chunks.push(chunk as Buffer);

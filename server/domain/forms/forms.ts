@@ -217,9 +217,6 @@ export async function suggestFormSchema(ctx: AppContext, caller: Caller, id: str
     ),
     queries.learnedFields(ctx.db, id),
   ]);
-  const fields = suggestSchema(
-    samples,
-    learned.map((f) => f.name),
-  );
+  const fields = suggestSchema(samples, learned.map((f) => f.name));
   return { data: { fields, unknown_fields: 'keep' as const }, meta: { sampled: read.rows } };
 }

@@ -24,7 +24,7 @@ export async function samplePayloads<R extends { payload: string; at: string; id
     const batch = await page(after, Math.min(PAGE_ROWS, limits.rows - rows), Math.min(PAGE_BYTES, limits.bytes - bytes));
     for (const row of batch) {
       rows += 1;
-      bytes += row.payload.length;
+      bytes += Buffer.byteLength(row.payload);
       take(row, JSON.parse(row.payload) as Record<string, unknown>);
     }
     if (batch.length === 0) break;

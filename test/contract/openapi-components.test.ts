@@ -8,6 +8,7 @@ import { WEBHOOK_EVENT_BODIES } from '../../contract/events.ts';
 import { Form } from '../../contract/forms.ts';
 import { buildOpenApi } from '../../scripts/openapi/document.ts';
 import { bearer, makeTeam, startTestApp } from '../support/harness.ts';
+import { COSTS } from '../../contract/costs.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking a parsed document
 
@@ -158,7 +159,7 @@ describe('naming on routes yet to come', () => {
       path: '/v1/things/:thing',
       summary: 'Show a thing',
       responses: { 200: z.object({ data: Form, extended: Form.extend({ extra: z.string() }), maybe: Form.nullable() }), 404: ErrorBody },
-      metadata: { ability: null },
+      metadata: { ability: null, cost: COSTS.row },
     },
   });
   const fixtureDoc = buildOpenApi(fixture) as Json;

@@ -13,6 +13,7 @@ import { CAPTCHA_TOKEN_FIELDS } from '../../server/domain/spam/captcha.ts';
 import { DEFAULT_SETTINGS } from '../../server/domain/spam/stored-rules.ts';
 import { INGEST_LIMITS } from '../../server/domain/ingest/limits.ts';
 import { startTestApp } from '../support/harness.ts';
+import { COSTS } from '../../contract/costs.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking a parsed document
 
@@ -225,14 +226,14 @@ const fixture = c.router({
     }),
     headers: z.object({ authorization: z.string() }),
     responses: { 200: c.otherResponse({ contentType: 'text/csv', body: z.string() }), ...authErrors },
-    metadata: { ability: 'submissions:export' },
+    metadata: { ability: 'submissions:export', cost: COSTS.row },
   },
   downloadFile: {
     method: 'GET',
     path: '/v1/forms/:form/submissions/:submission/files/:file',
     summary: 'Download a file',
     responses: { 302: c.noBody(), 404: ErrorBody },
-    metadata: { ability: 'submissions:read' },
+    metadata: { ability: 'submissions:read', cost: COSTS.row },
   },
   updateSubmission: {
     method: 'PUT',
@@ -245,14 +246,14 @@ const fixture = c.router({
       status: z.literal('spam').or(z.string()),
     }),
     responses: { 200: z.object({ data: z.object({ payload: z.record(z.any()), raw: z.unknown() }) }), 404: ErrorBody },
-    metadata: { ability: 'submissions:write' },
+    metadata: { ability: 'submissions:write', cost: COSTS.row },
   },
   listDeliveries: {
     method: 'GET',
     path: '/v1/forms/:form/webhooks/:webhook/deliveries',
     summary: 'List deliveries',
     responses: { 200: z.object({ data: z.array(z.object({ id: z.string() })) }), 404: ErrorBody },
-    metadata: { ability: 'webhooks:read' },
+    metadata: { ability: 'webhooks:read', cost: COSTS.row },
   },
   regenerateInsights: {
     method: 'POST',
@@ -260,14 +261,14 @@ const fixture = c.router({
     summary: 'Regenerate insights',
     body: c.noBody(),
     responses: { 202: z.object({ ok: z.literal(true) }), 409: ErrorBody },
-    metadata: { ability: 'insights:write' },
+    metadata: { ability: 'insights:write', cost: COSTS.row },
   },
   getJob: {
     method: 'GET',
     path: '/v1/jobs/:job',
     summary: 'Show a job',
     responses: { 200: z.object({ data: z.object({ id: z.string() }) }), 404: ErrorBody },
-    metadata: { ability: 'webhooks:read' },
+    metadata: { ability: 'webhooks:read', cost: COSTS.row },
   },
 });
 

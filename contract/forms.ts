@@ -220,7 +220,7 @@ export const formsContract = c.router({
   suggestFormSchema: {
     method: 'GET',
     path: '/v1/forms/:form/schema/suggested',
-    summary: "Propose a field schema from the form's last 1,000 inbox submissions (types and required-ness seen)",
+    summary: "Propose a field schema from the form's newest inbox submissions, up to 1,000 or 4 MiB of them (types and required-ness seen)",
     pathParams: FormParams,
     responses: { 200: SuggestedSchema, ...authErrors },
     metadata: { ability: 'forms:read', cost: COSTS.suggestion },

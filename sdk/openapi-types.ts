@@ -356,7 +356,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Propose a field schema from the form's last 1,000 inbox submissions (types and required-ness seen)
+         * Propose a field schema from the form's newest inbox submissions, up to 1,000 or 4 MiB of them (types and required-ness seen)
          * @description Requires the `forms:read` ability.
          */
         get: operations["suggestFormSchema"];
@@ -4444,7 +4444,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK — propose a field schema from the form's last 1,000 inbox submissions (types and required-ness seen). */
+            /** @description OK — propose a field schema from the form's newest inbox submissions, up to 1,000 or 4 MiB of them (types and required-ness seen). */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

@@ -29,7 +29,7 @@ export const TEAM_CAPS = {
   exports: 'At most INTAKE_EXPORTS_PER_TEAM (2) exports of a team at once over every process; each reads in chunks of at most 5,000 rows or 16 MiB, holding no connection between them',
   streams: `At most ${STREAM_LIMITS.token} open event streams per token and ${STREAM_LIMITS.team} per team over every process`,
   searches: "With `q`: a team's full-text searches take turns, one at a time per process, each within a time budget",
-  scans: "A team's whole-data scans take turns: one at a time per process, started at most once a second, 4 more in line for at most 10 s, then 429",
+  scans: "A team's whole-data scans take turns: one at a time per process, each starting a second or five times the last one's run after it started (a fifth of a backend's time at most), 4 more in line for at most 10 s, then 429",
   regeneration: 'One regeneration per team every 5 minutes (409 `already_running` meanwhile)',
 } as const;
 export type TeamCap = keyof typeof TEAM_CAPS;

@@ -51,4 +51,36 @@ describe('Lanes', () => {
     expect(slowStarts[1]! - slowStarts[0]!).toBeGreaterThanOrEqual(98);
     expect(slowStarts[1]! - slowStarts[0]!).toBeLessThan(150);
   });
+
+  it('with a spacing that grows with the work, keeps a key\'s work to its share of the time', async () => {
+    const lanes = new Lanes({ running: 1, waiting: 1, spacingMs: (ranMs) => Math.max(20, 5 * ranMs) });
+    const starts: number[] = [];
+    const work = async () => {
+      starts.push(performance.now());
+      await sleep(60);
+    };
+    await Promise.all([lanes.run('team', work), lanes.run('team', work)]);
+    // The first ran ~60 ms: the second starts five times that after the first started, not as it ended.
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(295);
+    expect(starts[1]! - starts[0]!).toBeLessThan(600);
+  });
+
+  it('leaves the line when its client goes away or its wait runs out, and runs in place when it holds the key', async () => {
+    const lanes = new Lanes({ running: 1, waiting: 2 });
+    let release!: () => void;
+    const holder = lanes.run('team', () => new Promise<void>((resolve) => (release = resolve)));
+    const gone = new AbortController();
+    const leaving = lanes.run('team', async () => 'ran', { signal: gone.signal });
+    const waited = lanes.run('team', async () => 'ran', { waitMs: 50, refusal: (why) => new Error(why) });
+    gone.abort();
+    await expect(leaving).rejects.toMatchObject({ type: 'request.aborted' });
+    await expect(waited).rejects.toThrow('waited');
+    // Both left: the line has room for two again, and nested work of the holder does not queue behind it.
+    const nested = lanes.run('team', async () => lanes.run('team', async () => 'inner'));
+    const next = lanes.run('team', async () => 'next');
+    release();
+    await holder;
+    expect(await nested).toBe('inner');
+    expect(await next).toBe('next');
+  });
 });

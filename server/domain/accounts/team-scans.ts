@@ -4,16 +4,19 @@ import type { AppContext } from '../../context.ts';
 import { AppError } from '../shared/errors.ts';
 import { Lanes } from '../shared/lanes.ts';
 
-/** A team's scans in one process: one at a time, started at most once a second, a few more in line for a while. */
-const SCANS = { running: 1, spacingMs: 1000, waiting: 4, waitMs: 10_000 };
+/**
+ * A team's scans in one process: one at a time, a few more in line for a while, and each started no sooner
+ * than a second, or five times as long as the last one ran, after the last one started: a team looping on
+ * scans keeps a database backend busy a fifth of the time at most.
+ */
+const SCANS = { running: 1, spacingMs: (ranMs: number) => Math.max(1000, 5 * ranMs), waiting: 4, waitMs: 10_000 };
 
 const lanesOf = new WeakMap<Config, Lanes>();
 
 /**
  * Runs a scan of all of a team's data (an erasure dry run, pruning a form's fields, deleting a form for
- * good): a team's scans take turns, one at a time per process and at most one a second, so a team looping
- * on them holds at most one backend, part of the time; past the line, or after waiting too long, 429
- * (contract/costs.ts, cap `scans`).
+ * good) in the team's turn (SCANS); past the line, or after waiting too long, 429 (contract/costs.ts, cap
+ * `scans`).
  */
 export function inTeamScan<T>(ctx: AppContext, teamId: string, work: () => Promise<T>): Promise<T> {
   let lanes = lanesOf.get(ctx.config);

@@ -22,8 +22,9 @@ export function clientGone(): Error {
  * Work that runs at most `running` at a time per key in this process; the rest waits its turn in arrival
  * order, at most `waiting` of it (unbounded when not given), each for at most its `waitMs`, and work past
  * that is refused. A finished piece of work hands its place to the next in line, no sooner than `spacingMs`
- * after it started (0 when not given): a lane of `running: 1` with a spacing starts a key's work at most
- * once per spacing, which spreads a burst out instead of letting it take a core. Nothing waiting holds a
+ * after it started (0 when not given; a function of how long the work ran, to keep a key's work to a share
+ * of the time): a lane of `running: 1` with a spacing starts a key's work at most once per spacing, which
+ * spreads a burst out instead of letting it take a core. Nothing waiting holds a
  * database connection: work asks for one when it runs. Work that already holds a key's place (anything it
  * awaits, however deep) runs in that place rather than queueing behind itself. A key is forgotten once
  * nothing of it runs or waits and its last spacing has passed.
@@ -34,12 +35,13 @@ export class Lanes {
   readonly #held = new AsyncLocalStorage<ReadonlySet<string>>();
   readonly #running: number;
   readonly #waiting: number;
-  readonly #spacingMs: number;
+  readonly #spacingMs: (ranMs: number) => number;
 
-  constructor(limits: { running: number; waiting?: number; spacingMs?: number }) {
+  constructor(limits: { running: number; waiting?: number; spacingMs?: number | ((ranMs: number) => number) }) {
     this.#running = limits.running;
     this.#waiting = limits.waiting ?? Number.POSITIVE_INFINITY;
-    this.#spacingMs = limits.spacingMs ?? 0;
+    const spacing = limits.spacingMs ?? 0;
+    this.#spacingMs = typeof spacing === 'number' ? () => spacing : spacing;
   }
 
   /** Runs `work` in `key`'s lane, or throws the refusal when the line is full or the wait runs out. */
@@ -56,7 +58,8 @@ export class Lanes {
     try {
       return await this.#held.run(new Set(held).add(key), work);
     } finally {
-      const rest = this.#spacingMs - (performance.now() - started);
+      const ran = performance.now() - started;
+      const rest = this.#spacingMs(ran) - ran;
       if (rest > 0) setTimeout(() => this.#handOn(key, lane), rest);
       else this.#handOn(key, lane);
     }

@@ -17,5 +17,7 @@ export type JobDefinition<T> = {
 export type JobWorker<C, T = unknown> = {
   job: JobDefinition<T>;
   concurrency?: number;
+  /** At most this many of one group's (a team's) jobs run at once, over every process (pg-boss `groupConcurrency`). */
+  perGroup?: number;
   handler(ctx: C, data: T, job: Job<T>): Promise<void>;
 };

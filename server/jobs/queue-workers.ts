@@ -15,7 +15,8 @@ export async function startWorkerSlots<C>(boss: PgBoss, ctx: C, log: Logger, wor
   for (const w of workers) {
     for (let slot = 0; slot < (w.concurrency ?? 4); slot++) {
       let workerId: string | null = null;
-      workerId = await boss.work(w.job.name, { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: pollSeconds }, async ([job]) => {
+      const options = { batchSize: 1, localConcurrency: 1, pollingIntervalSeconds: pollSeconds, ...(w.perGroup ? { groupConcurrency: w.perGroup } : {}) };
+      workerId = await boss.work(w.job.name, options, async ([job]) => {
         await countJob(w.job.name, () => w.handler(ctx, w.job.payload.parse(job!.data), job!)).catch((err: unknown) => {
           log.warn({ err, queue: w.job.name, jobId: job!.id, attempt: job!.retryCount + 1 }, 'job failed; the queue retries it up to its retry limit');
           throw err;

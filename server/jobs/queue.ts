@@ -15,8 +15,8 @@ import { startWorkerSlots } from './queue-workers.ts';
 export type { JobDefinition, JobWorker, QueueOptions } from './job-types.ts';
 export { PG_BOSS_VERSION, type EmbeddedInsert } from './queue-embedded.ts';
 
-export function worker<C, T>(job: JobDefinition<T>, handler: JobWorker<C, T>['handler'], concurrency?: number): JobWorker<C> {
-  return { job, handler, concurrency } as JobWorker<C>;
+export function worker<C, T>(job: JobDefinition<T>, handler: JobWorker<C, T>['handler'], concurrency?: number, perGroup?: number): JobWorker<C> {
+  return { job, handler, concurrency, perGroup } as JobWorker<C>;
 }
 
 /** `tx`: the job is created in that transaction, with the rows that cause it, and workers are woken after commit. */

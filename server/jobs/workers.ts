@@ -50,7 +50,8 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
     worker(jobs.autoresponseEmail, async (c: AppContext, data) => void (await sendAutoresponse(c, data.submissionId)), 2),
     worker(jobs.confirmAddressEmail, async (c: AppContext, data) => sendConfirmation(c, data), 1),
     worker(jobs.notificationDigests, async (c: AppContext) => void (await sendDigests(c)), 1),
-    worker(jobs.eraseData, async (c: AppContext, data) => runErasure(c, data.erasureId), 1),
+    // Two slots, one per team: another team's erasure never waits behind a long one.
+    worker(jobs.eraseData, async (c: AppContext, data) => runErasure(c, data.erasureId), 2, 1),
     worker(jobs.retentionSweep, async (c: AppContext) => {
       const swept = await sweepRetention(c);
       if (swept.submissions) c.log.info(swept, 'retention: aged-out submissions deleted');

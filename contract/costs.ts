@@ -36,7 +36,7 @@ export type TeamCap = keyof typeof TEAM_CAPS;
 
 export const QUEUE_SHARES = {
   replays: "A team's replayed deliveries go out in turns of 100 with other teams' bulk work, at most INTAKE_REPLAY_TEAM_RATE a second; fresh deliveries go first",
-  erasures: "A team's erasure jobs go in turns with other teams', one each",
+  erasures: "A team's erasure jobs go in turns with other teams', one each, and run one at a time over every process (a worker runs two, of two teams); each keeps to a fifth of a backend's time",
   insights: 'At most one generation per team is queued (the regeneration lock; the weekly schedule queues one per team and week)',
 } as const;
 export type QueueShare = keyof typeof QUEUE_SHARES;

@@ -6,12 +6,13 @@
  * submissions (bench/lib/tenant-load.ts), and its webhook gets each submission (timed from the post's answer
  * to the receiver, reported beside the verdict; both teams' webhooks reach one receiver, bench/lib/receiver-process.ts,
  * a process of its own). Team A does the worst it can with a viewer token, plus its editor
- * token for bulk replays, which a viewer may not start (bench/lib/noisy-attacker.ts, a process of its own).
+ * token for bulk replays, which a viewer may not start, and its owner token for erasures, which only an owner
+ * or admin may ask for (bench/lib/noisy-attacker.ts, a process of its own).
  *
  *  1. Warm-up: team B's load alone (not measured).
  *  2. Quiet run: team B alone for --duration seconds.
  *  3. Noisy run: team A's attack is started and under way (its exports answered, its MCP sessions
- *     opened, its replays queued), then a warm-up as in 1 (A keeps on), then the same team B load for
+ *     opened, its replays and erasure jobs queued), then a warm-up as in 1 (A keeps on), then the same team B load for
  *     --duration seconds while A keeps on.
  *
  * Target: team B has 0 errors in the noisy run (non-2xx or no answer) and the p99 of its posts and of its
@@ -55,6 +56,12 @@ const ATTACKER = path.join(ROOT, 'bench', 'lib', 'noisy-attacker.ts');
 const RECEIVER = path.join(ROOT, 'bench', 'lib', 'receiver-process.ts');
 const TENANT_LOAD = path.join(ROOT, 'bench', 'lib', 'tenant-load-process.ts');
 const TARGET = { errors: 0, p99Ratio: 2 };
+/** One of team A's MCP reads in this many is abandoned this soon: a client that goes away while it waits. */
+const MCP_READ_ABORT_EVERY = 4;
+const MCP_READ_ABORT_MS = 50;
+/** A large submission: this many fields of this many md5 hex digests (~60 KB each, ~1 MB in all), which compress poorly. */
+const LARGE_FIELDS = 16;
+const LARGE_FIELD_DIGESTS = 1875;
 /** The server's /metrics token: the report reads its GC and event-loop figures (bench/lib/server-runtime.ts). */
 const METRICS_TOKEN = `noisy-metrics-${process.pid}`;
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
@@ -76,6 +83,11 @@ const { values: opts } = parseArgs({
     replays: { type: 'string', default: '3' },
     searchers: { type: 'string', default: '4' },
     'deep-bodies': { type: 'string', default: '30' },
+    'mcp-reads': { type: 'string', default: '8' },
+    erasures: { type: 'string', default: '4' },
+    'erasure-jobs': { type: 'string', default: '100' },
+    'large-rows': { type: 'string', default: '300' },
+    'schema-readers': { type: 'string', default: '4' },
     'delivery-grace': { type: 'string', default: '30' },
     workers: { type: 'string', default: '0' },
     env: { type: 'string', multiple: true, default: [] },
@@ -106,6 +118,12 @@ if (opts.help) {
   --replays N         bulk replays of A's webhook, with A's editor token (default 3)
   --searchers N       team A's concurrent searches, each on a token A mints (default 4)
   --deep-bodies N     unauthenticated 1 MB deeply nested bodies to /mcp in flight at once (default 30)
+  --mcp-reads N       team A's stateless MCP resources/read loops, each on a token the viewer mints, back to back; every
+                      ${MCP_READ_ABORT_EVERY}th read is abandoned after ${MCP_READ_ABORT_MS} ms (default 8)
+  --erasures N        erasure dry-run loops with A's owner token, back to back (default 4)
+  --erasure-jobs N    real erasure requests (of addresses no submission holds) A's owner queues as the attack starts (default 100)
+  --large-rows N      submissions seeded in team A's second form, ~1 MB of hex text each (default 300)
+  --schema-readers N  team A's loops asking the second form's suggested schema, each on a token the viewer mints (default 4)
   --delivery-grace S  after each run, time team B's deliveries have to reach the receiver (default 30)
   --workers N         0: one \`intake serve\` runs the API and the workers (the default, as \`make dev\`); N: \`serve --no-worker\`
                       and N \`intake worker\` processes, the production deployment's shape (compose.yaml)
@@ -127,13 +145,14 @@ const num = (name: keyof typeof opts) => {
 const sql = (xs: readonly string[]) => `array[${xs.map((x) => `'${x.replace(/'/g, "''")}'`).join(', ')}]`;
 
 type Setup = {
-  a: { teamId: string; formId: string; webhookId: string; viewerToken: string; editorToken: string };
+  a: { teamId: string; formId: string; largeFormId: string; webhookId: string; viewerToken: string; editorToken: string; ownerToken: string };
   b: { teamId: string; formId: string; listTokens: string[] };
 };
 
 /** Both teams through the domain functions; A's submissions and past deliveries by SQL (tens of thousands). */
 async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup> {
-  const rt = await boot(loadConfig({ ...env, DATABASE_POOL_SIZE: '4' }), { http: false, worker: false, services: true, log: pino({ level: 'silent' }) });
+  // No statement timeout: each seed is one statement of tens or hundreds of megabytes, which a busy machine takes over 30 s to write.
+  const rt = await boot(loadConfig({ ...env, DATABASE_POOL_SIZE: '4', DATABASE_STATEMENT_TIMEOUT_MS: '0' }), { http: false, worker: false, services: true, log: pino({ level: 'silent' }) });
   try {
     const member = async (teamId: string, role: 'owner' | 'editor' | 'viewer', tag: string) =>
       (await addMember(rt.ctx, { email: `${role}-${tag}@noisy.example`, name: `${role} ${tag}`, teamId, role })).user;
@@ -151,6 +170,7 @@ async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup
     });
     const viewerToken = (await issueToken(rt.ctx, { teamId: teamA.id, userId: viewerA.id, name: 'viewer' })).token;
     const editorToken = (await issueToken(rt.ctx, { teamId: teamA.id, userId: editorA.id, name: 'editor' })).token;
+    const ownerToken = (await issueToken(rt.ctx, { teamId: teamA.id, userId: ownerA.id, name: 'owner' })).token;
 
     const rows = num('rows');
     const started = performance.now();
@@ -184,9 +204,30 @@ async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup
          from submissions s where s.form_id = $1 order by s.id limit $3`,
       [formA.id, hook.data.id, deliveries],
     );
+    // A second form of ~1 MB submissions (what a suggested schema samples), seeded the same way.
+    const largeForm = await createForm(rt.ctx, callerA, { name: 'Attachments pasted inline', notification_emails: [] });
+    const largeRows = num('large-rows');
+    const largeFields = Array.from({ length: LARGE_FIELDS }, (_, f) => `field_${f + 1}`);
+    await rt.ctx.db.query(
+      `insert into submissions (id, team_id, form_id, status, payload, received_at, updated_at)
+       select 'subm_large' || lpad(i::text, 20, '0'), $1, $2, 'processed',
+              (select jsonb_object_agg(name, (select string_agg(md5(i || '.' || name || '.' || k), '') from generate_series(1, $4::int) k))
+                 from unnest($5::text[]) name),
+              ts, ts
+         from (select i, now() - make_interval(secs => ($3 - i) * 30) as ts from generate_series(1, $3::int) i) g`,
+      [teamA.id, largeForm.id, largeRows, LARGE_FIELD_DIGESTS, largeFields],
+    );
+    await rt.ctx.db.query(
+      `insert into form_fields (form_id, name, ordinal) select $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord) on conflict do nothing`,
+      [largeForm.id, largeFields],
+    );
     await rt.ctx.db.query('vacuum analyze submissions');
     await rt.ctx.db.query('vacuum analyze deliveries');
-    log(`seeded team A: ${rows.toLocaleString('en')} submissions, ${deliveries.toLocaleString('en')} deliveries in ${Math.round(performance.now() - started)} ms`);
+    const { rows: sizes } = await rt.ctx.db.query<{ mb: number }>(`select round(coalesce(sum(pg_column_size(payload)), 0) / 1e6)::int as mb from submissions where form_id = $1`, [largeForm.id]);
+    log(
+      `seeded team A: ${rows.toLocaleString('en')} submissions, ${deliveries.toLocaleString('en')} deliveries, ` +
+        `${largeRows.toLocaleString('en')} large submissions (${sizes[0]!.mb} MB stored) in ${Math.round(performance.now() - started)} ms`,
+    );
 
     // Team B: a published form with a webhook (its deliveries are timed) and one read token per lister.
     const teamB = await createTeam(rt.ctx, { name: 'Team B (quiet)', plan: 'scale' });
@@ -202,7 +243,7 @@ async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup
       listTokens.push((await issueToken(rt.ctx, { teamId: teamB.id, userId: ownerB.id, name: `lister ${i}`, abilities: ['submissions:read'] })).token);
     }
     return {
-      a: { teamId: teamA.id, formId: formA.id, webhookId: hook.data.id, viewerToken, editorToken },
+      a: { teamId: teamA.id, formId: formA.id, largeFormId: largeForm.id, webhookId: hook.data.id, viewerToken, editorToken, ownerToken },
       b: { teamId: teamB.id, formId: formB.id, listTokens },
     };
   } finally {
@@ -255,9 +296,9 @@ function startSampler(dbUrl: string, serverPids: number[], loadPid: number, post
   let attackerPid: number | null = null;
   let cpuStart: CpuReading = { server: 0, postgres: 0, attacker: 0, loadGenerator: 0, backends: new Map(), machine: { busy: 0, total: 0 } };
   let wallStart = 0;
-  const rssMb = () => {
+  const rssMb = (field: 'VmRSS' | 'VmHWM' = 'VmRSS') => {
     try {
-      return Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${serverPid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+      return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${serverPid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
     } catch {
       return 0;
     }
@@ -347,6 +388,8 @@ function startSampler(dbUrl: string, serverPids: number[], loadPid: number, post
           }),
         postgresConnections: { peak: peak('connections'), busyPeak: peak('busy'), busyMean: mean('busy'), copyingPeak: peak('copying') },
         serverRssPeakMb: Math.round(peakRssMb),
+        /** The most the server process has held since it started (VmHWM), between the samples too. */
+        serverRssHwmMb: Math.round(rssMb('VmHWM')),
         /** Cores each party kept busy on average (CPU seconds per second), the whole machine's, and what the rest of the machine used. */
         cpuCores: { ...cpuCores, machine: machineCores, otherProcesses: Math.max(0, Math.round((machineCores - ours) * 100) / 100) },
         loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
@@ -516,9 +559,11 @@ async function main(): Promise<number> {
   const attackOptions: AttackOptions = {
     origin,
     formId: s.a.formId,
+    largeFormId: s.a.largeFormId,
     webhookId: s.a.webhookId,
     viewerToken: s.a.viewerToken,
     editorToken: s.a.editorToken,
+    ownerToken: s.a.ownerToken,
     exports: num('exports'),
     exportHoldMs: num('export-hold') * 1000,
     exportRetryMs: 2_000,
@@ -528,6 +573,12 @@ async function main(): Promise<number> {
     searchers: num('searchers'),
     deepBodies: num('deep-bodies'),
     deepBytes: 1_000_000,
+    mcpReads: num('mcp-reads'),
+    mcpReadAbortEvery: MCP_READ_ABORT_EVERY,
+    mcpReadAbortMs: MCP_READ_ABORT_MS,
+    erasures: num('erasures'),
+    erasureJobs: num('erasure-jobs'),
+    schemaReaders: num('schema-readers'),
   };
   const lines: string[] = [];
   let lineArrived: () => void = () => {};
@@ -599,7 +650,7 @@ async function main(): Promise<number> {
     target: `team B: ${TARGET.errors} errors in the noisy run, p99 of posts and of lists each ≤ ${TARGET.p99Ratio}× the quiet run's`,
     passed: problems.length === 0,
     problems,
-    options: { ...attackOptions, attackerNice: ATTACKER_NICE, viewerToken: undefined, editorToken: undefined, origin: undefined, formId: undefined, webhookId: undefined, duration: seconds, warmup: num('warmup'), rows: num('rows'), deliveries: num('deliveries'), posters: num('posters'), postIntervalMs: num('post-interval'), listers: num('listers'), listIntervalMs: num('list-interval'), workers: num('workers') },
+    options: { ...attackOptions, attackerNice: ATTACKER_NICE, viewerToken: undefined, editorToken: undefined, ownerToken: undefined, origin: undefined, formId: undefined, largeFormId: undefined, webhookId: undefined, duration: seconds, warmup: num('warmup'), rows: num('rows'), largeRows: num('large-rows'), deliveries: num('deliveries'), posters: num('posters'), postIntervalMs: num('post-interval'), listers: num('listers'), listIntervalMs: num('list-interval'), workers: num('workers') },
     settings: { DATABASE_POOL_SIZE: extra.DATABASE_POOL_SIZE ?? '10 (default)', ...extra },
     teamB: {
       quiet: { posts: quiet.posts, lists: quiet.lists, health: quiet.health, clientDelayMs: quiet.clientDelayMs, deliveries: quietDeliveries, server: quietServer, slowest: quietSlowest },
@@ -670,7 +721,14 @@ async function main(): Promise<number> {
         `MCP sessions opened ${a.mcp.opened}/${a.mcp.tried} ${JSON.stringify(a.mcp.answers)}; replays ${JSON.stringify(a.replays.answers)}; ` +
         `searches ${JSON.stringify(a.searches.answers)}; deep bodies ${JSON.stringify(a.deepBodies.answers)}; webhook requests received ${received}`,
     );
+    log(
+      `team A: MCP reads ${JSON.stringify(a.mcpReads.answers)} (served p50 ${a.mcpReads.okLatencyMs.p50} ms); ` +
+        `erasure jobs ${JSON.stringify(a.erasures.jobs.answers)}, at the end ${JSON.stringify(a.erasures.jobs.statusAtEnd)}; ` +
+        `erasure dry runs ${JSON.stringify(a.erasures.dryRuns.answers)} (served p50 ${a.erasures.dryRuns.okLatencyMs.p50} ms); ` +
+        `suggested schemas ${JSON.stringify(a.suggestedSchemas.answers)} (served p50 ${a.suggestedSchemas.okLatencyMs.p50} ms)`,
+    );
   } else log(`team A: no report from the attacker (${attackError})`);
+  log(`server RSS peak: quiet ${quietServer.serverRssPeakMb} MB, noisy ${noisyServer.serverRssPeakMb} MB (sampled every 100 ms); high-water mark since start ${noisyServer.serverRssHwmMb} MB`);
   log(`Postgres connections busy: quiet peak ${quietServer.postgresConnections.busyPeak}, noisy peak ${noisyServer.postgresConnections.busyPeak} (COPY ${noisyServer.postgresConnections.copyingPeak})`);
   log(`cores busy: quiet ${JSON.stringify(quietServer.cpuCores)}, noisy ${JSON.stringify(noisyServer.cpuCores)} (of ${os.cpus().length})`);
   for (const [run, top] of [['quiet', quietStatements], ['noisy', noisyStatements]] as const) {

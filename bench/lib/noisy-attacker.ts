@@ -20,9 +20,17 @@
  *    its GET event stream held open when `mcpStreams`; closed by `DELETE /mcp` at the end;
  *  - `searchers` concurrent searches (`q=`) over the big form, back to back;
  *  - `deepBodies` unauthenticated 1 MB `[[[[…]]]]` bodies to `POST /mcp`, each loop sending the next as soon
- *    as the last is answered.
+ *    as the last is answered;
+ *  - `mcpReads` loops of stateless MCP `resources/read` of `intake://forms`, each on a token it mints, back
+ *    to back; every `mcpReadAbortEvery`th request is abandoned after `mcpReadAbortMs`, a client that goes away;
+ *  - `schemaReaders` loops of `GET /v1/forms/{form}/schema/suggested` on the form of ~1 MB payloads, each on a
+ *    token it mints, back to back.
  * With the editor token (a viewer holds no `webhooks:write`): `replays` bulk replays of the big form's
  * webhook, each up to 10,000 deliveries that the worker then sends.
+ * With the owner token (erasure is for owners and admins): `erasureJobs` real erasure requests queued one
+ * after another before the rest starts, each of an address no submission holds, so every job scans all of
+ * A's data and erases nothing; then `erasures` loops of erasure dry runs, back to back.
+ * A refused request (429, …) is sent again after 250 ms, as a script that ignores Retry-After would.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -32,8 +40,11 @@ export type AttackOptions = {
   origin: string;
   formId: string;
   webhookId: string;
+  /** A's second form, whose submissions carry ~1 MB payloads: what the suggested schemas read. */
+  largeFormId: string;
   viewerToken: string;
   editorToken: string;
+  ownerToken: string;
   exports: number;
   exportHoldMs: number;
   exportRetryMs: number;
@@ -43,6 +54,12 @@ export type AttackOptions = {
   searchers: number;
   deepBodies: number;
   deepBytes: number;
+  mcpReads: number;
+  mcpReadAbortEvery: number;
+  mcpReadAbortMs: number;
+  erasures: number;
+  erasureJobs: number;
+  schemaReaders: number;
 };
 
 type Tally = Record<string, number>;
@@ -52,6 +69,15 @@ const SEARCH_TERMS = ['pricing', 'demo', 'jane', 'globex', 'partnership enquiry'
 
 const log = (msg: string) => process.stderr.write(`attacker: ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Why a 429 was refused, from its message: the API budget (the token's or the team's), a cap, or the team's lane. */
+function refusal(message: string): string {
+  if (message.startsWith('Rate limit of')) return '429 token budget';
+  if (message.startsWith("Your team's rate limit")) return '429 team budget';
+  if (message.startsWith("A team's whole-data scans")) return '429 scan cap';
+  if (/^This (team has|request waited)/.test(message)) return '429 team lane';
+  return '429 other';
+}
 
 function quantiles(xs: number[]) {
   const s = xs.slice().sort((a, b) => a - b);
@@ -84,6 +110,10 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
   const exportToken = await mint('exports', ['submissions:export']);
   const searchTokens: string[] = [];
   for (let i = 0; i < o.searchers; i++) searchTokens.push(await mint(`search ${i}`, ['submissions:read']));
+  const mcpReadTokens: string[] = [];
+  for (let i = 0; i < o.mcpReads; i++) mcpReadTokens.push(await mint(`mcp read ${i}`, ['forms:read']));
+  const schemaTokens: string[] = [];
+  for (let i = 0; i < o.schemaReaders; i++) schemaTokens.push(await mint(`schema ${i}`, ['forms:read']));
 
   // --- Slow-reading exports -------------------------------------------------------------------------
   const exportsTally: Tally = {};
@@ -288,12 +318,104 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
   };
   const deepLoops = Array.from({ length: o.deepBodies }, deepLoop);
 
+  // --- Erasures (owner token) -----------------------------------------------------------------------
+  /** One erasure request: its answer's status (a 429 with why) and its job id, if one was queued. */
+  const erase = async (body: object): Promise<{ outcome: string; jobId?: string }> => {
+    try {
+      const res = await fetch(`${o.origin}/v1/erasure`, {
+        method: 'POST',
+        headers: { ...auth(o.ownerToken), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const answer = (await res.json()) as { job_id?: string; message?: string };
+      return { outcome: res.status === 429 ? refusal(answer.message ?? '') : String(res.status), jobId: answer.job_id };
+    } catch (err) {
+      return { outcome: (err as Error).name };
+    }
+  };
+  const erasureJobTally: Tally = {};
+  const erasureJobs: string[] = [];
+  for (let i = 0; i < o.erasureJobs && !stopping; i++) {
+    const { outcome, jobId } = await erase({ email: `nobody${i}@example.org` });
+    bump(erasureJobTally, outcome);
+    if (jobId) erasureJobs.push(jobId);
+  }
+  log(`erasure jobs: ${JSON.stringify(erasureJobTally)}`);
+  const dryRunTally: Tally = {};
+  const dryRunLatency: number[] = [];
+  const dryRunLoop = async () => {
+    while (!stopping) {
+      const t0 = performance.now();
+      const { outcome } = await erase({ email: 'nobody@example.org', dry_run: true });
+      bump(dryRunTally, outcome);
+      if (outcome === '200') dryRunLatency.push(performance.now() - t0);
+      else await sleepUnlessStopped(250);
+    }
+  };
+  const dryRunLoops = Array.from({ length: o.erasures }, dryRunLoop);
+
+  // --- MCP resource reads, some abandoned -----------------------------------------------------------
+  const mcpReadTally: Tally = {};
+  const mcpReadLatency: number[] = [];
+  const mcpReadSamples: string[] = [];
+  const mcpReader = async (token: string, i: number) => {
+    for (let n = 1; !stopping; n++) {
+      const goesAway = o.mcpReadAbortEvery > 0 && (n + i) % o.mcpReadAbortEvery === 0;
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), goesAway ? o.mcpReadAbortMs : 30_000);
+      const t0 = performance.now();
+      let outcome: string;
+      try {
+        const res = await fetch(`${o.origin}/mcp`, {
+          method: 'POST',
+          headers: { ...mcpHeaders, ...auth(token) },
+          body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'resources/read', params: { uri: 'intake://forms' } }),
+          signal: abort.signal,
+        });
+        const answer = (await res.json()) as { result?: unknown; error?: { message?: string; data?: { message?: string } } };
+        // The lane's refusal inside a read comes back as a JSON-RPC error whose message starts with the code.
+        const message = answer.error?.data?.message ?? answer.error?.message?.replace(/^[a-z_]+: /, '') ?? '';
+        outcome = res.status === 429 || answer.error?.message?.startsWith('rate_limited') ? refusal(message) : answer.result ? String(res.status) : `${res.status} error`;
+        if (outcome.endsWith('error') && mcpReadSamples.length < 3) mcpReadSamples.push(JSON.stringify(answer).slice(0, 200));
+        if (answer.result) mcpReadLatency.push(performance.now() - t0);
+      } catch (err) {
+        outcome = abort.signal.aborted ? (goesAway ? 'went away' : 'no answer in 30 s') : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name);
+      } finally {
+        clearTimeout(timer);
+      }
+      bump(mcpReadTally, outcome);
+      if (outcome.startsWith('429')) await sleepUnlessStopped(250);
+    }
+  };
+  const mcpReaders = mcpReadTokens.map(mcpReader);
+
+  // --- Suggested schemas of the large form ----------------------------------------------------------
+  const schemaTally: Tally = {};
+  const schemaLatency: number[] = [];
+  const schemaReader = async (token: string) => {
+    while (!stopping) {
+      const t0 = performance.now();
+      try {
+        const res = await fetch(`${o.origin}/v1/forms/${o.largeFormId}/schema/suggested`, { headers: auth(token), signal: AbortSignal.timeout(30_000) });
+        const answer = (await res.json()) as { message?: string };
+        bump(schemaTally, res.status === 429 ? refusal(answer.message ?? '') : res.status);
+        if (res.status === 200) schemaLatency.push(performance.now() - t0);
+        else await sleepUnlessStopped(250);
+      } catch (err) {
+        bump(schemaTally, (err as Error).name);
+      }
+    }
+  };
+  const schemaReaders = schemaTokens.map(schemaReader);
+
   ready();
   const started = Date.now();
   const progress = setInterval(() => {
     log(
       `${Math.round((Date.now() - started) / 1000)} s: exports held ${held} (${JSON.stringify(exportsTally)}), ` +
-        `searches ${JSON.stringify(searchTally)}, deep bodies ${JSON.stringify(deepTally)}`,
+        `searches ${JSON.stringify(searchTally)}, deep bodies ${JSON.stringify(deepTally)}, MCP reads ${JSON.stringify(mcpReadTally)}, ` +
+        `erasure dry runs ${JSON.stringify(dryRunTally)}, suggested schemas ${JSON.stringify(schemaTally)}`,
     );
   }, 5_000);
   await stopped;
@@ -310,7 +432,7 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
         .catch((err: Error) => bump(deleted, err.name)),
     ),
   );
-  await Promise.race([Promise.all([...exportSlots, ...searchers, ...deepLoops]), sleep(35_000)]);
+  await Promise.race([Promise.all([...exportSlots, ...searchers, ...deepLoops, ...dryRunLoops, ...mcpReaders, ...schemaReaders]), sleep(35_000)]);
 
   const jobs: Array<{ id: string; status?: string; done?: number; total?: number }> = [];
   for (const id of replayJobs) {
@@ -322,6 +444,17 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
       jobs.push({ id });
     }
   }
+  // What became of the erasure jobs by the end of the run (`GET /v1/jobs/{id}` spends no API budget).
+  const erasureJobStatuses: Tally = {};
+  for (const id of erasureJobs) {
+    try {
+      const res = await fetch(`${o.origin}/v1/jobs/${id}`, { headers: auth(o.ownerToken), signal: AbortSignal.timeout(10_000) });
+      const body = (await res.json()) as { data?: { status?: string } };
+      bump(erasureJobStatuses, body.data?.status ?? res.status);
+    } catch (err) {
+      bump(erasureJobStatuses, (err as Error).name);
+    }
+  }
 
   return {
     attackSeconds: Math.round((Date.now() - started) / 100) / 10,
@@ -331,6 +464,12 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
     replays: { tried: o.replays, answers: replayTally, samples: replaySamples, jobs },
     searches: { searchers: o.searchers, answers: searchTally, okLatencyMs: quantiles(searchLatency) },
     deepBodies: { parallel: o.deepBodies, bytes: deepBody.length, answers: deepTally, latencyMs: quantiles(deepLatency) },
+    mcpReads: { parallel: o.mcpReads, abortEvery: o.mcpReadAbortEvery, abortMs: o.mcpReadAbortMs, answers: mcpReadTally, samples: mcpReadSamples, okLatencyMs: quantiles(mcpReadLatency) },
+    erasures: {
+      jobs: { tried: o.erasureJobs, answers: erasureJobTally, statusAtEnd: erasureJobStatuses },
+      dryRuns: { parallel: o.erasures, answers: dryRunTally, okLatencyMs: quantiles(dryRunLatency) },
+    },
+    suggestedSchemas: { parallel: o.schemaReaders, answers: schemaTally, okLatencyMs: quantiles(schemaLatency) },
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makePublishedForm } from '../support/forms.ts';
-import { bearer, makeTeam, startTestApp } from '../support/harness.ts';
+import { bearer, makeTeam, startTestApp, seed } from '../support/harness.ts';
 
 /**
  * A suggested schema reads a bounded sample of a form's payloads, in bytes as well as rows: a form whose
@@ -13,7 +13,7 @@ describe('the suggested schema on large payloads', () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
     // 100 submissions of 16 fields of ~60 KB of hex each (~1 MB a row, stored about as large: hex barely compresses).
-    await t.ctx.db.query(
+    await seed(t, 
       `insert into submissions (id, team_id, form_id, status, payload, received_at)
        select 'subm_' || substr(md5(random()::text || g), 1, 26), $1, $2, 'processed',
               (select jsonb_object_agg('field_' || f, (select string_agg(md5(random()::text || g || f || k), '') from generate_series(1, 1900) k))

@@ -5,7 +5,7 @@ import readline from 'node:readline';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { listenHttp, type HttpServer } from '../../server/http/http-server.ts';
 import { makePublishedForm } from '../support/forms.ts';
-import { makeTeam, startTestApp } from '../support/harness.ts';
+import { makeTeam, startTestApp, seed } from '../support/harness.ts';
 
 /**
  * Slow and hostile clients (issue 15) against the real HTTP server (server/http/http-server.ts) with its
@@ -138,7 +138,7 @@ describe('a client that never reads its export', () => {
   it('holds no Postgres connection while it waits, and is dropped when the connection goes quiet', { timeout: 60_000 }, async () => {
     const big = await makePublishedForm(t, owner);
     // About 40 MB of export: far more than the socket buffers on both sides hold.
-    await t.ctx.db.query(
+    await seed(t, 
       `insert into submissions (id, team_id, form_id, status, payload)
        select 'subm_sc' || lpad(g::text, 24, '0'), $1, $2, 'processed', jsonb_build_object('email', 'p' || g || '@example.test', 'message', repeat('z', 1000))
          from generate_series(1, 40000) g`,

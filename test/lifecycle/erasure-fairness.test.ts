@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makePublishedForm } from '../support/forms.ts';
-import { bearer, makeTeam, type TestMember } from '../support/harness.ts';
+import { bearer, makeTeam, type TestMember, seed } from '../support/harness.ts';
 import { startProcessingApp } from '../support/processing.ts';
 import { eventually, workerProcesses } from '../support/worker-process.ts';
 
@@ -16,7 +16,7 @@ const workers = workerProcesses({ databaseUrl: t.databaseUrl, dataDir: t.dataDir
 async function teamWithSubmissions(n: number): Promise<TestMember> {
   const owner = await makeTeam(t);
   const form = await makePublishedForm(t, owner);
-  await t.ctx.db.query(
+  await seed(t, 
     `insert into submissions (id, team_id, form_id, status, payload, received_at)
      select 'subm_' || substr(md5(random()::text || g), 1, 26), $1, $2, 'processed',
             jsonb_build_object('email', 'person' || g || '@example.com', 'message', repeat('a few words of text ', 10)), now() - g * interval '1 second'

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { deadDeliverySeeder } from '../support/dead-deliveries.ts';
 import { makePublishedForm } from '../support/forms.ts';
-import { bearer, makeTeam } from '../support/harness.ts';
+import { bearer, makeTeam, seed } from '../support/harness.ts';
 import { hookedForms } from '../support/hooked-forms.ts';
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type Reply } from '../support/https-receiver.ts';
 import { postForm, startProcessingApp } from '../support/processing.ts';
@@ -146,7 +146,7 @@ describe("one team's erasure of a big form and another team's posts", { timeout:
     const N = 30_000;
     const owner = await makeTeam(t, { plan: 'scale' });
     const form = await makePublishedForm(t, owner);
-    await t.ctx.db.query(
+    await seed(t, 
       `insert into submissions (id, team_id, form_id, status, payload)
        select 'subm_jfe' || lpad(g::text, 23, '0'), $1, $2, 'processed', jsonb_build_object('email', 'ada@example.com', 'message', repeat('z', 500), 'n', g)
          from generate_series(1, $3::int) g`,

@@ -17,7 +17,7 @@ import { afterAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { migrate } from '../../server/db/database.ts';
 import { listenHttp, type HttpServer } from '../../server/http/http-server.ts';
 import { makePublishedForm } from '../support/forms.ts';
-import { bearer, makeMember, makeTeam, startTestApp, type TestMember } from '../support/harness.ts';
+import { bearer, makeMember, makeTeam, startTestApp, type TestMember, seed } from '../support/harness.ts';
 
 // As `intake serve` runs by default: workers on, so one connection of DATABASE_POOL_SIZE (10) is the queue's
 // LISTEN session and 9 are pooled — nine exports used to take every one of them.
@@ -34,7 +34,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function teamWithRows(rows: number, owner?: TestMember): Promise<{ owner: TestMember; formId: string }> {
   owner ??= await makeTeam(t);
   const formId = (await makePublishedForm(t, owner)).id;
-  await t.ctx.db.query(
+  await seed(t, 
     `insert into submissions (id, team_id, form_id, status, payload, received_at)
      select 'subm_ei' || substr(md5($2), 1, 8) || lpad(g::text, 16, '0'), $1, $2, 'processed',
             jsonb_build_object('email', 'p' || g || '@example.test', 'message', repeat('m', 1000)),

@@ -5,7 +5,7 @@ import { authenticate } from '../../server/domain/accounts/tokens.ts';
 import { createMcpServer } from '../../server/mcp/server.ts';
 import { VERSION } from '../../server/version.ts';
 import { makePublishedForm } from '../support/forms.ts';
-import { bearer, makeTeam, makeToken, startTestApp } from '../support/harness.ts';
+import { bearer, makeTeam, makeToken, startTestApp, seed } from '../support/harness.ts';
 import { call, errorOf } from '../support/mcp-tools.ts';
 
 /**
@@ -91,7 +91,7 @@ describe('the search budget', () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
     // Enough rows that a search takes a while: three at once would overlap if let.
-    await t.ctx.db.query(
+    await seed(t, 
       `insert into submissions (id, team_id, form_id, status, payload, received_at)
        select 'subm_turns' || lpad(g::text, 20, '0'), $1, $2, 'processed',
               jsonb_build_object('message', 'pricing question ' || md5(g::text), 'email', 'p' || g || '@example.test'),

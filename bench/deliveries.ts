@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { loadConfig } from '../server/config.ts';
 import type { Caller } from '../server/domain/accounts/caller.ts';
-import { createSubmissionDeliveries } from '../server/domain/webhooks/deliveries.ts';
+import { createSubmissionDeliveries } from '../server/domain/delivery/deliveries.ts';
 import { createForm, publishForm } from '../server/domain/forms/forms.ts';
 import { createTeam } from '../server/domain/accounts/teams.ts';
 import { issueToken } from '../server/domain/accounts/tokens.ts';

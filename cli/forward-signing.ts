@@ -3,7 +3,7 @@ import { ulid } from 'ulid';
 
 /**
  * How `intake listen --forward-to` signs what it forwards: exactly as a webhook delivery is signed (DESIGN.md
- * "Signature", server/webhooks/signing.ts), so a receiver verifies it with the SDK's `verifyWebhook` or any
+ * "Signature", server/infra/outbound/signing.ts), so a receiver verifies it with the SDK's `verifyWebhook` or any
  * Standard Webhooks library. Written here rather than imported: the CLI reaches the server only over its API
  * (test/cli/layers.test.ts checks both verifiers accept it).
  */

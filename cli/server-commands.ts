@@ -39,7 +39,7 @@ export function registerServerCommands(program: Command): void {
     .command('dev')
     .description('Run everything for local development: embedded Postgres and S3 by default, a dev team and token')
     .action(async () => {
-      const [{ boot, loadConfig, runUntilSignal }, { ensureDevAccount }, { privateDataDir }] = await Promise.all([server(), import('./dev.ts'), import('../server/data-dir.ts')]);
+      const [{ boot, loadConfig, runUntilSignal }, { ensureDevAccount }, { privateDataDir }] = await Promise.all([server(), import('./dev.ts'), import('../server/infra/data-dir.ts')]);
       const loaded = loadConfig();
       // It prints an owner token: only this machine can reach it unless HOST says otherwise. Notification
       // addresses need not confirm by e-mail in development unless INTAKE_VERIFY_NOTIFICATION_EMAILS says so.
@@ -83,7 +83,7 @@ export function registerServerCommands(program: Command): void {
     .action(async () => {
       const token = process.env.INTAKE_TOKEN;
       if (!token) throw new Error('set INTAKE_TOKEN to the API token the agent acts with');
-      const { relayStdio, serveStdio } = await import('../server/mcp/stdio.ts');
+      const { relayStdio, serveStdio } = await import('../server/transports/mcp/stdio.ts');
       if (process.env.INTAKE_URL) {
         await (await relayStdio(process.env.INTAKE_URL, token));
         return;

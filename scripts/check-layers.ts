@@ -4,9 +4,9 @@
  * type-only and re-exports alike, since a type import ties a module to another's shape just as much — and
  * fails on an import cycle or on an import that reaches up a layer (RULES below).
  *
- * Layers, from the ground up: contract/; server/ (its adapters — db, storage, mail, webhooks, captcha —
- * then the domain's rules, then what binds them to the world — operations, http, mcp, ingest, job
- * workers — and main.ts, which composes it all) beside sdk/; cli/, bench/ and scripts/ on top.
+ * Layers, from the ground up: contract/; server/ (infra/, then the domain's rules in domain/, then what
+ * binds them to the world — operations/, transports/, workers/ — and main.ts, which composes it all)
+ * beside sdk/; cli/, bench/ and scripts/ on top.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,54 +24,48 @@ type Rule = { name: string; from: Pattern[]; except?: Pattern[]; forbid: Pattern
 
 const EVERYTHING: Pattern[] = ['contract/', 'server/', 'sdk/', 'cli/', 'bench/', 'scripts/', 'test/'];
 /** What binds the domain to the world, and the composition roots: above every rule. */
-const ABOVE_DOMAIN: Pattern[] = ['server/operations/', 'server/http/', 'server/mcp/', 'server/ingest/', 'server/main.ts', 'server/admin-runtime.ts'];
+const ABOVE_DOMAIN: Pattern[] = ['server/operations/', 'server/transports/', 'server/workers/', 'server/main.ts', 'server/admin-runtime.ts'];
 const TOP: Pattern[] = ['cli/', 'bench/', 'scripts/', 'test/'];
 
 export const RULES: Rule[] = [
   { name: 'the contract is the ground: it imports nothing of the project', from: ['contract/'], forbid: EVERYTHING, allow: ['contract/'] },
   {
     name: 'a migration is frozen history: it imports nothing outside the migrations (it must not change when the domain does)',
-    from: ['server/db/migrations/'],
+    from: ['server/infra/db/migrations/'],
     forbid: EVERYTHING,
-    allow: ['server/db/migrations/'],
+    allow: ['server/infra/db/migrations/'],
   },
   {
-    name: 'the database and storage know no rules and no callers',
-    from: ['server/db/', 'server/storage/'],
-    forbid: ['server/domain/', 'server/ai/', 'server/jobs/', 'server/context.ts', ...ABOVE_DOMAIN],
+    name: 'infrastructure (database, queue, storage, mail, outbound HTTP, CAPTCHA, metrics) knows no rules and no callers',
+    from: ['server/infra/'],
+    except: ['server/infra/ai/'],
+    forbid: ['server/domain/', 'server/infra/ai/', 'server/context.ts', ...ABOVE_DOMAIN],
+    allow: ['server/infra/ai/provider.ts'],
   },
+  { name: 'outage classification sits below storage, database and domain: it imports nothing of the project', from: ['server/infra/outage-errors.ts'], forbid: EVERYTHING },
   {
-    name: 'adapters (mail, webhooks, CAPTCHA) know no rules and no callers',
-    from: ['server/mail/', 'server/webhooks/', 'server/captcha/'],
-    forbid: ['server/domain/', 'server/ai/', 'server/jobs/', ...ABOVE_DOMAIN],
-  },
-  { name: 'outage classification sits below storage, database and domain: it imports nothing of the project', from: ['server/outage-errors.ts'], forbid: EVERYTHING },
-  {
-    name: 'the AI provider interface (server/ai/provider.ts) imports only the contract, so the domain can depend on it',
-    from: ['server/ai/provider.ts'],
+    name: 'the AI provider interface (server/infra/ai/provider.ts) imports only the contract, so the domain can depend on it',
+    from: ['server/infra/ai/provider.ts'],
     forbid: EVERYTHING,
     allow: ['contract/'],
   },
   {
-    // The domain sends jobs (their definitions, the queue's types) and asks AI through the provider on the
-    // context; the workers that call the domain and the providers built by main.ts are above it.
-    name: 'the domain imports no transport, no composition root, no job worker and no AI implementation',
+    // The domain asks AI through the provider on the context; the providers are built by main.ts.
+    name: 'the domain imports no transport, no operation, no worker, no composition root and no AI implementation',
     from: ['server/domain/'],
-    forbid: ['server/ai/', 'server/jobs/', ...ABOVE_DOMAIN, ...TOP, 'sdk/'],
-    allow: ['server/ai/provider.ts', 'server/jobs/definitions.ts', 'server/jobs/queue.ts'],
+    forbid: ['server/infra/ai/', ...ABOVE_DOMAIN, ...TOP, 'sdk/'],
+    allow: ['server/infra/ai/provider.ts'],
   },
   {
-    // jobs/queue.ts is the queue itself (pg-boss over the database handle), not a job handler.
-    name: 'callers (operations, HTTP, MCP, ingest, job handlers, the CLI) reach data through the domain, never server/db',
-    from: ['server/operations/', 'server/http/', 'server/mcp/', 'server/ingest/', 'server/jobs/', 'cli/'],
-    except: ['server/jobs/queue.ts'],
-    forbid: ['server/db/'],
+    name: 'callers (operations, transports, workers, the CLI) reach data through the domain, never the database',
+    from: ['server/operations/', 'server/transports/', 'server/workers/', 'cli/'],
+    forbid: ['server/infra/db/'],
   },
   { name: 'the server imports nothing from the SDK, the CLI, benchmarks, scripts or tests', from: ['server/'], forbid: ['sdk/', ...TOP] },
   { name: 'only the CLI, benchmarks and tests start the server (server/main.ts)', from: ['server/'], except: ['server/main.ts'], forbid: ['server/main.ts'] },
   { name: 'the SDK stands on the contract alone', from: ['sdk/'], forbid: ['server/', ...TOP] },
   {
-    // issue 26: the API commands and `intake listen` reach Intake through the SDK, as any integrator's script does.
+    // The API commands and `intake listen` reach Intake through the SDK, as any integrator's script does.
     name: 'the CLI reaches Intake through the SDK: only the commands that run or administer Intake itself import server/',
     from: ['cli/'],
     except: ['cli/server-commands.ts', 'cli/admin.ts', 'cli/dev.ts'],
@@ -88,7 +82,7 @@ export const KNOWN_CYCLES: Array<{ files: string[]; why: string }> = [];
 
 /**
  * Known upward imports, each to be removed: an import listed here passes. Empty: the last one, the CAPTCHA
- * adapter's import of domain/captcha.ts, went in issue 26 (what both need is server/captcha/verification.ts).
+ * adapter's import of domain/captcha.ts, went in issue 26 (what both need is server/infra/captcha/verification.ts).
  */
 export const KNOWN_UPWARD: Array<{ from: string; to: string; why: string }> = [];
 

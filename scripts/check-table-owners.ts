@@ -1,6 +1,6 @@
 /**
  * The table-ownership check, run by `npm run check` (`make check`) and test/platform/layering.test.ts: `node
- * scripts/check-table-owners.ts [root]`. Every table has one owner module under server/db/queries/
+ * scripts/check-table-owners.ts [root]`. Every table has one owner module under server/infra/db/queries/
  * (OWNERS, the list docs/architecture.md shows): only it writes the table, so whoever reads a module
  * knows every way its rows change. Any module may read any table.
  *
@@ -16,9 +16,9 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const QUERIES = 'server/db/queries/';
+const QUERIES = 'server/infra/db/queries/';
 
-/** Table → the query module (under server/db/queries/) that owns it. Every table the migrations create is here. */
+/** Table → the query module (under server/infra/db/queries/) that owns it. Every table the migrations create is here. */
 export const OWNERS: Record<string, string> = {
   teams: 'accounts.ts',
   users: 'accounts.ts',
@@ -145,9 +145,9 @@ export function writesOf(file: string, text: string, entityTables: Map<string, s
   return writes;
 }
 
-/** Entity name → table, from server/db/entities.ts's `defineEntity({ name, tableName })`. */
+/** Entity name → table, from server/infra/db/entities.ts's `defineEntity({ name, tableName })`. */
 function entityTables(root: string): Map<string, string> {
-  const file = path.join(root, 'server/db/entities.ts');
+  const file = path.join(root, 'server/infra/db/entities.ts');
   const tables = new Map<string, string>();
   if (!fs.existsSync(file)) return tables;
   for (const m of fs.readFileSync(file, 'utf8').matchAll(/defineEntity\(\{\s*name:\s*'(\w+)',\s*tableName:\s*'(\w+)'/g)) tables.set(m[1]!, m[2]!);
@@ -156,7 +156,7 @@ function entityTables(root: string): Map<string, string> {
 
 /** Tables the migrations create (schema-qualified ones, pg-boss's, are not the project's). */
 function createdTables(root: string): Set<string> {
-  const dir = path.join(root, 'server/db/migrations');
+  const dir = path.join(root, 'server/infra/db/migrations');
   const tables = new Set<string>();
   if (!fs.existsSync(dir)) return tables;
   for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.ts'))) {

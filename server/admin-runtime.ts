@@ -3,9 +3,9 @@ import path from 'node:path';
 import { pino } from 'pino';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
-import { migrate, openDatabase } from './db/database.ts';
-import { clusterDir } from './db/embedded-postgres.ts';
-import { deriveKeys, loadSecretKey } from './secret-key.ts';
+import { migrate, openDatabase } from './infra/db/database.ts';
+import { clusterDir } from './infra/db/embedded-postgres.ts';
+import { deriveKeys, loadSecretKey } from './infra/secret-key.ts';
 
 /**
  * The composition root of an admin command: the database (migrated) and nothing else. Unlike `boot` in

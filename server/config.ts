@@ -93,7 +93,7 @@ export type Config = {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
-  /** Postgres cancels an ordinary statement after this long (0: never); see server/db/database.ts. */
+  /** Postgres cancels an ordinary statement after this long (0: never); see server/infra/db/database.ts. */
   databaseStatementTimeoutMs: number;
   /** Postgres closes a session left idle inside a transaction this long (0: never). */
   databaseIdleInTransactionTimeoutMs: number;
@@ -152,7 +152,7 @@ export type Config = {
   /** Each CAPTCHA provider's siteverify endpoint (reCAPTCHA v2 and v3 share one). */
   captchaVerifyUrls: { turnstile: string; hcaptcha: string; recaptcha: string };
   captchaTimeoutMs: number;
-  /** How slow a client may be (slowloris): see server/http/http-server.ts. */
+  /** How slow a client may be (slowloris): see server/transports/http/http-server.ts. */
   http: {
     /** Time to receive a request's headers. */
     headersTimeoutMs: number;
@@ -181,7 +181,7 @@ export type Config = {
   /** MCP sessions over HTTP, held in this process's memory (docs/mcp.md "Limits"). */
   mcp: { sessionsPerToken: number; sessionsPerTeam: number; sessionsMax: number; sessionIdleMs: number };
   /**
-   * GET /metrics (server/metrics/endpoint.ts), off unless one is set: `token` serves it on the API's port to a
+   * GET /metrics (server/transports/http/metrics.ts), off unless one is set: `token` serves it on the API's port to a
    * bearer of it; `port` on a listener of its own on HOST, without authentication (0: any free port).
    */
   metrics: { token: string | undefined; port: number | undefined };

@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
-import type { AiProvider } from './ai/provider.ts';
-import type { CaptchaVerifier } from './captcha/siteverify.ts';
+import type { AiProvider } from './infra/ai/provider.ts';
+import type { CaptchaVerifier } from './infra/captcha/siteverify.ts';
 import type { Config } from './config.ts';
-import type { Db } from './db/database.ts';
-import type { Queue } from './jobs/queue.ts';
-import type { Mailer } from './mail/mailer.ts';
-import type { Keys } from './secret-key.ts';
-import type { ObjectStorage } from './storage/object-storage.ts';
+import type { Db } from './infra/db/database.ts';
+import type { Queue } from './infra/queue/queue.ts';
+import type { Mailer } from './infra/mail/mailer.ts';
+import type { Keys } from './infra/secret-key.ts';
+import type { ObjectStorage } from './infra/storage/object-storage.ts';
 
 /** What domain functions, handlers and jobs share: built once by the composition root. */
 export type AppContext = {
@@ -21,8 +21,8 @@ export type AppContext = {
   ai: AiProvider;
   /** What plans without AI features get: the local provider, rule-based and without network. */
   localAi: AiProvider;
-  /** Asks a CAPTCHA provider about a widget's token (server/captcha/siteverify.ts). */
+  /** Asks a CAPTCHA provider about a widget's token (server/infra/captcha/siteverify.ts). */
   verifyCaptcha: CaptchaVerifier;
-  /** Keys derived per purpose from INTAKE_SECRET_KEY (server/secret-key.ts). */
+  /** Keys derived per purpose from INTAKE_SECRET_KEY (server/infra/secret-key.ts). */
   keys: Keys;
 };

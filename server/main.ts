@@ -1,26 +1,26 @@
 import { pino, type Logger } from 'pino';
-import { LocalProvider } from './ai/local-provider.ts';
-import { OpenAiProvider } from './ai/openai-provider.ts';
-import type { AiProvider } from './ai/provider.ts';
+import { LocalProvider } from './infra/ai/local-provider.ts';
+import { OpenAiProvider } from './infra/ai/openai-provider.ts';
+import type { AiProvider } from './infra/ai/provider.ts';
 import { loadConfig, type Config } from './config.ts';
 import type { AppContext } from './context.ts';
-import { migrate, openDatabase, type Database } from './db/database.ts';
-import { createApp } from './http/app.ts';
-import { listenHttp, type HttpServer } from './http/http-server.ts';
+import { migrate, openDatabase, type Database } from './infra/db/database.ts';
+import { createApp } from './transports/http/app.ts';
+import { listenHttp, type HttpServer } from './transports/http/http-server.ts';
+import { startMetrics } from './transports/http/metrics.ts';
 import { VERSION } from './version.ts';
-import { allJobs, compactFolderCounts, deliveriesMaintenance, embeddableJobs, notificationDigests, retentionSweep, weeklyInsights } from './jobs/definitions.ts';
+import { allJobs, compactFolderCounts, deliveriesMaintenance, embeddableJobs, notificationDigests, retentionSweep, weeklyInsights } from './infra/queue/definitions.ts';
 import { SWEEP_CRON } from './domain/lifecycle/retention.ts';
 import { closeSubmissionStreams } from './domain/submissions/stream.ts';
-import { startDeliveryRunner } from './jobs/delivery-runner.ts';
-import { startQueue, type Queue } from './jobs/queue.ts';
-import { workers } from './jobs/workers.ts';
-import { createMailer } from './mail/mailer.ts';
-import { siteverify } from './captcha/siteverify.ts';
-import { deriveKeys, loadSecretKey } from './secret-key.ts';
-import { startEmbeddedS3 } from './storage/embedded-s3.ts';
-import { connectStorage, type ObjectStorage } from './storage/object-storage.ts';
-import { countedAi } from './metrics/ai-calls.ts';
-import { startMetrics } from './metrics/process-metrics.ts';
+import { startDeliveryRunner } from './domain/delivery/runner.ts';
+import { startQueue, type Queue } from './infra/queue/queue.ts';
+import { workers } from './workers/handlers.ts';
+import { createMailer } from './infra/mail/mailer.ts';
+import { siteverify } from './infra/captcha/siteverify.ts';
+import { deriveKeys, loadSecretKey } from './infra/secret-key.ts';
+import { startEmbeddedS3 } from './infra/storage/embedded-s3.ts';
+import { connectStorage, type ObjectStorage } from './infra/storage/object-storage.ts';
+import { countedAi } from './infra/metrics/ai-calls.ts';
 
 
 export type Runtime = {

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { clusterDir, ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/db/embedded-postgres.ts';
-import { startEmbeddedS3 } from '../../server/storage/embedded-s3.ts';
+import { clusterDir, ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/infra/db/embedded-postgres.ts';
+import { startEmbeddedS3 } from '../../server/infra/storage/embedded-s3.ts';
 import { onCleanup } from './cleanup.ts';
 
 /** A scratch directory under the system temp dir, removed on cleanup. */

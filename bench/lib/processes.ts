@@ -84,7 +84,7 @@ export function startChild(
   return child;
 }
 
-export { freePort } from '../../server/db/embedded-postgres.ts';
+export { freePort } from '../../server/infra/db/embedded-postgres.ts';
 
 /** Polls `url` until it answers 2xx; fails early when the child dies, with its output. */
 export async function waitForHttp(child: Child, url: string, timeoutMs = 60_000): Promise<void> {

@@ -31,7 +31,7 @@ import { createForm, publishForm } from '../../server/domain/forms/forms.ts';
 import { createTeam } from '../../server/domain/accounts/teams.ts';
 import { addMember } from '../../server/domain/accounts/users.ts';
 import { createWebhook } from '../../server/domain/webhooks/webhooks.ts';
-import { deliverWebhook, processSubmission } from '../../server/jobs/definitions.ts';
+import { deliverWebhook, processSubmission } from '../../server/infra/queue/definitions.ts';
 import { boot, type Runtime } from '../../server/main.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../../test/support/https-receiver.ts';
 import { serverProcessEnv } from '../../test/support/tls.ts';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { to as copyTo } from 'pg-copy-streams';
-import { exportSelect } from '../../server/db/queries/exports.ts';
+import { exportSelect } from '../../server/infra/db/queries/exports.ts';
 import { withClient } from './infra.ts';
 import { procStatusKb, rssSampler } from './rss.ts';
 import { checkInterrupted, explain, log, round, type BenchContext, type BenchServer } from './submissions-context.ts';

@@ -1,5 +1,5 @@
 import { isInterrupted } from './cleanup.ts';
-import { listPageQuery, type PageSpec } from '../../server/db/queries/submissions.ts';
+import { listPageQuery, type PageSpec } from '../../server/infra/db/queries/submissions.ts';
 import { checkInterrupted, explain, log, round, type BenchContext } from './submissions-context.ts';
 
 /** The submissions benchmark's list part: page 1, a deep page by offset and by cursor, and search. */
@@ -91,7 +91,7 @@ export async function measureList(c: BenchContext) {
     results[name] = { url: url.replace(server.url, ''), sequential: seq, concurrent: conc };
   }
 
-  // The page queries exactly as listSubmissions runs them (server/db/queries/submissions.ts).
+  // The page queries exactly as listSubmissions runs them (server/infra/db/queries/submissions.ts).
   const inbox = { formId: account.formId, folder: 'inbox' as const };
   const listPlan = (page: PageSpec) => {
     const q = listPageQuery(inbox, page);
@@ -102,7 +102,7 @@ export async function measureList(c: BenchContext) {
     page1: await listPlan({ limit: perPage + 1, offset: 0 }),
     deepPage: await listPlan({ limit: perPage + 1, offset: (opts.page - 1) * perPage }),
     cursor: await listPlan({ limit: perPage + 1, offset: 0, after: [cursorTs, cursorId] }),
-    // The two ways searchPage takes (server/db/queries/submissions.ts): a common word within the newest
+    // The two ways searchPage takes (server/infra/db/queries/submissions.ts): a common word within the newest
     // rows, with its capped count; a rare one (an address) through the GIN index.
     searchNameWindow: await explain(
       c.admin,

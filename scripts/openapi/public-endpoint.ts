@@ -188,7 +188,7 @@ function preflightOperation() {
 
 /**
  * `POST /f/{form}` and its CORS preflight, described from the zod schemas of contract/public-endpoint.ts
- * (the endpoint itself is server/ingest/router.ts; a test posts to it and checks every answer against this).
+ * (the endpoint itself is server/transports/public/router.ts; a test posts to it and checks every answer against this).
  */
 export function publicEndpointPaths(): Json {
   // Websites post to the root, not under the API's prefixes (`/v1`, `/api/v1`).

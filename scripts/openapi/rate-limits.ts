@@ -2,7 +2,7 @@ import { RateLimitedBody } from '../../contract/index.ts';
 import { jsonContent, type Json } from './schema-repairs.ts';
 
 /**
- * The per-token API budget (server/http/rate-limit.ts) charges the routes whose declared cost spends it
+ * The per-token API budget (server/transports/http/rate-limit.ts) charges the routes whose declared cost spends it
  * (`cost.budget: 'api'`, which server/operations/invoke.ts reads) and answers the IETF RateLimit headers on
  * every answer after the charge, with `Retry-After` on its 429.
  */

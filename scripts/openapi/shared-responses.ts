@@ -19,7 +19,7 @@ export const ERROR_MEANINGS: Record<string, string> = {
   '408': 'The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept.',
   '503': 'Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds.',
 };
-/** Any route with a body can be cut off for a body that crawls (server/http/http-server.ts). */
+/** Any route with a body can be cut off for a body that crawls (server/transports/http/http-server.ts). */
 export function slowBodyResponse(): Json {
   return { description: ERROR_MEANINGS['408'], content: jsonContent(ErrorBody) };
 }

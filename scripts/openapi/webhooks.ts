@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { WEBHOOK_EVENT_BODIES } from '../../contract/events.ts';
 import type { Json } from './schema-repairs.ts';
 
-/** The headers every attempt carries (server/webhooks/signing.ts signs them; docs/webhooks.md). */
+/** The headers every attempt carries (server/infra/outbound/signing.ts signs them; docs/webhooks.md). */
 const SIGNATURE_HEADERS: [string, string, Json][] = [
   ['webhook-id', "Standard Webhooks: the delivery id (`whd_…`), the same on each attempt of a delivery; dedupe on it.", { type: 'string' }],
   ['webhook-timestamp', 'Standard Webhooks: unix seconds when the attempt was signed; refuse ones more than 5 minutes off.', { type: 'string', pattern: '^[0-9]+$' }],

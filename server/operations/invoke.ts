@@ -16,7 +16,7 @@ import { operations, type RouteKey } from './index.ts';
  * The one path to an operation: authenticate, the route's ability (contract metadata), the shared input
  * guard, path ids by shape, the per-token rate limit, then the operation. `invoke` runs them in that order
  * for a transport that hands over a flat set of arguments (MCP tools, stdio or HTTP). REST runs the very
- * same steps as express middleware (server/http/auth.ts, path-ids.ts, rate-limit.ts) because ts-rest parses
+ * same steps as express middleware (server/transports/http/auth.ts, path-ids.ts, rate-limit.ts) because ts-rest parses
  * the request between its middleware and its handler, and a bad token must be 401 and a malformed id 404
  * whatever the body holds; its handler then calls `runOperation`.
  */

@@ -1,5 +1,5 @@
 import type { webhooksContract } from '../../contract/webhooks.ts';
-import * as deliveries from '../domain/webhooks/deliveries.ts';
+import * as deliveries from '../domain/delivery/deliveries.ts';
 import { testWebhook } from '../domain/webhooks/test-calls.ts';
 import * as webhooks from '../domain/webhooks/webhooks.ts';
 import type { OperationsOf } from './types.ts';

@@ -6,7 +6,7 @@ import { isAppRoute } from '@ts-rest/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../cli/api.ts';
 import { contract } from '../../contract/index.ts';
-import { runReplayJob } from '../../server/domain/webhooks/deliveries.ts';
+import { runReplayJob } from '../../server/domain/delivery/deliveries.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, type TestMember } from '../support/harness.ts';

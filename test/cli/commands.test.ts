@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROLE_CEILINGS } from '../../contract/abilities.ts';
-import { clusterDir } from '../../server/db/embedded-postgres.ts';
+import { clusterDir } from '../../server/infra/db/embedded-postgres.ts';
 import { issueToken } from '../../server/domain/accounts/tokens.ts';
 import { addMember } from '../../server/domain/accounts/users.ts';
 import { bearer, makeMember, makeTeam, makeToken, startTestApp, testEnv } from '../support/harness.ts';

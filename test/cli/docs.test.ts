@@ -30,7 +30,7 @@ describe('docs/cli.md', () => {
 
 describe('counts in the README and docs', () => {
   it('states no hand-written count of tools, operations or commands (it drifts: the README said 39 MCP tools when the contract yielded 42)', () => {
-    const files = ['README.md', ...fs.readdirSync(new URL('../../docs/', import.meta.url)).filter((f) => f.endsWith('.md') && f !== 'cli.md').map((f) => `docs/${f}`)];
+    const files = ['README.md', ...fs.readdirSync(new URL('../../docs', import.meta.url)).filter((f) => f.endsWith('.md') && f !== 'cli.md').map((f) => `docs/${f}`)];
     const counts = files.flatMap((file) => {
       const text = fs.readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').replace(/\s+/g, ' ');
       const found = [

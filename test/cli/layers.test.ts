@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { forwardId, generateSecret, signatureHeaders } from '../../cli/forward-signing.ts';
 import { checkLayers, importGraph } from '../../scripts/check-layers.ts';
 import { verifyWebhook } from '../../sdk/index.ts';
-import { signatureHeaders as deliveryHeaders } from '../../server/webhooks/signing.ts';
+import { signatureHeaders as deliveryHeaders } from '../../server/infra/outbound/signing.ts';
 
 /** Issue 26: the CLI reaches Intake's API only through the SDK; only the commands that run or administer Intake import server/. */
 const root = path.resolve(import.meta.dirname, '..', '..');

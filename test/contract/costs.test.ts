@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { QUEUE_SHARES, TEAM_CAPS, type RouteCost } from '../../contract/costs.ts';
 import { inTeamScan } from '../../server/domain/accounts/team-scans.ts';
 import { operations } from '../../server/operations/index.ts';
-import { toolSpecs } from '../../server/mcp/tools.ts';
+import { toolSpecs } from '../../server/transports/mcp/tools.ts';
 import { operationBudgets, withBudgets } from '../../scripts/operation-budgets.ts';
 import { makeTeam } from '../support/harness.ts';
 import { makeRecords } from '../support/team-records.ts';

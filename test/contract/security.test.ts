@@ -6,8 +6,8 @@ import type { Response } from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { ABILITIES, contract, isAbility, type RouteMetadata } from '../../contract/index.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
-import { ROUTES_WITHOUT_TOOL, toolName } from '../../server/mcp/tools.ts';
-import { encryptSecret, generateSecret } from '../../server/webhooks/signing.ts';
+import { ROUTES_WITHOUT_TOOL, toolName } from '../../server/transports/mcp/tools.ts';
+import { encryptSecret, generateSecret } from '../../server/infra/outbound/signing.ts';
 import { bearer, makeTeam, makeToken, type TestApp, type TestMember } from '../support/harness.ts';
 import { startLiveTestApp } from '../support/live-server.ts';
 

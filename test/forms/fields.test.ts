@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pruneFields } from '../../server/db/queries/forms.ts';
+import { pruneFields } from '../../server/infra/db/queries/forms.ts';
 import { processSubmission } from '../../server/domain/submissions/processing.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, startTestApp } from '../support/harness.ts';

@@ -6,7 +6,7 @@ import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, makeToken } from '../support/harness.ts';
 import { startLiveTestApp, type LiveTestApp } from '../support/live-server.ts';
 import { withinOneMinuteWindow } from '../support/rate-window.ts';
-import { AuthFailures } from '../../server/http/auth-failures.ts';
+import { AuthFailures } from '../../server/transports/http/auth-failures.ts';
 
 /**
  * Requests that fail authentication are bounded per client address at `/mcp` (INTAKE_AUTH_FAILURE_LIMIT a

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import supertest, { type Response } from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../server/http/app.ts';
+import { createApp } from '../../server/transports/http/app.ts';
 import { bearer, makeTeam, startTestApp } from '../support/harness.ts';
 
 const t = await startTestApp();

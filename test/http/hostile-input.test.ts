@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Migration0005Re2Rules } from '../../server/db/migrations/0005-re2-rules.ts';
+import { Migration0005Re2Rules } from '../../server/infra/db/migrations/0005-re2-rules.ts';
 import { makePublishedForm, submissionsOf } from '../support/forms.ts';
 import { bearer, makeTeam, startTestApp } from '../support/harness.ts';
 

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lingeringClose, type LingerLimits } from '../../server/http/lingering-close.ts';
+import { lingeringClose, type LingerLimits } from '../../server/transports/http/lingering-close.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam } from '../support/harness.ts';
 import { startLiveTestApp } from '../support/live-server.ts';

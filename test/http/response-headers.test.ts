@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PAGE_CSP } from '../../server/http/pages.ts';
+import { PAGE_CSP } from '../../server/transports/http/pages.ts';
 import { launchChromium, type HeadlessBrowser } from '../support/browser.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam } from '../support/harness.ts';

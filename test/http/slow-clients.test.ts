@@ -3,12 +3,12 @@ import { once } from 'node:events';
 import net from 'node:net';
 import readline from 'node:readline';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
-import { listenHttp, type HttpServer } from '../../server/http/http-server.ts';
+import { listenHttp, type HttpServer } from '../../server/transports/http/http-server.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { makeTeam, startTestApp, seed } from '../support/harness.ts';
 
 /**
- * Slow and hostile clients (issue 15) against the real HTTP server (server/http/http-server.ts) with its
+ * Slow and hostile clients (issue 15) against the real HTTP server (server/transports/http/http-server.ts) with its
  * limits turned down so the test is quick: headers must arrive within 1 s, a connection silent either way
  * for 2 s is closed, idle keep-alive connections are kept 2 minutes (so 10,000 of them stay open while
  * new requests are served). The body rate floor is the default (100 B/s over 10 s).

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { minifySync } from 'rolldown/utils';
 import { Agent, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_HELPER_PATH } from '../../server/http/browser-helper.ts';
+import { BROWSER_HELPER_PATH } from '../../server/transports/http/browser-helper.ts';
 import { launchChromium, type HeadlessBrowser } from '../support/browser.ts';
 import { startCaptchaServer } from '../support/captcha-server.ts';
 import { filesOf, makePublishedForm, readObject, submissionsOf } from '../support/forms.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LocalProvider } from '../../server/ai/local-provider.ts';
-import { CATEGORIES } from '../../server/ai/provider.ts';
+import { LocalProvider } from '../../server/infra/ai/local-provider.ts';
+import { CATEGORIES } from '../../server/infra/ai/provider.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { makeTeam } from '../support/harness.ts';
 import { type ChatReply, type ChatRequest, startOpenAiTestServer } from '../support/openai-server.ts';

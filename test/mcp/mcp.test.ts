@@ -11,7 +11,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';
 import { contract } from '../../contract/index.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
-import { EXPORT_INLINE_ROWS, ROUTES_WITHOUT_TOOL, toolSpecs } from '../../server/mcp/tools.ts';
+import { EXPORT_INLINE_ROWS, ROUTES_WITHOUT_TOOL, toolSpecs } from '../../server/transports/mcp/tools.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from '../support/harness.ts';
 import { startLiveTestApp } from '../support/live-server.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { confirmationToken } from '../../server/domain/notifications/addresses.ts';
-import * as jobs from '../../server/jobs/definitions.ts';
+import * as jobs from '../../server/infra/queue/definitions.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, type TestApp, type TestMember } from '../support/harness.ts';
 import { jobsFor, postForm, startProcessingApp, waitForProcessing } from '../support/processing.ts';

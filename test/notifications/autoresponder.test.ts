@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderAutoresponse } from '../../server/domain/notifications/autoresponder.ts';
-import * as jobs from '../../server/jobs/definitions.ts';
+import * as jobs from '../../server/infra/queue/definitions.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, type TestMember } from '../support/harness.ts';
 import { jobsFor, postForm, startProcessingApp, waitForProcessing } from '../support/processing.ts';

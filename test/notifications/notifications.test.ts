@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import * as jobs from '../../server/jobs/definitions.ts';
+import * as jobs from '../../server/infra/queue/definitions.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { makeTeam } from '../support/harness.ts';
 import { jobsFor, postForm, startProcessingApp, waitForProcessing } from '../support/processing.ts';

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { insertForm } from '../../server/db/queries/forms.ts';
+import { insertForm } from '../../server/infra/db/queries/forms.ts';
 import { forceDeleteForm } from '../../server/domain/forms/forms.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
-import { deleteObjects, processSubmission } from '../../server/jobs/definitions.ts';
-import { PG_BOSS_VERSION, verifyEmbeddable } from '../../server/jobs/queue.ts';
+import { deleteObjects, processSubmission } from '../../server/infra/queue/definitions.ts';
+import { PG_BOSS_VERSION, verifyEmbeddable } from '../../server/infra/queue/queue.ts';
 import { makeTeam, startTestApp, type TestApp } from '../support/harness.ts';
 
 const t: TestApp = await startTestApp();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clusterDir } from '../../server/db/embedded-postgres.ts';
+import { clusterDir } from '../../server/infra/db/embedded-postgres.ts';
 
 /**
  * `intake dev` as a user runs it: its own data dir (under the temp dir, which mkdtemp makes 0700, so as root

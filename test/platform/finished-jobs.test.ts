@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import * as jobs from '../../server/jobs/definitions.ts';
+import * as jobs from '../../server/infra/queue/definitions.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { makeTeam } from '../support/harness.ts';
 import { postForm, startProcessingApp, waitForProcessing } from '../support/processing.ts';

@@ -1,10 +1,10 @@
 /**
- * Group commit (server/group-commit.ts), behind the ingest's inserts and the delivery outcomes: batches while
+ * Group commit (server/infra/group-commit.ts), behind the ingest's inserts and the delivery outcomes: batches while
  * one is running, and items that can wait (a bulk replay's outcomes) ride along with the next batch rather
  * than paying for a commit of their own.
  */
 import { describe, expect, it } from 'vitest';
-import { GroupCommit } from '../../server/group-commit.ts';
+import { GroupCommit } from '../../server/infra/group-commit.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

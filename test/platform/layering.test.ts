@@ -48,39 +48,39 @@ describe('layering', () => {
 
   it('refuses each kind of upward import, whatever the import form', () => {
     const dir = tree('upward', {
-      'contract/forms.ts': "import type { Db } from '../server/db/database.ts';",
-      'server/db/database.ts': '',
-      'server/db/migrations/0005-rules.ts': "import { regexProblem } from '../../domain/custom-regex.ts';",
+      'contract/forms.ts': "import type { Db } from '../server/infra/db/database.ts';",
+      'server/infra/db/database.ts': '',
+      'server/infra/db/migrations/0005-rules.ts': "import { regexProblem } from '../../../domain/custom-regex.ts';",
       'server/domain/custom-regex.ts': '',
-      'server/domain/outages.ts': "import { isUnreachable } from '../outage-errors.ts';",
-      'server/outage-errors.ts': '',
-      'server/storage/object-storage.ts': "export { isOutage } from '../domain/outages.ts';",
-      'server/ai/provider.ts': "import { CATEGORIES } from '../../contract/submissions.ts';",
-      'server/ai/local-provider.ts': "import type { AiProvider } from './provider.ts';",
+      'server/domain/outages.ts': "import { isUnreachable } from '../infra/outage-errors.ts';",
+      'server/infra/outage-errors.ts': '',
+      'server/infra/storage/object-storage.ts': "export { isOutage } from '../../domain/outages.ts';",
+      'server/infra/ai/provider.ts': "import { CATEGORIES } from '../../../contract/submissions.ts';",
+      'server/infra/ai/local-provider.ts': "import type { AiProvider } from './provider.ts';",
       'contract/submissions.ts': '',
-      'server/jobs/definitions.ts': '',
-      'server/jobs/workers.ts': '',
+      'server/infra/queue/definitions.ts': '',
+      'server/workers/handlers.ts': '',
       'server/domain/processing.ts': [
-        "import type { AiProvider } from '../ai/provider.ts';",
-        "import { notificationEmail } from '../jobs/definitions.ts';",
-        "const { LocalProvider } = await import('../ai/local-provider.ts');",
-        "import '../jobs/workers.ts';",
+        "import type { AiProvider } from '../infra/ai/provider.ts';",
+        "import { notificationEmail } from '../infra/queue/definitions.ts';",
+        "const { LocalProvider } = await import('../infra/ai/local-provider.ts');",
+        "import '../workers/handlers.ts';",
       ].join('\n'),
-      'server/http/routers/forms.ts': "import { listForms } from '../../db/queries/forms.ts';",
-      'server/db/queries/forms.ts': '',
+      'server/transports/http/routers/forms.ts': "import { listForms } from '../../../infra/db/queries/forms.ts';",
+      'server/infra/db/queries/forms.ts': '',
       'sdk/index.ts': "import { contract } from '../contract/forms.ts';\nimport { boot } from '../server/main.ts';",
       'server/main.ts': '',
     });
     const report = checkLayers(dir, { cycles: [], upward: [] });
     expect(report.cycles).toEqual([]);
     expect(report.upward.map((u) => `${u.from} → ${u.to}`).sort()).toEqual([
-      'contract/forms.ts → server/db/database.ts',
+      'contract/forms.ts → server/infra/db/database.ts',
       'sdk/index.ts → server/main.ts',
-      'server/db/migrations/0005-rules.ts → server/domain/custom-regex.ts',
-      'server/domain/processing.ts → server/ai/local-provider.ts',
-      'server/domain/processing.ts → server/jobs/workers.ts',
-      'server/http/routers/forms.ts → server/db/queries/forms.ts',
-      'server/storage/object-storage.ts → server/domain/outages.ts',
+      'server/domain/processing.ts → server/infra/ai/local-provider.ts',
+      'server/domain/processing.ts → server/workers/handlers.ts',
+      'server/infra/db/migrations/0005-rules.ts → server/domain/custom-regex.ts',
+      'server/infra/storage/object-storage.ts → server/domain/outages.ts',
+      'server/transports/http/routers/forms.ts → server/infra/db/queries/forms.ts',
     ]);
   });
 
@@ -117,11 +117,11 @@ describe('layering', () => {
     expect(domain.filter((f) => orm.test(read(f)))).toEqual([]);
   });
 
-  it('SQL lives only in server/db (query modules, migrations, the handle)', () => {
-    const outside = sources('server').filter((f) => !f.startsWith(path.join('server', 'db') + path.sep));
+  it('SQL lives only in server/infra/db (query modules, migrations, the handle)', () => {
+    const outside = sources('server').filter((f) => !f.startsWith(path.join('server', 'infra', 'db') + path.sep));
     const sql = /\b(select\s+[\w*(]|insert\s+into\s|delete\s+from\s|update\s+\w+\s+set\s)/i;
-    // jobs/queue.ts hands pg-boss's own statements to the handle (its db adapter), and writes none itself.
-    const queue = path.join('server', 'jobs', 'queue.ts');
+    // infra/queue/queue.ts hands pg-boss's own statements to the handle (its db adapter), and writes none itself.
+    const queue = path.join('server', 'infra', 'queue', 'queue.ts');
     const offending = outside.filter((f) => sql.test(read(f)) || (f !== queue && /\.query(<[^>]*>)?\(/.test(read(f))));
     expect(offending).toEqual([]);
   });
@@ -138,22 +138,22 @@ describe('layering', () => {
 
   it('refuses each form of write to a table another module owns, and reads, comments and allowed statements pass', () => {
     const dir = tree('owners', {
-      'server/db/migrations/0001-init.ts': "this.addSql('create table forms (id text); create unlogged table hits (k text); create table orphans (id text); create table pgboss.job (id text);');",
-      'server/db/entities.ts': "export const Form = defineEntity({\n  name: 'Form',\n  tableName: 'forms',\n  properties: {},\n});",
-      'server/db/queries/forms.ts': [
+      'server/infra/db/migrations/0001-init.ts': "this.addSql('create table forms (id text); create unlogged table hits (k text); create table orphans (id text); create table pgboss.job (id text);');",
+      'server/infra/db/entities.ts': "export const Form = defineEntity({\n  name: 'Form',\n  tableName: 'forms',\n  properties: {},\n});",
+      'server/infra/db/queries/forms.ts': [
         "import { Form } from '../entities.ts';",
         "export const f = (sql) => sql.query('update forms set name = $2 where id = $1');",
         // A read of another's table, a comment naming a write and an upsert's `do update set` are no writes.
         "// update hits set k = 1; delete from hits",
         "export const g = (sql) => sql.query(`select * from hits h join forms f on true for update of h`);",
       ].join('\n'),
-      'server/db/queries/hits.ts': [
+      'server/infra/db/queries/hits.ts': [
         "export const HIT = `insert into hits as w (k) values ($1) on conflict (k) do update set k = excluded.k`;",
         "export function shared(sql) { return sql.query(`with a as (update hits set k = 'x' returning 1) update forms f set name = 'y'`); }",
         "export function bad(sql, t) { return sql.query(`delete from forms where id = $1`); }",
         "export function dynamic(sql, t) { return sql.query(`truncate ${t}`); }",
       ].join('\n'),
-      'server/db/queries/orm.ts': "import { Form } from '../entities.ts';\nimport type { Form as F } from '../entities.ts';",
+      'server/infra/db/queries/orm.ts': "import { Form } from '../entities.ts';\nimport type { Form as F } from '../entities.ts';",
     });
     const owners = { forms: 'forms.ts', hits: 'hits.ts', gone: 'gone.ts' };
     const shared = [
@@ -162,13 +162,13 @@ describe('layering', () => {
     ];
     const report = checkTableOwners(dir, { owners, shared });
     expect(report.foreign.map((f) => `${f.module} ${f.fn} ${f.table} (${f.statement})`)).toEqual([
-      'server/db/queries/hits.ts bad forms (delete from forms)',
-      'server/db/queries/hits.ts dynamic ? (truncate ${})',
-      'server/db/queries/orm.ts  forms (MikroORM entity Form)',
+      'server/infra/db/queries/hits.ts bad forms (delete from forms)',
+      'server/infra/db/queries/hits.ts dynamic ? (truncate ${})',
+      'server/infra/db/queries/orm.ts  forms (MikroORM entity Form)',
     ]);
     expect(report.writes).toBe(8);
     expect(report.unowned).toEqual(['orphans']);
-    expect(report.missingModules).toEqual(['gone → server/db/queries/gone.ts']);
+    expect(report.missingModules).toEqual(['gone → server/infra/db/queries/gone.ts']);
     expect(report.stale).toEqual(['hits.ts elsewhere writes forms']);
   });
 

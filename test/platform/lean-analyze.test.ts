@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { wideColumns } from '../../server/db/migrations/0019-lean-analyze.ts';
+import { wideColumns } from '../../server/infra/db/migrations/0019-lean-analyze.ts';
 import { deadDeliverySeeder } from '../support/dead-deliveries.ts';
 import { startTestApp } from '../support/harness.ts';
 import { hookedForms } from '../support/hooked-forms.ts';

@@ -9,7 +9,7 @@ import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig } from '../../server/config.ts';
-import { createApp } from '../../server/http/app.ts';
+import { createApp } from '../../server/transports/http/app.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, testEnv } from '../support/harness.ts';
 import { hookedForms } from '../support/hooked-forms.ts';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { intakeProcesses, readImage, serviceEnvironment } from '../../scripts/deploy-files.ts';
-import { clusterDir } from '../../server/db/embedded-postgres.ts';
+import { clusterDir } from '../../server/infra/db/embedded-postgres.ts';
 import { startHttpsReceiver } from '../support/https-receiver.ts';
 import { captureLogs } from '../support/processes.ts';
 import { startPrivatePostgres, startPrivateS3 } from '../support/private-services.ts';

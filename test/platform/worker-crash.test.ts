@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import * as jobs from '../../server/jobs/definitions.ts';
+import * as jobs from '../../server/infra/queue/definitions.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { makeTeam } from '../support/harness.ts';
 import { startOpenAiTestServer } from '../support/openai-server.ts';

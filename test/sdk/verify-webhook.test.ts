@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from '../../sdk/index.ts';
-import { generateSecret, signatureHeaders } from '../../server/webhooks/signing.ts';
+import { generateSecret, signatureHeaders } from '../../server/infra/outbound/signing.ts';
 
 const TS = 1_760_000_000;
 const event = { type: 'submission.created', submission_id: 'sub_1', payload: { name: 'Zoë 😀', note: 'a & b' } };

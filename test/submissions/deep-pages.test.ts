@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
-import { migrate, openDatabase } from '../../server/db/database.ts';
-import { DAY_SKIP_FROM } from '../../server/db/queries/submissions.ts';
+import { migrate, openDatabase } from '../../server/infra/db/database.ts';
+import { DAY_SKIP_FROM } from '../../server/infra/db/queries/submissions.ts';
 import { compactFolderCounts } from '../../server/domain/submissions/submissions.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, startTestApp, type TestMember } from '../support/harness.ts';

@@ -14,8 +14,8 @@ import http from 'node:http';
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it, onTestFinished } from 'vitest';
-import { migrate } from '../../server/db/database.ts';
-import { listenHttp, type HttpServer } from '../../server/http/http-server.ts';
+import { migrate } from '../../server/infra/db/database.ts';
+import { listenHttp, type HttpServer } from '../../server/transports/http/http-server.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeMember, makeTeam, startTestApp, type TestMember, seed } from '../support/harness.ts';
 

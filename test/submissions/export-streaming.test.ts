@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
-import { freePort } from '../../server/db/embedded-postgres.ts';
+import { freePort } from '../../server/infra/db/embedded-postgres.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, type TestMember } from '../support/harness.ts';
 import { startLiveTestApp } from '../support/live-server.ts';

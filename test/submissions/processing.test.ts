@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { AiProvider } from '../../server/ai/provider.ts';
+import type { AiProvider } from '../../server/infra/ai/provider.ts';
 import type { AppContext } from '../../server/context.ts';
 import { processSubmission } from '../../server/domain/submissions/processing.ts';
-import * as jobs from '../../server/jobs/definitions.ts';
-import { workers } from '../../server/jobs/workers.ts';
+import * as jobs from '../../server/infra/queue/definitions.ts';
+import { workers } from '../../server/workers/handlers.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { makeTeam } from '../support/harness.ts';
 import { jobsFor, postForm, startProcessingApp, submission, waitForProcessing } from '../support/processing.ts';

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
 import { authenticate } from '../../server/domain/accounts/tokens.ts';
-import { createMcpServer } from '../../server/mcp/server.ts';
+import { createMcpServer } from '../../server/transports/mcp/server.ts';
 import { VERSION } from '../../server/version.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, makeToken, startTestApp, seed } from '../support/harness.ts';

@@ -10,7 +10,7 @@ import { createClient, IntakeError, parseEventStream, type ListenEvent, type Lis
 import { newId } from '../../server/domain/shared/ids.ts';
 import { processSubmission } from '../../server/domain/submissions/processing.ts';
 import { announceSubmissionEvent } from '../../server/domain/submissions/stream.ts';
-import { toolSpecs } from '../../server/mcp/tools.ts';
+import { toolSpecs } from '../../server/transports/mcp/tools.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, makeToken } from '../support/harness.ts';
 import { captureLogs } from '../support/processes.ts';

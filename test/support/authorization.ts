@@ -5,7 +5,7 @@ import { isAppRoute, isZodType, type AppRoute, type AppRouter } from '@ts-rest/c
 import { afterAll, expect } from 'vitest';
 import { ABILITIES, contract, ROLE_CEILINGS, ROLES, type Ability, type Role, type RouteMetadata } from '../../contract/index.ts';
 import { removeMember } from '../../server/domain/accounts/users.ts';
-import { toolSpecs } from '../../server/mcp/tools.ts';
+import { toolSpecs } from '../../server/transports/mcp/tools.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from './harness.ts';
 import { startLiveTestApp } from './live-server.ts';
 import { changeRole, makeRoleMember, type RoleMember } from './team-records.ts';

@@ -4,9 +4,9 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../server/config.ts';
-import { migrate, openDatabase } from '../../server/db/database.ts';
-import { clusterDir, ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/db/embedded-postgres.ts';
-import { startEmbeddedS3, type EmbeddedS3 } from '../../server/storage/embedded-s3.ts';
+import { migrate, openDatabase } from '../../server/infra/db/database.ts';
+import { clusterDir, ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/infra/db/embedded-postgres.ts';
+import { startEmbeddedS3, type EmbeddedS3 } from '../../server/infra/storage/embedded-s3.ts';
 import { logDir, scanRunLogs } from './secret-scan.ts';
 
 /**

@@ -5,14 +5,14 @@ import { afterAll, inject } from 'vitest';
 import type { Ability } from '../../contract/abilities.ts';
 import { loadConfig, type Config } from '../../server/config.ts';
 import type { AppContext } from '../../server/context.ts';
-import type { Database } from '../../server/db/database.ts';
+import type { Database } from '../../server/infra/db/database.ts';
 import { boot } from '../../server/main.ts';
-import { createApp } from '../../server/http/app.ts';
+import { createApp } from '../../server/transports/http/app.ts';
 import { createTeam } from '../../server/domain/accounts/teams.ts';
 import { issueToken } from '../../server/domain/accounts/tokens.ts';
 import { addMember } from '../../server/domain/accounts/users.ts';
 import { pino, type Level } from 'pino';
-import { loadSecretKey } from '../../server/secret-key.ts';
+import { loadSecretKey } from '../../server/infra/secret-key.ts';
 import { capturedLogFile } from './processes.ts';
 import { rememberSecrets } from './secret-scan.ts';
 

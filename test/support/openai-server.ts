@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Analysis } from '../../server/ai/provider.ts';
+import type { Analysis } from '../../server/infra/ai/provider.ts';
 
 /** One POST /v1/chat/completions as the server received it. */
 export type ChatRequest = {

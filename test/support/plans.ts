@@ -1,4 +1,4 @@
-// The seed of server/db/migrations/0001-accounts.ts, restated so a drift in either is caught.
+// The seed of server/infra/db/migrations/0001-accounts.ts, restated so a drift in either is caught.
 export const PLANS = {
   free: {
     id: 'free', name: 'Free', price_cents: 0, currency: 'usd', interval: 'month',

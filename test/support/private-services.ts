@@ -4,8 +4,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
-import { clusterDir, startEmbeddedPostgres } from '../../server/db/embedded-postgres.ts';
-import { startEmbeddedS3, type EmbeddedS3 } from '../../server/storage/embedded-s3.ts';
+import { clusterDir, startEmbeddedPostgres } from '../../server/infra/db/embedded-postgres.ts';
+import { startEmbeddedS3, type EmbeddedS3 } from '../../server/infra/storage/embedded-s3.ts';
 
 /**
  * A Postgres and an S3 server of one test file's own, to stop and start again under running processes

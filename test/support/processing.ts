@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
-import { ensureDatabase } from '../../server/db/embedded-postgres.ts';
+import { ensureDatabase } from '../../server/infra/db/embedded-postgres.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import type { StoredSubmission } from './forms.ts';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { deriveKeys } from '../../server/secret-key.ts';
+import { deriveKeys } from '../../server/infra/secret-key.ts';
 
 /**
  * The run's captured logs (in-process apps, child processes, Postgres) are scanned for secrets when the run
@@ -99,7 +99,7 @@ function runStart(text: string, end: number, chars: RegExp): number {
 const PATTERNS: Pattern[] = [
   // server/domain/accounts/tokens.ts: intk_ + 40 base62. The last4 alone, or the id (tok_…), is not the token.
   { kind: 'API token', re: /intk_[0-9A-Za-z]{40}(?![0-9A-Za-z])/g, shown: () => 'intk_…' },
-  // server/webhooks/signing.ts: whsec_ + base64 of 32 bytes (listen --secret takes any whsec_ + base64).
+  // server/infra/outbound/signing.ts: whsec_ + base64 of 32 bytes (listen --secret takes any whsec_ + base64).
   { kind: 'webhook secret', re: /whsec_[A-Za-z0-9+/]{20,}={0,2}/g, shown: () => 'whsec_…' },
   // server/domain/notifications/signed-tokens.ts: base64url(parts joined by U+001F) "." base64url(HMAC-SHA256) — the
   // bearer capability of /v/, /a/ and /u/ links.

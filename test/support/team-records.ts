@@ -2,7 +2,7 @@ import type { Ability, Role } from '../../contract/abilities.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
 import { issueToken } from '../../server/domain/accounts/tokens.ts';
 import { addMember } from '../../server/domain/accounts/users.ts';
-import { encryptSecret, generateSecret } from '../../server/webhooks/signing.ts';
+import { encryptSecret, generateSecret } from '../../server/infra/outbound/signing.ts';
 import { randomBytes } from 'node:crypto';
 import type { TestApp, TestMember } from './harness.ts';
 

@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkWebhookUrl, guardedLookup, isPublicAddress } from '../../server/webhooks/address-guard.ts';
+import { checkWebhookUrl, guardedLookup, isPublicAddress } from '../../server/infra/outbound/address-guard.ts';
 import { testCertificate } from '../support/tls.ts';
 
 describe('isPublicAddress', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { providers, renderBody, truncate, type InsightsEvent, type Provider, type SubmissionEvent } from '../../server/webhooks/providers.ts';
+import { providers, renderBody, truncate, type InsightsEvent, type Provider, type SubmissionEvent } from '../../server/infra/outbound/providers.ts';
 
 // --- Each platform's documented message shape and limits, written independently of the renderer ----------
 

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { decryptSecret, encryptSecret, generateSecret, secretHash, secretLast4, signatureHeaders } from '../../server/webhooks/signing.ts';
+import { decryptSecret, encryptSecret, generateSecret, secretHash, secretLast4, signatureHeaders } from '../../server/infra/outbound/signing.ts';
 
 const now = () => Math.floor(Date.now() / 1000);
 

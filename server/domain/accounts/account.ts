@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
-import { getUser } from '../../db/queries/accounts.ts';
-import { findLive } from '../../db/queries/tokens.ts';
+import { getUser } from '../../infra/db/queries/accounts.ts';
+import { findLive } from '../../infra/db/queries/tokens.ts';
 import { iso } from '../shared/timestamps.ts';
 import type { Caller } from './caller.ts';
 import { AppError } from '../shared/errors.ts';

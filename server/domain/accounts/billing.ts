@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
-import * as queries from '../../db/queries/accounts.ts';
-import { findSubscription, listInvoices as invoicesOf, setSubscriptionPeriod } from '../../db/queries/billing.ts';
+import * as queries from '../../infra/db/queries/accounts.ts';
+import { findSubscription, listInvoices as invoicesOf, setSubscriptionPeriod } from '../../infra/db/queries/billing.ts';
 import type { Caller } from './caller.ts';
 import { currentPeriod, type PlanIdValue } from './plans.ts';
 import { findTeam, findTeamPlan } from './teams.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PlanId } from '../../../contract/billing.ts';
-import { findPlan, type PlanRecord } from '../../db/queries/billing.ts';
-import type { Handle } from '../../db/queries/entity-manager.ts';
+import { findPlan, type PlanRecord } from '../../infra/db/queries/billing.ts';
+import type { Handle } from '../../infra/db/queries/entity-manager.ts';
 import { AppError } from '../shared/errors.ts';
 
 export type { PlanRecord };

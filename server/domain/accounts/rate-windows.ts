@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/database.ts';
+import type { Db } from '../../infra/db/database.ts';
 import type { Caller } from './caller.ts';
 import { AppError } from '../shared/errors.ts';
 import { slidingCount, slidingWaitMs } from '../shared/sliding-window.ts';
-import * as windows from '../../db/queries/rate-windows.ts';
+import * as windows from '../../infra/db/queries/rate-windows.ts';
 
 export type WindowHit = { hits: number; resetSeconds: number };
 

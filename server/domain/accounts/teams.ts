@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.ts';
-import * as queries from '../../db/queries/accounts.ts';
-import type { MemberRow, TeamRecord } from '../../db/queries/accounts.ts';
-import { findPlan, insertSubscription, setSubscriptionPlan } from '../../db/queries/billing.ts';
-import type { Handle } from '../../db/queries/entity-manager.ts';
+import * as queries from '../../infra/db/queries/accounts.ts';
+import type { MemberRow, TeamRecord } from '../../infra/db/queries/accounts.ts';
+import { findPlan, insertSubscription, setSubscriptionPlan } from '../../infra/db/queries/billing.ts';
+import type { Handle } from '../../infra/db/queries/entity-manager.ts';
 import { AppError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { currentPeriod, getPlan, type PlanRecord } from './plans.ts';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { Role } from '../../../contract/abilities.ts';
 import type { AppContext } from '../../context.ts';
-import * as queries from '../../db/queries/accounts.ts';
-import type { MembershipRecord, UserRecord } from '../../db/queries/accounts.ts';
-import type { Handle } from '../../db/queries/entity-manager.ts';
-import { revokeMemberTokens } from '../../db/queries/tokens.ts';
+import * as queries from '../../infra/db/queries/accounts.ts';
+import type { MembershipRecord, UserRecord } from '../../infra/db/queries/accounts.ts';
+import type { Handle } from '../../infra/db/queries/entity-manager.ts';
+import { revokeMemberTokens } from '../../infra/db/queries/tokens.ts';
 import { AppError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { findTeam, type MemberSummary, toMemberSummary } from './teams.ts';

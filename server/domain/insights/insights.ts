@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 import { SCORE_BUCKETS, type Insights } from '../../../contract/insights.ts';
-import { freeText, type WeekFigures } from '../../ai/provider.ts';
+import { freeText, type WeekFigures } from '../../infra/ai/provider.ts';
 import type { AppContext } from '../../context.ts';
-import { isLiveForm } from '../../db/queries/forms.ts';
-import * as queries from '../../db/queries/insights.ts';
-import { generateInsights as generateJob, insightsDigestEmail } from '../../jobs/definitions.ts';
+import { isLiveForm } from '../../infra/db/queries/forms.ts';
+import * as queries from '../../infra/db/queries/insights.ts';
+import { generateInsights as generateJob, insightsDigestEmail } from '../../infra/queue/definitions.ts';
 import type { Caller } from '../accounts/caller.ts';
-import { createTeamEventDeliveries } from '../webhooks/deliveries.ts';
+import { createTeamEventDeliveries } from '../delivery/deliveries.ts';
 import { AppError, notFound, validationFailed } from '../shared/errors.ts';
 import { samplePayloads } from '../submissions/payload-samples.ts';
 import { INSIGHTS_SAMPLE } from '../../../contract/costs.ts';

@@ -2,7 +2,7 @@ import type { Ability } from '../../../contract/abilities.ts';
 import type { JOB_TYPES } from '../../../contract/jobs.ts';
 import { erasureJobResult } from './erasure.ts';
 import type { AppContext } from '../../context.ts';
-import { findJob, type JobRow } from '../../db/queries/jobs.ts';
+import { findJob, type JobRow } from '../../infra/db/queries/jobs.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { iso } from '../shared/timestamps.ts';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
-import type { Tx } from '../../db/database.ts';
-import { deleteObjects } from '../../jobs/definitions.ts';
+import type { Tx } from '../../infra/db/database.ts';
+import { deleteObjects } from '../../infra/queue/definitions.ts';
 
 const DELETE_OBJECTS_BATCH = 1000;
 

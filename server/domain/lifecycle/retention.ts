@@ -1,6 +1,6 @@
 import type { FormSettings } from '../../../contract/forms.ts';
 import type { AppContext } from '../../context.ts';
-import * as queries from '../../db/queries/lifecycle.ts';
+import * as queries from '../../infra/db/queries/lifecycle.ts';
 import { storedSettings } from '../spam/stored-rules.ts';
 import { deleteRows } from '../submissions/submissions.ts';
 

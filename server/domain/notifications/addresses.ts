@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
-import type { Tx } from '../../db/database.ts';
-import * as queries from '../../db/queries/notification-addresses.ts';
-import { confirmAddressEmail } from '../../jobs/definitions.ts';
+import type { Tx } from '../../infra/db/database.ts';
+import * as queries from '../../infra/db/queries/notification-addresses.ts';
+import { confirmAddressEmail } from '../../infra/queue/definitions.ts';
 import { AppError } from '../shared/errors.ts';
 import { readToken, signToken } from './signed-tokens.ts';
 

@@ -1,4 +1,4 @@
-import type { NotificationRow } from '../../db/queries/notifications.ts';
+import type { NotificationRow } from '../../infra/db/queries/notifications.ts';
 import { escapeHtml, valueText } from './display-text.ts';
 import { storedSettings } from '../spam/stored-rules.ts';
 import { iso } from '../shared/timestamps.ts';

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
-import * as addresses from '../../db/queries/notification-addresses.ts';
-import { isLiveForm, setNotificationEmails } from '../../db/queries/forms.ts';
-import * as queries from '../../db/queries/notifications.ts';
+import * as addresses from '../../infra/db/queries/notification-addresses.ts';
+import { isLiveForm, setNotificationEmails } from '../../infra/db/queries/forms.ts';
+import * as queries from '../../infra/db/queries/notifications.ts';
 import { AppError } from '../shared/errors.ts';
 import { readToken, signToken } from './signed-tokens.ts';
 import { iso } from '../shared/timestamps.ts';

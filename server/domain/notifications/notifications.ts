@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
-import * as queries from '../../db/queries/notifications.ts';
-import type { NotificationRow } from '../../db/queries/notifications.ts';
+import * as queries from '../../infra/db/queries/notifications.ts';
+import type { NotificationRow } from '../../infra/db/queries/notifications.ts';
 import { plainAddress } from './email-address.ts';
 import { actionLink, unsubscribeLink } from './links.ts';
 import { EXPORT_LINK_SECONDS, fileLink } from '../submissions/file-links.ts';

@@ -4,9 +4,9 @@ import { printable } from './field-types.ts';
 import { jsonTextExcess } from './json-walk.ts';
 
 /**
- * The one guard on input, whatever carried it: a REST body (server/http/body-parsing.ts), MCP tool
- * arguments over any MCP transport (server/mcp/tools.ts `callTool`), and the HTTP framing of `/mcp`
- * (server/http/mcp.ts). Every check runs before anything else walks or stores the value, without
+ * The one guard on input, whatever carried it: a REST body (server/transports/http/body-parsing.ts), MCP tool
+ * arguments over any MCP transport (server/transports/mcp/tools.ts `callTool`), and the HTTP framing of `/mcp`
+ * (server/transports/mcp/http.ts). Every check runs before anything else walks or stores the value, without
  * recursion, and answers the API's 400 `validation_failed` naming the field (or 413, or `invalid_json`).
  *
  * - `decodeJsonText(bytes)` — strict UTF-8 (express and JSON.parse would turn bad bytes into U+FFFD).

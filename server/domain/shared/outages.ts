@@ -1,8 +1,8 @@
-import { isUnreachable } from '../../outage-errors.ts';
+import { isUnreachable } from '../../infra/outage-errors.ts';
 import { AppError } from './errors.ts';
 
 /**
- * Failures that mean a service we depend on is down or restarting (server/outage-errors.ts says which
+ * Failures that mean a service we depend on is down or restarting (server/infra/outage-errors.ts says which
  * errors those are) — not a bug and not the caller's fault. They are answered 503 `service_unavailable`
  * with a Retry-After, and the process keeps running: the pg pool opens fresh connections and the S3
  * client retries once the service is back.

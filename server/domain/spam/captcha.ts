@@ -9,8 +9,8 @@ import { CAPTCHA_TOKEN_FIELDS } from '../../../contract/public-endpoint.ts';
  */
 export { CAPTCHA_TOKEN_FIELDS };
 // What the form stores and how a provider's answer is judged sit below the domain, beside the adapter
-// that asks the provider (server/captcha/verification.ts), so the adapter imports nothing of the domain.
-export { DEFAULT_MIN_SCORE, judge, type StoredCaptcha, type Verification } from '../../captcha/verification.ts';
+// that asks the provider (server/infra/captcha/verification.ts), so the adapter imports nothing of the domain.
+export { DEFAULT_MIN_SCORE, judge, type StoredCaptcha, type Verification } from '../../infra/captcha/verification.ts';
 
 const TOKEN_FIELD: Record<CaptchaProvider, readonly string[]> = {
   turnstile: ['cf-turnstile-response'],

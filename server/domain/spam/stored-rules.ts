@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { isHttpUrl } from '../../../contract/common.ts';
 import type { FormSettings, FormSettingsInput } from '../../../contract/forms.ts';
 import { DEFAULT_HONEYPOT_FIELD } from '../../../contract/public-endpoint.ts';
-import { encryptSecret } from '../../webhooks/signing.ts';
+import { encryptSecret } from '../../infra/outbound/signing.ts';
 import { DEFAULT_MIN_SCORE, type StoredCaptcha } from './captcha.ts';
 import { checkCustomRegex } from './custom-regex.ts';
 import { validationFailed, type ErrorDetail } from '../shared/errors.ts';

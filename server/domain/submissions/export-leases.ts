@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
-import * as leases from '../../db/queries/leases.ts';
-import { exportsOpen } from '../../metrics/open-streams.ts';
+import * as leases from '../../infra/db/queries/leases.ts';
+import { exportsOpen } from '../../infra/metrics/open-streams.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { AppError } from '../shared/errors.ts';
 

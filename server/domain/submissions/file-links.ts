@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
-import * as queries from '../../db/queries/submissions.ts';
+import * as queries from '../../infra/db/queries/submissions.ts';
 import { AppError } from '../shared/errors.ts';
 import { isId } from '../shared/ids.ts';
 import { SIGNED_URL_SECONDS } from './submissions.ts';

@@ -1,4 +1,4 @@
-import type { PayloadCursor } from '../../db/queries/forms.ts';
+import type { PayloadCursor } from '../../infra/db/queries/forms.ts';
 
 /** The most a sample reads at once: bounded in bytes as well as rows, since one payload may hold a megabyte. */
 export type SampleLimits = { rows: number; bytes: number };

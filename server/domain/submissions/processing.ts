@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context.ts';
-import * as queries from '../../db/queries/processing.ts';
-import * as submissionRows from '../../db/queries/submissions.ts';
-import { recordFieldNames } from '../../db/queries/forms.ts';
-import { autoresponseEmail, notificationEmail } from '../../jobs/definitions.ts';
-import { createSubmissionDeliveries } from '../webhooks/deliveries.ts';
+import * as queries from '../../infra/db/queries/processing.ts';
+import * as submissionRows from '../../infra/db/queries/submissions.ts';
+import { recordFieldNames } from '../../infra/db/queries/forms.ts';
+import { autoresponseEmail, notificationEmail } from '../../infra/queue/definitions.ts';
+import { createSubmissionDeliveries } from '../delivery/deliveries.ts';
 import { storedSettings } from '../spam/stored-rules.ts';
 import { announceSubmissionEvent } from './stream.ts';
 import { senderEmail } from '../spam/spam.ts';

@@ -1,13 +1,13 @@
 import { STREAM_BATCH, STREAM_HEARTBEAT_SECONDS, STREAM_LIMITS } from '../../../contract/events.ts';
 import type { AppContext } from '../../context.ts';
-import { pooledListener, type PooledListener } from '../../db/pooled-listener.ts';
-import { isLiveForm } from '../../db/queries/forms.ts';
-import * as leases from '../../db/queries/leases.ts';
-import * as queries from '../../db/queries/submission-stream.ts';
-import { eventStreamsOpen } from '../../metrics/open-streams.ts';
-import { renderBody, type SubmissionEvent } from '../../webhooks/providers.ts';
+import { pooledListener, type PooledListener } from '../../infra/db/pooled-listener.ts';
+import { isLiveForm } from '../../infra/db/queries/forms.ts';
+import * as leases from '../../infra/db/queries/leases.ts';
+import * as queries from '../../infra/db/queries/submission-stream.ts';
+import { eventStreamsOpen } from '../../infra/metrics/open-streams.ts';
+import { renderBody, type SubmissionEvent } from '../../infra/outbound/providers.ts';
 import type { Caller } from '../accounts/caller.ts';
-import { submissionEvent } from '../webhooks/deliveries.ts';
+import { submissionEvent } from '../delivery/deliveries.ts';
 import { AppError, notFound, validationFailed } from '../shared/errors.ts';
 import { isId, newId } from '../shared/ids.ts';
 

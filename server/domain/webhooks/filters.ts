@@ -1,4 +1,4 @@
-import type { FilterCondition } from '../../db/queries/webhooks.ts';
+import type { FilterCondition } from '../../infra/db/queries/webhooks.ts';
 
 /**
  * A webhook's filter over a submission event: every condition must hold. `category` and `status` name the

@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 import { PROVIDER_CONFIG, type CreateWebhookBody, type EVENTS, type FILTER_OPS, type UpdateWebhookBody } from '../../../contract/webhooks.ts';
 import type { AppContext } from '../../context.ts';
-import { isLiveForm } from '../../db/queries/forms.ts';
-import * as queries from '../../db/queries/webhooks.ts';
-import { checkWebhookUrl } from '../../webhooks/address-guard.ts';
-import { encryptSecret, generateSecret, secretHash, secretLast4 } from '../../webhooks/signing.ts';
+import { isLiveForm } from '../../infra/db/queries/forms.ts';
+import * as queries from '../../infra/db/queries/webhooks.ts';
+import { checkWebhookUrl } from '../../infra/outbound/address-guard.ts';
+import { encryptSecret, generateSecret, secretHash, secretLast4 } from '../../infra/outbound/signing.ts';
 import type { Caller } from '../accounts/caller.ts';
-import { startSpamDeliveries } from './deliveries.ts';
+import { startSpamDeliveries } from '../delivery/deliveries.ts';
 import { notFound, validationFailed, type ErrorDetail } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { iso } from '../shared/timestamps.ts';

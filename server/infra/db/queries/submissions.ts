@@ -1,0 +1,332 @@
+import type { z } from 'zod';
+import type { Autoresponse as AutoresponseSchema } from '../../../../contract/form-features.ts';
+import type { Sql } from '../database.ts';
+
+/** The owner of `submissions`, `submission_files` and `submission_events` (a post's insert is submission-inserts.ts's). */
+
+export type Folder = 'inbox' | 'spam' | 'all';
+export type SubmissionStatus = 'received' | 'spam' | 'processed' | 'failed';
+
+/** Folder predicates, written exactly as the partial indexes' so the planner uses them. */
+const FOLDER_SQL: Record<Folder, string> = {
+  inbox: "s.status <> 'spam'",
+  spam: "s.status = 'spam'",
+  all: 'true',
+};
+
+export type FileRow = { id: string; field: string; filename: string; content_type: string; size: number; key: string };
+
+export type SubmissionRow = {
+  id: string;
+  form_id: string;
+  status: SubmissionStatus;
+  spam_reason: string | null;
+  category: string | null;
+  ai_moderation: { score: number; verdict: 'clean' | 'suspicious' | 'spam'; reasons: string[]; provider: string } | null;
+  payload: Record<string, unknown>;
+  received_at: string;
+  /** received_at with microseconds, for keyset cursors. */
+  cursor_ts: string;
+  files: FileRow[] | null;
+};
+
+type Autoresponse = z.infer<typeof AutoresponseSchema>;
+
+export type SubmissionDetailRow = SubmissionRow & { metadata: Record<string, unknown>; autoresponse: Autoresponse; updated_at: string };
+
+const COLUMNS = `s.id, s.form_id, s.status, s.spam_reason, s.category, s.ai_moderation, s.payload, s.received_at,
+  to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts,
+  (select json_agg(json_build_object('id', f.id, 'field', f.field, 'filename', f.filename, 'content_type', f.content_type,
+     'size', f.size_bytes, 'key', f.storage_key) order by f.created_at, f.id) from submission_files f where f.submission_id = s.id) as files`;
+
+export type ListFilter = { formId: string; folder: Folder; category?: string; since?: string; until?: string; q?: string };
+
+/** The filter as SQL over parameters starting at `$1`; `filtered` when it goes beyond form and folder. */
+function whereOf(f: ListFilter, opts: { search?: boolean } = {}): { where: string[]; values: unknown[]; filtered: boolean } {
+  const values: unknown[] = [f.formId];
+  const where = ['s.form_id = $1', FOLDER_SQL[f.folder]];
+  const add = (sql: (param: string) => string, value: unknown) => where.push(sql(`$${values.push(value)}`));
+  if (f.category) add((v) => `s.category = ${v}`, f.category);
+  if (f.since) add((v) => `s.received_at > ${v}::timestamptz`, f.since);
+  if (f.until) add((v) => `s.received_at < ${v}::timestamptz`, f.until);
+  if (f.q && opts.search !== false) add((v) => `s.search @@ submission_search_query(${v})`, f.q);
+  return { where, values, filtered: where.length > 2 };
+}
+
+export type PageSpec = { limit: number; offset: number; after?: [string, string] };
+
+/** The page's rows: `ids` is SQL defining a `page` CTE of (id, received_at); the rows are read after it. */
+function pageRows(ids: string): string {
+  return `${ids}
+    select ${COLUMNS} from page p join submissions s on s.id = p.id
+    order by p.received_at desc, p.id desc`;
+}
+
+/** The filter with the page's keyset position, when it has one. */
+function pageFilter(f: ListFilter, page: PageSpec, opts: { search?: boolean } = {}): { where: string[]; values: unknown[]; filtered: boolean } {
+  const { where, values, filtered } = whereOf(f, opts);
+  if (page.after) {
+    const [ts, id] = page.after;
+    where.push(`(s.received_at, s.id) < ($${values.push(ts)}::timestamptz, $${values.push(id)})`);
+  }
+  return { where, values, filtered };
+}
+
+/** The counter folders a list folder sums. */
+const COUNTED_FOLDERS: Record<Folder, string[]> = { inbox: ['inbox'], spam: ['spam'], all: ['inbox', 'spam'] };
+
+/**
+ * From this offset on, an unfiltered page starts from the day holding its first row (summing the folder's
+ * per-day counters, under a millisecond for a year of days) instead of skipping `offset` index entries
+ * (about 0.1 ms per thousand).
+ */
+export const DAY_SKIP_FROM = 5000;
+
+/**
+ * One page, newest first: `limit` rows after `offset`, or after the keyset `after` (received_at text with
+ * microseconds, id). A deferred join: the page's ids come from an index-only scan, so deep offsets skip
+ * index entries rather than whole rows; only the page itself is read from the table. A deep page of a
+ * whole folder skips whole days by their counters (kept exact by triggers, read in the same snapshot) and
+ * then at most one day's entries: the day holding the offset is the oldest whose newer days hold no more
+ * than `offset` rows.
+ */
+export function listPageQuery(f: ListFilter, page: PageSpec): { text: string; values: unknown[] } {
+  const { where, values, filtered } = pageFilter(f, page);
+  if (page.after || filtered || page.offset < DAY_SKIP_FROM) {
+    const text = pageRows(`
+      with page as (
+        select s.id, s.received_at from submissions s where ${where.join(' and ')}
+        order by s.received_at desc, s.id desc limit $${values.push(page.limit)} offset $${values.push(page.offset)}
+      )`);
+    return { text, values };
+  }
+  const offset = `$${values.push(page.offset)}::bigint`;
+  const text = pageRows(`
+    with days as (
+      select c.day, sum(c.n) as n from form_folder_counts c where c.form_id = $1 and c.folder = any($${values.push(COUNTED_FOLDERS[f.folder])}::text[])
+      group by c.day
+    ),
+    start as (
+      select d.day, d.newer::bigint as newer from (select day, sum(n) over (order by day desc) - n as newer from days) d
+       where d.newer <= ${offset} order by d.day limit 1
+    ),
+    page as (
+      select s.id, s.received_at from submissions s
+       where ${where.join(' and ')} and s.received_at < (select (day + 1)::timestamp at time zone 'UTC' from start)
+       order by s.received_at desc, s.id desc limit $${values.push(page.limit)} offset ${offset} - (select newer from start)
+    )`);
+  return { text, values };
+}
+
+export async function listPage(sql: Sql, f: ListFilter, page: PageSpec): Promise<SubmissionRow[]> {
+  const { text, values } = listPageQuery(f, page);
+  return (await sql.query<SubmissionRow>(text, values)).rows;
+}
+
+/** How many of the newest rows a search reads before it turns to the index (see searchPage). */
+const SEARCH_WINDOW = 5000;
+
+/**
+ * A page of a search (`f.q`) and its match count up to `cap` (cap + 1 when there are more). Which way is
+ * fast depends on how common the words are, and Postgres cannot tell for prefixes, so the query says:
+ * - first the newest SEARCH_WINDOW rows the other filters select are read and matched: a common word
+ *   fills the page there, and its count stops at cap + 1 after a short scan;
+ * - otherwise the words are rare (or the form small): every match comes from the GIN index (a
+ *   materialized CTE, so the planner cannot walk the time index hoping to meet matches soon) and is
+ *   sorted and counted — few rows.
+ */
+export async function searchPage(sql: Sql, f: ListFilter, page: PageSpec, cap: number): Promise<{ rows: SubmissionRow[]; counted: number }> {
+  const recent = pageFilter(f, page, { search: false });
+  const window = await sql.query<SubmissionRow>(
+    pageRows(`with recent as materialized (
+        select s.id, s.received_at, s.search from submissions s where ${recent.where.join(' and ')}
+        order by s.received_at desc, s.id desc limit ${SEARCH_WINDOW}),
+      page as (
+        select r.id, r.received_at from recent r where r.search @@ submission_search_query($${recent.values.push(f.q)})
+        order by r.received_at desc, r.id desc limit $${recent.values.push(page.limit)} offset $${recent.values.push(page.offset)})`),
+    recent.values,
+  );
+  const all = whereOf(f);
+  if (window.rows.length === page.limit) {
+    // Newest first, as the page was found: a common word meets cap + 1 matches after a short walk of the
+    // time index (unordered, the planner collects every posting of the word from the GIN index first).
+    const counted = await sql.query<{ n: number }>(
+      `select count(*)::int as n from (select 1 from submissions s where ${all.where.join(' and ')} order by s.received_at desc, s.id desc limit ${cap + 1}) m`,
+      all.values,
+    );
+    return { rows: window.rows, counted: counted.rows[0]!.n };
+  }
+  const { where, values } = pageFilter(f, page);
+  const rows = await sql.query<SubmissionRow>(
+    pageRows(`with matches as materialized (select s.id, s.received_at from submissions s where ${where.join(' and ')}),
+      page as (select m.id, m.received_at from matches m order by m.received_at desc, m.id desc
+               limit $${values.push(page.limit)} offset $${values.push(page.offset)})`),
+    values,
+  );
+  const counted = await sql.query<{ n: number }>(
+    `with matches as materialized (select 1 from submissions s where ${all.where.join(' and ')}) select count(*)::int as n from matches`,
+    all.values,
+  );
+  return { rows: rows.rows, counted: Math.min(counted.rows[0]!.n, cap + 1) };
+}
+
+/** How many rows the filter matches: the folder counters when it is only a folder, else a count. */
+export async function countMatching(sql: Sql, f: ListFilter): Promise<number> {
+  const { where, values, filtered } = whereOf(f);
+  if (filtered) {
+    const { rows } = await sql.query<{ n: number }>(`select count(*)::int as n from submissions s where ${where.join(' and ')}`, values);
+    return rows[0]!.n;
+  }
+  const { rows } = await sql.query<{ n: number }>(
+    `select coalesce(sum(n), 0)::int as n from form_folder_counts where form_id = $1 and ($2::text = 'all' or folder = $2)`,
+    [f.formId, f.folder],
+  );
+  return rows[0]!.n;
+}
+
+/** A submission of the team's form, optionally locked for update. */
+export async function findSubmission(sql: Sql, teamId: string, formId: string, id: string, lock = false): Promise<SubmissionDetailRow | undefined> {
+  const { rows } = await sql.query<SubmissionDetailRow>(
+    `select ${COLUMNS}, s.metadata, s.autoresponse, s.updated_at from submissions s
+      where s.id = $1 and s.form_id = $2 and s.team_id = $3 ${lock ? 'for update of s' : ''}`,
+    [id, formId, teamId],
+  );
+  return rows[0];
+}
+
+export async function updateSubmission(
+  sql: Sql,
+  id: string,
+  change: { payload: Record<string, unknown>; status: SubmissionStatus; spamReason: string | null },
+): Promise<void> {
+  await sql.query('update submissions set payload = $2, status = $3, spam_reason = $4, updated_at = now() where id = $1', [
+    id,
+    JSON.stringify(change.payload),
+    change.status,
+    change.spamReason,
+  ]);
+}
+
+export type AuditEvent = {
+  id: string;
+  teamId: string;
+  submissionId: string;
+  /** Null for an action taken through a signed e-mail link (no token: the link was the credential). */
+  actorUserId: string | null;
+  actorTokenId: string | null;
+  action: string;
+  changes: Record<string, unknown>;
+};
+
+export async function insertEvent(sql: Sql, e: AuditEvent): Promise<void> {
+  await sql.query(
+    `insert into submission_events (id, team_id, submission_id, actor_user_id, actor_token_id, action, changes)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
+    [e.id, e.teamId, e.submissionId, e.actorUserId, e.actorTokenId, e.action, JSON.stringify(e.changes)],
+  );
+}
+
+/** Deletes the rows (files and audit events cascade) and returns their files' storage keys. */
+export async function deleteSubmissions(sql: Sql, ids: string[]): Promise<string[]> {
+  const { rows } = await sql.query<{ storage_key: string }>('select storage_key from submission_files where submission_id = any($1::text[])', [ids]);
+  await sql.query('delete from submissions where id = any($1::text[])', [ids]);
+  return rows.map((r) => r.storage_key);
+}
+
+/** The team's submissions of the form among `ids`, locked for a bulk action. */
+export async function lockSubmissions(sql: Sql, teamId: string, formId: string, ids: string[]): Promise<Array<{ id: string; status: SubmissionStatus }>> {
+  const { rows } = await sql.query<{ id: string; status: SubmissionStatus }>(
+    'select id, status from submissions where id = any($1::text[]) and form_id = $2 and team_id = $3 for update',
+    [ids, formId, teamId],
+  );
+  return rows;
+}
+
+export async function setStatus(sql: Sql, ids: string[], status: SubmissionStatus, spamReason: string | null): Promise<void> {
+  await sql.query('update submissions set status = $2, spam_reason = $3, updated_at = now() where id = any($1::text[])', [ids, status, spamReason]);
+}
+
+/** A file whose form is live (not trashed, not erased), with where it lives: what an export link may serve. */
+export async function findLinkedFile(
+  sql: Sql,
+  fileId: string,
+): Promise<{ storage_key: string; filename: string; team_id: string; form_id: string } | undefined> {
+  const { rows } = await sql.query<{ storage_key: string; filename: string; team_id: string; form_id: string }>(
+    `select f.storage_key, f.filename, f.team_id, f.form_id from submission_files f join forms fm on fm.id = f.form_id
+      where f.id = $1 and fm.deleted_at is null`,
+    [fileId],
+  );
+  return rows[0];
+}
+
+export async function findFile(
+  sql: Sql,
+  where: { fileId: string; submissionId?: string; formId?: string; teamId?: string },
+): Promise<{ storage_key: string; filename: string } | undefined> {
+  const { rows } = await sql.query<{ storage_key: string; filename: string }>(
+    `select storage_key, filename from submission_files
+      where id = $1 and ($2::text is null or submission_id = $2) and ($3::text is null or form_id = $3) and ($4::text is null or team_id = $4)`,
+    [where.fileId, where.submissionId ?? null, where.formId ?? null, where.teamId ?? null],
+  );
+  return rows[0];
+}
+
+/** Bytes of files the team stores (every form, trashed ones included: their objects still exist). */
+export async function teamStorageBytes(sql: Sql, teamId: string): Promise<number> {
+  const { rows } = await sql.query<{ bytes: string }>(
+    'select coalesce(sum(size_bytes), 0) as bytes from submission_files where team_id = $1',
+    [teamId],
+    'intake_team_storage',
+  );
+  return Number(rows[0]!.bytes);
+}
+
+/** What the autoresponder did for the submission (sent, or why not), so a retried job does not send again. */
+export async function recordAutoresponse(sql: Sql, submissionId: string, outcome: Record<string, unknown>): Promise<void> {
+  await sql.query('update submissions set autoresponse = $2 where id = $1', [submissionId, JSON.stringify(outcome)]);
+}
+
+/** The processing verdict on a submission still `received` (the process-submission job, see settleReceived). */
+export type ProcessingVerdict = {
+  status: 'processed' | 'spam';
+  spamReason: string | null;
+  category: string;
+  moderation: { score: number; verdict: string; reasons: string[]; provider: string };
+  /** The autoresponder's outcome when it is decided here (spam is never answered). */
+  autoresponse: { skipped: 'spam' } | null;
+};
+
+/**
+ * Applies the verdict to a submission still `received`; false when another run got there first. An
+ * autoresponse already sent (the submission is processed again: marked not spam) stays recorded, so
+ * it is not sent twice. The transaction's id makes it an event of the submission stream (migration 0012).
+ */
+export async function settleReceived(sql: Sql, submissionId: string, v: ProcessingVerdict): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `update submissions set status = $2, spam_reason = $3, category = $4, ai_moderation = $5, stream_xid = pg_current_xact_id(),
+            autoresponse = case when autoresponse ? 'sent_at' then autoresponse else $6::jsonb end, updated_at = now()
+      where id = $1 and status = 'received'`,
+    [submissionId, v.status, v.spamReason, v.category, JSON.stringify(v.moderation), v.autoresponse && JSON.stringify(v.autoresponse)],
+  );
+  return rowCount > 0;
+}
+
+export async function recordProcessingError(sql: Sql, submissionId: string, reason: string): Promise<void> {
+  await sql.query(
+    `update submissions set metadata = jsonb_set(metadata, '{processing_error}', to_jsonb($2::text))
+      where id = $1 and status = 'received'`,
+    [submissionId, reason],
+  );
+}
+
+/** `failed`, keeping the last attempt's error (or saying it timed out). */
+export async function markFailed(sql: Sql, submissionId: string): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `update submissions
+        set status = 'failed', updated_at = now(),
+            metadata = jsonb_set(metadata, '{processing_error}', coalesce(metadata->'processing_error', to_jsonb('processing timed out'::text)))
+      where id = $1 and status = 'received'`,
+    [submissionId],
+  );
+  return rowCount > 0;
+}

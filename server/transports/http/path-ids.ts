@@ -1,0 +1,39 @@
+import type { NextFunction, Request, Response } from 'express';
+import { AppError, validationFailed } from '../../domain/shared/errors.ts';
+import { checkPathIds as checkIds } from '../../operations/invoke.ts';
+
+/**
+ * REST's framing of invoke's path-id step: ids in the path are checked by shape (prefix + ULID) before any
+ * query: what cannot be an id is a record that does not exist (404), and never reaches SQL. After
+ * authentication, so 401 and 403 come first.
+ */
+export function checkPathIds(req: Request, _res: Response, next: NextFunction) {
+  try {
+    checkIds(req.params ?? {});
+    next();
+  } catch (err) {
+    next(err);
+  }
+}
+
+/**
+ * A path whose percent-escapes do not decode (`%FF%FE`, `%E0%A4%A`, a lone `%`) is bad input, answered
+ * 400 before any route: express would otherwise throw a URIError while matching a route's parameters,
+ * which reaches the error handler as a 500. Checked once for every route (REST, MCP, the public endpoint,
+ * e-mail and file links, the helper script), so a new route cannot forget it.
+ */
+export function refuseMalformedPath(req: Request, _res: Response, next: NextFunction) {
+  try {
+    decodeURIComponent(req.path);
+  } catch {
+    return next(malformedPath());
+  }
+  next();
+}
+
+export function malformedPath(): AppError {
+  return validationFailed(
+    [{ in: 'path', path: '(path)', message: 'The path has a malformed percent-escape (each % takes two hex digits, and the bytes must be UTF-8).' }],
+    'The request path is malformed.',
+  );
+}

@@ -35,7 +35,7 @@ function nameable(type: z.ZodTypeAny): boolean {
 
 /** The contract modules' exported schemas by component name, in file and export order. */
 async function contractSchemas(): Promise<Map<string, z.ZodTypeAny>> {
-  const dir = new URL('../../contract', import.meta.url);
+  const dir = new URL('../../contract/', import.meta.url);
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.ts'))
     .sort();

@@ -2,8 +2,8 @@ import { RateLimitedBody } from '../../contract/index.ts';
 import { jsonContent, type Json } from './schema-repairs.ts';
 
 /**
- * The per-token API budget (server/transports/http/rate-limit.ts) charges the routes whose declared cost spends it
- * (`cost.budget: 'api'`, which server/operations/invoke.ts reads) and answers the IETF RateLimit headers on
+ * The per-token API budget (server/operations/pipeline.ts) charges the routes whose declared cost spends it
+ * (`cost.budget: 'api'`) and answers the IETF RateLimit headers on
  * every answer after the charge, with `Retry-After` on its 429.
  */
 export const RATE_LIMIT_HEADERS: Record<string, Json> = {

@@ -11,8 +11,8 @@ import { webhooksOperations } from './webhooks.ts';
 
 /**
  * Every contract operation by route key: `(ctx, caller, { params, query, body, headers }) → { status, body }`.
- * Transport-neutral: REST (server/transports/http/routers) and MCP tools (server/transports/mcp/tools.ts) bind to this table,
- * through the checks in `invoke.ts`; the CLI reaches it through the SDK and REST.
+ * Transport-neutral: REST (server/transports/http/api.ts) and MCP tools (server/transports/mcp/tools.ts) bind to this table,
+ * through the pipeline in `pipeline.ts`; the CLI reaches it through the SDK and REST.
  */
 export const operations = {
   ...accountOperations,

@@ -5,7 +5,7 @@ import { contract } from '../../contract/index.ts';
 import { AppError } from '../../server/domain/shared/errors.ts';
 import { operations } from '../../server/operations/index.ts';
 import { bearerToken } from '../../server/domain/accounts/tokens.ts';
-import { invoke } from '../../server/operations/invoke.ts';
+import { invoke } from '../../server/operations/pipeline.ts';
 import { bearer, makeMember, makeTeam, startTestApp } from '../support/harness.ts';
 
 /** One way to call an operation (issue 26): a table of operations that REST and MCP bind to, through `invoke`'s checks. */

@@ -1,27 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { createExpressEndpoints } from '@ts-rest/express';
-import { contract } from '../../../contract/index.ts';
 import type { AppContext } from '../../context.ts';
 import { checkReady } from '../../domain/shared/health.ts';
 import { ingestRoutes } from '../public/router.ts';
 import { fileLinkRoutes } from './file-links.ts';
 import { emailLinkRoutes } from './email-links.ts';
 import { browserHelperRoutes } from './browser-helper.ts';
-import { requireAbility } from './auth.ts';
 import { AuthFailures } from './auth-failures.ts';
 import { jsonBody } from './body-parsing.ts';
 import { mcpRoutes } from '../mcp/http.ts';
-import { checkPathIds, refuseMalformedPath } from './path-ids.ts';
+import { refuseMalformedPath } from './malformed-path.ts';
 import { docsRoutes } from './docs.ts';
-import { errorHandler, notFoundHandler, requestValidationErrorHandler } from './errors.ts';
-import { apiRateLimit } from './rate-limit.ts';
+import { errorHandler, notFoundHandler } from './errors.ts';
 import { responseValidation } from './response-validation.ts';
 import { minBodyRate } from './http-server.ts';
 import { securityHeaders } from './security-headers.ts';
 import { metricsRoutes } from './metrics.ts';
 import { countHttpRequests } from '../../infra/metrics/http-requests.ts';
-import { apiHandlers } from './routers/index.ts';
+import { apiRoutes } from './api.ts';
 
 function requestId(req: Request, res: Response, next: NextFunction) {
   const incoming = req.header('x-request-id');
@@ -77,15 +73,7 @@ export function createApp(ctx: AppContext): express.Express {
 
   if (ctx.config.validateResponses) app.use('/v1', responseValidation(ctx.log));
   app.use('/v1', jsonBody());
-  // The handlers are bound from the operation table by route key; the operations themselves are typed
-  // against the contract (server/operations), so the table is handed over untyped.
-  createExpressEndpoints(contract, apiHandlers(ctx) as never, app, {
-    // invoke's steps (server/operations/invoke.ts) as middleware: they run before ts-rest parses the request.
-    // ts-rest types its middleware per route; ours are route-agnostic express handlers.
-    globalMiddleware: [requireAbility(ctx, authFailures), checkPathIds, apiRateLimit(ctx)] as never[],
-    requestValidationErrorHandler: requestValidationErrorHandler as never,
-    responseValidation: false,
-  });
+  app.use(apiRoutes(ctx, authFailures));
 
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.log));

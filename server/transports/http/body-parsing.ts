@@ -1,19 +1,15 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '../../domain/shared/errors.ts';
-import { API_INPUT_LIMITS, decodeJsonText, inputProblem, jsonTextProblem } from '../../domain/shared/input-guard.ts';
+import { API_INPUT_LIMITS, decodeJsonText, jsonTextProblem } from '../../domain/shared/input-guard.ts';
 
 // Everything the 415 guard lets through must also be parsed, or it would arrive as an empty body.
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /**
- * JSON bodies for the API, through the one input guard (server/domain/shared/input-guard.ts): express would
- * replace invalid UTF-8 with U+FFFD, so decode strictly first; depth and value count are checked on the
- * text before it is parsed, then every string and key of the value; a body with another content type is
- * 415, never silently an empty object.
- *
- * Bodies are parsed before routing, but a bad body (415, malformed JSON, bad UTF-8) is only reported
- * once the caller is authenticated: a missing or invalid token is 401 whatever the body holds (spec,
- * Authentication 1), and an unknown route stays 404. Oversized bodies are refused at once (413), unread.
+ * JSON bodies for the API: decoded as strict UTF-8 (express would replace bad bytes with U+FFFD), depth and
+ * value count checked on the text before it is parsed; another content type is 415, never an empty object.
+ * A refused body is held in `res.locals.bodyError` for the pipeline's guard step, so a missing token is 401
+ * whatever the body holds and an unknown route stays 404. An oversized body is refused at once (413), unread.
  */
 export function jsonBody(limit = API_INPUT_LIMITS.maxBytes) {
   const parse = express.json({
@@ -46,14 +42,8 @@ export function jsonBody(limit = API_INPUT_LIMITS.maxBytes) {
         res.locals.bodyError = refused ?? err;
         return next();
       }
-      // One rule for every string of every body, keys included, whatever the route's schema says of it.
-      if (!err && req.body !== undefined) res.locals.bodyError = inputProblem(req.body, { in: 'body' }) ?? undefined;
       next(err);
     });
   };
 }
 
-/** Throws the body error `jsonBody` held back; called once the caller is known. */
-export function throwDeferredBodyError(res: Response): void {
-  if (res.locals.bodyError) throw res.locals.bodyError;
-}

@@ -1,62 +1,34 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { RequestValidationError } from '@ts-rest/express';
-import type { ZodError } from 'zod';
 import type { Logger } from 'pino';
-import { AppError, type ErrorDetail } from '../../domain/shared/errors.ts';
-import { isOutage, serviceUnavailable } from '../../domain/shared/outages.ts';
+import { AppError } from '../../domain/shared/errors.ts';
+import { errorAnswer } from '../../operations/errors.ts';
 import { lingeringClose } from './lingering-close.ts';
-import { malformedPath } from './path-ids.ts';
+import { malformedPath } from './malformed-path.ts';
 
-function zodDetails(where: ErrorDetail['in'], error: ZodError | null): ErrorDetail[] {
-  if (!error) return [];
-  return error.issues.map((i) => ({ in: where, path: i.path.join('.') || '(root)', message: i.message }));
-}
-
-/** ts-rest reports only a raw ZodError per part: report every failing part in the one error shape. */
-export function requestValidationErrorHandler(err: RequestValidationError, _req: Request, _res: Response, next: NextFunction) {
-  const details = [
-    ...zodDetails('path', err.pathParams),
-    ...zodDetails('header', err.headers),
-    ...zodDetails('query', err.query),
-    ...zodDetails('body', err.body),
-  ];
-  next(new AppError('validation_failed', details.map((d) => `${d.in} ${d.path}: ${d.message}`).join('; '), { details }));
-}
-
-/** Turns anything thrown into the error body; 5xx are logged with the request id, never explained. */
+/** Turns anything thrown into the error body: HTTP's own parse errors here, the rest as every transport does. */
 export function errorHandler(log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    let appError: AppError;
-    const e = err as { type?: string; status?: number; code?: string };
-    if (e?.type === 'request.aborted') {
-      // The client hung up mid-body: nobody is left to answer, and it is not our failure to log as one.
-      log.debug({ requestId: res.locals.requestId, method: req.method, path: req.path }, 'client aborted the request body');
-      return void res.end();
-    }
-    if (err instanceof AppError) appError = err;
-    // Express decodes route parameters itself and throws a URIError (status 400) on a bad escape; the
-    // early path check answers first, this keeps any route mounted before it from answering 500.
-    else if (err instanceof URIError && e.status === 400) appError = malformedPath();
-    else if (e?.type === 'entity.parse.failed') appError = new AppError('invalid_json', 'The request body is not valid JSON.');
-    else if (e?.type === 'entity.too.large') appError = new AppError('payload_too_large', 'The request body is too large.');
-    // JSON text is UTF-8 (RFC 8259 §8.1): other bytes are malformed JSON, not a field-level validation failure.
-    else if (e?.code === 'invalid_utf8') appError = new AppError('invalid_json', 'The request body is not valid UTF-8.');
-    else if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
-      appError = new AppError('unsupported_media_type', 'Unsupported body encoding.');
-    } else if (isOutage(err)) {
-      log.warn({ err, requestId: res.locals.requestId, method: req.method, path: req.path }, 'a service we depend on is unavailable');
-      appError = serviceUnavailable();
-    } else {
-      log.error({ err, requestId: res.locals.requestId, method: req.method, path: req.path }, 'unhandled error');
-      appError = new AppError('internal_error', 'Something went wrong on our side. Quote the request id when you report it.', {
-        request_id: res.locals.requestId,
-      });
-    }
+    const appError = parseError(err) ?? errorAnswer(err, log, { requestId: res.locals.requestId, method: req.method, path: req.path });
+    if (!appError) return void res.end();
     if (res.headersSent) return res.end();
     closeUnreadBody(req, res);
     if (typeof appError.extra.retry_after === 'number') res.setHeader('Retry-After', String(appError.extra.retry_after));
     res.status(appError.status).json(appError.toBody());
   };
+}
+
+/** What express and its body parser throw for a request they could not read. */
+function parseError(err: unknown): AppError | null {
+  const e = err as { type?: string; status?: number; code?: string } | null;
+  // Express decodes route parameters itself and throws a URIError (status 400) on a bad escape; the early
+  // path check answers first, this keeps any route mounted before it from answering 500.
+  if (err instanceof URIError && e?.status === 400) return malformedPath();
+  if (e?.type === 'entity.parse.failed') return new AppError('invalid_json', 'The request body is not valid JSON.');
+  if (e?.type === 'entity.too.large') return new AppError('payload_too_large', 'The request body is too large.');
+  // JSON text is UTF-8 (RFC 8259 §8.1): other bytes are malformed JSON, not a field-level validation failure.
+  if (e?.code === 'invalid_utf8') return new AppError('invalid_json', 'The request body is not valid UTF-8.');
+  if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') return new AppError('unsupported_media_type', 'Unsupported body encoding.');
+  return null;
 }
 
 const closeLingering = lingeringClose();

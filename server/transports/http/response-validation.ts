@@ -13,7 +13,7 @@ export function responseValidation(log: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
-      const route = (req as Request & { tsRestRoute?: AppRoute }).tsRestRoute;
+      const route = res.locals.route as AppRoute | undefined;
       const problem = check(route, res.statusCode, body);
       if (problem) {
         log.error({ method: req.method, path: req.path, status: res.statusCode, problem, body }, 'response does not match the contract');

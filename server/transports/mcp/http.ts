@@ -9,7 +9,7 @@ import { API_INPUT_LIMITS, decodeJsonText, jsonTextProblem, tooLargeInput, type 
 import { chargeApiBudget } from '../../domain/accounts/rate-windows.ts';
 import { inTeamLane } from '../../domain/accounts/team-lanes.ts';
 import { createMcpServer } from './server.ts';
-import { authenticateBearer, bearerChallenge } from '../../operations/invoke.ts';
+import { authenticateBearer, bearerChallenge } from '../../operations/pipeline.ts';
 import { VERSION } from '../../version.ts';
 import { refuseFailedAuth, type AuthFailures } from '../http/auth-failures.ts';
 import { closeUnreadBody } from '../http/errors.ts';

@@ -5,18 +5,16 @@ import { objectShape } from '../../../contract/schema-shape.ts';
 import type { AppContext } from '../../context.ts';
 import type { Ability } from '../../../contract/abilities.ts';
 import type { Caller } from '../../domain/accounts/caller.ts';
-import { AppError } from '../../domain/shared/errors.ts';
-import { isOutage, serviceUnavailable } from '../../domain/shared/outages.ts';
 import type { ExportStream } from '../../domain/submissions/export.ts';
 import type { RouteKey } from '../../operations/index.ts';
-import { invoke, partsOf, type Input } from '../../operations/invoke.ts';
+import { errorAnswer } from '../../operations/errors.ts';
+import { invoke, partsOf, type Input } from '../../operations/pipeline.ts';
 
 /**
- * Every API route as an MCP tool (DESIGN.md: route key = MCP tool name root), generated from the contract:
- * the input schema is the route's path, query and body schemas merged, the output schema its 2xx body.
- * A call goes through `invoke` (server/operations): the same checks as a REST request — the route's ability,
- * the input guard, path ids by shape, the per-token rate limit — then the same operation. Errors come back
- * as tool errors carrying the API's error body (`error`, `message`, …).
+ * Every API route as an MCP tool (route key = tool name root), generated from the contract: the input
+ * schema is the route's path, query and body schemas merged, the output schema its 2xx body. A call runs
+ * the operation pipeline (server/operations/pipeline.ts), as a REST request does; errors come back as tool
+ * errors carrying the API's error body.
  */
 
 /** The spec's names for three tools (Endpoints → MCP); every other tool is its route key in snake_case. */
@@ -126,9 +124,8 @@ async function inlineExport(stream: NodeJS.ReadableStream & { destroy(): void },
 }
 
 /**
- * Runs one tool for a caller through `invoke` (authentication, ability, input guard, schemas, path ids,
- * rate limit, operation) and returns its body or the API's error body. The export comes back inline and
- * a file as its signed URL: a tool answers with data, not a download.
+ * Runs one tool for a caller through the pipeline and returns its body or the API's error body. The
+ * export comes back inline and a file as its signed URL: a tool answers with data, not a download.
  */
 export async function callTool(ctx: AppContext, caller: Caller, spec: ToolSpec, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
   try {
@@ -151,14 +148,8 @@ export async function callTool(ctx: AppContext, caller: Caller, spec: ToolSpec, 
     if (key === 'downloadSubmissionFile') return { ok: true, body: result.body, untrusted: false };
     return { ok: true, body: result.body ?? { ok: true }, untrusted: /submission/i.test(spec.routeKey) };
   } catch (err) {
-    if (err instanceof AppError) return { ok: false, error: err.toBody() };
-    if ((err as { type?: string }).type === 'request.aborted') return { ok: false, error: { error: 'request_timeout', message: 'The client went away.' } };
-    if (isOutage(err)) {
-      ctx.log.warn({ err, tool: spec.name }, 'a service we depend on is unavailable');
-      return { ok: false, error: serviceUnavailable().toBody() };
-    }
-    ctx.log.error({ err, tool: spec.name }, 'MCP tool failed');
-    return { ok: false, error: { error: 'internal_error', message: 'The tool failed; the error is in the server log.' } };
+    const answer = errorAnswer(err, ctx.log, { tool: spec.name });
+    return { ok: false, error: answer ? answer.toBody() : { error: 'request_timeout', message: 'The client went away.' } };
   }
 }
 

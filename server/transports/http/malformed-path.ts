@@ -1,20 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError, validationFailed } from '../../domain/shared/errors.ts';
-import { checkPathIds as checkIds } from '../../operations/invoke.ts';
-
-/**
- * REST's framing of invoke's path-id step: ids in the path are checked by shape (prefix + ULID) before any
- * query: what cannot be an id is a record that does not exist (404), and never reaches SQL. After
- * authentication, so 401 and 403 come first.
- */
-export function checkPathIds(req: Request, _res: Response, next: NextFunction) {
-  try {
-    checkIds(req.params ?? {});
-    next();
-  } catch (err) {
-    next(err);
-  }
-}
+import { validationFailed, type AppError } from '../../domain/shared/errors.ts';
 
 /**
  * A path whose percent-escapes do not decode (`%FF%FE`, `%E0%A4%A`, a lone `%`) is bad input, answered

@@ -3,7 +3,7 @@ import type { Framing } from './framing.ts';
 
 /** The export as a download, and a file as a redirect to its signed storage URL. */
 export const submissionsFraming: Record<'exportSubmissions' | 'downloadSubmissionFile', Framing> = {
-  exportSubmissions: (ctx, result, { res, params }) => {
+  exportSubmissions: (ctx, result, { req, res }) => {
     const exported = result.body as ExportStream;
     res.setHeader('Content-Type', exported.contentType);
     res.setHeader('Content-Disposition', `attachment; filename="${exported.filename}"`);
@@ -12,7 +12,7 @@ export const submissionsFraming: Record<'exportSubmissions' | 'downloadSubmissio
       if (!res.writableFinished) exported.stream.destroy();
     });
     exported.stream.on('error', (err) => {
-      ctx.log.error({ err, formId: params.form }, 'export failed mid-stream');
+      ctx.log.error({ err, formId: req.params.form }, 'export failed mid-stream');
       res.destroy(err);
     });
     return { status: 200, body: exported.stream };

@@ -9,7 +9,7 @@ import { isOutage, serviceUnavailable } from '../domain/shared/outages.ts';
  */
 export function errorAnswer(err: unknown, log: Logger, where: Record<string, unknown>): AppError | null {
   if ((err as { type?: string } | null)?.type === 'request.aborted') {
-    log.debug(where, 'the client went away');
+    log.debug(where, 'client aborted the request body');
     return null;
   }
   if (err instanceof AppError) return err;

@@ -87,11 +87,13 @@ const authenticateCaller: Step = async (s) => {
 
 const authorize: Step = (s) => requireAbility(s.caller, metadataOf(s.route).ability ?? null);
 
-/** Size, depth, value count, NUL and unpaired surrogates in every string and key, before any schema walks them. */
+/**
+ * Size, depth, value count, NUL and unpaired surrogates in every string and key of the query and body, before
+ * any schema walks them. Path values are ids, checked by shape next.
+ */
 const guard: Step = (s) => {
-  const { refused, params, query, body } = s.call.request;
+  const { refused, query, body } = s.call.request;
   if (refused) throw refused;
-  guardInput(params, { in: 'path' });
   guardInput(query, { in: 'query' });
   if (body !== undefined) guardInput(body, { in: 'body' });
 };

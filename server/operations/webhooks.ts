@@ -1,6 +1,7 @@
 import type { webhooksContract } from '../../contract/webhooks.ts';
-import * as deliveries from '../domain/delivery/deliveries.ts';
-import { testWebhook } from '../domain/webhooks/test-calls.ts';
+import { listDeliveries } from '../domain/delivery/log.ts';
+import { replayDelivery, startWebhookReplay } from '../domain/delivery/replay.ts';
+import { testWebhook } from '../domain/delivery/test-call.ts';
 import * as webhooks from '../domain/webhooks/webhooks.ts';
 import type { OperationsOf } from './types.ts';
 
@@ -16,18 +17,18 @@ export const webhooksOperations = {
   testWebhook: async (ctx, caller, { params }) => ({ status: 200, body: { data: await testWebhook(ctx, caller, params.form, params.webhook) } }),
   listDeliveries: async (ctx, caller, { params, query }) => ({
     status: 200,
-    body: await deliveries.listDeliveries(ctx, caller, params.form, params.webhook, query),
+    body: await listDeliveries(ctx, caller, params.form, params.webhook, query),
   }),
   replayDelivery: async (ctx, caller, { params }) => ({
     status: 200,
-    body: { ok: true, delivery_id: await deliveries.replayDelivery(ctx, caller, params.delivery, { formId: params.form, webhookId: params.webhook }) },
+    body: { ok: true, delivery_id: await replayDelivery(ctx, caller, params.delivery, { formId: params.form, webhookId: params.webhook }) },
   }),
   replayDeliveryById: async (ctx, caller, { params }) => ({
     status: 202,
-    body: { delivery_id: await deliveries.replayDelivery(ctx, caller, params.delivery_id), status: 'queued' },
+    body: { delivery_id: await replayDelivery(ctx, caller, params.delivery_id), status: 'queued' },
   }),
   replayWebhook: async (ctx, caller, { params, body }) => ({
     status: 202,
-    body: { job_id: await deliveries.startWebhookReplay(ctx, caller, params.webhook_id, body), status: 'queued' },
+    body: { job_id: await startWebhookReplay(ctx, caller, params.webhook_id, body), status: 'queued' },
   }),
 } satisfies OperationsOf<typeof webhooksContract>;

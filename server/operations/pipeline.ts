@@ -25,8 +25,19 @@ export type Result = { status: number; body?: unknown; stream?: unknown };
 /** Who calls: a bearer header to authenticate, or a caller the transport has authenticated for this request. */
 export type Credentials = { authorization: string | undefined } | { caller: Caller };
 
-/** A request's parts as the transport received them; `refused` is what the transport's own parsing refused. */
-export type RawRequest = { params: Record<string, unknown>; query: Record<string, unknown>; body: unknown; headers: Record<string, unknown>; refused?: unknown };
+/**
+ * A request's parts as the transport received them; `refused` is what the transport's own parsing refused.
+ * `pathInUrl`: the path values come from a URL (REST), so a value no id can be is a missing record (404);
+ * otherwise they are arguments like any other, guarded as input (400).
+ */
+export type RawRequest = {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+  headers: Record<string, unknown>;
+  refused?: unknown;
+  pathInUrl?: boolean;
+};
 
 /** What a transport adds to a step: HTTP answers a failed authentication and the API budget in headers. */
 export type Hooks = {
@@ -87,13 +98,11 @@ const authenticateCaller: Step = async (s) => {
 
 const authorize: Step = (s) => requireAbility(s.caller, metadataOf(s.route).ability ?? null);
 
-/**
- * Size, depth, value count, NUL and unpaired surrogates in every string and key of the query and body, before
- * any schema walks them. Path values are ids, checked by shape next.
- */
+/** Size, depth, value count, NUL and unpaired surrogates in every string and key, before any schema walks them. */
 const guard: Step = (s) => {
-  const { refused, query, body } = s.call.request;
+  const { refused, params, query, body, pathInUrl } = s.call.request;
   if (refused) throw refused;
+  if (!pathInUrl) guardInput(params, { in: 'path' });
   guardInput(query, { in: 'query' });
   if (body !== undefined) guardInput(body, { in: 'body' });
 };

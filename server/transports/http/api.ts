@@ -43,7 +43,7 @@ function restCall(key: RouteKey, req: Request, res: Response, failures: AuthFail
   return {
     key,
     credentials: { authorization },
-    request: { params: req.params, query: req.query as Record<string, unknown>, body: req.body, headers: req.headers, refused: res.locals.bodyError },
+    request: { params: req.params, query: req.query as Record<string, unknown>, body: req.body, headers: req.headers, refused: res.locals.bodyError, pathInUrl: true },
     signal: clientSignal(req, res),
     hooks: {
       unauthenticated: (err) => {

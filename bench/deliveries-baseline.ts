@@ -1,5 +1,5 @@
 /**
- * The deliveries benchmark's baseline (issue #9): the least a webhook sender does, as a child process.
+ * The deliveries benchmark's baseline: the least a webhook sender does, as a child process.
  * Claims pending rows of `bench_deliveries` with `FOR UPDATE SKIP LOCKED` (as many as free slots), POSTs each
  * body signed (HMAC-SHA256) with undici over keep-alive at the same concurrency as Intake's, and records the
  * status — the same pool size, connections and TLS as Intake's worker. Exits once no row is pending.

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries benchmark (issue #9, DESIGN.md "Performance"): `node bench/deliveries.ts [options]`.
+ * Webhook deliveries benchmark (DESIGN.md "Performance"): `node bench/deliveries.ts [options]`.
  *
  * 1. Throughput, end to end, in each shape of `--webhooks` (default `1,50`: one busy webhook, and the same
  *    N deliveries spread over 50 webhooks on 3 forms): N deliveries of processed submissions, created as
@@ -7,7 +7,7 @@
  *    `intake worker` to a local HTTPS receiver (self-signed, trusted through NODE_EXTRA_CA_CERTS). Deliveries/s = N ÷ (last row
  *    `succeeded` − first request received). Baseline in the same run: bench/deliveries-baseline.ts, a
  *    `FOR UPDATE SKIP LOCKED` loop POSTing the same bodies, signed, with undici keep-alive at the same
- *    concurrency, updating each row. Target (issue 28.4): Intake ≥ 0.8× the baseline in both shapes.
+ *    concurrency, updating each row. Target: Intake ≥ 0.8× the baseline in both shapes.
  *    `--pg-stats`: the statements Postgres spent most time on during Intake's run (pg_stat_statements).
  * 2. Latency: `intake serve` (API + worker), M posts to `POST /f/{form}` one after another (spaced out);
  *    p50/p99 from the start of the post to the receiver getting the delivery. Target: p50 < 150 ms.
@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { loadConfig } from '../server/config.ts';
 import type { Caller } from '../server/domain/accounts/caller.ts';
-import { createSubmissionDeliveries } from '../server/domain/delivery/deliveries.ts';
+import { createSubmissionDeliveries } from '../server/domain/delivery/fan-out.ts';
 import { createForm, publishForm } from '../server/domain/forms/forms.ts';
 import { createTeam } from '../server/domain/accounts/teams.ts';
 import { issueToken } from '../server/domain/accounts/tokens.ts';

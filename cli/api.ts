@@ -9,12 +9,9 @@ import { addFieldOptions, addPathParams, pathParamNames, requestParts, scopePara
 import { saveStream } from './save-stream.ts';
 
 /**
- * The API commands (`intake forms list`, `intake submissions export --form …`), one per contract route,
- * through the SDK: the CLI reaches the API no other way. A form-scoped command takes `--form <id>`, a
- * webhook-scoped one also `--webhook <id>`, and the record it acts on as a positional id; every query and
- * body field is an option (cli/route-options.ts). Output is a table for people and, with `--json`, exactly
- * the API's `data` (or its whole body when it has none).
- * Docs: docs/cli.md (generated from this command tree: npm run cli-docs), README "The CLI".
+ * The API commands (`intake forms list`, `intake submissions export --form …`), one per contract route, through
+ * the SDK. Options come from cli/route-options.ts. Output is a table, or with `--json` exactly the API's `data`.
+ * Docs: docs/cli.md (generated from this command tree: npm run cli-docs).
  */
 
 /** Route key → [resource, verb]. Every contract route has one (a test checks); DESIGN.md: route key = CLI verb. */

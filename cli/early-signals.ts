@@ -1,8 +1,6 @@
 /**
- * `serve`, `worker` and `dev` run until a signal, and boot() holds one that comes while they start. Before
- * boot() runs, Node spends about a second loading the server, and a SIGTERM then (a deploy that changes its
- * mind, a scale-down right after a scale-up) would kill the process by the signal. Imported first by
- * main.ts, this holds such signals until boot() takes them.
+ * `serve`, `worker` and `dev` run until a signal. While Node loads the server, before boot() can hold one, a
+ * SIGTERM would kill the process; imported first by main.ts, this holds such signals until boot() takes them.
  */
 const LONG_RUNNING = ['serve', 'worker', 'dev'];
 const held: NodeJS.Signals[] = [];

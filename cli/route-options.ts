@@ -6,10 +6,9 @@ import { UsageError } from './exit-status.ts';
 
 /**
  * A contract route's inputs as command-line arguments (docs/cli.md). Query and body fields are options
- * (`--per-page 50`, `--notification-emails a@x,b@y`, `--settings '{"ai_threshold":0.9}'`). Path parameters
- * that scope a command take options too, as DESIGN.md's CLI conventions say: `--form <id>`, `--webhook <id>`;
- * the record a command acts on is a positional argument (`intake submissions get subm_… --form frm_…`).
- * Before the convention every path parameter was positional, in path order; scripts written so still run.
+ * (`--per-page 50`, `--settings '{"ai_threshold":0.9}'`); path parameters that scope a command too (`--form
+ * <id>`, `--webhook <id>`); the record a command acts on is positional. All-positional path parameters, in
+ * path order, are also accepted.
  */
 
 /** Path parameters given as options rather than positional arguments, where they scope the command. */
@@ -55,7 +54,7 @@ function parseValue(kind: Kind, raw: string, key: string): unknown {
 }
 /**
  * Declares a route's path parameters on `cmd`: `--form`/`--webhook` options for the scoping ones, a
- * positional argument for each other one. Excess positionals are allowed so that the old all-positional
+ * positional argument for each other one. Excess positionals are allowed so that the all-positional
  * form still parses; `pathParams` sorts them out.
  */
 export function addPathParams(cmd: Command, names: string[], scoped: string[]): void {
@@ -69,9 +68,8 @@ export function addPathParams(cmd: Command, names: string[], scoped: string[]): 
 }
 
 /**
- * The path parameters from the positional arguments and the `--form`/`--webhook` options: every parameter
- * positional in path order (the form before the convention), or the scoping ones as options and the rest
- * positional, or a mix. A parameter given both ways with different values is a usage error, not a guess.
+ * The path parameters from the positional arguments and the `--form`/`--webhook` options: all positional in
+ * path order, or the scoping ones as options. A parameter given both ways with different values is a usage error.
  */
 export function pathParams(names: string[], scoped: string[], positional: string[], opts: Record<string, unknown>): Record<string, string> {
   const asOption = (n: string) => (scoped.includes(n) && typeof opts[n] === 'string' ? (opts[n] as string) : undefined);

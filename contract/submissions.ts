@@ -84,6 +84,9 @@ export const SubmissionListQuery = z.object({
   q: SearchText,
 });
 
+/** What a list selects its submissions by: every field of its query but the page's. */
+export type SubmissionFilter = Omit<z.infer<typeof SubmissionListQuery>, 'page' | 'per_page' | 'cursor'>;
+
 export const SubmissionPage = z.object({
   data: z.array(SubmissionListItem),
   links: PageLinks,

@@ -1,6 +1,6 @@
 /**
  * `make check` for the deployment files: compose.yaml against the Compose specification's JSON schema
- * (deploy/compose-spec/, vendored), then the rules issue 29 sets for the image and the topology, and that
+ * (deploy/compose-spec/, vendored), then the rules for the image and the topology, and that
  * test/platform/production-install.test.ts still takes its commands from the same reader (scripts/deploy-files.ts).
  * Prints each problem and exits 1 if there is any.
  */
@@ -44,7 +44,7 @@ export function imageProblems(image: Image, node = pinnedNode()): string[] {
   return problems;
 }
 
-/** The topology issue 29 asks for: one migrate, two API processes, two workers, all of one image. */
+/** The deployed topology: one migrate, two API processes, two workers, all of one image. */
 const EXPECTED_PROCESSES = ['migrate', 'serve --no-worker', 'serve --no-worker', 'worker', 'worker'];
 
 /** The proxy is the one service that faces the network, and only with HTTP and HTTPS. */

@@ -1,11 +1,7 @@
 /**
- * The waits between attempts, shared by the client's request retries (`resilientFetch`) and the event
- * stream's reconnects (`listen`). Written here rather than taken from a retry library: those (p-retry,
- * exponential-backoff, cockatiel) retry one promise, and neither loop is that — `listen` is a generator
- * that yields while connected and comes back after a clean end too, and both obey the server's
- * `Retry-After`, which none of them reads. fetch-retry fits the request retries alone (its delay callback
- * sees the response), at the price of a dependency of the published SDK for a dozen lines. What is left to
- * share is these three functions.
+ * The waits between attempts, shared by request retries (`resilientFetch`) and the event stream's reconnects
+ * (`listen`). Not a retry library: those retry one promise, and neither loop is that; both also obey the
+ * server's `Retry-After`, which none of them reads.
  */
 
 export type Backoff = { baseDelayMs: number; maxDelayMs: number };

@@ -8,17 +8,12 @@ import { clusterDir } from './infra/db/embedded-postgres.ts';
 import { deriveKeys, loadSecretKey } from './infra/secret-key.ts';
 
 /**
- * The composition root of an admin command: the database (migrated) and nothing else. Unlike `boot` in
- * main.ts it imports neither the HTTP app, the job queue, storage, mail nor the AI providers, so a command
- * run against a `make dev` cluster costs the database's modules and its few statements, not a server's start.
+ * The composition root of an admin command: the migrated database and nothing else, so a command costs its
+ * few statements, not a server's start.
  */
 export type AdminRuntime = { ctx: AppContext; close(): Promise<void> };
 
-/**
- * The context an admin command's domain calls get: the database, config, log and keys. Anything else a
- * server starts (storage, the queue, mail, AI, CAPTCHA) is not there, and touching it is a bug that names
- * the part, rather than a call into a half-built stand-in.
- */
+/** An admin command's context: database, config, log and keys; touching anything else throws, naming the part. */
 function adminContext(parts: Pick<AppContext, 'config' | 'db' | 'log' | 'keys'>): AppContext {
   return new Proxy(parts, {
     get(target, prop) {

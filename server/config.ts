@@ -124,10 +124,7 @@ export type Config = {
   ingestFloodLimit: number;
   workerConcurrency: number;
   queuePollSeconds: number;
-  /**
-   * How long the queue keeps a finished job (completed, failed or cancelled) before deleting it. Intake's own
-   * tables record every outcome, so the job table holds only work in flight and the last minute or so.
-   */
+  /** How long the queue keeps a finished job; Intake's own tables record every outcome. */
   queueKeepFinishedSeconds: number;
   /** Delay in seconds before each delivery attempt (the first is the delay after processing): its length is the attempt count. */
   deliverySchedule: number[];
@@ -166,24 +163,15 @@ export type Config = {
   };
   /** Exports of one team running at once, over every process (the next one answers 429). */
   exportsPerTeam: number;
-  /**
-   * A team's operations in this process: `running` at once, `waiting` more in line for at most `waitMs`
-   * each, then 429 (server/domain/accounts/team-lanes.ts).
-   */
+  /** A team's operations in this process: `running` at once, `waiting` in line for at most `waitMs`, then 429. */
   teamOperations: { running: number; waiting: number; waitMs: number };
   /** Time a SIGTERM'd process has to finish in-flight work before it exits anyway. */
   shutdownTimeoutMs: number;
-  /**
-   * After SIGTERM, how long an HTTP process still takes connections while its /readyz answers 503 (a load
-   * balancer's health checks notice before it stops listening). Part of shutdownTimeoutMs, at most half of it.
-   */
+  /** After SIGTERM, how long an HTTP process still listens while /readyz answers 503, so a load balancer notices. */
   shutdownDrainMs: number;
   /** MCP sessions over HTTP, held in this process's memory (docs/mcp.md "Limits"). */
   mcp: { sessionsPerToken: number; sessionsPerTeam: number; sessionsMax: number; sessionIdleMs: number };
-  /**
-   * GET /metrics (server/transports/http/metrics.ts), off unless one is set: `token` serves it on the API's port to a
-   * bearer of it; `port` on a listener of its own on HOST, without authentication (0: any free port).
-   */
+  /** GET /metrics, off unless set: `token` serves it on the API's port to its bearer; `port` on its own listener (0: any free port). */
   metrics: { token: string | undefined; port: number | undefined };
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
 };

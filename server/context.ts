@@ -21,8 +21,8 @@ export type AppContext = {
   ai: AiProvider;
   /** What plans without AI features get: the local provider, rule-based and without network. */
   localAi: AiProvider;
-  /** Asks a CAPTCHA provider about a widget's token (server/infra/captcha/siteverify.ts). */
+  /** Asks a CAPTCHA provider about a widget's token. */
   verifyCaptcha: CaptchaVerifier;
-  /** Keys derived per purpose from INTAKE_SECRET_KEY (server/infra/secret-key.ts). */
+  /** Keys derived per purpose from INTAKE_SECRET_KEY. */
   keys: Keys;
 };

@@ -82,9 +82,8 @@ export function processKind(options: Pick<BootOptions, 'http' | 'worker' | 'serv
 /** The composition root: config → database (+ migrations) → storage → queue → http → workers. */
 export async function boot(config: Config, options: BootOptions): Promise<Runtime> {
   const log = options.log ?? createLogger(config);
-  // serve and worker run until a signal; one that comes while they start (a deploy that changes its mind, a
-  // scale-down right after a scale-up) is held until the start is complete, and runUntilSignal then stops
-  // them as usual (exit 0), instead of Node dying by it half-way through migrations or the pool's first connections.
+  // A signal that comes while serve or worker starts is held until the start is complete, then stops them
+  // as usual, rather than killing Node half-way through migrations.
   const signalsWhileStarting: NodeJS.Signals[] = [];
   const holdSignal = (signal: NodeJS.Signals) => {
     signalsWhileStarting.push(signal);
@@ -189,13 +188,9 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
 }
 
 /**
- * Runs until SIGINT/SIGTERM, then shuts down in reverse order of start. A supervisor that signals the
- * whole process group (make, systemd) delivers the signal twice: the second only says shutdown is under
- * way; a third forces the exit, after stopping the embedded Postgres.
- *
- * SIGTERM (an orchestrator's stop, a rolling restart) to a process serving HTTP drains it first: /readyz
- * answers 503 at once while connections are still taken for INTAKE_SHUTDOWN_DRAIN_MS, so the load balancer
- * takes it out of rotation before it stops listening. SIGINT (Ctrl-C) stops at once.
+ * Runs until SIGINT/SIGTERM, then shuts down in reverse order of start. A process-group signal arrives twice,
+ * so only a third forces the exit. SIGTERM to an HTTP process drains it first (/readyz 503 while connections
+ * are still taken), so a load balancer takes it out of rotation; SIGINT stops at once.
  */
 export async function runUntilSignal(runtime: Runtime): Promise<void> {
   const first = await new Promise<NodeJS.Signals>((resolve) => {
@@ -232,9 +227,8 @@ export async function runUntilSignal(runtime: Runtime): Promise<void> {
     clearInterval(keepAlive);
     clearTimeout(deadline);
   }
-  // Everything the process owns is closed. What may still run is work already given back — a handler whose
-  // job pg-boss failed back to the queue at the end of its grace, still waiting on a slow model or server —
-  // and it must not hold the exit until it ends (a minute later, past any supervisor's patience).
+  // Everything the process owns is closed; a handler whose job was given back to the queue may still wait
+  // on a slow server, and must not hold the exit.
   log.info('stopped');
   process.exit(0);
 }

@@ -1,5 +1,5 @@
 /**
- * The soak (issue #15, "Load with an audit"): N posts to `POST /f/{form}` from C concurrent connections on a
+ * The soak ("Load with an audit"): N posts to `POST /f/{form}` from C concurrent connections on a
  * real `intake serve --no-worker`, while a real `intake worker` processes them and delivers each to a real
  * HTTPS receiver; midway the worker is SIGKILLed and a new one started. Once the queues are empty the run is
  * audited: accepted (201) = stored = delivered (one `succeeded` delivery row per submission, received signed),

@@ -1,11 +1,7 @@
 /**
- * Group commit: items wait while `maxRunning` batches are being written, then the next batch takes every item
- * waiting (up to `maxBatch`). Under load one commit — one WAL flush, the cost that dominates a write here —
- * carries many items; with nothing in flight an item goes at once, so an idle process adds no delay.
- * `run` must settle every item of its batch itself (it may fall back to one item at a time on failure).
- *
- * An item that can wait (`add(item, { deferMs })`) starts no batch of its own: it rides along with the next
- * batch anything else starts, or goes once it has waited `deferMs`.
+ * Group commit: items wait while `maxRunning` batches are written, then the next batch takes up to `maxBatch`.
+ * Under load one commit (one WAL flush) carries many items; an idle process sends an item at once. `run`
+ * settles every item itself. A deferred item (`deferMs`) rides with the next batch, or goes after `deferMs`.
  */
 export class GroupCommit<T> {
   readonly #waiting: T[] = [];

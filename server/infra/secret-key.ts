@@ -41,10 +41,7 @@ export function deriveKeys(secret: Buffer): Keys {
   };
 }
 
-/**
- * The server's 32-byte secret, from which every key is derived (deriveKeys): INTAKE_SECRET_KEY when set (any
- * string; hashed to 32 bytes), otherwise one generated once into the data dir for development.
- */
+/** The server's 32-byte secret: INTAKE_SECRET_KEY hashed, or one generated once into the data dir for development. */
 export function loadSecretKey(config: Config): Buffer {
   if (config.secretKey) return createHash('sha256').update(config.secretKey).digest();
   const file = path.join(config.dataDir, 'secret-key');
@@ -56,7 +53,7 @@ export function loadSecretKey(config: Config): Buffer {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err; // another process created it first
     }
   }
-  // Only its owner may read it (a file written by hand, or by an older version, may be looser).
+  // Only its owner may read it (a file written by hand may be looser).
   if (fs.statSync(file).mode & 0o077 && fs.statSync(file).uid === process.getuid?.()) fs.chmodSync(file, 0o600);
   return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
 }

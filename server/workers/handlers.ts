@@ -1,5 +1,7 @@
 import type { AppContext } from '../context.ts';
-import { maintainDeliveries, runReplayJob, runSpamDeliveries, sendDeactivationNotice } from '../domain/delivery/deliveries.ts';
+import { runSpamDeliveries } from '../domain/delivery/fan-out.ts';
+import { maintainDeliveries, sendDeactivationNotice } from '../domain/delivery/maintenance.ts';
+import { runReplayJob } from '../domain/delivery/replay.ts';
 import { generateInsights, queueWeeklyInsights, sendInsightsDigest } from '../domain/insights/insights.ts';
 import { sendAutoresponse } from '../domain/notifications/autoresponder.ts';
 import { runErasure } from '../domain/lifecycle/erasure.ts';
@@ -12,7 +14,7 @@ import { countVerdict } from '../infra/metrics/public-posts.ts';
 import * as jobs from '../infra/queue/definitions.ts';
 import { worker, type JobWorker } from '../infra/queue/queue.ts';
 
-/** Every queue a worker process consumes, with its handler (webhook attempts have their own loop: delivery-runner.ts). */
+/** Every queue a worker process consumes, with its handler (webhook attempts have their own loop, the delivery runner). */
 export function workers(ctx: AppContext): JobWorker<AppContext>[] {
   return [
     worker(

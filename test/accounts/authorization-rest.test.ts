@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ABILITIES, ROLE_CEILINGS, ROLES } from '../../contract/index.ts';
-import { runReplayJob } from '../../server/domain/delivery/deliveries.ts';
+import { runReplayJob } from '../../server/domain/delivery/replay.ts';
 import { runErasure } from '../../server/domain/lifecycle/erasure.ts';
 import { addMember } from '../../server/domain/accounts/users.ts';
 import { makeTeam, makeToken } from '../support/harness.ts';

@@ -1,54 +1,28 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
 import { openAdminRuntime } from '../../server/admin-runtime.ts';
+import { CLI_MAIN, packageRecorder, shellEnv } from '../support/cli.ts';
 import { runProcess } from '../support/processes.ts';
 import { bearer, makeTeam, startTestApp, testEnv } from '../support/harness.ts';
 
 /**
  * An admin command opens the database, does one thing and exits: it must not pay for a server's start.
- * A resolve hook preloaded into the command's process records every package it loads; what only a
- * server, a worker or an API command uses must not be among them. (How fast it is: bench/admin-commands.ts.)
+ * A resolve hook preloaded into the command's process (record-packages.ts) records every package it loads;
+ * what only a server, a worker or an API command uses must not be among them. (How fast it is: bench/admin-commands.ts.)
  */
-const MAIN = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
 const SERVER_ONLY = ['express', 'pg-boss', '@modelcontextprotocol/sdk', 's3rver', 'minio', 'openai', 'nodemailer'];
 
-const hookDir = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-admin-hook-'));
-const hook = path.join(hookDir, 'record-packages.mjs');
-fs.writeFileSync(
-  hook,
-  `import fs from 'node:fs';
-import { registerHooks } from 'node:module';
-const seen = new Set();
-registerHooks({
-  resolve(specifier, context, next) {
-    const resolved = next(specifier, context);
-    const tail = resolved.url.split('/node_modules/').slice(1).at(-1);
-    if (tail) {
-      const [scope, name] = tail.split('/');
-      const pkg = scope.startsWith('@') ? scope + '/' + name : scope;
-      if (!seen.has(pkg)) {
-        seen.add(pkg);
-        fs.appendFileSync(process.env.RECORD_PACKAGES, pkg + '\\n');
-      }
-    }
-    return resolved;
-  },
-});
-`,
-);
-afterAll(() => fs.rmSync(hookDir, { recursive: true, force: true }));
+const recordDir = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-admin-packages-'));
+afterAll(() => fs.rmSync(recordDir, { recursive: true, force: true }));
 
 /** Runs `intake <args>` as its own process with the recorder; returns its result and the packages it loaded. */
 async function admin(args: string[]) {
-  const record = path.join(hookDir, `packages-${Math.random().toString(36).slice(2)}.txt`);
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...testEnv(), RECORD_PACKAGES: record };
-  const res = await runProcess(process.execPath, ['--no-warnings', '--import', hook, MAIN, ...args], env);
-  const packages = fs.existsSync(record) ? fs.readFileSync(record, 'utf8').trim().split('\n') : [];
-  return { ...res, packages };
+  const recorder = packageRecorder(recordDir);
+  const res = await runProcess(process.execPath, [...recorder.node, CLI_MAIN, ...args], shellEnv({ ...testEnv(), ...recorder.env }));
+  return { ...res, packages: recorder.packages() };
 }
 
 const t = await startTestApp();

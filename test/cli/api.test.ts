@@ -1,13 +1,12 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isAppRoute } from '@ts-rest/core';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../cli/api.ts';
 import { contract } from '../../contract/index.ts';
-import { runReplayJob } from '../../server/domain/delivery/deliveries.ts';
+import { runReplayJob } from '../../server/domain/delivery/replay.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
+import { cliHome, INTAKE, runCli, userEnv } from '../support/cli.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, type TestMember } from '../support/harness.ts';
 import { startLiveTestApp } from '../support/live-server.ts';
@@ -15,18 +14,11 @@ import { runProcess } from '../support/processes.ts';
 
 // Private webhook URLs allowed: webhooks are created without a DNS lookup (no internet here).
 const t = await startLiveTestApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' });
-const intake = fileURLToPath(new URL('../../cli/intake', import.meta.url));
-const home = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-cli-home-'));
-afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+const home = cliHome();
 
 /** The real CLI as a child process, with no stdin, talking to the live server. */
 function cli(member: TestMember | null, ...args: string[]) {
-  return runProcess(intake, args, {
-    PATH: process.env.PATH,
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    ...(member ? { INTAKE_URL: t.baseUrl, INTAKE_TOKEN: member.token } : {}),
-  });
+  return runCli(args, userEnv(home, member ? { url: t.baseUrl, token: member.token } : undefined));
 }
 
 /** `intake --json …` parsed, failing with the CLI's stderr. */
@@ -145,7 +137,7 @@ describe('intake API commands', () => {
     const locked = await cli(owner, 'insights', 'regenerate');
     expect(locked.code).toBe(5);
     expect(locked.stderr).toMatch(/retry after \d+ s/);
-    const bad = await runProcess(intake, ['me'], { PATH: process.env.PATH, HOME: home, INTAKE_URL: t.baseUrl, INTAKE_TOKEN: `intk_${'x'.repeat(40)}` });
+    const bad = await runCli(['me'], userEnv(home, { url: t.baseUrl, token: `intk_${'x'.repeat(40)}` }));
     expect(bad.code).toBe(3);
   });
 
@@ -177,10 +169,10 @@ describe('intake API commands', () => {
 
     // A pseudo-terminal (util-linux `script`): colour on; NO_COLOR turns it off again.
     const env = `INTAKE_URL=${t.baseUrl} INTAKE_TOKEN=${owner.token} HOME=${home} COLUMNS=200`;
-    const tty = await runProcess('script', ['-qec', `env ${env} ${intake} forms list`, '/dev/null'], { PATH: process.env.PATH, TERM: 'xterm' });
+    const tty = await runProcess('script', ['-qec', `env ${env} ${INTAKE} forms list`, '/dev/null'], { PATH: process.env.PATH, TERM: 'xterm' });
     expect(tty.code).toBe(0);
     expect(tty.stdout).toContain('\u001b[1mID');
-    const noColour = await runProcess('script', ['-qec', `env ${env} NO_COLOR=1 ${intake} forms list`, '/dev/null'], { PATH: process.env.PATH, TERM: 'xterm' });
+    const noColour = await runProcess('script', ['-qec', `env ${env} NO_COLOR=1 ${INTAKE} forms list`, '/dev/null'], { PATH: process.env.PATH, TERM: 'xterm' });
     expect(noColour.stdout).not.toContain('\u001b[1m');
     expect(noColour.stdout).toMatch(/Alpha/);
   });
@@ -196,7 +188,7 @@ describe('intake API commands', () => {
     );
     const file = path.join(home, 'export.csv');
     const env = `INTAKE_URL=${t.baseUrl} INTAKE_TOKEN=${owner.token} HOME=${home}`;
-    const tty = await runProcess('script', ['-qec', `env ${env} ${intake} submissions export ${form.id} -o ${file}`, '/dev/null'], { PATH: process.env.PATH, TERM: 'xterm' });
+    const tty = await runProcess('script', ['-qec', `env ${env} ${INTAKE} submissions export ${form.id} -o ${file}`, '/dev/null'], { PATH: process.env.PATH, TERM: 'xterm' });
     expect(tty.code).toBe(0);
     expect(tty.stdout).toMatch(/2,001 rows, [\d.]+ KB written to/);
     expect(fs.readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(2001);

@@ -1,30 +1,21 @@
-import { runProcess, type ProcessResult } from '../support/processes.ts';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROLE_CEILINGS } from '../../contract/abilities.ts';
 import { clusterDir } from '../../server/infra/db/embedded-postgres.ts';
 import { issueToken } from '../../server/domain/accounts/tokens.ts';
 import { addMember } from '../../server/domain/accounts/users.ts';
+import { runCli, shellEnv } from '../support/cli.ts';
 import { bearer, makeMember, makeTeam, makeToken, startTestApp, testEnv } from '../support/harness.ts';
-
-const CLI = fileURLToPath(new URL('../../cli/intake', import.meta.url));
+import type { ProcessResult } from '../support/processes.ts';
 
 type CliResult = ProcessResult;
 
 /** Runs `cli/intake` as a real process against the run's database, with no stdin and a minimal environment. */
 function intake(args: string[], extra: Record<string, string> = {}): Promise<CliResult> {
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/tmp',
-    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
-    ...testEnv(),
-    ...extra,
-  } as NodeJS.ProcessEnv;
-  return runProcess(CLI, args, env);
+  return runCli(args, shellEnv({ ...testEnv(), ...extra }));
 }
 
 /** Runs an admin command with --json and parses its output; fails with the command's stderr otherwise. */
@@ -485,12 +476,7 @@ describe('intake admin on a data dir without a database', SLOW, () => {
   // Its own data dir and no DATABASE_URL: the command creates an embedded cluster, as a first `make dev` would.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-cli-empty-'));
   const cluster = clusterDir(dataDir);
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/tmp',
-    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
-    INTAKE_DATA_DIR: dataDir,
-  } as NodeJS.ProcessEnv;
+  const env = shellEnv({ INTAKE_DATA_DIR: dataDir });
 
   afterAll(() => {
     // Each command stops the cluster it started; should one have failed to, stop it here.
@@ -508,14 +494,14 @@ describe('intake admin on a data dir without a database', SLOW, () => {
 
   it('says so on stderr before creating one, and not once it exists', async () => {
     expect(fs.existsSync(path.join(cluster, 'PG_VERSION'))).toBe(false);
-    const first = await runProcess(CLI, ['admin', 'team', 'create', '--name', 'First', '--plan', 'free', '--json'], env);
+    const first = await runCli(['admin', 'team', 'create', '--name', 'First', '--plan', 'free', '--json'], env);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toBe(`intake: no database in ${dataDir} yet: creating one\n`);
     const team = JSON.parse(first.stdout) as { id: string };
     expect(team).toMatchObject({ name: 'First', plan: 'free' });
     expect(fs.existsSync(path.join(cluster, 'PG_VERSION'))).toBe(true);
 
-    const second = await runProcess(CLI, ['admin', 'team', 'list', '--json'], env);
+    const second = await runCli(['admin', 'team', 'list', '--json'], env);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toBe('');
     expect((JSON.parse(second.stdout) as { id: string }[]).map((x) => x.id)).toEqual([team.id]);

@@ -1,26 +1,22 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../cli/api.ts';
 import { buildProgram } from '../../cli/program.ts';
 import { createClient } from '../../sdk/index.ts';
+import { cliHome, runCli, userEnv } from '../support/cli.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, type TestMember } from '../support/harness.ts';
 import { startLiveTestApp } from '../support/live-server.ts';
-import { runProcess } from '../support/processes.ts';
 
-/** DESIGN.md "CLI conventions" (issue 27): `--form`/`--webhook` scope a command, every command says what it does. */
+/** DESIGN.md "CLI conventions": `--form`/`--webhook` scope a command, every command says what it does. */
 
 const t = await startLiveTestApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' });
-const intake = fileURLToPath(new URL('../../cli/intake', import.meta.url));
-const home = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-cli-conventions-'));
-afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+const home = cliHome('intake-cli-conventions-');
 
 function cli(member: TestMember | null, ...args: string[]) {
-  return runProcess(intake, args, { PATH: process.env.PATH, HOME: home, ...(member ? { INTAKE_URL: t.baseUrl, INTAKE_TOKEN: member.token } : {}) });
+  return runCli(args, userEnv(home, member ? { url: t.baseUrl, token: member.token } : undefined));
 }
 
 async function json(member: TestMember, ...args: string[]): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any

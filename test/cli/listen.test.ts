@@ -1,18 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { verifyWebhook, WebhookVerificationError } from '../../sdk/index.ts';
+import { cliHome, cliProcesses, runCli, userEnv, type CliProcess } from '../support/cli.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { makeTeam, type TestMember } from '../support/harness.ts';
+import { listenLocally } from '../support/live-server.ts';
 import { startProcessingApp, waitForProcessing } from '../support/processing.ts';
-import { captureLogs, runProcess } from '../support/processes.ts';
 import { until } from '../support/until.ts';
 
 /**
@@ -21,18 +17,9 @@ import { until } from '../support/until.ts';
  * endpoint as a website posts them.
  */
 const t = await startProcessingApp();
-const server = t.app.listen(0, '127.0.0.1');
-await once(server, 'listening');
-const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-afterAll(async () => {
-  const closed = once(server, 'close');
-  server.close();
-  server.closeAllConnections();
-  await closed;
-});
-const intake = fileURLToPath(new URL('../../cli/intake', import.meta.url));
-const home = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-listen-home-'));
-afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+const { baseUrl, server } = await listenLocally(t.app);
+const home = cliHome('intake-listen-home-');
+const processes = cliProcesses('each');
 
 /** Each once, in any order: the worker settles up to four posts at once, and events come in processing order. */
 const exactlyOnce = (got: string[], posted: string[]) => expect([...got].sort()).toEqual([...posted].sort());
@@ -67,22 +54,13 @@ async function receiver(status = 204) {
   return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`, requests };
 }
 
-type Listening = { child: ChildProcess; out: () => string; err: () => string; lines: () => string[]; exited: Promise<number | null> };
+type Listening = { child: CliProcess['child']; out: () => string; err: () => string; lines: () => string[]; exited: Promise<number | null> };
 
 /** `intake listen …` as a child process for the member (INTAKE_URL + INTAKE_TOKEN), killed after the test. */
 function listen(member: TestMember, ...args: string[]): Listening {
-  const child = spawn(intake, ['listen', ...args], {
-    env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), INTAKE_URL: baseUrl, INTAKE_TOKEN: member.token },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  captureLogs(child, 'listen', { output: ['stdout', 'stderr'] }); // stderr shows the forwarding secret on purpose
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  onTestFinished(() => void child.kill('SIGKILL'));
-  return { child, out: () => out, err: () => err, lines: () => out.split('\n').filter(Boolean), exited };
+  // Its stderr shows the forwarding secret on purpose.
+  const p = processes.start(['listen', ...args], userEnv(home, { url: baseUrl, token: member.token }), { output: ['stdout', 'stderr'] });
+  return { child: p.child, out: p.stdout, err: p.stderr, lines: () => p.stdout().split('\n').filter(Boolean), exited: p.exited.then(([code]) => code) };
 }
 
 const SECRET = /Forwarding to \S+, signed with (whsec_[A-Za-z0-9+/]+={0,2})/;
@@ -198,18 +176,18 @@ describe('intake listen', () => {
   it('exits like the other API commands: 3 for a bad token, 4 for an unknown form, 2 for bad options', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
-    const env = (token: string) => ({ PATH: process.env.PATH, HOME: home, INTAKE_URL: baseUrl, INTAKE_TOKEN: token });
-    const badToken = await runProcess(intake, ['listen', '--form', form.id], env(`intk_${'A'.repeat(40)}`));
+    const env = (token: string) => userEnv(home, { url: baseUrl, token });
+    const badToken = await runCli(['listen', '--form', form.id], env(`intk_${'A'.repeat(40)}`));
     expect(badToken.code).toBe(3);
     expect(badToken.stderr).toContain('unauthenticated');
-    const unknown = await runProcess(intake, ['listen', '--form', 'frm_00000000000000000000000000'], env(owner.token));
+    const unknown = await runCli(['listen', '--form', 'frm_00000000000000000000000000'], env(owner.token));
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('not_found');
-    const badUrl = await runProcess(intake, ['listen', '--form', form.id, '--forward-to', 'ftp://x'], env(owner.token));
+    const badUrl = await runCli(['listen', '--form', form.id, '--forward-to', 'ftp://x'], env(owner.token));
     expect(badUrl.code).toBe(2);
-    const badSecret = await runProcess(intake, ['listen', '--form', form.id, '--forward-to', 'http://127.0.0.1:9/', '--secret', 'nope'], env(owner.token));
+    const badSecret = await runCli(['listen', '--form', form.id, '--forward-to', 'http://127.0.0.1:9/', '--secret', 'nope'], env(owner.token));
     expect(badSecret.code).toBe(2);
-    const noForm = await runProcess(intake, ['listen'], env(owner.token));
+    const noForm = await runCli(['listen'], env(owner.token));
     expect(noForm.code).toBe(2);
   });
 });

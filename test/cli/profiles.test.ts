@@ -1,11 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runProcess } from '../support/processes.ts';
+import { runCli, userEnv } from '../support/cli.ts';
 
-const intake = fileURLToPath(new URL('../../cli/intake', import.meta.url));
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-cli-profiles-'));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
@@ -15,7 +13,7 @@ async function logout(name: string, xdgConfigHome: string | undefined) {
   const cwd = path.join(scratch, name, 'cwd');
   fs.mkdirSync(home, { recursive: true });
   fs.mkdirSync(cwd, { recursive: true });
-  const res = await runProcess(intake, ['logout'], { PATH: process.env.PATH, HOME: home, ...(xdgConfigHome === undefined ? {} : { XDG_CONFIG_HOME: xdgConfigHome }) }, cwd);
+  const res = await runCli(['logout'], userEnv(home, undefined, xdgConfigHome === undefined ? {} : { XDG_CONFIG_HOME: xdgConfigHome }), cwd);
   expect(res.code, res.stderr).toBe(0);
   return { home, cwd };
 }

@@ -1,27 +1,18 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchChromium, type HeadlessBrowser } from '../support/browser.ts';
-import { makeTeam, startTestApp } from '../support/harness.ts';
+import { makeTeam } from '../support/harness.ts';
+import { startLiveTestApp } from '../support/live-server.ts';
 
-const t = await startTestApp();
+const t = await startLiveTestApp();
+const origin = t.baseUrl;
 
-let server: Server;
-let origin: string;
 let session: Promise<{ browser: HeadlessBrowser; page: Page }> | undefined;
 const requested: string[] = [];
 const consoleErrors: string[] = [];
 
 // data: and blob: URLs are built inside the page (swagger-ui's icons, downloads); nothing leaves it.
 const isLocal = (url: string) => url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:');
-
-beforeAll(async () => {
-  server = await new Promise<Server>((resolve) => {
-    const s = t.app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
 
 /** The browser and its one page, launched by the first test that needs it; a launch error fails each test. */
 function openPage(): Promise<{ browser: HeadlessBrowser; page: Page }> {
@@ -40,7 +31,6 @@ function openPage(): Promise<{ browser: HeadlessBrowser; page: Page }> {
 
 afterAll(async () => {
   await session?.then(({ browser }) => browser.close(), () => undefined);
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
 });
 
 describe('/v1/docs in headless Chromium', () => {

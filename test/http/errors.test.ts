@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
@@ -6,6 +5,7 @@ import supertest, { type Response } from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../server/transports/http/app.ts';
 import { bearer, makeTeam, startTestApp } from '../support/harness.ts';
+import { listenLocally } from '../support/live-server.ts';
 
 const t = await startTestApp();
 const owner = await makeTeam(t, { plan: 'pro' });
@@ -138,28 +138,22 @@ describe('a client that hangs up mid-body', () => {
       },
     });
     const app = createApp({ ...t.ctx, log: pino({ level: 'debug' }, sink) });
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    try {
-      const { port } = server.address() as AddressInfo;
-      await new Promise<void>((resolve) => {
-        const socket = net.connect(port, '127.0.0.1', () => {
-          socket.end(
-            `POST /v1/tokens HTTP/1.1\r\nHost: intake.test\r\nAuthorization: Bearer ${owner.token}\r\n` +
-              'Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{"name":',
-          );
-        });
-        socket.on('data', () => {});
-        socket.on('close', () => resolve());
+    const { port } = await listenLocally(app, 'test');
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.end(
+          `POST /v1/tokens HTTP/1.1\r\nHost: intake.test\r\nAuthorization: Bearer ${owner.token}\r\n` +
+            'Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{"name":',
+        );
       });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(lines.filter((l) => l.level >= 50)).toEqual([]);
-      expect(lines.some((l) => l.msg === 'client aborted the request body')).toBe(true);
-      const after = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: bearer(owner.token) });
-      expect(after.status).toBe(200);
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+      socket.on('data', () => {});
+      socket.on('close', () => resolve());
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(lines.some((l) => l.msg === 'client aborted the request body')).toBe(true);
+    const after = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: bearer(owner.token) });
+    expect(after.status).toBe(200);
   });
 });
 

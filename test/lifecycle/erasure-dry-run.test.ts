@@ -3,18 +3,17 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../sdk/index.ts';
 import { DRY_RUN_IDS, runErasure } from '../../server/domain/lifecycle/erasure.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
+import { runCli, userEnv } from '../support/cli.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeMember, makeTeam, type TestMember } from '../support/harness.ts';
 import { startLiveTestApp } from '../support/live-server.ts';
 import { call, errorOf } from '../support/mcp-tools.ts';
-import { runProcess } from '../support/processes.ts';
 
-// Issue 27: a dry run answers 200 at once with what a real run would erase — by the same search — and
+// A dry run answers 200 at once with what a real run would erase — by the same search — and
 // writes nothing; the real run stays a 202 job.
 const t = await startLiveTestApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' });
 const clients: Client[] = [];
@@ -149,12 +148,11 @@ describe('POST /v1/erasure with dry_run', () => {
 
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-erasure-cli-'));
     try {
-      const intake = fileURLToPath(new URL('../../cli/intake', import.meta.url));
-      const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), INTAKE_URL: t.baseUrl, INTAKE_TOKEN: owner.token };
-      const cli = await runProcess(intake, ['erasure', 'create', '--email', 'ada@example.com', '--dry-run', '--json'], env);
+      const env = userEnv(home, { url: t.baseUrl, token: owner.token });
+      const cli = await runCli(['erasure', 'create', '--email', 'ada@example.com', '--dry-run', '--json'], env);
       expect(cli.code, cli.stderr).toBe(0);
       expect(JSON.parse(cli.stdout)).toEqual(expected);
-      const shown = await runProcess(intake, ['erasure', 'create', '--email', 'ada@example.com', '--dry-run'], env);
+      const shown = await runCli(['erasure', 'create', '--email', 'ada@example.com', '--dry-run'], env);
       expect(shown.code, shown.stderr).toBe(0);
       expect(shown.stdout).toContain(s.idsInOrder[0]);
     } finally {

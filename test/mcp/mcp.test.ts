@@ -7,11 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { contract } from '../../contract/index.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
 import { EXPORT_INLINE_ROWS, ROUTES_WITHOUT_TOOL, toolSpecs } from '../../server/transports/mcp/tools.ts';
+import { installationEnv, INTAKE, userEnv } from '../support/cli.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from '../support/harness.ts';
 import { startLiveTestApp } from '../support/live-server.ts';
@@ -311,23 +312,12 @@ describe('export_submissions', () => {
 });
 
 describe('MCP over stdio (intake mcp)', () => {
-  const intake = fileURLToPath(new URL('../../cli/intake', import.meta.url));
-
   async function stdioClient(env: Record<string, string>): Promise<Client> {
     const client = new Client({ name: 'intake-stdio-test', version: '1.0.0' });
     const transport = new StdioClientTransport({
-      command: intake,
+      command: INTAKE,
       args: ['mcp'],
-      env: {
-        PATH: process.env.PATH!,
-        DATABASE_URL: inject('databaseUrl'),
-        STORAGE_URL: inject('storageUrl'),
-        STORAGE_BUCKET: 'intake-test',
-        INTAKE_DATA_DIR: inject('scratchDir'),
-        INTAKE_BASE_URL: 'http://intake.test',
-        LOG_LEVEL: 'warn',
-        ...env,
-      },
+      env: installationEnv({}, { LOG_LEVEL: 'warn', ...env }),
       stderr: 'pipe',
     });
     captureLogs({ stderr: transport.stderr as Readable | null }, 'mcp');
@@ -375,7 +365,7 @@ describe('the MCP Inspector CLI against the running server', () => {
       const { code, stdout, stderr } = await runProcess(
         process.execPath,
         [inspector, `${t.baseUrl}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args],
-        { PATH: process.env.PATH, HOME: home },
+        userEnv(home),
         path.dirname(inspector),
       );
       expect(code, stderr).toBe(0);

@@ -1,10 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
 import { LISTEN_CONNECTIONS } from '../../server/main.ts';
-import { captureLogs } from '../support/processes.ts';
+import { installationEnv, cliProcesses, type CliProcess } from '../support/cli.ts';
 import { startProcessingApp } from '../support/processing.ts';
 import { until } from '../support/until.ts';
 
@@ -13,49 +10,22 @@ import { until } from '../support/until.ts';
  * than DATABASE_POOL_SIZE, pg-boss included — a pool of that size, less the one LISTEN session a process
  * that consumes jobs holds outside it.
  */
-const intake = fileURLToPath(new URL('../../cli/intake', import.meta.url));
 // A database of this file's own: the workers started here consume jobs, and on the run's shared database
 // they would process other files' submissions under them (a fuzz test saw a row change mid-request).
 const t = await startProcessingApp({}, { worker: false });
 const DEFAULT_TOTAL = loadConfig({}).databasePoolSize;
 
-const running = new Set<ChildProcess>();
-afterAll(async () => {
-  for (const child of running) {
-    child.kill('SIGKILL');
-    if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
-  }
-});
+const processes = cliProcesses();
 
-type Started = { child: ChildProcess; pid: number; url: () => string | null };
+type Started = CliProcess & { pid: number };
 
 /** `intake <args>` as production runs it, on this file's database and the run's storage. */
 function start(args: string[], env: Record<string, string> = {}): Started {
-  const child = spawn(intake, args, {
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: t.databaseUrl,
-      STORAGE_URL: inject('storageUrl'),
-      STORAGE_BUCKET: 'intake-test',
-      INTAKE_DATA_DIR: t.dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.add(child);
-  captureLogs(child, args[0]!);
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const url = () => /"url":"(http:\/\/[^"]+)","msg":"http listening"/.exec(output)?.[1]?.replace('localhost', '127.0.0.1') ?? null;
-  return { child, pid: child.pid!, url };
+  const p = processes.start(args, installationEnv(t, { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }));
+  return { ...p, pid: p.child.pid! };
 }
 
-
-const serving = (p: Started) => until(`intake ${p.pid} to serve`, async () => p.url(), 60_000);
+const serving = (p: Started) => p.url(60_000);
 
 async function connectionsOf(pid: number): Promise<{ total: number; listening: number }> {
   const { rows } = await t.ctx.db.query<{ total: number; listening: number }>(

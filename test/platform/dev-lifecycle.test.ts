@@ -1,50 +1,25 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { captureLogs, runProcess, type ProcessResult } from '../support/processes.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clusterDir } from '../../server/infra/db/embedded-postgres.ts';
+import { cliProcesses, runCli, shellEnv, type CliProcess } from '../support/cli.ts';
+import type { ProcessResult } from '../support/processes.ts';
 
 /**
  * `intake dev` as a user runs it: its own data dir (under the temp dir, which mkdtemp makes 0700, so as root
  * the cluster takes the temp-dir fallback), no DATABASE_URL or STORAGE_URL, real signals.
  */
-const CLI = fileURLToPath(new URL('../../cli/intake', import.meta.url));
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-dev-lifecycle-'));
 const cluster = clusterDir(dataDir);
 
-const env: NodeJS.ProcessEnv = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: process.env.HOME ?? '/tmp',
-  ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
-  INTAKE_DATA_DIR: dataDir,
-  PORT: '0',
-  LOG_LEVEL: 'warn',
-};
+const env = shellEnv({ INTAKE_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' });
 
-type Dev = {
-  child: ChildProcessByStdio<null, Readable, Readable>;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-};
-const running = new Set<Dev>();
+type Dev = CliProcess;
+const processes = cliProcesses();
 
-function startDev(): Dev {
-  const child = spawn(CLI, ['dev'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  captureLogs(child, 'dev', { env, output: ['stdout'] }); // stdout shows the dev token on purpose
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const dev: Dev = { child, output: () => output, exited };
-  running.add(dev);
-  void exited.then(() => running.delete(dev));
-  return dev;
+function startDev(devEnv = env): Dev {
+  return processes.start(['dev'], devEnv, { output: ['stdout'] }); // stdout shows the dev token on purpose
 }
 
 /** Waits for the banner; answers the URL and token it printed. */
@@ -67,7 +42,7 @@ async function stop(dev: Dev, signal: NodeJS.Signals) {
   const timeout = new Promise<never>((_, reject) =>
     setTimeout(() => reject(new Error(`intake dev did not exit after ${signal}:\n${dev.output()}`)), 30_000),
   );
-  return Promise.race([dev.exited, timeout]);
+  return Promise.race([dev.exited.then(([code, sig]) => ({ code, signal: sig })), timeout]);
 }
 
 /** Live (non-zombie) postmasters of this cluster (or another), found by their `-D` argument. */
@@ -93,7 +68,7 @@ async function me(url: string, token: string) {
 }
 
 function admin(args: string[]): Promise<ProcessResult> {
-  return runProcess(CLI, ['admin', ...args], env);
+  return runCli(['admin', ...args], env);
 }
 
 /** Local addresses of the TCP sockets listening on `port` (Linux /proc/net/tcp and tcp6). */
@@ -112,7 +87,7 @@ function listeningAddresses(port: number): string[] {
 }
 
 afterAll(async () => {
-  for (const dev of running) dev.child.kill('SIGKILL');
+  await processes.killAll();
   for (const pid of postmasters()) process.kill(pid, 'SIGQUIT'); // immediate shutdown of a cluster we left
   for (let i = 0; i < 50 && postmasters().length; i++) await new Promise((r) => setTimeout(r, 100));
   fs.rmSync(dataDir, { recursive: true, force: true });
@@ -246,17 +221,7 @@ describe('intake dev', () => {
     const own = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-dev-reachable-'));
     fs.chmodSync(own, 0o755); // reachable by the postgres user: the cluster goes inside
     const ownEnv = { ...env, INTAKE_DATA_DIR: own };
-    const start = () => {
-      const child = spawn(CLI, ['dev'], { env: ownEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (d) => (output += d));
-      child.stderr.on('data', (d) => (output += d));
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-      const dev: Dev = { child, output: () => output, exited };
-      running.add(dev);
-      void exited.then(() => running.delete(dev));
-      return dev;
-    };
+    const start = () => startDev(ownEnv);
     try {
       const inside = clusterDir(own);
       expect(inside).toBe(path.join(own, 'postgres'));
@@ -273,7 +238,7 @@ describe('intake dev', () => {
       expect((await me(b.url, b.token)).status).toBe(200);
       expect(await stop(second, 'SIGINT')).toEqual({ code: 0, signal: null });
     } finally {
-      for (const dev of running) dev.child.kill('SIGKILL');
+      await processes.killAll();
       for (const pid of postmasters(path.join(own, 'postgres'))) process.kill(pid, 'SIGQUIT'); // a cluster a failure left
       for (let i = 0; i < 50 && postmasters(path.join(own, 'postgres')).length; i++) await new Promise((r) => setTimeout(r, 100));
       fs.rmSync(own, { recursive: true, force: true });

@@ -1,14 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { fileLink } from '../../server/domain/submissions/file-links.ts';
+import { cliProcesses, shellEnv, type CliProcess } from '../support/cli.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, startTestApp } from '../support/harness.ts';
 import { startHttpsReceiver, type Reply } from '../support/https-receiver.ts';
 import { startOpenAiTestServer } from '../support/openai-server.ts';
-import { captureLogs } from '../support/processes.ts';
 import { startPrivatePostgres, startPrivateS3 } from '../support/private-services.ts';
 import { hookedForms } from '../support/hooked-forms.ts';
 import { tempDataDir } from '../support/processing.ts';
@@ -42,28 +39,12 @@ afterAll(() => {
   console.log(`faults.test.ts: ${JSON.stringify(tally)}`);
 });
 
-const intake = fileURLToPath(new URL('../../cli/intake', import.meta.url));
-
-type IntakeProcess = {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<[number | null, NodeJS.Signals | null]>;
-  /** The HTTP address, once `intake serve` listens. */
-  url(): Promise<string>;
-};
-const running = new Set<IntakeProcess>();
 // A case that failed leaves no process behind to take the next case's jobs.
-afterEach(async () => {
-  for (const p of running) {
-    p.child.kill('SIGKILL');
-    await p.exited;
-  }
-});
+const processes = cliProcesses('each');
 
 /** `intake serve` or `intake worker` as production runs it, on this file's Postgres and S3. */
-function startIntake(command: 'serve' | 'worker', extra: Record<string, string> = {}): IntakeProcess {
-  const env = {
-    PATH: process.env.PATH,
+function startIntake(command: 'serve' | 'worker', extra: Record<string, string> = {}): CliProcess {
+  const env = shellEnv({
     ...ENV,
     PORT: '0',
     HOST: '127.0.0.1',
@@ -71,28 +52,8 @@ function startIntake(command: 'serve' | 'worker', extra: Record<string, string> 
     LOG_LEVEL: 'info',
     ...serverProcessEnv(),
     ...extra,
-  };
-  const child = spawn(intake, [command], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  captureLogs(child, command, { env });
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  const p: IntakeProcess = {
-    child,
-    output: () => output,
-    exited,
-    async url() {
-      const address = await until(`intake ${command} to listen`, async () => {
-        if (child.exitCode !== null) throw new Error(`intake ${command} exited ${child.exitCode}:\n${output}`);
-        return /"url":"(http:\/\/[^"]+)","msg":"http listening"/.exec(output)?.[1]?.replace('localhost', '127.0.0.1') ?? null;
-      });
-      return address;
-    },
-  };
-  running.add(p);
-  void exited.then(() => running.delete(p));
-  return p;
+  });
+  return processes.start([command], env);
 }
 
 

@@ -74,7 +74,7 @@ async function teamWithBacklog(hooks: number, n: number, reply: (req: ReceivedRe
   return { owner, webhooks, received, replayAll, total: hooks * n };
 }
 
-/** A replay job queues the next batch of deliveries only while fewer than this many of its own wait (server/domain/delivery/deliveries.ts). */
+/** A replay job queues the next batch of deliveries only while fewer than this many of its own wait (server/domain/delivery/replay.ts). */
 const REPLAY_WINDOW = 1_000;
 const REPLAY_BATCH = 500;
 

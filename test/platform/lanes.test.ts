@@ -1,9 +1,9 @@
 /**
- * Lanes (server/domain/shared/lanes.ts), the one mechanism behind a team's lane, the export chunk and
+ * Lanes (server/infra/lanes.ts), the one mechanism behind a team's lane, the export chunk and
  * opening lanes and the searches' turns: places per key, a bounded line, and a spacing between starts.
  */
 import { describe, expect, it } from 'vitest';
-import { Lanes } from '../../server/domain/shared/lanes.ts';
+import { Lanes } from '../../server/infra/lanes.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { once } from 'node:events';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import parsePrometheus, { type MetricFamily } from 'parse-prometheus-text-format';
 import pg from 'pg';
 import supertest from 'supertest';
@@ -9,10 +9,12 @@ import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig } from '../../server/config.ts';
+import { freePort } from '../../server/infra/db/embedded-postgres.ts';
 import { createApp } from '../../server/transports/http/app.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, testEnv } from '../support/harness.ts';
 import { hookedForms } from '../support/hooked-forms.ts';
+import { listenLocally } from '../support/live-server.ts';
 import { postForm, startProcessingApp } from '../support/processing.ts';
 import { eventually, workerProcesses } from '../support/worker-process.ts';
 
@@ -64,14 +66,6 @@ function value(families: MetricFamily[], name: string, labels: Labels = {}): num
 }
 
 const labelSets = (families: MetricFamily[], name: string) => samples(families, name).map((m) => JSON.stringify(m.labels ?? {}));
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('access', () => {
   it('is off by default: without INTAKE_METRICS_TOKEN or INTAKE_METRICS_PORT, /metrics on the API port is an unknown route', async () => {
@@ -251,25 +245,18 @@ describe('long-lived work', () => {
   it('counts the event streams open in this process', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
-    const server = t.app.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    try {
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const before = value(await scrape(), 'intake_event_streams_open');
-      const controller = new AbortController();
-      const res = await fetch(`${base}/v1/forms/${form.id}/submissions/stream`, { headers: { ...bearer(owner.token), accept: 'text/event-stream' }, signal: controller.signal });
-      expect(res.status).toBe(200);
-      expect(value(await scrape(), 'intake_event_streams_open')).toBe(before + 1);
-      controller.abort();
-      await eventually(
-        async () => value(await scrape(), 'intake_event_streams_open'),
-        (n) => n === before,
-        10_000,
-      );
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
+    const { baseUrl: base } = await listenLocally(t.app, 'test');
+    const before = value(await scrape(), 'intake_event_streams_open');
+    const controller = new AbortController();
+    const res = await fetch(`${base}/v1/forms/${form.id}/submissions/stream`, { headers: { ...bearer(owner.token), accept: 'text/event-stream' }, signal: controller.signal });
+    expect(res.status).toBe(200);
+    expect(value(await scrape(), 'intake_event_streams_open')).toBe(before + 1);
+    controller.abort();
+    await eventually(
+      async () => value(await scrape(), 'intake_event_streams_open'),
+      (n) => n === before,
+      10_000,
+    );
   });
 
   it('counts the exports open in this process, while a client holds one', { timeout: 60_000 }, async () => {
@@ -282,9 +269,8 @@ describe('long-lived work', () => {
          from generate_series(1, 2000) g`,
       [owner.teamId, big.id],
     );
-    const server = t.app.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const socket = net.connect({ host: '127.0.0.1', port: (server.address() as AddressInfo).port });
+    const { port } = await listenLocally(t.app, 'test');
+    const socket = net.connect({ host: '127.0.0.1', port });
     try {
       await once(socket, 'connect');
       socket.on('error', () => {});
@@ -296,8 +282,6 @@ describe('long-lived work', () => {
       await eventually(async () => value(await scrape(), 'intake_exports_open'), (n) => n === before, 10_000);
     } finally {
       socket.destroy();
-      server.closeAllConnections();
-      server.close();
     }
   });
 });

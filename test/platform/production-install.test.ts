@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { intakeProcesses, readImage, serviceEnvironment } from '../../scripts/deploy-files.ts';
-import { clusterDir } from '../../server/infra/db/embedded-postgres.ts';
+import { clusterDir, freePort } from '../../server/infra/db/embedded-postgres.ts';
 import { startHttpsReceiver } from '../support/https-receiver.ts';
 import { captureLogs } from '../support/processes.ts';
 import { startPrivatePostgres, startPrivateS3 } from '../support/private-services.ts';
@@ -60,14 +59,6 @@ afterAll(async () => {
     await exited;
   }
 });
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * The environment a compose.yaml service runs with: the image's ENV, then the service's own environment

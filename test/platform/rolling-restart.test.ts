@@ -1,12 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../server/infra/db/embedded-postgres.ts';
+import { installationEnv, cliProcesses, type CliProcess } from '../support/cli.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { makeTeam, startTestApp } from '../support/harness.ts';
-import { captureLogs } from '../support/processes.ts';
 import { tempDataDir } from '../support/processing.ts';
 import { until } from '../support/until.ts';
 
@@ -17,35 +16,14 @@ import { until } from '../support/until.ts';
  */
 const t = await startTestApp();
 const dataDir = tempDataDir();
-const intake = fileURLToPath(new URL('../../cli/intake', import.meta.url));
 const DRAIN_MS = 1_500;
 const HEALTH_CHECK_MS = 100;
 
-type Serve = { child: ChildProcess; port: number; output: () => string; exited: Promise<[number | null, NodeJS.Signals | null]> };
-const running = new Set<Serve>();
-afterEach(async () => {
-  for (const p of running) {
-    p.child.kill('SIGKILL');
-    await p.exited;
-  }
-});
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+type Serve = CliProcess & { port: number };
+const processes = cliProcesses('each');
 
 function startServe(port: number, env: Record<string, string> = {}, command = ['serve', '--no-worker']): Serve {
-  const childEnv = {
-    PATH: process.env.PATH,
-    DATABASE_URL: inject('databaseUrl'),
-    STORAGE_URL: inject('storageUrl'),
-    STORAGE_BUCKET: 'intake-test',
-    INTAKE_DATA_DIR: dataDir,
-    INTAKE_BASE_URL: 'http://intake.test',
+  const childEnv = installationEnv({ dataDir }, {
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
@@ -54,16 +32,8 @@ function startServe(port: number, env: Record<string, string> = {}, command = ['
     INTAKE_INGEST_RATE_LIMIT: '1000000',
     INTAKE_INGEST_FLOOD_LIMIT: '1000000',
     ...env,
-  };
-  const child = spawn(intake, command, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  captureLogs(child, command[0]!, { env: childEnv });
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const p: Serve = { child, port, output: () => output, exited: once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]> };
-  running.add(p);
-  void p.exited.then(() => running.delete(p));
-  return p;
+  });
+  return { ...processes.start(command, childEnv), port };
 }
 
 

@@ -1,9 +1,9 @@
 /**
- * The sliding estimate (server/domain/shared/sliding-window.ts) behind the search budgets and the count of
+ * The sliding estimate (server/infra/sliding-window.ts) behind the search budgets and the count of
  * failed authentications: the previous window weighs on the current one in proportion to what is left of it.
  */
 import { describe, expect, it } from 'vitest';
-import { slidingCount, slidingWaitMs } from '../../server/domain/shared/sliding-window.ts';
+import { slidingCount, slidingWaitMs } from '../../server/infra/sliding-window.ts';
 
 const windowMs = 60_000;
 

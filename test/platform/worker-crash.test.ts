@@ -1,63 +1,36 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import * as jobs from '../../server/infra/queue/definitions.ts';
+import { installationEnv, cliProcesses, type CliProcess } from '../support/cli.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { makeTeam } from '../support/harness.ts';
 import { startOpenAiTestServer } from '../support/openai-server.ts';
-import { captureLogs } from '../support/processes.ts';
 import { jobsFor, postForm, startProcessingApp, submission, waitForProcessing } from '../support/processing.ts';
 
-const intake = fileURLToPath(new URL('../../cli/intake', import.meta.url));
 const openai = await startOpenAiTestServer();
 afterAll(() => openai.close());
 // Ingest only: in this file background jobs run in separate `intake worker` processes.
 const t = await startProcessingApp({}, { worker: false });
 
-type WorkerProcess = { child: ChildProcess; output: () => string; exited: Promise<unknown> };
-const running = new Set<WorkerProcess>();
-afterAll(async () => {
-  for (const w of running) {
-    w.child.kill('SIGKILL');
-    await w.exited;
-  }
-});
+type WorkerProcess = CliProcess;
+const processes = cliProcesses();
 
 /** `intake worker` as production runs it, on this file's database and data directory. */
 function startWorker(): WorkerProcess {
-  const child = spawn(intake, ['worker'], {
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: t.databaseUrl,
-      STORAGE_URL: inject('storageUrl'),
-      STORAGE_BUCKET: 'intake-test',
-      INTAKE_DATA_DIR: t.dataDir,
-      INTAKE_BASE_URL: 'http://intake.test',
-      // As the test app that made the form: its addresses were never asked to confirm.
-      INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false',
-      OPENAI_API_KEY: 'test',
-      OPENAI_BASE_URL: openai.baseUrl,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  captureLogs(child, 'worker');
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const w: WorkerProcess = { child, output: () => output, exited: once(child, 'exit') };
-  running.add(w);
-  void w.exited.then(() => running.delete(w));
-  return w;
+  return processes.start(['worker'], installationEnv(t, {
+    // As the test app that made the form: its addresses were never asked to confirm.
+    INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false',
+    OPENAI_API_KEY: 'test',
+    OPENAI_BASE_URL: openai.baseUrl,
+    LOG_LEVEL: 'warn',
+  }));
 }
 
 async function kill(w: WorkerProcess): Promise<void> {
   w.child.kill('SIGKILL');
-  const [code, signal] = (await w.exited) as [number | null, string | null];
+  const [code, signal] = await w.exited;
   expect({ code, signal }).toEqual({ code: null, signal: 'SIGKILL' });
 }
 
@@ -121,7 +94,7 @@ describe('a worker crash loses nothing and processes nothing twice', { timeout: 
 
     // A clean stop (SIGTERM) finishes and exits on its own.
     second.child.kill('SIGTERM');
-    const [code] = (await second.exited) as [number | null];
+    const [code] = await second.exited;
     expect(code).toBe(0);
   });
 

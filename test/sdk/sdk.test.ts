@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ABILITIES } from '../../contract/abilities.ts';
 import { contract } from '../../contract/index.ts';
-import { runReplayJob } from '../../server/domain/delivery/deliveries.ts';
+import { runReplayJob } from '../../server/domain/delivery/replay.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
 import { generateOpenApiTypes, OPENAPI_JSON, OPENAPI_TYPES } from '../../sdk/generate-types.ts';
 import { createClient, IntakeError, paginate, unwrap } from '../../sdk/index.ts';

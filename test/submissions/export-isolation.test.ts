@@ -125,7 +125,7 @@ const wideServer: HttpServer = await listenHttp(wide.app, { ...wide.config, port
 afterAll(() => wideServer.close(0));
 
 describe('exports of one team and the rest of the service', () => {
-  it("a team's exports read two chunks at a time in a process, however many it runs; another team's read beside them", { timeout: 60_000 }, async () => {
+  it("a team's exports read two chunks at a time in a process, however many it runs; another team's read beside them", { timeout: 150_000 }, async () => {
     const { owner, formId } = await teamWithRows(20_000);
     const { formId: secondForm } = await teamWithRows(20_000, owner);
     const other = await teamWithRows(20_000);

@@ -1,13 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
-import { afterAll, inject } from 'vitest';
-import { captureLogs } from './processes.ts';
+import { installationEnv, cliProcesses, type CliProcess } from './cli.ts';
 import { serverProcessEnv } from './tls.ts';
 
-const intake = fileURLToPath(new URL('../../cli/intake', import.meta.url));
-
-export type WorkerProcess = { child: ChildProcess; output: () => string; exited: Promise<unknown>; kill(): Promise<void> };
+export type WorkerProcess = CliProcess;
 
 /**
  * Real `intake worker` processes for a test file, on its private database and data directory, trusting the
@@ -15,43 +9,17 @@ export type WorkerProcess = { child: ChildProcess; output: () => string; exited:
  * settings; each start may add more. Every worker still running is killed after the file.
  */
 export function workerProcesses(base: { databaseUrl: string; dataDir: string; env?: Record<string, string> }) {
-  const running = new Set<WorkerProcess>();
-  afterAll(async () => {
-    for (const w of running) await w.kill();
-  });
+  const processes = cliProcesses();
   return {
     start(extraEnv: Record<string, string> = {}): WorkerProcess {
-      const env = {
-        PATH: process.env.PATH,
-        DATABASE_URL: base.databaseUrl,
-        STORAGE_URL: inject('storageUrl'),
-        STORAGE_BUCKET: 'intake-test',
-        INTAKE_DATA_DIR: base.dataDir,
-        INTAKE_BASE_URL: 'http://intake.test',
+      const env = installationEnv(base, {
         INTAKE_QUEUE_POLL_SECONDS: '0.5',
         LOG_LEVEL: 'debug',
         ...serverProcessEnv(),
         ...base.env,
         ...extraEnv,
-      };
-      const child = spawn(intake, ['worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      captureLogs(child, 'worker', { env });
-      let output = '';
-      child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-      child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-      const exited = once(child, 'exit');
-      const w: WorkerProcess = {
-        child,
-        output: () => output,
-        exited,
-        async kill() {
-          child.kill('SIGKILL');
-          await exited;
-        },
-      };
-      running.add(w);
-      void exited.then(() => running.delete(w));
-      return w;
+      });
+      return processes.start(['worker'], env);
     },
   };
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../sdk/webhooks.ts';
-import { maintainDeliveries } from '../../server/domain/delivery/deliveries.ts';
+import { maintainDeliveries } from '../../server/domain/delivery/maintenance.ts';
 import * as jobs from '../../server/infra/queue/definitions.ts';
 import { bearer } from '../support/harness.ts';
 import { bigBody, redirectReply, type HttpsReceiver } from '../support/https-receiver.ts';

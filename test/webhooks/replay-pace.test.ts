@@ -7,8 +7,8 @@ import { eventually, workerProcesses } from '../support/worker-process.ts';
 
 /**
  * A team's bulk replays are paced (INTAKE_REPLAY_TEAM_RATE deliveries a second, all its replay jobs
- * together, issue 25): a replay of thousands cannot keep the worker and Postgres busy while other teams need
- * them, and another team's replay has an allowance of its own.
+ * together): a replay of thousands cannot keep the worker and Postgres busy while other teams need them,
+ * and another team's replay has an allowance of its own.
  */
 const RATE = 5;
 const env = { INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true', INTAKE_REPLAY_TEAM_RATE: String(RATE) };

@@ -2,20 +2,18 @@ import type { AppContext } from '../../context.ts';
 import type { Db } from '../../infra/db/database.ts';
 import type { Caller } from './caller.ts';
 import { AppError } from '../shared/errors.ts';
-import { slidingCount, slidingWaitMs } from '../shared/sliding-window.ts';
+import { slidingCount, slidingWaitMs } from '../../infra/sliding-window.ts';
 import * as windows from '../../infra/db/queries/rate-windows.ts';
 
 export type WindowHit = { hits: number; resetSeconds: number };
 
-/** Spent windows remembered at once per database handle; past it a newly spent one is not remembered (memory stays bounded). */
+/** Spent windows remembered per database handle; past this a newly spent one is not remembered. */
 const MAX_SPENT = 10_000;
 const spentWindows = new WeakMap<Db, Map<string, number>>();
 
 /**
- * Windows this process has seen spent, until they reset (key → epoch ms): a spent fixed window stays spent
- * for the rest of its span, so a client that keeps calling once refused — a loop on 429s — is refused from
- * memory, without a statement. The first refusal in each process costs the statement that finds it spent;
- * the memory ends when the database's own reset (rounded up to a second) passes.
+ * Windows this process has seen spent, until they reset (key → epoch ms): a spent window stays spent for
+ * its span, so a client looping on 429s is refused from memory, without a statement.
  */
 function spentMemory(ctx: AppContext): Map<string, number> {
   let memory = spentWindows.get(ctx.db);
@@ -59,10 +57,7 @@ async function refuseWhenSpent(
   throw refusal(resetSeconds);
 }
 
-/**
- * Whether a count is past `limit` on the sliding estimate of its window and the one before (see
- * sliding-window.ts), and the seconds until one more would be within it.
- */
+/** Whether a count is past `limit` on the sliding estimate, and the seconds until one more would fit. */
 function slidingVerdict(row: windows.TwoWindowRow, windowSeconds: number, limit: number): { spent: boolean; resetSeconds: number } {
   const w = { previous: row.previous, current: row.current, elapsedMs: row.elapsed_ms, windowMs: windowSeconds * 1000 };
   if (slidingCount(w) <= limit) return { spent: false, resetSeconds: 0 };
@@ -84,10 +79,8 @@ export function pruneWindows(ctx: AppContext): void {
 export type ApiBudget = { limit: number; windowSeconds: number; remaining: number; resetSeconds: number };
 
 /**
- * Counts one request against the token's API budget (INTAKE_API_RATE_LIMIT a minute) and its team's
- * (INTAKE_API_TEAM_RATE_LIMIT, all the team's tokens together: any member may mint tokens, and must not
- * multiply the budget by doing so), shared by every process, REST and MCP alike. Answers the budget that
- * binds (the one with less left); `exceeded` is the 429 to throw once either is spent.
+ * Counts one request against the token's API budget and its team's (all its tokens together, so minting tokens
+ * does not multiply it), across processes and transports. Answers the budget with less left; `exceeded` is the 429.
  */
 export async function chargeApiBudget(ctx: AppContext, caller: Pick<Caller, 'tokenId' | 'teamId'>): Promise<ApiBudget & { exceeded: AppError | null }> {
   const windowSeconds = 60;
@@ -127,11 +120,8 @@ export async function chargeApiBudget(ctx: AppContext, caller: Pick<Caller, 'tok
 const SEARCH_WINDOW_SECONDS = 10;
 
 /**
- * Counts one search (`q=` over a form's submissions) against its team's search budget,
- * INTAKE_SEARCH_TEAM_RATE_LIMIT a minute counted over a sliding 10 seconds (sliding-window.ts), whatever
- * the token or transport, and throws its 429 once spent. A search reads and matches thousands of rows
- * (~10 ms of Postgres, against a fraction of a millisecond for a page of a list): within the ordinary API
- * budget alone, one team's searchers could keep a core of the database busy while other teams wait for it.
+ * Counts one search against its team's search budget (a minute's limit over a sliding 10 s), throwing 429 once
+ * spent: a search costs far more than a list page, so the API budget alone would let one team hold a core.
  */
 export async function chargeSearchBudget(ctx: AppContext, caller: Pick<Caller, 'teamId'>): Promise<void> {
   const perMinute = ctx.config.searchTeamRateLimit;
@@ -152,16 +142,9 @@ export async function chargeSearchBudget(ctx: AppContext, caller: Pick<Caller, '
 const SEARCH_TIME_WINDOW_SECONDS = 60;
 
 /**
- * Runs a search (`search`, its statements) within its team's search time, INTAKE_SEARCH_TEAM_TIME_MS of
- * statements a minute, every token, transport and process together: refused with 429 once the last minute's
- * time is spent, charged with what it took afterwards. The minute slides (sliding-window.ts): counted in
- * fixed minutes, a team searching flat out ran a second of searches back to back as each minute began, and
- * every other team's reads waited on that core (bench/noisy-neighbour.ts: their lists' p99 went from 22 ms
- * without the searches to 44 ms); sliding, its searches start as the last minute's time fades, spread out.
- * The count budget above cannot see what a search costs, and that grows with the form: a rare word walks
- * the form's rows until it has a page, so on a form of a million submissions one search can take a core for
- * seconds where another takes 2 ms. A team's searches take at most the budget plus the one search that goes
- * past it, over any minute (that one is bounded by the statement timeout).
+ * Runs a search within its team's database time per sliding minute: 429 once spent, charged afterwards.
+ * A search's cost grows with the form, which the count budget cannot see; sliding spreads a busy team's
+ * searches out instead of bunching them as each minute begins (docs/decisions.md).
  */
 export async function withinSearchTime<T>(ctx: AppContext, teamId: string, search: () => Promise<T>): Promise<T> {
   const key = `search-time-team:${teamId}`;
@@ -184,20 +167,12 @@ export async function withinSearchTime<T>(ctx: AppContext, teamId: string, searc
   }
 }
 
-/**
- * The replay pace's window: a job queues a window's allowance at a time (50 deliveries at the default
- * pace, one transaction), due one after another across the window (deliveries.ts, replayDueTimes). Chosen
- * when each batch's pick sorted every delivery of the webhook (~33 ms over 10,000, whatever the batch's
- * size); picked by keyset now (nextReplayBatch), a batch costs ~1.5 ms of Postgres.
- */
+/** The replay pace's window: a job queues one window's allowance at a time, due one after another across it. */
 const REPLAY_WINDOW_SECONDS = 5;
 
 /**
- * Takes up to `wanted` deliveries from the allowance of a team's bulk replays (INTAKE_REPLAY_TEAM_RATE a
- * second, all its replay jobs together, shared by every process); `granted` 0 once spent, then wait
- * `resetSeconds`. Each replayed delivery costs a send, its outcome's write and its share of the batch's
- * inserts: unpaced, one team's replays of 10,000 deliveries each kept the worker and Postgres busy for
- * minutes while other teams needed them.
+ * Takes up to `wanted` deliveries from a team's replay allowance (all its replay jobs, every process); `granted`
+ * 0 once spent, then wait `resetSeconds`. Unpaced, one team's large replays would hold the worker for minutes.
  */
 export async function takeReplayAllowance(ctx: AppContext, teamId: string, wanted: number): Promise<{ granted: number; resetSeconds: number }> {
   const limit = Math.max(1, Math.floor(ctx.config.replayTeamRate * REPLAY_WINDOW_SECONDS));

@@ -1,19 +1,15 @@
 import type { AppContext } from '../../context.ts';
 import type { Config } from '../../config.ts';
 import { AppError } from '../shared/errors.ts';
-import { Lanes } from '../shared/lanes.ts';
+import { Lanes } from '../../infra/lanes.ts';
 
 /** One set of lanes per process configuration (a test may run several apps in one process). */
 const lanesOf = new WeakMap<Config, Lanes>();
 
 /**
- * Runs one operation of a team in the team's lane of this process: at most INTAKE_TEAM_CONCURRENCY of a
- * team's operations run at once here, INTAKE_TEAM_QUEUE more wait their turn for at most
- * INTAKE_TEAM_QUEUE_WAIT_MS, and the rest answer 429 `rate_limited`. One team's burst (fifty MCP sessions
- * opened at once, a wall of searches) is then served a few at a time while every other team's requests
- * pass beside it. A waiter whose client goes away (`signal`) leaves the line. Work that already runs in
- * the team's lane (an MCP resource read through its tool) keeps its place instead of queueing again.
- * Long-lived streams (exports, event streams) hold a place only until their first bytes are ready.
+ * Runs one operation in its team's lane of this process: a few run at once, some more wait briefly, the rest
+ * answer 429. One team's burst is served a few at a time while other teams' requests pass beside it. A waiter
+ * whose client goes away (`signal`) leaves the line; streams hold a place only until their first bytes.
  */
 export function inTeamLane<T>(ctx: AppContext, teamId: string, work: () => Promise<T>, signal?: AbortSignal | undefined): Promise<T> {
   const { teamOperations } = ctx.config;

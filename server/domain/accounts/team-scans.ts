@@ -2,22 +2,14 @@ import { TEAM_CAPS } from '../../../contract/costs.ts';
 import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../shared/errors.ts';
-import { Lanes } from '../shared/lanes.ts';
+import { Lanes } from '../../infra/lanes.ts';
 
-/**
- * A team's scans in one process: one at a time, a few more in line for a while, and each started no sooner
- * than a second, or five times as long as the last one ran, after the last one started: a team looping on
- * scans keeps a database backend busy a fifth of the time at most.
- */
+/** A team's scans in one process: one at a time, each spaced by five times the last one's run, so at most a fifth of a backend. */
 const SCANS = { running: 1, spacingMs: (ranMs: number) => Math.max(1000, 5 * ranMs), waiting: 4, waitMs: 10_000 };
 
 const lanesOf = new WeakMap<Config, Lanes>();
 
-/**
- * Runs a scan of all of a team's data (an erasure dry run, pruning a form's fields, deleting a form for
- * good) in the team's turn (SCANS); past the line, or after waiting too long, 429 (contract/costs.ts, cap
- * `scans`).
- */
+/** Runs a scan of a team's data (an erasure dry run, a field prune, a form's erasure) in the team's turn, or 429. */
 export function inTeamScan<T>(ctx: AppContext, teamId: string, work: () => Promise<T>): Promise<T> {
   let lanes = lanesOf.get(ctx.config);
   if (!lanes) lanesOf.set(ctx.config, (lanes = new Lanes(SCANS)));

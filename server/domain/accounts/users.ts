@@ -46,9 +46,8 @@ export async function listTeamMembers(ctx: AppContext, teamId: string): Promise<
 }
 
 /**
- * Removes a member from a team and, in the same transaction, revokes every token they hold in it: the
- * tokens stop working at once and do not come back if the user is added again. The team's last owner
- * cannot be removed (make another member owner first), so every team keeps someone who can run it.
+ * Removes a member and, in the same transaction, revokes their tokens in the team for good. The last owner
+ * cannot be removed, so every team keeps someone who can run it.
  */
 export async function removeMember(
   ctx: AppContext,

@@ -1,76 +1,28 @@
 import type { AppContext } from '../../context.ts';
-import {
-  attemptSends,
-  BULK_PRIORITIES,
-  FRESH_PRIORITIES,
-  isBulkAttempt,
-  loadAttempts,
-  recordAttempts,
-  sendAttempt,
-  type AttemptJob,
-  type AttemptOutcome,
-  type AttemptRow,
-} from './deliveries.ts';
-import { GroupCommit } from '../../infra/group-commit.ts';
+import type { AttemptRow } from '../../infra/db/queries/deliveries.ts';
+import type { GroupCommit } from '../../infra/group-commit.ts';
 import { countDeliveryAttempt } from '../../infra/metrics/deliveries.ts';
-import { createSender, type Sender } from '../../infra/outbound/sender.ts';
-import { BulkPace } from './bulk-pace.ts';
+import type { Sender } from '../../infra/outbound/sender.ts';
+import { ATTEMPT_LANES, deliverWebhook, isBulkAttempt, type AttemptJob } from '../../infra/queue/definitions.ts';
+import { attemptSends, deliverySender, loadAttempts, makeAttempt, type AttemptOutcome, type AttemptTools } from './attempt.ts';
 import { Pacing } from './pacing.ts';
-import { Shares, type Held, type Share } from './shares.ts';
-import { deliverWebhook } from '../../infra/queue/definitions.ts';
+import { outcomeRecorder } from './record.ts';
+import { BulkPace, Shares, type Held, type Share } from './shares.ts';
 
 export type DeliveryRunner = { stop(): Promise<void> };
 
 /** After attempts are recorded, fetches are coalesced over this window so one fetch refills several slots. */
 const REFILL_MS = 5;
-/** Outcomes are recorded by group commit: at most this many transactions at once, each of up to this many. */
-const RECORD_LIMITS = { maxRunning: 1, maxBatch: 200 };
 /**
- * While a fresh attempt is out, a bulk attempt's outcome waits up to this long for the transaction that
- * the fresh one's outcome will start, rather than starting one of its own: replayed attempts come one every
- * 1/INTAKE_REPLAY_TEAM_RATE s beside other teams' traffic and most of their outcomes found the recorder idle
- * (~0.6 commits per replayed delivery, bench/noisy-neighbour.ts; 0.23 now). With nothing fresh out it would
- * only wait, holding its bulk slot: 12,000 replays alone were not half sent in 90 s (test/platform/job-fairness.test.ts).
+ * While a fresh attempt is out, a bulk attempt's outcome waits up to this long to ride along in the
+ * transaction the fresh one's outcome will start, rather than start one of its own. With nothing fresh out
+ * it goes at once: waiting would only hold its bulk slot.
  */
 const BULK_RECORD_DEFER_MS = 100;
 /** A webhook's share (how fast its attempts went) is kept this long after its last attempt. */
 const SHARE_MEMORY_MS = 60_000;
 /** How often attempts waiting for a webhook that has turned slow are moved out (postponed). */
 const SLOW_CHECK_MS = 100;
-
-type Log = AppContext['log'];
-
-/**
- * Records outcomes by group commit. A batch the transaction refused is recorded one outcome at a time; what
- * still fails, pg-boss retries when its job expires. `committed` gets each batch's jobs once it is over and
- * the earliest next attempt it scheduled.
- */
-function outcomeRecorder(ctx: AppContext, committed: (jobs: AttemptJob[], next: Date | null) => void): GroupCommit<AttemptOutcome> {
-  const one = (outcome: AttemptOutcome) =>
-    recordAttempts(ctx, [outcome]).catch((err: unknown) => {
-      ctx.log.warn({ err, deliveryId: outcome.job.data.deliveryId }, 'could not record a delivery attempt; its job will be retried');
-      return null;
-    });
-  const earliest = (dates: Array<Date | null>) => dates.reduce<Date | null>((a, d) => (d && (!a || d < a) ? d : a), null);
-  return new GroupCommit(async (batch: AttemptOutcome[]) => {
-    let next: Date | null = null;
-    try {
-      next = await recordAttempts(ctx, batch).catch(async (err: unknown) => {
-        if (batch.length === 1) throw err;
-        const dates: Array<Date | null> = [];
-        for (const outcome of batch) dates.push(await one(outcome));
-        return earliest(dates);
-      });
-    } catch (err) {
-      ctx.log.warn({ err, deliveryId: batch[0]?.job.data.deliveryId }, 'could not record a delivery attempt; its job will be retried');
-    } finally {
-      committed(
-        batch.map((o) => o.job),
-        next,
-      );
-    }
-  }, RECORD_LIMITS);
-}
 
 /** One timer that fires at the earliest time asked for (a retry this worker scheduled falling due). */
 function earliestTimer(fire: () => void) {
@@ -118,47 +70,20 @@ function onceTimer(fire: () => void) {
 }
 
 /**
- * The webhook delivery loop of a worker process: keeps up to INTAKE_DELIVERY_CONCURRENCY attempts in flight
- * over keep-alive connections. Attempt jobs are taken from pg-boss in batches as slots free up, their rows
- * loaded in one query, and their outcomes recorded by group commit: each transaction records many attempts,
- * schedules their next attempts and settles their jobs, all or nothing. A slot frees once its outcome is
- * committed. The loop is woken at once by a new job (LISTEN), by a local timer when a retry it scheduled
- * falls due, and otherwise polls.
- *
- * A webhook has at most INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK of those attempts, so a receiver that never
- * answers cannot hold every slot (delivery-shares.ts). An attempt fetched for a webhook at its share waits in
- * this worker for a place while the webhook answers quickly (a burst to one fast receiver costs no extra
- * transaction). Once the webhook is slow, its waiting attempts are postponed: each job is settled and the
- * same attempt queued again, in one transaction (by the group commit, as an outcome), and its slot frees once
- * that commits. Postponements of one webhook are spread over the time its share would take to send them, so
- * a long queue behind a slow receiver is fetched again about as fast as it drains, not every second.
- *
- * A paced webhook (`max_per_second`, or a chat provider's limit) is sent within its pace, and a webhook a 429
- * paused waits, across every worker (delivery-pacing.ts).
- *
- * Bulk work (a replay job's attempts, negative priority) is bounded per worker: at most
- * INTAKE_BULK_DELIVERY_CONCURRENCY of its attempts taken at once, started at most INTAKE_BULK_DELIVERY_RATE
- * a second (delivery-bulk-pace.ts). Priority alone only orders the queue: bulk attempts to a fast receiver,
- * taken flat out, would fill every slot between two fresh deliveries and take the process's CPU and database
- * connections from every team's posts, lists and deliveries. Fresh attempts (priority 0 and up) are fetched
- * first and by themselves, so a bulk backlog never takes their slots.
+ * A worker's webhook delivery loop: up to INTAKE_DELIVERY_CONCURRENCY attempts in flight over keep-alive
+ * connections. Jobs are fetched in batches as slots free up (fresh work first, then bulk work within its
+ * bound), each attempt counted in its webhook's share (shares.ts) and made by `makeAttempt`, and outcomes
+ * recorded by group commit (record.ts); a slot frees once its outcome is committed. The loop is woken by a
+ * new job (LISTEN), by a timer when a retry it scheduled falls due, and otherwise polls.
  */
 export function startDeliveryRunner(ctx: AppContext, opts: { version: string }): DeliveryRunner {
-  const { config } = ctx;
-  const sender = createSender({
-    timeoutMs: config.deliveryTimeoutMs,
-    allowPrivate: config.allowPrivateWebhooks,
-    userAgent: `Intake-Webhooks/${opts.version}`,
-    connections: config.deliveryConcurrency,
-  });
+  const sender = deliverySender(ctx, { version: opts.version, connections: ctx.config.deliveryConcurrency });
   return new DeliveryLoop(ctx, sender).start();
 }
 
 class DeliveryLoop {
   readonly #ctx: AppContext;
-  readonly #log: Log;
-  readonly #sender: Sender;
-  readonly #limit: number;
+  readonly #tools: AttemptTools;
   readonly #shares: Shares;
   readonly #pacing: Pacing;
   readonly #bulk: BulkPace;
@@ -174,11 +99,9 @@ class DeliveryLoop {
 
   constructor(ctx: AppContext, sender: Sender) {
     this.#ctx = ctx;
-    this.#log = ctx.log;
-    this.#sender = sender;
-    this.#limit = ctx.config.deliveryConcurrency;
-    this.#shares = new Shares(ctx.config.deliveryConcurrencyPerWebhook, this.#limit);
-    this.#pacing = new Pacing(ctx, sender);
+    this.#shares = new Shares(ctx.config.deliveryConcurrencyPerWebhook, ctx.config.deliveryConcurrency);
+    this.#pacing = new Pacing(ctx);
+    this.#tools = { ctx, sender, pacing: this.#pacing };
     this.#bulk = new BulkPace(ctx.config.bulkDeliveryConcurrency, ctx.config.bulkDeliveryRate, (at) => {
       if (!this.#stopping) this.#bulkTimer.at(at);
     });
@@ -214,7 +137,7 @@ class DeliveryLoop {
         // Attempts in flight finish (each is bounded by the delivery timeout) and their outcomes are recorded.
         while (this.#sending.size) await Promise.allSettled([...this.#sending]);
         await this.#recorder.drained();
-        await this.#sender.close();
+        await this.#tools.sender.close();
       },
     };
   }
@@ -230,6 +153,7 @@ class DeliveryLoop {
     }
   }
 
+  /** Attempts held for a webhook that is slow (or all, when stopping) go back to the queue, spread over its share's pace. */
   #postpone(groups: Array<{ share: Share; held: Held[] }>): void {
     for (const { share, held } of groups) {
       for (const { job, row } of held) this.#recorder.add({ job, kind: 'postpone', expected: row.attempts, at: this.#shares.postponeUntil(share) });
@@ -242,34 +166,36 @@ class DeliveryLoop {
   }
 
   /**
-   * Sends one attempt, counted in its webhook's share while it is out (`share`: already counted as started);
-   * then the attempts waiting that may start.
+   * Makes one attempt, counted in its webhook's share while it is out (`share`: already counted as started;
+   * null: it sends nothing); then starts the attempts waiting that may.
    */
   #send(job: AttemptJob, row: AttemptRow | undefined, share: Share | null): void {
     const startedAt = Date.now();
-    const outcome = share && row ? this.#pacing.attempt(job, row) : sendAttempt(this.#ctx, this.#sender, job, row);
     this.#track(
-      outcome
+      makeAttempt(this.#tools, job, row)
         .finally(() => {
           if (!share) return;
           this.#shares.finished(share, job.id, Date.now() - startedAt);
           for (const next of this.#shares.startable()) this.#send(next.held.job, next.held.row, next.share);
         })
         .then(
-          (o) => {
-            if (o.kind !== 'postpone') countDeliveryAttempt(o);
+          (outcome) => {
+            countDeliveryAttempt(outcome);
             const freshOut = this.#taken > this.#bulk.taken;
-            this.#recorder.add(o, isBulkAttempt(job) && freshOut ? { deferMs: BULK_RECORD_DEFER_MS } : undefined);
+            this.#recorder.add(outcome, isBulkAttempt(job) && freshOut ? { deferMs: BULK_RECORD_DEFER_MS } : undefined);
           },
           (err: unknown) => {
-            this.#log.warn({ err, deliveryId: job.data.deliveryId }, 'delivery attempt failed; its job will be retried');
+            this.#ctx.log.warn({ err, deliveryId: job.data.deliveryId }, 'delivery attempt failed; its job will be retried');
             this.#release([job]);
           },
         ),
     );
   }
 
-  /** Loads a fetched batch's rows in one query and sends, holds or postpones each attempt by its webhook's share. */
+  /**
+   * Loads a fetched batch's rows in one query; each attempt that sends starts if its webhook's share has room,
+   * else waits in the worker while the webhook answers quickly, or is postponed once it is slow.
+   */
   #launch(jobs: AttemptJob[]): void {
     this.#taken += jobs.length;
     this.#track(
@@ -278,30 +204,34 @@ class DeliveryLoop {
           for (const job of jobs) {
             const row = rows.get(job.data.deliveryId);
             if (!attemptSends(job, row)) {
-              this.#send(job, row, null); // skipped or stopped without a request
+              this.#send(job, row, null);
               continue;
             }
             const share = this.#shares.of(row.webhook_id);
             if (this.#shares.hasRoom(share)) {
               this.#shares.started(share, job.id, Date.now());
               this.#send(job, row, share);
-            } else if (this.#stopping || (this.#shares.isFull(share) && this.#shares.isSlow(share))) this.#postpone([{ share, held: [{ job, row }] }]);
-            else share.held.push({ job, row });
+            } else if (this.#stopping || (this.#shares.isFull(share) && this.#shares.isSlow(share))) {
+              this.#postpone([{ share, held: [{ job, row }] }]);
+            } else share.held.push({ job, row });
           }
         },
         (err: unknown) => {
-          this.#log.warn({ err }, 'could not load webhook deliveries; their jobs will be retried');
+          this.#ctx.log.warn({ err }, 'could not load webhook deliveries; their jobs will be retried');
           this.#release(jobs);
         },
       ),
     );
   }
 
-  /** One round of fetching: fresh attempts first for every free slot, then bulk ones within their bound. */
+  /**
+   * One round of fetching: fresh attempts first for every free slot, then bulk ones (a replay's) within their
+   * bound, so a bulk backlog never takes fresh work's slots nor the process's CPU and connections.
+   */
   async #fetchRound(): Promise<void> {
     const free = this.#shares.capacity - this.#taken;
     if (free <= 0) return;
-    const fresh = (await this.#ctx.queue.fetch(deliverWebhook, free, FRESH_PRIORITIES)) as unknown as AttemptJob[];
+    const fresh = await this.#ctx.queue.fetch(deliverWebhook, free, ATTEMPT_LANES.fresh);
     if (fresh.length) this.#launch(fresh);
     if (fresh.length === free) {
       this.#again = true;
@@ -309,7 +239,7 @@ class DeliveryLoop {
     }
     const room = this.#bulk.room(free - fresh.length);
     if (room <= 0 || this.#stopping) return;
-    const bulk = (await this.#ctx.queue.fetch(deliverWebhook, room, BULK_PRIORITIES)) as unknown as AttemptJob[];
+    const bulk = await this.#ctx.queue.fetch(deliverWebhook, room, ATTEMPT_LANES.bulk);
     this.#bulk.took(bulk.length);
     if (!bulk.length) return;
     this.#launch(bulk);
@@ -329,7 +259,7 @@ class DeliveryLoop {
         await this.#fetchRound();
       } while (this.#again && !this.#stopping);
     } catch (err) {
-      this.#log.warn({ err }, 'could not fetch webhook deliveries; will retry');
+      this.#ctx.log.warn({ err }, 'could not fetch webhook deliveries; will retry');
     } finally {
       this.#fetching = false;
     }

@@ -1,4 +1,7 @@
-import type { AttemptJob, AttemptRow } from './deliveries.ts';
+import type { AttemptRow } from '../../infra/db/queries/deliveries.ts';
+import type { AttemptJob } from '../../infra/queue/definitions.ts';
+
+/** How one worker's delivery slots are shared: among webhooks (Shares), and with bulk work (BulkPace). */
 
 /** An attempt postponed because its webhook had its share in flight goes again after at least this long… */
 const POSTPONE_MIN_MS = 1_000;
@@ -8,7 +11,7 @@ const POSTPONE_MAX_MS = 30_000;
  * A webhook whose attempts take longer than this (its recent average, or its oldest in flight) is slow:
  * attempts over its share are postponed. A quicker one's wait in this worker for a free place in its share.
  */
-export const SLOW_MS = 500;
+const SLOW_MS = 500;
 /** A webhook whose last attempts averaged under this, none out longer, after at least a share's worth of them, is fast. */
 const FAST_MS = 100;
 
@@ -18,16 +21,11 @@ export type Held = { job: AttemptJob; row: AttemptRow };
 export type Share = { webhookId: string; started: Map<string, number>; held: Held[]; averageMs: number; horizon: number; done: number; lastAt: number };
 
 /**
- * The per-webhook shares of one worker's delivery slots (INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK each), and
- * the worker's attempts in flight over all of them.
- *
- * A webhook gets its share. A **fast** one (a share's worth of attempts done, averaging under FAST_MS, none
- * out SLOW_MS) may take every slot: one busy endpoint that answers at once then runs as fast as without
- * shares. Should it stop answering, it holds those slots for one timeout at most, so while any webhook is
- * over its share the other webhooks may go up to one share's worth of slots **beyond** the worker's limit
- * (the reserve): they are never delayed behind it; and from SLOW_MS on the burster is slow and keeps to its
- * share. Without a burster the worker never has more than its limit in flight. A receiver silent from the
- * start never has more than its share.
+ * The per-webhook shares of one worker's delivery slots (INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK each). A
+ * **fast** webhook (a share's worth of attempts done, averaging under FAST_MS, none out SLOW_MS) may take
+ * every slot, so one busy endpoint runs as fast as without shares. While any webhook is over its share, the
+ * others may go one share's worth beyond the worker's limit (the reserve), so a burster that stops answering
+ * delays no one; from SLOW_MS on it keeps to its share. A receiver silent from the start never has more.
  */
 export class Shares {
   readonly #shares = new Map<string, Share>();
@@ -133,5 +131,57 @@ export class Shares {
       if (share.held.length && (all || (this.isFull(share) && this.isSlow(share)))) out.push({ share, held: share.held.splice(0) });
     }
     return out;
+  }
+}
+
+/**
+ * After a fetch of bulk attempts found none, the next one waits this long: otherwise every refill without
+ * bulk work waiting would cost a second, empty fetch.
+ */
+const BULK_IDLE_MS = 250;
+
+/**
+ * Bulk work (a replay job's attempts) in one worker: at most `limit` taken at once, started at most `rate` a
+ * second (a token bucket as deep as the limit). `schedule` asks for a pump at a time (held back by the pace or
+ * the idle wait).
+ */
+export class BulkPace {
+  readonly #limit: number;
+  readonly #rate: number;
+  readonly #schedule: (at: number) => void;
+  #tokens: number;
+  #at = Date.now();
+  #idleUntil = 0;
+  /** Bulk attempts taken whose outcome is not committed yet. */
+  taken = 0;
+
+  constructor(limit: number, rate: number, schedule: (at: number) => void) {
+    this.#limit = limit;
+    this.#rate = rate;
+    this.#tokens = limit;
+    this.#schedule = schedule;
+  }
+
+  /** How many bulk attempts may be taken now, out of `free` slots: within the bulk share and the pace. */
+  room(free: number, now = Date.now()): number {
+    this.#tokens = Math.min(this.#limit, this.#tokens + ((now - this.#at) / 1000) * this.#rate);
+    this.#at = now;
+    const room = Math.min(free, this.#limit - this.taken, Math.floor(this.#tokens));
+    if (room > 0 && now < this.#idleUntil) {
+      this.#schedule(this.#idleUntil);
+      return 0;
+    }
+    // Over the pace: pump again once a token is due. At the share, a release pumps.
+    if (room <= 0 && this.taken < this.#limit && free > 0) this.#schedule(now + ((1 - this.#tokens) / this.#rate) * 1000);
+    return Math.max(0, room);
+  }
+
+  took(n: number): void {
+    if (!n) {
+      this.#idleUntil = Date.now() + BULK_IDLE_MS;
+      return;
+    }
+    this.#tokens -= n;
+    this.taken += n;
   }
 }

@@ -16,9 +16,8 @@ export function postingOrigin(client: { origin: string | null; referrer: string 
 }
 
 /**
- * Where a browser goes after posting: `_next` when its origin is the page's own (the site's thank-you page
- * works without configuration), the form's redirect host or one of its allowed origins — anywhere else
- * would make the endpoint an open redirect; else the form's redirect_url, else null.
+ * Where a browser goes after posting: `_next` when its origin is the posting page's, the redirect host's or an
+ * allowed one (anywhere else would be an open redirect); else the form's redirect_url, else null.
  */
 export function redirectTarget(settings: FormSettings, next: string | null, fromOrigin: string | null = null): string | null {
   if (next) {

@@ -4,7 +4,7 @@ import type { FormSettings } from '../../../contract/forms.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../../../contract/public-endpoint.ts';
 import type { AppContext } from '../../context.ts';
 import * as forms from '../../infra/db/queries/forms.ts';
-import * as intake from '../../infra/db/queries/submission-inserts.ts';
+import * as inserts from '../../infra/db/queries/submission-inserts.ts';
 import { teamStorageBytes } from '../../infra/db/queries/submissions.ts';
 import { deleteObjects, notificationEmail, processSubmission } from '../../infra/queue/definitions.ts';
 import { limitSubject } from './client-address.ts';
@@ -105,10 +105,7 @@ export async function findPublicForm(ctx: AppContext, formId: string): Promise<P
   return row ? toPublicForm(row) : null;
 }
 
-/**
- * Client IPs are kept for the record but rate limits key on a keyed hash, never the address itself — of
- * the address, or of its /64 for IPv6 (see limitSubject).
- */
+/** Rate limits key on a keyed hash of the address (or its IPv6 /64), never the address itself. */
 export function hashIp(key: Buffer, ip: string): string {
   return createHmac('sha256', key).update(limitSubject(ip)).digest('hex').slice(0, 32);
 }
@@ -141,13 +138,8 @@ function firstString(value: FieldValue | undefined): string | null {
 }
 
 /**
- * The public endpoint's rules, in order: the form must take posts (404) from this origin (403); a spent
- * quota is 402 and a flood from one address 429, before the body is read; an Idempotency-Key seen
- * within 24 h answers its first submission; files need a plan with uploads (402); the form's field
- * schema (422, per field) and file storage (402); its CAPTCHA (422, or spam `captcha_unverified` when the
- * provider cannot be asked); then the spam stack's synchronous part (honeypot → rate limit → custom
- * rules), the files to storage, and the submission stored with its job in one statement. Spam is stored
- * and answered exactly like success.
+ * The public endpoint's rules, in order. Everything that can refuse a post without its body (form, origin,
+ * quota, flood, idempotency) runs before the body is read. Spam is stored and answered exactly like success.
  */
 export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<IngestOutcome> {
   if (!isId('frm', post.formId)) throw notFound('Form');
@@ -169,7 +161,7 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
 
   const idempotencyKey = idempotencyKeyHash(post.idempotencyKey);
   if (idempotencyKey) {
-    const existing = await intake.findIdempotent(ctx.db, form.id, idempotencyKey);
+    const existing = await inserts.findIdempotent(ctx.db, form.id, idempotencyKey);
     if (existing) return { form, id: existing, replayed: true, redirect: redirectTarget(form.settings, null), bodyKind: null };
   }
 
@@ -178,8 +170,7 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
     if (body.files.length && !form.fileUploads) {
       throw new AppError('plan_limit_reached', "File uploads are not included in this form's plan.");
     }
-    // Without a prototype: a field named `__proto__` is a field, not a way to give the controls inherited
-    // values (`_next`, `_replyto`, the honeypot) that were never posted as such.
+    // Without a prototype: a field named `__proto__` must not give the controls inherited values.
     const posted: Record<string, FieldValue> = Object.create(null);
     const controls: Record<string, FieldValue> = Object.create(null);
     for (const [k, v] of Object.entries(withoutTokens(body.fields))) (k.startsWith(CONTROL_PREFIX) ? controls : posted)[k] = v;
@@ -248,10 +239,7 @@ function captchaRecord(v: Verification): Record<string, unknown> {
   return { outcome: v.outcome, error_codes: v.errorCodes };
 }
 
-/**
- * The plan's file storage holds for the team: a post whose files would take it past the limit is 402 and
- * stores nothing. (Checked before storing: uploads running side by side can pass it by their own size.)
- */
+/** A post whose files would take the team past its plan's storage is 402 (concurrent uploads may overshoot by their size). */
 async function assertStorageLeft(ctx: AppContext, form: PublicForm, files: PostedFile[]): Promise<void> {
   const used = await teamStorageBytes(ctx.db, form.teamId);
   const adding = files.reduce((n, f) => n + f.size, 0);
@@ -266,14 +254,10 @@ export function storageKeyFor(form: PublicForm, submissionId: string, fileId: st
   return `teams/${form.teamId}/forms/${form.id}/${submissionId}/${fileId}`;
 }
 
-/**
- * Streams each spooled upload to object storage. On any failure the objects already written are
- * removed, so a failed upload leaves nothing behind.
- */
-async function uploadFiles(ctx: AppContext, form: PublicForm, submissionId: string, files: PostedFile[]): Promise<intake.FileInsert[]> {
-  const uploaded: intake.FileInsert[] = [];
-  // Every key written to, the one cut off included: a store that is not atomic (s3rver, a filesystem
-  // gateway) can hold part of an object whose PUT failed.
+/** Streams each spooled upload to object storage; on any failure the objects already written are removed. */
+async function uploadFiles(ctx: AppContext, form: PublicForm, submissionId: string, files: PostedFile[]): Promise<inserts.FileInsert[]> {
+  const uploaded: inserts.FileInsert[] = [];
+  // The key cut off is included: a non-atomic store can hold part of an object whose PUT failed.
   const written: string[] = [];
   try {
     for (const f of files) {
@@ -295,10 +279,7 @@ async function uploadFiles(ctx: AppContext, form: PublicForm, submissionId: stri
   }
 }
 
-/**
- * Removes the objects of a post that was not kept. When storage cannot do it now (it went down mid-post),
- * a delete-objects job does it once storage is back, so no object outlives the refused post.
- */
+/** Removes a refused post's objects, or queues a delete-objects job when storage is down. */
 async function removeObjects(ctx: AppContext, keys: string[]): Promise<void> {
   if (!keys.length) return;
   try {
@@ -314,21 +295,16 @@ type NewSubmission = {
   payload: Record<string, unknown>;
   metadata: Record<string, unknown>;
   spamReason: SpamReason | null;
-  files: intake.FileInsert[];
+  files: inserts.FileInsert[];
   idempotencyKey: string | null;
 };
 
-/**
- * Stores the submission with everything that goes with it in one statement (see insertSubmission), so
- * nothing acknowledged can be lost; a clean one carries its process-submission job (shared with the clean
- * posts committed in the same statement), and the workers are woken once it has committed.
- */
+/** Stores the submission with its job in one statement, so nothing acknowledged can be lost; wakes workers after commit. */
 async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Promise<{ id: string; replayed: boolean }> {
   const clean = s.spamReason === null;
-  // A clean post carries its processing job; spam carries its notification when the form asks to hear of spam.
+  // A clean post carries its processing job, shared with the batch; spam carries its own notification when asked.
   const notifySpam = !clean && form.notifySpam;
-  // Posts accepted together share one process-submission job (see AcceptJob); a spam notification is the post's own.
-  const job: intake.AcceptJob | null = clean
+  const job: inserts.AcceptJob | null = clean
     ? {
         batchable: true,
         insert: (ids) => ctx.queue.embeddedInsert(processSubmission, ids.length === 1 ? { submissionId: ids[0]! } : { submissionIds: ids }),
@@ -337,7 +313,7 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
       ? { batchable: false, insert: () => ctx.queue.embeddedInsert(notificationEmail, { submissionId: s.id }) }
       : null;
   try {
-    await intake.acceptSubmission(
+    await inserts.acceptSubmission(
       ctx.db,
       {
         id: s.id,
@@ -358,9 +334,9 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
     // Nothing of this post was kept: its uploaded objects go too.
     await removeObjects(ctx, s.files.map((f) => f.storageKey));
     const code = (err as { code?: string }).code;
-    if (code === intake.QUOTA_EXCEEDED) throw quotaExceeded(form);
-    if (code === intake.KEY_HELD) {
-      const held = await intake.findIdempotent(ctx.db, form.id, s.idempotencyKey!);
+    if (code === inserts.QUOTA_EXCEEDED) throw quotaExceeded(form);
+    if (code === inserts.KEY_HELD) {
+      const held = await inserts.findIdempotent(ctx.db, form.id, s.idempotencyKey!);
       if (held) return { id: held, replayed: true };
     }
     throw err;

@@ -1,21 +1,13 @@
 import { PUBLIC_POST_LIMITS } from '../../../contract/public-endpoint.ts';
 
-/**
- * Limits of a post to the public endpoint, in one place: the body parsers enforce them while reading,
- * the ingest rules derive the per-form file limit from them. Anything beyond them is refused (413 or
- * 400), never truncated.
- */
+/** Limits of a post to the public endpoint: the body parsers enforce them while reading; beyond them is refused, never truncated. */
 export const INGEST_LIMITS = {
-  // The limits the public endpoint documents (openapi.json), defined once in the contract.
   ...PUBLIC_POST_LIMITS,
   /** multipart as a whole: every file at its limit plus the fields */
   multipartBytes: PUBLIC_POST_LIMITS.files * PUBLIC_POST_LIMITS.fileBytes + 2 * 1024 * 1024,
 } as const;
 
-/**
- * The most field names a form learns in its life (its export columns): a trigger enforces it in the
- * database (migration 0006); names past it stay in the payload and export in `_other`.
- */
+/** The most field names a form learns (its export columns), enforced by a trigger; later names export in `_other`. */
 export const FORM_FIELD_LIMIT = 500;
 
 /** What a body reader is told for one post: the per-file limit, and whether files are taken at all. */

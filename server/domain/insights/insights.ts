@@ -6,7 +6,7 @@ import { isLiveForm } from '../../infra/db/queries/forms.ts';
 import * as queries from '../../infra/db/queries/insights.ts';
 import { generateInsights as generateJob, insightsDigestEmail } from '../../infra/queue/definitions.ts';
 import type { Caller } from '../accounts/caller.ts';
-import { createTeamEventDeliveries } from '../delivery/deliveries.ts';
+import { createTeamEventDeliveries } from '../delivery/fan-out.ts';
 import { AppError, notFound, validationFailed } from '../shared/errors.ts';
 import { samplePayloads } from '../submissions/payload-samples.ts';
 import { INSIGHTS_SAMPLE } from '../../../contract/costs.ts';

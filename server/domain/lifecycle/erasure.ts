@@ -20,10 +20,7 @@ import { iso } from '../shared/timestamps.ts';
 
 /** Submissions read per query while searching a form. */
 const SCAN = 2000;
-/**
- * After each search, an erasure job rests this many times as long as the search took: a team queueing
- * erasures back to back keeps a database backend busy a fifth of the time at most.
- */
+/** After each search an erasure job rests this many times as long as it took, so a team's erasures use a fifth of a backend at most. */
 const SCAN_REST = 4;
 
 /**
@@ -46,9 +43,8 @@ function assertMayErase(caller: Caller): void {
 }
 
 /**
- * A dry run: what a real run would erase now, found by the same search (`erasurePattern` over every form
- * of the team) in one read-only statement, so the caller learns it at once instead of polling a job. Nothing
- * is written: no receipt, no job, and the value searched for is not kept.
+ * A dry run: what a real run would erase, found by the same search in one read-only statement, answered at
+ * once. Nothing is written and the value searched for is not kept.
  */
 export async function previewErasure(ctx: AppContext, caller: Caller, body: z.infer<typeof ErasureBody>): Promise<{ dry_run: true } & queries.ErasurePreview> {
   assertMayErase(caller);
@@ -91,9 +87,8 @@ export async function runErasure(ctx: AppContext, erasureId: string): Promise<vo
   await queries.startErasure(ctx.db, erasureId);
   await jobQueries.startJob(ctx.db, request.job_id);
   const pattern = erasurePattern(decryptSecret(ctx.keys.erasureValues, request.value_encrypted));
-  // A dry run changes nothing: it counts in memory and writes the receipt once (a run repeated by the
-  // queue writes the same numbers). A real run counts each batch in the transaction that erases it.
-  // (Dry runs are answered at once now, by previewErasure; a queued one is a request made before that.)
+  // A queued dry run (requests stored as such; new dry runs go through previewErasure) counts in memory and
+  // writes the receipt once. A real run counts each batch in the transaction that erases it.
   const wouldErase: queries.ErasedCounts = { submissions: 0, files: 0, deliveriesRedacted: 0, forms: {} };
   for (const formId of await queries.teamFormIds(ctx.db, request.team_id)) {
     let after: { at: string; id: string } | null = null;

@@ -5,10 +5,8 @@ import { storedSettings } from '../spam/stored-rules.ts';
 import { deleteRows } from '../submissions/submissions.ts';
 
 /**
- * Retention: each form keeps submissions `submissions_days` and spam `spam_days` (null = for ever), within
- * its plan's cap (`plans.max_retention_days`: 365 days on Free, none on paid plans). A daily job deletes
- * what has aged out — rows, files in storage, audit events, delivery bodies (the delivery log stays) —
- * in small batches, each its own transaction, skipping rows another worker holds.
+ * Retention: each form keeps submissions and spam for its chosen days (null: for ever) within its plan's cap.
+ * A daily job deletes what aged out in small batches, each its own transaction, skipping rows others hold.
  */
 
 /** When the daily sweep runs (UTC): the schedule in jobs, and the time next_deletion_at names. */

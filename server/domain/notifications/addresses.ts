@@ -6,11 +6,8 @@ import { AppError } from '../shared/errors.ts';
 import { readToken, signToken } from './signed-tokens.ts';
 
 /**
- * Notification addresses confirm before they receive anything: an address added to a form is sent a
- * signed link (`/v/{token}`, valid 7 days); until it is followed the form shows it `pending` and
- * notifications skip it. Confirmation is per team: an address confirms once for all the team's forms.
- * So nobody can use Intake to send mail to people who never asked for it. `INTAKE_VERIFY_NOTIFICATION_EMAILS=false`
- * turns this off (development: `make dev` does, and says so).
+ * Notification addresses confirm (once per team, by a signed link) before they receive anything, so nobody
+ * can use Intake to mail people who never asked. Until then they are `pending` and skipped.
  */
 
 const LINK_SECONDS = 7 * 24 * 3600;

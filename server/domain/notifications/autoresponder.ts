@@ -11,9 +11,8 @@ import { storedSettings } from '../spam/stored-rules.ts';
 import { iso } from '../shared/timestamps.ts';
 
 /**
- * The autoresponder: an e-mail to the person who sent a clean submission, from the form's template
- * (Markdown with `{{field}}` placeholders), at most one per address per form per hour. Its outcome is
- * recorded on the submission (`autoresponse`). Spam is never answered (processing records it skipped).
+ * The autoresponder: an e-mail from the form's Markdown template to the sender of a clean submission, at most
+ * one per address per form per hour, its outcome recorded on the submission. Spam is never answered.
  */
 
 /** Raw HTML in a template is shown as text; nothing is linkified from submitted values. */
@@ -32,9 +31,8 @@ function filler(payload: Record<string, unknown>): (s: string) => string {
 }
 
 /**
- * The e-mail for a payload. Text: the Markdown with values inserted as they are. HTML: the Markdown
- * rendered, values inserted only into its text (so markdown-it escapes them, and they never become
- * markup or a link's address). Linear in the template and values.
+ * The e-mail for a payload. In the HTML, values go only into the rendered Markdown's text tokens, so they
+ * are escaped and never become markup or a link's address.
  */
 export function renderAutoresponse(template: Pick<FormSettings['autoresponder'], 'subject' | 'body_markdown'>, payload: Record<string, unknown>): RenderedMail {
   const subject = filler(payload)(template.subject).replace(/[\r\n\t]+/g, ' ').trim().slice(0, 250);

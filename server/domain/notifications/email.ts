@@ -3,11 +3,7 @@ import { escapeHtml, valueText } from './display-text.ts';
 import { storedSettings } from '../spam/stored-rules.ts';
 import { iso } from '../shared/timestamps.ts';
 
-/**
- * The notification e-mail's content, text and HTML, for one submission or a digest of several: the form's
- * name, the fields in the schema's order (labels as headings) then the others, files as links, the
- * category, the spam verdict, and the one-click action links. Pure: links come in ready-made.
- */
+/** The notification e-mail's text and HTML, for one submission or a digest. Pure: links come in ready-made. */
 
 export type SubmissionLinks = {
   /** Signed download links, per file id. */

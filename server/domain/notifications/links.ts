@@ -8,11 +8,8 @@ import { iso } from '../shared/timestamps.ts';
 import { actFromEmail, type EmailAction } from '../submissions/submissions.ts';
 
 /**
- * The links of notification e-mails. One-click actions (`/a/{token}`: mark as spam, not spam, delete) are
- * signed per submission, action and expiry (7 days); following one shows a page whose button does it, so
- * mail scanners that fetch links change nothing. Unsubscribe links (`/u/{token}`) are signed per form and
- * address and do not expire; a POST to them (RFC 8058 one-click, or the page's button) removes that
- * address from that form, and it must confirm again before any form of the team notifies it.
+ * The links of notification e-mails: signed one-click actions (their GET only shows a button, so mail scanners
+ * change nothing) and unsubscribe links, after which the address must confirm again.
  */
 
 export const ACTION_LINK_SECONDS = 7 * 24 * 3600;
@@ -42,9 +39,8 @@ function readAction(ctx: AppContext, token: string, now: number): { submissionId
 }
 
 /**
- * The submission a link acts on, only while its form is live. A form in the trash keeps its submissions
- * for a restore, but nothing acts on them meanwhile: "Not spam" would deliver webhooks and send e-mail for
- * a form its team put away. An erased form (or a deleted submission) has nothing left to act on.
+ * The submission a link acts on, only while its form is live: "Not spam" on a trashed form would deliver
+ * webhooks and e-mail for a form its team put away.
  */
 async function liveTarget(sql: Parameters<typeof queries.findActionTarget>[0], submissionId: string, lock = false) {
   const target = await queries.findActionTarget(sql, submissionId, lock);

@@ -9,11 +9,7 @@ import { confirmedRecipients } from './addresses.ts';
 import { renderDigest, renderNotification, type SubmissionLinks } from './email.ts';
 import { senderEmail } from '../spam/spam.ts';
 
-/**
- * Notification e-mails to a form's confirmed addresses: one message per address (each carries its own
- * unsubscribe link and RFC 8058 headers), multipart text + HTML, with the fields, files as signed links,
- * and one-click actions. Instant per submission, or digests (hourly, daily) per form.
- */
+/** Notification e-mails to a form's confirmed addresses: instant per submission, or hourly/daily digests per form. */
 
 /** A digest lists at most this many submissions (and counts the rest). */
 const DIGEST_LIMIT = 50;
@@ -23,10 +19,7 @@ const DIGEST_LAG_MS = 2 * 60 * 1000;
 export const DAILY_DIGEST_HOUR = 8;
 const PERIOD_MS = { hourly: 3600 * 1000, daily: 24 * 3600 * 1000 } as const;
 
-/**
- * Where a reply goes: the `_replyto` control when the form sets one, otherwise the sender's address
- * from the payload — and only when it is a single valid address (a list would add recipients).
- */
+/** Where a reply goes: `_replyto`, else the sender's address, and only a single valid address (a list would add recipients). */
 function replyToAddress(payload: Record<string, unknown>, controls: Record<string, unknown>): string | undefined {
   const explicit = typeof controls._replyto === 'string' ? controls._replyto : null;
   return plainAddress(explicit) ?? plainAddress(senderEmail(payload, null)) ?? undefined;
@@ -61,10 +54,7 @@ async function sendToEach(
   }
 }
 
-/**
- * The notification-email job: a processed submission (or, when the form asks for spam too, a spam one)
- * to the form's confirmed addresses. Forms in digest mode get theirs from the digest job instead.
- */
+/** The notification-email job: a processed submission (or spam, when asked) for forms in instant mode. */
 export async function sendNotification(ctx: AppContext, submissionId: string, now = Date.now()): Promise<'sent' | 'skipped'> {
   const row = await queries.findForNotification(ctx.db, submissionId);
   if (!row) return 'skipped';
@@ -84,9 +74,8 @@ export async function sendNotification(ctx: AppContext, submissionId: string, no
 }
 
 /**
- * The digest job (hourly): each form in `hourly` mode, and at DAILY_DIGEST_HOUR each form in `daily`
- * mode, gets one e-mail listing its clean submissions since its last digest — none for an empty period.
- * How far each form's digests went is recorded, so a retried or repeated run sends nothing twice.
+ * The hourly digest job (daily forms at DAILY_DIGEST_HOUR): one e-mail per form listing its clean submissions
+ * since its last digest. How far each form went is recorded, so a repeated run sends nothing twice.
  */
 export async function sendDigests(ctx: AppContext, now = new Date()): Promise<{ sent: number }> {
   let sent = 0;

@@ -1,10 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/**
- * Tokens for links in e-mails (`/v/…`, `/a/…`, `/u/…`): the parts, joined and base64url-encoded, then a
- * dot and an HMAC-SHA256 of that under the link's own key. Parts never contain the separator (ids,
- * addresses, actions, times).
- */
+/** Tokens for links in e-mails: the parts joined and base64url-encoded, a dot, and an HMAC-SHA256 under the link's own key. */
 const SEPARATOR = '\u001f';
 const MAX_TOKEN = 1024;
 

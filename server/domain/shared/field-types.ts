@@ -42,9 +42,8 @@ export function parseFields(payload: Record<string, unknown>): ParsedField[] {
 }
 
 /**
- * Postgres text (and so jsonb) cannot hold U+0000, and an unpaired UTF-16 surrogate is no character at
- * all: such input is refused rather than silently changed. Iterative, keys included; callers bound the
- * value's size and depth first. Returns the first offending string's path, or null.
+ * The path of the first string or key Postgres cannot store (U+0000, a lone surrogate), or null: refused
+ * rather than silently changed. Callers bound the value's size and depth first.
  */
 export function unstorableText(value: unknown): string | null {
   const stack: Array<[unknown, string]> = [[value, '']];

@@ -5,9 +5,8 @@ import { notFound } from './errors.ts';
 export type IdPrefix = 'team' | 'usr' | 'frm' | 'subm' | 'file' | 'wh' | 'whd' | 'tok' | 'job' | 'sub' | 'inv' | 'evt' | 'ins' | 'era';
 
 /**
- * ulid's own source of randomness makes a crypto call (and a buffer) for each of an id's 16 random
- * characters; the same CSPRNG bytes drawn from a pool refilled 4 KiB at a time cost a fraction of that
- * (the public endpoint makes an id per post: issue 30). A byte over 256 picks one of 32 characters evenly.
+ * CSPRNG bytes from a pool refilled 4 KiB at a time: ulid's own source makes a crypto call per character,
+ * and the public endpoint makes an id per post. A byte over 256 picks one of 32 characters evenly.
  */
 const randomPool = Buffer.alloc(4096);
 let poolAt = randomPool.length;

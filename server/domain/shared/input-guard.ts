@@ -4,17 +4,9 @@ import { printable } from './field-types.ts';
 import { jsonTextExcess } from './json-walk.ts';
 
 /**
- * The one guard on input, whatever carried it: a REST body (server/transports/http/body-parsing.ts), MCP tool
- * arguments over any MCP transport (server/transports/mcp/tools.ts `callTool`), and the HTTP framing of `/mcp`
- * (server/transports/mcp/http.ts). Every check runs before anything else walks or stores the value, without
- * recursion, and answers the API's 400 `validation_failed` naming the field (or 413, or `invalid_json`).
- *
- * - `decodeJsonText(bytes)` — strict UTF-8 (express and JSON.parse would turn bad bytes into U+FFFD).
- * - `jsonTextProblem(text)` — depth and value count of JSON text, before JSON.parse builds it.
- * - `parseJsonInput(bytes)` — size, UTF-8, text limits, JSON.parse, then `inputProblem` on the value.
- * - `inputProblem(value)` / `guardInput(value)` — depth, value count, and NUL or an unpaired surrogate in
- *   any string or key of a parsed value (or a form post's fields); returns / throws the error.
- * - `invalidInput(details)` — the `validation_failed` error whose message names every field.
+ * The one guard on input, whatever transport carried it (a REST body, MCP tool arguments, `/mcp` framing).
+ * Every check runs before anything else walks or stores the value, without recursion, and answers 400
+ * `validation_failed` naming the field (or 413, or `invalid_json`).
  */
 
 export type InputLimits = { maxBytes: number; maxDepth: number; maxNodes: number };
@@ -48,10 +40,8 @@ function sizeMessage(limits: InputLimits): string {
 }
 
 /**
- * Depth, value count (the value itself, each member value, each array element), the bytes of its strings
- * and keys (413 past `maxBytes`, for transports that hand over a value rather than a body: MCP over stdio)
- * and every string and key of a parsed value, in one iterative walk that stops at the first problem. Null
- * when the value passes.
+ * Depth, value count, the bytes of strings and keys (413 past `maxBytes`, for transports that hand over a
+ * value: MCP over stdio) and NUL or lone surrogates in any string or key, in one iterative walk. Null when it passes.
  */
 export function inputProblem(value: unknown, opts: GuardOptions = {}): AppError | null {
   const limits = opts.limits ?? API_INPUT_LIMITS;
@@ -88,10 +78,7 @@ export function guardInput(value: unknown, opts: GuardOptions = {}): void {
   if (problem) throw problem;
 }
 
-/**
- * JSON text over the depth or value limit, found by a scan before JSON.parse (parsing 1 MB nested
- * 500,000 deep costs a fifth of a second of event loop). Null when the text may be parsed.
- */
+/** JSON text over the depth or value limit, found by a scan before JSON.parse builds it. Null when it may be parsed. */
 export function jsonTextProblem(text: string, opts: GuardOptions = {}): AppError | null {
   const limits = opts.limits ?? API_INPUT_LIMITS;
   if (!jsonTextExcess(text, limits)) return null;
@@ -114,10 +101,8 @@ export function tooLargeInput(limits: InputLimits = API_INPUT_LIMITS): AppError 
 }
 
 /**
- * A JSON body from its bytes, through every check in order: size (413 `payload_too_large`), strict UTF-8
- * and syntax (400 `invalid_json`), depth and value count before parsing, then the parsed value's strings
- * and keys (400 `validation_failed`). Callers that must tell these apart (JSON-RPC's parse error) look at
- * the thrown error's `code`.
+ * A JSON body from its bytes, through every check in order: size (413), strict UTF-8 and syntax (400
+ * `invalid_json`), depth and count before parsing, then strings and keys. Callers tell them apart by `code`.
  */
 export function parseJsonInput(bytes: Uint8Array, opts: GuardOptions = {}): unknown {
   const limits = opts.limits ?? API_INPUT_LIMITS;

@@ -1,15 +1,11 @@
 /**
- * Walks over parsed JSON without recursion: a value nested 300,000 deep must be refused, not overflow the
- * stack. Callers check the shape first (`jsonShape`, bounded by its limits) and walk only what passed.
+ * Walks over parsed JSON without recursion: a deeply nested value must be refused, not overflow the stack.
+ * Callers check the shape first (`jsonShape`) and walk only what passed.
  */
 
 export type JsonShape = { depth: number; nodes: number; longestString: number };
 
-/**
- * Depth (a scalar is 0, `{}` or `[]` is 1), node count and longest string (or key) of a value. Stops
- * early, returning what it saw so far (already over a limit), once the depth passes `maxDepth` or the
- * nodes pass `maxNodes`.
- */
+/** Depth (a scalar is 0), node count and longest string or key of a value; stops early once past a limit. */
 export function jsonShape(value: unknown, limits: { maxDepth: number; maxNodes: number }): JsonShape {
   const shape: JsonShape = { depth: 0, nodes: 0, longestString: 0 };
   const stack: Array<[unknown, number]> = [[value, 0]];
@@ -50,20 +46,14 @@ export function* stringsIn(value: unknown, opts: { keys?: boolean } = {}): Gener
   }
 }
 
-/**
- * Whether JSON text nests deeper than `maxDepth`, read in one pass before it is parsed (JSON.parse of a
- * value 300,000 deep costs a quarter of a second of CPU; this stops at the first level too many).
- * Brackets inside strings do not count. Malformed text is left for the parser to refuse.
- */
+/** Whether JSON text nests deeper than `maxDepth`, read in one pass before JSON.parse would spend time on it. */
 export function jsonTextTooDeep(text: string, maxDepth: number): boolean {
   return jsonTextExcess(text, { maxDepth, maxNodes: Infinity }) === 'depth';
 }
 
 /**
- * Which limit JSON text breaks, read in one pass before it is parsed, or null: its depth, or its count of
- * values as `jsonShape` counts them (the root, each object member's value, each array element). Stops at
- * the first level or value too many, so a 1 MB body costs one scan and never a tree. Brackets, colons and
- * commas inside strings do not count; malformed text is left for the parser to refuse.
+ * Which limit JSON text breaks (depth, or values as `jsonShape` counts them), read in one pass that stops at
+ * the first excess, so an oversized body never becomes a tree. Malformed text is left for the parser.
  */
 export function jsonTextExcess(text: string, limits: { maxDepth: number; maxNodes: number }): 'depth' | 'nodes' | null {
   let depth = 0;

@@ -2,14 +2,10 @@ import type { CaptchaProvider } from '../../../contract/form-features.ts';
 import { CAPTCHA_TOKEN_FIELDS } from '../../../contract/public-endpoint.ts';
 
 /**
- * CAPTCHA rules. The widget puts its token in a field of the post (hCaptcha also fills the reCAPTCHA
- * name, for compatibility); those fields are never stored. A post whose token is missing or refused
- * stores nothing (422 `captcha_failed`); when the provider cannot be reached the post is kept as spam,
- * reason `captcha_unverified`, so nothing a person sent is lost while the provider is down.
+ * CAPTCHA rules. The widget's token fields are never stored. A missing or refused token stores nothing
+ * (422); an unreachable provider keeps the post as spam, so nothing a person sent is lost.
  */
 export { CAPTCHA_TOKEN_FIELDS };
-// What the form stores and how a provider's answer is judged sit below the domain, beside the adapter
-// that asks the provider (server/infra/captcha/verification.ts), so the adapter imports nothing of the domain.
 export { DEFAULT_MIN_SCORE, judge, type StoredCaptcha, type Verification } from '../../infra/captcha/verification.ts';
 
 const TOKEN_FIELD: Record<CaptchaProvider, readonly string[]> = {

@@ -2,9 +2,8 @@ import { RE2JS } from 're2js';
 import { validationFailed, type ErrorDetail } from '../shared/errors.ts';
 
 /**
- * Custom spam rules are regular expressions written by users and run on every post, so they run on RE2
- * (re2js, a pure-JavaScript port): matching is linear in the text whatever the pattern, and nothing can
- * backtrack. RE2 has no backreferences or lookaround; a pattern using them is refused when it is saved.
+ * User-written regexes run on every post, so on RE2 (re2js): linear in the text whatever the pattern. RE2 has
+ * no backreferences or lookaround; a pattern using them is refused when saved.
  */
 export const MAX_REGEX_RULES = 10;
 

@@ -41,7 +41,7 @@ export function checkHoneypotField(name: string): void {
   }
 }
 
-/** A form's stored settings over the defaults (settings saved before a new one existed lack it). */
+/** A form's stored settings over the defaults (stored settings may lack newer keys). */
 export function storedSettings(stored: unknown): StoredSettings {
   const s = (stored ?? {}) as Partial<StoredSettings>;
   const rules = { ...DEFAULT_SETTINGS.custom_rules, ...(s.custom_rules ?? {}) };
@@ -71,11 +71,7 @@ export function formSettings(stored: unknown): FormSettings {
 
 export type DisabledRule = { kind: 'regex'; pattern: string; reason: string };
 
-/**
- * Stored rules the spam filter cannot run: regexes saved before custom rules ran on RE2, moved aside by
- * migration 0005 (`settings.disabled_rules`) and shown on the form until the editor saves the form's
- * regex rules again.
- */
+/** Stored regexes RE2 cannot run (set aside by migration 0005), shown on the form until its regex rules are saved again. */
 export function disabledRules(stored: unknown): DisabledRule[] {
   const list = (stored as { disabled_rules?: unknown } | null)?.disabled_rules;
   return Array.isArray(list) ? (list as DisabledRule[]) : [];

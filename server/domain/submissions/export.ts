@@ -3,18 +3,25 @@ import type { z } from 'zod';
 import type { ExportQuery } from '../../../contract/submissions.ts';
 import type { AppContext } from '../../context.ts';
 import type { Session } from '../../infra/db/database.ts';
-import { isLiveForm } from '../../infra/db/queries/forms.ts';
-import { beginExportChunk, copyCsv, cursorTexts, endExportChunk, exportSelect, exportShape, type ExportKey, type ExportSelectOptions } from '../../infra/db/queries/exports.ts';
+import {
+  beginExportChunk,
+  copyCsv,
+  cursorTexts,
+  endExportChunk,
+  exportSelect,
+  exportShape,
+  META_COLUMNS,
+  type ExportKey,
+  type ExportSelectOptions,
+} from '../../infra/db/queries/exports.ts';
 import type { Caller } from '../accounts/caller.ts';
-import { notFound } from '../shared/errors.ts';
+import { requireForm } from '../forms/live-form.ts';
 import { takeExportLease } from './export-leases.ts';
 import { exportColumns } from '../forms/field-schema.ts';
 import { EXPORT_LINK_SECONDS, exportKey } from './file-links.ts';
 import { storedSettings } from '../spam/stored-rules.ts';
 import { searchText } from './search.ts';
-import { Lanes } from '../shared/lanes.ts';
-
-export const META_COLUMNS = ['id', 'received_at', 'status', 'category', 'score'] as const;
+import { Lanes } from '../../infra/lanes.ts';
 
 export type ExportStream = { contentType: string; filename: string; stream: Readable };
 
@@ -28,32 +35,23 @@ function csvCell(value: string): string {
 }
 
 /**
- * The size of a chunk: a client sets the pace of its export, and a connection must never wait on a
- * client, so an export reads the database one bounded chunk at a time — a connection held only while
- * one chunk is read into memory — and reads the next once its consumer has taken most of the last.
- * Rows per chunk follow the bytes the previous chunk made per row (aiming at `bytes`, or `openingBytes`
- * while the export opens), up to maxRows. A chunk that grows past `cap` (big submissions after small ones)
- * is dropped half-read, its connection closed, and read again with an eighth of the rows: memory stays
- * bounded whatever the rows hold.
+ * A chunk's size (docs/forms-and-submissions.md, "Export"): a connection never waits on a client, so an
+ * export reads one bounded chunk at a time, the next once its consumer has taken most of the last. Rows per
+ * chunk follow the previous chunk's bytes per row (aiming at `bytes`, `openingBytes` while it opens); a
+ * chunk past `cap` is dropped half-read and read again with an eighth of the rows, so memory stays bounded.
  */
 const CHUNK = { firstRows: 500, maxRows: 5000, bytes: 2 * 1024 * 1024, openingBytes: 512 * 1024, cap: 16 * 1024 * 1024 };
-/**
- * A chunk's statements may take longer than an ordinary statement (DATABASE_STATEMENT_TIMEOUT_MS): a
- * chunk is bounded, so this only stops a pathological plan, and cutting a busy machine's chunk would
- * fail an export that was making progress.
- */
+/** A chunk is bounded, so its statements' timeout only stops a pathological plan, not a busy machine's export. */
 const CHUNK_STATEMENT_TIMEOUT_MS = 300_000;
 
 /**
- * Exports a form's submissions, oldest first: CSV through `COPY … TO STDOUT` (Postgres does the quoting;
- * cells are neutralised in SQL, see sqlCell), JSON as pre-rendered rows. Read in keyset chunks of
- * (received_at, id), each in a transaction of its own on a stream connection (db.connect: at most half
- * the pool for every stream of the process), so a client that reads slowly — or not at all, until the
- * idle timeout cuts it — holds no connection while it waits. A team runs at most INTAKE_EXPORTS_PER_TEAM
- * exports at once (429 past it). Rows that arrive during an export after its position are included.
+ * Exports a form's submissions, oldest first: CSV through `COPY … TO STDOUT` (cells neutralised in SQL),
+ * JSON as rows Postgres renders. Read in keyset chunks of (received_at, id), each in a transaction of its
+ * own on a stream connection, so a slow client holds no connection while it waits. A team runs at most
+ * INTAKE_EXPORTS_PER_TEAM exports at once (429 past it). Rows arriving after the export's position are included.
  */
 export async function exportSubmissions(ctx: AppContext, caller: Caller, formId: string, q: z.infer<typeof ExportQuery>): Promise<ExportStream> {
-  if (!(await isLiveForm(ctx.db, caller.teamId, formId))) throw notFound('Form');
+  await requireForm(ctx, caller, formId);
   const lease = await takeExportLease(ctx, caller, formId);
   try {
     const shape = await exportShape(ctx.db, formId);
@@ -61,14 +59,16 @@ export async function exportSubmissions(ctx: AppContext, caller: Caller, formId:
     const columns = exportColumns(storedSettings(shape.settings).fields, shape.fields);
     const fields = columns.names;
     const expires = Math.floor(Date.now() / 1000) + EXPORT_LINK_SECONDS;
-    const select: ExportSelectOptions = { formId, fields, overflow, since: q.since, until: q.until, q: searchText(q.q), fileCount, baseUrl: ctx.config.baseUrl, expires };
+    const selection = { formId, since: q.since, until: q.until, q: searchText(q.q) };
+    const select: ExportSelectOptions = { ...selection, fields, overflow, fileCount, baseUrl: ctx.config.baseUrl, expires };
     // Only the key scoped to this form and expiry reaches Postgres (see file-links.ts).
     const linkKey = exportKey(ctx.keys.linkSigning, { teamId: caller.teamId, formId, expires });
     const stamp = new Date().toISOString().slice(0, 10);
     const chunks = chunkReader(ctx, caller.teamId, q.format, select, linkKey);
 
     if (q.format === 'csv') {
-      const header = [...META_COLUMNS, ...columns.headers, ...(overflow ? ['_other'] : []), '_files'].map((h) => csvCell(csvSafe(h))).join(',') + '\n'; // COPY ends rows with \n too
+      const headers = [...Object.keys(META_COLUMNS), ...columns.headers, ...(overflow ? ['_other'] : []), '_files'];
+      const header = headers.map((h) => csvCell(csvSafe(h))).join(',') + '\n'; // COPY ends rows with \n too
       const stream = await chunkedStream(chunks, { prefix: header, suffix: '' }, lease.release);
       return { contentType: 'text/csv; charset=utf-8', filename: `${formId}-${stamp}.csv`, stream };
     }
@@ -106,21 +106,15 @@ type Flight = {
 };
 
 /**
- * The chunks of a team's exports read in this process at once: two, whatever number of exports the team
- * runs (two exports read flat out, or two opening at once, share them). Opening an export costs a burst
- * of reads (the sockets' buffers take the first megabytes before a silent client is known to be one):
- * two exports opening together would otherwise take four backends, both cores of a small machine.
+ * A team's chunks read in this process at once, whatever number of exports it runs: opening an export is a
+ * burst of reads (the sockets' buffers fill before a silent client is known to be one), and two exports
+ * opening together would otherwise take four backends.
  */
 const chunkLanes = new Lanes({ running: 2 });
 /**
- * An export's opening: its first chunks, up to what the sockets' buffers can take (measured on loopback:
- * ~7 MB for a client that read one chunk and paused). They read in a lane of their own, one chunk at a time
- * for all of a team's opening exports, started at most once per OPENING_SPACING_MS: a silent client's
- * opening (~100 ms of a core read flat out) is spread over a few hundred milliseconds instead of taking a
- * core at once. They are small (CHUNK.openingBytes, ~5 ms of Postgres each) at a proportionally short
- * spacing: a fast client keeps the pace it had with 2 MB chunks 50 ms apart, and what other teams' requests
- * meet is one short read at a time (with 2 MB chunks, four reads of ~19 ms: a request arriving with one
- * waited that long). Each of them still takes one of the team's two places in chunkLanes.
+ * An export's opening (about what the sockets' buffers take): small chunks, one at a time for all of a
+ * team's opening exports and at most one per OPENING_SPACING_MS, so a silent client's opening is spread
+ * out instead of taking a core at once. The spacing follows their size, so a fast client keeps its pace.
  */
 const OPENING_BYTES = 4 * CHUNK.bytes;
 const OPENING_SPACING_MS = Math.round((50 * CHUNK.openingBytes) / CHUNK.bytes);
@@ -166,7 +160,7 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
       }
       flight.session = session;
       try {
-        const through = await beginExportChunk(session, { formId: select.formId, since: select.since, until: select.until, after: from, rows: size, linkKey, statementTimeoutMs });
+        const through = await beginExportChunk(session, { selection: select, after: from, rows: size, linkKey, statementTimeoutMs });
         found.resolve(through);
         const sql = exportSelect(format, { ...select, range: { after: from, through } });
         const pieces: Array<Buffer | string> = [];

@@ -3,15 +3,14 @@ import type { AppContext } from '../../context.ts';
 import * as queries from '../../infra/db/queries/submissions.ts';
 import { AppError } from '../shared/errors.ts';
 import { isId } from '../shared/ids.ts';
-import { SIGNED_URL_SECONDS } from './submissions.ts';
+
+/** A storage URL's lifetime: a download, a file of the detail, each click of an export link mints a new one. */
+export const SIGNED_URL_SECONDS = 60;
 
 /**
- * Long-lived download links for exports (`/d/{file}?expires=&signature=`): they mint a fresh 60-second
- * storage URL on every click. A link is signed with a key scoped to one form of one team and one expiry —
- * `exportKey` = HMAC(link-signing key, "team.form.expires") — so a link works only for that form's files,
- * and only while the form is live. Streamed CSV exports compute the same signatures in SQL (pgcrypto):
- * Postgres is handed only the scoped key, as a bind parameter, never the link-signing key or the server
- * secret; were a statement log to record the parameter, it would grant what the export itself grants.
+ * Export and event links (`/d/{file}?expires=&signature=`) live 7 days and mint a fresh storage URL on every
+ * click. Each is signed with a key scoped to one form of one team and one expiry (`exportKey`), so it works
+ * only for that form's files while the form is live. Exports sign in SQL: Postgres gets only the scoped key.
  */
 export const EXPORT_LINK_SECONDS = 7 * 24 * 3600;
 
@@ -45,7 +44,7 @@ export function verifyFileLink(linkSigning: Buffer, fileId: string, scope: LinkS
 /**
  * One answer for every link that does not lead to a file: malformed, expired, signed for another file,
  * form or team, a file that never existed or was deleted, a form in the trash or erased. Told apart, they
- * would let someone without a valid link learn which file ids exist (issue 25): same status, same body.
+ * would let someone without a valid link learn which file ids exist: same status, same body.
  */
 export const fileLinkRefused = () => new AppError('not_found', 'This download link is not valid: it may have expired, or its file was deleted.');
 

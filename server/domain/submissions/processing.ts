@@ -3,7 +3,7 @@ import * as queries from '../../infra/db/queries/processing.ts';
 import * as submissionRows from '../../infra/db/queries/submissions.ts';
 import { recordFieldNames } from '../../infra/db/queries/forms.ts';
 import { autoresponseEmail, notificationEmail } from '../../infra/queue/definitions.ts';
-import { createSubmissionDeliveries } from '../delivery/deliveries.ts';
+import { createSubmissionDeliveries } from '../delivery/fan-out.ts';
 import { storedSettings } from '../spam/stored-rules.ts';
 import { announceSubmissionEvent } from './stream.ts';
 import { senderEmail } from '../spam/spam.ts';

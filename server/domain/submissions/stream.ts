@@ -1,30 +1,22 @@
 import { STREAM_BATCH, STREAM_HEARTBEAT_SECONDS, STREAM_LIMITS } from '../../../contract/events.ts';
 import type { AppContext } from '../../context.ts';
 import { pooledListener, type PooledListener } from '../../infra/db/pooled-listener.ts';
-import { isLiveForm } from '../../infra/db/queries/forms.ts';
 import * as leases from '../../infra/db/queries/leases.ts';
 import * as queries from '../../infra/db/queries/submission-stream.ts';
 import { eventStreamsOpen } from '../../infra/metrics/open-streams.ts';
 import { renderBody, type SubmissionEvent } from '../../infra/outbound/providers.ts';
 import type { Caller } from '../accounts/caller.ts';
-import { submissionEvent } from '../delivery/deliveries.ts';
+import { requireForm } from '../forms/live-form.ts';
 import { AppError, notFound, validationFailed } from '../shared/errors.ts';
 import { isId, newId } from '../shared/ids.ts';
+import { submissionEvent } from './view.ts';
 
 /**
- * A form's submissions as a stream of events (docs/listen.md): each clean submission once processed —
- * exactly what webhooks are sent, with the same body — and, when asked, each one filed as spam.
- *
- * Order and resumption. Processing order is not arrival order (a retried job settles late), so a position
- * is not a (received_at, id) cursor, which would skip a submission that settles after a later one was sent.
- * A position is a Postgres snapshot: the events sent are those whose transaction (`stream_xid`) is visible
- * in it, so an event committed late is still "not sent" and is found by the next read. An event id is the
- * position right after that event, which lets a client resume with no event lost and none sent twice.
- *
- * Nothing is held while idle: a stream reads by a short query when woken — by NOTIFY from the processing
- * transaction's commit (one LISTEN per process, on a pooled connection held while streams are open) or
- * by its poll timer — and holds a lease row, renewed on each heartbeat, that bounds the open streams per
- * token and team across processes and notices a revoked token.
+ * A form's submissions as a stream of events (docs/listen.md): each clean submission once processed, with
+ * the body its webhooks are sent, and, when asked, each one filed as spam. A position is a Postgres snapshot
+ * (processing order is not arrival order, so a (received_at, id) cursor would skip a late settler); an event
+ * id is the position right after it. Idle streams hold nothing: a NOTIFY or a poll wakes them to read, and
+ * a lease row bounds the open streams per token and team.
  */
 
 export type StreamEventName = 'submission' | 'spam';
@@ -163,18 +155,18 @@ async function startingPosition(ctx: AppContext, scope: Scope, opts: StreamOptio
 }
 
 async function scopeOf(ctx: AppContext, caller: Caller, formId: string, opts: StreamOptions): Promise<Scope> {
-  if (!(await isLiveForm(ctx.db, caller.teamId, formId))) throw notFound('Form');
+  await requireForm(ctx, caller, formId);
   return { teamId: caller.teamId, formId, spam: opts.include === 'spam' };
 }
+
+/** A stream carries each submission as its submission.created body (spam is marked by the SSE event name, not the body). */
+type CreatedEvent = SubmissionEvent & { type: 'submission.created' };
 
 /**
  * One JSON answer: up to STREAM_BATCH events after `last_event_id` (none without it: it starts now) and
  * where they end. Event ids are positions, not names: the same submission read at another time may carry
  * another id, and any of them resumes right after it.
  */
-/** A stream carries each submission as its submission.created body (spam is marked by the SSE event name, not the body). */
-type CreatedEvent = SubmissionEvent & { type: 'submission.created' };
-
 export async function readSubmissionEvents(ctx: AppContext, caller: Caller, formId: string, opts: StreamOptions) {
   const scope = await scopeOf(ctx, caller, formId, opts);
   let position = await startingPosition(ctx, scope, opts);

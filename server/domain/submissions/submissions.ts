@@ -2,46 +2,25 @@ import type { z } from 'zod';
 import type { BulkBody, SubmissionListQuery, UpdateSubmissionBody } from '../../../contract/submissions.ts';
 import type { AppContext } from '../../context.ts';
 import type { Sql, Tx } from '../../infra/db/database.ts';
-import { foldCounterDay, isLiveForm, recordFieldNames, spreadCounterDays, type CounterDay } from '../../infra/db/queries/forms.ts';
+import { foldCounterDay, recordFieldNames, spreadCounterDays, type CounterDay } from '../../infra/db/queries/forms.ts';
 import * as queries from '../../infra/db/queries/submissions.ts';
 import { redactForSubmissions } from '../../infra/db/queries/deliveries.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { AppError, notFound, validationFailed } from '../shared/errors.ts';
 import { TEXT_MESSAGE } from '../../../contract/common.ts';
-import { parseFields, printable, unstorableText } from '../shared/field-types.ts';
+import { printable, unstorableText } from '../shared/field-types.ts';
 import { processSubmission } from '../../infra/queue/definitions.ts';
 import { isId, newId } from '../shared/ids.ts';
 import { removeObjectsLater } from '../lifecycle/object-removal.ts';
 import { pageEnvelope } from '../shared/pagination.ts';
-import { Lanes } from '../shared/lanes.ts';
+import { Lanes } from '../../infra/lanes.ts';
 import { chargeSearchBudget, withinSearchTime } from '../accounts/rate-windows.ts';
+import { requireForm } from '../forms/live-form.ts';
+import { SIGNED_URL_SECONDS } from './file-links.ts';
 import { searchText } from './search.ts';
-import { iso } from '../shared/timestamps.ts';
+import { submissionDetail, submissionView } from './view.ts';
 
 export const BULK_LIMIT = 500;
-export const SIGNED_URL_SECONDS = 60;
-
-function fileEntry(f: queries.FileRow) {
-  return { id: f.id, field: f.field, filename: f.filename, content_type: f.content_type, size: Number(f.size) };
-}
-
-function listItem(r: queries.SubmissionRow) {
-  return {
-    id: r.id,
-    status: r.status,
-    spam_reason: r.spam_reason,
-    category: r.category,
-    ai_moderation: r.ai_moderation,
-    payload: r.payload,
-    received_at: iso(r.received_at),
-    ...(r.files?.length ? { files: r.files.map(fileEntry) } : {}),
-  };
-}
-
-/** Every submission route starts here: the form must be a live form of the caller's team. */
-async function assertForm(ctx: AppContext, caller: Caller, formId: string): Promise<void> {
-  if (!(await isLiveForm(ctx.db, caller.teamId, formId))) throw notFound('Form');
-}
 
 /** Keyset cursors carry the timestamp as text with microseconds: a JS Date would drop them and repeat rows. */
 function encodeCursor(ts: string, id: string): string {
@@ -62,38 +41,40 @@ function decodeCursor(cursor: string): [string, string] {
 const SEARCH_COUNT_CAP = 1000;
 
 /**
- * A team's searches run one at a time in each process, the rest waiting their turn (issue 25): the team
- * budget (INTAKE_SEARCH_TEAM_RATE_LIMIT) bounds how many, its search time (INTAKE_SEARCH_TEAM_TIME_MS) how
- * long in all, this how many at once — measured, a team's four searchers spending a window's budget together
- * as it opened (~14 ms of Postgres each) put the other teams' slowest lists at 3–13× their quiet p99
- * (bench/noisy-neighbour.ts).
+ * A team's searches run one at a time in each process, the rest waiting their turn: the team's budget
+ * (INTAKE_SEARCH_TEAM_RATE_LIMIT) bounds how many, its search time (INTAKE_SEARCH_TEAM_TIME_MS) how long in
+ * all, and this how many at once, so one team's searchers cannot take the database from the others' lists.
  */
 const searchTurns = new Lanes({ running: 1 });
 
 export async function listSubmissions(ctx: AppContext, caller: Caller, formId: string, q: z.infer<typeof SubmissionListQuery>) {
-  await assertForm(ctx, caller, formId);
-  const filter = { formId, folder: q.folder, category: q.category, since: q.since, until: q.until, q: searchText(q.q) };
-  const page = { limit: q.per_page + 1, offset: q.cursor ? 0 : (q.page - 1) * q.per_page, after: q.cursor ? decodeCursor(q.cursor) : undefined };
+  await requireForm(ctx, caller, formId);
+  const { page: pageNumber, per_page: perPage, cursor, ...filters } = q;
+  const filter = { ...filters, q: searchText(filters.q) };
+  const page = { limit: perPage + 1, offset: cursor ? 0 : (pageNumber - 1) * perPage, after: cursor ? decodeCursor(cursor) : undefined };
+  const selection = { formId, ...filter };
   if (filter.q) await chargeSearchBudget(ctx, caller);
+  const search = () => queries.searchPage(ctx.db, selection, page, SEARCH_COUNT_CAP);
+  const list = () => Promise.all([queries.listPage(ctx.db, selection, page), queries.countMatching(ctx.db, selection)]);
   const { rows, counted } = filter.q
-    ? await searchTurns.run(caller.teamId, () => withinSearchTime(ctx, caller.teamId, () => queries.searchPage(ctx.db, filter, page, SEARCH_COUNT_CAP)))
-    : await Promise.all([queries.listPage(ctx.db, filter, page), queries.countMatching(ctx.db, filter)]).then(([r, n]) => ({ rows: r, counted: n }));
+    ? await searchTurns.run(caller.teamId, () => withinSearchTime(ctx, caller.teamId, search))
+    : await list().then(([r, n]) => ({ rows: r, counted: n }));
   // A search counts its matches up to the cap: past it, `total` is the cap and `total_capped` says so.
   const totalCapped = Boolean(filter.q) && counted > SEARCH_COUNT_CAP;
   const total = totalCapped ? SEARCH_COUNT_CAP : counted;
-  const more = rows.length > q.per_page;
-  const pageRows = rows.slice(0, q.per_page);
+  const more = rows.length > perPage;
+  const pageRows = rows.slice(0, perPage);
   const last = pageRows[pageRows.length - 1];
-  const envelope = pageEnvelope(pageRows.map(listItem), {
-    page: q.page,
-    perPage: q.per_page,
+  const envelope = pageEnvelope(pageRows.map(submissionView), {
+    page: pageNumber,
+    perPage,
     total,
     baseUrl: ctx.config.baseUrl,
     path: `/v1/forms/${formId}/submissions`,
-    query: { folder: q.folder, category: q.category, since: q.since, until: q.until, q: filter.q },
+    query: filter,
   });
   const nextCursor = more && last ? encodeCursor(last.cursor_ts, last.id) : null;
-  if (!q.cursor) return { ...envelope, meta: { ...envelope.meta, total_capped: totalCapped, next_cursor: nextCursor } };
+  if (!cursor) return { ...envelope, meta: { ...envelope.meta, total_capped: totalCapped, next_cursor: nextCursor } };
   // Asked for by cursor: the page has no number, links go on by cursor (keyset pages only go forward).
   const next = nextCursor ? new URL(envelope.links.first) : null;
   next?.searchParams.delete('page');
@@ -105,28 +86,15 @@ export async function listSubmissions(ctx: AppContext, caller: Caller, formId: s
   };
 }
 
-async function loadSubmission(sql: Sql, caller: Caller, formId: string, id: string, lock = false): Promise<queries.SubmissionDetailRow> {
+async function loadSubmission(sql: Sql, caller: Caller, formId: string, id: string, lock = false): Promise<queries.SubmissionRow> {
   const row = await queries.findSubmission(sql, caller.teamId, formId, id, lock);
   if (!row) throw notFound('Submission');
   return row;
 }
 
-async function detail(ctx: AppContext, r: queries.SubmissionDetailRow) {
-  const expiresAt = new Date(Date.now() + SIGNED_URL_SECONDS * 1000).toISOString();
-  const files = await Promise.all(
-    (r.files ?? []).map(async (f) => ({
-      ...fileEntry(f),
-      url: await ctx.storage.presignedGet(f.key, SIGNED_URL_SECONDS, f.filename || f.id),
-      url_expires_at: expiresAt,
-    })),
-  );
-  const { files: _files, ...item } = listItem(r);
-  return { ...item, form_id: r.form_id, fields: parseFields(r.payload), metadata: r.metadata, ...(files.length ? { files } : {}), autoresponse: r.autoresponse, updated_at: iso(r.updated_at) };
-}
-
 export async function getSubmission(ctx: AppContext, caller: Caller, formId: string, id: string) {
-  await assertForm(ctx, caller, formId);
-  return detail(ctx, await loadSubmission(ctx.db, caller, formId, id));
+  await requireForm(ctx, caller, formId);
+  return submissionDetail(ctx, await loadSubmission(ctx.db, caller, formId, id));
 }
 
 async function audit(tx: Tx, caller: Caller, submissionId: string, action: string, changes: Record<string, unknown>) {
@@ -143,7 +111,7 @@ async function audit(tx: Tx, caller: Caller, submissionId: string, action: strin
 
 /** PUT: `payload` merged shallowly (null removes a key), `status` per the spec's transitions; audited. */
 export async function updateSubmission(ctx: AppContext, caller: Caller, formId: string, id: string, input: z.infer<typeof UpdateSubmissionBody>) {
-  await assertForm(ctx, caller, formId);
+  await requireForm(ctx, caller, formId);
   const updated = await ctx.db.transaction(async (tx) => {
     const current = await loadSubmission(tx, caller, formId, id, true);
     const changes: Record<string, unknown> = {};
@@ -174,7 +142,7 @@ export async function updateSubmission(ctx: AppContext, caller: Caller, formId: 
     await audit(tx, caller, id, 'update', changes);
     return loadSubmission(tx, caller, formId, id);
   });
-  return detail(ctx, updated);
+  return submissionDetail(ctx, updated);
 }
 
 /**
@@ -228,7 +196,7 @@ export async function actFromEmail(ctx: AppContext, tx: Tx, s: { id: string; tea
 }
 
 export async function deleteSubmission(ctx: AppContext, caller: Caller, formId: string, id: string): Promise<void> {
-  await assertForm(ctx, caller, formId);
+  await requireForm(ctx, caller, formId);
   await ctx.db.transaction(async (tx) => {
     await loadSubmission(tx, caller, formId, id, true);
     await deleteRows(ctx, tx, [id]);
@@ -242,7 +210,7 @@ export async function deleteSubmission(ctx: AppContext, caller: Caller, formId: 
  * refused: the form (404), then the count (413); ids that cannot be one never reach the query.
  */
 export async function bulkSubmissions(ctx: AppContext, caller: Caller, formId: string, input: z.infer<typeof BulkBody>) {
-  await assertForm(ctx, caller, formId);
+  await requireForm(ctx, caller, formId);
   if (input.ids.length > BULK_LIMIT) {
     throw new AppError('payload_too_large', `At most ${BULK_LIMIT} ids per call; split the list.`, { limit: BULK_LIMIT });
   }
@@ -269,7 +237,7 @@ export async function bulkSubmissions(ctx: AppContext, caller: Caller, formId: s
 
 /** The 302 target of a file download: a new 60-second signed storage URL on every request. */
 export async function fileDownloadUrl(ctx: AppContext, caller: Caller, formId: string, submissionId: string, fileId: string): Promise<string> {
-  await assertForm(ctx, caller, formId);
+  await requireForm(ctx, caller, formId);
   const file = await queries.findFile(ctx.db, { fileId, submissionId, formId, teamId: caller.teamId });
   if (!file) throw notFound('File');
   return ctx.storage.presignedGet(file.storage_key, SIGNED_URL_SECONDS, file.filename || fileId);

@@ -6,7 +6,7 @@ import * as queries from '../../infra/db/queries/webhooks.ts';
 import { checkWebhookUrl } from '../../infra/outbound/address-guard.ts';
 import { encryptSecret, generateSecret, secretHash, secretLast4 } from '../../infra/outbound/signing.ts';
 import type { Caller } from '../accounts/caller.ts';
-import { startSpamDeliveries } from '../delivery/deliveries.ts';
+import { startSpamDeliveries } from '../delivery/fan-out.ts';
 import { notFound, validationFailed, type ErrorDetail } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { iso } from '../shared/timestamps.ts';
@@ -101,21 +101,28 @@ export async function createWebhook(ctx: AppContext, caller: Caller, formId: str
   return { data: webhookView(row), secret };
 }
 
-async function loadWebhook(ctx: AppContext, caller: Caller, formId: string, id: string): Promise<queries.WebhookRow> {
-  const row = await queries.findWebhook(ctx.db, caller.teamId, id, { formId });
+/**
+ * A webhook of the caller's team, else not found; `formId` when the path names its form; `deleted` also finds
+ * a deleted one, whose log stays readable while its scheduled retries run out.
+ */
+export async function requireWebhook(
+  ctx: AppContext,
+  caller: Caller,
+  id: string,
+  opts: { formId?: string; deleted?: boolean } = {},
+): Promise<queries.WebhookRow> {
+  const row = await queries.findWebhook(ctx.db, caller.teamId, id, opts);
   if (!row) throw notFound('Webhook');
   return row;
 }
 
-/** A deleted webhook is still shown (with `deleted_at`): its log stays readable while its scheduled retries run out. */
+/** A deleted webhook is still shown (with `deleted_at`). */
 export async function getWebhook(ctx: AppContext, caller: Caller, formId: string, id: string) {
-  const row = await queries.findWebhook(ctx.db, caller.teamId, id, { formId, deleted: true });
-  if (!row) throw notFound('Webhook');
-  return webhookView(row);
+  return webhookView(await requireWebhook(ctx, caller, id, { formId, deleted: true }));
 }
 
 export async function updateWebhook(ctx: AppContext, caller: Caller, formId: string, id: string, input: z.infer<typeof UpdateWebhookBody>) {
-  const current = await loadWebhook(ctx, caller, formId, id);
+  const current = await requireWebhook(ctx, caller, id, { formId });
   const provider = input.provider ?? (current.provider as Provider);
   // A new provider is checked against the config it will have: the new one, or the current one.
   const config = input.config !== undefined || input.provider !== undefined ? checkConfig(provider, input.config ?? current.config) : undefined;
@@ -141,9 +148,9 @@ export async function updateWebhook(ctx: AppContext, caller: Caller, formId: str
 
 /**
  * No new deliveries from now on; deliveries already made keep their remaining attempts (the spec: "deliveries
- * already in flight continue"), and the webhook stays readable by id with its log (see deliveries.ts).
+ * already in flight continue"), and the webhook stays readable by id with its log (domain/delivery/log.ts).
  */
 export async function deleteWebhook(ctx: AppContext, caller: Caller, formId: string, id: string): Promise<void> {
-  await loadWebhook(ctx, caller, formId, id);
+  await requireWebhook(ctx, caller, id, { formId });
   await queries.deleteWebhook(ctx.db, id);
 }

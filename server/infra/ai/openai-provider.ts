@@ -24,11 +24,7 @@ export function scrub(text: string): string {
     .replace(/\+?\d[\d ().-]{6,}\d/g, '[phone]');
 }
 
-/**
- * OpenAI (or any OpenAI-compatible server via OPENAI_BASE_URL) with structured output validated by the
- * same zod schema. Any failure falls back to the local provider and is logged: a submission is never
- * lost or stuck because a model is down.
- */
+/** OpenAI or a compatible server, structured output checked by zod; any failure falls back to the local provider. */
 export class OpenAiProvider implements AiProvider {
   readonly name = 'openai';
   private readonly client: OpenAI;
@@ -71,9 +67,8 @@ export class OpenAiProvider implements AiProvider {
   }
 
   /**
-   * One structured-output call on aggregated input: the week's exact figures and a sample of what clean
-   * submissions said (personal data removed), marked as untrusted data. Only its themes (their counts scaled
-   * from the sample to the week) and summary are used; every figure comes from SQL. Any failure or invalid answer falls back to the local provider.
+   * One call on the week's exact figures and a scrubbed sample of clean submissions, marked untrusted. Only
+   * its themes and summary are used: every figure comes from SQL.
    */
   async summarize(input: InsightsInput) {
     const { texts, ...figures } = input;

@@ -1,8 +1,6 @@
 /**
- * What the domain needs of AI: the provider interface, the shapes it exchanges and the text it is given.
- * This module imports nothing but zod and the contract, so the domain depends on it and never on a
- * provider; the providers (local-provider.ts, openai-provider.ts) are built by server/main.ts and reach
- * the domain on the context (scripts/check-layers.ts holds both to it).
+ * What the domain needs of AI: the provider interface and the shapes it exchanges. It imports only zod and the
+ * contract, so the domain depends on it and never on a provider (main.ts builds those).
  */
 import { z } from 'zod';
 import { CATEGORIES } from '../../../contract/submissions.ts';
@@ -24,9 +22,8 @@ export type Analysis = z.infer<typeof Analysis>;
 export type Topic = Exclude<Category, 'spam'>;
 
 /**
- * A provider's answer: its analysis, its name, and the submission's topic whatever its score — the form's
- * threshold, not the provider's own cut-off, decides what is spam, and a submission kept in the inbox is
- * filed under its topic even when the provider's category says `spam`.
+ * A provider's answer, with the submission's topic whatever its score: the form's threshold decides what is
+ * spam, and a submission kept in the inbox is filed under its topic even when the category says `spam`.
  */
 export type Assessment = Analysis & { provider: string; topic: Topic };
 

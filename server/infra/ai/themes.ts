@@ -1,12 +1,9 @@
 import { createRequire } from 'node:module';
 
 /**
- * Local theme extraction: what a week's submissions write about, as short phrases with the number of
- * submissions using each. Phrases are runs of words between stop-words (the RAKE idea: "the pricing for
- * teams" → "pricing", "teams"), one to three words long, counted once per submission; the most used win,
- * preferring longer phrases, and a phrase is left out when it overlaps one already chosen. No stemming and
- * no model: deterministic, and it works for any language the stop-word lists cover (words between
- * punctuation otherwise), in time linear in the text.
+ * Local theme extraction: short phrases a week's submissions use, with how many use each. Phrases are runs of
+ * one to three words between stop-words (the RAKE idea). No stemming and no model: deterministic, any language
+ * the stop-word lists cover, linear in the text.
  */
 
 const require = createRequire(import.meta.url);
@@ -59,9 +56,8 @@ function label(spellings: Map<string, number>): string {
 const overlaps = (a: string, b: string) => ` ${a} `.includes(` ${b} `) || ` ${b} `.includes(` ${a} `);
 
 /**
- * The `max` themes of `texts` (one per submission): phrases used by at least two submissions (and by 1 %
- * of them in a large week), ranked by submissions × (1 + 0.5 per extra word), overlapping phrases dropped.
- * Ties break alphabetically, so the same input always gives the same themes.
+ * The `max` themes of `texts`: phrases used by at least two submissions (1 % in a large week), longer phrases
+ * weighted up, overlaps dropped; ties break alphabetically, so the same input gives the same themes.
  */
 export function extractThemes(texts: string[], max = 8): Theme[] {
   const counts = new Map<string, number>();

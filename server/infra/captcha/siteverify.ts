@@ -17,10 +17,8 @@ function verifyUrl(config: Config, provider: CaptchaProvider): string {
 }
 
 /**
- * Asks the provider's siteverify API about a token, as each documents it (Turnstile, hCaptcha and
- * reCAPTCHA all take `secret`, `response` and `remoteip` form-encoded and answer JSON with `success`,
- * `error-codes`, `hostname`, and for reCAPTCHA v3 `score`). The whole exchange is bounded by the timeout
- * (5 s): no answer, a non-200 answer or one that is not that JSON is `unverified`, never a pass.
+ * Asks the provider's siteverify API about a token (the three providers share one protocol), within the
+ * timeout: no answer, a non-200 or malformed answer is `unverified`, never a pass.
  */
 export function siteverify(config: Config): CaptchaVerifier {
   return async (captcha, token, remoteIp) => {

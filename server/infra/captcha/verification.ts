@@ -1,15 +1,11 @@
 import type { CaptchaProvider } from '../../../contract/form-features.ts';
 
-/**
- * A CAPTCHA verification's vocabulary, below both the domain's rules (server/domain/spam/captcha.ts, which
- * re-exports it) and the adapter that asks the provider (siteverify.ts): the form's stored CAPTCHA, the
- * outcome, and how a provider's answer maps to it.
- */
+/** A CAPTCHA verification's vocabulary, below both the domain's rules and the adapter that asks the provider. */
 
 /** reCAPTCHA v3's least accepted score when the form sets none (Google's suggested starting point). */
 export const DEFAULT_MIN_SCORE = 0.5;
 
-/** The form's CAPTCHA as stored in its settings: the secret encrypted (see webhooks/signing.ts). */
+/** The form's CAPTCHA as stored in its settings, its secret encrypted. */
 export type StoredCaptcha = { provider: CaptchaProvider; secret_encrypted: string; secret_last4: string; min_score: number | null };
 
 /** What the provider answered: passed, refused (why), or could not be asked (why). */

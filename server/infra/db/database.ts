@@ -19,11 +19,7 @@ export interface Sql {
   query<T extends object = Record<string, unknown>>(text: string, values?: readonly unknown[], name?: string): Promise<QueryResult<T>>;
 }
 
-/**
- * One transaction: the same connection serves raw SQL (`query`), MikroORM (inside server/db, through
- * `entityManagerOf`) and pg-boss (`Queue.send` with `{ tx }`), so a write and the jobs it causes commit or
- * roll back together.
- */
+/** One transaction: SQL, MikroORM (`entityManagerOf`) and pg-boss share its connection, so a write and its jobs commit together. */
 export interface Tx extends Sql {
   /** Runs `fn` once this transaction has committed (never if it rolls back). */
   afterCommit(fn: () => void): void;
@@ -43,9 +39,8 @@ export type StreamSlots = { readonly limit: number; readonly inUse: number; read
 export interface Db extends Sql {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**
-   * A connection for long-lived work (an export's chunk, the event streams' LISTEN session); the caller
-   * releases it. Streams together hold at most `streams.limit` of the pool — half of it — so ordinary
-   * requests always find a connection: past that, this waits for a slot (and fails like a busy pool).
+   * A connection for long-lived work (an export chunk, a LISTEN session); the caller releases it. Streams hold
+   * at most half the pool, so ordinary requests always find a connection; past that this waits for a slot.
    */
   connect(): Promise<Session>;
   readonly streams: StreamSlots;
@@ -73,17 +68,10 @@ export type OpenOptions = {
   log?: (msg: string) => void;
 };
 
-/**
- * Each handle's ORM unit of work, kept off the `Db` and `Tx` types: what the domain is handed shows SQL
- * functions and transactions only, and the ORM is reached by server/db's query modules alone.
- */
+/** Each handle's ORM unit of work, kept off the `Db` and `Tx` types so only the query modules reach the ORM. */
 const unitsOfWork = new WeakMap<Db | Tx, () => EntityManager>();
 
-/**
- * The ORM's unit of work on a handle. In a transaction it is the transaction's own, so its reads see the
- * transaction's writes and its flushes commit or roll back with it; on the process's handle, a fresh one
- * per call, so nothing a request loaded lingers into another's.
- */
+/** The ORM's unit of work on a handle: a transaction's own, or a fresh one per call so nothing lingers between requests. */
 export function entityManagerOf(on: Db | Tx): EntityManager {
   const unit = unitsOfWork.get(on);
   if (!unit) throw new Error('not a handle of openDatabase: it has no ORM unit of work');
@@ -131,9 +119,8 @@ async function checkout(pool: pg.Pool, onRelease: () => void = () => {}): Promis
 }
 
 /**
- * A counting semaphore over the connections streams hold. Waiters are served in order; one that waits
- * longer than the pool's own connect timeout fails with the pool's message, so it is answered as a busy
- * database (503, see outages.ts) rather than queued without end.
+ * A counting semaphore over the connections streams hold. A waiter past the pool's connect timeout fails with
+ * the pool's message, so it is answered as a busy database (503) rather than queued without end.
  */
 class Slots implements StreamSlots {
   inUse = 0;
@@ -202,9 +189,8 @@ function handle(pool: pg.Pool, orm: MikroORM, slots: Slots): Db {
 }
 
 /**
- * DATABASE_URL when set, otherwise the embedded Postgres in the data dir. One pg pool serves everything
- * of the process — MikroORM runs on it through a Kysely dialect, SQL and pg-boss through `Db` — so the
- * process never opens more than `connections` (the pool's size plus the `reserved` sessions).
+ * DATABASE_URL when set, otherwise the embedded Postgres in the data dir. One pg pool serves MikroORM (through
+ * a Kysely dialect), SQL and pg-boss, so the process never opens more than `connections`.
  */
 export async function openDatabase(config: Config, opts: OpenOptions): Promise<Database> {
   const log = opts.log ?? (() => {});
@@ -216,22 +202,19 @@ export async function openDatabase(config: Config, opts: OpenOptions): Promise<D
     connectionString: url,
     max,
     idleTimeoutMillis: 30_000,
-    // Waiting for a connection (the pool is busy, or Postgres does not answer) ends in an error that
-    // becomes a 503, instead of a request that hangs.
+    // A wait for a connection ends in an error (a 503) rather than a hung request.
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: opts.applicationName ?? 'intake',
-    // Every statement of every pooled session runs under these (0 turns one off): a runaway query or a
-    // transaction its holder forgot cannot keep a connection from everyone else. Work that is long by
-    // design raises its own limit for its transaction (`set local statement_timeout`: migrations, export chunks).
+    // A runaway query or forgotten transaction cannot keep a connection from everyone (0 turns one off);
+    // work long by design sets its own `set local statement_timeout`.
     statement_timeout: config.databaseStatementTimeoutMs || undefined,
     idle_in_transaction_session_timeout: config.databaseIdleInTransactionTimeoutMs || undefined,
     // Timestamps stay text (microseconds kept: cursors and the ORM both need them); see row-types.ts.
     types: rowTypes,
   });
   pool.on('error', () => {}); // an idle client's error (a server restart) surfaces on the next query instead
-  // A checked-out client can be closed by the server between statements (idle_in_transaction_session_timeout,
-  // a terminated backend): its next query fails, and the pool drops it on release — but the 'error' event
-  // it emits at once, with no query to receive it, would otherwise crash the process.
+  // A checked-out client the server closes between statements emits 'error' with no query to receive it,
+  // which would crash the process; its next query fails instead and the pool drops it on release.
   pool.on('connect', (client) => client.on('error', () => {}));
   const orm = await MikroORM.init({
     driver: PostgreSqlDriver,
@@ -252,12 +235,11 @@ export async function openDatabase(config: Config, opts: OpenOptions): Promise<D
     async close() {
       let grace: NodeJS.Timeout | undefined;
       try {
-        // Ends the pool (MikroORM's Kysely owns it). pool.end() waits for connections still checked out;
-        // one stuck in a query must not keep the embedded Postgres from being stopped.
+        // Ends the pool (MikroORM's Kysely owns it); a connection stuck in a query must not keep the
+        // embedded Postgres from stopping.
         await Promise.race([orm.close(true), new Promise((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
       } finally {
-        // The grace is a bound, not a wait: a pending timer would hold a process that has nothing left to
-        // do (an admin command) for the whole of it.
+        // The grace is a bound, not a wait: a pending timer would hold an idle process open.
         clearTimeout(grace);
         await embedded?.stop();
       }
@@ -266,16 +248,13 @@ export async function openDatabase(config: Config, opts: OpenOptions): Promise<D
 }
 
 /**
- * Applies pending migrations in one transaction. Concurrent `intake migrate` / `serve` starts on one
- * database are serialised by a transaction lock taken first in that transaction, so a process needs two
- * pooled connections at most (the transaction, and the one the migrator checks its table on): a worker's
- * pool may be that small.
+ * Applies pending migrations in one transaction, serialised across processes by an advisory lock taken inside
+ * it, so a process needs at most two pooled connections.
  */
 export async function migrate(database: Database): Promise<string[]> {
   const connection = database.orm.em.getConnection();
   const done = await connection.transactional(async (trx) => {
-    // Waiting for another process's migrations, and running them, may take longer than an ordinary
-    // statement is allowed (a migration that rewrites a big table): neither has a time limit.
+    // Waiting for another process's migrations, or rewriting a big table, has no time limit.
     await connection.execute('set local statement_timeout = 0', [], 'run', trx);
     await connection.execute('select pg_advisory_xact_lock(781234)', [], 'run', trx);
     return database.orm.migrator.up({ transaction: trx });

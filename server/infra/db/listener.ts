@@ -3,10 +3,8 @@ import pg from 'pg';
 export type Listening = { close(): Promise<void> };
 
 /**
- * LISTEN on a session of its own (a pooled connection would lose the subscription when released):
- * the one connection a process holds outside its pool, and only a process that consumes jobs opens it.
- * A dropped session is reopened with capped backoff; `onReconnect` then lets the caller catch up on
- * what it may have missed while nobody listened.
+ * LISTEN on a session outside the pool (a released connection would lose the subscription), opened only by
+ * job consumers. A dropped session is reopened with backoff; `onReconnect` lets the caller catch up.
  */
 export async function listen(
   url: string,

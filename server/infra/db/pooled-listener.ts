@@ -2,11 +2,7 @@ import pg from 'pg';
 import type { Db, Session } from './database.ts';
 
 export type PooledListener = {
-  /**
-   * Calls `fn` on each notification of the channel whose payload is `key`, and whenever the session
-   * (re)starts listening (what was announced while nobody listened is then to be looked up). Returns the
-   * unsubscribe function.
-   */
+  /** Calls `fn` on each notification whose payload is `key`, and whenever the session (re)starts; returns the unsubscribe. */
   subscribe(key: string, fn: () => void): () => void;
   /** True while notifications arrive; when false, subscribers only see what they poll. */
   readonly live: boolean;
@@ -17,10 +13,8 @@ export type PooledListener = {
 const IDLE_RELEASE_MS = 1000;
 
 /**
- * LISTEN for a process's subscribers on one connection taken from the pool — so the process stays within
- * DATABASE_POOL_SIZE — and held only while someone is subscribed. Unlike db/listener.ts (the job queue's
- * session, outside the pool, for the process's whole life), this one costs nothing while nobody listens.
- * A lost session is re-taken with capped backoff; subscribers poll in the meantime.
+ * LISTEN for a process's subscribers on one pooled connection, held only while someone is subscribed, so it
+ * costs nothing while nobody listens. A lost session is re-taken with backoff; subscribers poll meanwhile.
  */
 export function pooledListener(db: Db, channel: string, onError: (err: Error) => void): PooledListener {
   const subscribers = new Map<string, Set<() => void>>();

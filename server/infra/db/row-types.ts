@@ -1,10 +1,8 @@
 import pg from 'pg';
 
 /**
- * How the pool turns Postgres values into row fields, shared by SQL rows and MikroORM entities: date,
- * timestamp, timestamptz and interval stay text (as MikroORM expects, and so microseconds survive — a JS
- * Date drops them and keyset cursors would repeat rows). Row types declare them `string`; `iso()` turns
- * one into the API's ISO 8601. Everything else keeps pg's defaults (int8 and numeric as text).
+ * Dates, timestamps and intervals stay text, for SQL rows and MikroORM alike: a JS Date drops microseconds
+ * and keyset cursors would repeat rows. `iso()` turns one into the API's ISO 8601.
  */
 export const rowTypes = new pg.TypeOverrides();
 const asText = (value: string) => value;

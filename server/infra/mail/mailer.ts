@@ -34,7 +34,7 @@ export function createMailer(opts: { smtpUrl: string | undefined; from: string; 
       close: () => transport.close(),
     };
   }
-  // The messages hold submissions: readable by the owner only (and those an older version left 0644 too).
+  // The messages hold submissions: readable by the owner only, files already there included.
   const dir = path.join(opts.dataDir, 'mail');
   if (fs.existsSync(dir)) privateTree(dir);
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });

@@ -18,11 +18,7 @@ const duration = new Histogram({
   registers: [registry],
 });
 
-/**
- * What the delivery runner knows of an attempt once it is over (the domain's AttemptOutcome, by shape: the
- * metrics import nothing of the project). `skip` (a duplicate job) and `postpone` (the webhook had its share
- * in flight) are not attempts and are not counted.
- */
+/** An attempt's outcome as the delivery runner reports it (by shape: metrics import nothing); `skip` and `postpone` are not counted. */
 type FinishedAttempt =
   | { kind: 'sent'; job: { data: { attempt: number } }; record: { status: string; durationMs: number | null } }
   | { kind: 'stop'; job: { data: { attempt: number } } }

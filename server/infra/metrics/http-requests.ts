@@ -23,10 +23,8 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 export const UNMATCHED = 'unmatched';
 
 /**
- * The route a request was answered by, as its template (`/v1/forms/:form`), never the path it asked for:
- * ids and random paths would make a label set per request. Express keeps the matched route on the
- * request; a router mounted at a literal path (the docs page's assets) is counted under that path. Mount
- * paths are matched case-insensitively, so they are lower-cased; none of Intake's mounts has a parameter.
+ * The route template a request was answered by (`/v1/forms/:form`), never its path: ids would make a label set
+ * per request. A router mounted at a literal path counts under it, lower-cased (mounts match case-insensitively).
  */
 export function routeTemplate(req: Request): string {
   const base = req.baseUrl ? req.baseUrl.toLowerCase() : '';

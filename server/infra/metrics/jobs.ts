@@ -51,11 +51,8 @@ let cached: { at: number; stats: QueueStat[] } | null = null;
 let reading: Promise<QueueStat[]> | null = null;
 
 /**
- * The queue figures for a scrape: cached for a few seconds, one read at a time, and none while the
- * database pool has callers waiting for a connection (a scrape must not take one from a request then; the
- * last figures stand). A read that fails leaves the figures out rather than showing old ones as current;
- * one still running after QUEUE_STATS_WAIT_MS (a database that does not answer) is not waited for, so the
- * scrape keeps its other metrics within the scraper's timeout — the read fills the cache when it ends.
+ * The queue figures for a scrape: cached briefly, one read at a time, none while requests wait for a pooled
+ * connection. A failed read leaves them out; a slow one is not waited for past QUEUE_STATS_WAIT_MS.
  */
 async function queueStats(): Promise<QueueStat[]> {
   const s = source;

@@ -27,11 +27,9 @@ function keyOf(secret: string): Buffer {
 }
 
 /**
- * The signature headers of one attempt:
- * - `X-Service-Timestamp`: unix seconds;
- * - `X-Service-Signature`: `v1=<hex HMAC-SHA256(key, "<timestamp>.<body>")>`;
- * - Standard Webhooks' `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature`
- *   (`v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`).
+ * The signature headers of one attempt: `X-Service-Timestamp` (unix seconds), `X-Service-Signature`
+ * (`v1=<hex HMAC-SHA256(key, "<timestamp>.<body>")>`), and Standard Webhooks' `webhook-id` (the delivery id),
+ * `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`).
  * `secrets[0]` is the current secret; during a rotation the previous one follows and both sign, their
  * signatures separated by one space, so receivers holding either secret accept the request.
  */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import type { JobDefinition } from './queue.ts';
+import type { Tx } from '../db/database.ts';
+import type { InsertItem, JobDefinition, Queue } from './queue.ts';
 
-/** Every queue Intake uses. Handlers live in jobs/workers.ts; senders import only these. */
+/** Every queue Intake uses. Handlers live in server/workers/handlers.ts; senders import only these. */
 
 /**
  * Where pg-boss puts a process-submission job it has given up on: its last attempt threw, or expired
@@ -18,8 +19,8 @@ export const processSubmissionFailed: JobDefinition<SubmissionsToProcess> = {
 /**
  * What one process-submission job processes: one submission, or the clean submissions one accepting statement
  * of the public endpoint stored together (a group commit's batch: one job row, its index entries and its
- * queue lock per batch instead of per post — issue 30). Processing is idempotent per submission (only a
- * `received` row is settled), so a retried batch skips what it already processed.
+ * queue lock per batch rather than per post). Processing is idempotent per submission (only a `received`
+ * row is settled), so a retried batch skips what it already processed.
  */
 export type SubmissionsToProcess = { submissionId: string } | { submissionIds: string[] };
 
@@ -72,7 +73,7 @@ export const retentionSweep: JobDefinition<Record<string, never>> = {
   queue: { retryLimit: 3, retryDelay: 300, expireInSeconds: 3600 },
 };
 
-/** Daily: folds the finished days' folder counters (domain/submissions.ts compactFolderCounts). */
+/** Daily: folds the finished days' folder counters (domain/submissions/submissions.ts compactFolderCounts). */
 export const compactFolderCounts: JobDefinition<Record<string, never>> = {
   name: 'compact-folder-counts',
   payload: z.object({}).strict() as z.ZodType<Record<string, never>>,
@@ -92,19 +93,82 @@ export const deleteObjects: JobDefinition<{ keys: string[] }> = {
   queue: { retryLimit: 10, retryDelay: 60, retryBackoff: true, expireInSeconds: 300 },
 };
 
+/** Which attempt of which delivery a deliver-webhook job makes (`attempt` from 1). */
+export type DeliveryAttempt = { deliveryId: string; attempt: number };
+
 /**
- * One attempt of one webhook delivery (`attempt` from 1). Run by the delivery runner (jobs/delivery-runner.ts),
- * which settles the job in the transaction that records the attempt, and creates the next attempt's job there.
- * Jobs carry the delivery id as `singletonKey` (for the sweeper's lookup; the queue policy stays `standard`:
- * pg-boss's singleton policy skips keys active at its last monitor pass, which would hold a retry back for a
- * minute). An attempt is recorded only once (`attempts = expected`), so a duplicate job only settles.
- * The job expires well after the HTTP timeout, so a slow receiver is not sent the same attempt twice.
+ * One attempt of one webhook delivery, made by the delivery loop (domain/delivery/runner.ts), which settles
+ * the job in the transaction that records the attempt and queues the next one there. The delivery id is the
+ * `singletonKey`, for maintenance's lookup of lost jobs; the policy stays `standard`, as pg-boss's singleton
+ * policy would hold a retry back until its next monitor pass. The job expires well after the HTTP timeout.
  */
-export const deliverWebhook: JobDefinition<{ deliveryId: string; attempt: number }> = {
+export const deliverWebhook: JobDefinition<DeliveryAttempt> = {
   name: 'deliver-webhook',
   payload: z.object({ deliveryId: z.string(), attempt: z.number().int().min(1) }),
   queue: { retryLimit: 20, retryDelay: 10, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 180 },
 };
+
+/**
+ * deliver-webhook's two lanes. pg-boss fetches the highest priority first: fresh attempts go at 0, ahead of
+ * any bulk backlog. Bulk attempts (a replay job's) go at negative priorities, in turns of BULK_TURN of one
+ * team (turn n at -n; a team's next turn follows its last one waiting), so two teams' replays alternate turn
+ * by turn. A bulk attempt retried or re-queued goes after every turn, so fast failures cannot jump the line.
+ */
+const BULK_TURN = 100;
+const BULK_TURNS = { min: -1_000_000_000, max: -1 };
+const BULK_RETRY_PRIORITY = -2_000_000_000;
+
+/** The priorities the delivery loop fetches as fresh work and as bulk work (turns and bulk retries). */
+export const ATTEMPT_LANES = { fresh: { min: 0 }, bulk: { max: -1 } };
+
+/** An attempt job as the delivery loop fetched it: a bulk one has a negative priority and its team as group. */
+export type AttemptJob = { id: string; retryCount: number; priority?: number; groupId?: string | null; data: DeliveryAttempt };
+
+export function isBulkAttempt(job: AttemptJob): boolean {
+  return (job.priority ?? 0) < 0;
+}
+
+/** Queues the first attempts of new deliveries in `tx`; `bulkTeam`: they are that team's bulk work, queued in its next turns. */
+export async function queueFirstAttempts(
+  queue: Queue,
+  tx: Tx,
+  first: Array<{ deliveryId: string; at: Date }>,
+  bulkTeam?: string,
+): Promise<void> {
+  let turn = 0;
+  if (bulkTeam && first.length) {
+    const { head, tail } = await queue.bulkTurns(deliverWebhook, bulkTeam, BULK_TURNS, { tx });
+    turn = Math.max(head === null ? 1 : -head, tail === null ? 1 : 1 - tail);
+  }
+  const items = first.map(({ deliveryId, at }, i) => ({
+    data: { deliveryId, attempt: 1 },
+    singletonKey: deliveryId,
+    startAfter: at,
+    ...(bulkTeam ? { priority: Math.max(BULK_TURNS.min, -(turn + Math.floor(i / BULK_TURN))), group: bulkTeam } : {}),
+  }));
+  await queue.insert(deliverWebhook, items, { tx });
+}
+
+/**
+ * The job that follows a fetched attempt job: after a `retry` the next attempt, after a `postpone` the same
+ * attempt again. Bulk work stays bulk: a postponed attempt was not made and keeps its turn.
+ */
+export function nextAttemptJob(job: AttemptJob, kind: 'retry' | 'postpone', at: Date): InsertItem<DeliveryAttempt> {
+  const { deliveryId, attempt } = job.data;
+  const priority = kind === 'postpone' ? (job.priority ?? BULK_RETRY_PRIORITY) : BULK_RETRY_PRIORITY;
+  return {
+    data: { deliveryId, attempt: kind === 'retry' ? attempt + 1 : attempt },
+    singletonKey: deliveryId,
+    startAfter: at,
+    ...(job.groupId ? { priority, group: job.groupId } : {}),
+  };
+}
+
+/** An attempt whose job was lost, queued again now; `bulkTeam`: a replay job's delivery, of that team. */
+export function requeuedAttemptJob(deliveryId: string, attempt: number, bulkTeam: string | null): InsertItem<DeliveryAttempt> {
+  const bulk = bulkTeam ? { priority: BULK_RETRY_PRIORITY, group: bulkTeam } : {};
+  return { data: { deliveryId, attempt }, singletonKey: deliveryId, ...bulk };
+}
 
 /** A bulk replay (`POST /v1/webhooks/{id}/replay`): creates the replays batch by batch, resumable. */
 export const replayWebhook: JobDefinition<{ jobId: string }> = {
@@ -114,7 +178,7 @@ export const replayWebhook: JobDefinition<{ jobId: string }> = {
 };
 
 /**
- * Turns the spam of forms whose webhooks subscribe to `submission.spam` into deliveries (domain/deliveries.ts
+ * Turns the spam of forms whose webhooks subscribe to `submission.spam` into deliveries (domain/delivery/fan-out.ts
  * runSpamDeliveries), then queues itself again a moment later while any webhook subscribes. `stately`: at
  * most one waits and one runs, however many webhooks, maintenance passes and reruns queue it.
  */

@@ -38,9 +38,8 @@ async function captureSend(boss: PgBoss, name: string, payload: object): Promise
 }
 
 /**
- * The one-statement ingest embeds pg-boss's private INSERT. Checked once at start, against the live
- * database, so a pg-boss upgrade that changes it stops the process with a clear message instead of
- * turning every clean post into a 500: one statement, one parameter ($1), valid as a CTE.
+ * The one-statement ingest embeds pg-boss's private INSERT, checked at start against the live database, so a
+ * pg-boss upgrade that changes it stops the process with a clear message rather than failing every post.
  */
 export async function verifyEmbedding(plan: PlanEmbedded, boss: PgBoss, job: JobDefinition<unknown>, sample: unknown): Promise<string> {
   const fail = (why: string) =>
@@ -70,10 +69,7 @@ export async function verifyEmbedding(plan: PlanEmbedded, boss: PgBoss, job: Job
   return text;
 }
 
-/**
- * Verifies the embeddable jobs (see `verifyEmbedding`) and returns `Queue.embeddedInsert`, which hands out
- * a verified job's insert with a post's payload, refusing a statement that differs from the one verified.
- */
+/** Verifies the embeddable jobs and returns `Queue.embeddedInsert`, refusing a statement that differs from the verified one. */
 export async function embeddedInserts(
   plan: PlanEmbedded,
   boss: PgBoss,

@@ -53,30 +53,23 @@ export type Queue = {
   boss: PgBoss;
   send<T>(job: JobDefinition<T>, data: T, opts?: SendOptions): Promise<string | null>;
   /**
-   * pg-boss's own insert statement for one job (what `send` would execute, captured instead) with its one
-   * parameter, for the one-statement ingest. Its shape is verified when the queue starts; after the
-   * embedding statement has committed, call `wake(job)`.
+   * pg-boss's own insert for one job (what `send` would run) with its one parameter, for the one-statement
+   * ingest; verified at start. Call `wake(job)` once the embedding statement has committed.
    */
   embeddedInsert<T>(job: JobDefinition<T>, data: T): Promise<EmbeddedInsert>;
   wake(job: { name: string }): void;
   /** Creates many jobs of one queue in one statement, in the transaction `tx`; workers are woken after commit. */
   insert<T>(job: JobDefinition<T>, items: Array<InsertItem<T>>, opts: { tx: Tx }): Promise<void>;
-  /**
-   * Up to `batchSize` jobs of a queue a custom worker loop takes (see jobs/delivery-runner.ts); `priority`
-   * restricts it to jobs of priorities in that range (either bound optional).
-   */
+  /** Up to `batchSize` jobs for a custom worker loop (the delivery runner), optionally within a priority range. */
   fetch<T>(job: JobDefinition<T>, batchSize: number, priority?: { min?: number; max?: number }): Promise<Array<FetchedJob<T>>>;
   /**
-   * Where a group's next jobs go among the queue's waiting jobs of priorities in `[min, max]`: the highest
-   * priority waiting (the turn being served), and the lowest of the group's own (its last turn), each
-   * null when there is none. Locks the group for `tx`, so two transactions of one group take turns one
-   * after the other (see domain/deliveries.ts, bulk turns).
+   * Among waiting jobs of priorities in `[min, max]`: the highest (the turn being served) and the group's lowest
+   * (its last turn), null when none. Locks the group for `tx`, so one group's transactions take turns.
    */
   bulkTurns(job: { name: string }, group: string, range: { min: number; max: number }, opts: { tx: Tx }): Promise<{ head: number | null; tail: number | null }>;
   /**
-   * Queues one job of `group` (a team) in the group's next turn, in `tx`: a queue whose jobs all go in turns
-   * serves the turn with the highest priority first (pg-boss's fetch order), so groups' jobs alternate one
-   * by one however many one group queues (see erasure requests).
+   * Queues one job of `group` (a team) in the group's next turn, in `tx`: turns are priorities, fetched highest
+   * first, so groups' jobs alternate however many one group queues.
    */
   sendInTurn<T>(job: JobDefinition<T>, data: T, opts: { tx: Tx; group: string }): Promise<void>;
   /** Settles fetched jobs in the transaction that records their outcomes: both commit or neither. */
@@ -100,10 +93,8 @@ const TURNS = { min: -1_000_000_000, max: -1 };
 const NO_JOB = '00000000-0000-0000-0000-000000000000';
 
 /**
- * Wakes the workers of a queue through pg-boss's LISTEN channel, outside any transaction. A NOTIFY inside
- * a transaction makes every committing transaction queue behind one global lock, so senders notify after
- * commit instead — at most once per WAKE_MS per queue and process, with a trailing wake so the last job
- * of a burst is never left to the polling interval.
+ * Wakes a queue's workers after commit: a NOTIFY inside a transaction serializes every commit behind one
+ * global lock. At most once per WAKE_MS per queue, with a trailing wake so a burst's last job is not left to polling.
  */
 const WAKE_MS = 50;
 
@@ -148,17 +139,14 @@ export type QueueStartOptions = {
   embeddable: Array<{ job: JobDefinition<unknown>; sample: unknown }>;
 };
 
-/** See queue-embedded.ts: pg-boss's job insert, checked against the live database. */
+/** pg-boss's job insert, checked against the live database (see embedded.ts). */
 export const verifyEmbeddable = (db: Db, boss: PgBoss, job: JobDefinition<unknown>, sample: unknown): Promise<string> =>
   verifyEmbedding((text, value) => planEmbedded(db, text, value), boss, job, sample);
 
 /**
- * Finished jobs are deleted soon, not kept pg-boss's default 7 days (deleted once a day): Intake's own tables
- * record every outcome (a submission's status, the delivery log, a replay's or an erasure's row), and pg-boss
- * scans the whole job table once a minute for its queue statistics. Kept a week, that table grows with a
- * week of traffic (every post queues a job), and so do the scan, its ANALYZE and the vacuums every team's
- * jobs wait behind. The supervisor's pass, which deletes them, runs every minute (or every `keep` seconds when
- * shorter; its statistics scan stays once a minute), so a finished job stays between `keep` and `keep` + a pass.
+ * Finished jobs are deleted soon rather than kept pg-boss's default week: Intake's own tables record every
+ * outcome, and pg-boss scans the whole job table every minute for its statistics. The pass that deletes them
+ * runs every minute, or every `keep` seconds when shorter.
  */
 const finishedJobs = (keepSeconds: number) => ({
   queue: { deleteAfterSeconds: keepSeconds },
@@ -174,10 +162,8 @@ async function ensureQueues(boss: PgBoss, jobs: QueueSpec[], keepFinishedSeconds
     if (!existing) await boss.createQueue(job.name, { ...defaults, ...job.queue, ...(job.policy ? { policy: job.policy } : {}) });
     else await boss.updateQueue(job.name, { ...defaults, ...job.queue });
   }
-  // pg-boss looks each queue up in a cache that creating or updating it has just emptied (refilled every
-  // minute), and a lookup that misses asks the pool. A job sent inside a transaction, which holds a
-  // connection, would then wait for a second one: with as many jobs at work as pooled connections (a worker
-  // started on a backlog) every connection waits for another. Filled here, through a lookup by id.
+  // Refill pg-boss's queue cache, which creating or updating just emptied: a miss asks the pool, so a send
+  // inside a transaction would wait for a second connection, and a full pool would deadlock.
   for (const job of jobs) await boss.getJobById(job.name, NO_JOB);
 }
 

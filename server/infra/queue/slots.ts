@@ -4,12 +4,9 @@ import { countJob } from '../metrics/jobs.ts';
 import type { JobWorker } from './types.ts';
 
 /**
- * Starts each worker's slots (its concurrency, default 4). pg-boss waits out the polling interval after
- * every fetch, even one that found a job (at batchSize 1 it never bursts), so a backlog no NOTIFY wakes for
- * would be taken one job per slot per interval. Each slot is a pg-boss worker of its own that its handler
- * wakes once a job is done: it fetches the next at once, and only an empty fetch (or a failed job) leaves it
- * to polling and LISTEN. A failed attempt is logged with its job: the job table forgets finished jobs within
- * minutes (see queue.ts, finishedJobs), so the log is where a failure's error stays.
+ * Starts each worker's slots, each a pg-boss worker its handler wakes once a job is done: pg-boss otherwise
+ * waits out the polling interval after every fetch, taking a backlog one job per interval. A failed attempt
+ * is logged, since the job table forgets finished jobs within minutes.
  */
 export async function startWorkerSlots<C>(boss: PgBoss, ctx: C, log: Logger, workers: JobWorker<C>[], pollSeconds: number): Promise<void> {
   for (const w of workers) {

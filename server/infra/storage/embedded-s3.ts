@@ -6,11 +6,8 @@ import { privateDir, privatePath, privateTree } from './private-files.ts';
 export type EmbeddedS3 = { url: string; stop(): Promise<void> };
 
 /**
- * The development default: s3rver serving buckets from `<dataDir>/s3`. It enforces URL expiry but not
- * signatures and has no multipart upload, so it is for development only; production uses STORAGE_URL.
- * `port` 0 (the default) takes a free one; a given port lets a stopped server come back where its clients
- * expect it. s3rver (and what it pulls in) is loaded on the first start: a process with STORAGE_URL set
- * never loads it.
+ * The development default: s3rver serving `<dataDir>/s3` (no signature checks, no multipart: production uses
+ * STORAGE_URL). Loaded on first start only. A given `port` lets a stopped server come back where clients expect it.
  */
 export async function startEmbeddedS3(dataDir: string, bucket: string, opts: { port?: number } = {}): Promise<EmbeddedS3> {
   const { default: S3rver } = await import('s3rver');
@@ -19,7 +16,7 @@ export async function startEmbeddedS3(dataDir: string, bucket: string, opts: { p
   const server = new S3rver({ address: '127.0.0.1', port: opts.port ?? 0, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
   keepPrivate((server as unknown as { store: FilesystemStore }).store, directory);
   const address = (await server.run()) as AddressInfo;
-  privateTree(directory); // what the bucket's set-up wrote, and objects an older version left readable
+  privateTree(directory); // what the bucket's set-up wrote
   return {
     url: `http://S3RVER:S3RVER@127.0.0.1:${address.port}`,
     async stop() {
@@ -33,11 +30,7 @@ export async function startEmbeddedS3(dataDir: string, bucket: string, opts: { p
 
 type FilesystemStore = Record<string, unknown> & { getResourcePath(bucket: string, key: string, resource: string): string; getBucketPath(bucket: string): string };
 
-/**
- * s3rver writes with the process's umask (0644 files, 0755 folders) and takes no mode: after each of its
- * store's writes, the folders down to what it wrote become 0700 and the files there 0600. Where each
- * method writes (its bucket and key), by its arguments.
- */
+/** s3rver writes with the process's umask and takes no mode: after each store write, make what it wrote private. */
 function keepPrivate(store: FilesystemStore, root: string): void {
   const objectDir = (bucket: string, key: string) => path.dirname(store.getResourcePath(bucket, key, 'object'));
   const written: Record<string, (...args: never[]) => string> = {

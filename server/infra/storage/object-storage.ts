@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
-import { isUnreachable } from '../outage-errors.ts';
+import { isUnreachable } from '../unreachable-errors.ts';
 
 /** Object storage over the minio client: MinIO, AWS S3, R2, or the embedded s3rver. */
 export type ObjectStorage = {
@@ -21,10 +21,8 @@ function rfc5987(name: string): string {
 }
 
 /**
- * How long a good answer from storage vouches for it. Signing a download URL asks storage nothing, so an
- * outage would only show when the client follows the link: a link is minted only after storage answered
- * within this window (one bucket HEAD, shared by every link minted meanwhile), and any failure to reach it
- * voids the window at once.
+ * How long a good answer from storage vouches for it. Signing a URL asks storage nothing, so a link is minted
+ * only after a bucket HEAD answered within this window; any failure voids it.
  */
 const REACHABLE_FOR_MS = 1_000;
 

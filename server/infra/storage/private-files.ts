@@ -2,10 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * What Intake writes under its data dir (notification e-mails, embedded S3 objects, the secret key, the dev
- * token) holds submissions and secrets: readable by its owner only — files 0600, folders 0700 — whatever
- * the process's umask. A process-wide umask would do it too, but it would also reach the Postgres binaries
- * copied for the `postgres` user when we run as root (embedded-postgres.ts), which must stay traversable.
+ * What Intake writes under its data dir holds submissions and secrets: owner-only whatever the umask. Not a
+ * process-wide umask, which would also reach the Postgres binaries copied for the `postgres` user.
  */
 export const PRIVATE_FILE = 0o600;
 export const PRIVATE_DIR = 0o700;
@@ -16,10 +14,7 @@ export function privateDir(dir: string): void {
   fs.chmodSync(dir, PRIVATE_DIR);
 }
 
-/**
- * Files 0600 and folders 0700 throughout `dir` (iteratively; symbolic links are left alone), except the
- * paths in `skip`, and `dir` itself when `below` (its own mode is the caller's to decide).
- */
+/** Files 0600 and folders 0700 throughout `dir` (links left alone), except `skip`, and `dir` itself when `below`. */
 export function privateTree(dir: string, opts: { skip?: string[]; below?: boolean } = {}): void {
   const skip = new Set(opts.skip ?? []);
   const stack = [dir];

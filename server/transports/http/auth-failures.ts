@@ -2,25 +2,17 @@ import type { Request, Response } from 'express';
 import type { Socket } from 'node:net';
 import { limitSubject } from '../../domain/ingest/client-address.ts';
 import { AppError } from '../../domain/shared/errors.ts';
-import { slidingCount, slidingWaitMs } from '../../domain/shared/sliding-window.ts';
+import { slidingCount, slidingWaitMs } from '../../infra/sliding-window.ts';
 
-/** Addresses tracked in one window: past it a new address is not counted (memory stays bounded under a spread-out flood). */
+/** Addresses tracked in one window; past it a new address is not counted, so memory stays bounded. */
 const MAX_ADDRESSES = 100_000;
 /** Refused requests held (unread, unanswered) at once in this process; past it one is cut without an answer. */
 const MAX_HELD = 1_000;
 
 /**
- * Requests that fail authentication, counted per client address (its /64 for IPv6) in this process's
- * memory: a request without a valid token must cost almost nothing, and a client sending hundreds a second
- * (1 MB bodies to `/mcp`, say) would otherwise keep a core busy accepting, answering and draining them. Only
- * failures count and only failures are refused, so a valid token — or a public post — from the same
- * address (a NAT, a proxy, another tenant on the same host) is never held back by them.
- *
- * The count slides: the previous minute's failures weigh on the current one in proportion to what is left
- * of it (the estimate a sliding window of one minute would hold). A fixed window let a client that failed
- * all minute long send `limit` failures at once as each minute began, every one of them answered at once —
- * 60 bodies of 1 MB arriving together each minute, a burst every other tenant felt; sliding, a client that
- * keeps failing gets no more than the limit over any minute, spread out.
+ * Failed authentications per client address (IPv6: its /64), in this process's memory, so a flood without a
+ * valid token costs almost nothing. Only failures count and only failures are refused: a valid token from the
+ * same address (a NAT, a proxy) is never held back. The minute slides, so failures cannot bunch at its start.
  */
 export class AuthFailures {
   readonly #limit: number;
@@ -63,15 +55,9 @@ export class AuthFailures {
 }
 
 /**
- * Answers a request refused for its failed authentications: held unread for the failures' delay
- * (INTAKE_AUTH_FAILURE_DELAY_MS) to half as long again, at random, then the 429 with `Retry-After`, and the
- * connection cut as soon as it is written — nothing of the body is read or drained. Measured
- * (bench/noisy-neighbour.ts): answered at once, a client looping on 30 connections got ~1,000 refusals a
- * second and kept half a core of the server (and a third of one of its own) busy; held, each connection is
- * refused at most once per delay. Held for exactly the delay, those 30 stayed in step: answered, reconnected
- * and refused again together, a burst of the server's work each second that other teams' requests met
- * (the CPU profile's busiest 50 ms of each second); the random part spreads them over the delay. Past
- * MAX_HELD held at once the connection is cut without an answer.
+ * Holds a refused request unread for the delay plus up to half again, at random, then answers 429 and cuts
+ * the connection. Holding bounds a looping client to one refusal per connection per delay; the jitter keeps
+ * its connections out of step (docs/decisions.md). Past MAX_HELD the connection is cut without an answer.
  */
 export function refuseFailedAuth(failures: AuthFailures, req: Request, res: Response, refusal: AppError): void {
   const socket = req.socket;
@@ -100,14 +86,9 @@ export function refuseFailedAuth(failures: AuthFailures, req: Request, res: Resp
 }
 
 /**
- * Stops reading a held request's connection and lets go of what of its body was already read: the read
- * that brought the headers brought up to 64 kB of the body with them. Held with the request, that Buffer
- * lived through two scavenges into the old space, where only a mark-compact frees it. Measured
- * (bench/noisy-neighbour.ts): 30 connections refused ~25 times a second piled up ~1.5 MB/s of them there,
- * and V8 ran a mark-compact for external memory every ~40 s — twice the quiet run's major GC time, gone
- * with the deep bodies. `_paused` is the flag Node's HTTP server itself sets to stop a connection's reads
- * while responses are pending: set, the request's stream cannot restart them, so letting the request flow
- * only empties its buffer, and the rest of the body stays unread in the kernel until the connection is cut.
+ * Stops reading a held request's connection and drops the body bytes already read, which would otherwise
+ * survive into V8's old space. `_paused` is the flag Node's HTTP server sets to stop a connection's reads, so
+ * resuming the request only empties its buffer; the rest stays in the kernel until the connection is cut.
  */
 function dropBody(req: Request): void {
   const socket = req.socket as Socket & { _paused?: boolean };

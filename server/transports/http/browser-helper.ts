@@ -6,10 +6,8 @@ import { Router } from 'express';
 export const BROWSER_HELPER_PATH = new URL('../../../sdk/browser/intake.js', import.meta.url);
 
 /**
- * `GET /intake.js`: one script for every form (it needs nothing form-specific: the server's 422 names the
- * fields). Sites paste the URL without a version, so a fix must reach them: a day's cache, a week served
- * stale while revalidating, then a 304 from the ETag. Any site may load it, including pages that demand
- * CORS or CORP for cross-origin scripts.
+ * `GET /intake.js`: one script for every form, loadable from any site. Sites paste the URL without a version,
+ * so a fix must reach them: a day's cache, a week stale-while-revalidate, then a 304 from the ETag.
  */
 export function browserHelperRoutes(): Router {
   const script = readFileSync(BROWSER_HELPER_PATH);

@@ -37,11 +37,7 @@ function contentSecurityPolicy(_req: Request, res: Response, next: NextFunction)
   next();
 }
 
-/**
- * `/v1/openapi.json` serves the committed document (a test keeps it equal to the contract) and
- * `/v1/docs` an interactive reference that loads that document; its assets come from the local
- * swagger-ui-dist package, so it works with no internet.
- */
+/** `/v1/openapi.json` (the committed document) and `/v1/docs`, a reference whose assets are local, so it works offline. */
 export function docsRoutes(): Router {
   const text = readFileSync(OPENAPI_PATH, 'utf8');
   const router = Router();

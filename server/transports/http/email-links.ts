@@ -6,12 +6,9 @@ import { confirmByToken } from '../../domain/notifications/addresses.ts';
 import { sendPage, actionDonePage, actionPromptPage, addressConfirmedPage, linkInvalidPage, unsubscribedPage, unsubscribePromptPage } from './pages.ts';
 
 /**
- * The links people follow from e-mails, each answered with a small HTML page:
- * - `GET /v/{token}` confirms a notification address;
- * - `GET /a/{token}` asks whether to take a submission action, and its page's button `POST`s it;
- * - `GET /u/{token}` asks whether to unsubscribe; `POST` unsubscribes (the page's button, or a mail
- *   client's RFC 8058 one-click POST).
- * A GET never changes anything but a confirmation (a scanner fetching links must not delete data).
+ * The links people follow from e-mails, each answered with a small HTML page: `/v` confirms an address, `/a`
+ * takes a submission action, `/u` unsubscribes (RFC 8058 one-click too). A GET changes nothing but a
+ * confirmation: a scanner fetching links must not delete data.
  */
 export function emailLinkRoutes(ctx: AppContext): Router {
   const router = Router();

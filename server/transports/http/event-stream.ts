@@ -14,10 +14,8 @@ function frame(e: StreamEvent): string {
 }
 
 /**
- * Serves a stream as `text/event-stream`: the returned body is piped to the response by ts-rest. Events
- * are written as they come, respecting backpressure; a comment line and a lease renewal every heartbeat;
- * the stream ends when the client goes away, the server shuts down, or the token or form stops working
- * (then with an `error` event, so clients know not to reconnect).
+ * Serves a stream as `text/event-stream` (the body ts-rest pipes), with backpressure and a heartbeat. It ends
+ * when the client goes, the server stops, or the token or form stops working (then with an `error` event).
  */
 export function eventStreamBody(res: Response, stream: SubmissionStream, log: Logger): PassThrough {
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');

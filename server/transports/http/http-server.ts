@@ -5,23 +5,17 @@ import type { Config } from '../../config.ts';
 import { AppError } from '../../domain/shared/errors.ts';
 
 /**
- * The HTTP server around the app, with the limits that keep slow or hostile clients from holding it:
- * - headers must arrive within INTAKE_HEADERS_TIMEOUT_MS (slowloris headers);
- * - a whole request within INTAKE_REQUEST_TIMEOUT_MS, and its body at INTAKE_MIN_BODY_RATE bytes a
- *   second or more, measured over each 10 s (slowloris bodies: one byte a second is cut after 10 s);
- * - a connection with no traffic either way for INTAKE_IDLE_TIMEOUT_MS is closed — a client that stops
- *   reading an export frees its Postgres connection then;
- * - idle keep-alive connections close after INTAKE_KEEP_ALIVE_TIMEOUT_MS.
- * Node checks the header and request deadlines every second (its default is every 30).
+ * The HTTP server around the app, with deadlines that keep slow or hostile clients from holding it: headers,
+ * the whole request, a minimum body rate (slowloris), an idle connection (a client that stops reading an
+ * export frees its Postgres connection), and keep-alive. Node checks the deadlines every second.
  */
 
 export type HttpServer = {
   server: http.Server;
   url: string;
   /**
-   * The first step of a rolling restart: `/readyz` answers 503 from now on, so a load balancer stops
-   * sending new work here, and every answer carries `Connection: close`, so keep-alive clients move on.
-   * Connections are still accepted until `close`.
+   * The first step of a rolling restart: `/readyz` answers 503 so a load balancer stops sending work here, and
+   * every answer carries `Connection: close`. Connections are still accepted until `close`.
    */
   drain(): void;
   /**
@@ -46,8 +40,7 @@ export async function listenHttp(app: (req: http.IncomingMessage, res: http.Serv
   const limits = config.http;
   let draining = false;
   let closing = false;
-  // Answers under way when the drain begins close their connection too; and once the server is closing, a
-  // connection whose answer has ended is closed at once rather than idling out its keep-alive timeout.
+  // Answers under way at the drain close their connection too; once closing, a finished one closes at once.
   const answering = new Set<http.ServerResponse>();
   const server = http.createServer(
     {

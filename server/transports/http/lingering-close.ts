@@ -24,12 +24,9 @@ export const LINGER_LIMITS: LingerLimits = {
 };
 
 /**
- * Lingering close, as nginx does it, for an answer given while the request body is still arriving. Closing
- * on a client still sending makes its kernel reset the connection, often before the client has read the
- * answer (Node's http client reports EPIPE, a browser "connection reset"). So the answer carries
- * `Connection: close`, the socket is half-closed once it is flushed, and the rest of the body is read and
- * discarded — never buffered — until it ends or a bound is reached. Past `sockets` draining connections,
- * Node closes the connection as soon as the answer is flushed.
+ * Lingering close, as nginx does it, for an answer given while the body is still arriving: closing on a client
+ * still sending makes its kernel reset the connection, often before it has read the answer. The socket is
+ * half-closed once flushed and the rest of the body discarded until it ends or a bound is reached.
  */
 export function lingeringClose(limits: LingerLimits = LINGER_LIMITS) {
   const draining = new Set<Socket>();

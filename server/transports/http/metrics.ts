@@ -10,18 +10,13 @@ import { watchPool, type PoolSource } from '../../infra/metrics/database-pool.ts
 import { type QueueStat, watchQueues } from '../../infra/metrics/jobs.ts';
 
 /**
- * `GET /metrics` in the Prometheus text format, off unless configured, in either or both of two ways:
- * - INTAKE_METRICS_TOKEN: on the API's port, for a scraper that sends `Authorization: Bearer <token>`;
- * - INTAKE_METRICS_PORT: on a listener of its own (on HOST), without authentication, serving nothing else —
- *   for a port only the monitoring network reaches. A worker, which has no HTTP server, serves metrics this way.
+ * `GET /metrics`, off unless configured: on the API's port for a bearer of INTAKE_METRICS_TOKEN, and/or on a
+ * listener of its own (INTAKE_METRICS_PORT) without authentication, as a worker serves it.
  */
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
-/**
- * Whether the header carries the token. Both sides are hashed first, so the comparison takes the same time
- * whatever the length or the first differing byte of a guess.
- */
+/** Whether the header carries the token; both sides hashed first, so timing reveals nothing of a guess. */
 export function carriesToken(header: string | undefined, token: string): boolean {
   const given = bearerToken(header) ?? '';
   return timingSafeEqual(digest(given), digest(token)) && given !== '';

@@ -4,11 +4,7 @@ import { isZodType } from '@ts-rest/core';
 import type { Logger } from 'pino';
 import { ErrorBody } from '../../../contract/common.ts';
 
-/**
- * Checks every JSON response against the contract: the matched route's schema for that status, or the
- * error shape for requests no route matched. Any mismatch becomes a 500 `response_invalid`, so tests that
- * run with INTAKE_VALIDATE_RESPONSES=true fail loudly on contract drift.
- */
+/** Checks every JSON response against the contract; a mismatch becomes a 500 `response_invalid`, so tests catch drift. */
 export function responseValidation(log: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const json = res.json.bind(res);

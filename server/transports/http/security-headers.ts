@@ -1,10 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 
 /**
- * Headers every answer carries. Browsers get nothing to sniff or frame, and a JSON answer opened as a
- * page runs nothing (`default-src 'none'`); HTML pages and the API reference set
- * their own, narrower policies. Answers of the API and MCP are private to a token, and some carry
- * secrets (a new token, a webhook secret) or signed file URLs: no cache keeps them (`no-store`).
+ * Headers every answer carries: nothing to sniff or frame, and a JSON answer opened as a page runs nothing.
+ * API and MCP answers are private and may carry secrets or signed URLs, so no cache keeps them.
  */
 const DEFAULT_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 

@@ -17,10 +17,9 @@ export class Migration0002Forms extends Migration {
         deleted_at timestamptz
       );`);
     this.addSql(`create index forms_team on forms (team_id, created_at desc, id desc);`);
-    // Live submissions per form and folder, kept by a trigger on submissions so every writer (ingest,
-    // processing, updates, bulk actions, deletes) keeps it exact. Sharded 1024 ways: a random shard per change,
-    // so concurrent posts do not queue on one row; a count is the sum of its shards. No foreign key:
-    // rows of an erased form are removed with it explicitly.
+    // Live submissions per form and folder, kept exact by a trigger on submissions. Sharded so concurrent
+    // posts do not queue on one row; a count is the sum of its shards. No foreign key: an erased form's rows
+    // are removed with it explicitly.
     this.addSql(`
       create table form_folder_counts (
         form_id text not null,
@@ -43,11 +42,8 @@ export class Migration0002Forms extends Migration {
         received_at timestamptz not null default clock_timestamp(),
         updated_at timestamptz not null default now()
       );`);
-    // Folder lists are keyset scans in (received_at desc, id desc) order, one partial index per folder.
-    // Ascending, though lists read newest first: a btree serves `order by received_at desc, id desc`
-    // backwards just as well, and as submissions arrive in time order new entries land at the right
-    // edge, which the btree packs full (descending, the left-edge splits left a 1,000,000-row form's
-    // indexes at 155 MB instead of 87, and deep pages read twice the pages).
+    // Folder lists are keyset scans, newest first, one partial index per folder. Ascending: a btree reads
+    // backwards as well, and entries arriving in time order land at the right edge, which it packs full.
     this.addSql(`create index submissions_inbox on submissions (form_id, received_at, id) where status <> 'spam';`);
     this.addSql(`create index submissions_spam on submissions (form_id, received_at, id) where status = 'spam';`);
     this.addSql(`create index submissions_all on submissions (form_id, received_at, id);`);
@@ -66,10 +62,8 @@ export class Migration0002Forms extends Migration {
         end if;
         return null;
       end $$;`);
-    // Deletes are counted once per statement: a row trigger upserting a counter row for each deleted
-    // submission walks that row's growing version chain inside one transaction, so erasing a form of
-    // n submissions (one cascading statement) cost O(n²). Inserts stay per row: ingest inserts one row
-    // per statement, where a row trigger is cheaper.
+    // Deletes are counted once per statement: a row trigger would walk the counter row's growing version
+    // chain, making a cascading erase O(n²). Inserts stay per row, cheaper for one row per statement.
     this.addSql(`
       create function count_deleted_submissions() returns trigger language plpgsql as $$
       begin

@@ -1,10 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 import { RE2JS } from 're2js';
 
-/**
- * Why RE2 refuses a pattern, or null: the check custom rules had when this migration was written, kept
- * here because a migration is history and must not change when the domain's rules do.
- */
+/** Why RE2 refuses a pattern, or null: a copy of the domain's check, so this migration never changes with it. */
 function regexProblem(pattern: string): string | null {
   try {
     RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
@@ -15,9 +12,8 @@ function regexProblem(pattern: string): string | null {
 }
 
 /**
- * Custom regex rules now run on RE2. A stored pattern RE2 cannot compile (a backreference, lookaround) is
- * moved out of `custom_rules.regex` into `settings.disabled_rules` with the reason, so it is reported on the
- * form (`disabled_rules`) instead of silently never matching.
+ * Custom regex rules run on RE2. A stored pattern RE2 cannot compile (a backreference, lookaround) moves from
+ * `custom_rules.regex` to `settings.disabled_rules` with the reason, so the form reports it.
  */
 export class Migration0005Re2Rules extends Migration {
   override name = '0005-re2-rules';

@@ -4,11 +4,9 @@ import { Migration } from '@mikro-orm/migrations';
 const FORM_FIELD_LIMIT = 500;
 
 /**
- * A form learns at most FORM_FIELD_LIMIT field names, for its whole life: `forms.field_count` counts them
- * and a trigger admits a new name only while the count is under the limit (its row lock makes concurrent
- * posts take turns, and only posts that bring a new name take it). A name refused sets
- * `forms.fields_overflow`: some stored submission has fields the export lists in `_other` instead of a
- * column of their own. Forms that learned more before this migration keep their first 500 names.
+ * A form learns at most FORM_FIELD_LIMIT field names: `forms.field_count` counts them and a trigger admits a new
+ * name while under the limit (only posts bringing a new name take the form's row lock). A refused name sets
+ * `forms.fields_overflow` (the export lists such fields in `_other`). Forms over the limit keep their first 500.
  */
 export class Migration0006FieldCap extends Migration {
   override name = '0006-field-cap';

@@ -1,15 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Webhooks, their deliveries and background jobs (bulk replay).
- *
- * - A webhook's signing secret is kept encrypted (AES-256-GCM, key derived for that purpose) beside its
- *   SHA-256 and last four characters; after a rotation the previous secret also signs until
- *   `previous_secret_expires_at`. A deleted webhook keeps its row (`deleted_at`) so its delivery log stays.
- * - One delivery row per (webhook, submission or event, replay), updated per attempt. `request_body` is the
- *   exact text sent (text, not jsonb: key order and bytes must survive for byte-identical replays).
- *   `submission_id` is not a foreign key: deleting a submission redacts its deliveries, the log stays.
- * - `jobs`: background work a client polls (`GET /v1/jobs/{id}`), e.g. a bulk replay.
+ * Webhooks (secret encrypted; a deleted one keeps its row so its log stays), their deliveries (one row per
+ * webhook, submission or event, and replay; `request_body` is text so replays are byte-identical; no foreign
+ * key to submissions, whose deletion redacts the log) and `jobs`, background work a client polls.
  */
 export class Migration0007Webhooks extends Migration {
   override name = '0007-webhooks';

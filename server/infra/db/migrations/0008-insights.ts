@@ -1,9 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Weekly AI insights. Every generation is kept (`insights`, one row per team and per form summarised; the
- * latest is served). `insight_locks` holds each team's regeneration lock: a row with `locked_until`, taken
- * by a conditional upsert, so it holds across processes.
+ * Weekly AI insights: every generation is kept, the latest served. `insight_locks` holds each team's
+ * regeneration lock (`locked_until`, taken by a conditional upsert, so it holds across processes).
  */
 export class Migration0008Insights extends Migration {
   override name = '0008-insights';

@@ -1,9 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Form features: the autoresponder (a plan feature, the outcome on each submission, one send per address
- * per form per hour) and confirmed notification addresses (per team: an address confirms once for every
- * form of the team). Field schemas and CAPTCHA settings live in `forms.settings`.
+ * The autoresponder (its outcome on each submission, one send per address per form per hour) and confirmed
+ * notification addresses (once per team). Field schemas and CAPTCHA settings live in `forms.settings`.
  */
 export class Migration0009FormFeatures extends Migration {
   override name = '0009-form-features';

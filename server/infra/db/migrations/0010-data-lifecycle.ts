@@ -1,16 +1,10 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Data lifecycle: full-text search over submissions, retention caps per plan, and erasure requests.
- *
- * Search: `submissions.search` is a stored tsvector of every string and number of the payload (at any
- * depth) and the `_replyto` control, in the `intake_search` configuration: Postgres's `simple` parser and
- * dictionary (no stemming, no stop words: any language) with `unaccent` before it, so case and accents are
- * ignored; an address is one word (the parser keeps it whole). Kept by a trigger (built in C by
- * jsonb_to_tsvector), indexed with the form id (btree_gin) so a query touches only its form's postings. Positions are stripped (no phrase search or ranking is offered), and
- * a payload too big for that path is read through its first SEARCHED_CHARS characters: a tsvector holds
- * at most 1 MB, and a huge post must still be stored. The functions name their configuration with this
- * schema (no `search_path` of a session can change what they compute, and no SET slows each call).
+ * Full-text search over submissions, retention caps per plan, and erasure requests. `submissions.search` is a
+ * trigger-kept tsvector of the payload's strings and numbers and `_replyto` (`simple` + `unaccent`: any
+ * language, case and accents ignored), indexed with the form id, positions stripped. A tsvector holds at most
+ * 1 MB, so a huge payload is read through its first SEARCHED_CHARS characters.
  */
 const SEARCHED_CHARS = 100_000;
 /** Payloads up to this much JSON text go through jsonb_to_tsvector whole. */
@@ -42,10 +36,8 @@ export class Migration0010DataLifecycle extends Migration {
               from unnest(tsvector_to_array(to_tsvector('%1$I.intake_search'::regconfig, q))) w
           $$;$f$, current_schema());
       end $migration$;`);
-    // Kept by a trigger, from when a submission leaves `received` (processing's update, or an insert as
-    // spam) and whenever its payload, metadata or status changes. Computing it at receipt would build the
-    // index entries twice (processing's update writes a new row version, with new entries in every index):
-    // a new submission is searchable once processed, typically within a second.
+    // Kept by a trigger from when a submission leaves `received`: computed at receipt, its index entries
+    // would be built twice, since processing writes a new row version. Searchable once processed.
     this.addSql(`alter table submissions add column search tsvector;`);
     this.addSql(`
       create function keep_submission_search() returns trigger language plpgsql as $$

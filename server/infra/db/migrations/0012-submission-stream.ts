@@ -1,16 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The submission stream (`GET /v1/forms/{form}/submissions/stream`, docs/listen.md).
- *
- * `stream_xid` is the id of the transaction that made a submission an event: processing's verdict
- * (`processed`, or `spam` by AI moderation), or the insert of a post the door already judged spam. A
- * stream reads "the events committed since my last snapshot" with `pg_visible_in_snapshot`, so an event
- * is found however late its transaction commits (processing order is not arrival order) and however long
- * other transactions run. Only event rows carry it, so clean arrivals add nothing to the index at receipt.
- *
- * `submission_streams` holds one lease per open stream, so every API process counts the same streams per
- * token and team. Unlogged: leases need no durability (after a crash they are gone, as their streams are).
+ * The submission stream (docs/listen.md). `stream_xid` is the transaction that made a submission an event;
+ * a stream reads the events committed since its last snapshot (`pg_visible_in_snapshot`), so a late commit is
+ * never missed. `submission_streams` holds one unlogged lease per open stream, counted by every process.
  */
 export class Migration0012SubmissionStream extends Migration {
   override name = '0012-submission-stream';

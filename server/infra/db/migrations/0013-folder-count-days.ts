@@ -1,14 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Folder counters per day of arrival, so a deep page number costs a day of index entries, not the offset.
- *
- * `form_folder_counts` gains `day` (the UTC date of `received_at`): a folder's count is still the sum of
- * its rows, and a page at offset N now starts from the day that holds its first row, found by summing the
- * days newest first (docs/decisions.md "Deep pages"). The triggers keep every day exact in the writers'
- * own transactions, as they kept the folder totals; a day is the unit because rows of the same moment stay
- * on the shards they were spread over, which the daily compaction (`compactFolderCounts`) folds into
- * shard 0 once the day is over. Triggers write shards 1–1023, so shard 0 is only ever the compaction's.
+ * Folder counters per day of arrival (`day`, UTC), so a deep page starts from the day that holds its first row
+ * rather than walking the offset (docs/decisions.md "Deep pages"). Triggers write shards 1–1023; the daily
+ * compaction folds a finished day into shard 0.
  */
 export class Migration0013FolderCountDays extends Migration {
   override name = '0013-folder-count-days';

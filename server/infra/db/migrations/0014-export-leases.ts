@@ -1,9 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * `export_leases` holds one lease per running export, so every API process counts the same exports per
- * team (INTAKE_EXPORTS_PER_TEAM). As `submission_streams`: unlogged, since leases need no durability —
- * after a crash they are gone, as their exports are — and one that its process stopped renewing expires.
+ * One lease per running export, so every process counts the same exports per team. Unlogged: after a crash
+ * the leases go with their exports; one its process stopped renewing expires.
  */
 export class Migration0014ExportLeases extends Migration {
   override name = '0014-export-leases';

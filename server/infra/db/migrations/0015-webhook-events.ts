@@ -1,15 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Webhook events and filters (issue 28).
- *
- * - `filter`: the conditions a submission event must meet to be delivered (`[]`: every one). Existing
- *   webhooks keep `events` as they were (`{submission.created}` by default), so they behave as before.
- * - `spam_position`: how far a webhook subscribed to `submission.spam` has been sent the form's spam, as a
- *   submission-stream position (`{ past, within }`, see queries/submission-stream.ts). The spam-deliveries job
- *   reads the spam events after it and moves it on in the transaction that creates their deliveries, so the
- *   public endpoint's insert does no more than before (its spam rows already carry `stream_xid`).
- * - `webhooks_spam`: the job finds the webhooks it serves without reading the others.
+ * Webhook events and filters: `filter` (conditions a submission event must meet; `[]`: every one), and
+ * `spam_position`, how far a `submission.spam` webhook has been sent its form's spam (a submission-stream
+ * position the spam-deliveries job moves on), so the public endpoint's insert does no extra work.
  */
 export class Migration0015WebhookEvents extends Migration {
   override name = '0015-webhook-events';

@@ -1,20 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Less WAL per accepted post (issue 30, bench/README.md "Where each post's WAL goes"); every count stays
- * exact and every constraint that guards data stays.
- *
- * - The folder counters' trigger updates its shard row first and inserts only when there is none (a shard's
- *   first post of the day). `insert … on conflict do update` logs a row lock, and a speculative insert and its
- *   confirmation when the row is new, before its update: three records where one does. The shard is the
- *   writing backend's (its pid), not a random one of 1,023: a backend runs one transaction at a time, so two
- *   posts meet on a row only when two backends' pids share a shard — no more often than random shards met —
- *   and each backend's row keeps being updated on the same page (HOT, pruned in place) instead of spreading
- *   a day's posts over 1,023 rows, each first written (inserted, indexed) per day and after each checkpoint
- *   its page logged whole again. Shard 0 stays the daily compaction's.
- * - `submissions.team_id` loses its foreign key to `teams`: each insert logged a share lock on the team row
- *   (and a multixact when posts overlapped). The team is the form's — `form_id` keeps its key to `forms`,
- *   whose rows cascade from their team, so a team's deletion still takes its submissions with it.
+ * Less WAL per accepted post (docs/decisions.md): the folder counters' trigger updates the writing backend's
+ * shard row in place and inserts only when there is none; `submissions.team_id` drops its foreign key to
+ * `teams` (the form's key still cascades a team's deletion). Every count stays exact.
  */
 export class Migration0016LeanPostWal extends Migration {
   override name = '0016-lean-post-wal';

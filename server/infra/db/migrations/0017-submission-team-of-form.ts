@@ -1,11 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * A submission's team is its form's team, by constraint: `(form_id, team_id)` references `forms (id,
- * team_id)`, in place of the key on `form_id` alone. Every query scopes by `team_id`, so a row whose team
- * differed from its form's would be another tenant's data in the wrong place; no code writes one, and now
- * none can. The check locks the same `forms` row the old key did (no more WAL per post); 0016 dropped the
- * key to `teams`, which this one makes redundant (a form's team exists while the form does).
+ * A submission's team is its form's team, by constraint: `(form_id, team_id)` references `forms (id, team_id)`
+ * in place of the key on `form_id` alone. Every query scopes by `team_id`, so a mismatch would put one
+ * tenant's data in another's place. The check locks the same `forms` row as the single-column key.
  */
 export class Migration0017SubmissionTeamOfForm extends Migration {
   override name = '0017-submission-team-of-form';

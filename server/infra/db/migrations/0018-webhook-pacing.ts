@@ -1,13 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Webhook pacing (issue 28.3).
- *
- * - `max_per_second`: the rate a webhook's receiver is sent at most (null: its provider's documented limit
- *   for chat providers, otherwise unpaced).
- * - `next_send_at`: the next free send slot of a paced webhook, moved on atomically by the worker that takes
- *   a slot, so every worker process shares one pace.
- * - `paused_until`: a receiver's 429 with `Retry-After` holds every delivery of the webhook until then.
+ * Webhook pacing: `max_per_second` (null: the provider's documented limit, or unpaced), `next_send_at` (the
+ * next free send slot, moved atomically so every worker shares one pace) and `paused_until` (a receiver's
+ * 429 with `Retry-After`).
  */
 export class Migration0018WebhookPacing extends Migration {
   override name = '0018-webhook-pacing';

@@ -138,10 +138,10 @@ export type AttemptRecord = {
 };
 
 /**
- * Records a batch of attempts in one statement — and clears the failure clock of every webhook one of them
+ * Records a batch of attempts in one statement, and clears the failure clock of every webhook one of them
  * succeeded for (`webhooks` is webhooks.ts's: a documented exception, docs/architecture.md, that saves the
- * delivery runner a round trip per batch). An attempt another run already recorded (a duplicate job) is left out: returns the ids
- * recorded, so the caller neither schedules nor counts the others.
+ * delivery loop a round trip per batch). An attempt another run already recorded (a duplicate job) is left
+ * out: returns the ids recorded, so the caller neither schedules nor counts the others.
  */
 export async function recordAttempts(sql: Sql, records: AttemptRecord[]): Promise<Set<string>> {
   if (!records.length) return new Set();
@@ -178,7 +178,7 @@ export async function recordAttempts(sql: Sql, records: AttemptRecord[]): Promis
 
 /**
  * Moves the next attempt of deliveries later without counting an attempt (their webhook had its share in
- * flight); only rows still waiting for that attempt. Returns the ids moved.
+ * flight, or its pace or a pause held it); only rows still waiting for that attempt. Returns the ids moved.
  */
 export async function postponeAttempts(sql: Sql, items: Array<{ id: string; expected: number; at: Date }>): Promise<Set<string>> {
   if (!items.length) return new Set();
@@ -238,77 +238,6 @@ export async function pruneDeliveries(sql: Sql, retentionDays: number, batch: nu
   return rowCount;
 }
 
-/** The deliveries a bulk replay takes: the latest of each submission (or event) of the webhook, filtered. */
-export type ReplayFilter = { webhookId: string; status?: DeliveryStatus; since?: string; until?: string };
-
-/**
- * A webhook's latest delivery per submission (test calls' deliveries are no event of it), what a bulk
- * replay takes (counted once, as the job is asked for; nextReplayBatch picks the same set). Only narrow
- * columns go through the sort (the body is only tested for null): sorting every delivery's ~1 KB body
- * over a webhook with tens of thousands of deliveries spilled to disk.
- */
-const LATEST = `select distinct on (coalesce(d.submission_id, d.id)) d.id, d.status, d.created_at, d.request_body is not null as has_body
-                  from deliveries d where d.webhook_id = $1 and d.event <> 'webhook.test' order by coalesce(d.submission_id, d.id), d.id desc`;
-
-export async function countReplayable(sql: Sql, f: ReplayFilter): Promise<number> {
-  const { rows } = await sql.query<{ n: number }>(
-    `select count(*)::int as n from (${LATEST}) l
-      where l.has_body and ($2::text is null or l.status = $2) and ($3::timestamptz is null or l.created_at >= $3) and ($4::timestamptz is null or l.created_at < $4)`,
-    [f.webhookId, f.status ?? null, f.since ?? null, f.until ?? null],
-  );
-  return rows[0]!.n;
-}
-
-export type ReplaySource = { id: string; event: string; submission_id: string | null; request_body: string };
-
-/**
- * The next batch of a bulk replay, oldest first: the webhook's deliveries (test calls' left out) that were
- * each their submission's latest when the job was created — the set LATEST counted then — that match the
- * filter and come after the last one this job replayed. A keyset walk of the webhook's index from that
- * position (the job's highest `replay_of`, one probe of deliveries_replay_once), each candidate checked
- * against its submission's later deliveries (deliveries_submission): a batch reads about as many rows as it
- * picks. Picked from LATEST instead, each batch sorted every delivery of the webhook: 33 ms of Postgres a
- * batch over 10,000 of them, growing with each replay (bench/noisy-neighbour.ts). The set is the job's
- * snapshot: a delivery made after the job (its own replays, another job's) neither joins it nor hides an
- * earlier one from it.
- */
-export async function nextReplayBatch(
-  sql: Sql,
-  f: ReplayFilter,
-  jobId: string,
-  limit: number,
-): Promise<ReplaySource[]> {
-  const { rows } = await sql.query<ReplaySource>(
-    `with job as (select created_at from jobs where id = $5),
-          done as (select coalesce(max(r.replay_of), '') as through from deliveries r where r.replay_job_id = $5)
-     select d.id, d.event, d.submission_id, d.request_body
-       from deliveries d, job, done
-      where d.webhook_id = $1 and d.id > done.through and d.event <> 'webhook.test' and d.request_body is not null
-        and d.created_at <= job.created_at
-        and ($2::text is null or d.status = $2) and ($3::timestamptz is null or d.created_at >= $3) and ($4::timestamptz is null or d.created_at < $4)
-        and (d.submission_id is null or not exists (
-              select 1 from deliveries n
-               where n.submission_id = d.submission_id and n.webhook_id = d.webhook_id and n.event <> 'webhook.test'
-                 and n.id > d.id and n.created_at <= job.created_at))
-      order by d.id limit $6`,
-    [f.webhookId, f.status ?? null, f.since ?? null, f.until ?? null, jobId, limit],
-  );
-  return rows;
-}
-
-/**
- * How many of a replay job's deliveries wait for their first attempt, counted up to `cap`, and when the last
- * of them is due (epoch ms; exact below the cap, null when none waits).
- */
-export async function waitingReplays(sql: Sql, jobId: string, cap: number): Promise<{ n: number; last_due_ms: number | null }> {
-  const { rows } = await sql.query<{ n: number; last_due_ms: number | null }>(
-    `select count(*)::int as n, (extract(epoch from max(next_attempt_at)) * 1000)::float8 as last_due_ms
-       from (select next_attempt_at from deliveries where replay_job_id = $1 and status = 'pending' and attempts = 0 limit $2) w`,
-    [jobId, cap],
-  );
-  return rows[0]!;
-}
-
 /** Who to tell that a webhook was deactivated: the team's owners and admins, with the webhook and its form. */
 export async function deactivationNotice(
   sql: Sql,
@@ -322,72 +251,6 @@ export async function deactivationNotice(
     [webhookId],
   );
   return rows[0];
-}
-
-const EVENT_COLUMNS = `s.id, s.team_id, s.form_id, f.name as form_name, s.received_at, s.payload, s.category,
-            (s.ai_moderation->>'score')::float8 as score, s.metadata->>'referrer' as referrer, s.metadata->>'user_agent' as user_agent, s.spam_reason,
-            coalesce((select json_agg(json_build_object('id', x.id, 'filename', x.filename, 'content_type', x.content_type, 'size', x.size_bytes)
-                                order by x.created_at, x.id) from submission_files x where x.submission_id = s.id), '[]') as files`;
-
-/** What a submission event is rendered from (read in the transaction that marks it processed, or files it as spam). */
-export type SubmissionEventRow = {
-  id: string;
-  team_id: string;
-  form_id: string;
-  form_name: string;
-  received_at: string;
-  payload: Record<string, unknown>;
-  category: string | null;
-  score: number | null;
-  referrer: string | null;
-  user_agent: string | null;
-  spam_reason: string | null;
-  files: Array<{ id: string; filename: string; content_type: string; size: number }>;
-};
-
-export async function submissionForEvent(sql: Sql, submissionId: string): Promise<SubmissionEventRow | undefined> {
-  const { rows } = await sql.query<SubmissionEventRow>(
-    `select ${EVENT_COLUMNS} from submissions s join forms f on f.id = s.form_id where s.id = $1`,
-    [submissionId],
-  );
-  return rows[0];
-}
-
-/** A spam-delivery position: events visible in snapshot `past`, and of the batch read at `within.upto`, those up to (xid, id). */
-export type SpamPosition = { past: string; within: { upto: string; xid: string; id: string } | null };
-
-/**
- * The spam a form stored after a position (the submission stream's reading, queries/submission-stream.ts:
- * by the transaction that filed it, so one committed late is still found), oldest first, and the position
- * after them; `more` when the read was full and more may follow.
- */
-export async function spamEventsAfter(
-  sql: Sql,
-  formId: string,
-  pos: SpamPosition,
-  limit: number,
-): Promise<{ rows: SubmissionEventRow[]; next: SpamPosition; more: boolean }> {
-  const { rows } = await sql.query<SubmissionEventRow & { snapshot: string; stream_xid: string; id: string | null }>(
-    `select n.snapshot::text as snapshot, e.*
-       from (select pg_current_snapshot() as snapshot) n
-       left join lateral (
-         select ${EVENT_COLUMNS}, s.stream_xid::text as stream_xid
-           from submissions s join forms f on f.id = s.form_id and f.deleted_at is null
-          where s.form_id = $1 and s.status = 'spam'
-            and s.stream_xid >= pg_snapshot_xmin($2::pg_snapshot) and not pg_visible_in_snapshot(s.stream_xid, $2::pg_snapshot)
-            and ($3::pg_snapshot is null
-                 or (pg_visible_in_snapshot(s.stream_xid, $3::pg_snapshot) and (s.stream_xid, s.id) > ($4::xid8, $5::text)))
-          order by s.stream_xid, s.id
-          limit $6
-       ) e on true`,
-    [formId, pos.past, pos.within?.upto ?? null, pos.within?.xid ?? null, pos.within?.id ?? null, limit],
-    'intake_spam_events_after',
-  );
-  const events = rows.filter((r) => r.id !== null);
-  const upto = pos.within?.upto ?? rows[0]!.snapshot;
-  const last = events[events.length - 1];
-  if (events.length === limit && last) return { rows: events, next: { past: pos.past, within: { upto, xid: last.stream_xid, id: last.id! } }, more: true };
-  return { rows: events, next: { past: upto, within: null }, more: false };
 }
 
 /** The submission of a webhook's latest delivered (succeeded) `submission.created` delivery, if any: a test call sends it again. */

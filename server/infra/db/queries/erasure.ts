@@ -22,11 +22,7 @@ export async function teamFormIds(sql: Sql, teamId: string): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-/**
- * The form's submissions after the keyset `after` (received_at, id) in which `pattern` (a Postgres
- * regular expression, case-insensitive) matches a string or number of the payload at any depth, or the
- * `_replyto` control; reads `scan` rows per call. Returns the matches and where the scan stopped.
- */
+/** The form's submissions after the keyset `after` that match `pattern`, reading `scan` rows; with where the scan stopped. */
 export async function matchingSubmissions(
   sql: Sql,
   formId: string,
@@ -139,10 +135,8 @@ export async function countFiles(sql: Sql, ids: string[]): Promise<{ files: numb
 export type ErasurePreview = { submissions: number; files: number; deliveries_redacted: number; forms: string[]; submission_ids: string[] };
 
 /**
- * What an erasure of `pattern` would take from the team, in one read-only statement (so the pool's
- * statement timeout bounds it): the submissions the job would erase — every form of the team, trashed ones
- * included, as `teamFormIds` walks them — their files, the deliveries whose bodies would be removed, the
- * forms touched, and the first `idLimit` ids in the job's order (form, then received_at, id).
+ * What an erasure of `pattern` would take from the team, in one read-only statement the pool's timeout bounds:
+ * submissions, files, deliveries redacted, forms touched, and the first `idLimit` ids in the job's order.
  */
 export async function previewErasure(sql: Sql, teamId: string, pattern: string, idLimit: number): Promise<ErasurePreview> {
   const { rows } = await sql.query<ErasurePreview>(

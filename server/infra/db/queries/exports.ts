@@ -2,6 +2,7 @@ import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import QueryStream from 'pg-query-stream';
 import type { Session, Sql } from '../database.ts';
+import { FILE_FIELDS, selectionWhere, type Selection } from './submissions.ts';
 
 /** The queries of a form's export: its columns, and its rows read chunk by chunk (keyset ranges). */
 
@@ -23,9 +24,8 @@ export async function exportShape(sql: Sql, formId: string): Promise<{ fields: s
 export type ExportKey = { receivedAt: string; id: string };
 
 export type ChunkStart = {
-  formId: string;
-  since?: string;
-  until?: string;
+  /** The export's submissions (its search is not applied here, see beginExportChunk). */
+  selection: Selection;
   /** The last row of the previous chunk; null for the first. */
   after: ExportKey | null;
   /** At most this many rows in the chunk. */
@@ -37,22 +37,21 @@ export type ChunkStart = {
 };
 
 /**
- * Opens one chunk of an export on `session`: a transaction that holds the link key and the chunk's
- * statement timeout (both local to it, so nothing outlives the chunk on a pooled connection), and the
- * chunk's last row, found by an index-only walk of (form_id, received_at, id). The key goes as a bind
- * parameter: COPY takes none, and no key belongs in statement text, which Postgres logs when a statement
- * fails. Null: the chunk runs to the end of the export. `search` (q) is not applied here, so a sparse
- * search still reads a bounded range per chunk. End the transaction with `endExportChunk`.
+ * Opens one chunk of an export on `session`: a transaction holding the link key and the chunk's statement
+ * timeout (both local to it), and the chunk's last row, found by an index-only walk. The key is a bind
+ * parameter: COPY takes none, and Postgres logs a failed statement's text. Null: the chunk runs to the
+ * end. The search (q) is left to the rows' query, so a sparse search still reads a bounded range per chunk.
  */
 export async function beginExportChunk(session: Session, o: ChunkStart): Promise<ExportKey | null> {
   await session.query('begin');
   const after = o.after ? ` and ${afterKey(o.after)}` : '';
+  const range = selectionWhere(o.selection, lit, { search: false }).join(' and ');
   const { rows } = await session.query<{ received_at: string | null; id: string | null }>(
     `select set_config('intake.link_key', $1, true) as link_key, set_config('statement_timeout', $2, true) as statement_timeout,
             c.received_at, c.id
        from (select 1) one
        left join lateral (
-         select s.received_at, s.id from submissions s where ${rangeWhere(o)}${after} order by s.received_at, s.id offset $3 limit 1
+         select s.received_at, s.id from submissions s where ${range}${after} order by s.received_at, s.id offset $3 limit 1
        ) c on true`,
     [o.linkKey.toString('hex'), String(o.statementTimeoutMs), o.rows - 1],
   );
@@ -76,17 +75,8 @@ export function cursorTexts(session: Session, select: string): AsyncIterable<str
 
 const lit = (v: string) => pg.escapeLiteral(v);
 
-/** The form and the since/until filters, on `submissions s`. */
-function rangeWhere(o: { formId: string; since?: string; until?: string }): string {
-  const where = [`s.form_id = ${lit(o.formId)}`];
-  if (o.since) where.push(`s.received_at > ${lit(o.since)}::timestamptz`);
-  if (o.until) where.push(`s.received_at < ${lit(o.until)}::timestamptz`);
-  return where.join(' and ');
-}
-
-// The plain bound on received_at beside the row comparison is for the planner: it estimates a row
-// comparison's selectivity blindly (a third of the form), and would sort a sequential scan of the whole
-// table for each chunk; the scalar bound it estimates from its histogram, and walks the index.
+// The plain bound beside the row comparison is for the planner, which estimates a row comparison blindly
+// and would sort a sequential scan for each chunk; the scalar bound it estimates from its histogram.
 const afterKey = (k: ExportKey) =>
   `s.received_at >= ${lit(k.receivedAt)}::timestamptz and (s.received_at, s.id) > (${lit(k.receivedAt)}::timestamptz, ${lit(k.id)})`;
 const throughKey = (k: ExportKey) =>
@@ -97,13 +87,10 @@ const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r'].map((c) => c.codePointAt
 const ARRAY_START = '['.codePointAt(0)!;
 
 /**
- * One CSV cell of a payload field, in SQL: the value as text, arrays (checkboxes, multi-selects)
- * joined with "; ", neutralised like csvSafe. It runs for every field of every row, so it is written
- * for speed: one ascii() of the text decides (the text of a JSON array starts with "[", and only then
- * is the type looked up), and `text` is the field's value read once per row (exportSelect's LATERAL), so a
- * plain value costs one key lookup. Wrapping each cell in csv_safe()
- * made the whole export query about 3× slower: that SQL function is not inlined for an argument with
- * a sub-select (it names its argument twice), and its regex costs more than ascii().
+ * One CSV cell of a payload field, in SQL: the value as text, arrays (checkboxes, multi-selects) joined with
+ * "; ", neutralised like csvSafe. It runs for every field of every row: one ascii() of the text decides (only
+ * a JSON array's text starts with "["), and `text` is the field read once per row (exportSelect's LATERAL).
+ * Not csv_safe() per cell: that SQL function is not inlined for an argument with a sub-select.
  */
 function sqlCell(field: string, text: string): string {
   const joined = `(select string_agg(x, '; ') from jsonb_array_elements_text(s.payload -> ${field}) x)`;
@@ -120,22 +107,16 @@ function otherCell(known: string[]): string {
 }
 
 /**
- * Files of a form up to which the export checks "has this submission files?" with a hashed set of the
- * form's file-owning submission ids (one probe per row) before running the per-row aggregate. Past it
- * the set may not fit the planner's hash memory, and an unhashed IN would be linear per row.
+ * Files of a form up to which a row's "has it files?" is one probe of a hashed set of the form's file-owning
+ * submissions; past it the set may not fit the planner's hash memory, and each row runs the aggregate.
  */
 const HASHED_FILE_CHECK_MAX = 50_000;
 
-export type ExportSelectOptions = {
-  formId: string;
+export type ExportSelectOptions = Selection & {
   /** The form's known fields, in column order. */
   fields: string[];
   /** Stored submissions have fields past the learned ones: they go into one `_other` JSON column. */
   overflow?: boolean;
-  since?: string;
-  until?: string;
-  /** Full-text search (see submission_search_query). */
-  q?: string;
   /** How many files the form has (picks the query's shape, see HASHED_FILE_CHECK_MAX). */
   fileCount: number;
   baseUrl: string;
@@ -145,30 +126,33 @@ export type ExportSelectOptions = {
   range?: { after: ExportKey | null; through: ExportKey | null };
 };
 
+/** The CSV's first columns, by header: the rest are the form's fields, `_other` and `_files`. */
+export const META_COLUMNS = {
+  id: 's.id',
+  received_at: `to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+  status: 's.status',
+  category: 's.category',
+  score: "s.ai_moderation ->> 'score'",
+};
+
 /**
- * The export's SELECT, oldest first. CSV: one column per meta field, per known field and `_files`, for
- * `COPY (…) TO STDOUT WITH CSV`; JSON: one pre-rendered object per row. Exported for the benchmark,
- * which EXPLAINs it. Values are inlined as escaped literals (COPY takes no parameters); the key is not one.
+ * The export's SELECT, oldest first. CSV: one column per meta column, per known field and `_files`, for
+ * `COPY (…) TO STDOUT WITH CSV`; JSON: one pre-rendered object per row (ExportedSubmission). Values are
+ * inlined as escaped literals (COPY takes no parameters); the link key is not one. The benchmark EXPLAINs it.
  */
 export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): string {
-  const where = [rangeWhere(o)];
+  const where = selectionWhere(o, lit);
   if (o.range?.after) where.push(afterKey(o.range.after));
   if (o.range?.through) where.push(throughKey(o.range.through));
-  if (o.q) where.push(`s.search @@ submission_search_query(${lit(o.q)})`);
-  // Most submissions have no files: a per-row aggregate over submission_files (an index descent, a
-  // sort, an aggregate) cost more than everything else in a row. When the form's file-owning ids fit a
-  // hashed set, rows without files are answered by one hash probe. The count only picks the query's
-  // shape; either shape is exact, whatever changes in between.
+  // Most submissions have no files: while the form's file-owning ids fit a hashed set, a row without files
+  // costs one probe instead of an aggregate over submission_files. Either shape is exact.
   const withFiles = (perRow: string) =>
     o.fileCount <= HASHED_FILE_CHECK_MAX
       ? `case when s.id in (select fs.submission_id from submission_files fs where fs.form_id = ${lit(o.formId)}) then ${perRow} end`
       : perRow;
-  // Long-lived links to /d/{file}: each click mints a fresh 60-second storage URL (see file-links.ts). The
-  // key is never in this text: it is the session's `intake.link_key` (useLinkKey, the export's scoped key),
-  // read once per query.
+  // Links to /d/{file} (file-links.ts), signed with the session's `intake.link_key`: never in this text.
   const fileUrl = `${lit(`${o.baseUrl}/d/`)} || f.id || '?expires=${o.expires}&signature=' ||
     encode(hmac(convert_to(f.id, 'UTF8'), (select decode(current_setting('intake.link_key'), 'hex')), 'sha256'), 'hex')`;
-  const receivedAt = `to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const from = `from submissions s where ${where.join(' and ')} order by s.received_at, s.id`;
   // Each field's text is read from the payload once per row: OFFSET 0 keeps the subquery from being
   // flattened, which would repeat the extraction wherever the cell uses it.
@@ -176,15 +160,13 @@ export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): st
 
   if (format === 'csv') {
     const fileLinks = withFiles(`(select string_agg(${fileUrl}, ' ' order by f.created_at, f.id) from submission_files f where f.submission_id = s.id)`);
-    return `select s.id, ${receivedAt}, s.status, s.category, s.ai_moderation ->> 'score',
+    return `select ${Object.values(META_COLUMNS).join(', ')},
         ${[...o.fields.map((name, i) => sqlCell(lit(name), `v.f${i}`)), ...(o.overflow ? [otherCell(o.fields.map(lit))] : []), fileLinks].join(', ')}
       from submissions s ${values} where ${where.join(' and ')} order by s.received_at, s.id`;
   }
-  const files = withFiles(`(select json_agg(json_build_object('id', f.id, 'field', f.field, 'filename', f.filename,
-      'content_type', f.content_type, 'size', f.size_bytes, 'url', ${fileUrl}) order by f.created_at, f.id)
+  const files = withFiles(`(select json_agg(json_build_object(${FILE_FIELDS}, 'url', ${fileUrl}) order by f.created_at, f.id)
     from submission_files f where f.submission_id = s.id)`);
-  return `select json_build_object('id', s.id, 'received_at', ${receivedAt}, 'status', s.status, 'spam_reason', s.spam_reason,
+  return `select json_build_object('id', s.id, 'received_at', ${META_COLUMNS.received_at}, 'status', s.status, 'spam_reason', s.spam_reason,
       'category', s.category, 'ai_moderation', s.ai_moderation, 'payload', s.payload, 'files', coalesce(${files}, '[]'::json))::text
     ${from}`;
 }
-

@@ -49,10 +49,7 @@ export async function insertForm(
   return form;
 }
 
-/**
- * Changes a form of the team (live ones only, unless `trashed`) and returns it, or null when there is no
- * such form. `updated_at` moves only when something did change.
- */
+/** Changes a form of the team (live ones only, unless `trashed`); null when there is none. */
 export async function updateForm(
   on: Handle,
   teamId: string,
@@ -128,10 +125,9 @@ export async function fieldState(sql: Sql, formId: string): Promise<{ count: num
 }
 
 /**
- * Forgets learned names no stored submission of the form has, then learns (up to the limit, oldest first)
- * names stored submissions have that the form did not learn, and recounts — in one pass over the form's
- * submissions, with the form row locked so no post learns a name halfway (`for no key update`: a post that learns
- * nothing, its foreign key's key-share lock, goes on). Returns the names forgotten.
+ * Forgets learned names no stored submission has, learns (up to the limit) names they have, and recounts, with
+ * the form row locked `for no key update` so no post learns halfway while posts that learn nothing go on.
+ * Returns the names forgotten.
  */
 export async function pruneFields(sql: Sql, formId: string): Promise<string[]> {
   await sql.query('select 1 from forms where id = $1 for no key update', [formId]);
@@ -220,9 +216,8 @@ export async function formStatus(sql: Sql, formId: string): Promise<string | nul
 export type OpenedFormRow = PublicFormRow & { hits: number; reset: number; used: number | null };
 
 /**
- * The form a post is for, the post counted in its client's per-minute window (`$2`, a key without the
- * address itself), and — when the plan has a quota — the team's accepted posts in the period starting
- * `$3`: one round trip before any of the body is read. A post to a form that takes none is not counted.
+ * In one round trip before the body is read: the form a post is for, the post counted in its client's
+ * per-minute window (`$2`), and the team's usage in the period `$3` when the plan has a quota.
  */
 export async function openPublicForm(sql: Sql, formId: string, windowKey: string, periodStart: Date): Promise<OpenedFormRow | undefined> {
   const { rows } = await sql.query<OpenedFormRow>(
@@ -268,10 +263,8 @@ export async function spreadCounterDays(sql: Sql, after: CounterDay | null, limi
 }
 
 /**
- * Folds one day's shards into its shard 0 (the triggers never write shard 0) and drops a day that
- * counts nothing. Nothing here waits for a writer, so it cannot deadlock with one: shards a writer holds
- * are skipped, left for the next run, and a form being erased (its row locked) is skipped whole — a
- * fold committed under the erasure would leave a counter of a form that is gone. Runs in `tx`.
+ * Folds one day's shards into shard 0 (which triggers never write) and drops a day that counts nothing. It never
+ * waits for a writer, so cannot deadlock: held shards wait for the next run, a form being erased is skipped whole.
  */
 export async function foldCounterDay(tx: Sql, d: CounterDay): Promise<void> {
   const key = [d.form_id, d.folder, d.day];

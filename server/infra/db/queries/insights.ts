@@ -153,9 +153,8 @@ export async function digestReaders(sql: Sql, teamId: string): Promise<{ name: s
 }
 
 /**
- * Takes the team's regeneration lock until `until` if it is free at `now`: returns null when taken, else
- * when the lock held by someone else ends. One row per team; the conditional upsert makes it atomic across
- * processes.
+ * Takes the team's regeneration lock until `until` if free at `now` (a conditional upsert, atomic across
+ * processes): null when taken, else when the other holder's lock ends.
  */
 export async function takeRegenerationLock(sql: Sql, teamId: string, now: Date, until: Date): Promise<Date | null> {
   const { rows } = await sql.query<{ taken: boolean; locked_until: Date }>(

@@ -2,10 +2,8 @@ import type { Sql, Tx } from '../database.ts';
 import { USABLE_TOKEN } from './tokens.ts';
 
 /**
- * Leases of long-lived work, shared by every process: a row per running export (export_leases) or open
- * event stream (submission_streams), renewed while it runs. A process that dies stops renewing, and its
- * leases expire. Both tables have the same shape; each kind has its own advisory-lock space. This module
- * owns both tables (docs/architecture.md).
+ * Leases of long-lived work shared by every process: a row per running export or open event stream, renewed
+ * while it runs, so a dead process's leases expire. Owns `export_leases` and `submission_streams`.
  */
 const KINDS = {
   export: { table: 'export_leases', lockSpace: 781237 },
@@ -18,9 +16,8 @@ export type Lease = { id: string; teamId: string; tokenId: string; formId: strin
 export type LeaseLimits = { token?: number; team: number };
 
 /**
- * Takes a lease unless the token or the team already holds its limit of live ones. Serialised per team
- * by a transaction lock, so concurrent takers on any process cannot both take the last one. Answers which
- * limit refused it, or null when taken.
+ * Takes a lease unless the token or team holds its limit (answering which), serialised per team by a
+ * transaction lock so concurrent takers cannot both take the last one. Null when taken.
  */
 export async function takeLease(tx: Tx, kind: LeaseKind, lease: Lease, limits: LeaseLimits): Promise<'token' | 'team' | null> {
   const { table, lockSpace } = KINDS[kind];

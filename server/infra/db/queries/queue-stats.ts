@@ -6,10 +6,8 @@ export type QueueStatRow = { queue: string; waiting: number; running: number; de
 const STATS_TIMEOUT_MS = 2_000;
 
 /**
- * Every queue's live jobs in one statement: due and waiting, running, deferred (not yet due), and how long
- * the oldest due one has waited — of fresh work only: bulk replays' attempts (negative priority) are paced
- * on purpose (INTAKE_BULK_DELIVERY_RATE), and a big replay's wait is not a stuck queue. pg-boss keeps live jobs apart from finished ones only by state, so this
- * reads the live rows (`state <= 'active'`); the job tables' partial indexes cover the waiting ones.
+ * Every queue's live jobs in one statement: waiting, running, deferred, and the oldest due job's wait — of fresh
+ * work only, since bulk replays (negative priority) are paced on purpose and a long wait there is not a stuck queue.
  */
 export async function queueStats(db: Db, schema: string): Promise<QueueStatRow[]> {
   return db.transaction(async (tx) => {

@@ -3,9 +3,8 @@ import type { Sql } from '../database.ts';
 export type WindowRow = { hits: number; reset: number };
 
 /**
- * The upsert of a fixed-window counter (rate_limit_windows is UNLOGGED: a hit costs no WAL flush, and a
- * crash merely forgets a minute of counts), returning the window's hits with this one and the seconds
- * until it resets. `key`, `seconds` and `by` (how many hits it counts) are SQL expressions over the statement's parameters.
+ * The upsert of a fixed-window counter (an unlogged table: a hit costs no WAL flush, a crash forgets a minute),
+ * returning its hits and seconds until reset. `key`, `seconds` and `by` are SQL expressions.
  */
 export function windowHit(key: string, seconds: string, from = '', by = '1'): string {
   return `insert into rate_limit_windows as w (key, window_start, hits)
@@ -25,7 +24,7 @@ export type TwoWindowRow = { current: number; previous: number; elapsed_ms: numb
 /** The count of `key`'s window starting at `start`, 0 when nothing was counted in it (SQL expressions). */
 const countAt = (key: string, start: string) => `coalesce((select c.hits from rate_limit_windows c where c.key = ${key} and c.window_start = ${start}), 0)::int`;
 
-/** The count of `key`'s window before the one starting at `start`, as `previous`, and the milliseconds since `start`, as `elapsed_ms` (SQL expressions). */
+/** The previous window's count as `previous`, and the milliseconds since `start` as `elapsed_ms` (SQL expressions). */
 const withPrevious = (key: string, start: string, seconds: string) =>
   `${countAt(key, `${start} - make_interval(secs => ${seconds})`)} as previous,
    (extract(epoch from now() - ${start}) * 1000)::int as elapsed_ms`;
@@ -53,9 +52,8 @@ export async function hitTwoWindows(sql: Sql, key: string, windowSeconds: number
 }
 
 /**
- * Takes up to `wanted` units from a fixed window holding `limit`, answering how many were granted (0 once it
- * is spent) and the seconds until it resets. All of `wanted` is added to the count, so a window already
- * spent stays spent for the rest of its span however the takers race.
+ * Takes up to `wanted` units from a window holding `limit`: how many were granted, and the seconds until reset.
+ * All of `wanted` is counted, so a spent window stays spent however the takers race.
  */
 export async function takeFromWindow(sql: Sql, key: string, windowSeconds: number, wanted: number, limit: number): Promise<{ granted: number; reset: number }> {
   const { rows } = await sql.query<{ granted: number; reset: number }>(
@@ -79,9 +77,8 @@ export async function hitWindow(sql: Sql, key: string, windowSeconds: number): P
 }
 
 /**
- * One hit in a token's window and, only when that hit is within `tokenLimit`, one in its team's, in one
- * statement: a token refused by its own budget spends nothing of the team's, so one integration retrying
- * in a loop cannot lock its teammates out. The team's hit is null when it was not counted.
+ * One hit in a token's window and, only when within `tokenLimit`, in its team's (null otherwise): a token over
+ * its own budget spends nothing of the team's, so one looping integration cannot lock its teammates out.
  */
 export async function hitTokenAndTeamWindows(
   sql: Sql,

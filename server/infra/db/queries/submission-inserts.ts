@@ -1,26 +1,20 @@
 /**
- * How the public endpoint stores an accepted submission: its row, files, counters, idempotency key and job
- * in one prepared statement, through a group commit (the hottest path: every statement is prepared).
- * The owner of `idempotency_keys` and `usage_counters`. Its two accepting statements also insert into
- * tables other modules own (submissions, submission_files, form_fields): the documented exception to one
- * owner per table (docs/architecture.md), since a post must be stored in one statement.
+ * Stores an accepted public post — row, files, counters, idempotency key, job — in one prepared statement,
+ * through a group commit. Owns `idempotency_keys` and `usage_counters`; also inserts into submissions,
+ * submission_files and form_fields, the documented exception to one owner per table (docs/architecture.md).
  */
 import type { Db, Sql } from '../database.ts';
 import { GroupCommit } from '../../group-commit.ts';
 
 /**
- * The usage counter row a post adds to: its backend's (a backend runs one transaction at a time, so posts of
- * different backends rarely meet on a row), updated in place rather than upserted — `insert … on conflict do
- * update` logs a row lock besides the update, and a random shard of 1,024 spread each period's posts over
- * rows first inserted and indexed, their pages logged whole after each checkpoint (issue 30).
+ * A post adds to its backend's counter row: a backend runs one transaction at a time, so posts rarely meet
+ * on a row. Updated in place, not upserted: an upsert also logs a row lock (docs/decisions.md).
  */
 const USAGE_SHARD = '(pg_backend_pid() % 1024)';
 
-// LEARNING: a post that brings a field name its form has not learned learns it in the accepting statement,
-// under the form row's lock (the learning trigger counts names against the limit, migration 0006) — but
-// only when that lock is free at once (`skip locked`): the process's posts share one statement, and a form
-// whose row someone holds (a prune's pass over a big form, another process learning) must not hold them all.
-// A name not learned here is learned by the post's process-submission job (processing.ts), which may wait.
+// LEARNING: a new field name is learned in the accepting statement under the form row's lock (migration
+// 0006's trigger counts names), but only if that lock is free (`skip locked`): the process's posts share one
+// statement and must not wait on one form. A name skipped here is learned by the process-submission job.
 
 /** How long an Idempotency-Key holds its first submission. */
 const IDEMPOTENCY_WINDOW = "interval '24 hours'";
@@ -57,11 +51,8 @@ export const QUOTA_EXCEEDED = 'IQ001';
 export const KEY_HELD = 'IK001';
 
 /**
- * Stores an accepted submission in ONE statement — its row, its file records, the usage and field-name
- * counters, the idempotency key and (for clean submissions) its job, written by pg-boss's own insert
- * (`job.text`, verified at start, its parameter `$1`) as a CTE — so all of it commits atomically before
- * the 2xx. Conditions on what the statement saw abort it whole (QUOTA_EXCEEDED, KEY_HELD): the quota (the
- * counters' sum in the statement's snapshot, before its own increment) and a key another post holds.
+ * Stores an accepted submission in ONE statement, so all of it commits before the 2xx; its job is pg-boss's
+ * own insert as a CTE (`job.text`, parameter `$1`). A spent quota or a key another post holds aborts it whole.
  */
 export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobInsert | null): Promise<void> {
   // With a job, `$1` is pg-boss's parameter and ours follow it.
@@ -127,23 +118,18 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   await sql.query(text, values, `intake_accept_${shape}`);
 }
 
-/** pg-boss's insert of a job, embedded as a CTE whose `$1` is `value` (see jobs/queue-embedded.ts). */
+/** pg-boss's insert of a job, embedded as a CTE whose `$1` is `value` (see infra/queue/embedded.ts). */
 export type JobInsert = { text: string; value: string };
 
 /**
- * The job an accepted post brings: `insert` gives pg-boss's insert of it for the given submissions. A
- * `batchable` job is shared: a batch's posts that bring one get ONE job for all of them (the job row, its
- * index entries and its lock on pg-boss's queue row were a quarter of a post's WAL — issue 30); any other
- * job (another queue) goes with its post alone.
+ * The job an accepted post brings. A `batchable` job is shared: a batch's posts get ONE job for all of them,
+ * since a job row costs a large share of a post's WAL; any other job goes with its post alone.
  */
 export type AcceptJob = { batchable: boolean; insert(submissionIds: string[]): Promise<JobInsert> };
 
 /**
- * Several accepted submissions in ONE statement (and one commit): what insertSubmission writes, for each.
- * Rows arrive as JSON (`$2`, `$4` for files); usage is counted per team on the backend's shard of the period
- * (`$3`); the batch's job (`$1`, see AcceptJob) covers every post that brings one. The guards are
- * the single statement's, per team and per key: the team's usage before the statement plus its posts in
- * it must stay within its limit, and every key must be claimed. Any failure aborts the whole statement.
+ * What insertSubmission writes, for several posts in ONE statement: rows as JSON (`$2`, files `$4`), the
+ * period `$3`, the shared job `$1`. Guards are per team and per key; any failure aborts the whole statement.
  */
 async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Promise<void> {
   const first = batch[0]!.s;
@@ -226,28 +212,16 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
 type Waiting = { s: SubmissionInsert; job: AcceptJob | null; settle: (err?: unknown) => void };
 
 /**
- * Accepted posts go through a group commit (see GroupCommit). Each post is answered only once its own
- * statement has committed. A batch that fails (a spent quota, a held key, anything) is retried one post at
- * a time, in order, so each post gets its own outcome.
- *
- * One statement in flight per process: the posts that arrive while it runs (its WAL flush above all) wait and
- * share the next one. Each statement carries fixed costs — a round trip, a transaction and its commit record,
- * the shared job — so fewer, larger statements cost less per post: with four in flight ten posters (a small
- * site's load) mostly went one post per statement and Postgres spent ~0.55 ms of CPU per post, with two
- * ~0.45 ms, with one ~0.25 ms (0.31 with two in the same run) and 1,650 WAL bytes per post rather than 1,810;
- * the throughput at ten connections rose from ~2,500 to ~3,200 posts/s (issue 30, bench/README.md "ingest").
- * An idle process still sends a lone post at once. What could hold the one statement is bounded: the
- * pooled connection's statement_timeout, and no lock it takes is held long by anyone else (a form's row
- * is locked `for no key update`, which leaves a post's key-share lock free; see pruneFields).
+ * One accepting statement in flight per process; posts arriving meanwhile share the next one, since each
+ * statement's fixed costs (round trip, commit, shared job) are paid per statement (docs/decisions.md).
+ * A failed batch is retried one post at a time so each post gets its own outcome.
  */
 const ACCEPT_LIMITS = { maxRunning: 1, maxBatch: 64 };
 
 /**
- * Runs `write` so that a monthly quota holds exactly: when a post of the batch has one, inside a transaction
- * that first takes each such team's quota lock (advisory, transaction-scoped, in a fixed order). The write
- * is the next statement, so its snapshot sees the usage every earlier holder committed — without the lock,
- * statements running side by side each saw the usage before the others and together went past the quota.
- * Teams without a quota (and so the bulk of an unlimited team's traffic) take no lock.
+ * Runs `write` so a monthly quota holds exactly: teams with a quota take their advisory lock first (in a fixed
+ * order), so the write's snapshot sees every earlier holder's usage; concurrent statements would each miss
+ * the others'. Teams without a quota take no lock.
  */
 async function underQuotaLocks(db: Db, items: Waiting[], write: (sql: Sql) => Promise<void>): Promise<void> {
   const keys = [...new Set(items.filter((w) => w.s.monthlyLimit !== null).map((w) => `intake:quota:${w.s.teamId}`))];

@@ -1,5 +1,5 @@
 import type { Sql } from '../database.ts';
-import type { SubmissionEventRow } from './deliveries.ts';
+import { SUBMISSION_EVENT_COLUMNS, type SubmissionEventRow } from './submissions.ts';
 
 /**
  * The submission stream's reads and its leases (docs/listen.md). A position is a Postgres snapshot
@@ -9,7 +9,8 @@ import type { SubmissionEventRow } from './deliveries.ts';
 /** The NOTIFY channel processing announces settled submissions on; the payload is the form id. */
 export const STREAM_CHANNEL = 'intake_submission_stream';
 
-export type StreamEventRow = SubmissionEventRow & { stream_xid: string; status: string };
+/** A submission event with the transaction that made it one. */
+export type StreamEventRow = SubmissionEventRow & { stream_xid: string };
 
 export type StreamRead = {
   teamId: string;
@@ -32,11 +33,7 @@ export async function streamEvents(sql: Sql, q: StreamRead): Promise<{ rows: Str
     `select n.snapshot::text as snapshot, e.*
        from (select pg_current_snapshot() as snapshot) n
        left join lateral (
-         select s.id, s.team_id, s.form_id, f.name as form_name, s.received_at, s.payload, s.category,
-                (s.ai_moderation->>'score')::float8 as score, s.metadata->>'referrer' as referrer, s.metadata->>'user_agent' as user_agent,
-                coalesce((select json_agg(json_build_object('id', x.id, 'filename', x.filename, 'content_type', x.content_type, 'size', x.size_bytes)
-                                    order by x.created_at, x.id) from submission_files x where x.submission_id = s.id), '[]') as files,
-                s.stream_xid::text as stream_xid, s.status
+         select ${SUBMISSION_EVENT_COLUMNS}, s.stream_xid::text as stream_xid
            from submissions s join forms f on f.id = s.form_id and f.deleted_at is null
           where s.form_id = $1 and s.team_id = $2 and s.status = any($4::text[])
             and s.stream_xid >= pg_snapshot_xmin($3::pg_snapshot) and not pg_visible_in_snapshot(s.stream_xid, $3::pg_snapshot)

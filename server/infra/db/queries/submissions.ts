@@ -1,11 +1,54 @@
 import type { z } from 'zod';
-import type { Autoresponse as AutoresponseSchema } from '../../../../contract/form-features.ts';
+import type { Autoresponse } from '../../../../contract/form-features.ts';
+import type { AiModeration, SUBMISSION_STATUSES, SubmissionFilter } from '../../../../contract/submissions.ts';
 import type { Sql } from '../database.ts';
 
 /** The owner of `submissions`, `submission_files` and `submission_events` (a post's insert is submission-inserts.ts's). */
 
-export type Folder = 'inbox' | 'spam' | 'all';
-export type SubmissionStatus = 'received' | 'spam' | 'processed' | 'failed';
+export type Folder = SubmissionFilter['folder'];
+export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
+
+export type FileRow = { id: string; field: string; filename: string; content_type: string; size: number; key: string };
+
+/** A submission as every read of one returns it (list, detail, stream, webhook events): SUBMISSION_COLUMNS. */
+export type SubmissionRow = {
+  id: string;
+  team_id: string;
+  form_id: string;
+  status: SubmissionStatus;
+  spam_reason: string | null;
+  category: string | null;
+  ai_moderation: z.infer<typeof AiModeration> | null;
+  payload: Record<string, unknown>;
+  metadata: Record<string, unknown> & { referrer?: string | null; user_agent?: string | null };
+  autoresponse: z.infer<typeof Autoresponse>;
+  received_at: string;
+  updated_at: string;
+  /** received_at with microseconds, for keyset cursors. */
+  cursor_ts: string;
+  /** In upload order; null when there are none. */
+  files: FileRow[] | null;
+};
+
+/** A file's fields as `json_build_object` arguments, over `submission_files f`; the export adds its link to them. */
+export const FILE_FIELDS = "'id', f.id, 'field', f.field, 'filename', f.filename, 'content_type', f.content_type, 'size', f.size_bytes";
+
+/** The columns of a SubmissionRow, over `submissions s`. */
+export const SUBMISSION_COLUMNS = `s.id, s.team_id, s.form_id, s.status, s.spam_reason, s.category, s.ai_moderation, s.payload, s.metadata,
+  s.autoresponse, s.received_at, s.updated_at,
+  to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts,
+  (select json_agg(json_build_object(${FILE_FIELDS}, 'key', f.storage_key) order by f.created_at, f.id)
+     from submission_files f where f.submission_id = s.id) as files`;
+
+/** What an event body (webhooks, the stream) is rendered from: the submission and its form's name. */
+export type SubmissionEventRow = SubmissionRow & { form_name: string };
+
+/** The columns of a SubmissionEventRow, over `submissions s join forms f on f.id = s.form_id`. */
+export const SUBMISSION_EVENT_COLUMNS = `${SUBMISSION_COLUMNS}, f.name as form_name`;
+
+/** Which submissions of a form: a list's filters; the export takes its own (no folder, no category). */
+export type Selection = { formId: string } & Partial<SubmissionFilter>;
+export type ListFilter = { formId: string } & SubmissionFilter;
 
 /** Folder predicates, written exactly as the partial indexes' so the planner uses them. */
 const FOLDER_SQL: Record<Folder, string> = {
@@ -14,42 +57,26 @@ const FOLDER_SQL: Record<Folder, string> = {
   all: 'true',
 };
 
-export type FileRow = { id: string; field: string; filename: string; content_type: string; size: number; key: string };
+/**
+ * The selection as conditions on `submissions s`, the form's first; each value goes through `param`
+ * (a bind parameter, or a literal where none can be bound). `search: false` leaves out the text search.
+ */
+export function selectionWhere(f: Selection, param: (value: string) => string, opts: { search?: boolean } = {}): string[] {
+  const where = [`s.form_id = ${param(f.formId)}`];
+  if (f.folder) where.push(FOLDER_SQL[f.folder]);
+  if (f.category) where.push(`s.category = ${param(f.category)}`);
+  if (f.since) where.push(`s.received_at > ${param(f.since)}::timestamptz`);
+  if (f.until) where.push(`s.received_at < ${param(f.until)}::timestamptz`);
+  if (f.q && opts.search !== false) where.push(`s.search @@ submission_search_query(${param(f.q)})`);
+  return where;
+}
 
-export type SubmissionRow = {
-  id: string;
-  form_id: string;
-  status: SubmissionStatus;
-  spam_reason: string | null;
-  category: string | null;
-  ai_moderation: { score: number; verdict: 'clean' | 'suspicious' | 'spam'; reasons: string[]; provider: string } | null;
-  payload: Record<string, unknown>;
-  received_at: string;
-  /** received_at with microseconds, for keyset cursors. */
-  cursor_ts: string;
-  files: FileRow[] | null;
-};
+type Where = { where: string[]; values: unknown[]; filtered: boolean };
 
-type Autoresponse = z.infer<typeof AutoresponseSchema>;
-
-export type SubmissionDetailRow = SubmissionRow & { metadata: Record<string, unknown>; autoresponse: Autoresponse; updated_at: string };
-
-const COLUMNS = `s.id, s.form_id, s.status, s.spam_reason, s.category, s.ai_moderation, s.payload, s.received_at,
-  to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts,
-  (select json_agg(json_build_object('id', f.id, 'field', f.field, 'filename', f.filename, 'content_type', f.content_type,
-     'size', f.size_bytes, 'key', f.storage_key) order by f.created_at, f.id) from submission_files f where f.submission_id = s.id) as files`;
-
-export type ListFilter = { formId: string; folder: Folder; category?: string; since?: string; until?: string; q?: string };
-
-/** The filter as SQL over parameters starting at `$1`; `filtered` when it goes beyond form and folder. */
-function whereOf(f: ListFilter, opts: { search?: boolean } = {}): { where: string[]; values: unknown[]; filtered: boolean } {
-  const values: unknown[] = [f.formId];
-  const where = ['s.form_id = $1', FOLDER_SQL[f.folder]];
-  const add = (sql: (param: string) => string, value: unknown) => where.push(sql(`$${values.push(value)}`));
-  if (f.category) add((v) => `s.category = ${v}`, f.category);
-  if (f.since) add((v) => `s.received_at > ${v}::timestamptz`, f.since);
-  if (f.until) add((v) => `s.received_at < ${v}::timestamptz`, f.until);
-  if (f.q && opts.search !== false) add((v) => `s.search @@ submission_search_query(${v})`, f.q);
+/** The filter over bind parameters from `$1` (the form); `filtered` when it selects more than form and folder. */
+function whereOf(f: ListFilter, opts: { search?: boolean } = {}): Where {
+  const values: unknown[] = [];
+  const where = selectionWhere(f, (value) => `$${values.push(value)}`, opts);
   return { where, values, filtered: where.length > 2 };
 }
 
@@ -58,12 +85,12 @@ export type PageSpec = { limit: number; offset: number; after?: [string, string]
 /** The page's rows: `ids` is SQL defining a `page` CTE of (id, received_at); the rows are read after it. */
 function pageRows(ids: string): string {
   return `${ids}
-    select ${COLUMNS} from page p join submissions s on s.id = p.id
+    select ${SUBMISSION_COLUMNS} from page p join submissions s on s.id = p.id
     order by p.received_at desc, p.id desc`;
 }
 
 /** The filter with the page's keyset position, when it has one. */
-function pageFilter(f: ListFilter, page: PageSpec, opts: { search?: boolean } = {}): { where: string[]; values: unknown[]; filtered: boolean } {
+function pageFilter(f: ListFilter, page: PageSpec, opts: { search?: boolean } = {}): Where {
   const { where, values, filtered } = whereOf(f, opts);
   if (page.after) {
     const [ts, id] = page.after;
@@ -75,20 +102,13 @@ function pageFilter(f: ListFilter, page: PageSpec, opts: { search?: boolean } = 
 /** The counter folders a list folder sums. */
 const COUNTED_FOLDERS: Record<Folder, string[]> = { inbox: ['inbox'], spam: ['spam'], all: ['inbox', 'spam'] };
 
-/**
- * From this offset on, an unfiltered page starts from the day holding its first row (summing the folder's
- * per-day counters, under a millisecond for a year of days) instead of skipping `offset` index entries
- * (about 0.1 ms per thousand).
- */
+/** From this offset on, an unfiltered page starts from the day holding its first row (docs/decisions.md, "Deep pages"). */
 export const DAY_SKIP_FROM = 5000;
 
 /**
  * One page, newest first: `limit` rows after `offset`, or after the keyset `after` (received_at text with
- * microseconds, id). A deferred join: the page's ids come from an index-only scan, so deep offsets skip
- * index entries rather than whole rows; only the page itself is read from the table. A deep page of a
- * whole folder skips whole days by their counters (kept exact by triggers, read in the same snapshot) and
- * then at most one day's entries: the day holding the offset is the oldest whose newer days hold no more
- * than `offset` rows.
+ * microseconds, id). The page's ids come from an index-only scan and only the page's rows are read. A deep
+ * page of a whole folder skips whole days by their counters, then at most one day's index entries.
  */
 export function listPageQuery(f: ListFilter, page: PageSpec): { text: string; values: unknown[] } {
   const { where, values, filtered } = pageFilter(f, page);
@@ -127,13 +147,10 @@ export async function listPage(sql: Sql, f: ListFilter, page: PageSpec): Promise
 const SEARCH_WINDOW = 5000;
 
 /**
- * A page of a search (`f.q`) and its match count up to `cap` (cap + 1 when there are more). Which way is
- * fast depends on how common the words are, and Postgres cannot tell for prefixes, so the query says:
- * - first the newest SEARCH_WINDOW rows the other filters select are read and matched: a common word
- *   fills the page there, and its count stops at cap + 1 after a short scan;
- * - otherwise the words are rare (or the form small): every match comes from the GIN index (a
- *   materialized CTE, so the planner cannot walk the time index hoping to meet matches soon) and is
- *   sorted and counted — few rows.
+ * A page of a search (`f.q`) and its match count up to `cap` (cap + 1 when there are more). Postgres cannot
+ * tell how common a prefix is, so the query says: the newest SEARCH_WINDOW rows are matched first (a common
+ * word fills the page there); otherwise the words are rare and every match comes from the GIN index (a
+ * materialized CTE, so the planner cannot walk the time index instead) and is sorted and counted.
  */
 export async function searchPage(sql: Sql, f: ListFilter, page: PageSpec, cap: number): Promise<{ rows: SubmissionRow[]; counted: number }> {
   const recent = pageFilter(f, page, { search: false });
@@ -185,9 +202,9 @@ export async function countMatching(sql: Sql, f: ListFilter): Promise<number> {
 }
 
 /** A submission of the team's form, optionally locked for update. */
-export async function findSubmission(sql: Sql, teamId: string, formId: string, id: string, lock = false): Promise<SubmissionDetailRow | undefined> {
-  const { rows } = await sql.query<SubmissionDetailRow>(
-    `select ${COLUMNS}, s.metadata, s.autoresponse, s.updated_at from submissions s
+export async function findSubmission(sql: Sql, teamId: string, formId: string, id: string, lock = false): Promise<SubmissionRow | undefined> {
+  const { rows } = await sql.query<SubmissionRow>(
+    `select ${SUBMISSION_COLUMNS} from submissions s
       where s.id = $1 and s.form_id = $2 and s.team_id = $3 ${lock ? 'for update of s' : ''}`,
     [id, formId, teamId],
   );
@@ -299,7 +316,7 @@ export type ProcessingVerdict = {
 /**
  * Applies the verdict to a submission still `received`; false when another run got there first. An
  * autoresponse already sent (the submission is processed again: marked not spam) stays recorded, so
- * it is not sent twice. The transaction's id makes it an event of the submission stream (migration 0012).
+ * it is not sent twice. The transaction's id (`stream_xid`) makes it an event of the submission stream.
  */
 export async function settleReceived(sql: Sql, submissionId: string, v: ProcessingVerdict): Promise<boolean> {
   const { rowCount } = await sql.query(

@@ -15,7 +15,7 @@ export type WebhookRow = {
   config: Record<string, unknown>;
   events: string[];
   filter: FilterCondition[];
-  /** Null: the provider's default pace (domain/webhooks.ts). */
+  /** Null: the provider's default pace (domain/webhooks/webhooks.ts). */
   max_per_second: number | null;
   secret_last4: string;
   created_at: string;
@@ -23,7 +23,7 @@ export type WebhookRow = {
   deleted_at: string | null;
 };
 
-/** One condition of a webhook's filter, as stored (domain/webhook-filters.ts applies it). */
+/** One condition of a webhook's filter, as stored (domain/delivery/filters.ts applies it). */
 export type FilterCondition = { field: string; op: string; value?: string };
 
 const COLUMNS = `w.id, w.team_id, w.form_id, w.label, w.provider, w.url, w.active, w.deactivated_reason, w.config, w.events, w.filter, w.max_per_second, w.secret_last4,

@@ -1,17 +1,20 @@
 import { TEST_CALLS_PER_MINUTE } from '../../../contract/webhooks.ts';
 import type { AppContext } from '../../context.ts';
-import * as deliveryQueries from '../../infra/db/queries/deliveries.ts';
+import { insertTestDelivery, lastDeliveredSubmission } from '../../infra/db/queries/deliveries.ts';
 import { learnedFields } from '../../infra/db/queries/forms.ts';
-import * as queries from '../../infra/db/queries/webhooks.ts';
-import { VERSION } from '../../version.ts';
+import { submissionForEvent } from '../../infra/db/queries/webhook-events.ts';
+import { webhookTarget, type WebhookRow } from '../../infra/db/queries/webhooks.ts';
 import { renderBody, type Provider, type SubmissionEvent } from '../../infra/outbound/providers.ts';
-import { createSender } from '../../infra/outbound/sender.ts';
 import { decryptSecret, signatureHeaders } from '../../infra/outbound/signing.ts';
+import { VERSION } from '../../version.ts';
 import type { Caller } from '../accounts/caller.ts';
-import { deliveryView, submissionEvent } from '../delivery/deliveries.ts';
+import { hitWindow } from '../accounts/rate-windows.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
-import { hitWindow } from '../accounts/rate-windows.ts';
+import { requireWebhook } from '../webhooks/webhooks.ts';
+import { deliverySender } from './attempt.ts';
+import { submissionEvent } from './events.ts';
+import { deliveryView } from './log.ts';
 
 /** A sample value for a learned field: recognisably fake, shaped like what such a field holds. */
 function sampleValue(name: string): string {
@@ -24,7 +27,7 @@ function sampleValue(name: string): string {
 }
 
 /** A `submission.created` body for a form that has no delivered submission to show: its learned fields with sample values. */
-async function sampleEvent(ctx: AppContext, hook: queries.WebhookRow, formName: string): Promise<SubmissionEvent> {
+async function sampleEvent(ctx: AppContext, hook: WebhookRow, formName: string): Promise<SubmissionEvent> {
   const fields = await learnedFields(ctx.db, hook.form_id);
   const names = fields.length ? fields.map((f) => f.name) : ['name', 'email', 'message'];
   return {
@@ -47,16 +50,15 @@ async function sampleEvent(ctx: AppContext, hook: queries.WebhookRow, formName: 
  * so every API process shares the count: a receiver cannot be flooded through it.
  */
 export async function testWebhook(ctx: AppContext, caller: Caller, formId: string, webhookId: string) {
-  const hook = await queries.findWebhook(ctx.db, caller.teamId, webhookId, { formId });
-  if (!hook) throw notFound('Webhook');
+  const hook = await requireWebhook(ctx, caller, webhookId, { formId });
   const { hits, resetSeconds } = await hitWindow(ctx, `webhook-test:${webhookId}`, 60);
   if (hits > TEST_CALLS_PER_MINUTE) {
     throw new AppError('rate_limited', `A webhook takes at most ${TEST_CALLS_PER_MINUTE} test calls a minute.`, { retry_after: resetSeconds });
   }
-  const target = await queries.webhookTarget(ctx.db, webhookId);
+  const target = await webhookTarget(ctx.db, webhookId);
   if (!target) throw notFound('Webhook');
-  const lastId = await deliveryQueries.lastDeliveredSubmission(ctx.db, webhookId);
-  const last = lastId ? await deliveryQueries.submissionForEvent(ctx.db, lastId) : undefined;
+  const lastId = await lastDeliveredSubmission(ctx.db, webhookId);
+  const last = lastId ? await submissionForEvent(ctx.db, lastId) : undefined;
   const event: SubmissionEvent = { ...(last ? submissionEvent(ctx, last) : await sampleEvent(ctx, hook, target.form_name)), test: true };
   const body = renderBody(hook.provider as Provider, event, hook.config);
 
@@ -65,15 +67,10 @@ export async function testWebhook(ctx: AppContext, caller: Caller, formId: strin
   const secrets = [decryptSecret(key, target.secret_encrypted), ...(target.previous_secret_encrypted ? [decryptSecret(key, target.previous_secret_encrypted)] : [])];
   const headers = signatureHeaders(secrets, id, Math.floor(Date.now() / 1000), body);
   // A sender of its own, closed after: an API process holds no delivery connections between test calls.
-  const sender = createSender({
-    timeoutMs: ctx.config.deliveryTimeoutMs,
-    allowPrivate: ctx.config.allowPrivateWebhooks,
-    userAgent: `Intake-Webhooks/${VERSION}`,
-    connections: 1,
-  });
+  const sender = deliverySender(ctx, { version: VERSION, connections: 1 });
   const out = await sender.send(target.url, body, headers).finally(() => void sender.close().catch(() => {}));
   const ok = out.httpStatus !== null && out.httpStatus >= 200 && out.httpStatus < 300;
-  const row = await deliveryQueries.insertTestDelivery(ctx.db, {
+  const row = await insertTestDelivery(ctx.db, {
     id,
     team_id: hook.team_id,
     webhook_id: webhookId,

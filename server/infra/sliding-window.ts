@@ -1,9 +1,6 @@
 /**
- * A sliding window's count estimated from two fixed windows: the previous window's count weighs on the
- * current one in proportion to what is left of the current one. A limit counted in fixed windows lets a
- * client that ran into it spend the whole of it again at once as each window begins — a burst every
- * other tenant feels at each boundary; on the sliding estimate the same client gets the limit over any
- * window, spread out.
+ * A sliding window's count estimated from two fixed windows, the previous one weighted by what is left of the
+ * current one: a client at its limit gets it over any window, spread out, not all again at each boundary.
  */
 export type TwoWindows = { previous: number; current: number; elapsedMs: number; windowMs: number };
 

@@ -19,15 +19,10 @@ export function clientGone(): Error {
 }
 
 /**
- * Work that runs at most `running` at a time per key in this process; the rest waits its turn in arrival
- * order, at most `waiting` of it (unbounded when not given), each for at most its `waitMs`, and work past
- * that is refused. A finished piece of work hands its place to the next in line, no sooner than `spacingMs`
- * after it started (0 when not given; a function of how long the work ran, to keep a key's work to a share
- * of the time): a lane of `running: 1` with a spacing starts a key's work at most once per spacing, which
- * spreads a burst out instead of letting it take a core. Nothing waiting holds a
- * database connection: work asks for one when it runs. Work that already holds a key's place (anything it
- * awaits, however deep) runs in that place rather than queueing behind itself. A key is forgotten once
- * nothing of it runs or waits and its last spacing has passed.
+ * At most `running` pieces of work per key in this process; the rest wait in arrival order (at most `waiting`,
+ * each for at most `waitMs`) or are refused. A place is handed on no sooner than `spacingMs` after its work
+ * started, which spreads a burst out. Work already holding a key's place (however deep) runs in it rather
+ * than queueing behind itself. Nothing waiting holds a database connection.
  */
 export class Lanes {
   readonly #lanes = new Map<string, Lane>();

@@ -1,0 +1,117 @@
+import type { AppContext } from '../../context.ts';
+import type { Tx } from '../../infra/db/database.ts';
+import type { NewDelivery } from '../../infra/db/queries/deliveries.ts';
+import { spamEventsAfter, submissionForEvent, type SubmissionEventRow } from '../../infra/db/queries/webhook-events.ts';
+import {
+  anySpamSubscriber,
+  lockSpamSubscribers,
+  setSpamPosition,
+  teamWebhooksFor,
+  webhooksFor,
+  type TargetRow,
+} from '../../infra/db/queries/webhooks.ts';
+import { renderBody, type InsightsEvent, type Provider, type SubmissionEvent } from '../../infra/outbound/providers.ts';
+import { spamDeliveries } from '../../infra/queue/definitions.ts';
+import { newId } from '../shared/ids.ts';
+import { submissionEvent } from './events.ts';
+import { matchesFilter } from './filters.ts';
+import { firstAttemptAt, queueDeliveries } from './schedule.ts';
+
+/** Which deliveries an event makes: one per subscribed webhook whose filter it meets, its body rendered once, here. */
+
+/** How many webhooks one transaction of the spam-deliveries job serves, and how many of a form's spam events it reads at once. */
+const SPAM_WEBHOOKS_PER_TX = 20;
+const SPAM_EVENTS_PER_READ = 200;
+/**
+ * A webhook's spam position is written when events were read, and otherwise only once it is this old: every
+ * run would cost a row update per subscriber, and a position never moved would make each read of a form
+ * without spam scan its processed submissions since the subscription.
+ */
+const SPAM_POSITION_REFRESH_MS = 60_000;
+/** The spam-deliveries job runs again this many seconds after it finished, while any webhook subscribes to spam. */
+const SPAM_DELIVERY_INTERVAL_SECONDS = 2;
+
+function newDelivery(target: TargetRow, event: SubmissionEvent | InsightsEvent, submissionId: string | null, at: Date): NewDelivery {
+  return {
+    id: newId('whd'),
+    team_id: target.team_id,
+    webhook_id: target.id,
+    event: event.type,
+    submission_id: submissionId,
+    request_body: renderBody(target.provider as Provider, event, target.config),
+    next_attempt_at: at,
+  };
+}
+
+/** The webhooks whose filter the submission meets. */
+function matching(targets: TargetRow[], row: SubmissionEventRow, status: 'processed' | 'spam'): TargetRow[] {
+  return targets.filter((t) => matchesFilter(t.filter, { payload: row.payload, category: row.category, status }));
+}
+
+/**
+ * A submission became `processed`: one delivery per active webhook of its form subscribed to
+ * `submission.created` whose filter it meets, created in the same transaction (with their jobs), so none is
+ * lost. A webhook that already has this submission's delivery from an earlier pass through processing (it
+ * was set back to `received`) gets none: replay is the way to send it again.
+ */
+export async function createSubmissionDeliveries(ctx: AppContext, tx: Tx, submissionId: string, formId: string): Promise<number> {
+  const subscribed = await webhooksFor(tx, formId, 'submission.created', submissionId);
+  if (!subscribed.length) return 0;
+  const row = await submissionForEvent(tx, submissionId);
+  if (!row) return 0;
+  const event = submissionEvent(ctx, row);
+  const at = firstAttemptAt(ctx);
+  const rows = matching(subscribed, row, 'processed').map((t) => newDelivery(t, event, submissionId, at));
+  return (await queueDeliveries(ctx, tx, rows)).length;
+}
+
+/** A team-wide event (ai-insights.regenerated) to every webhook of the team subscribed to it. */
+export async function createTeamEventDeliveries(ctx: AppContext, tx: Tx, teamId: string, event: InsightsEvent): Promise<number> {
+  const targets = await teamWebhooksFor(tx, teamId, event.type);
+  const at = firstAttemptAt(ctx);
+  return (await queueDeliveries(ctx, tx, targets.map((t) => newDelivery(t, event, null, at)))).length;
+}
+
+/**
+ * The spam-deliveries job: for each webhook subscribed to `submission.spam`, the spam its form stored since
+ * the webhook's position (at the door, or by moderation — the submission stream's `spam` events), filtered,
+ * becomes deliveries; the position moves on in the same transaction, so an event is sent once. The public
+ * endpoint's insert does nothing for it (its spam rows carry `stream_xid` already). Webhooks another worker
+ * holds are skipped. Returns the deliveries created.
+ */
+export async function runSpamDeliveries(ctx: AppContext): Promise<number> {
+  let created = 0;
+  let after: string | null = null;
+  // One read per webhook per run: a form flooded with spam must not hold one transaction (and every other
+  // team's spam webhooks) for its whole backlog; the rest goes in the next run, queued at once.
+  let backlog = false;
+  for (;;) {
+    const served = await ctx.db.transaction(async (tx) => {
+      const hooks = await lockSpamSubscribers(tx, SPAM_WEBHOOKS_PER_TX, after);
+      for (const hook of hooks) {
+        const batch = await spamEventsAfter(tx, hook.form_id, hook.spam_position, SPAM_EVENTS_PER_READ);
+        backlog ||= batch.more;
+        const at = firstAttemptAt(ctx);
+        const rows = batch.rows.flatMap((row) =>
+          matching([hook], row, 'spam').map((t) => newDelivery(t, submissionEvent(ctx, row, 'submission.spam'), row.id, at)),
+        );
+        created += (await queueDeliveries(ctx, tx, rows)).length;
+        if (batch.rows.length > 0 || Date.now() - (hook.spam_position.at ?? 0) > SPAM_POSITION_REFRESH_MS) {
+          await setSpamPosition(tx, hook.id, { ...batch.next, at: Date.now() });
+        }
+      }
+      return hooks;
+    });
+    if (served.length < SPAM_WEBHOOKS_PER_TX) break;
+    after = served[served.length - 1]!.id;
+  }
+  if (backlog || (await anySpamSubscriber(ctx.db))) {
+    await ctx.queue.send(spamDeliveries, {}, { startAfter: backlog ? 0 : SPAM_DELIVERY_INTERVAL_SECONDS });
+  }
+  return created;
+}
+
+/** Starts the spam-deliveries job now (a webhook subscribed to spam); one waits at most (the queue's policy). */
+export async function startSpamDeliveries(ctx: AppContext, tx: Tx): Promise<void> {
+  await ctx.queue.send(spamDeliveries, {}, { tx });
+}

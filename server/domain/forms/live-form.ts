@@ -1,0 +1,9 @@
+import type { AppContext } from '../../context.ts';
+import { isLiveForm } from '../../infra/db/queries/forms.ts';
+import type { Caller } from '../accounts/caller.ts';
+import { notFound } from '../shared/errors.ts';
+
+/** The form must be a live form of the caller's team: another team's, a trashed or an unknown one is 404. */
+export async function requireForm(ctx: AppContext, caller: Caller, formId: string): Promise<void> {
+  if (!(await isLiveForm(ctx.db, caller.teamId, formId))) throw notFound('Form');
+}

@@ -1,0 +1,69 @@
+import type { Sql } from '../database.ts';
+
+/** What webhook events are rendered from: a submission with its form's name and files, and the spam a form stored. */
+
+const EVENT_COLUMNS = `s.id, s.team_id, s.form_id, f.name as form_name, s.received_at, s.payload, s.category,
+            (s.ai_moderation->>'score')::float8 as score, s.metadata->>'referrer' as referrer, s.metadata->>'user_agent' as user_agent, s.spam_reason,
+            coalesce((select json_agg(json_build_object('id', x.id, 'filename', x.filename, 'content_type', x.content_type, 'size', x.size_bytes)
+                                order by x.created_at, x.id) from submission_files x where x.submission_id = s.id), '[]') as files`;
+
+/** What a submission event is rendered from (read in the transaction that marks it processed, or files it as spam). */
+export type SubmissionEventRow = {
+  id: string;
+  team_id: string;
+  form_id: string;
+  form_name: string;
+  received_at: string;
+  payload: Record<string, unknown>;
+  category: string | null;
+  score: number | null;
+  referrer: string | null;
+  user_agent: string | null;
+  spam_reason: string | null;
+  files: Array<{ id: string; filename: string; content_type: string; size: number }>;
+};
+
+export async function submissionForEvent(sql: Sql, submissionId: string): Promise<SubmissionEventRow | undefined> {
+  const { rows } = await sql.query<SubmissionEventRow>(
+    `select ${EVENT_COLUMNS} from submissions s join forms f on f.id = s.form_id where s.id = $1`,
+    [submissionId],
+  );
+  return rows[0];
+}
+
+/** A spam-delivery position: events visible in snapshot `past`, and of the batch read at `within.upto`, those up to (xid, id). */
+export type SpamPosition = { past: string; within: { upto: string; xid: string; id: string } | null };
+
+/**
+ * The spam a form stored after a position (the submission stream's reading, queries/submission-stream.ts:
+ * by the transaction that filed it, so one committed late is still found), oldest first, and the position
+ * after them; `more` when the read was full and more may follow.
+ */
+export async function spamEventsAfter(
+  sql: Sql,
+  formId: string,
+  pos: SpamPosition,
+  limit: number,
+): Promise<{ rows: SubmissionEventRow[]; next: SpamPosition; more: boolean }> {
+  const { rows } = await sql.query<SubmissionEventRow & { snapshot: string; stream_xid: string; id: string | null }>(
+    `select n.snapshot::text as snapshot, e.*
+       from (select pg_current_snapshot() as snapshot) n
+       left join lateral (
+         select ${EVENT_COLUMNS}, s.stream_xid::text as stream_xid
+           from submissions s join forms f on f.id = s.form_id and f.deleted_at is null
+          where s.form_id = $1 and s.status = 'spam'
+            and s.stream_xid >= pg_snapshot_xmin($2::pg_snapshot) and not pg_visible_in_snapshot(s.stream_xid, $2::pg_snapshot)
+            and ($3::pg_snapshot is null
+                 or (pg_visible_in_snapshot(s.stream_xid, $3::pg_snapshot) and (s.stream_xid, s.id) > ($4::xid8, $5::text)))
+          order by s.stream_xid, s.id
+          limit $6
+       ) e on true`,
+    [formId, pos.past, pos.within?.upto ?? null, pos.within?.xid ?? null, pos.within?.id ?? null, limit],
+    'intake_spam_events_after',
+  );
+  const events = rows.filter((r) => r.id !== null);
+  const upto = pos.within?.upto ?? rows[0]!.snapshot;
+  const last = events[events.length - 1];
+  if (events.length === limit && last) return { rows: events, next: { past: pos.past, within: { upto, xid: last.stream_xid, id: last.id! } }, more: true };
+  return { rows: events, next: { past: upto, within: null }, more: false };
+}

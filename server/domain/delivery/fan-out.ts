@@ -1,7 +1,8 @@
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../infra/db/database.ts';
 import type { NewDelivery } from '../../infra/db/queries/deliveries.ts';
-import { spamEventsAfter, submissionForEvent, type SubmissionEventRow } from '../../infra/db/queries/webhook-events.ts';
+import type { SubmissionEventRow } from '../../infra/db/queries/submissions.ts';
+import { spamEventsAfter, submissionForEvent } from '../../infra/db/queries/webhook-events.ts';
 import {
   anySpamSubscriber,
   lockSpamSubscribers,
@@ -13,7 +14,7 @@ import {
 import { renderBody, type InsightsEvent, type Provider, type SubmissionEvent } from '../../infra/outbound/providers.ts';
 import { spamDeliveries } from '../../infra/queue/definitions.ts';
 import { newId } from '../shared/ids.ts';
-import { submissionEvent } from './events.ts';
+import { submissionEvent } from '../submissions/view.ts';
 import { matchesFilter } from './filters.ts';
 import { firstAttemptAt, queueDeliveries } from './schedule.ts';
 

@@ -13,7 +13,7 @@ import { AppError, notFound } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { requireWebhook } from '../webhooks/webhooks.ts';
 import { deliverySender } from './attempt.ts';
-import { submissionEvent } from './events.ts';
+import { submissionEvent } from '../submissions/view.ts';
 import { deliveryView } from './log.ts';
 
 /** A sample value for a learned field: recognisably fake, shaped like what such a field holds. */

@@ -2,9 +2,9 @@ import type { z } from 'zod';
 import { SCORE_BUCKETS, type Insights } from '../../../contract/insights.ts';
 import { freeText, type WeekFigures } from '../../infra/ai/provider.ts';
 import type { AppContext } from '../../context.ts';
-import { isLiveForm } from '../../infra/db/queries/forms.ts';
 import * as queries from '../../infra/db/queries/insights.ts';
 import { generateInsights as generateJob, insightsDigestEmail } from '../../infra/queue/definitions.ts';
+import { requireForm } from '../forms/live-form.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { createTeamEventDeliveries } from '../delivery/fan-out.ts';
 import { AppError, notFound, validationFailed } from '../shared/errors.ts';
@@ -50,7 +50,7 @@ export async function getInsights(ctx: AppContext, caller: Caller, formId?: stri
   await requireAi(ctx, caller.teamId);
   if (formId !== undefined) {
     if (!isId('frm', formId)) throw validationFailed([{ in: 'query', path: 'form', message: 'Must be a form id (frm_…).' }]);
-    if (!(await isLiveForm(ctx.db, caller.teamId, formId))) throw notFound('Form');
+    await requireForm(ctx, caller, formId);
   }
   const row = await queries.latestInsight(ctx.db, caller.teamId, formId ?? null);
   return row ? (row.data as InsightsData) : null;
@@ -206,7 +206,8 @@ export async function sendInsightsDigest(ctx: AppContext, insightId: string): Pr
 
 /** A form's last 30 days, for an overview (MCP resource): daily clean and spam counts, categories. */
 export async function recentFormStats(ctx: AppContext, caller: Caller, formId: string, days = 30) {
-  if (!isId('frm', formId) || !(await isLiveForm(ctx.db, caller.teamId, formId))) throw notFound('Form');
+  if (!isId('frm', formId)) throw notFound('Form');
+  await requireForm(ctx, caller, formId);
   const { daily, categories } = await queries.recentFormStats(ctx.db, formId, days);
   const clean = daily.reduce((n, d) => n + d.clean, 0);
   const spam = daily.reduce((n, d) => n + d.spam, 0);

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import { PROVIDER_CONFIG, type CreateWebhookBody, type EVENTS, type FILTER_OPS, type UpdateWebhookBody } from '../../../contract/webhooks.ts';
 import type { AppContext } from '../../context.ts';
-import { isLiveForm } from '../../infra/db/queries/forms.ts';
 import * as queries from '../../infra/db/queries/webhooks.ts';
 import { checkWebhookUrl } from '../../infra/outbound/address-guard.ts';
 import { encryptSecret, generateSecret, secretHash, secretLast4 } from '../../infra/outbound/signing.ts';
+import { requireForm } from '../forms/live-form.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { startSpamDeliveries } from '../delivery/fan-out.ts';
 import { notFound, validationFailed, type ErrorDetail } from '../shared/errors.ts';
@@ -39,10 +39,6 @@ export function webhookView(r: queries.WebhookRow) {
   };
 }
 
-async function assertForm(ctx: AppContext, caller: Caller, formId: string): Promise<void> {
-  if (!(await isLiveForm(ctx.db, caller.teamId, formId))) throw notFound('Form');
-}
-
 /** The provider's config schema decides (unknown keys refused); details point into `config`. */
 function checkConfig(provider: Provider, config: Record<string, unknown>): Record<string, unknown> {
   const parsed = PROVIDER_CONFIG[provider].safeParse(config);
@@ -68,12 +64,12 @@ function newSecret(ctx: AppContext) {
 }
 
 export async function listWebhooks(ctx: AppContext, caller: Caller, formId: string) {
-  await assertForm(ctx, caller, formId);
+  await requireForm(ctx, caller, formId);
   return (await queries.listWebhooks(ctx.db, formId)).map(webhookView);
 }
 
 export async function createWebhook(ctx: AppContext, caller: Caller, formId: string, input: z.infer<typeof CreateWebhookBody>) {
-  await assertForm(ctx, caller, formId);
+  await requireForm(ctx, caller, formId);
   const config = checkConfig(input.provider, input.config);
   const url = await checkUrl(ctx, input.url);
   const { secret, ...stored } = newSecret(ctx);

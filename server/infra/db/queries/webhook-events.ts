@@ -1,31 +1,10 @@
 import type { Sql } from '../database.ts';
+import { SUBMISSION_EVENT_COLUMNS, type SubmissionEventRow } from './submissions.ts';
 
-/** What webhook events are rendered from: a submission with its form's name and files, and the spam a form stored. */
-
-const EVENT_COLUMNS = `s.id, s.team_id, s.form_id, f.name as form_name, s.received_at, s.payload, s.category,
-            (s.ai_moderation->>'score')::float8 as score, s.metadata->>'referrer' as referrer, s.metadata->>'user_agent' as user_agent, s.spam_reason,
-            coalesce((select json_agg(json_build_object('id', x.id, 'filename', x.filename, 'content_type', x.content_type, 'size', x.size_bytes)
-                                order by x.created_at, x.id) from submission_files x where x.submission_id = s.id), '[]') as files`;
-
-/** What a submission event is rendered from (read in the transaction that marks it processed, or files it as spam). */
-export type SubmissionEventRow = {
-  id: string;
-  team_id: string;
-  form_id: string;
-  form_name: string;
-  received_at: string;
-  payload: Record<string, unknown>;
-  category: string | null;
-  score: number | null;
-  referrer: string | null;
-  user_agent: string | null;
-  spam_reason: string | null;
-  files: Array<{ id: string; filename: string; content_type: string; size: number }>;
-};
-
+/** A submission with its form's name, as events are rendered from it (read in the transaction that processes or files it). */
 export async function submissionForEvent(sql: Sql, submissionId: string): Promise<SubmissionEventRow | undefined> {
   const { rows } = await sql.query<SubmissionEventRow>(
-    `select ${EVENT_COLUMNS} from submissions s join forms f on f.id = s.form_id where s.id = $1`,
+    `select ${SUBMISSION_EVENT_COLUMNS} from submissions s join forms f on f.id = s.form_id where s.id = $1`,
     [submissionId],
   );
   return rows[0];
@@ -49,7 +28,7 @@ export async function spamEventsAfter(
     `select n.snapshot::text as snapshot, e.*
        from (select pg_current_snapshot() as snapshot) n
        left join lateral (
-         select ${EVENT_COLUMNS}, s.stream_xid::text as stream_xid
+         select ${SUBMISSION_EVENT_COLUMNS}, s.stream_xid::text as stream_xid
            from submissions s join forms f on f.id = s.form_id and f.deleted_at is null
           where s.form_id = $1 and s.status = 'spam'
             and s.stream_xid >= pg_snapshot_xmin($2::pg_snapshot) and not pg_visible_in_snapshot(s.stream_xid, $2::pg_snapshot)

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { PlanId } from '../../../contract/billing.ts';
 import { findPlan, type PlanRecord } from '../../infra/db/queries/billing.ts';
-import type { Handle } from '../../infra/db/queries/entity-manager.ts';
+import type { Sql } from '../../infra/db/database.ts';
 import { AppError } from '../shared/errors.ts';
 
 export type { PlanRecord };
 export { PlanId };
 export type PlanIdValue = z.infer<typeof PlanId>;
 
-export async function getPlan(on: Handle, id: string): Promise<PlanRecord> {
+export async function getPlan(on: Sql, id: string): Promise<PlanRecord> {
   const plan = await findPlan(on, id);
   if (!plan) throw new AppError('validation_failed', `Unknown plan "${id}".`);
   return plan;

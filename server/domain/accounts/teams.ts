@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.ts';
 import * as queries from '../../infra/db/queries/accounts.ts';
 import type { MemberRow, TeamRecord } from '../../infra/db/queries/accounts.ts';
 import { findPlan, insertSubscription, setSubscriptionPlan } from '../../infra/db/queries/billing.ts';
-import type { Handle } from '../../infra/db/queries/entity-manager.ts';
+import type { Sql } from '../../infra/db/database.ts';
 import { AppError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { currentPeriod, getPlan, type PlanRecord } from './plans.ts';
@@ -35,14 +35,14 @@ export async function findTeamByName(ctx: AppContext, name: string): Promise<Tea
   return queries.findTeamByName(ctx.db, name);
 }
 
-export async function findTeam(on: Handle, id: string): Promise<TeamRecord> {
+export async function findTeam(on: Sql, id: string): Promise<TeamRecord> {
   const team = await queries.findTeam(on, id);
   if (!team) throw new AppError('not_found', `Team "${id}" not found.`);
   return team;
 }
 
 /** The plan the team is on (the team must exist: not_found otherwise). */
-export async function findTeamPlan(on: Handle, teamId: string): Promise<PlanRecord> {
+export async function findTeamPlan(on: Sql, teamId: string): Promise<PlanRecord> {
   const team = await findTeam(on, teamId);
   const plan = await findPlan(on, team.planId);
   if (!plan) throw new Error(`Team "${teamId}" is on plan "${team.planId}", which does not exist.`);

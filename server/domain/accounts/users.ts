@@ -3,7 +3,7 @@ import { Role } from '../../../contract/abilities.ts';
 import type { AppContext } from '../../context.ts';
 import * as queries from '../../infra/db/queries/accounts.ts';
 import type { MembershipRecord, UserRecord } from '../../infra/db/queries/accounts.ts';
-import type { Handle } from '../../infra/db/queries/entity-manager.ts';
+import type { Sql } from '../../infra/db/database.ts';
 import { revokeMemberTokens } from '../../infra/db/queries/tokens.ts';
 import { AppError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
@@ -33,7 +33,7 @@ export async function addMember(
   });
 }
 
-export async function findMember(on: Handle, teamId: string, userId: string): Promise<MembershipRecord> {
+export async function findMember(on: Sql, teamId: string, userId: string): Promise<MembershipRecord> {
   const member = await queries.findMembership(on, teamId, userId);
   if (!member) throw new AppError('not_found', `User "${userId}" is not a member of team "${teamId}".`);
   return member;

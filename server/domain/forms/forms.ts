@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { CreateFormBody, Form as FormView, FormListQuery, UpdateFormBody } from '../../../contract/forms.ts';
 import type { AppContext } from '../../context.ts';
-import type { Handle } from '../../infra/db/queries/entity-manager.ts';
+import type { Sql } from '../../infra/db/database.ts';
 import * as queries from '../../infra/db/queries/forms.ts';
 import type { FormChanges, FormRecord } from '../../infra/db/queries/forms.ts';
 import { iso } from '../shared/timestamps.ts';
@@ -62,26 +62,26 @@ async function view(ctx: AppContext, form: FormRecord): Promise<FormView> {
 }
 
 /** The autoresponder is a plan feature: turning it on needs a plan that has it (402). */
-async function assertAutoresponderAllowed(on: Handle, teamId: string, settings: StoredSettings): Promise<void> {
+async function assertAutoresponderAllowed(on: Sql, teamId: string, settings: StoredSettings): Promise<void> {
   if (!settings.autoresponder.enabled) return;
   const plan = await findTeamPlan(on, teamId);
   if (!plan.autoresponder) throw new AppError('plan_limit_reached', `The ${plan.name} plan has no autoresponder. Upgrade to send one.`);
 }
 
-async function findForm(on: Handle, caller: Caller, id: string, opts: { trashed?: boolean } = {}): Promise<FormRecord> {
+async function findForm(on: Sql, caller: Caller, id: string, opts: { trashed?: boolean } = {}): Promise<FormRecord> {
   const form = await queries.findForm(on, caller.teamId, id, opts);
   if (!form) throw notFound('Form');
   return form;
 }
 
 /** Changes a form of the caller's team (live ones only, unless `trashed`): not found otherwise. */
-async function changeForm(on: Handle, caller: Caller, id: string, changes: FormChanges, opts: { trashed?: boolean } = {}): Promise<FormRecord> {
+async function changeForm(on: Sql, caller: Caller, id: string, changes: FormChanges, opts: { trashed?: boolean } = {}): Promise<FormRecord> {
   const form = await queries.updateForm(on, caller.teamId, id, changes, opts);
   if (!form) throw notFound('Form');
   return form;
 }
 
-async function assertFormAllowance(on: Handle, teamId: string): Promise<void> {
+async function assertFormAllowance(on: Sql, teamId: string): Promise<void> {
   const plan = await findTeamPlan(on, teamId);
   if (plan.maxForms === null || plan.maxForms === undefined) return;
   if ((await queries.countLiveForms(on, teamId)) >= plan.maxForms) {

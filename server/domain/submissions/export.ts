@@ -2,7 +2,7 @@ import { Readable, type Writable } from 'node:stream';
 import type { z } from 'zod';
 import type { ExportQuery } from '../../../contract/submissions.ts';
 import type { AppContext } from '../../context.ts';
-import type { Session } from '../../infra/db/database.ts';
+import type { Connection } from '../../infra/db/database.ts';
 import {
   beginExportChunk,
   copyCsv,
@@ -97,7 +97,7 @@ type Flight = {
   rows: number;
   through: Promise<ExportKey | null>;
   done: Promise<{ pieces: Array<Buffer | string>; through: ExportKey | null; bytes: number; rowCount: number }>;
-  session: Session | null;
+  session: Connection | null;
   /** The chunk's rows as they stream in: destroyed when the chunk is cancelled, so its reading ends. */
   rowStream: NodeJS.ReadableStream & { destroy(): void } | null;
   cancelled: boolean;

@@ -14,13 +14,10 @@ function storableReason(reason: string): string {
 }
 
 /**
- * The process-submission job: AI moderation and categorisation, then `processed` (or `spam` with
- * reason `ai_moderation`), and the follow-up work created in the same transaction: the notification e-mail's
- * job and one delivery (with its job) per active webhook of the form subscribed to `submission.created` whose
- * filter the submission meets and that has not had it yet (see createSubmissionDeliveries; moderation's spam
- * reaches `submission.spam` webhooks through the spam-deliveries job), and the field names the post could not
- * learn when it was accepted. Runs at most once per submission while it stays processed: only a `received` row
- * is processed, so a retried or duplicated job changes nothing.
+ * The process-submission job: AI moderation and categorisation, then `processed` (or `spam`, reason
+ * `ai_moderation`), with its follow-up work in the same transaction: the notification e-mail, the webhook
+ * deliveries (domain/delivery/fan-out.ts) and the field names the post could not learn when accepted. Only a
+ * `received` row is processed, so a retried or duplicated job changes nothing.
  */
 export async function processSubmission(
   ctx: AppContext,

@@ -12,8 +12,9 @@ import { rowTypes } from './row-types.ts';
 export type QueryResult<T> = { rows: T[]; rowCount: number };
 
 /**
- * Parameterised SQL: `$1, $2…` placeholders, values sent apart from the text (never inlined), rows typed
- * by the caller's row type. `name` prepares the statement once per connection (hot statements only).
+ * The database handle every query function takes: parameterised SQL (`$1, $2…`, values sent apart from the
+ * text), rows typed by the caller. `name` prepares a hot statement once per connection. A handle is the
+ * process's pool (`Db`), one transaction (`Tx`) or one held connection (`Connection`).
  */
 export interface Sql {
   query<T extends object = Record<string, unknown>>(text: string, values?: readonly unknown[], name?: string): Promise<QueryResult<T>>;
@@ -26,7 +27,7 @@ export interface Tx extends Sql {
 }
 
 /** One pooled connection held by its user: SQL on it, and the client itself for COPY and cursors. */
-export interface Session extends Sql {
+export interface Connection extends Sql {
   readonly client: pg.PoolClient;
   /** Back to the pool; `destroy` closes it instead (which ends a query still running on it). */
   release(destroy?: boolean): void;
@@ -35,18 +36,19 @@ export interface Session extends Sql {
 /** How many connections streams hold now, of how many they may, and how many wait for one. */
 export type StreamSlots = { readonly limit: number; readonly inUse: number; readonly waiting: number };
 
-/** The one database handle a process has: one pool, shared by SQL, the ORM and the job queue. */
+/** The process's pool: shared by SQL, the ORM and the job queue; it opens transactions and lends connections. */
 export interface Db extends Sql {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**
    * A connection for long-lived work (an export chunk, a LISTEN session); the caller releases it. Streams hold
    * at most half the pool, so ordinary requests always find a connection; past that this waits for a slot.
    */
-  connect(): Promise<Session>;
+  connect(): Promise<Connection>;
   readonly streams: StreamSlots;
   readonly pool: pg.Pool;
 }
 
+/** An opened database: the pool, the ORM over it, and the embedded server when it runs one. */
 export type Database = {
   db: Db;
   orm: MikroORM;
@@ -69,10 +71,10 @@ export type OpenOptions = {
 };
 
 /** Each handle's ORM unit of work, kept off the `Db` and `Tx` types so only the query modules reach the ORM. */
-const unitsOfWork = new WeakMap<Db | Tx, () => EntityManager>();
+const unitsOfWork = new WeakMap<Sql, () => EntityManager>();
 
 /** The ORM's unit of work on a handle: a transaction's own, or a fresh one per call so nothing lingers between requests. */
-export function entityManagerOf(on: Db | Tx): EntityManager {
+export function entityManagerOf(on: Sql): EntityManager {
   const unit = unitsOfWork.get(on);
   if (!unit) throw new Error('not a handle of openDatabase: it has no ORM unit of work');
   return unit();
@@ -102,8 +104,8 @@ async function run<T extends object>(on: pg.Pool | pg.PoolClient, text: string, 
   return { rows: result.rows ?? [], rowCount: result.rowCount ?? result.rows?.length ?? 0 };
 }
 
-/** A pooled connection as a Session, released once. */
-async function checkout(pool: pg.Pool, onRelease: () => void = () => {}): Promise<Session> {
+/** A pooled connection, released once. */
+async function checkout(pool: pg.Pool, onRelease: () => void = () => {}): Promise<Connection> {
   const client = await pool.connect();
   let released = false;
   return {

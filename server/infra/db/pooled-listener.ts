@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Db, Session } from './database.ts';
+import type { Db, Connection } from './database.ts';
 
 export type PooledListener = {
   /** Calls `fn` on each notification whose payload is `key`, and whenever the session (re)starts; returns the unsubscribe. */
@@ -19,7 +19,7 @@ const IDLE_RELEASE_MS = 1000;
 export function pooledListener(db: Db, channel: string, onError: (err: Error) => void): PooledListener {
   const subscribers = new Map<string, Set<() => void>>();
   let count = 0;
-  let session: Session | null = null;
+  let session: Connection | null = null;
   let starting = false;
   let live = false;
   let closed = false;
@@ -36,7 +36,7 @@ export function pooledListener(db: Db, channel: string, onError: (err: Error) =>
   };
 
   /** Gives the session back: clean (UNLISTEN) to the pool, or destroyed when it failed. */
-  const letGo = async (s: Session, failed: boolean) => {
+  const letGo = async (s: Connection, failed: boolean) => {
     if (session === s) session = null;
     live = false;
     s.client.removeListener('notification', onNotification);
@@ -66,7 +66,7 @@ export function pooledListener(db: Db, channel: string, onError: (err: Error) =>
   const start = async () => {
     if (closed || session || starting || count === 0) return;
     starting = true;
-    let s: Session | null = null;
+    let s: Connection | null = null;
     try {
       s = await db.connect();
       const current = s;

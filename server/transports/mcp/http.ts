@@ -15,17 +15,11 @@ import { refuseFailedAuth, type AuthFailures } from '../http/auth-failures.ts';
 import { closeUnreadBody } from '../http/errors.ts';
 
 /**
- * MCP over Streamable HTTP at `/mcp` (docs/mcp.md). Every request carries `Authorization: Bearer <token>`
- * (401 with `WWW-Authenticate` otherwise), checked on every request as the REST API does, so a revoked
- * token stops working at once — and checked before a byte of the body is read. A POST body is then read
- * up to 1 MiB (413 past it), decoded as strict UTF-8 and scanned for depth and value count before it is
- * parsed; tool arguments get the REST body's guard in `callTool`, whatever the transport.
- *
- * An `initialize` request without `Mcp-Session-Id` starts a session (the SDK negotiates the protocol
- * version and issues the id): it counts against the token's API rate limit, and a token, a team and this
- * process hold a bounded number of sessions (429 past the token's or team's share, 503 past the process's).
- * Later requests of the session must carry the same token. `DELETE` ends a session; a session idle for
- * INTAKE_MCP_SESSION_IDLE_MS ends by itself. Any other request without a session id is served statelessly.
+ * MCP over Streamable HTTP at `/mcp` (docs/mcp.md). The bearer token is checked on every request before a byte
+ * of the body is read; a POST body is read up to 1 MiB, decoded as strict UTF-8 and scanned for depth and
+ * value count before it is parsed. An `initialize` without `Mcp-Session-Id` opens a session, charged to the
+ * token's API budget and bounded per token, team and process; a session idle for INTAKE_MCP_SESSION_IDLE_MS
+ * ends. Any other request without a session is served statelessly.
  */
 
 /** A session: its transport, the caller as its latest request authenticated it, and when it was last used. */

@@ -6,12 +6,9 @@ import { VERSION } from '../../version.ts';
 import { createMcpServer } from './server.ts';
 
 /**
- * `intake mcp` (docs/mcp.md): MCP over stdio for clients that start a command (Claude Desktop, Cursor…).
- *
- * - Local: on this installation's database (the same settings as `intake serve`), with `INTAKE_TOKEN`
- *   resolved for every call, so revoking it stops the agent at once.
- * - Remote (`INTAKE_URL` set): a relay between stdio and `<INTAKE_URL>/mcp` over Streamable HTTP with the
- *   token as bearer — the server does everything; nothing but the token is needed on this machine.
+ * `intake mcp` (docs/mcp.md): MCP over stdio. Local: on this installation's database, `INTAKE_TOKEN` resolved
+ * for every call, so revoking it stops the agent at once. Remote (`INTAKE_URL` set): a relay between stdio and
+ * `<INTAKE_URL>/mcp` with the token as bearer; nothing but the token is needed on this machine.
  */
 
 export async function serveStdio(ctx: AppContext, token: string): Promise<() => Promise<void>> {

@@ -2,19 +2,19 @@
 import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { Sql, Tx } from '../database.ts';
 import { Membership, Team, User } from '../entities.ts';
-import { entityManager, type Handle } from './entity-manager.ts';
+import { entityManager } from './entity-manager.ts';
 import { USABLE_TOKEN } from './tokens.ts';
 
 export type TeamRecord = InferEntity<typeof Team>;
 export type UserRecord = InferEntity<typeof User>;
 export type MembershipRecord = InferEntity<typeof Membership>;
 
-export async function findTeam(on: Handle, id: string): Promise<TeamRecord | null> {
+export async function findTeam(on: Sql, id: string): Promise<TeamRecord | null> {
   return entityManager(on).findOne(Team, { id });
 }
 
 /** The oldest team with this name. */
-export async function findTeamByName(on: Handle, name: string): Promise<TeamRecord | null> {
+export async function findTeamByName(on: Sql, name: string): Promise<TeamRecord | null> {
   return entityManager(on).findOne(Team, { name }, { orderBy: { createdAt: 'asc', id: 'asc' } });
 }
 
@@ -32,7 +32,7 @@ export async function setTeamPlan(tx: Tx, teamId: string, planId: string): Promi
   return team;
 }
 
-export async function getUser(on: Handle, id: string): Promise<UserRecord> {
+export async function getUser(on: Sql, id: string): Promise<UserRecord> {
   return entityManager(on).findOneOrFail(User, { id });
 }
 
@@ -42,7 +42,7 @@ export async function insertUser(tx: Tx, u: { id: string; email: string; name: s
   return user;
 }
 
-export async function findMembership(on: Handle, teamId: string, userId: string): Promise<MembershipRecord | null> {
+export async function findMembership(on: Sql, teamId: string, userId: string): Promise<MembershipRecord | null> {
   return entityManager(on).findOne(Membership, { teamId, userId });
 }
 

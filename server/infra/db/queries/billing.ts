@@ -1,14 +1,14 @@
 /** The owner of `plans`, `subscriptions` and `invoices`. */
 import type { InferEntity } from '@mikro-orm/core';
 import { Invoice, Plan, Subscription } from '../entities.ts';
-import type { Tx } from '../database.ts';
-import { entityManager, type Handle } from './entity-manager.ts';
+import type { Sql, Tx } from '../database.ts';
+import { entityManager } from './entity-manager.ts';
 
 export type PlanRecord = InferEntity<typeof Plan>;
 export type SubscriptionRecord = InferEntity<typeof Subscription>;
 export type InvoiceRecord = InferEntity<typeof Invoice>;
 
-export async function findPlan(on: Handle, id: string): Promise<PlanRecord | null> {
+export async function findPlan(on: Sql, id: string): Promise<PlanRecord | null> {
   return entityManager(on).findOne(Plan, { id });
 }
 
@@ -22,7 +22,7 @@ export async function insertSubscription(
 }
 
 /** Every team has exactly one subscription (created with the team). */
-export async function findSubscription(on: Handle, teamId: string): Promise<SubscriptionRecord> {
+export async function findSubscription(on: Sql, teamId: string): Promise<SubscriptionRecord> {
   return entityManager(on).findOneOrFail(Subscription, { teamId });
 }
 
@@ -32,7 +32,7 @@ export async function setSubscriptionPlan(tx: Tx, teamId: string, planId: string
   await entityManager(tx).flush();
 }
 
-export async function setSubscriptionPeriod(on: Handle, teamId: string, period: { start: Date; end: Date }): Promise<SubscriptionRecord> {
+export async function setSubscriptionPeriod(on: Sql, teamId: string, period: { start: Date; end: Date }): Promise<SubscriptionRecord> {
   const em = entityManager(on);
   const subscription = await em.findOneOrFail(Subscription, { teamId });
   subscription.currentPeriodStart = period.start;
@@ -42,6 +42,6 @@ export async function setSubscriptionPeriod(on: Handle, teamId: string, period: 
 }
 
 /** A team's invoices, newest first. */
-export async function listInvoices(on: Handle, teamId: string): Promise<InvoiceRecord[]> {
+export async function listInvoices(on: Sql, teamId: string): Promise<InvoiceRecord[]> {
   return entityManager(on).find(Invoice, { teamId }, { orderBy: { issuedAt: 'desc', id: 'desc' } });
 }

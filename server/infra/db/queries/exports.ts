@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import QueryStream from 'pg-query-stream';
-import type { Session, Sql } from '../database.ts';
+import type { Connection, Sql } from '../database.ts';
 import { FILE_FIELDS, selectionWhere, type Selection } from './submissions.ts';
 
 /** The queries of a form's export: its columns, and its rows read chunk by chunk (keyset ranges). */
@@ -42,7 +42,7 @@ export type ChunkStart = {
  * parameter: COPY takes none, and Postgres logs a failed statement's text. Null: the chunk runs to the
  * end. The search (q) is left to the rows' query, so a sparse search still reads a bounded range per chunk.
  */
-export async function beginExportChunk(session: Session, o: ChunkStart): Promise<ExportKey | null> {
+export async function beginExportChunk(session: Connection, o: ChunkStart): Promise<ExportKey | null> {
   await session.query('begin');
   const after = o.after ? ` and ${afterKey(o.after)}` : '';
   const range = selectionWhere(o.selection, lit, { search: false }).join(' and ');
@@ -59,17 +59,17 @@ export async function beginExportChunk(session: Session, o: ChunkStart): Promise
   return r.received_at === null || r.id === null ? null : { receivedAt: r.received_at, id: r.id };
 }
 
-export async function endExportChunk(session: Session): Promise<void> {
+export async function endExportChunk(session: Connection): Promise<void> {
   await session.query('commit');
 }
 
 /** CSV rows of `select` through COPY … TO STDOUT (Postgres quotes them), on the session's connection. */
-export function copyCsv(session: Session, select: string): AsyncIterable<Buffer> & NodeJS.EventEmitter {
+export function copyCsv(session: Connection, select: string): AsyncIterable<Buffer> & NodeJS.EventEmitter {
   return session.client.query(copyTo(`copy (${select}) to stdout with (format csv)`));
 }
 
 /** The first (text) column of the rows of `select`, through a cursor: the reader may stop at any row. */
-export function cursorTexts(session: Session, select: string): AsyncIterable<string[]> & NodeJS.EventEmitter {
+export function cursorTexts(session: Connection, select: string): AsyncIterable<string[]> & NodeJS.EventEmitter {
   return session.client.query(new QueryStream(select, [], { batchSize: 500, rowMode: 'array' }));
 }
 

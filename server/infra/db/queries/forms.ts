@@ -2,7 +2,7 @@
 import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { Sql, Tx } from '../database.ts';
 import { Form } from '../entities.ts';
-import { entityManager, type Handle } from './entity-manager.ts';
+import { entityManager } from './entity-manager.ts';
 import { windowHit } from './rate-windows.ts';
 
 export type FormRecord = InferEntity<typeof Form>;
@@ -13,7 +13,7 @@ export type FormChanges = Partial<Pick<FormRecord, 'name' | 'status' | 'notifica
 const ofTeam = (teamId: string, id: string, opts: { trashed?: boolean }) => ({ id, teamId, ...(opts.trashed ? {} : { deletedAt: null }) });
 
 /** A form of the team: live ones only, unless `trashed`. */
-export async function findForm(on: Handle, teamId: string, id: string, opts: { trashed?: boolean } = {}): Promise<FormRecord | null> {
+export async function findForm(on: Sql, teamId: string, id: string, opts: { trashed?: boolean } = {}): Promise<FormRecord | null> {
   return entityManager(on).findOne(Form, ofTeam(teamId, id, opts));
 }
 
@@ -24,7 +24,7 @@ export async function lockForm(tx: Tx, teamId: string, id: string): Promise<Form
 
 /** One page of the team's forms, newest first, and how many there are in all. */
 export async function pageOfForms(
-  on: Handle,
+  on: Sql,
   teamId: string,
   page: { trashed?: 'with' | 'only'; limit: number; offset: number },
 ): Promise<{ forms: FormRecord[]; total: number }> {
@@ -51,7 +51,7 @@ export async function insertForm(
 
 /** Changes a form of the team (live ones only, unless `trashed`); null when there is none. */
 export async function updateForm(
-  on: Handle,
+  on: Sql,
   teamId: string,
   id: string,
   changes: FormChanges,

@@ -1,26 +1,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Delivery, type Form, type Insights, type Job, type Submission, type Token, type Webhook } from '../../sdk/index.ts';
+import { freePort } from '../../server/infra/db/embedded-postgres.ts';
 
 /**
- * The tools integrators point at openapi.json (issue 27), run on the committed file: Prism mock-serves it
+ * The tools integrators point at openapi.json, run on the committed file: Prism mock-serves it
  * and the SDK's calls get answers it accepts, typed by the named types; openapi-typescript's output
  * (sdk/openapi-types.ts) and the SDK's named types typecheck on their own.
  */
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 describe('Prism mock-serving openapi.json', () => {
   let prism: ChildProcess | undefined;

@@ -1,9 +1,9 @@
 /**
- * The streamed export at scale (issue #4: "streamed from a database cursor in chunks with back-pressure
+ * The streamed export at scale (the spec: "streamed from a database cursor in chunks with back-pressure
  * (never the whole result in memory) … A client that disconnects mid-export stops the query"), on a form
  * with 200,000 submissions seeded with SQL:
  *  - a client that stops reading mid-export (CSV or JSON) holds no Postgres connection and no query while
- *    it waits (the export reads in keyset chunks, issue 25); one that goes away, or leaves before the
+ *    it waits (the export reads in keyset chunks); one that goes away, or leaves before the
  *    first byte, leaks no connection;
  *  - the CSV has one record per submission with the documented columns, streamed (chunked, first bytes
  *    long before the last);
@@ -11,20 +11,17 @@
  *    runs the export while the client is held back) and its RSS grows by a fraction of the body size;
  *  - erasing the form deletes the 200,000 rows in one statement within seconds, counters included.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { freePort } from '../../server/infra/db/embedded-postgres.ts';
+import { cliProcesses, installationEnv, type CliProcess } from '../support/cli.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, type TestMember } from '../support/harness.ts';
 import { startLiveTestApp } from '../support/live-server.ts';
-import { captureLogs } from '../support/processes.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ROWS = 200_000;
 const FIELDS = ['name', 'email', 'message', 'formula'];
 const HEADER = ['id', 'received_at', 'status', 'category', 'score', ...FIELDS, '_files'];
@@ -273,50 +270,41 @@ function rssKb(pid: number): number {
 
 
 describe('memory of an out-of-process server', () => {
-  let child: ChildProcess;
+  const serves = cliProcesses();
+  let serve: CliProcess;
   let baseUrl: string;
-  let output = '';
   let dataDir = '';
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-export-mem-'));
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    const env = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
+    const env = installationEnv({ dataDir }, {
       PORT: String(port),
       HOST: '127.0.0.1',
-      INTAKE_BASE_URL: 'http://intake.test',
-      DATABASE_URL: inject('databaseUrl'),
-      STORAGE_URL: inject('storageUrl'),
-      STORAGE_BUCKET: 'intake-test',
-      INTAKE_DATA_DIR: dataDir,
       INTAKE_SECRET_KEY: 'export-memory-test',
       INTAKE_API_RATE_LIMIT: '100000',
       INTAKE_API_TEAM_RATE_LIMIT: '100000',
       LOG_LEVEL: 'warn',
-    };
-    child = spawn(path.join(ROOT, 'cli', 'intake'), ['serve', '--no-worker'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    captureLogs(child, 'serve', { env });
-    child.stdout!.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-4000)));
-    child.stderr!.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-4000)));
+    });
+    serve = serves.start(['serve', '--no-worker'], env);
     await waitFor(
       'intake serve to answer /healthz',
       async () => {
-        if (child.exitCode !== null) throw new Error(`intake serve exited with ${child.exitCode}:\n${output}`);
+        const { exitCode } = serve.child;
+        if (exitCode !== null) throw new Error(`intake serve exited with ${exitCode}:\n${serve.output().slice(-4000)}`);
         return fetch(`${baseUrl}/healthz`).then((r) => r.ok).catch(() => false);
       },
       60_000,
     );
   }, 90_000);
 
+  // A graceful stop, SIGKILL only if it hangs; this hook runs before the helper's SIGKILL (after hooks run in reverse).
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
+    if (serve && serve.child.exitCode === null) {
+      serve.child.kill('SIGTERM');
+      const timer = setTimeout(() => serve.child.kill('SIGKILL'), 10_000);
+      await serve.exited;
       clearTimeout(timer);
     }
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
@@ -329,7 +317,7 @@ describe('memory of an out-of-process server', () => {
     expect(warm.status).toBe(200);
     await warm.text();
 
-    const pid = child.pid!;
+    const pid = serve.child.pid!;
     const before = rssKb(pid);
     let peak = before;
     const sampler = setInterval(() => {

@@ -1,19 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { STREAM_BATCH, STREAM_LIMITS, SubmissionCreatedEvent } from '../../contract/events.ts';
 import { createClient, IntakeError, parseEventStream, type ListenEvent, type ListenOptions } from '../../sdk/index.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
 import { processSubmission } from '../../server/domain/submissions/processing.ts';
 import { announceSubmissionEvent } from '../../server/domain/submissions/stream.ts';
 import { toolSpecs } from '../../server/transports/mcp/tools.ts';
+import { cliProcesses, installationEnv } from '../support/cli.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, makeToken } from '../support/harness.ts';
-import { captureLogs } from '../support/processes.ts';
+import { listenLocally } from '../support/live-server.ts';
 import { postForm, startProcessingApp } from '../support/processing.ts';
 import { until } from '../support/until.ts';
 
@@ -23,15 +20,7 @@ import { until } from '../support/until.ts';
  * order it needs — including out of arrival order, and with a settling transaction held open.
  */
 const t = await startProcessingApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' }, { worker: false });
-const server = t.app.listen(0, '127.0.0.1');
-await once(server, 'listening');
-const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-afterAll(async () => {
-  const closed = once(server, 'close');
-  server.close();
-  server.closeAllConnections();
-  await closed;
-});
+const { server, baseUrl } = await listenLocally(t.app);
 
 const CLEAN = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, could you send me a quote for the analytical engine?' };
 
@@ -366,30 +355,17 @@ describe('access and limits', () => {
 });
 
 describe('shutdown and the tool list', () => {
+  const serves = cliProcesses('each');
+
   it('`intake serve` ends its streams on SIGTERM and exits; the SDK reconnects', { timeout: 60_000 }, async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
-    const child: ChildProcess = spawn(fileURLToPath(new URL('../../cli/intake', import.meta.url)), ['serve', '--no-worker'], {
-      env: {
-        PATH: process.env.PATH,
-        DATABASE_URL: t.databaseUrl,
-        STORAGE_URL: inject('storageUrl'),
-        STORAGE_BUCKET: 'intake-test',
-        INTAKE_DATA_DIR: t.dataDir,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        // No load balancer here to take it out of rotation: a short drain before the streams end.
-        INTAKE_SHUTDOWN_DRAIN_MS: '500',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    captureLogs(child, 'serve');
-    onTestFinished(() => void child.kill('SIGKILL'));
-    let output = '';
-    child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    const url = await until('intake serve', () => /"url":"(http:\/\/[^"]+)","msg":"http listening"/.exec(output)?.[1]?.replace('localhost', '127.0.0.1'), 30_000);
+    const serve = serves.start(
+      ['serve', '--no-worker'],
+      // No load balancer here to take it out of rotation: a short drain before the streams end.
+      installationEnv(t, { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INTAKE_SHUTDOWN_DRAIN_MS: '500' }),
+    );
+    const url = await serve.url();
     const client = createClient({ baseUrl: url, token: owner.token });
     const controller = new AbortController();
     let connected = 0;
@@ -400,8 +376,8 @@ describe('shutdown and the tool list', () => {
     })();
     await until('the stream', () => connected === 1, 10_000);
     const started = Date.now();
-    child.kill('SIGTERM');
-    const [code] = (await once(child, 'exit')) as [number | null];
+    serve.child.kill('SIGTERM');
+    const [code] = await serve.exited;
     expect(code).toBe(0);
     expect(Date.now() - started).toBeLessThan(10_000);
     await until('the SDK to see the end and plan a reconnect', () => lost.length >= 1);

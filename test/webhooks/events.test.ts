@@ -1,17 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FILTER_CONDITIONS, TEST_CALLS_PER_MINUTE } from '../../contract/webhooks.ts';
 import { createClient, IntakeError } from '../../sdk/index.ts';
 import { verifyWebhook } from '../../sdk/webhooks.ts';
+import { cliProcesses, installationEnv } from '../support/cli.ts';
 import { bearer, makeToken } from '../support/harness.ts';
 import type { ReceivedRequest } from '../support/https-receiver.ts';
 import { hookedForms, type HookedForm } from '../support/hooked-forms.ts';
 import { call } from '../support/mcp-tools.ts';
-import { captureLogs } from '../support/processes.ts';
 import { postForm, startProcessingApp, waitForProcessing } from '../support/processing.ts';
 import { serverProcessEnv } from '../support/tls.ts';
 import { eventually as waitUntil, workerProcesses } from '../support/worker-process.ts';
@@ -223,43 +220,11 @@ describe('deleting a webhook and processing a submission again', { timeout: 60_0
 
 // --- The test call, from a real `intake serve` ---------------------------------------------------------------
 
-const intake = fileURLToPath(new URL('../../cli/intake', import.meta.url));
-let serve: ChildProcess | null = null;
-afterAll(async () => {
-  if (serve && serve.exitCode === null) {
-    serve.kill('SIGKILL');
-    await once(serve, 'exit');
-  }
-});
+const serves = cliProcesses();
 
-async function serveUrl(): Promise<string> {
-  const env = {
-    PATH: process.env.PATH,
-    DATABASE_URL: t.databaseUrl,
-    STORAGE_URL: inject('storageUrl'),
-    STORAGE_BUCKET: 'intake-test',
-    INTAKE_DATA_DIR: t.dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    INTAKE_BASE_URL: 'http://intake.test',
-    LOG_LEVEL: 'info',
-    ...serverProcessEnv(),
-    ...ENV,
-  };
-  const child = spawn(intake, ['serve', '--no-worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  serve = child;
-  captureLogs(child, 'serve', { env });
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  return waitUntil(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`intake serve exited ${child.exitCode}:\n${output}`);
-      return /"url":"(http:\/\/[^"]+)","msg":"http listening"/.exec(output)?.[1]?.replace('localhost', '127.0.0.1') ?? '';
-    },
-    (url) => url !== '',
-    30_000,
-  );
+function serveUrl(): Promise<string> {
+  const env = installationEnv(t, { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...serverProcessEnv(), ...ENV });
+  return serves.start(['serve', '--no-worker'], env).url();
 }
 
 describe('the test call', { timeout: 60_000 }, () => {

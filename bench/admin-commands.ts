@@ -64,13 +64,19 @@ async function startDev(env: NodeJS.ProcessEnv): Promise<Child> {
   return dev;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const round = (ms: number) => Math.round(ms);
 
 type Stats = { runs: number; p50Ms: number; maxMs: number; minMs: number };
 const stats = (times: number[]): Stats => {
   const sorted = [...times].sort((a, b) => a - b);
-  return { runs: sorted.length, p50Ms: round(percentile(sorted, 50)), maxMs: round(sorted.at(-1)!), minMs: round(sorted[0]!) };
+  return {
+    runs: sorted.length,
+    p50Ms: round(percentile(sorted, 50)),
+    maxMs: round(sorted.at(-1)!),
+    minMs: round(sorted[0]!),
+  };
 };
 
 /** Times each admin command RUNS times against a running `intake dev` started with `env`. */
@@ -85,7 +91,19 @@ async function measure(setup: string, env: NodeJS.ProcessEnv) {
     '--version': () => ['--version'],
     'admin team list': () => ['admin', 'team', 'list'],
     'admin team show': () => ['admin', 'team', 'show', team!.id],
-    'admin token create': (i) => ['admin', 'token', 'create', '--team', team!.id, '--user', owner!.id, '--name', `bench ${i}`, '--abilities', 'forms:read'],
+    'admin token create': (i) => [
+      'admin',
+      'token',
+      'create',
+      '--team',
+      team!.id,
+      '--user',
+      owner!.id,
+      '--name',
+      `bench ${i}`,
+      '--abilities',
+      'forms:read',
+    ],
     'admin token list': () => ['admin', 'token', 'list', '--team', team!.id],
   };
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
@@ -96,7 +114,8 @@ async function measure(setup: string, env: NodeJS.ProcessEnv) {
   // The tokens created are there (each command did its work, not just exit quickly).
   const tokens = await json<unknown[]>(['admin', 'token', 'list', '--team', team!.id]);
   const result = Object.fromEntries(Object.entries(times).map(([name, t]) => [name, stats(t)]));
-  for (const [name, s] of Object.entries(result)) log(`${setup}: ${name.padEnd(20)} p50 ${s.p50Ms} ms, max ${s.maxMs} ms`);
+  for (const [name, s] of Object.entries(result))
+    log(`${setup}: ${name.padEnd(20)} p50 ${s.p50Ms} ms, max ${s.maxMs} ms`);
 
   const stopped = await dev.stop();
   return { commands: result, tokensListed: tokens.length, devExit: stopped };
@@ -118,10 +137,18 @@ async function main() {
 
   const urlDir = scratchDir('intake-bench-admin-url-');
   const db = await startDatabase(urlDir, { pgStats: false, log });
-  const withUrl = await measure('DATABASE_URL', { ...base, INTAKE_DATA_DIR: path.join(urlDir, 'data'), DATABASE_URL: db.url });
+  const withUrl = await measure('DATABASE_URL', {
+    ...base,
+    INTAKE_DATA_DIR: path.join(urlDir, 'data'),
+    DATABASE_URL: db.url,
+  });
 
   const setups = { embedded, databaseUrl: withUrl };
-  const admin = Object.values(setups).flatMap((s) => Object.entries(s.commands).filter(([name]) => name.startsWith('admin')).map(([, st]) => st));
+  const admin = Object.values(setups).flatMap((s) =>
+    Object.entries(s.commands)
+      .filter(([name]) => name.startsWith('admin'))
+      .map(([, st]) => st),
+  );
   const report = {
     benchmark: 'admin-commands',
     at: new Date().toISOString(),
@@ -132,7 +159,11 @@ async function main() {
     targetMs: TARGET_MS,
     // Each setup made RUNS tokens, beside the dev owner's.
     met: admin.every((s) => s.p50Ms < TARGET_MS) && Object.values(setups).every((s) => s.tokensListed === RUNS + 1),
-    machine: { cpus: os.cpus().length, loadavgBefore: loadBefore.map((l) => Math.round(l * 100) / 100), loadavgAfter: os.loadavg().map((l) => Math.round(l * 100) / 100) },
+    machine: {
+      cpus: os.cpus().length,
+      loadavgBefore: loadBefore.map((l) => Math.round(l * 100) / 100),
+      loadavgAfter: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    },
   };
   console.log(JSON.stringify(report, null, 2));
   if (!opts['no-save']) {

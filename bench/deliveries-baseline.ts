@@ -10,7 +10,10 @@ import pg from 'pg';
 import { Agent, request } from 'undici';
 
 const concurrency = Number(process.env.CONCURRENCY ?? 50);
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+});
 const agent = new Agent({ connections: concurrency, keepAliveTimeout: 30_000, allowH2: false });
 const url = process.env.RECEIVER_URL!;
 const key = Buffer.alloc(32, 7);
@@ -26,7 +29,12 @@ async function send(row: { id: string; body: string }) {
     const res = await request(url, {
       method: 'POST',
       dispatcher: agent,
-      headers: { 'content-type': 'application/json', 'x-service-timestamp': ts, 'x-service-signature': signature, 'webhook-id': row.id },
+      headers: {
+        'content-type': 'application/json',
+        'x-service-timestamp': ts,
+        'x-service-signature': signature,
+        'webhook-id': row.id,
+      },
       body: row.body,
       signal: AbortSignal.timeout(15_000),
     });
@@ -35,11 +43,10 @@ async function send(row: { id: string; body: string }) {
   } catch {
     status = null;
   }
-  await pool.query(`update bench_deliveries set status = $2, http_status = $3, attempts = attempts + 1, updated_at = now() where id = $1`, [
-    row.id,
-    status !== null && status < 300 ? 'succeeded' : 'failed',
-    status,
-  ]);
+  await pool.query(
+    `update bench_deliveries set status = $2, http_status = $3, attempts = attempts + 1, updated_at = now() where id = $1`,
+    [row.id, status !== null && status < 300 ? 'succeeded' : 'failed', status],
+  );
 }
 
 async function pump(): Promise<void> {

@@ -40,7 +40,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TARGET = { ratio: 0.8, p50Ms: 50 };
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
 
 const { values: opts } = parseArgs({
   options: {
@@ -58,14 +59,21 @@ const N = Number(opts.deliveries);
 const M = Number(opts.posts);
 const CONCURRENCY = Number(opts.concurrency);
 const SHAPES = opts.webhooks.split(',').map(Number);
-if (SHAPES.some((n) => !Number.isInteger(n) || n < 1 || n > 200)) throw new Error('--webhooks: comma-separated counts of webhooks, 1–200');
+if (SHAPES.some((n) => !Number.isInteger(n) || n < 1 || n > 200))
+  throw new Error('--webhooks: comma-separated counts of webhooks, 1–200');
 
-async function waitUntil<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 600_000): Promise<T> {
+async function waitUntil<T>(
+  what: string,
+  fn: () => Promise<T>,
+  ok: (v: T) => boolean,
+  timeoutMs = 600_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
     if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not done within ${timeoutMs / 1000} s (last: ${JSON.stringify(v)})`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not done within ${timeoutMs / 1000} s (last: ${JSON.stringify(v)})`);
     await sleep(25);
   }
 }
@@ -93,7 +101,12 @@ async function main() {
   const config = loadConfig({ ...env, INTAKE_DATA_DIR: dir });
   const rt = await boot(config, { http: false, worker: false, services: true, log: pino({ level: 'silent' }) });
   const team = await createTeam(rt.ctx, { name: 'Bench team', plan: 'scale' });
-  const { user } = await addMember(rt.ctx, { email: 'owner@bench.example', name: 'Bench Owner', teamId: team.id, role: 'owner' });
+  const { user } = await addMember(rt.ctx, {
+    email: 'owner@bench.example',
+    name: 'Bench Owner',
+    teamId: team.id,
+    role: 'owner',
+  });
   await issueToken(rt.ctx, { teamId: team.id, userId: user.id, name: 'bench' });
   const caller: Caller = { userId: user.id, teamId: team.id, role: 'owner', tokenId: 'bench', abilities: [] };
 
@@ -128,7 +141,10 @@ async function main() {
            from generate_series(1, $3::int) g`,
         [team.id, form.id, perWebhook, webhooks * 100 + f],
       );
-      const { rows: subs } = await rt.ctx.db.query<{ id: string }>('select id from submissions where form_id = $1 order by id', [form.id]);
+      const { rows: subs } = await rt.ctx.db.query<{ id: string }>(
+        'select id from submissions where form_id = $1 order by id',
+        [form.id],
+      );
       for (let i = 0; i < subs.length; i += 500) {
         await rt.ctx.db.transaction(async (tx) => {
           for (const s of subs.slice(i, i + 500)) await createSubmissionDeliveries(rt.ctx, tx, s.id, form.id);
@@ -140,14 +156,22 @@ async function main() {
     // (a count over their table every 25 ms) read as many rows.
     await rt.ctx.db.query(`delete from deliveries where status = 'succeeded'`);
     await rt.ctx.db.query('drop table if exists bench_deliveries');
-    await rt.ctx.db.query(`create table bench_deliveries (id text primary key, body text not null, status text not null default 'pending',
+    await rt.ctx.db
+      .query(`create table bench_deliveries (id text primary key, body text not null, status text not null default 'pending',
                              http_status integer, attempts integer not null default 0, updated_at timestamptz)`);
-    await rt.ctx.db.query(`insert into bench_deliveries (id, body) select id, request_body from deliveries where status = 'pending'`);
+    await rt.ctx.db.query(
+      `insert into bench_deliveries (id, body) select id, request_body from deliveries where status = 'pending'`,
+    );
     await rt.ctx.db.query('vacuum analyze');
     return forms[0]!;
   };
 
-  const measure = async (name: string, total: number, start: () => ReturnType<typeof startChild>, pending: () => Promise<number>) => {
+  const measure = async (
+    name: string,
+    total: number,
+    start: () => ReturnType<typeof startChild>,
+    pending: () => Promise<number>,
+  ) => {
     receiver.requests.length = 0;
     const started = Date.now();
     const child = start();
@@ -156,13 +180,23 @@ async function main() {
     const first = receiver.requests[0]?.receivedAt ?? started;
     const seconds = (end - first) / 1000;
     const rate = Math.round(total / seconds);
-    log(`${name}: ${total} deliveries in ${seconds.toFixed(2)} s → ${rate}/s (${receiver.requests.length} requests received)`);
+    log(
+      `${name}: ${total} deliveries in ${seconds.toFixed(2)} s → ${rate}/s (${receiver.requests.length} requests received)`,
+    );
     await child.stop();
     return { deliveriesPerSecond: rate, seconds, requests: receiver.requests.length };
   };
-  const count = (sql: string) => withClient(db.url, async (c) => Number((await c.query<{ n: string }>(sql)).rows[0]!.n));
+  const count = (sql: string) =>
+    withClient(db.url, async (c) => Number((await c.query<{ n: string }>(sql)).rows[0]!.n));
 
-  const shapes: Array<{ webhooks: number; deliveries: number; ratio: number; baseline: unknown; intake: unknown; statements?: unknown }> = [];
+  const shapes: Array<{
+    webhooks: number;
+    deliveries: number;
+    ratio: number;
+    baseline: unknown;
+    intake: unknown;
+    statements?: unknown;
+  }> = [];
   let latencyForm = '';
   for (const webhooks of SHAPES) {
     const formId = await seed(webhooks);
@@ -184,7 +218,9 @@ async function main() {
       total,
       () =>
         startChild('intake worker', path.join(ROOT, 'cli', 'intake'), ['worker'], {
-          env: opts['cpu-prof'] ? { ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.join(dir, `cpu-${webhooks}`)}` } : env,
+          env: opts['cpu-prof']
+            ? { ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.join(dir, `cpu-${webhooks}`)}` }
+            : env,
           echo: opts.verbose,
         }),
       () => count(`select count(*) as n from deliveries where status <> 'succeeded'`),
@@ -192,12 +228,19 @@ async function main() {
     if (opts['cpu-prof']) {
       const profDir = path.join(dir, `cpu-${webhooks}`);
       for (const f of fs.existsSync(profDir) ? fs.readdirSync(profDir) : []) {
-        const summary = summariseProfile(path.join(profDir, f), ROOT, { windowMs: intake.seconds * 1000, fromEndMs: 0, top: 15 });
-        log(`  worker CPU ${f}: ${JSON.stringify({ sampledMs: summary.sampledMs, idleMs: summary.idleMs, byArea: summary.selfByArea.slice(0, 8), topSelf: summary.topSelf.slice(0, 12), topInclusive: summary.topInclusive.slice(0, 40) })}`);
+        const summary = summariseProfile(path.join(profDir, f), ROOT, {
+          windowMs: intake.seconds * 1000,
+          fromEndMs: 0,
+          top: 15,
+        });
+        log(
+          `  worker CPU ${f}: ${JSON.stringify({ sampledMs: summary.sampledMs, idleMs: summary.idleMs, byArea: summary.selfByArea.slice(0, 8), topSelf: summary.topSelf.slice(0, 12), topInclusive: summary.topInclusive.slice(0, 40) })}`,
+        );
       }
     }
     const statements = opts['pg-stats'] ? await withClient(db.url, (c) => topStatements(c, 10)) : undefined;
-    if (statements) for (const st of statements) log(`  ${st.calls} calls, ${st.total_ms} ms, ${st.wal_bytes} B WAL: ${st.query}`);
+    if (statements)
+      for (const st of statements) log(`  ${st.calls} calls, ${st.total_ms} ms, ${st.wal_bytes} B WAL: ${st.query}`);
     const ratio = Math.round((intake.deliveriesPerSecond / baseline.deliveriesPerSecond) * 100) / 100;
     log(`${webhooks} webhook(s): ratio ${ratio}`);
     shapes.push({ webhooks, deliveries: total, baseline, intake, ratio, ...(statements ? { statements } : {}) });
@@ -207,10 +250,26 @@ async function main() {
   // Latency from the public POST to the receiver, one post at a time.
   const port = await freePort();
   const server = startChild('intake serve', path.join(ROOT, 'cli', 'intake'), ['serve'], {
-    env: { ...env, PORT: String(port), HOST: '127.0.0.1', INTAKE_BASE_URL: `http://127.0.0.1:${port}`, INTAKE_INGEST_RATE_LIMIT: '100000', INTAKE_INGEST_FLOOD_LIMIT: '100000' },
+    env: {
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      INTAKE_BASE_URL: `http://127.0.0.1:${port}`,
+      INTAKE_INGEST_RATE_LIMIT: '100000',
+      INTAKE_INGEST_FLOOD_LIMIT: '100000',
+    },
     echo: opts.verbose,
   });
-  await waitUntil('intake serve', () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), Boolean, 60_000);
+  await waitUntil(
+    'intake serve',
+    () =>
+      fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    Boolean,
+    60_000,
+  );
   receiver.requests.length = 0;
   const latencies: number[] = [];
   for (let i = 0; i < M; i += 1) {
@@ -219,10 +278,19 @@ async function main() {
     const res = await fetch(`http://127.0.0.1:${port}/f/${latencyForm}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams({ name: `Latency ${i}`, email: `l${i}@example.com`, message: 'Could you send me a quote for twenty units?' }).toString(),
+      body: new URLSearchParams({
+        name: `Latency ${i}`,
+        email: `l${i}@example.com`,
+        message: 'Could you send me a quote for twenty units?',
+      }).toString(),
     });
     if (res.status !== 201) throw new Error(`post ${i}: ${res.status} ${await res.text()}`);
-    await waitUntil('delivery', async () => receiver.requests.length, (n) => n > before, 30_000);
+    await waitUntil(
+      'delivery',
+      async () => receiver.requests.length,
+      (n) => n > before,
+      30_000,
+    );
     latencies.push(performance.now() - started);
     await sleep(20);
   }
@@ -242,7 +310,9 @@ async function main() {
     targets: TARGET,
     met: { ratio: shapes.every((sh) => sh.ratio >= TARGET.ratio), p50: p50 < TARGET.p50Ms },
   };
-  log(`ratios: ${shapes.map((sh) => `${sh.webhooks} webhook(s) ${sh.ratio}`).join(', ')}; POST → receiver p50 ${p50} ms`);
+  log(
+    `ratios: ${shapes.map((sh) => `${sh.webhooks} webhook(s) ${sh.ratio}`).join(', ')}; POST → receiver p50 ${p50} ms`,
+  );
   console.log(JSON.stringify(report, null, 2));
   if (!opts['no-save']) {
     const file = path.join(ROOT, 'bench', 'results', `deliveries-${new Date().toISOString().slice(0, 10)}.json`);

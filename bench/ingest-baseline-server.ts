@@ -45,8 +45,14 @@ function main() {
     try {
       client = await pool.connect();
       await client.query('begin');
-      await client.query('insert into bench_baseline.submissions (id, data) values ($1, $2)', [id, JSON.stringify(data)]);
-      await client.query('insert into bench_baseline.outbox (topic, payload) values ($1, $2)', ['submission.created', JSON.stringify({ submission_id: id })]);
+      await client.query('insert into bench_baseline.submissions (id, data) values ($1, $2)', [
+        id,
+        JSON.stringify(data),
+      ]);
+      await client.query('insert into bench_baseline.outbox (topic, payload) values ($1, $2)', [
+        'submission.created',
+        JSON.stringify({ submission_id: id }),
+      ]);
       await client.query('commit');
       res.status(201).json({ ok: true, id });
     } catch (err) {

@@ -94,11 +94,22 @@ function log(msg: string) {
 /** A team on the `scale` plan (no monthly quota), an owner, and a published contact form — via the domain functions. */
 export async function seed(dbUrl: string, dataDir: string): Promise<{ formId: string }> {
   // The seeded address is notified as before confirmation existed (the benchmark compares across releases).
-  const config = loadConfig({ DATABASE_URL: dbUrl, INTAKE_DATA_DIR: dataDir, INTAKE_SECRET_KEY: 'bench', LOG_LEVEL: 'silent', INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false' });
+  const config = loadConfig({
+    DATABASE_URL: dbUrl,
+    INTAKE_DATA_DIR: dataDir,
+    INTAKE_SECRET_KEY: 'bench',
+    LOG_LEVEL: 'silent',
+    INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false',
+  });
   const rt = await boot(config, { http: false, worker: false, services: false, log: pino({ level: 'silent' }) });
   try {
     const team = await createTeam(rt.ctx, { name: 'Bench team', plan: 'scale' });
-    const { user } = await addMember(rt.ctx, { email: 'owner@bench.example', name: 'Bench Owner', teamId: team.id, role: 'owner' });
+    const { user } = await addMember(rt.ctx, {
+      email: 'owner@bench.example',
+      name: 'Bench Owner',
+      teamId: team.id,
+      role: 'owner',
+    });
     const caller: Caller = { userId: user.id, teamId: team.id, role: 'owner', tokenId: 'bench', abilities: [] };
     const form = await createForm(rt.ctx, caller, { name: 'Contact us', notification_emails: ['sales@bench.example'] });
     await publishForm(rt.ctx, caller, form.id);
@@ -218,7 +229,8 @@ export default async function ingest(opts: BenchOptions): Promise<IngestReport> 
 
   const all = ingestTargets({ db, storageUrl, dir, formId, poolSize, verbose: opts.verbose, profileEnv });
   const targets = all.filter((t) => !opts.only || opts.only === t.name);
-  if (!targets.length) throw new Error(`--only: no target "${opts.only}" (targets: ${all.map((t) => t.name).join(', ')})`);
+  if (!targets.length)
+    throw new Error(`--only: no target "${opts.only}" (targets: ${all.map((t) => t.name).join(', ')})`);
 
   const rounds: Array<Partial<Record<TargetName, TargetResult>>> = [];
   const admin = new pg.Client({ connectionString: db.url });
@@ -228,7 +240,18 @@ export default async function ingest(opts: BenchOptions): Promise<IngestReport> 
       const results: Partial<Record<TargetName, TargetResult>> = {};
       for (const target of targets) {
         const label = opts.rounds > 1 ? `${target.name} (round ${round}/${opts.rounds})` : target.name;
-        results[target.name] = await runTarget({ target, round, label, opts, db, admin, bodies, profileRoot, notes, walInspect });
+        results[target.name] = await runTarget({
+          target,
+          round,
+          label,
+          opts,
+          db,
+          admin,
+          bodies,
+          profileRoot,
+          notes,
+          walInspect,
+        });
       }
       rounds.push(results);
     }
@@ -243,7 +266,9 @@ export default async function ingest(opts: BenchOptions): Promise<IngestReport> 
     const runs = rounds.map((r) => r[t.name]!).sort((a, b) => a.measured.okPerSec - b.measured.okPerSec);
     results[t.name] = runs[Math.floor((runs.length - 1) / 2)]!;
   }
-  const roundRatios = rounds.filter((r) => r.baseline && r.intake).map((r) => round3(r.intake!.measured.okPerSec / r.baseline!.measured.okPerSec));
+  const roundRatios = rounds
+    .filter((r) => r.baseline && r.intake)
+    .map((r) => round3(r.intake!.measured.okPerSec / r.baseline!.measured.okPerSec));
   const ratio = roundRatios.length ? median(roundRatios) : null;
   const n = results.intake;
   const verdict = {
@@ -252,11 +277,17 @@ export default async function ingest(opts: BenchOptions): Promise<IngestReport> 
     non2xx: n ? rounds.every((r) => r.intake!.measured.non2xx + r.intake!.measured.errors === 0) : null,
     met: null as boolean | null,
   };
-  verdict.met = verdict.ratio === null || verdict.p99 === null || verdict.non2xx === null ? null : verdict.ratio && verdict.p99 && verdict.non2xx;
+  verdict.met =
+    verdict.ratio === null || verdict.p99 === null || verdict.non2xx === null
+      ? null
+      : verdict.ratio && verdict.p99 && verdict.non2xx;
   if (opts.cpuProf) notes.push('run with --cpu-prof: both servers were profiled, which costs them some throughput');
   if (profileRoot) notes.push(`raw CPU profiles (open in Chrome DevTools): ${profileRoot}`);
   const busy = Math.max(0, ...rounds.flatMap((r) => Object.values(r).map((t) => t!.machine.otherBusyPct ?? 0)));
-  if (busy > 10) notes.push(`other processes kept up to ${busy}% of the machine busy during a measured run: numbers are noisy, compare ratios`);
+  if (busy > 10)
+    notes.push(
+      `other processes kept up to ${busy}% of the machine busy during a measured run: numbers are noisy, compare ratios`,
+    );
 
   return {
     benchmark: 'ingest',
@@ -274,7 +305,17 @@ export default async function ingest(opts: BenchOptions): Promise<IngestReport> 
     options: { ...opts, poolSize, bodyBytes },
     targets: results,
     rounds: rounds.map((r) =>
-      Object.fromEntries(Object.entries(r).map(([k, t]) => [k, { okPerSec: round3(t!.measured.okPerSec), p50: t!.measured.latencyMs.p50, p99: t!.measured.latencyMs.p99, non2xx: t!.measured.non2xx }])),
+      Object.fromEntries(
+        Object.entries(r).map(([k, t]) => [
+          k,
+          {
+            okPerSec: round3(t!.measured.okPerSec),
+            p50: t!.measured.latencyMs.p50,
+            p99: t!.measured.latencyMs.p99,
+            non2xx: t!.measured.non2xx,
+          },
+        ]),
+      ),
     ),
     roundRatios,
     ratio,
@@ -304,13 +345,21 @@ export function ingestTargets(a: {
         startChild('baseline', process.execPath, [path.join(ROOT, 'bench', 'ingest-baseline-server.ts')], {
           cwd: ROOT,
           echo: a.verbose,
-          env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: a.db.url, POOL_SIZE: String(a.poolSize), ...profileEnv(`baseline-${round}`) },
+          env: {
+            PATH: process.env.PATH,
+            PORT: String(port),
+            DATABASE_URL: a.db.url,
+            POOL_SIZE: String(a.poolSize),
+            ...profileEnv(`baseline-${round}`),
+          },
         }),
-      verify: async (c, id) => (await c.query('select 1 from bench_baseline.submissions where id = $1', [id])).rowCount === 1,
+      verify: async (c, id) =>
+        (await c.query('select 1 from bench_baseline.submissions where id = $1', [id])).rowCount === 1,
     },
     {
       name: 'intake',
-      description: 'intake serve --no-worker: POST /f/{form} (spam checks, flood-limit counter, process-submission job)',
+      description:
+        'intake serve --no-worker: POST /f/{form} (spam checks, flood-limit counter, process-submission job)',
       path: `/f/${a.formId}`,
       start: (port, round) =>
         startChild('intake', path.join(ROOT, 'cli', 'intake'), ['serve', '--no-worker'], {
@@ -336,7 +385,8 @@ export function ingestTargets(a: {
           },
         }),
       verify: async (c, id) =>
-        (await c.query(`select 1 from submissions where id = $1 and status = 'received' and spam_reason is null`, [id])).rowCount === 1,
+        (await c.query(`select 1 from submissions where id = $1 and status = 'received' and spam_reason is null`, [id]))
+          .rowCount === 1,
     },
   ];
 }
@@ -364,8 +414,12 @@ async function runTarget(a: {
   const { target, opts, db, admin, bodies, label } = a;
   // Start each target from the same state: no dirty buffers left by the one before, and no vacuum of its
   // rows owed (autovacuum of the other target's table, hint bits and all, landed in this one's WAL).
-  await admin.query('vacuum (analyze)').catch((err: Error) => a.notes.push(`vacuum before ${label} failed: ${err.message}`));
-  await admin.query('checkpoint').catch((err: Error) => a.notes.push(`checkpoint before ${label} failed: ${err.message}`));
+  await admin
+    .query('vacuum (analyze)')
+    .catch((err: Error) => a.notes.push(`vacuum before ${label} failed: ${err.message}`));
+  await admin
+    .query('checkpoint')
+    .catch((err: Error) => a.notes.push(`checkpoint before ${label} failed: ${err.message}`));
   const port = await freePort();
   log(`${label}: starting`);
   const child = target.start(port, a.round);
@@ -373,26 +427,49 @@ async function runTarget(a: {
     await waitForHttp(child, `http://127.0.0.1:${port}/healthz`);
 
     // One real post first: it must be stored as a clean submission, or the numbers mean nothing.
-    const probe = await fetch(`http://127.0.0.1:${port}${target.path}`, { method: 'POST', headers: BROWSER_HEADERS, body: bodies[0] });
+    const probe = await fetch(`http://127.0.0.1:${port}${target.path}`, {
+      method: 'POST',
+      headers: BROWSER_HEADERS,
+      body: bodies[0],
+    });
     const probeBody = (await probe.json().catch(() => null)) as { ok?: boolean; id?: string } | null;
     if (probe.status !== 201 || !probeBody?.ok || !probeBody.id || !(await target.verify(admin, probeBody.id))) {
-      throw new Error(`${label}: the probe post was not stored as expected (${probe.status} ${JSON.stringify(probeBody)})\n${child.output()}`);
+      throw new Error(
+        `${label}: the probe post was not stored as expected (${probe.status} ${JSON.stringify(probeBody)})\n${child.output()}`,
+      );
     }
 
     let i = 0;
     const requests: RequestSpec[] = [
-      { method: 'POST', path: target.path, headers: BROWSER_HEADERS, setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) },
+      {
+        method: 'POST',
+        path: target.path,
+        headers: BROWSER_HEADERS,
+        setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }),
+      },
     ];
     const url = `http://127.0.0.1:${port}`;
     log(`${label}: warm-up ${opts.warmupSeconds}s, ${opts.connections} connections`);
-    const warmup = await runLoad({ url, connections: opts.connections, seconds: opts.warmupSeconds, requests, title: `${target.name} warm-up` });
+    const warmup = await runLoad({
+      url,
+      connections: opts.connections,
+      seconds: opts.warmupSeconds,
+      requests,
+      title: `${target.name} warm-up`,
+    });
 
     const rowsBefore = await countRows(admin, target.name);
     if (db.pgStatStatements) await admin.query('select pg_stat_statements_reset()');
     const stopSampler = startWaitSampler(db.url);
     const before = await sampleNow(admin, child.pid, db.postmasterPid());
     log(`${label}: measuring ${opts.durationSeconds}s`);
-    const measured = await runLoad({ url, connections: opts.connections, seconds: opts.durationSeconds, requests, title: target.name });
+    const measured = await runLoad({
+      url,
+      connections: opts.connections,
+      seconds: opts.durationSeconds,
+      requests,
+      title: target.name,
+    });
     const after = await sampleNow(admin, child.pid, db.postmasterPid());
     const measureEnd = performance.now();
     const waitEvents = await stopSampler();
@@ -406,7 +483,8 @@ async function runTarget(a: {
     const ok = Math.round(measured.okPerSec * measured.seconds);
     // Requests in flight when the load stops still commit after it (at most one per connection).
     const rowsStored = (await countRows(admin, target.name)) - rowsBefore;
-    if (rowsStored < ok || rowsStored > ok + 2 * opts.connections) a.notes.push(`${label}: ${rowsStored} rows stored for ${ok} 2xx responses`);
+    if (rowsStored < ok || rowsStored > ok + 2 * opts.connections)
+      a.notes.push(`${label}: ${rowsStored} rows stored for ${ok} 2xx responses`);
     const serverMs = (after.server ?? 0) - (before.server ?? 0);
     let pgMs: number | null = null;
     if (before.pg && after.pg) {
@@ -422,10 +500,15 @@ async function runTarget(a: {
     let profileFile: string | null = null;
     if (a.profileRoot) {
       const profDir = path.join(a.profileRoot, `${target.name}-${a.round}`);
-      const file = fs.existsSync(profDir) ? fs.readdirSync(profDir).find((f) => f.includes(`.${child.pid}.`)) : undefined;
+      const file = fs.existsSync(profDir)
+        ? fs.readdirSync(profDir).find((f) => f.includes(`.${child.pid}.`))
+        : undefined;
       if (file) {
         profileFile = path.join(profDir, file);
-        profile = summariseProfile(profileFile, ROOT, { windowMs: opts.durationSeconds * 1000, fromEndMs: stoppedAfterMs });
+        profile = summariseProfile(profileFile, ROOT, {
+          windowMs: opts.durationSeconds * 1000,
+          fromEndMs: stoppedAfterMs,
+        });
       } else a.notes.push(`${label}: no CPU profile written (did the process exit cleanly?)`);
     }
     const perReq = (ms: number) => round3(ms / Math.max(1, ok));
@@ -445,7 +528,8 @@ async function runTarget(a: {
       },
       machine: {
         busyPct: round1((100 * machineMs) / Math.max(1, machineTotalMs)),
-        otherBusyPct: pgMs === null ? null : Math.max(0, round1((100 * (machineMs - ours)) / Math.max(1, machineTotalMs))),
+        otherBusyPct:
+          pgMs === null ? null : Math.max(0, round1((100 * (machineMs - ours)) / Math.max(1, machineTotalMs))),
         loadAverage: os.loadavg().map(round1),
       },
       walBytesPerReq: Math.round(walBytes / Math.max(1, ok)),
@@ -456,7 +540,9 @@ async function runTarget(a: {
       profile,
       profileFile,
     };
-    log(`${label}: ${Math.round(measured.okPerSec)} 2xx/s, p50 ${measured.latencyMs.p50} ms, p99 ${measured.latencyMs.p99} ms, non-2xx ${measured.non2xx}`);
+    log(
+      `${label}: ${Math.round(measured.okPerSec)} 2xx/s, p50 ${measured.latencyMs.p50} ms, p99 ${measured.latencyMs.p99} ms, non-2xx ${measured.non2xx}`,
+    );
     return result;
   } finally {
     await child.stop();
@@ -498,7 +584,13 @@ async function totalCalls(c: pg.Client): Promise<number> {
 }
 
 async function topStatements(c: pg.Client) {
-  const { rows } = await c.query<{ calls: string; total_ms: number; mean_ms: number; mean_plan_ms: number; query: string }>(
+  const { rows } = await c.query<{
+    calls: string;
+    total_ms: number;
+    mean_ms: number;
+    mean_plan_ms: number;
+    query: string;
+  }>(
     `select calls, round(total_exec_time::numeric, 1)::float8 as total_ms, round(mean_exec_time::numeric, 3)::float8 as mean_ms,
             round(mean_plan_time::numeric, 3)::float8 as mean_plan_ms,
             left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
@@ -513,7 +605,8 @@ async function topStatements(c: pg.Client) {
 function gitState(): IngestReport['git'] {
   try {
     const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT }).toString().trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT }).toString().trim() !== '';
     return { commit, dirty };
   } catch {
     return { commit: null, dirty: null };
@@ -538,40 +631,82 @@ export function printIngest(r: IngestReport): void {
     fmt(t.cpu.loadgenMsPerReq, 3),
     String(t.walBytesPerReq),
   ]);
-  const header = ['target', '2xx req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors', 'server CPU ms/req', 'pg CPU ms/req', 'loadgen CPU ms/req', 'WAL B/req'];
+  const header = [
+    'target',
+    '2xx req/s',
+    'p50 ms',
+    'p99 ms',
+    'max ms',
+    'non-2xx',
+    'errors',
+    'server CPU ms/req',
+    'pg CPU ms/req',
+    'loadgen CPU ms/req',
+    'WAL B/req',
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  out.push('', `Ingest benchmark — ${r.options.connections} connections, ${r.options.warmupSeconds}s warm-up (excluded) + ${r.options.durationSeconds}s measured per target`);
-  out.push(`urlencoded contact-form posts (${r.options.bodyBytes.min}–${r.options.bodyBytes.max} B), Accept: application/json; Postgres ${r.postgres.settings.server_version ?? ''} (${r.postgres.kind}); Node ${r.machine.node}; ${r.machine.cpus} cores`, '');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  out.push(
+    '',
+    `Ingest benchmark — ${r.options.connections} connections, ${r.options.warmupSeconds}s warm-up (excluded) + ${r.options.durationSeconds}s measured per target`,
+  );
+  out.push(
+    `urlencoded contact-form posts (${r.options.bodyBytes.min}–${r.options.bodyBytes.max} B), Accept: application/json; Postgres ${r.postgres.settings.server_version ?? ''} (${r.postgres.kind}); Node ${r.machine.node}; ${r.machine.cpus} cores`,
+    '',
+  );
   out.push(line(header), line(widths.map((w) => '-'.repeat(w))));
   for (const row of rows) out.push(line(row));
   out.push('');
   const v = (ok: boolean | null) => (ok === null ? 'n/a' : ok ? 'ok' : 'MISSED');
   const n = r.targets.intake;
   if (r.rounds.length > 1) {
-    out.push(`rounds (2xx/s): ${r.rounds.map((x, i) => `#${i + 1} ${Object.entries(x).map(([k, t]) => `${k} ${Math.round(t.okPerSec)}`).join(' / ')}`).join('; ')}`);
+    out.push(
+      `rounds (2xx/s): ${r.rounds
+        .map(
+          (x, i) =>
+            `#${i + 1} ${Object.entries(x)
+              .map(([k, t]) => `${k} ${Math.round(t.okPerSec)}`)
+              .join(' / ')}`,
+        )
+        .join('; ')}`,
+    );
     out.push(`per-round ratios: ${r.roundRatios.join(', ')} (table: each target's median round)`);
   }
   out.push(`ratio intake/baseline: ${fmt(r.ratio, 2)}   (goal ≥ ${r.goal.ratio})  ${v(r.verdict.ratio)}`);
   if (n) {
-    out.push(`intake p99:            ${fmt(n.measured.latencyMs.p99, 1)} ms (goal < ${r.goal.p99Ms} ms)  ${v(r.verdict.p99)}`);
-    out.push(`intake non-2xx+errors: ${n.measured.non2xx + n.measured.errors}   (goal ${r.goal.non2xx})  ${v(r.verdict.non2xx)}`);
+    out.push(
+      `intake p99:            ${fmt(n.measured.latencyMs.p99, 1)} ms (goal < ${r.goal.p99Ms} ms)  ${v(r.verdict.p99)}`,
+    );
+    out.push(
+      `intake non-2xx+errors: ${n.measured.non2xx + n.measured.errors}   (goal ${r.goal.non2xx})  ${v(r.verdict.non2xx)}`,
+    );
   }
   out.push(`goal met: ${r.verdict.met === null ? 'n/a (run both targets)' : r.verdict.met ? 'YES' : 'NO'}`);
   for (const t of Object.values(r.targets) as TargetResult[]) {
     out.push('', `${t.name}: ${t.description}`);
-    out.push(`  rows stored ${t.rowsStored} (JSONB ~${t.rowJsonBytes ?? '?'} B/row); machine busy ${t.machine.busyPct}% (other processes ${t.machine.otherBusyPct ?? '?'}%), load average ${t.machine.loadAverage.join(' ')}`);
+    out.push(
+      `  rows stored ${t.rowsStored} (JSONB ~${t.rowJsonBytes ?? '?'} B/row); machine busy ${t.machine.busyPct}% (other processes ${t.machine.otherBusyPct ?? '?'}%), load average ${t.machine.loadAverage.join(' ')}`,
+    );
     out.push('  Postgres wait events (share of sampled active backends; "CPU" = not waiting):');
     for (const w of t.waitEvents.slice(0, 8)) out.push(`    ${String(w.pct).padStart(5)}%  ${w.event}`);
     if (t.walBreakdown) {
       out.push(`  WAL per 2xx by relation (pg_walinspect; ${t.walBytesPerReq} B in all):`);
-      out.push(...walTable(t.walBreakdown.slice(0, 16), Math.max(1, Math.round(t.measured.okPerSec * t.measured.seconds)), '    '));
+      out.push(
+        ...walTable(
+          t.walBreakdown.slice(0, 16),
+          Math.max(1, Math.round(t.measured.okPerSec * t.measured.seconds)),
+          '    ',
+        ),
+      );
     }
     if (t.statementsPerReq !== null) out.push(`  statements per 2xx: ${t.statementsPerReq}`);
     if (t.statements) {
       out.push('  statements by total time (pg_stat_statements):');
       for (const s of t.statements.slice(0, 8)) {
-        out.push(`    ${String(s.calls).padStart(7)} calls ${fmt(s.mean_ms, 3).padStart(8)} ms exec ${fmt(s.mean_plan_ms, 3).padStart(6)} ms plan  ${s.query.slice(0, 100)}`);
+        out.push(
+          `    ${String(s.calls).padStart(7)} calls ${fmt(s.mean_ms, 3).padStart(8)} ms exec ${fmt(s.mean_plan_ms, 3).padStart(6)} ms plan  ${s.query.slice(0, 100)}`,
+        );
       }
     }
     if (t.profile) {
@@ -579,7 +714,12 @@ export function printIngest(r: IngestReport): void {
       out.push(
         `  CPU profile: main thread busy ${t.profile.sampledMs} ms (${fmt(t.profile.sampledMs / reqs, 3)} ms/req, wall time incl. waiting for a core), idle ${t.profile.idleMs} ms; self time by area:`,
       );
-      out.push(`    ${t.profile.selfByArea.slice(0, 10).map((a) => `${a.area} ${a.pct}%`).join(', ')}`);
+      out.push(
+        `    ${t.profile.selfByArea
+          .slice(0, 10)
+          .map((a) => `${a.area} ${a.pct}%`)
+          .join(', ')}`,
+      );
       out.push('  inclusive time (Intake code and main libraries):');
       for (const f of t.profile.topInclusive.slice(0, 15)) out.push(`    ${String(f.pct).padStart(5)}%  ${f.fn}`);
     }

@@ -38,21 +38,53 @@ const N = Number(opts.submissions);
 const FORMS = Number(opts.forms);
 const ROUNDS = Number(opts.rounds);
 
-const SUBJECTS = ['a quote for the enterprise plan', 'the password reset e-mail', 'an invoice for last month', 'the CSV export', 'a partnership', 'the mobile app', 'our API integration', 'the annual billing discount', 'a broken upload form', 'the onboarding call', 'GDPR and data retention', 'single sign-on'];
-const FRAMES = ['Hello, I have a question about {s}.', 'Could you help with {s}? It matters for our team.', 'We are evaluating you and need details on {s}.', 'Problem with {s} since yesterday, please advise.', 'Thanks for the quick answer about {s}!'];
+const SUBJECTS = [
+  'a quote for the enterprise plan',
+  'the password reset e-mail',
+  'an invoice for last month',
+  'the CSV export',
+  'a partnership',
+  'the mobile app',
+  'our API integration',
+  'the annual billing discount',
+  'a broken upload form',
+  'the onboarding call',
+  'GDPR and data retention',
+  'single sign-on',
+];
+const FRAMES = [
+  'Hello, I have a question about {s}.',
+  'Could you help with {s}? It matters for our team.',
+  'We are evaluating you and need details on {s}.',
+  'Problem with {s} since yesterday, please advise.',
+  'Thanks for the quick answer about {s}!',
+];
 
 async function main() {
   installSignalHandlers();
   const dir = scratchDir('intake-bench-insights-');
   const db = await startDatabase(dir, { pgStats: false, log });
   const storageUrl = await startStorage(dir, 'intake-bench');
-  const config = loadConfig({ PATH: process.env.PATH, DATABASE_URL: db.url, STORAGE_URL: storageUrl, STORAGE_BUCKET: 'intake-bench', INTAKE_DATA_DIR: dir, INTAKE_SECRET_KEY: 'bench' });
+  const config = loadConfig({
+    PATH: process.env.PATH,
+    DATABASE_URL: db.url,
+    STORAGE_URL: storageUrl,
+    STORAGE_BUCKET: 'intake-bench',
+    INTAKE_DATA_DIR: dir,
+    INTAKE_SECRET_KEY: 'bench',
+  });
   const rt = await boot(config, { http: false, worker: false, services: true, log: pino({ level: 'silent' }) });
   const team = await createTeam(rt.ctx, { name: 'Bench team', plan: 'scale' });
-  const { user } = await addMember(rt.ctx, { email: 'owner@bench.example', name: 'Bench Owner', teamId: team.id, role: 'owner' });
+  const { user } = await addMember(rt.ctx, {
+    email: 'owner@bench.example',
+    name: 'Bench Owner',
+    teamId: team.id,
+    role: 'owner',
+  });
   const caller: Caller = { userId: user.id, teamId: team.id, role: 'owner', tokenId: 'bench', abilities: [] };
   const forms: string[] = [];
-  for (let i = 0; i < FORMS; i += 1) forms.push((await createForm(rt.ctx, caller, { name: `Form ${i + 1}`, notification_emails: [] })).id);
+  for (let i = 0; i < FORMS; i += 1)
+    forms.push((await createForm(rt.ctx, caller, { name: `Form ${i + 1}`, notification_emails: [] })).id);
 
   const now = new Date();
   const week = lastFullWeek(now);

@@ -46,7 +46,13 @@ import { diskBetween, diskReading, type DiskReading } from './lib/disk-stats.ts'
 import { cpuMs, freePort, startChild, treeCpuMs, waitForHttp } from './lib/processes.ts';
 import { runtimeBetween, scrapeRuntime, type RuntimeReport } from './lib/server-runtime.ts';
 import { WalTimeline } from './lib/wal-timeline.ts';
-import { quantile, type Accepted, type LatencyStats, type TenantLoadOptions, type TenantLoadResult } from './lib/tenant-load.ts';
+import {
+  quantile,
+  type Accepted,
+  type LatencyStats,
+  type TenantLoadOptions,
+  type TenantLoadResult,
+} from './lib/tenant-load.ts';
 
 /** The attacker process's CPU priority (nice): below the service's and B's load generator's (0). */
 const ATTACKER_NICE = 10;
@@ -145,14 +151,27 @@ const num = (name: keyof typeof opts) => {
 const sql = (xs: readonly string[]) => `array[${xs.map((x) => `'${x.replace(/'/g, "''")}'`).join(', ')}]`;
 
 type Setup = {
-  a: { teamId: string; formId: string; largeFormId: string; webhookId: string; viewerToken: string; editorToken: string; ownerToken: string };
+  a: {
+    teamId: string;
+    formId: string;
+    largeFormId: string;
+    webhookId: string;
+    viewerToken: string;
+    editorToken: string;
+    ownerToken: string;
+  };
   b: { teamId: string; formId: string; listTokens: string[] };
 };
 
 /** Both teams through the domain functions; A's submissions and past deliveries by SQL (tens of thousands). */
 async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup> {
   // No statement timeout: each seed is one statement of tens or hundreds of megabytes, which a busy machine takes over 30 s to write.
-  const rt = await boot(loadConfig({ ...env, DATABASE_POOL_SIZE: '4', DATABASE_STATEMENT_TIMEOUT_MS: '0' }), { http: false, worker: false, services: true, log: pino({ level: 'silent' }) });
+  const rt = await boot(loadConfig({ ...env, DATABASE_POOL_SIZE: '4', DATABASE_STATEMENT_TIMEOUT_MS: '0' }), {
+    http: false,
+    worker: false,
+    services: true,
+    log: pino({ level: 'silent' }),
+  });
   try {
     const member = async (teamId: string, role: 'owner' | 'editor' | 'viewer', tag: string) =>
       (await addMember(rt.ctx, { email: `${role}-${tag}@noisy.example`, name: `${role} ${tag}`, teamId, role })).user;
@@ -162,11 +181,22 @@ async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup
     const ownerA = await member(teamA.id, 'owner', 'a');
     const viewerA = await member(teamA.id, 'viewer', 'a');
     const editorA = await member(teamA.id, 'editor', 'a');
-    const callerA: Caller = { userId: ownerA.id, teamId: teamA.id, role: 'owner', tokenId: 'noisy-bench', abilities: [] };
+    const callerA: Caller = {
+      userId: ownerA.id,
+      teamId: teamA.id,
+      role: 'owner',
+      tokenId: 'noisy-bench',
+      abilities: [],
+    };
     const formA = await createForm(rt.ctx, callerA, { name: 'Everything we ever got', notification_emails: [] });
     await publishForm(rt.ctx, callerA, formA.id);
     const hook = await createWebhook(rt.ctx, callerA, formA.id, {
-      label: 'Team A receiver', url: `${receiverUrl}/a`, provider: 'webhook', config: {}, events: ['submission.created'], active: true,
+      label: 'Team A receiver',
+      url: `${receiverUrl}/a`,
+      provider: 'webhook',
+      config: {},
+      events: ['submission.created'],
+      active: true,
     });
     const viewerToken = (await issueToken(rt.ctx, { teamId: teamA.id, userId: viewerA.id, name: 'viewer' })).token;
     const editorToken = (await issueToken(rt.ctx, { teamId: teamA.id, userId: editorA.id, name: 'editor' })).token;
@@ -223,7 +253,10 @@ async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup
     );
     await rt.ctx.db.query('vacuum analyze submissions');
     await rt.ctx.db.query('vacuum analyze deliveries');
-    const { rows: sizes } = await rt.ctx.db.query<{ mb: number }>(`select round(coalesce(sum(pg_column_size(payload)), 0) / 1e6)::int as mb from submissions where form_id = $1`, [largeForm.id]);
+    const { rows: sizes } = await rt.ctx.db.query<{ mb: number }>(
+      `select round(coalesce(sum(pg_column_size(payload)), 0) / 1e6)::int as mb from submissions where form_id = $1`,
+      [largeForm.id],
+    );
     log(
       `seeded team A: ${rows.toLocaleString('en')} submissions, ${deliveries.toLocaleString('en')} deliveries, ` +
         `${largeRows.toLocaleString('en')} large submissions (${sizes[0]!.mb} MB stored) in ${Math.round(performance.now() - started)} ms`,
@@ -232,18 +265,46 @@ async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup
     // Team B: a published form with a webhook (its deliveries are timed) and one read token per lister.
     const teamB = await createTeam(rt.ctx, { name: 'Team B (quiet)', plan: 'scale' });
     const ownerB = await member(teamB.id, 'owner', 'b');
-    const callerB: Caller = { userId: ownerB.id, teamId: teamB.id, role: 'owner', tokenId: 'noisy-bench', abilities: [] };
+    const callerB: Caller = {
+      userId: ownerB.id,
+      teamId: teamB.id,
+      role: 'owner',
+      tokenId: 'noisy-bench',
+      abilities: [],
+    };
     const formB = await createForm(rt.ctx, callerB, { name: 'Contact us', notification_emails: [] });
     await publishForm(rt.ctx, callerB, formB.id);
     await createWebhook(rt.ctx, callerB, formB.id, {
-      label: 'Team B receiver', url: `${receiverUrl}/b`, provider: 'webhook', config: {}, events: ['submission.created'], active: true,
+      label: 'Team B receiver',
+      url: `${receiverUrl}/b`,
+      provider: 'webhook',
+      config: {},
+      events: ['submission.created'],
+      active: true,
     });
     const listTokens: string[] = [];
     for (let i = 0; i < num('listers'); i++) {
-      listTokens.push((await issueToken(rt.ctx, { teamId: teamB.id, userId: ownerB.id, name: `lister ${i}`, abilities: ['submissions:read'] })).token);
+      listTokens.push(
+        (
+          await issueToken(rt.ctx, {
+            teamId: teamB.id,
+            userId: ownerB.id,
+            name: `lister ${i}`,
+            abilities: ['submissions:read'],
+          })
+        ).token,
+      );
     }
     return {
-      a: { teamId: teamA.id, formId: formA.id, largeFormId: largeForm.id, webhookId: hook.data.id, viewerToken, editorToken, ownerToken },
+      a: {
+        teamId: teamA.id,
+        formId: formA.id,
+        largeFormId: largeForm.id,
+        webhookId: hook.data.id,
+        viewerToken,
+        editorToken,
+        ownerToken,
+      },
       b: { teamId: teamB.id, formId: formB.id, listTokens },
     };
   } finally {
@@ -294,11 +355,22 @@ function startSampler(dbUrl: string, serverPids: number[], loadPid: number, post
   let peakRssMb = 0;
   let timer: NodeJS.Timeout | null = null;
   let attackerPid: number | null = null;
-  let cpuStart: CpuReading = { server: 0, postgres: 0, attacker: 0, loadGenerator: 0, backends: new Map(), machine: { busy: 0, total: 0 } };
+  let cpuStart: CpuReading = {
+    server: 0,
+    postgres: 0,
+    attacker: 0,
+    loadGenerator: 0,
+    backends: new Map(),
+    machine: { busy: 0, total: 0 },
+  };
   let wallStart = 0;
   const rssMb = (field: 'VmRSS' | 'VmHWM' = 'VmRSS') => {
     try {
-      return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${serverPid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+      return (
+        Number(
+          new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${serverPid}/status`, 'utf8'))?.[1] ?? 0,
+        ) / 1024
+      );
     } catch {
       return 0;
     }
@@ -325,7 +397,12 @@ function startSampler(dbUrl: string, serverPids: number[], loadPid: number, post
       const at = Date.now();
       const disk = diskReading();
       const now = cpuNow();
-      const cpu: CpuParties = { server: now.server, postgres: now.postgres, attacker: now.attacker, loadGenerator: now.loadGenerator };
+      const cpu: CpuParties = {
+        server: now.server,
+        postgres: now.postgres,
+        attacker: now.attacker,
+        loadGenerator: now.loadGenerator,
+      };
       const { rows } = await client.query<Sample & { active: string[] | null }>(
         `select count(*) filter (where state <> 'idle')::int as busy,
                 count(*) filter (where state <> 'idle' and query ilike 'copy%')::int as copying,
@@ -365,10 +442,16 @@ function startSampler(dbUrl: string, serverPids: number[], loadPid: number, post
         parties.map((k) => [k, Math.round(((cpuEnd[k] - cpuStart[k]) / 1000 / seconds) * 100) / 100]),
       ) as CpuParties;
       const cores = os.cpus().length;
-      const machineCores = Math.round(((cpuEnd.machine.busy - cpuStart.machine.busy) / Math.max(1, cpuEnd.machine.total - cpuStart.machine.total)) * cores * 100) / 100;
+      const machineCores =
+        Math.round(
+          ((cpuEnd.machine.busy - cpuStart.machine.busy) / Math.max(1, cpuEnd.machine.total - cpuStart.machine.total)) *
+            cores *
+            100,
+        ) / 100;
       const ours = parties.reduce((n, k) => n + cpuCores[k], 0);
       const peak = (k: keyof Sample) => samples.reduce((m, x) => Math.max(m, x[k]), 0);
-      const mean = (k: keyof Sample) => Math.round((samples.reduce((n, x) => n + x[k], 0) / Math.max(1, samples.length)) * 10) / 10;
+      const mean = (k: keyof Sample) =>
+        Math.round((samples.reduce((n, x) => n + x[k], 0) / Math.max(1, samples.length)) * 10) / 10;
       return {
         samples: samples.length,
         /** Active statements sampled while each of the given requests was in flight. */
@@ -383,29 +466,49 @@ function startSampler(dbUrl: string, serverPids: number[], loadPid: number, post
               active: [...new Set(inFlight.flatMap((a) => a.active))],
               disk: before && after ? { ms: after.at - before.at, ...diskBetween(before.disk, after.disk) } : null,
               // Each party's CPU over the same window (ms): 2 cores give at most twice the window to share.
-              cpuMs: before && after ? (Object.fromEntries(Object.entries(after.cpu).map(([k, v]) => [k, Math.round(v - before.cpu[k as keyof CpuParties])])) as CpuParties) : null,
+              cpuMs:
+                before && after
+                  ? (Object.fromEntries(
+                      Object.entries(after.cpu).map(([k, v]) => [k, Math.round(v - before.cpu[k as keyof CpuParties])]),
+                    ) as CpuParties)
+                  : null,
             };
           }),
-        postgresConnections: { peak: peak('connections'), busyPeak: peak('busy'), busyMean: mean('busy'), copyingPeak: peak('copying') },
+        postgresConnections: {
+          peak: peak('connections'),
+          busyPeak: peak('busy'),
+          busyMean: mean('busy'),
+          copyingPeak: peak('copying'),
+        },
         serverRssPeakMb: Math.round(peakRssMb),
         /** The most the server process has held since it started (VmHWM), between the samples too. */
         serverRssHwmMb: Math.round(rssMb('VmHWM')),
         /** Cores each party kept busy on average (CPU seconds per second), the whole machine's, and what the rest of the machine used. */
-        cpuCores: { ...cpuCores, machine: machineCores, otherProcesses: Math.max(0, Math.round((machineCores - ours) * 100) / 100) },
+        cpuCores: {
+          ...cpuCores,
+          machine: machineCores,
+          otherProcesses: Math.max(0, Math.round((machineCores - ours) * 100) / 100),
+        },
         loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
       };
     },
   };
 }
 
-const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? Math.round((a / b) * 100) / 100 : null);
+const ratio = (a: number, b: number) =>
+  Number.isFinite(a) && Number.isFinite(b) && b > 0 ? Math.round((a / b) * 100) / 100 : null;
 
 function compare(name: string, quiet: LatencyStats, noisy: LatencyStats) {
   const p99Ratio = ratio(noisy.latencyMs.p99, quiet.latencyMs.p99);
   const problems: string[] = [];
-  if (noisy.errors > TARGET.errors) problems.push(`${name}: ${noisy.errors} errors under load (${JSON.stringify(noisy.statuses)})`);
-  if (p99Ratio === null || p99Ratio > TARGET.p99Ratio) problems.push(`${name}: p99 ${noisy.latencyMs.p99} ms noisy vs ${quiet.latencyMs.p99} ms quiet (${p99Ratio}×, target ≤ ${TARGET.p99Ratio}×)`);
-  if (quiet.errors) problems.push(`${name}: ${quiet.errors} errors in the quiet run already (${JSON.stringify(quiet.statuses)})`);
+  if (noisy.errors > TARGET.errors)
+    problems.push(`${name}: ${noisy.errors} errors under load (${JSON.stringify(noisy.statuses)})`);
+  if (p99Ratio === null || p99Ratio > TARGET.p99Ratio)
+    problems.push(
+      `${name}: p99 ${noisy.latencyMs.p99} ms noisy vs ${quiet.latencyMs.p99} ms quiet (${p99Ratio}×, target ≤ ${TARGET.p99Ratio}×)`,
+    );
+  if (quiet.errors)
+    problems.push(`${name}: ${quiet.errors} errors in the quiet run already (${JSON.stringify(quiet.statuses)})`);
   return { p99Ratio, problems };
 }
 
@@ -435,7 +538,13 @@ async function main(): Promise<number> {
     onSpawn: (proc) => {
       readline.createInterface({ input: proc.stdout! }).on('line', (line) => {
         if (!line.startsWith('{')) return;
-        const m = JSON.parse(line) as { event: string; url: string; caBundlePath: string; b: Array<[string, number]>; others: number };
+        const m = JSON.parse(line) as {
+          event: string;
+          url: string;
+          caBundlePath: string;
+          b: Array<[string, number]>;
+          others: number;
+        };
         if (m.event === 'ready') receiverReady(m);
         if (m.event !== 'received') return;
         received += m.others;
@@ -445,20 +554,29 @@ async function main(): Promise<number> {
   });
   const receiver = await Promise.race([
     receiverStarted,
-    receiverChild.exited.then((code) => Promise.reject(new Error(`the receiver exited (${code}):\n${receiverChild.output()}`))),
+    receiverChild.exited.then((code) =>
+      Promise.reject(new Error(`the receiver exited (${code}):\n${receiverChild.output()}`)),
+    ),
   ]);
   /** Team B's deliveries of one run's accepted posts: waits up to `graceMs` for the last, then post → receiver latency. */
   const deliveriesOf = async (accepted: Accepted, graceMs: number) => {
     const deadline = Date.now() + graceMs;
     const missing = () => [...accepted.keys()].filter((id) => !receiptsB.has(id)).length;
     while (missing() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-    const delays = [...accepted].flatMap(([id, at]) => (receiptsB.has(id) ? [receiptsB.get(id)! - at] : [])).sort((a, b) => a - b);
+    const delays = [...accepted]
+      .flatMap(([id, at]) => (receiptsB.has(id) ? [receiptsB.get(id)! - at] : []))
+      .sort((a, b) => a - b);
     return {
       accepted: accepted.size,
       delivered: delays.length,
       notDeliveredWithinGrace: accepted.size - delays.length,
       graceSeconds: graceMs / 1000,
-      latencyMs: { p50: quantile(delays, 0.5), p90: quantile(delays, 0.9), p99: quantile(delays, 0.99), max: quantile(delays, 1) },
+      latencyMs: {
+        p50: quantile(delays, 0.5),
+        p90: quantile(delays, 0.9),
+        p99: quantile(delays, 0.99),
+        max: quantile(delays, 1),
+      },
     };
   };
 
@@ -486,22 +604,37 @@ async function main(): Promise<number> {
   const origin = `http://127.0.0.1:${port}`;
   const workers = num('workers');
   const serverEnv = { ...env, PORT: String(port), HOST: '127.0.0.1', INTAKE_BASE_URL: origin };
-  const server = startChild('serve', INTAKE, workers ? ['serve', '--no-worker'] : ['serve'], { env: serverEnv, echo: opts.verbose });
+  const server = startChild('serve', INTAKE, workers ? ['serve', '--no-worker'] : ['serve'], {
+    env: serverEnv,
+    echo: opts.verbose,
+  });
   await waitForHttp(server, `${origin}/healthz`);
-  const workerPids = Array.from({ length: workers }, (_, i) => startChild(`worker-${i + 1}`, INTAKE, ['worker'], { env: serverEnv, echo: opts.verbose }).pid);
+  const workerPids = Array.from(
+    { length: workers },
+    (_, i) => startChild(`worker-${i + 1}`, INTAKE, ['worker'], { env: serverEnv, echo: opts.verbose }).pid,
+  );
   // Team B's load runs in a process of its own (bench/lib/tenant-load-process.ts), away from the sampler.
-  const loadGenerator = fork(TENANT_LOAD, [], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const loadGenerator = fork(TENANT_LOAD, [], {
+    env: { PATH: process.env.PATH },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   onCleanup("team B's load generator", () => void loadGenerator.kill('SIGKILL'));
   const sampler = startSampler(db.url, [server.pid, ...workerPids], loadGenerator.pid!, () => db.postmasterPid());
   const runTenantLoad = (o: TenantLoadOptions) =>
     new Promise<TenantLoadResult & { postsSent: number; accepted: Accepted }>((resolve, reject) => {
       const exited = (code: number | null) => reject(new Error(`team B's load generator exited (${code})`));
       loadGenerator.once('exit', exited);
-      loadGenerator.once('message', (m: { result?: TenantLoadResult & { postsSent: number; accepted: Array<[string, number]> }; error?: string }) => {
-        loadGenerator.off('exit', exited);
-        if (m.result) resolve({ ...m.result, accepted: new Map(m.result.accepted) });
-        else reject(new Error(`team B's load failed: ${m.error}`));
-      });
+      loadGenerator.once(
+        'message',
+        (m: {
+          result?: TenantLoadResult & { postsSent: number; accepted: Array<[string, number]> };
+          error?: string;
+        }) => {
+          loadGenerator.off('exit', exited);
+          if (m.result) resolve({ ...m.result, accepted: new Map(m.result.accepted) });
+          else reject(new Error(`team B's load failed: ${m.error}`));
+        },
+      );
       loadGenerator.send({ run: o });
     });
 
@@ -536,7 +669,11 @@ async function main(): Promise<number> {
   // before its first major GC under load, and that GC leaves a limit of ~130 MB, after which a major GC runs
   // every few seconds: measured from start-up, the quiet run had none and the noisy run paid for them all
   // (V8's --trace-gc). Team B's load goes on until the server has run one (at most 3 minutes).
-  for (let i = 0; i < 18 && !(runtimeBetween(booted, await scrapeRuntime(origin, METRICS_TOKEN)).gcSeconds.major > 0); i++) {
+  for (
+    let i = 0;
+    i < 18 && !(runtimeBetween(booted, await scrapeRuntime(origin, METRICS_TOKEN)).gcSeconds.major > 0);
+    i++
+  ) {
     await tenantLoad(10, "warm-up (until the server's first major GC)");
   }
 
@@ -549,7 +686,10 @@ async function main(): Promise<number> {
   const quiet = await tenantLoad(seconds, 'quiet');
   await wal.mark('quiet end');
   const { during: quietDuring, ...quietSampled } = sampler.stop();
-  const quietServer = { ...quietSampled, runtime: runtimeBetween(runtimeBefore, await scrapeRuntime(origin, METRICS_TOKEN)) };
+  const quietServer = {
+    ...quietSampled,
+    runtime: runtimeBetween(runtimeBefore, await scrapeRuntime(origin, METRICS_TOKEN)),
+  };
   const quietSlowest = { posts: quietDuring(quiet.posts.slowest), lists: quietDuring(quiet.lists.slowest) };
   const quietStatements = statements ? await topStatements(statements) : null;
   const quietDeliveries = await deliveriesOf(quiet.accepted, num('delivery-grace') * 1000);
@@ -600,10 +740,14 @@ async function main(): Promise<number> {
   const event = async (name: string, timeoutMs: number): Promise<Record<string, unknown>> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const found = lines.flatMap((l) => (l.startsWith('{') ? [JSON.parse(l) as { event: string }] : [])).find((l) => l.event === name);
+      const found = lines
+        .flatMap((l) => (l.startsWith('{') ? [JSON.parse(l) as { event: string }] : []))
+        .find((l) => l.event === name);
       if (found) return found;
-      if (!attacker.alive()) throw new Error(`the attacker exited (${await attacker.exited}) before "${name}":\n${attacker.output()}`);
-      if (Date.now() > deadline) throw new Error(`the attacker did not report "${name}" within ${timeoutMs / 1000} s:\n${attacker.output()}`);
+      if (!attacker.alive())
+        throw new Error(`the attacker exited (${await attacker.exited}) before "${name}":\n${attacker.output()}`);
+      if (Date.now() > deadline)
+        throw new Error(`the attacker did not report "${name}" within ${timeoutMs / 1000} s:\n${attacker.output()}`);
       await Promise.race([new Promise<void>((r) => (lineArrived = r)), new Promise((r) => setTimeout(r, 500))]);
     }
   };
@@ -622,9 +766,15 @@ async function main(): Promise<number> {
   const noisy = await tenantLoad(seconds, 'noisy');
   clearTimeout(fiveSeconds);
   await wal.mark('noisy end');
-  const walReport = { stretches: await wal.stretches(), attackFirstSeconds: await wal.breakdown('attack start', 'noisy +5 s').catch(() => null) };
+  const walReport = {
+    stretches: await wal.stretches(),
+    attackFirstSeconds: await wal.breakdown('attack start', 'noisy +5 s').catch(() => null),
+  };
   const { during: noisyDuring, ...noisySampled } = sampler.stop();
-  const noisyServer = { ...noisySampled, runtime: runtimeBetween(runtimeBefore, await scrapeRuntime(origin, METRICS_TOKEN)) };
+  const noisyServer = {
+    ...noisySampled,
+    runtime: runtimeBetween(runtimeBefore, await scrapeRuntime(origin, METRICS_TOKEN)),
+  };
   const noisySlowest = { posts: noisyDuring(noisy.posts.slowest), lists: noisyDuring(noisy.lists.slowest) };
   const noisyStatements = statements ? await topStatements(statements) : null;
   const stopping = attacker.stop(90_000);
@@ -650,11 +800,47 @@ async function main(): Promise<number> {
     target: `team B: ${TARGET.errors} errors in the noisy run, p99 of posts and of lists each ≤ ${TARGET.p99Ratio}× the quiet run's`,
     passed: problems.length === 0,
     problems,
-    options: { ...attackOptions, attackerNice: ATTACKER_NICE, viewerToken: undefined, editorToken: undefined, ownerToken: undefined, origin: undefined, formId: undefined, largeFormId: undefined, webhookId: undefined, duration: seconds, warmup: num('warmup'), rows: num('rows'), largeRows: num('large-rows'), deliveries: num('deliveries'), posters: num('posters'), postIntervalMs: num('post-interval'), listers: num('listers'), listIntervalMs: num('list-interval'), workers: num('workers') },
+    options: {
+      ...attackOptions,
+      attackerNice: ATTACKER_NICE,
+      viewerToken: undefined,
+      editorToken: undefined,
+      ownerToken: undefined,
+      origin: undefined,
+      formId: undefined,
+      largeFormId: undefined,
+      webhookId: undefined,
+      duration: seconds,
+      warmup: num('warmup'),
+      rows: num('rows'),
+      largeRows: num('large-rows'),
+      deliveries: num('deliveries'),
+      posters: num('posters'),
+      postIntervalMs: num('post-interval'),
+      listers: num('listers'),
+      listIntervalMs: num('list-interval'),
+      workers: num('workers'),
+    },
     settings: { DATABASE_POOL_SIZE: extra.DATABASE_POOL_SIZE ?? '10 (default)', ...extra },
     teamB: {
-      quiet: { posts: quiet.posts, lists: quiet.lists, health: quiet.health, clientDelayMs: quiet.clientDelayMs, deliveries: quietDeliveries, server: quietServer, slowest: quietSlowest },
-      noisy: { posts: noisy.posts, lists: noisy.lists, health: noisy.health, clientDelayMs: noisy.clientDelayMs, deliveries: noisyDeliveries, server: noisyServer, slowest: noisySlowest },
+      quiet: {
+        posts: quiet.posts,
+        lists: quiet.lists,
+        health: quiet.health,
+        clientDelayMs: quiet.clientDelayMs,
+        deliveries: quietDeliveries,
+        server: quietServer,
+        slowest: quietSlowest,
+      },
+      noisy: {
+        posts: noisy.posts,
+        lists: noisy.lists,
+        health: noisy.health,
+        clientDelayMs: noisy.clientDelayMs,
+        deliveries: noisyDeliveries,
+        server: noisyServer,
+        slowest: noisySlowest,
+      },
       p99Ratio: {
         posts: posts.p99Ratio,
         lists: lists.p99Ratio,
@@ -662,9 +848,17 @@ async function main(): Promise<number> {
         deliveries: ratio(noisyDeliveries.latencyMs.p99, quietDeliveries.latencyMs.p99),
       },
     },
-    teamA: { rampSeconds: Math.round(rampSeconds * 10) / 10, ...(attack ?? { error: attackError }), webhookRequestsReceived: received },
+    teamA: {
+      rampSeconds: Math.round(rampSeconds * 10) / 10,
+      ...(attack ?? { error: attackError }),
+      webhookRequestsReceived: received,
+    },
     wal: walReport,
-    database: { kind: db.kind, settings: db.settings, statements: statements ? { quiet: quietStatements, noisy: noisyStatements } : undefined },
+    database: {
+      kind: db.kind,
+      settings: db.settings,
+      statements: statements ? { quiet: quietStatements, noisy: noisyStatements } : undefined,
+    },
     wallSeconds: Math.round((Date.now() - wallStart) / 100) / 10,
     machine: { cpus: os.cpus().length, loadavg: os.loadavg().map((l) => Math.round(l * 100) / 100) },
   };
@@ -692,18 +886,35 @@ async function main(): Promise<number> {
   );
   const runtime = (r: RuntimeReport) =>
     `GC ${JSON.stringify(r.gcSeconds)} s, pauses > 10 ms ${r.gcPausesOver10Ms}, > 100 ms ${r.gcPausesOver100Ms}; event-loop delay p99 ${r.eventLoopDelayP99Ms} max ${r.eventLoopDelayMaxMs} ms; heap ${r.heapUsedMb} MB`;
-  const tail = (l: LatencyStats) => l.tailSeconds.slice(0, 8).map(([sec, n]) => `${sec} s: ${n}`).join(', ');
-  for (const [run, r] of [['quiet', quiet], ['noisy', noisy]] as const) {
-    log(`  where the slowest 1 % fell (${run}; second of the run: requests, busiest first): posts ${tail(r.posts)}; lists ${tail(r.lists)}`);
+  const tail = (l: LatencyStats) =>
+    l.tailSeconds
+      .slice(0, 8)
+      .map(([sec, n]) => `${sec} s: ${n}`)
+      .join(', ');
+  for (const [run, r] of [
+    ['quiet', quiet],
+    ['noisy', noisy],
+  ] as const) {
+    log(
+      `  where the slowest 1 % fell (${run}; second of the run: requests, busiest first): posts ${tail(r.posts)}; lists ${tail(r.lists)}`,
+    );
   }
   log(`  server runtime quiet: ${runtime(quietServer.runtime)}`);
   log(`  server runtime noisy: ${runtime(noisyServer.runtime)}`);
-  log(`  WAL: ${walReport.stretches.map((w) => `${w.from} → ${w.to} ${(w.bytes / 1e6).toFixed(1)} MB in ${w.seconds} s (${w.mbPerSecond} MB/s; temp files ${w.tempMb} MB; ${w.checkpoints} checkpoints writing ${w.checkpointMb} MB; disks read ${w.disk.readMb} MB, wrote ${w.disk.writtenMb} MB, ${w.disk.flushes} flushes, weighted I/O ${w.disk.weightedIoMs} ms)`).join('; ')}`);
+  log(
+    `  WAL: ${walReport.stretches.map((w) => `${w.from} → ${w.to} ${(w.bytes / 1e6).toFixed(1)} MB in ${w.seconds} s (${w.mbPerSecond} MB/s; temp files ${w.tempMb} MB; ${w.checkpoints} checkpoints writing ${w.checkpointMb} MB; disks read ${w.disk.readMb} MB, wrote ${w.disk.writtenMb} MB, ${w.disk.flushes} flushes, weighted I/O ${w.disk.weightedIoMs} ms)`).join('; ')}`,
+  );
   if (walReport.attackFirstSeconds) {
     log(`  WAL from the attack's start to 5 s into the noisy run, by relation (MB, of it full-page images, records):`);
-    for (const l of walReport.attackFirstSeconds) log(`    ${(l.bytes / 1e6).toFixed(2).padStart(7)} ${(l.fpiBytes / 1e6).toFixed(2).padStart(7)} ${String(l.records).padStart(7)}  ${l.what}`);
+    for (const l of walReport.attackFirstSeconds)
+      log(
+        `    ${(l.bytes / 1e6).toFixed(2).padStart(7)} ${(l.fpiBytes / 1e6).toFixed(2).padStart(7)} ${String(l.records).padStart(7)}  ${l.what}`,
+      );
   }
-  for (const [run, slowest] of [['quiet', quietSlowest], ['noisy', noisySlowest]] as const) {
+  for (const [run, slowest] of [
+    ['quiet', quietSlowest],
+    ['noisy', noisySlowest],
+  ] as const) {
     for (const kind of ['lists', 'posts'] as const) {
       log(`  slowest ${kind} (${run}), with the statements Postgres was running meanwhile (sampled every 100 ms):`);
       for (const r of slowest[kind].slice(0, 5)) {
@@ -728,13 +939,25 @@ async function main(): Promise<number> {
         `suggested schemas ${JSON.stringify(a.suggestedSchemas.answers)} (served p50 ${a.suggestedSchemas.okLatencyMs.p50} ms)`,
     );
   } else log(`team A: no report from the attacker (${attackError})`);
-  log(`server RSS peak: quiet ${quietServer.serverRssPeakMb} MB, noisy ${noisyServer.serverRssPeakMb} MB (sampled every 100 ms); high-water mark since start ${noisyServer.serverRssHwmMb} MB`);
-  log(`Postgres connections busy: quiet peak ${quietServer.postgresConnections.busyPeak}, noisy peak ${noisyServer.postgresConnections.busyPeak} (COPY ${noisyServer.postgresConnections.copyingPeak})`);
-  log(`cores busy: quiet ${JSON.stringify(quietServer.cpuCores)}, noisy ${JSON.stringify(noisyServer.cpuCores)} (of ${os.cpus().length})`);
-  for (const [run, top] of [['quiet', quietStatements], ['noisy', noisyStatements]] as const) {
+  log(
+    `server RSS peak: quiet ${quietServer.serverRssPeakMb} MB, noisy ${noisyServer.serverRssPeakMb} MB (sampled every 100 ms); high-water mark since start ${noisyServer.serverRssHwmMb} MB`,
+  );
+  log(
+    `Postgres connections busy: quiet peak ${quietServer.postgresConnections.busyPeak}, noisy peak ${noisyServer.postgresConnections.busyPeak} (COPY ${noisyServer.postgresConnections.copyingPeak})`,
+  );
+  log(
+    `cores busy: quiet ${JSON.stringify(quietServer.cpuCores)}, noisy ${JSON.stringify(noisyServer.cpuCores)} (of ${os.cpus().length})`,
+  );
+  for (const [run, top] of [
+    ['quiet', quietStatements],
+    ['noisy', noisyStatements],
+  ] as const) {
     if (!top) continue;
     log(`top statements, ${run} run (calls, total ms, mean ms, WAL bytes):`);
-    for (const st of top) log(`  ${String(st.calls).padStart(7)} ${String(st.total_ms).padStart(9)} ${String(st.mean_ms).padStart(8)} ${String(st.wal_bytes).padStart(11)}  ${st.query}`);
+    for (const st of top)
+      log(
+        `  ${String(st.calls).padStart(7)} ${String(st.total_ms).padStart(9)} ${String(st.mean_ms).padStart(8)} ${String(st.wal_bytes).padStart(11)}  ${st.query}`,
+      );
   }
   log(`VERDICT: ${result.passed ? 'PASS' : 'FAIL'} — ${result.target}`);
   for (const p of problems) log(`  ${p}`);
@@ -743,7 +966,11 @@ async function main(): Promise<number> {
 
 function gitHead(): string | null {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['rev-parse', 'HEAD'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return null;
   }

@@ -76,7 +76,12 @@ async function main(): Promise<number> {
     echo: opts.verbose,
   });
   const problems = soakProblems(report);
-  const result = { ...report, database: { kind: db.kind, settings: db.settings }, passed: problems.length === 0, problems };
+  const result = {
+    ...report,
+    database: { kind: db.kind, settings: db.settings },
+    passed: problems.length === 0,
+    problems,
+  };
   console.log(JSON.stringify(result, null, 2));
   if (!opts['no-save']) {
     const results = path.join(ROOT, 'bench', 'results');

@@ -82,7 +82,8 @@ async function main(): Promise<number> {
     hold: values.hold,
     verbose: values.verbose,
   };
-  if (opts.only !== null && opts.only !== 'export' && opts.only !== 'list') throw new Error('--only must be export or list');
+  if (opts.only !== null && opts.only !== 'export' && opts.only !== 'list')
+    throw new Error('--only must be export or list');
   const report = await runBench(opts);
   printReport(report);
   if (!values['no-save']) {

@@ -35,9 +35,23 @@ const breakdown = (byRecord: boolean) => `
    group by 1
    order by 2 desc`;
 
-export async function walBreakdown(c: pg.Client, from: string, to: string, totalBytes: number, byRecord = false): Promise<WalLine[]> {
-  const { rows } = await c.query<{ what: string; bytes: string; fpi_bytes: string; records: number }>(breakdown(byRecord), [from, to]);
-  const lines: WalLine[] = rows.map((r) => ({ what: r.what, bytes: Number(r.bytes), fpiBytes: Number(r.fpi_bytes), records: r.records }));
+export async function walBreakdown(
+  c: pg.Client,
+  from: string,
+  to: string,
+  totalBytes: number,
+  byRecord = false,
+): Promise<WalLine[]> {
+  const { rows } = await c.query<{ what: string; bytes: string; fpi_bytes: string; records: number }>(
+    breakdown(byRecord),
+    [from, to],
+  );
+  const lines: WalLine[] = rows.map((r) => ({
+    what: r.what,
+    bytes: Number(r.bytes),
+    fpiBytes: Number(r.fpi_bytes),
+    records: r.records,
+  }));
   const inRecords = lines.reduce((n, l) => n + l.bytes, 0);
   lines.push({ what: 'page headers, alignment (no record)', bytes: totalBytes - inRecords, fpiBytes: 0, records: 0 });
   return lines;
@@ -49,7 +63,9 @@ export function walTable(lines: WalLine[], posts: number, indent = '  '): string
   for (const l of lines) {
     if (Math.abs(l.bytes) / posts < 0.5) continue;
     const per = (n: number) => (n / posts).toFixed(n / posts < 10 ? 1 : 0);
-    out.push(`${indent}${per(l.bytes).padStart(7)} ${per(l.fpiBytes).padStart(10)} ${(l.records / posts).toFixed(2).padStart(8)}  ${l.what}`);
+    out.push(
+      `${indent}${per(l.bytes).padStart(7)} ${per(l.fpiBytes).padStart(10)} ${(l.records / posts).toFixed(2).padStart(8)}  ${l.what}`,
+    );
   }
   return out;
 }

@@ -21,7 +21,13 @@ import { scratchDir, startDatabase, startStorage, withClient } from './lib/infra
 import { freePort, waitForHttp } from './lib/processes.ts';
 import { walBreakdown, walTable, type WalLine } from './wal-breakdown.ts';
 
-export type WalReport = { target: string; posts: number; concurrency: number; walBytesPerPost: number; lines: WalLine[] };
+export type WalReport = {
+  target: string;
+  posts: number;
+  concurrency: number;
+  walBytesPerPost: number;
+  lines: WalLine[];
+};
 
 function log(msg: string) {
   process.stderr.write(`wal: ${msg}\n`);
@@ -32,7 +38,11 @@ async function post(url: string, bodies: string[], count: number, concurrency: n
   const worker = async () => {
     while (next < count) {
       const i = next++;
-      const res = await fetch(url, { method: 'POST', headers: BROWSER_HEADERS, body: bodies[(i + offset) % bodies.length] });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: BROWSER_HEADERS,
+        body: bodies[(i + offset) % bodies.length],
+      });
       await res.arrayBuffer();
       if (res.status !== 201) throw new Error(`post ${i}: ${res.status}`);
     }
@@ -40,7 +50,15 @@ async function post(url: string, bodies: string[], count: number, concurrency: n
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
-async function measure(admin: pg.Client, target: TargetDef, url: string, bodies: string[], posts: number, concurrency: number, byRecord: boolean): Promise<WalReport> {
+async function measure(
+  admin: pg.Client,
+  target: TargetDef,
+  url: string,
+  bodies: string[],
+  posts: number,
+  concurrency: number,
+  byRecord: boolean,
+): Promise<WalReport> {
   // Warm the server, its pool and its prepared statements; then start from a checkpoint, as a run does.
   await post(url, bodies, 200, concurrency, posts);
   // Nothing owed by the other target (an autovacuum of its rows would land in this one's WAL).
@@ -49,7 +67,9 @@ async function measure(admin: pg.Client, target: TargetDef, url: string, bodies:
   const before = (await admin.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
   await post(url, bodies, posts, concurrency);
   const after = (await admin.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
-  const total = Number((await admin.query<{ n: string }>('select $2::pg_lsn - $1::pg_lsn as n', [before, after])).rows[0]!.n);
+  const total = Number(
+    (await admin.query<{ n: string }>('select $2::pg_lsn - $1::pg_lsn as n', [before, after])).rows[0]!.n,
+  );
   const lines = await walBreakdown(admin, before, after, total, byRecord);
   return { target: target.name, posts, concurrency, walBytesPerPost: Math.round(total / posts), lines };
 }
@@ -57,8 +77,10 @@ async function measure(admin: pg.Client, target: TargetDef, url: string, bodies:
 export function printWal(reports: WalReport[]): void {
   const base = reports.find((r) => r.target === 'baseline');
   for (const r of reports) {
-    console.log(`\n${r.target}: ${r.walBytesPerPost} WAL bytes/post (${r.posts} posts, ${r.concurrency} at a time)` +
-      (base && r !== base ? ` — ${(r.walBytesPerPost / base.walBytesPerPost).toFixed(2)}× the baseline` : ''));
+    console.log(
+      `\n${r.target}: ${r.walBytesPerPost} WAL bytes/post (${r.posts} posts, ${r.concurrency} at a time)` +
+        (base && r !== base ? ` — ${(r.walBytesPerPost / base.walBytesPerPost).toFixed(2)}× the baseline` : ''),
+    );
     for (const line of walTable(r.lines, r.posts)) console.log(line);
   }
 }
@@ -82,7 +104,9 @@ async function main(): Promise<void> {
   const { formId } = await seed(db.url, path.join(dir, 'seed'));
   await withClient(db.url, (c) => c.query(`${BASELINE_SCHEMA}; create extension if not exists pg_walinspect`));
   const poolSize = Number(process.env.DATABASE_POOL_SIZE ?? 10);
-  const targets = ingestTargets({ db, storageUrl, dir, formId, poolSize, verbose: values.verbose }).filter((t) => !values.only || t.name === values.only);
+  const targets = ingestTargets({ db, storageUrl, dir, formId, poolSize, verbose: values.verbose }).filter(
+    (t) => !values.only || t.name === values.only,
+  );
   const bodies = contactFormBodies(200);
   const admin = new pg.Client({ connectionString: db.url });
   await admin.connect();
@@ -94,7 +118,15 @@ async function main(): Promise<void> {
       try {
         await waitForHttp(child, `http://127.0.0.1:${port}/healthz`);
         log(`${target.name}: ${posts} posts, ${concurrency} at a time`);
-        const report = await measure(admin, target, `http://127.0.0.1:${port}${target.path}`, bodies, posts, concurrency, values['by-record']);
+        const report = await measure(
+          admin,
+          target,
+          `http://127.0.0.1:${port}${target.path}`,
+          bodies,
+          posts,
+          concurrency,
+          values['by-record'],
+        );
         printWal([report]);
         reports.push(report);
       } finally {

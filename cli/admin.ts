@@ -55,7 +55,8 @@ function expiry(expiresAt: string | null): string {
   return `${Date.parse(expiresAt) <= Date.now() ? 'expired' : 'expires'} ${expiresAt}`;
 }
 
-const tokenLine = (t: TeamTokenEntry) => row(t.id, t.user_id, t.name, `…${t.last4}`, expiry(t.expires_at), t.abilities.join(','));
+const tokenLine = (t: TeamTokenEntry) =>
+  row(t.id, t.user_id, t.name, `…${t.last4}`, expiry(t.expires_at), t.abilities.join(','));
 
 /** One line on stderr and exit 1: an AppError's message is already written for the operator. */
 function fail(err: unknown): never {
@@ -78,7 +79,9 @@ function checkPlan(plan: string) {
 }
 
 function registerTeamCommands(admin: Command) {
-  const team = admin.command('team').description('Teams: create one, list them all, show one with its members and tokens');
+  const team = admin
+    .command('team')
+    .description('Teams: create one, list them all, show one with its members and tokens');
   team
     .command('create')
     .description('Create a team (with its subscription)')
@@ -90,7 +93,11 @@ function registerTeamCommands(admin: Command) {
         checkPlan(opts.plan);
         const [{ createTeam }, { iso }] = await Promise.all([teams(), timestamps()]);
         const t = await withRuntime((ctx) => createTeam(ctx, { name: opts.name, plan: opts.plan }));
-        print(!!opts.json, { id: t.id, name: t.name, plan: t.planId, created_at: iso(t.createdAt) }, `${t.id}\t${t.name}\t${t.planId}`);
+        print(
+          !!opts.json,
+          { id: t.id, name: t.name, plan: t.planId, created_at: iso(t.createdAt) },
+          `${t.id}\t${t.name}\t${t.planId}`,
+        );
       }),
     );
   team
@@ -101,7 +108,9 @@ function registerTeamCommands(admin: Command) {
       action(async (opts: { json?: boolean }) => {
         const { listTeams } = await teams();
         const all = await withRuntime((ctx) => listTeams(ctx));
-        const lines = all.map((t) => row(t.id, t.name, t.plan, count(t.member_count, 'member'), count(t.token_count, 'token')));
+        const lines = all.map((t) =>
+          row(t.id, t.name, t.plan, count(t.member_count, 'member'), count(t.token_count, 'token')),
+        );
         print(!!opts.json, all, lines.join('\n'), 'no teams yet');
       }),
     );
@@ -114,14 +123,18 @@ function registerTeamCommands(admin: Command) {
       action(async (id: string, opts: { json?: boolean }) => {
         const { showTeam } = await teams();
         const t = await withRuntime((ctx) => showTeam(ctx, id));
-        const human = [row(t.id, t.name, t.plan, count(t.token_count, 'token')), ...t.members.map(memberLine)].join('\n');
+        const human = [row(t.id, t.name, t.plan, count(t.token_count, 'token')), ...t.members.map(memberLine)].join(
+          '\n',
+        );
         print(!!opts.json, t, human);
       }),
     );
 }
 
 function registerUserCommands(admin: Command) {
-  const user = admin.command('user').description("Users: add one to a team with a role, list a team's members, remove one");
+  const user = admin
+    .command('user')
+    .description("Users: add one to a team with a role, list a team's members, remove one");
   user
     .command('create')
     .description('Create a user (or reuse one with that e-mail) and add them to a team with a role')
@@ -136,7 +149,11 @@ function registerUserCommands(admin: Command) {
         const { user: u, role } = await withRuntime((ctx) =>
           addMember(ctx, { email: opts.email, name: opts.name, teamId: opts.team, role: opts.role }),
         );
-        print(!!opts.json, { id: u.id, email: u.email, name: u.name, team: opts.team, role }, `${u.id}\t${u.email}\t${role}`);
+        print(
+          !!opts.json,
+          { id: u.id, email: u.email, name: u.name, team: opts.team, role },
+          `${u.id}\t${u.email}\t${role}`,
+        );
       }),
     );
   user
@@ -153,7 +170,9 @@ function registerUserCommands(admin: Command) {
     );
   user
     .command('remove')
-    .description("Remove a member from a team; their tokens of that team are revoked at once (the user's other teams are untouched)")
+    .description(
+      "Remove a member from a team; their tokens of that team are revoked at once (the user's other teams are untouched)",
+    )
     .requiredOption('--team <team>', 'team id')
     .requiredOption('--user <user>', 'user id')
     .option('--json', 'print JSON')
@@ -161,7 +180,11 @@ function registerUserCommands(admin: Command) {
       action(async (opts: { team: string; user: string; json?: boolean }) => {
         const { removeMember } = await users();
         const removed = await withRuntime((ctx) => removeMember(ctx, { teamId: opts.team, userId: opts.user }));
-        print(!!opts.json, removed, `${removed.user}\t${removed.team}\tremoved\t${count(removed.revoked_tokens, 'token')} revoked`);
+        print(
+          !!opts.json,
+          removed,
+          `${removed.user}\t${removed.team}\tremoved\t${count(removed.revoked_tokens, 'token')} revoked`,
+        );
       }),
     );
 }
@@ -175,17 +198,38 @@ function registerTokenCommands(admin: Command) {
     .requiredOption('--user <user>', 'user id')
     .requiredOption('--name <name>', 'token label')
     .option('--abilities <list>', `comma-separated abilities (${ABILITIES.join(', ')})`)
-    .option('--expires-at <instant>', 'ISO 8601 instant after which the token stops working (at most 10 years ahead; default: never)')
+    .option(
+      '--expires-at <instant>',
+      'ISO 8601 instant after which the token stops working (at most 10 years ahead; default: never)',
+    )
     .option('--json', 'print JSON')
     .action(
-      action(async (opts: { team: string; user: string; name: string; abilities?: string; expiresAt?: string; json?: boolean }) => {
-        const abilities = opts.abilities?.split(',').map((a) => a.trim()).filter(Boolean);
-        const { issueToken } = await tokens();
-        const created = await withRuntime((ctx) =>
-          issueToken(ctx, { teamId: opts.team, userId: opts.user, name: opts.name, abilities, expiresAt: opts.expiresAt }),
-        );
-        print(!!opts.json, { ...created.data, token: created.token }, `${created.data.id}\t${created.token}`);
-      }),
+      action(
+        async (opts: {
+          team: string;
+          user: string;
+          name: string;
+          abilities?: string;
+          expiresAt?: string;
+          json?: boolean;
+        }) => {
+          const abilities = opts.abilities
+            ?.split(',')
+            .map((a) => a.trim())
+            .filter(Boolean);
+          const { issueToken } = await tokens();
+          const created = await withRuntime((ctx) =>
+            issueToken(ctx, {
+              teamId: opts.team,
+              userId: opts.user,
+              name: opts.name,
+              abilities,
+              expiresAt: opts.expiresAt,
+            }),
+          );
+          print(!!opts.json, { ...created.data, token: created.token }, `${created.data.id}\t${created.token}`);
+        },
+      ),
     );
   token
     .command('list')
@@ -233,7 +277,9 @@ function registerPlanCommands(admin: Command) {
 }
 
 export function registerAdmin(program: Command) {
-  const admin = program.command('admin').description('Administer teams, users, tokens and plans directly in the database');
+  const admin = program
+    .command('admin')
+    .description('Administer teams, users, tokens and plans directly in the database');
   registerTeamCommands(admin);
   registerUserCommands(admin);
   registerTokenCommands(admin);

@@ -62,10 +62,12 @@ export const COMMANDS: Record<string, [string, string]> = {
   getJob: ['jobs', 'get'],
 };
 
-
 /** Each resource's description and examples (shown by `intake <resource> --help` and in docs/cli.md). */
 export const RESOURCES: Record<string, [string, string[]]> = {
-  forms: ['Forms: create, publish, list, trash and restore', ['intake forms create --name "Contact us"', 'intake forms publish frm_…', 'intake forms list --per-page 50 --json']],
+  forms: [
+    'Forms: create, publish, list, trash and restore',
+    ['intake forms create --name "Contact us"', 'intake forms publish frm_…', 'intake forms list --per-page 50 --json'],
+  ],
   submissions: [
     'Submissions of a form: list, read, change, bulk actions, export, files',
     [
@@ -77,12 +79,28 @@ export const RESOURCES: Record<string, [string, string[]]> = {
   ],
   webhooks: [
     "A form's webhooks, and bulk replay of their deliveries",
-    ['intake webhooks create --form frm_… --label CRM --url https://crm.example.com/hook', 'intake webhooks rotate-secret wh_… --form frm_…', 'intake webhooks replay wh_… --status dead --wait'],
+    [
+      'intake webhooks create --form frm_… --label CRM --url https://crm.example.com/hook',
+      'intake webhooks rotate-secret wh_… --form frm_…',
+      'intake webhooks replay wh_… --status dead --wait',
+    ],
   ],
-  deliveries: ["A webhook's delivery log, and replay of one delivery", ['intake deliveries list --form frm_… --webhook wh_… --status failed', 'intake deliveries replay whd_…']],
-  insights: ['Weekly AI insights of the team (or one form)', ['intake insights get --form frm_…', 'intake insights regenerate --wait']],
-  billing: ['Plan, usage, subscription and invoices of the team', ['intake billing usage', 'intake billing invoices --json']],
-  tokens: ["API tokens of the caller's family", ['intake tokens create --name ci --abilities forms:read,submissions:read', 'intake tokens revoke tok_…']],
+  deliveries: [
+    "A webhook's delivery log, and replay of one delivery",
+    ['intake deliveries list --form frm_… --webhook wh_… --status failed', 'intake deliveries replay whd_…'],
+  ],
+  insights: [
+    'Weekly AI insights of the team (or one form)',
+    ['intake insights get --form frm_…', 'intake insights regenerate --wait'],
+  ],
+  billing: [
+    'Plan, usage, subscription and invoices of the team',
+    ['intake billing usage', 'intake billing invoices --json'],
+  ],
+  tokens: [
+    "API tokens of the caller's family",
+    ['intake tokens create --name ci --abilities forms:read,submissions:read', 'intake tokens revoke tok_…'],
+  ],
   jobs: ['Background jobs (bulk replay)', ['intake jobs get job_…']],
   erasure: [
     "Erase one person's data from every form of the team (GDPR/CCPA requests), and read an erasure's receipt",
@@ -92,21 +110,37 @@ export const RESOURCES: Record<string, [string, string[]]> = {
 
 type Global = { json?: boolean; profile?: string };
 
-async function run(routeKey: string, route: AppRoute, scoped: string[], positional: string[], opts: Record<string, unknown>, global: Global): Promise<void> {
+async function run(
+  routeKey: string,
+  route: AppRoute,
+  scoped: string[],
+  positional: string[],
+  opts: Record<string, unknown>,
+  global: Global,
+): Promise<void> {
   const parts = requestParts(route, scoped, positional, opts);
   const { url, token } = connection(global.profile);
   const client = createClient({ baseUrl: url, token });
   const ok = client.ok as unknown as Record<string, (args: unknown) => Promise<unknown>>;
 
   if (routeKey === 'exportSubmissions') {
-    const stream = await client.exportSubmissions({ params: { form: parts.params.form! }, query: parts.query as never });
+    const stream = await client.exportSubmissions({
+      params: { form: parts.params.form! },
+      query: parts.query as never,
+    });
     return saveStream(stream, opts.output as string | undefined);
   }
   if (routeKey === 'downloadSubmissionFile') {
-    const stream = await client.downloadFile({ params: parts.params as { form: string; submission: string; file: string } });
+    const stream = await client.downloadFile({
+      params: parts.params as { form: string; submission: string; file: string },
+    });
     return saveStream(stream, opts.output as string | undefined);
   }
-  const body = await ok[routeKey]!({ params: parts.params, query: parts.query, ...(parts.body !== undefined ? { body: parts.body } : {}) });
+  const body = await ok[routeKey]!({
+    params: parts.params,
+    query: parts.query,
+    ...(parts.body !== undefined ? { body: parts.body } : {}),
+  });
   if (opts.wait && routeKey === 'replayWebhook') {
     const { job_id } = body as { job_id: string };
     const job = await spinning(`replaying (job ${job_id})`, client.waitForJob(job_id, { intervalMs: 500 }));
@@ -116,7 +150,9 @@ async function run(routeKey: string, route: AppRoute, scoped: string[], position
     const queuedAt = Date.parse((body as { queued_at: string }).queued_at);
     const done = (async () => {
       for (;;) {
-        const { data } = await (client.ok.getAiInsights({ query: {} }) as Promise<{ data: { generated_at: string } | null }>);
+        const { data } = await (client.ok.getAiInsights({ query: {} }) as Promise<{
+          data: { generated_at: string } | null;
+        }>);
         if (data && Date.parse(data.generated_at) >= queuedAt) return { data };
         await new Promise((r) => setTimeout(r, 1000));
       }
@@ -136,8 +172,10 @@ function addRoute(parent: Command, routeKey: string, route: AppRoute, verb: stri
   const scoped = scopeParams(names, RECORDS[parent.name()]);
   addPathParams(cmd, names, scoped);
   addFieldOptions(cmd, route, scoped);
-  if (routeKey === 'exportSubmissions' || routeKey === 'downloadSubmissionFile') cmd.option('-o, --output <file>', 'write to this file (default: standard output)');
-  if (routeKey === 'replayWebhook' || routeKey === 'regenerateAiInsights') cmd.option('--wait', 'wait until it has finished (a spinner on a terminal)');
+  if (routeKey === 'exportSubmissions' || routeKey === 'downloadSubmissionFile')
+    cmd.option('-o, --output <file>', 'write to this file (default: standard output)');
+  if (routeKey === 'replayWebhook' || routeKey === 'regenerateAiInsights')
+    cmd.option('--wait', 'wait until it has finished (a spinner on a terminal)');
   withConnectionOptions(cmd).option('--json', 'print exactly the API data as JSON');
   cmd.action(async (...args: unknown[]) => {
     const command = args.at(-1) as Command;
@@ -155,12 +193,16 @@ export function registerApi(program: Command): void {
     if (!isAppRoute(route as AppRoute)) continue;
     // A route not named in COMMANDS yet still gets a command (its first path segment, its route key in
     // kebab-case) rather than breaking the CLI; test/cli/api.test.ts asks for a proper name.
-    const [resource, verb] = COMMANDS[routeKey] ?? [(route as AppRoute).path.split('/')[2]!, routeKey.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)];
+    const [resource, verb] = COMMANDS[routeKey] ?? [
+      (route as AppRoute).path.split('/')[2]!,
+      routeKey.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`),
+    ];
     if (routeKey === 'streamSubmissions') continue; // an open stream, not one answer: `intake listen` (cli/listen.ts)
     let group = groups.get(resource);
     if (!group) {
       const [description, examples] = RESOURCES[resource] ?? [];
-      if (verb && !description) throw new Error(`no description for the command group ${resource}: add it to cli/api.ts RESOURCES`);
+      if (verb && !description)
+        throw new Error(`no description for the command group ${resource}: add it to cli/api.ts RESOURCES`);
       group = verb ? program.command(resource).description(description!) : program.command(resource);
       if (examples?.length) group.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}`).join('\n')}\n`);
       groups.set(resource, group);
@@ -168,12 +210,22 @@ export function registerApi(program: Command): void {
     addRoute(group, routeKey, route as AppRoute, verb);
   }
   // A convenience verb: a new secret for a webhook (updateWebhook with rotate_secret).
-  const rotate = groups.get('webhooks')!.command('rotate-secret').description('Give a webhook a new signing secret (the old one keeps signing for 24 hours)');
+  const rotate = groups
+    .get('webhooks')!
+    .command('rotate-secret')
+    .description('Give a webhook a new signing secret (the old one keeps signing for 24 hours)');
   addPathParams(rotate, ['form', 'webhook'], ['form']);
   withConnectionOptions(rotate).option('--json', 'print exactly the API data as JSON');
   rotate.action(async (_webhook: string, o: Global & Record<string, unknown>, command: Command) => {
     try {
-      await run('updateWebhook', contract.updateWebhook, ['form'], command.args, { form: o.form, rotateSecret: true }, o);
+      await run(
+        'updateWebhook',
+        contract.updateWebhook,
+        ['form'],
+        command.args,
+        { form: o.form, rotateSecret: true },
+        o,
+      );
     } catch (err) {
       fail(err);
     }

@@ -24,7 +24,9 @@ ${lines.join('\n')}
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
 `;
-  return shell === 'bash' ? `${body}complete -F _intake intake\n` : `autoload -U +X bashcompinit && bashcompinit\n${body}complete -F _intake intake\n`;
+  return shell === 'bash'
+    ? `${body}complete -F _intake intake\n`
+    : `autoload -U +X bashcompinit && bashcompinit\n${body}complete -F _intake intake\n`;
 }
 /** `intake completion bash|zsh`. */
 export function registerCompletion(program: Command): void {

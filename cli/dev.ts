@@ -15,8 +15,14 @@ export async function ensureDevAccount(rt: Runtime): Promise<{ token: string; cr
     const token = fs.readFileSync(tokenFile, 'utf8').trim();
     if (await authenticate(rt.ctx, token)) return { token, created: false };
   }
-  const team = (await findTeamByName(rt.ctx, 'Dev team')) ?? (await createTeam(rt.ctx, { name: 'Dev team', plan: 'team' }));
-  const { user } = await addMember(rt.ctx, { email: 'dev@intake.local', name: 'Dev Owner', teamId: team.id, role: 'owner' });
+  const team =
+    (await findTeamByName(rt.ctx, 'Dev team')) ?? (await createTeam(rt.ctx, { name: 'Dev team', plan: 'team' }));
+  const { user } = await addMember(rt.ctx, {
+    email: 'dev@intake.local',
+    name: 'Dev Owner',
+    teamId: team.id,
+    role: 'owner',
+  });
   const { token } = await issueToken(rt.ctx, { teamId: team.id, userId: user.id, name: 'dev owner token' });
   fs.writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   return { token, created: true };

@@ -19,7 +19,12 @@ export function forwardId(): string {
 }
 
 /** The signature headers a delivery attempt carries: Intake's `X-Service-*` pair and Standard Webhooks' three. */
-export function signatureHeaders(secret: string, id: string, timestampSeconds: number, body: string): Record<string, string> {
+export function signatureHeaders(
+  secret: string,
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): Record<string, string> {
   const ts = String(Math.trunc(timestampSeconds));
   // The HMAC key is the bytes the secret encodes, not its text.
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');

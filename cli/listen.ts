@@ -31,7 +31,7 @@ type ListenOpts = {
 
 /** One readable value: control characters as spaces, at most 40 characters. */
 function short(value: unknown): string {
-  const text = (typeof value === 'string' ? value : JSON.stringify(value) ?? '').replace(/\p{Cc}/gu, ' ');
+  const text = (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).replace(/\p{Cc}/gu, ' ');
   return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 
@@ -55,7 +55,13 @@ async function forward(url: string, secret: string, e: ListenEvent): Promise<str
     ...signatureHeaders(secret, forwardId(), Math.floor(Date.now() / 1000), e.data),
   };
   try {
-    const res = await fetch(url, { method: 'POST', headers, body: e.data, redirect: 'manual', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: e.data,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    });
     await res.body?.cancel().catch(() => {});
     return String(res.status);
   } catch (err) {
@@ -72,10 +78,13 @@ function checkOptions(o: ListenOpts): void {
     } catch {
       // reported below
     }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError('--forward-to must be an http:// or https:// URL');
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      throw new UsageError('--forward-to must be an http:// or https:// URL');
   }
   if (o.secret !== undefined && !/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/.test(o.secret)) {
-    throw new UsageError('--secret must be a signing secret: whsec_ followed by base64 (e.g. one printed by an earlier run)');
+    throw new UsageError(
+      '--secret must be a signing secret: whsec_ followed by base64 (e.g. one printed by an earlier run)',
+    );
   }
 }
 
@@ -101,12 +110,18 @@ async function listen(o: ListenOpts): Promise<void> {
       if (connected) return void process.stderr.write(`${paint(32, 'reconnected', colour)}\n`);
       connected = true;
       // One write: whoever waits for "Ready!" has the secret in the same chunk.
-      const forwarding = secret ? `Forwarding to ${o.forwardTo}, signed with ${paint(1, secret, colour)} (verify as a webhook: verifyWebhook(secret, headers, rawBody))\n` : '';
-      process.stderr.write(`${paint(32, 'Ready!', colour)} Listening for submissions to ${o.form}${o.includeSpam ? ' (spam included)' : ''} — Ctrl-C to stop\n${forwarding}`);
+      const forwarding = secret
+        ? `Forwarding to ${o.forwardTo}, signed with ${paint(1, secret, colour)} (verify as a webhook: verifyWebhook(secret, headers, rawBody))\n`
+        : '';
+      process.stderr.write(
+        `${paint(32, 'Ready!', colour)} Listening for submissions to ${o.form}${o.includeSpam ? ' (spam included)' : ''} — Ctrl-C to stop\n${forwarding}`,
+      );
     },
     onReconnect: ({ delayMs, error }) => {
       const why = error instanceof Error ? error.message : error ? String(error) : 'the server ended the stream';
-      process.stderr.write(`${paint(33, 'connection lost', colour)} (${why}); reconnecting in ${(delayMs / 1000).toFixed(1)} s\n`);
+      process.stderr.write(
+        `${paint(33, 'connection lost', colour)} (${why}); reconnecting in ${(delayMs / 1000).toFixed(1)} s\n`,
+      );
     },
   });
   for await (const e of events) {
@@ -127,13 +142,24 @@ async function listen(o: ListenOpts): Promise<void> {
 
 export function registerListen(program: Command): void {
   withConnectionOptions(program.command('listen'))
-    .description("Print a form's new submissions as they are processed, and optionally forward them to a local URL signed like webhooks")
+    .description(
+      "Print a form's new submissions as they are processed, and optionally forward them to a local URL signed like webhooks",
+    )
     .requiredOption('--form <id>', 'the form (frm_…)')
     .usage('--form <id> [options]')
-    .option('--forward-to <url>', 'POST each submission to this URL, signed as a webhook delivery (e.g. http://localhost:3000/hook)')
-    .option('--secret <whsec>', 'sign forwarded requests with this secret (default: a new one per run, printed at start)')
+    .option(
+      '--forward-to <url>',
+      'POST each submission to this URL, signed as a webhook delivery (e.g. http://localhost:3000/hook)',
+    )
+    .option(
+      '--secret <whsec>',
+      'sign forwarded requests with this secret (default: a new one per run, printed at start)',
+    )
     .option('--include-spam', 'also show (and forward) submissions filed as spam')
-    .option('--last-event-id <id>', 'resume right after this event (an `id` printed by --json, or the one printed when stopped)')
+    .option(
+      '--last-event-id <id>',
+      'resume right after this event (an `id` printed by --json, or the one printed when stopped)',
+    )
     .option('--json', 'print each event as one line of JSON: { id, event, submission }')
     .addHelpText(
       'after',

@@ -10,7 +10,14 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/;
 /** "3 minutes ago", "in 2 days", for timestamps in human output. */
 export function relative(iso: string, now = Date.now()): string {
   const seconds = Math.round((Date.parse(iso) - now) / 1000);
-  const units: Array<[number, string]> = [[31_536_000, 'year'], [2_592_000, 'month'], [86_400, 'day'], [3600, 'hour'], [60, 'minute'], [1, 'second']];
+  const units: Array<[number, string]> = [
+    [31_536_000, 'year'],
+    [2_592_000, 'month'],
+    [86_400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+    [1, 'second'],
+  ];
   const [size, unit] = units.find(([s]) => Math.abs(seconds) >= s) ?? [1, 'second'];
   const n = Math.round(Math.abs(seconds) / size);
   const text = `${n} ${unit}${n === 1 ? '' : 's'}`;
@@ -27,7 +34,9 @@ function cell(value: unknown): string {
 /** Columns of a table: the scalar fields of the first rows (ids first), at most eight. */
 function columns(rows: Array<Record<string, unknown>>): string[] {
   const keys: string[] = [];
-  for (const row of rows.slice(0, 5)) for (const [k, v] of Object.entries(row)) if (!keys.includes(k) && (v === null || typeof v !== 'object' || k === 'payload')) keys.push(k);
+  for (const row of rows.slice(0, 5))
+    for (const [k, v] of Object.entries(row))
+      if (!keys.includes(k) && (v === null || typeof v !== 'object' || k === 'payload')) keys.push(k);
   return keys.sort((a, b) => Number(b === 'id') - Number(a === 'id')).slice(0, 8);
 }
 
@@ -38,14 +47,23 @@ export function table(rows: Array<Record<string, unknown>>, colour: boolean): st
   const cells = rows.map((r) => cols.map((c) => cell(r[c])));
   const widths = cols.map((c, i) => Math.min(40, Math.max(c.length, ...cells.map((r) => r[i]!.length))));
   const line = (values: string[]) =>
-    values.map((v, i) => (v.length > widths[i]! ? `${v.slice(0, widths[i]! - 1)}…` : v.padEnd(widths[i]!))).join('  ').trimEnd().slice(0, width);
+    values
+      .map((v, i) => (v.length > widths[i]! ? `${v.slice(0, widths[i]! - 1)}…` : v.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd()
+      .slice(0, width);
   return [paint(1, line(cols.map((c) => c.toUpperCase())), colour), ...cells.map(line)].join('\n');
 }
 
 function details(value: Record<string, unknown>, colour: boolean): string {
   const keys = Object.keys(value);
   const pad = Math.max(...keys.map((k) => k.length));
-  return keys.map((k) => `${paint(2, k.padEnd(pad), colour)}  ${typeof value[k] === 'object' && value[k] !== null ? JSON.stringify(value[k]) : cell(value[k])}`).join('\n');
+  return keys
+    .map(
+      (k) =>
+        `${paint(2, k.padEnd(pad), colour)}  ${typeof value[k] === 'object' && value[k] !== null ? JSON.stringify(value[k]) : cell(value[k])}`,
+    )
+    .join('\n');
 }
 
 export function print(body: unknown, json: boolean): void {
@@ -59,10 +77,13 @@ export function print(body: unknown, json: boolean): void {
     const out = table(data as Array<Record<string, unknown>>, colour);
     if (out) process.stdout.write(`${out}\n`);
     else process.stderr.write('nothing to list\n');
-    const meta = (body as { meta?: { next_cursor?: string | null; current_page?: number | null; last_page?: number } }).meta;
+    const meta = (body as { meta?: { next_cursor?: string | null; current_page?: number | null; last_page?: number } })
+      .meta;
     if (meta?.next_cursor) process.stderr.write(`more: --cursor ${meta.next_cursor}\n`);
-    else if (meta?.current_page && meta.last_page && meta.current_page < meta.last_page) process.stderr.write(`page ${meta.current_page} of ${meta.last_page}: --page ${meta.current_page + 1}\n`);
-  } else if (data && typeof data === 'object') process.stdout.write(`${details(data as Record<string, unknown>, colour)}\n`);
+    else if (meta?.current_page && meta.last_page && meta.current_page < meta.last_page)
+      process.stderr.write(`page ${meta.current_page} of ${meta.last_page}: --page ${meta.current_page + 1}\n`);
+  } else if (data && typeof data === 'object')
+    process.stdout.write(`${details(data as Record<string, unknown>, colour)}\n`);
   else process.stdout.write(`${JSON.stringify(data)}\n`);
   // A secret or token shown once: say so.
   for (const key of ['secret', 'token'] as const) {
@@ -85,4 +106,3 @@ export async function spinning<T>(label: string, work: Promise<T>): Promise<T> {
     process.stderr.write('\r\u001b[2K');
   }
 }
-

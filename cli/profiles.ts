@@ -31,17 +31,26 @@ function writeProfiles(p: Profiles): void {
 
 /** INTAKE_URL + INTAKE_TOKEN win; otherwise the profile (`--profile`, else the one last logged in). */
 export function connection(profile: string | undefined): { url: string; token: string } {
-  if (process.env.INTAKE_TOKEN && !profile) return { url: process.env.INTAKE_URL ?? 'http://localhost:3000', token: process.env.INTAKE_TOKEN };
+  if (process.env.INTAKE_TOKEN && !profile)
+    return { url: process.env.INTAKE_URL ?? 'http://localhost:3000', token: process.env.INTAKE_TOKEN };
   const saved = readProfiles();
   const name = profile ?? saved.current ?? 'default';
   const found = saved.profiles[name];
-  if (!found) throw new UsageError(profile ? `no profile "${profile}" in ${configPath()}` : 'not logged in: set INTAKE_URL and INTAKE_TOKEN, or run `intake login --url … --token …`');
+  if (!found)
+    throw new UsageError(
+      profile
+        ? `no profile "${profile}" in ${configPath()}`
+        : 'not logged in: set INTAKE_URL and INTAKE_TOKEN, or run `intake login --url … --token …`',
+    );
   return found;
 }
 
 /** `--profile`: which saved login (`intake login`) a command uses; INTAKE_URL + INTAKE_TOKEN otherwise. */
 export function withConnectionOptions(cmd: Command): Command {
-  return cmd.option('--profile <name>', 'use this saved login instead of INTAKE_URL/INTAKE_TOKEN (default: the last one logged in)');
+  return cmd.option(
+    '--profile <name>',
+    'use this saved login instead of INTAKE_URL/INTAKE_TOKEN (default: the last one logged in)',
+  );
 }
 
 /** `intake login` and `intake logout`. */
@@ -55,8 +64,14 @@ export function registerLogin(program: Command): void {
       try {
         const me = await createClient({ baseUrl: o.url, token: o.token }).ok.getMe();
         const saved = readProfiles();
-        writeProfiles({ ...saved, profiles: { ...saved.profiles, [profile]: { url: o.url, token: o.token } }, current: profile });
-        process.stdout.write(`logged in to ${o.url} as ${me.data.user.email} (team ${me.data.team.name}); profile "${profile}"\n`);
+        writeProfiles({
+          ...saved,
+          profiles: { ...saved.profiles, [profile]: { url: o.url, token: o.token } },
+          current: profile,
+        });
+        process.stdout.write(
+          `logged in to ${o.url} as ${me.data.user.email} (team ${me.data.team.name}); profile "${profile}"\n`,
+        );
       } catch (err) {
         fail(err);
       }

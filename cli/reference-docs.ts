@@ -17,7 +17,11 @@ const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
 /** A command's full `--help` (custom help text included, as the binary prints it), with no colour. */
 function helpOf(cmd: Command): string {
   let text = '';
-  cmd.configureOutput({ writeOut: (s) => void (text += s), getOutHelpWidth: () => WIDTH, getOutHasColors: () => false });
+  cmd.configureOutput({
+    writeOut: (s) => void (text += s),
+    getOutHelpWidth: () => WIDTH,
+    getOutHasColors: () => false,
+  });
   cmd.outputHelp();
   return text.trimEnd();
 }
@@ -58,11 +62,16 @@ export function cliReference(program: Command): string {
     '| Exit status | Meaning |',
     '| --- | --- |',
     '| 0 | success (also `--help` and `--version`) |',
-    ...(Object.keys(EXIT) as Array<keyof typeof EXIT>).sort((a, b) => EXIT[a] - EXIT[b]).map((k) => `| ${EXIT[k]} | ${EXIT_MEANINGS[k]} |`),
+    ...(Object.keys(EXIT) as Array<keyof typeof EXIT>)
+      .sort((a, b) => EXIT[a] - EXIT[b])
+      .map((k) => `| ${EXIT[k]} | ${EXIT_MEANINGS[k]} |`),
     '',
     '## Commands',
     '',
-    ...commands.map((cmd) => `${'  '.repeat(fullName(cmd).split(' ').length - 2)}- [\`${fullName(cmd)}\`](#${anchor(cmd)}) — ${cmd.description().split('  [')[0]}`),
+    ...commands.map(
+      (cmd) =>
+        `${'  '.repeat(fullName(cmd).split(' ').length - 2)}- [\`${fullName(cmd)}\`](#${anchor(cmd)}) — ${cmd.description().split('  [')[0]}`,
+    ),
     '',
     '## intake',
     '',
@@ -70,6 +79,7 @@ export function cliReference(program: Command): string {
     helpOf(program),
     '```',
   ];
-  for (const cmd of commands) lines.push('', `<a id="${anchor(cmd)}"></a>`, '', `## ${fullName(cmd)}`, '', '```', helpOf(cmd), '```');
+  for (const cmd of commands)
+    lines.push('', `<a id="${anchor(cmd)}"></a>`, '', `## ${fullName(cmd)}`, '', '```', helpOf(cmd), '```');
   return `${lines.join('\n')}\n`;
 }

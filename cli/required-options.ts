@@ -17,7 +17,9 @@ export function reportMissingOptionsTogether(program: Command): void {
   collect(program);
 
   program.hook('preAction', (_program, command) => {
-    const missing = (required.get(command) ?? []).filter((o) => command.getOptionValue(o.attributeName()) === undefined);
+    const missing = (required.get(command) ?? []).filter(
+      (o) => command.getOptionValue(o.attributeName()) === undefined,
+    );
     if (missing.length === 0) return;
     const flags = missing.map((o) => `'${o.flags}'`);
     command.error(

@@ -28,7 +28,8 @@ function kindOf(s: z.ZodTypeAny): Kind {
   const inner = unwrapSchema(s);
   if (inner instanceof z.ZodNumber) return 'number';
   if (inner instanceof z.ZodBoolean) return 'boolean';
-  if (inner instanceof z.ZodArray && !(unwrapSchema(inner.element as z.ZodTypeAny) instanceof z.ZodObject)) return 'list';
+  if (inner instanceof z.ZodArray && !(unwrapSchema(inner.element as z.ZodTypeAny) instanceof z.ZodObject))
+    return 'list';
   if (inner instanceof z.ZodString || inner instanceof z.ZodEnum || inner instanceof z.ZodLiteral) return 'string';
   return 'json';
 }
@@ -42,7 +43,11 @@ function parseValue(kind: Kind, raw: string, key: string): unknown {
     if (raw.trim() === '' || Number.isNaN(n)) throw new UsageError(`--${flag(key)} must be a number`);
     return n;
   }
-  if (kind === 'list') return raw.split(',').map((v) => v.trim()).filter(Boolean);
+  if (kind === 'list')
+    return raw
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
   if (kind === 'json') {
     try {
       return JSON.parse(raw) as unknown;
@@ -59,26 +64,40 @@ function parseValue(kind: Kind, raw: string, key: string): unknown {
  */
 export function addPathParams(cmd: Command, names: string[], scoped: string[]): void {
   for (const n of names) {
-    if (scoped.includes(n)) cmd.option(`--${n} <id>`, `${SCOPES[n]} (earlier versions took it as a positional argument, which still works)`);
+    if (scoped.includes(n))
+      cmd.option(`--${n} <id>`, `${SCOPES[n]} (earlier versions took it as a positional argument, which still works)`);
     else cmd.argument(`<${flag(n)}>`);
   }
   if (!scoped.length) return;
   cmd.allowExcessArguments(true);
-  cmd.usage([...scoped.map((n) => `--${n} <id>`), '[options]', ...names.filter((n) => !scoped.includes(n)).map((n) => `<${flag(n)}>`)].join(' '));
+  cmd.usage(
+    [
+      ...scoped.map((n) => `--${n} <id>`),
+      '[options]',
+      ...names.filter((n) => !scoped.includes(n)).map((n) => `<${flag(n)}>`),
+    ].join(' '),
+  );
 }
 
 /**
  * The path parameters from the positional arguments and the `--form`/`--webhook` options: all positional in
  * path order, or the scoping ones as options. A parameter given both ways with different values is a usage error.
  */
-export function pathParams(names: string[], scoped: string[], positional: string[], opts: Record<string, unknown>): Record<string, string> {
+export function pathParams(
+  names: string[],
+  scoped: string[],
+  positional: string[],
+  opts: Record<string, unknown>,
+): Record<string, string> {
   const asOption = (n: string) => (scoped.includes(n) && typeof opts[n] === 'string' ? (opts[n] as string) : undefined);
   const given = names.filter((n) => asOption(n) !== undefined);
   if (positional.length === names.length) {
     names.forEach((n, i) => {
       const option = asOption(n);
       if (option !== undefined && option !== positional[i]) {
-        throw new UsageError(`the ${n} is given twice, as the argument ${positional[i]} and as --${n} ${option}: give it once, with --${n}`);
+        throw new UsageError(
+          `the ${n} is given twice, as the argument ${positional[i]} and as --${n} ${option}: give it once, with --${n}`,
+        );
       }
     });
     return Object.fromEntries(names.map((n, i) => [n, positional[i]!]));
@@ -91,7 +110,12 @@ export function pathParams(names: string[], scoped: string[], positional: string
   if (positional.length < names.length - given.length && missing.length) {
     throw new UsageError(`required option${missing.length > 1 ? 's' : ''} ${missing.join(' and ')} not specified`);
   }
-  throw new UsageError(`expected ${names.length - given.length} argument${names.length - given.length === 1 ? '' : 's'} (${names.filter((n) => asOption(n) === undefined).map(flag).join(', ')}), got ${positional.length}`);
+  throw new UsageError(
+    `expected ${names.length - given.length} argument${names.length - given.length === 1 ? '' : 's'} (${names
+      .filter((n) => asOption(n) === undefined)
+      .map(flag)
+      .join(', ')}), got ${positional.length}`,
+  );
 }
 
 /** Adds a route's query and body fields as options (body fields the contract requires are mandatory). */
@@ -102,9 +126,17 @@ export function addFieldOptions(cmd: Command, route: AppRoute, scoped: string[])
       if (seen.has(key)) continue;
       seen.add(key);
       const kind = kindOf(s);
-      const desc = [s.description ?? unwrapSchema(s).description ?? '', kind === 'list' ? '(comma-separated)' : kind === 'json' ? '(JSON)' : ''].filter(Boolean).join(' ');
+      const desc = [
+        s.description ?? unwrapSchema(s).description ?? '',
+        kind === 'list' ? '(comma-separated)' : kind === 'json' ? '(JSON)' : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
       const inner = unwrapSchema(s);
-      const option = kind === 'boolean' ? new Option(`--${flag(key)}`, desc) : new Option(`--${flag(key)} <${kind === 'number' ? 'n' : 'value'}>`, desc);
+      const option =
+        kind === 'boolean'
+          ? new Option(`--${flag(key)}`, desc)
+          : new Option(`--${flag(key)} <${kind === 'number' ? 'n' : 'value'}>`, desc);
       if (inner instanceof z.ZodEnum) option.choices(inner.options as string[]);
       if (required && !s.isOptional()) option.makeOptionMandatory();
       cmd.addOption(option);
@@ -115,10 +147,19 @@ export function addFieldOptions(cmd: Command, route: AppRoute, scoped: string[])
   if ('body' in route) add(route.body, true);
 }
 
-export type RequestParts = { params: Record<string, string>; query: Record<string, unknown>; body: Record<string, unknown> | undefined };
+export type RequestParts = {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: Record<string, unknown> | undefined;
+};
 
 /** The request a command line makes: path parameters, then query and body fields from the options. */
-export function requestParts(route: AppRoute, scoped: string[], positional: string[], opts: Record<string, unknown>): RequestParts {
+export function requestParts(
+  route: AppRoute,
+  scoped: string[],
+  positional: string[],
+  opts: Record<string, unknown>,
+): RequestParts {
   const params = pathParams(pathParamNames(route.path), scoped, positional, opts);
   const pick = (schema: unknown) => {
     const out: Record<string, unknown> = {};

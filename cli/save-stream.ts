@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-const units = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} B`);
+const units = (n: number) =>
+  n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} B`;
 
 /** Streams an export or a file download to a file or stdout; on a TTY, a progress line (rows, bytes, rate) on stderr. */
 export async function saveStream(stream: ReadableStream<Uint8Array>, out: string | undefined): Promise<void> {
@@ -28,4 +29,3 @@ export async function saveStream(stream: ReadableStream<Uint8Array>, out: string
   await pipeline(source, out ? fs.createWriteStream(out) : process.stdout);
   if (tty) process.stderr.write(`\r\u001b[2K${rows.toLocaleString('en-US')} rows, ${units(bytes)} written to ${out}\n`);
 }
-

@@ -12,7 +12,12 @@ export function registerServerCommands(program: Command): void {
     .option('--no-worker', 'serve HTTP only; run `intake worker` processes separately')
     .action(async (opts: { worker: boolean }) => {
       const { boot, loadConfig, runUntilSignal } = await server();
-      const rt = await boot(loadConfig(), { http: true, worker: opts.worker, services: true, signalsBeforeBoot: takeEarlySignals });
+      const rt = await boot(loadConfig(), {
+        http: true,
+        worker: opts.worker,
+        services: true,
+        signalsBeforeBoot: takeEarlySignals,
+      });
       await runUntilSignal(rt);
     });
 
@@ -21,7 +26,12 @@ export function registerServerCommands(program: Command): void {
     .description('Run the background workers only')
     .action(async () => {
       const { boot, loadConfig, runUntilSignal } = await server();
-      const rt = await boot(loadConfig(), { http: false, worker: true, services: true, signalsBeforeBoot: takeEarlySignals });
+      const rt = await boot(loadConfig(), {
+        http: false,
+        worker: true,
+        services: true,
+        signalsBeforeBoot: takeEarlySignals,
+      });
       await runUntilSignal(rt);
     });
 
@@ -39,7 +49,11 @@ export function registerServerCommands(program: Command): void {
     .command('dev')
     .description('Run everything for local development: embedded Postgres and S3 by default, a dev team and token')
     .action(async () => {
-      const [{ boot, loadConfig, runUntilSignal }, { ensureDevAccount }, { privateDataDir }] = await Promise.all([server(), import('./dev.ts'), import('../server/infra/data-dir.ts')]);
+      const [{ boot, loadConfig, runUntilSignal }, { ensureDevAccount }, { privateDataDir }] = await Promise.all([
+        server(),
+        import('./dev.ts'),
+        import('../server/infra/data-dir.ts'),
+      ]);
       const loaded = loadConfig();
       // It prints an owner token: only this machine can reach it unless HOST says otherwise. Notification
       // addresses need not confirm by e-mail in development unless INTAKE_VERIFY_NOTIFICATION_EMAILS says so.
@@ -64,7 +78,9 @@ export function registerServerCommands(program: Command): void {
           `Docs:  ${base}/v1/docs`,
           ...(config.verifyNotificationEmails
             ? []
-            : ['Note:  notification addresses are not asked to confirm in development (INTAKE_VERIFY_NOTIFICATION_EMAILS=true to test it)']),
+            : [
+                'Note:  notification addresses are not asked to confirm in development (INTAKE_VERIFY_NOTIFICATION_EMAILS=true to test it)',
+              ]),
           'Stop:  Ctrl-C',
           '',
         ].join('\n'),
@@ -74,18 +90,20 @@ export function registerServerCommands(program: Command): void {
 
   program
     .command('mcp')
-    .description('Serve MCP over stdio for a client that starts a command; needs INTAKE_TOKEN (INTAKE_URL: relay to a remote Intake)')
+    .description(
+      'Serve MCP over stdio for a client that starts a command; needs INTAKE_TOKEN (INTAKE_URL: relay to a remote Intake)',
+    )
     .addHelpText(
       'after',
       '\nEnvironment:\n  INTAKE_TOKEN   the API token the agent acts with (required)\n' +
-        '  INTAKE_URL     a remote Intake (e.g. https://forms.example.com): relay to its /mcp; unset: use this installation\'s database\n',
+        "  INTAKE_URL     a remote Intake (e.g. https://forms.example.com): relay to its /mcp; unset: use this installation's database\n",
     )
     .action(async () => {
       const token = process.env.INTAKE_TOKEN;
       if (!token) throw new Error('set INTAKE_TOKEN to the API token the agent acts with');
       const { relayStdio, serveStdio } = await import('../server/transports/mcp/stdio.ts');
       if (process.env.INTAKE_URL) {
-        await (await relayStdio(process.env.INTAKE_URL, token));
+        await await relayStdio(process.env.INTAKE_URL, token);
         return;
       }
       const { boot, loadConfig } = await server();
@@ -104,5 +122,4 @@ export function registerServerCommands(program: Command): void {
       process.once('SIGINT', () => void quit());
       process.once('SIGTERM', () => void quit());
     });
-
 }

@@ -27,7 +27,12 @@ export const BillingPlan = z.object({
     storage_bytes: z.number().int().nullable().describe('null = unlimited'),
     file_bytes: z.number().int().describe('Largest accepted upload; 0 = uploads not included.'),
   }),
-  features: z.object({ ai: z.boolean(), api_tokens: z.boolean(), file_uploads: z.boolean(), autoresponder: z.boolean() }),
+  features: z.object({
+    ai: z.boolean(),
+    api_tokens: z.boolean(),
+    file_uploads: z.boolean(),
+    autoresponder: z.boolean(),
+  }),
 });
 
 const Meter = z.object({

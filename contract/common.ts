@@ -74,7 +74,10 @@ export const Instant = z
   .transform((value, ctx) => {
     const instant = toInstant(value);
     if (instant === null) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'Must be a real ISO 8601 date or date-time (a value without a zone is UTC).' });
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: 'Must be a real ISO 8601 date or date-time (a value without a zone is UTC).',
+      });
       return z.NEVER;
     }
     return instant;

@@ -26,18 +26,23 @@ export const STREAM_LIMITS = { token: 5, team: 20 } as const;
 export const STREAM_BATCH = 100;
 
 export const TEAM_CAPS = {
-  exports: 'At most INTAKE_EXPORTS_PER_TEAM (2) exports of a team at once over every process; each reads in chunks of at most 5,000 rows or 16 MiB, holding no connection between them',
+  exports:
+    'At most INTAKE_EXPORTS_PER_TEAM (2) exports of a team at once over every process; each reads in chunks of at most 5,000 rows or 16 MiB, holding no connection between them',
   streams: `At most ${STREAM_LIMITS.token} open event streams per token and ${STREAM_LIMITS.team} per team over every process`,
   searches: "With `q`: a team's full-text searches take turns, one at a time per process, each within a time budget",
-  scans: "A team's whole-data scans take turns: one at a time per process, each starting a second or five times the last one's run after it started (a fifth of a backend's time at most), 4 more in line for at most 10 s, then 429",
+  scans:
+    "A team's whole-data scans take turns: one at a time per process, each starting a second or five times the last one's run after it started (a fifth of a backend's time at most), 4 more in line for at most 10 s, then 429",
   regeneration: 'One regeneration per team every 5 minutes (409 `already_running` meanwhile)',
 } as const;
 export type TeamCap = keyof typeof TEAM_CAPS;
 
 export const QUEUE_SHARES = {
-  replays: "A team's replayed deliveries go out in turns of 100 with other teams' bulk work, at most INTAKE_REPLAY_TEAM_RATE a second; fresh deliveries go first",
-  erasures: "A team's erasure jobs go in turns with other teams', one each, and run one at a time over every process (a worker runs two, of two teams); each keeps to a fifth of a backend's time",
-  insights: 'At most one generation per team is queued (the regeneration lock; the weekly schedule queues one per team and week)',
+  replays:
+    "A team's replayed deliveries go out in turns of 100 with other teams' bulk work, at most INTAKE_REPLAY_TEAM_RATE a second; fresh deliveries go first",
+  erasures:
+    "A team's erasure jobs go in turns with other teams', one each, and run one at a time over every process (a worker runs two, of two teams); each keeps to a fifth of a backend's time",
+  insights:
+    'At most one generation per team is queued (the regeneration lock; the weekly schedule queues one per team and week)',
 } as const;
 export type QueueShare = keyof typeof QUEUE_SHARES;
 
@@ -67,6 +72,11 @@ export const COSTS = {
   replayWebhook: { budget: 'api', reads: { rows: 500, payloadBytes: 0 }, queue: 'replays' },
   formScan: { budget: 'api', reads: { rows: 'form', payloadBytes: 0 }, cap: 'scans' },
   suggestion: { budget: 'api', reads: { rows: SUGGESTION_SAMPLE.rows, payloadBytes: SUGGESTION_SAMPLE.bytes } },
-  regeneration: { budget: 'api', reads: { rows: INSIGHTS_SAMPLE.rows, payloadBytes: INSIGHTS_SAMPLE.bytes }, cap: 'regeneration', queue: 'insights' },
+  regeneration: {
+    budget: 'api',
+    reads: { rows: INSIGHTS_SAMPLE.rows, payloadBytes: INSIGHTS_SAMPLE.bytes },
+    cap: 'regeneration',
+    queue: 'insights',
+  },
   erasure: { budget: 'api', reads: { rows: 'team', payloadBytes: 0 }, cap: 'scans', queue: 'erasures' },
 } as const satisfies Record<string, RouteCost>;

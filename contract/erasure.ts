@@ -7,15 +7,27 @@ const c = initContract();
 
 export const ErasureBody = z
   .object({
-    email: z.string().trim().email().max(320).optional().describe('Erase every submission in which this address appears (case ignored).'),
-    value: text(z.string().trim().min(3).max(500)).optional().describe('Erase every submission in which this exact value appears, as a whole field or inside text.'),
+    email: z
+      .string()
+      .trim()
+      .email()
+      .max(320)
+      .optional()
+      .describe('Erase every submission in which this address appears (case ignored).'),
+    value: text(z.string().trim().min(3).max(500))
+      .optional()
+      .describe('Erase every submission in which this exact value appears, as a whole field or inside text.'),
     dry_run: z
       .boolean()
       .default(false)
-      .describe('Answer at once (200) with what a real run would erase now, and erase nothing: no job, no receipt, the value is not kept.'),
+      .describe(
+        'Answer at once (200) with what a real run would erase now, and erase nothing: no job, no receipt, the value is not kept.',
+      ),
   })
   .strict()
-  .refine((b) => (b.email === undefined) !== (b.value === undefined), { message: 'Give exactly one of `email` and `value`.' });
+  .refine((b) => (b.email === undefined) !== (b.value === undefined), {
+    message: 'Give exactly one of `email` and `value`.',
+  });
 
 export const ErasureReceipt = z.object({
   id: z.string().describe('Prefix `era_`.'),
@@ -27,7 +39,10 @@ export const ErasureReceipt = z.object({
   erased: z.object({
     submissions: z.number().int().describe('Submissions erased (or, in a dry run, that would be).'),
     files: z.number().int().describe('Their files, removed from storage.'),
-    deliveries_redacted: z.number().int().describe('Webhook deliveries whose bodies were removed (the log entries stay).'),
+    deliveries_redacted: z
+      .number()
+      .int()
+      .describe('Webhook deliveries whose bodies were removed (the log entries stay).'),
     forms: z.record(z.number().int()).describe('Submissions per form id.'),
   }),
   created_at: Timestamp,
@@ -38,26 +53,36 @@ export const ErasureDryRun = z.object({
   dry_run: z.literal(true),
   submissions: z.number().int().describe('Submissions a real run would erase now.'),
   files: z.number().int().describe('Their files, which a real run would remove from storage.'),
-  deliveries_redacted: z.number().int().describe('Webhook deliveries whose bodies a real run would remove (the log entries stay).'),
+  deliveries_redacted: z
+    .number()
+    .int()
+    .describe('Webhook deliveries whose bodies a real run would remove (the log entries stay).'),
   forms: z.array(z.string()).describe('Ids of the forms (trashed ones included) those submissions belong to.'),
   submission_ids: z
     .array(z.string())
     .max(1000)
-    .describe('The first 1,000 of those submissions, in the order a real run erases them (by form id, then oldest first); `submissions` counts them all.'),
+    .describe(
+      'The first 1,000 of those submissions, in the order a real run erases them (by form id, then oldest first); `submissions` counts them all.',
+    ),
 });
 
 export const erasureContract = c.router({
   createErasure: {
     method: 'POST',
     path: '/v1/erasure',
-    summary: "Erase one person's data from every form of the team (owner/admin); a job, or with dry_run an answer at once",
+    summary:
+      "Erase one person's data from every form of the team (owner/admin); a job, or with dry_run an answer at once",
     description:
       'Finds every submission of the team in which the address or value appears — as a whole field or inside text, any form — ' +
       'and erases it with its files and the bodies of its webhook deliveries. Answers at once with the job to poll ' +
       '(`/v1/jobs/{id}`) and the receipt (`/v1/erasure/{id}`), which records what was erased, when and by which token, never the data. ' +
       'With `dry_run: true` it answers 200 at once with what would be erased (the same search, read-only), and queues nothing.',
     body: ErasureBody,
-    responses: { 200: z.object({ data: ErasureDryRun }), 202: z.object({ job_id: z.string(), erasure_id: z.string() }), ...authErrors },
+    responses: {
+      200: z.object({ data: ErasureDryRun }),
+      202: z.object({ job_id: z.string(), erasure_id: z.string() }),
+      ...authErrors,
+    },
     metadata: { ability: 'submissions:write', cost: COSTS.erasure },
   },
   getErasure: {

@@ -35,7 +35,10 @@ export const SubmissionCreatedEvent = z
     ),
     meta: z.object({
       category: z.string().nullable(),
-      score: z.number().nullable().describe('Spam likelihood from moderation, 0 to 1; null for spam caught before moderation.'),
+      score: z
+        .number()
+        .nullable()
+        .describe('Spam likelihood from moderation, 0 to 1; null for spam caught before moderation.'),
       referrer: z.string().nullable(),
       user_agent: z.string().nullable(),
     }),
@@ -44,7 +47,9 @@ export const SubmissionCreatedEvent = z
 
 /** A webhook's test call (`POST …/webhooks/{webhook}/test`) sends a `submission.created` body marked so. */
 export const TestSubmissionCreatedEvent = SubmissionCreatedEvent.extend({
-  test: z.literal(true).describe('Only on a test event: the body is a sample (or a past submission sent again), not a new submission.'),
+  test: z
+    .literal(true)
+    .describe('Only on a test event: the body is a sample (or a past submission sent again), not a new submission.'),
 }).describe('The body of a test event: a `submission.created` body with `test: true` after `meta`.');
 
 export const SubmissionSpamEvent = SubmissionCreatedEvent.extend({
@@ -55,7 +60,9 @@ export const SubmissionSpamEvent = SubmissionCreatedEvent.extend({
       'Why it was filed as spam: at the door `honeypot_filled`, `rate_limited`, `rule:blocked_email`, `rule:keyword`, `rule:regex`, ' +
         '`captcha_unverified`; by moderation `ai_moderation`.',
     ),
-}).describe('The `submission.spam` webhook body: a submission stored as spam (at the door or by moderation), `spam_reason` after `meta`.');
+}).describe(
+  'The `submission.spam` webhook body: a submission stored as spam (at the door or by moderation), `spam_reason` after `meta`.',
+);
 
 export const InsightsRegeneratedEvent = z
   .object({
@@ -87,15 +94,25 @@ export const WEBHOOK_EVENT_BODIES = {
 export const STREAM_EVENTS = ['submission', 'spam'] as const;
 
 export const StreamedSubmission = z.object({
-  id: z.string().describe('The event id: send it back (`Last-Event-ID` or `last_event_id`) to resume right after this event.'),
-  event: z.enum(STREAM_EVENTS).describe('`submission`: a clean submission, once processed. `spam`: one filed as spam (only with `include=spam`).'),
+  id: z
+    .string()
+    .describe('The event id: send it back (`Last-Event-ID` or `last_event_id`) to resume right after this event.'),
+  event: z
+    .enum(STREAM_EVENTS)
+    .describe(
+      '`submission`: a clean submission, once processed. `spam`: one filed as spam (only with `include=spam`).',
+    ),
   submission: SubmissionCreatedEvent,
 });
 
 export const SubmissionEventBatch = z.object({
-  data: z.array(StreamedSubmission).describe(`The events after \`last_event_id\`, oldest first; at most ${STREAM_BATCH}.`),
+  data: z
+    .array(StreamedSubmission)
+    .describe(`The events after \`last_event_id\`, oldest first; at most ${STREAM_BATCH}.`),
   meta: z.object({
-    last_event_id: z.string().describe('Where this answer ends: pass it as `last_event_id` next time (also when `data` is empty).'),
+    last_event_id: z
+      .string()
+      .describe('Where this answer ends: pass it as `last_event_id` next time (also when `data` is empty).'),
     has_more: z.boolean().describe('More events are waiting: ask again at once.'),
   }),
 });
@@ -106,7 +123,9 @@ export const SubmissionStreamQuery = z.object({
   include: z
     .enum(['spam'])
     .optional()
-    .describe('`spam`: also the submissions filed as spam (at the door or by moderation), as `spam` events. Resume a stream with the same value.'),
+    .describe(
+      '`spam`: also the submissions filed as spam (at the door or by moderation), as `spam` events. Resume a stream with the same value.',
+    ),
   last_event_id: EventId.optional().describe(
     'Resume after this event id, for clients that cannot send the `Last-Event-ID` header (the header wins when both are sent). ' +
       'Without either: from now on.',
@@ -134,7 +153,9 @@ export const eventsContract = c.router({
       `${STREAM_LIMITS.team} per team (429 beyond). See docs/listen.md.`,
     pathParams: FormParams,
     headers: z.object({
-      'last-event-id': EventId.optional().describe('The id of the last event received: the stream resumes right after it.'),
+      'last-event-id': EventId.optional().describe(
+        'The id of the last event received: the stream resumes right after it.',
+      ),
     }),
     query: SubmissionStreamQuery,
     responses: { 200: SubmissionEventBatch, ...authErrors, ...rateLimitErrors },

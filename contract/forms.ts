@@ -1,7 +1,17 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { authErrors, ErrorBody, HttpUrl, OkBody, PageQuery, paginated, Timestamp } from './common.ts';
-import { Autoresponder, AutoresponderInput, Captcha, CaptchaInput, NotificationRecipient, SchemaFields, SchemaFieldViews, SuggestedSchema, UnknownFields } from './form-features.ts';
+import {
+  Autoresponder,
+  AutoresponderInput,
+  Captcha,
+  CaptchaInput,
+  NotificationRecipient,
+  SchemaFields,
+  SchemaFieldViews,
+  SuggestedSchema,
+  UnknownFields,
+} from './form-features.ts';
 import { COSTS } from './costs.ts';
 
 const c = initContract();
@@ -30,34 +40,59 @@ const Days = z.number().int().min(1).max(3650);
 
 export const Retention = z
   .object({
-    submissions_days: Days.nullable().describe('Days a submission is kept (not spam); null = for ever (the plan may cap it).'),
+    submissions_days: Days.nullable().describe(
+      'Days a submission is kept (not spam); null = for ever (the plan may cap it).',
+    ),
     spam_days: Days.nullable().describe('Days spam is kept; default 30; null = for ever (the plan may cap it).'),
   })
   .describe('How long submissions are kept; a daily job deletes what has aged out, with its files.');
 
 const RetentionStatus = z
   .object({
-    submissions_days: z.number().int().nullable().describe('Days submissions are kept, the plan\'s cap applied; null = for ever.'),
-    spam_days: z.number().int().nullable().describe('Days spam is kept, the plan\'s cap applied; null = for ever.'),
-    next_deletion_at: Timestamp.nullable().describe('When the daily job will next delete some of this form\'s submissions; null = nothing stored will age out.'),
+    submissions_days: z
+      .number()
+      .int()
+      .nullable()
+      .describe("Days submissions are kept, the plan's cap applied; null = for ever."),
+    spam_days: z.number().int().nullable().describe("Days spam is kept, the plan's cap applied; null = for ever."),
+    next_deletion_at: Timestamp.nullable().describe(
+      "When the daily job will next delete some of this form's submissions; null = nothing stored will age out.",
+    ),
   })
   .describe('The retention in force.');
 
 export const FormSettings = z.object({
-  redirect_url: HttpUrl.nullable().describe('Where browsers go after a post (303): an absolute http(s) URL; null = built-in thank-you page.'),
+  redirect_url: HttpUrl.nullable().describe(
+    'Where browsers go after a post (303): an absolute http(s) URL; null = built-in thank-you page.',
+  ),
   honeypot_field: z.string().min(1).max(64).describe('Hidden field bots fill in; default `_gotcha`.'),
-  allowed_origins: z.array(Origin).max(50).describe('Origins allowed by CORS and as `_next` redirect hosts; empty = any origin.'),
+  allowed_origins: z
+    .array(Origin)
+    .max(50)
+    .describe('Origins allowed by CORS and as `_next` redirect hosts; empty = any origin.'),
   custom_rules: CustomRules,
-  ai_threshold: z.number().min(0).max(1).describe('AI spam score at or above which a submission is spam; default 0.75.'),
+  ai_threshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe('AI spam score at or above which a submission is spam; default 0.75.'),
   fields: SchemaFieldViews,
   unknown_fields: UnknownFields,
   captcha: Captcha,
-  autoresponder: Autoresponder.describe('The e-mail sent to the submitter of each clean submission (not on the Free plan).'),
+  autoresponder: Autoresponder.describe(
+    'The e-mail sent to the submitter of each clean submission (not on the Free plan).',
+  ),
   retention: Retention,
   notification_mode: z
     .enum(['instant', 'hourly', 'daily'])
-    .describe('`instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.'),
-  notify_spam: z.boolean().describe('Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false.'),
+    .describe(
+      '`instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.',
+    ),
+  notify_spam: z
+    .boolean()
+    .describe(
+      'Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false.',
+    ),
 });
 export type FormSettings = z.infer<typeof FormSettings>;
 
@@ -78,11 +113,15 @@ export const Form = z.object({
   status: z.enum(['draft', 'published']),
   endpoint_url: z.string().describe('The public URL websites post to.'),
   notification_emails: z.array(z.string()),
-  notification_recipients: z.array(NotificationRecipient).describe('Each notification address and whether it has confirmed.'),
+  notification_recipients: z
+    .array(NotificationRecipient)
+    .describe('Each notification address and whether it has confirmed.'),
   settings: FormSettings,
   disabled_rules: z
     .array(z.object({ kind: z.literal('regex'), pattern: z.string(), reason: z.string() }))
-    .describe('Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced.'),
+    .describe(
+      'Stored custom rules the spam filter cannot run (saved before rules ran on RE2); they are not applied until replaced.',
+    ),
   submissions_count: z.number().int(),
   retention: RetentionStatus,
   created_at: Timestamp,
@@ -91,7 +130,10 @@ export const Form = z.object({
 });
 export type Form = z.infer<typeof Form>;
 
-const NotificationEmails = z.array(z.string().email().max(320)).max(10).describe('At most 10 addresses notified of each clean submission.');
+const NotificationEmails = z
+  .array(z.string().email().max(320))
+  .max(10)
+  .describe('At most 10 addresses notified of each clean submission.');
 
 export const CreateFormBody = z
   .object({
@@ -122,11 +164,18 @@ export const FormField = z.object({
 });
 
 export const FormFieldList = z.object({
-  data: z.array(FormField).describe('The field names the form has learned, in first-seen order: the columns of its CSV export.'),
+  data: z
+    .array(FormField)
+    .describe('The field names the form has learned, in first-seen order: the columns of its CSV export.'),
   meta: z.object({
     count: z.number().int(),
-    limit: z.number().int().describe('The most names a form learns; later names stay in the payload and export in `_other`.'),
-    overflow: z.boolean().describe('Some stored submission has fields beyond the learned names (exported in `_other`).'),
+    limit: z
+      .number()
+      .int()
+      .describe('The most names a form learns; later names stay in the payload and export in `_other`.'),
+    overflow: z
+      .boolean()
+      .describe('Some stored submission has fields beyond the learned names (exported in `_other`).'),
   }),
 });
 
@@ -214,13 +263,17 @@ export const formsContract = c.router({
     summary: 'Forget learned field names no stored submission has (frees room under the limit)',
     pathParams: FormParams,
     body: c.noBody(),
-    responses: { 200: z.object({ data: z.object({ removed: z.array(z.string()) }), meta: FormFieldList.shape.meta }), ...authErrors },
+    responses: {
+      200: z.object({ data: z.object({ removed: z.array(z.string()) }), meta: FormFieldList.shape.meta }),
+      ...authErrors,
+    },
     metadata: { ability: 'forms:write', cost: COSTS.formScan },
   },
   suggestFormSchema: {
     method: 'GET',
     path: '/v1/forms/:form/schema/suggested',
-    summary: "Propose a field schema from the form's newest inbox submissions, up to 1,000 or 4 MiB of them (types and required-ness seen)",
+    summary:
+      "Propose a field schema from the form's newest inbox submissions, up to 1,000 or 4 MiB of them (types and required-ness seen)",
     pathParams: FormParams,
     responses: { 200: SuggestedSchema, ...authErrors },
     metadata: { ability: 'forms:read', cost: COSTS.suggestion },

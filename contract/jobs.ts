@@ -14,8 +14,15 @@ export const Job = z.object({
   total: z.number().int().describe('Items the job takes on.'),
   done: z.number().int().describe('Items handled so far (for a replay: replays queued).'),
   failed: z.number().int().describe('Items that could not be handled; see `errors`.'),
-  errors: z.array(z.object({ id: z.string().nullable(), error: z.string(), message: z.string() })).describe('At most 100, oldest first.'),
-  result: z.record(z.unknown()).nullable().describe('What the job produced, by type: an erasure\'s counts (`erasure_id`, `dry_run`, `submissions`, `files`, `deliveries_redacted`, `forms`); null for a replay.'),
+  errors: z
+    .array(z.object({ id: z.string().nullable(), error: z.string(), message: z.string() }))
+    .describe('At most 100, oldest first.'),
+  result: z
+    .record(z.unknown())
+    .nullable()
+    .describe(
+      "What the job produced, by type: an erasure's counts (`erasure_id`, `dry_run`, `submissions`, `files`, `deliveries_redacted`, `forms`); null for a replay.",
+    ),
   created_at: Timestamp,
   started_at: Timestamp.nullable(),
   finished_at: Timestamp.nullable(),
@@ -26,7 +33,8 @@ export const jobsContract = c.router({
     method: 'GET',
     path: '/v1/jobs/:job_id',
     summary: 'Progress of a background job (e.g. a bulk webhook replay)',
-    description: 'Needs the read ability of what the job works on: `webhooks:read` for a webhook replay, `submissions:read` for an erasure.',
+    description:
+      'Needs the read ability of what the job works on: `webhooks:read` for a webhook replay, `submissions:read` for an erasure.',
     pathParams: z.object({ job_id: z.string().describe('Job id (`job_…`).') }),
     responses: { 200: z.object({ data: Job }), ...authErrors },
     metadata: { ability: null, cost: COSTS.row },

@@ -41,7 +41,9 @@ export const LIMITS_TEXT = [
 ].join(' ');
 
 export const PublicFormParam = z.object({
-  form: z.string().describe("The form's id (`frm_…`), the last segment of its `endpoint_url`. Any other value answers 404."),
+  form: z
+    .string()
+    .describe("The form's id (`frm_…`), the last segment of its `endpoint_url`. Any other value answers 404."),
 });
 
 export const IdempotencyKey = z
@@ -53,23 +55,29 @@ export const IdempotencyKey = z
   );
 
 /** A text value as the form sent it. */
-export const FieldText = text(z.string().max(L.fieldValueBytes)).describe(`A value, at most ${L.fieldValueBytes / 1024} KB (in UTF-8).`);
+export const FieldText = text(z.string().max(L.fieldValueBytes)).describe(
+  `A value, at most ${L.fieldValueBytes / 1024} KB (in UTF-8).`,
+);
 
 const captchaToken = (widget: string, note = '') =>
   text(z.string())
     .optional()
-    .describe(`The ${widget} widget's token${note}, verified with the provider when the form has that CAPTCHA; never stored, whatever the form.`);
+    .describe(
+      `The ${widget} widget's token${note}, verified with the provider when the form has that CAPTCHA; never stored, whatever the form.`,
+    );
 
 /** The reserved fields every body may carry; any other name starting with `_` is a control field too. */
 export const ControlFields = {
   _replyto: text(z.string())
     .optional()
-    .describe("The sender's address: the notification e-mail's Reply-To and the autoresponder's recipient, checked against the form's blocked e-mails."),
+    .describe(
+      "The sender's address: the notification e-mail's Reply-To and the autoresponder's recipient, checked against the form's blocked e-mails.",
+    ),
   _subject: text(z.string()).optional().describe("The notification e-mail's subject (its first 200 characters)."),
   _next: text(z.string())
     .optional()
     .describe(
-      'Where a browser goes after posting (303), instead of the form\'s `redirect_url` or the thank-you page — followed only when its origin is ' +
+      "Where a browser goes after posting (303), instead of the form's `redirect_url` or the thank-you page — followed only when its origin is " +
         "the posting page's, the `redirect_url`'s or one of the form's `allowed_origins`.",
     ),
   [DEFAULT_HONEYPOT_FIELD]: text(z.string())
@@ -111,19 +119,24 @@ export const JsonPost = z
 
 export const SubmissionAccepted = z.object({
   ok: z.literal(true),
-  id: z.string().describe('The submission id (`subm_…`); for a repeated `Idempotency-Key`, the first submission\'s.'),
+  id: z.string().describe("The submission id (`subm_…`); for a repeated `Idempotency-Key`, the first submission's."),
   redirect: z
     .string()
     .optional()
     .describe(
-      'Where a browser posting the same form would be sent (303): the `_next` posted, when its origin is allowed, else the form\'s ' +
-        '`redirect_url`; absent when neither applies. The browser helper (`/intake.js`) follows a page\'s cross-origin `_next` only when it is this.',
+      "Where a browser posting the same form would be sent (303): the `_next` posted, when its origin is allowed, else the form's " +
+        "`redirect_url`; absent when neither applies. The browser helper (`/intake.js`) follows a page's cross-origin `_next` only when it is this.",
     ),
 });
 export type SubmissionAccepted = z.infer<typeof SubmissionAccepted>;
 
 const errorBody = <C extends [string, ...string[]]>(codes: C, description: string) =>
-  z.object({ error: z.enum(codes).describe('Machine-readable error code.'), message: z.string().describe('Human-readable explanation.') }).describe(description);
+  z
+    .object({
+      error: z.enum(codes).describe('Machine-readable error code.'),
+      message: z.string().describe('Human-readable explanation.'),
+    })
+    .describe(description);
 
 export const PublicPaymentRequiredBody = errorBody(
   ['quota_exceeded', 'plan_limit_reached'],
@@ -132,11 +145,26 @@ export const PublicPaymentRequiredBody = errorBody(
   limit: z.number().int().optional().describe("The plan's file storage in bytes, when that is what is reached."),
 });
 
-export const ForbiddenOriginBody = errorBody(['forbidden'], "The request's `Origin` is not one of the form's `allowed_origins`.");
-export const PublicNotFoundBody = errorBody(['not_found'], 'No published form has this id (unknown, draft, unpublished or deleted).');
-export const PayloadTooLargeBody = errorBody(['payload_too_large'], 'A limit of the endpoint was crossed; nothing was stored.');
-export const UnsupportedMediaTypeBody = errorBody(['unsupported_media_type'], 'The body is not urlencoded, multipart or JSON.');
-export const CaptchaFailedBody = errorBody(['captcha_failed'], 'The CAPTCHA token is missing, refused or expired; nothing was stored.');
+export const ForbiddenOriginBody = errorBody(
+  ['forbidden'],
+  "The request's `Origin` is not one of the form's `allowed_origins`.",
+);
+export const PublicNotFoundBody = errorBody(
+  ['not_found'],
+  'No published form has this id (unknown, draft, unpublished or deleted).',
+);
+export const PayloadTooLargeBody = errorBody(
+  ['payload_too_large'],
+  'A limit of the endpoint was crossed; nothing was stored.',
+);
+export const UnsupportedMediaTypeBody = errorBody(
+  ['unsupported_media_type'],
+  'The body is not urlencoded, multipart or JSON.',
+);
+export const CaptchaFailedBody = errorBody(
+  ['captcha_failed'],
+  'The CAPTCHA token is missing, refused or expired; nothing was stored.',
+);
 
 /** 422 for JSON clients: the post breaks the form's field schema, or its CAPTCHA failed. */
 export const PostRefusedBody = z.union([FieldErrorsBody, CaptchaFailedBody]);

@@ -7,7 +7,8 @@ import { z } from 'zod';
 
 export function unwrapSchema(s: z.ZodTypeAny): z.ZodTypeAny {
   for (;;) {
-    if (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) s = s._def.innerType as z.ZodTypeAny;
+    if (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault)
+      s = s._def.innerType as z.ZodTypeAny;
     else if (s instanceof z.ZodEffects) s = s._def.schema as z.ZodTypeAny;
     else return s;
   }

@@ -1,14 +1,34 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { Autoresponse } from './form-features.ts';
-import { authErrors, ErrorBody, Instant, MAX_PAGE, OkBody, PageLinks, PageMeta, rateLimitErrors, text, Timestamp } from './common.ts';
+import {
+  authErrors,
+  ErrorBody,
+  Instant,
+  MAX_PAGE,
+  OkBody,
+  PageLinks,
+  PageMeta,
+  rateLimitErrors,
+  text,
+  Timestamp,
+} from './common.ts';
 import { COSTS } from './costs.ts';
 
 const c = initContract();
 
 /** The categories processing assigns (`category`). */
 export const CATEGORIES = [
-  'support', 'sales', 'partnership', 'bug-report', 'feature-request', 'feedback', 'hiring', 'press', 'spam', 'other',
+  'support',
+  'sales',
+  'partnership',
+  'bug-report',
+  'feature-request',
+  'feedback',
+  'hiring',
+  'press',
+  'spam',
+  'other',
 ] as const;
 
 export const SUBMISSION_STATUSES = ['received', 'spam', 'processed', 'failed'] as const;
@@ -42,7 +62,12 @@ export const Payload = z.record(JsonValue).describe('The submitted fields.');
 export const SubmissionListItem = z.object({
   id: z.string().describe('Prefix `subm_`.'),
   status: SubmissionStatus,
-  spam_reason: z.string().nullable().describe('Why it is spam: honeypot_filled, rate_limited, rule:<kind>, captcha_unverified (the CAPTCHA provider could not be reached), ai_moderation.'),
+  spam_reason: z
+    .string()
+    .nullable()
+    .describe(
+      'Why it is spam: honeypot_filled, rate_limited, rule:<kind>, captcha_unverified (the CAPTCHA provider could not be reached), ai_moderation.',
+    ),
   category: z.string().nullable(),
   ai_moderation: AiModeration.nullable(),
   payload: Payload,
@@ -60,7 +85,10 @@ export const SubmissionDetail = SubmissionListItem.omit({ files: true }).extend(
   form_id: z.string(),
   fields: z.array(ParsedField).describe('The payload with each value recognised and typed.'),
   metadata: z.record(JsonValue).describe('IP, user agent, referrer, origin and the reserved control fields.'),
-  files: z.array(SignedSubmissionFile).optional().describe('Present only if the submission had uploads, with signed URLs valid 60 seconds.'),
+  files: z
+    .array(SignedSubmissionFile)
+    .optional()
+    .describe('Present only if the submission had uploads, with signed URLs valid 60 seconds.'),
   autoresponse: Autoresponse,
   updated_at: Timestamp,
 });
@@ -76,11 +104,19 @@ const SearchText = text(z.string().trim().max(200))
 export const SubmissionListQuery = z.object({
   folder: z.enum(['inbox', 'spam', 'all']).default('inbox').describe('`inbox` (not spam), `spam` or `all`.'),
   per_page: z.coerce.number().int().min(1).max(100).default(25),
-  page: z.coerce.number().int().min(1).max(MAX_PAGE).default(1).describe('Page number, from 1 (at most 1,000,000; deep pages are faster by `cursor`).'),
+  page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE)
+    .default(1)
+    .describe('Page number, from 1 (at most 1,000,000; deep pages are faster by `cursor`).'),
   category: text(z.string().max(64)).optional().describe('Only this AI category.'),
   since: IsoDate.optional().describe('Only submissions received after this time (ISO 8601).'),
   until: IsoDate.optional().describe('Only submissions received before this time (ISO 8601).'),
-  cursor: text(z.string().max(200)).optional().describe('Opaque keyset cursor from `meta.next_cursor`; takes precedence over `page`.'),
+  cursor: text(z.string().max(200))
+    .optional()
+    .describe('Opaque keyset cursor from `meta.next_cursor`; takes precedence over `page`.'),
   q: SearchText,
 });
 
@@ -91,15 +127,24 @@ export const SubmissionPage = z.object({
   data: z.array(SubmissionListItem),
   links: PageLinks,
   meta: PageMeta.extend({
-    current_page: z.number().int().nullable().describe('The page number; null when the page was asked for by `cursor`.'),
-    total_capped: z.boolean().describe('A search (`q`) counts its matches up to 1,000: true when there are more (then `total` is 1,000).'),
+    current_page: z
+      .number()
+      .int()
+      .nullable()
+      .describe('The page number; null when the page was asked for by `cursor`.'),
+    total_capped: z
+      .boolean()
+      .describe('A search (`q`) counts its matches up to 1,000: true when there are more (then `total` is 1,000).'),
     next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last.'),
   }),
 });
 
 export const UpdateSubmissionBody = z
   .object({
-    payload: z.record(JsonValue).optional().describe('Merged shallowly: omitted keys stay, a key set to null is removed.'),
+    payload: z
+      .record(JsonValue)
+      .optional()
+      .describe('Merged shallowly: omitted keys stay, a key set to null is removed.'),
     status: SubmissionStatus.optional(),
   })
   .strict();
@@ -111,7 +156,9 @@ export const ExportedSubmission = z.object({
   status: SubmissionStatus,
   spam_reason: z.string().nullable(),
   category: z.string().nullable(),
-  ai_moderation: z.object({ score: z.number(), verdict: z.string(), reasons: z.array(z.string()), provider: z.string() }).nullable(),
+  ai_moderation: z
+    .object({ score: z.number(), verdict: z.string(), reasons: z.array(z.string()), provider: z.string() })
+    .nullable(),
   payload: z.record(JsonValue),
   files: z.array(
     z.object({
@@ -129,14 +176,20 @@ export const BulkBody = z.object({
   ids: z
     .array(text())
     .min(1)
-    .describe('At most 500 submission ids; more gives 413 (after a 404 for an unknown form). An id that is not a submission of this form, whatever its shape or length, is listed in `skipped` (NUL and unpaired surrogates are refused in any body, 400).'),
+    .describe(
+      'At most 500 submission ids; more gives 413 (after a 404 for an unknown form). An id that is not a submission of this form, whatever its shape or length, is listed in `skipped` (NUL and unpaired surrogates are refused in any body, 400).',
+    ),
   action: z.enum(['delete', 'mark_spam', 'mark_not_spam']),
 });
 
 export const BulkResult = z.object({
   ok: z.boolean(),
   affected: z.number().int(),
-  skipped: z.array(z.string()).describe('Ids the caller may not act on (other forms, other teams, deleted, unknown or malformed), in the order given, once each.'),
+  skipped: z
+    .array(z.string())
+    .describe(
+      'Ids the caller may not act on (other forms, other teams, deleted, unknown or malformed), in the order given, once each.',
+    ),
 });
 
 export const ExportQuery = z.object({
@@ -185,9 +238,14 @@ export const submissionsContract = c.router({
               'the learned ones, when any), _files (links). JSON (format=json): an array of submissions.',
           ),
       }),
-      ...authErrors, ...rateLimitErrors,
+      ...authErrors,
+      ...rateLimitErrors,
     },
-    metadata: { ability: 'submissions:export', cost: COSTS.export, alsoAnswers: { 'application/json': z.array(ExportedSubmission) }},
+    metadata: {
+      ability: 'submissions:export',
+      cost: COSTS.export,
+      alsoAnswers: { 'application/json': z.array(ExportedSubmission) },
+    },
   },
   getSubmission: {
     method: 'GET',

@@ -1,19 +1,31 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { authErrors, ErrorBody, HttpUrl, Instant, isHttpUrl, OkBody, rateLimitErrors, text, Timestamp } from './common.ts';
+import {
+  authErrors,
+  ErrorBody,
+  HttpUrl,
+  Instant,
+  isHttpUrl,
+  OkBody,
+  rateLimitErrors,
+  text,
+  Timestamp,
+} from './common.ts';
 import { COSTS } from './costs.ts';
 
 const c = initContract();
 
 export const PROVIDERS = ['slack', 'discord', 'teams', 'zapier', 'make', 'webhook'] as const;
-export const Provider = z.enum(PROVIDERS).describe('How the body is formatted: a chat message (slack, discord, teams) or the event JSON.');
+export const Provider = z
+  .enum(PROVIDERS)
+  .describe('How the body is formatted: a chat message (slack, discord, teams) or the event JSON.');
 
 export const EVENTS = ['submission.created', 'submission.spam', 'ai-insights.regenerated'] as const;
 export const WebhookEvent = z
   .enum(EVENTS)
   .describe(
     '`submission.created`: a clean submission, once processed. `submission.spam`: a submission stored as spam (at the door or by ' +
-      'moderation; not one a person marked spam). `ai-insights.regenerated`: the team\'s weekly insights were (re)computed.',
+      "moderation; not one a person marked spam). `ai-insights.regenerated`: the team's weekly insights were (re)computed.",
   );
 /** What a delivery carries: an event a webhook subscribes to, or `webhook.test` (the test call). */
 export const DELIVERY_EVENTS = [...EVENTS, 'webhook.test'] as const;
@@ -33,7 +45,7 @@ const MaxPerSecond = z
   .max(PACE_LIMITS.max)
   .describe(
     `At most this many deliveries a second to this webhook, across every worker (${PACE_LIMITS.min}–${PACE_LIMITS.max}). ` +
-      'Unset (null): slack 1, discord 0.5, teams 4 (their documented limits), other providers unpaced. A receiver\'s 429 ' +
+      "Unset (null): slack 1, discord 0.5, teams 4 (their documented limits), other providers unpaced. A receiver's 429 " +
       'with `Retry-After` pauses the whole webhook until then, without spending an attempt.',
   );
 
@@ -42,12 +54,19 @@ export const FILTER_CONDITIONS = 10;
 
 export const WebhookFilterCondition = z
   .object({
-    field: text(z.string().min(1).max(200)).describe('A payload field name, or `category` / `status` (the submission\'s own).'),
+    field: text(z.string().min(1).max(200)).describe(
+      "A payload field name, or `category` / `status` (the submission's own).",
+    ),
     op: z.enum(FILTER_OPS),
-    value: text(z.string().max(1000)).optional().describe('Compared as text, case-insensitive; required except with `exists`.'),
+    value: text(z.string().max(1000))
+      .optional()
+      .describe('Compared as text, case-insensitive; required except with `exists`.'),
   })
   .strict()
-  .refine((c) => c.op === 'exists' || c.value !== undefined, { message: 'A value is required with this op.', path: ['value'] });
+  .refine((c) => c.op === 'exists' || c.value !== undefined, {
+    message: 'A value is required with this op.',
+    path: ['value'],
+  });
 
 export const WebhookFilter = z
   .array(WebhookFilterCondition)
@@ -62,7 +81,9 @@ export const WebhookFilter = z
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead'] as const;
 export const DeliveryStatus = z
   .enum(DELIVERY_STATUSES)
-  .describe('`pending` before the first answer, `failed` while retrying, then `succeeded` or `dead` (no attempt left).');
+  .describe(
+    '`pending` before the first answer, `failed` while retrying, then `succeeded` or `dead` (no attempt left).',
+  );
 
 const Https = text(z.string().max(2048)).refine((v) => isHttpUrl(v) && /^https:/i.test(v), 'Must be an https:// URL.');
 
@@ -104,7 +125,9 @@ export const Webhook = z.object({
   deactivated_reason: z
     .string()
     .nullable()
-    .describe('Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days).'),
+    .describe(
+      'Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days).',
+    ),
   config: Config,
   events: z.array(WebhookEvent),
   filter: WebhookFilter,
@@ -118,7 +141,11 @@ export const Webhook = z.object({
   ),
 });
 
-const Events = z.array(WebhookEvent).min(1).max(EVENTS.length).describe('Events delivered; default `["submission.created"]`.');
+const Events = z
+  .array(WebhookEvent)
+  .min(1)
+  .max(EVENTS.length)
+  .describe('Events delivered; default `["submission.created"]`.');
 
 export const CreateWebhookBody = z
   .object({
@@ -141,18 +168,27 @@ export const UpdateWebhookBody = z
     config: Config.optional(),
     events: Events.optional(),
     filter: WebhookFilter.optional().describe('Replaces the filter; `[]` removes it.'),
-    max_per_second: MaxPerSecond.nullable().optional().describe('Replaces the pace; null: the provider\'s default.'),
+    max_per_second: MaxPerSecond.nullable().optional().describe("Replaces the pace; null: the provider's default."),
     active: z.boolean().optional().describe('`true` reactivates a webhook the service deactivated.'),
-    rotate_secret: z.boolean().optional().describe('Issue a new secret (returned once); the old one keeps signing for 24 hours.'),
+    rotate_secret: z
+      .boolean()
+      .optional()
+      .describe('Issue a new secret (returned once); the old one keeps signing for 24 hours.'),
   })
   .strict();
 
 export const Delivery = z.object({
   id: z.string().describe('Prefix `whd_`.'),
   webhook_id: z.string(),
-  event: z.enum(DELIVERY_EVENTS).describe('The event sent; `webhook.test` for a test call (a sample `submission.created` body with `test: true`).'),
+  event: z
+    .enum(DELIVERY_EVENTS)
+    .describe('The event sent; `webhook.test` for a test call (a sample `submission.created` body with `test: true`).'),
   status: DeliveryStatus,
-  http_status: z.number().int().nullable().describe('Status the receiver answered on the last attempt; null without an answer.'),
+  http_status: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Status the receiver answered on the last attempt; null without an answer.'),
   attempts: z.number().int().describe('Attempts made so far (at most 7).'),
   duration_ms: z.number().int().nullable().describe('Duration of the last attempt.'),
   submission_id: z.string().nullable(),
@@ -166,7 +202,7 @@ export const Delivery = z.object({
     .nullable()
     .describe(
       'Why the last attempt failed without a usable answer: timeout, dns_error, tls_error, connection_refused, connection_reset, ' +
-        'blocked_address, network_error; or webhook_inactive when its retries were stopped (a deleted webhook\'s continue).',
+        "blocked_address, network_error; or webhook_inactive when its retries were stopped (a deleted webhook's continue).",
     ),
   delivered_at: Timestamp.nullable(),
   next_attempt_at: Timestamp.nullable().describe('When the next attempt is due; null when none is.'),
@@ -184,7 +220,10 @@ export const DeliveryListQuery = z.object({
 
 export const DeliveryPage = z.object({
   data: z.array(Delivery),
-  meta: z.object({ per_page: z.number().int(), next_cursor: z.string().nullable().describe('Pass as `cursor` for older deliveries; null on the last page.') }),
+  meta: z.object({
+    per_page: z.number().int(),
+    next_cursor: z.string().nullable().describe('Pass as `cursor` for older deliveries; null on the last page.'),
+  }),
 });
 
 export const ReplayWebhookBody = z
@@ -215,7 +254,11 @@ export const webhooksContract = c.router({
     summary: 'Create a webhook; its signing secret is returned this once',
     pathParams: FormParams,
     body: CreateWebhookBody,
-    responses: { 201: WebhookData.extend({ secret: z.string().describe('Signing secret, `whsec_…`: shown only now.') }), ...authErrors, ...rateLimitErrors },
+    responses: {
+      201: WebhookData.extend({ secret: z.string().describe('Signing secret, `whsec_…`: shown only now.') }),
+      ...authErrors,
+      ...rateLimitErrors,
+    },
     metadata: { ability: 'webhooks:write', cost: COSTS.meteredRow },
   },
   getWebhook: {
@@ -233,7 +276,9 @@ export const webhooksContract = c.router({
     pathParams: WebhookParams,
     body: UpdateWebhookBody,
     responses: {
-      200: WebhookData.extend({ secret: z.string().optional().describe('The new signing secret, only with `rotate_secret: true`.') }),
+      200: WebhookData.extend({
+        secret: z.string().optional().describe('The new signing secret, only with `rotate_secret: true`.'),
+      }),
       ...authErrors,
       ...rateLimitErrors,
     },
@@ -279,7 +324,12 @@ export const webhooksContract = c.router({
     summary: 'Send a delivery again: a new delivery with the same body, signed now',
     pathParams: DeliveryParams,
     body: c.noBody(),
-    responses: { 200: z.object({ ok: z.literal(true), delivery_id: z.string() }), ...authErrors, ...rateLimitErrors, 409: ErrorBody },
+    responses: {
+      200: z.object({ ok: z.literal(true), delivery_id: z.string() }),
+      ...authErrors,
+      ...rateLimitErrors,
+      409: ErrorBody,
+    },
     metadata: { ability: 'webhooks:write', cost: COSTS.meteredRow },
   },
   replayDeliveryById: {
@@ -288,7 +338,12 @@ export const webhooksContract = c.router({
     summary: 'Send a delivery again, by its id alone',
     pathParams: z.object({ delivery_id: z.string().describe('Delivery id (`whd_…`).') }),
     body: c.noBody(),
-    responses: { 202: z.object({ delivery_id: z.string(), status: z.literal('queued') }), ...authErrors, ...rateLimitErrors, 409: ErrorBody },
+    responses: {
+      202: z.object({ delivery_id: z.string(), status: z.literal('queued') }),
+      ...authErrors,
+      ...rateLimitErrors,
+      409: ErrorBody,
+    },
     metadata: { ability: 'webhooks:write', cost: COSTS.meteredRow },
   },
   replayWebhook: {
@@ -300,7 +355,12 @@ export const webhooksContract = c.router({
       'replay of each. Progress: `GET /v1/jobs/{job_id}`.',
     pathParams: z.object({ webhook_id: z.string().describe('Webhook id (`wh_…`).') }),
     body: ReplayWebhookBody,
-    responses: { 202: z.object({ job_id: z.string(), status: z.literal('queued') }), ...authErrors, ...rateLimitErrors, 409: ErrorBody },
+    responses: {
+      202: z.object({ job_id: z.string(), status: z.literal('queued') }),
+      ...authErrors,
+      ...rateLimitErrors,
+      409: ErrorBody,
+    },
     metadata: { ability: 'webhooks:write', cost: COSTS.replayWebhook },
   },
 });

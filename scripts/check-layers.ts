@@ -24,11 +24,22 @@ type Rule = { name: string; from: Pattern[]; except?: Pattern[]; forbid: Pattern
 
 const EVERYTHING: Pattern[] = ['contract/', 'server/', 'sdk/', 'cli/', 'bench/', 'scripts/', 'test/'];
 /** What binds the domain to the world, and the composition roots: above every rule. */
-const ABOVE_DOMAIN: Pattern[] = ['server/operations/', 'server/transports/', 'server/workers/', 'server/main.ts', 'server/admin-runtime.ts'];
+const ABOVE_DOMAIN: Pattern[] = [
+  'server/operations/',
+  'server/transports/',
+  'server/workers/',
+  'server/main.ts',
+  'server/admin-runtime.ts',
+];
 const TOP: Pattern[] = ['cli/', 'bench/', 'scripts/', 'test/'];
 
 export const RULES: Rule[] = [
-  { name: 'the contract is the ground: it imports nothing of the project', from: ['contract/'], forbid: EVERYTHING, allow: ['contract/'] },
+  {
+    name: 'the contract is the ground: it imports nothing of the project',
+    from: ['contract/'],
+    forbid: EVERYTHING,
+    allow: ['contract/'],
+  },
   {
     name: 'a migration is frozen history: it imports nothing outside the migrations (it must not change when the domain does)',
     from: ['server/infra/db/migrations/'],
@@ -42,7 +53,11 @@ export const RULES: Rule[] = [
     forbid: ['server/domain/', 'server/infra/ai/', 'server/context.ts', ...ABOVE_DOMAIN],
     allow: ['server/infra/ai/provider.ts'],
   },
-  { name: 'outage classification sits below storage, database and domain: it imports nothing of the project', from: ['server/infra/unreachable-errors.ts'], forbid: EVERYTHING },
+  {
+    name: 'outage classification sits below storage, database and domain: it imports nothing of the project',
+    from: ['server/infra/unreachable-errors.ts'],
+    forbid: EVERYTHING,
+  },
   {
     name: 'the AI provider interface (server/infra/ai/provider.ts) imports only the contract, so the domain can depend on it',
     from: ['server/infra/ai/provider.ts'],
@@ -61,8 +76,17 @@ export const RULES: Rule[] = [
     from: ['server/operations/', 'server/transports/', 'server/workers/', 'cli/'],
     forbid: ['server/infra/db/'],
   },
-  { name: 'the server imports nothing from the SDK, the CLI, benchmarks, scripts or tests', from: ['server/'], forbid: ['sdk/', ...TOP] },
-  { name: 'only the CLI, benchmarks and tests start the server (server/main.ts)', from: ['server/'], except: ['server/main.ts'], forbid: ['server/main.ts'] },
+  {
+    name: 'the server imports nothing from the SDK, the CLI, benchmarks, scripts or tests',
+    from: ['server/'],
+    forbid: ['sdk/', ...TOP],
+  },
+  {
+    name: 'only the CLI, benchmarks and tests start the server (server/main.ts)',
+    from: ['server/'],
+    except: ['server/main.ts'],
+    forbid: ['server/main.ts'],
+  },
   { name: 'the SDK stands on the contract alone', from: ['sdk/'], forbid: ['server/', ...TOP] },
   {
     // The API commands and `intake listen` reach Intake through the SDK, as any integrator's script does.
@@ -82,7 +106,8 @@ export const KNOWN_CYCLES: Array<{ files: string[]; why: string }> = [];
 /** Known upward imports, each to be removed: an import listed here passes. */
 export const KNOWN_UPWARD: Array<{ from: string; to: string; why: string }> = [];
 
-const matches = (file: string, pattern: Pattern) => (pattern.endsWith('/') ? file.startsWith(pattern) : file === pattern);
+const matches = (file: string, pattern: Pattern) =>
+  pattern.endsWith('/') ? file.startsWith(pattern) : file === pattern;
 const matchesAny = (file: string, patterns: Pattern[] = []) => patterns.some((p) => matches(file, p));
 
 /** Every project .ts file under `dirs` (relative, with `/`), build output and dependencies left out. */
@@ -103,7 +128,9 @@ export function importGraph(root: string, dirs = SOURCE_DIRS): Map<string, strin
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles(root, dirs)) {
     const { importedFiles } = ts.preProcessFile(fs.readFileSync(path.join(root, file), 'utf8'), true, true);
-    const targets = importedFiles.filter((i) => i.fileName.startsWith('.')).map((i) => path.posix.normalize(path.posix.join(path.posix.dirname(file), i.fileName)));
+    const targets = importedFiles
+      .filter((i) => i.fileName.startsWith('.'))
+      .map((i) => path.posix.normalize(path.posix.join(path.posix.dirname(file), i.fileName)));
     graph.set(file, [...new Set(targets)]);
   }
   return graph;
@@ -188,7 +215,13 @@ export function checkLayers(root = ROOT, known = { cycles: KNOWN_CYCLES, upward:
     report.imports += targets.length;
     for (const to of targets) {
       for (const rule of RULES) {
-        if (!matchesAny(from, rule.from) || matchesAny(from, rule.except) || !matchesAny(to, rule.forbid) || matchesAny(to, rule.allow)) continue;
+        if (
+          !matchesAny(from, rule.from) ||
+          matchesAny(from, rule.except) ||
+          !matchesAny(to, rule.forbid) ||
+          matchesAny(to, rule.allow)
+        )
+          continue;
         const allowed = known.upward.findIndex((k) => k.from === from && k.to === to);
         if (allowed >= 0) {
           usedUpward.add(allowed);
@@ -216,14 +249,17 @@ export function checkLayers(root = ROOT, known = { cycles: KNOWN_CYCLES, upward:
 function main(): number {
   const report = checkLayers(path.resolve(process.argv[2] ?? ROOT));
   for (const k of report.known) console.error(`layers: known, allowed until fixed: ${k}`);
-  for (const s of report.stale) console.error(`layers: allowance no longer needed, remove it from scripts/check-layers.ts: ${s}`);
+  for (const s of report.stale)
+    console.error(`layers: allowance no longer needed, remove it from scripts/check-layers.ts: ${s}`);
   for (const c of report.cycles) {
     const more = c.files.length > c.example.length - 1 ? ` (all of ${c.files.join(', ')} import each other)` : '';
     console.error(`layers: import cycle ${c.example.join(' → ')}${more}`);
   }
   for (const u of report.upward) console.error(`layers: upward import ${u.from} → ${u.to}: ${u.rule}`);
   const failures = report.cycles.length + report.upward.length;
-  console.log(`layers: ${report.files} files, ${report.imports} imports: ${failures ? `${report.cycles.length} cycle(s), ${report.upward.length} upward import(s)` : 'no cycle, no upward import'}`);
+  console.log(
+    `layers: ${report.files} files, ${report.imports} imports: ${failures ? `${report.cycles.length} cycle(s), ${report.upward.length} upward import(s)` : 'no cycle, no upward import'}`,
+  );
   return failures ? 1 : 0;
 }
 

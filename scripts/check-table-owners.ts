@@ -56,14 +56,30 @@ export const OWNERS: Record<string, string> = {
  */
 export type SharedWrite = { module: string; fn: string; table: string; why: string };
 
-const INGEST = 'the ingest path: one statement stores a post with its files, learned field names, usage count, idempotency key and job';
+const INGEST =
+  'the ingest path: one statement stores a post with its files, learned field names, usage count, idempotency key and job';
 export const SHARED_WRITES: SharedWrite[] = [
   { module: 'submission-inserts.ts', fn: 'insertSubmission', table: 'submissions', why: INGEST },
   { module: 'submission-inserts.ts', fn: 'insertSubmission', table: 'submission_files', why: INGEST },
   { module: 'submission-inserts.ts', fn: 'insertSubmission', table: 'form_fields', why: INGEST },
-  { module: 'submission-inserts.ts', fn: 'insertSubmissions', table: 'submissions', why: `${INGEST} (a group commit's batch)` },
-  { module: 'submission-inserts.ts', fn: 'insertSubmissions', table: 'submission_files', why: `${INGEST} (a group commit's batch)` },
-  { module: 'submission-inserts.ts', fn: 'insertSubmissions', table: 'form_fields', why: `${INGEST} (a group commit's batch)` },
+  {
+    module: 'submission-inserts.ts',
+    fn: 'insertSubmissions',
+    table: 'submissions',
+    why: `${INGEST} (a group commit's batch)`,
+  },
+  {
+    module: 'submission-inserts.ts',
+    fn: 'insertSubmissions',
+    table: 'submission_files',
+    why: `${INGEST} (a group commit's batch)`,
+  },
+  {
+    module: 'submission-inserts.ts',
+    fn: 'insertSubmissions',
+    table: 'form_fields',
+    why: `${INGEST} (a group commit's batch)`,
+  },
   {
     module: 'deliveries.ts',
     fn: 'recordAttempts',
@@ -101,7 +117,8 @@ const WRITE = [
 function holder(node: ts.Node): string {
   let name = '';
   for (let n: ts.Node | undefined = node.parent; n; n = n.parent) {
-    if ((ts.isFunctionDeclaration(n) || ts.isVariableDeclaration(n)) && n.name && ts.isIdentifier(n.name)) name = n.name.text;
+    if ((ts.isFunctionDeclaration(n) || ts.isVariableDeclaration(n)) && n.name && ts.isIdentifier(n.name))
+      name = n.name.text;
   }
   return name;
 }
@@ -110,8 +127,13 @@ function holder(node: ts.Node): string {
 function literals(source: ts.SourceFile): Array<{ text: string; fn: string }> {
   const out: Array<{ text: string; fn: string }> = [];
   const visit = (node: ts.Node) => {
-    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) out.push({ text: node.text, fn: holder(node) });
-    else if (ts.isTemplateExpression(node)) out.push({ text: node.head.text + node.templateSpans.map((s) => '${}' + s.literal.text).join(''), fn: holder(node) });
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))
+      out.push({ text: node.text, fn: holder(node) });
+    else if (ts.isTemplateExpression(node))
+      out.push({
+        text: node.head.text + node.templateSpans.map((s) => '${}' + s.literal.text).join(''),
+        fn: holder(node),
+      });
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -134,12 +156,18 @@ export function writesOf(file: string, text: string, entityTables: Map<string, s
     }
   }
   for (const statement of source.statements) {
-    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier) || !statement.moduleSpecifier.text.endsWith('/entities.ts')) continue;
+    if (
+      !ts.isImportDeclaration(statement) ||
+      !ts.isStringLiteral(statement.moduleSpecifier) ||
+      !statement.moduleSpecifier.text.endsWith('/entities.ts')
+    )
+      continue;
     const bindings = statement.importClause?.namedBindings;
     if (!bindings || !ts.isNamedImports(bindings)) continue;
     for (const spec of bindings.elements) {
       const table = entityTables.get((spec.propertyName ?? spec.name).text);
-      if (table && !spec.isTypeOnly && !statement.importClause!.isTypeOnly) writes.push({ fn: '', table, statement: `MikroORM entity ${spec.name.text}` });
+      if (table && !spec.isTypeOnly && !statement.importClause!.isTypeOnly)
+        writes.push({ fn: '', table, statement: `MikroORM entity ${spec.name.text}` });
     }
   }
   return writes;
@@ -150,7 +178,8 @@ function entityTables(root: string): Map<string, string> {
   const file = path.join(root, 'server/infra/db/entities.ts');
   const tables = new Map<string, string>();
   if (!fs.existsSync(file)) return tables;
-  for (const m of fs.readFileSync(file, 'utf8').matchAll(/defineEntity\(\{\s*name:\s*'(\w+)',\s*tableName:\s*'(\w+)'/g)) tables.set(m[1]!, m[2]!);
+  for (const m of fs.readFileSync(file, 'utf8').matchAll(/defineEntity\(\{\s*name:\s*'(\w+)',\s*tableName:\s*'(\w+)'/g))
+    tables.set(m[1]!, m[2]!);
   return tables;
 }
 
@@ -160,16 +189,31 @@ function createdTables(root: string): Set<string> {
   const tables = new Set<string>();
   if (!fs.existsSync(dir)) return tables;
   for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
-    for (const m of fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/create\s+(?:unlogged\s+)?table\s+(?:if\s+not\s+exists\s+)?([a-z_]\w*)\b(?!\.)/gi)) tables.add(m[1]!.toLowerCase());
+    for (const m of fs
+      .readFileSync(path.join(dir, f), 'utf8')
+      .matchAll(/create\s+(?:unlogged\s+)?table\s+(?:if\s+not\s+exists\s+)?([a-z_]\w*)\b(?!\.)/gi))
+      tables.add(m[1]!.toLowerCase());
   }
   return tables;
 }
 
 export function checkTableOwners(root = ROOT, known = { owners: OWNERS, shared: SHARED_WRITES }): OwnerReport {
   const dir = path.join(root, QUERIES);
-  const modules = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.ts')).sort() : [];
+  const modules = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.ts'))
+        .sort()
+    : [];
   const entities = entityTables(root);
-  const report: OwnerReport = { modules: modules.length, writes: 0, foreign: [], unowned: [], missingModules: [], stale: [] };
+  const report: OwnerReport = {
+    modules: modules.length,
+    writes: 0,
+    foreign: [],
+    unowned: [],
+    missingModules: [],
+    stale: [],
+  };
   const used = new Set<number>();
   for (const module of modules) {
     for (const w of writesOf(module, fs.readFileSync(path.join(dir, module), 'utf8'), entities)) {
@@ -181,7 +225,8 @@ export function checkTableOwners(root = ROOT, known = { owners: OWNERS, shared: 
     }
   }
   for (const table of [...createdTables(root)].sort()) if (!known.owners[table]) report.unowned.push(table);
-  for (const [table, module] of Object.entries(known.owners)) if (!modules.includes(module)) report.missingModules.push(`${table} → ${QUERIES}${module}`);
+  for (const [table, module] of Object.entries(known.owners))
+    if (!modules.includes(module)) report.missingModules.push(`${table} → ${QUERIES}${module}`);
   known.shared.forEach((s, i) => used.has(i) || report.stale.push(`${s.module} ${s.fn} writes ${s.table}`));
   return report;
 }
@@ -190,14 +235,26 @@ function main(): number {
   const report = checkTableOwners(path.resolve(process.argv[2] ?? ROOT));
   for (const f of report.foreign) {
     const owner = OWNERS[f.table];
-    const whose = f.table === '?' ? 'a table named at run time' : owner ? `owned by ${QUERIES}${owner}` : 'a table with no owner in OWNERS';
-    console.error(`table owners: ${f.module}${f.fn ? ` (${f.fn})` : ''} writes ${f.table} (${f.statement}), ${whose}: move the write to the owner, or list it in SHARED_WRITES and docs/architecture.md`);
+    const whose =
+      f.table === '?'
+        ? 'a table named at run time'
+        : owner
+          ? `owned by ${QUERIES}${owner}`
+          : 'a table with no owner in OWNERS';
+    console.error(
+      `table owners: ${f.module}${f.fn ? ` (${f.fn})` : ''} writes ${f.table} (${f.statement}), ${whose}: move the write to the owner, or list it in SHARED_WRITES and docs/architecture.md`,
+    );
   }
-  for (const t of report.unowned) console.error(`table owners: the migrations create ${t}, which has no owner module: add it to OWNERS in scripts/check-table-owners.ts and docs/architecture.md`);
+  for (const t of report.unowned)
+    console.error(
+      `table owners: the migrations create ${t}, which has no owner module: add it to OWNERS in scripts/check-table-owners.ts and docs/architecture.md`,
+    );
   for (const m of report.missingModules) console.error(`table owners: the owner module does not exist: ${m}`);
   for (const s of report.stale) console.error(`table owners: SHARED_WRITES entry no longer needed, remove it: ${s}`);
   const failures = report.foreign.length + report.unowned.length + report.missingModules.length + report.stale.length;
-  console.log(`table owners: ${report.modules} query modules, ${report.writes} writes: ${failures ? `${failures} problem(s)` : 'each table written by its owner only'}`);
+  console.log(
+    `table owners: ${report.modules} query modules, ${report.writes} writes: ${failures ? `${failures} problem(s)` : 'each table written by its owner only'}`,
+  );
   return failures ? 1 : 0;
 }
 

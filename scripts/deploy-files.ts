@@ -30,7 +30,8 @@ export function dockerfileStages(text = fs.readFileSync(DOCKERFILE, 'utf8')): St
       const [, from = '', name = null] = /^(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?/i.exec(args) ?? [];
       stages.push({ from, name, instructions: [] });
     } else if (stages.length) stages.at(-1)!.instructions.push(instruction);
-    else if (instruction.keyword !== 'ARG') throw new Error(`Dockerfile line ${start}: ${instruction.keyword} before any FROM`);
+    else if (instruction.keyword !== 'ARG')
+      throw new Error(`Dockerfile line ${start}: ${instruction.keyword} before any FROM`);
   }
   return stages;
 }
@@ -39,7 +40,8 @@ export function dockerfileStages(text = fs.readFileSync(DOCKERFILE, 'utf8')): St
 function execForm(instruction: Instruction | undefined, what: string): string[] {
   if (!instruction) throw new Error(`Dockerfile has no ${what}`);
   const value: unknown = JSON.parse(instruction.args);
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new Error(`Dockerfile line ${instruction.line}: ${what} must be a JSON array of strings`);
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+    throw new Error(`Dockerfile line ${instruction.line}: ${what} must be a JSON array of strings`);
   return value;
 }
 
@@ -68,7 +70,12 @@ export function readImage(text?: string): Image {
   if (installs.length !== 1) throw new Error(`Dockerfile: expected one RUN npm ci, found ${installs.length}`);
   const copied = final.instructions
     .filter((i) => i.keyword === 'COPY' && !i.args.startsWith('--from'))
-    .flatMap((i) => i.args.split(/\s+/).filter((a) => !a.startsWith('--')).slice(0, -1));
+    .flatMap((i) =>
+      i.args
+        .split(/\s+/)
+        .filter((a) => !a.startsWith('--'))
+        .slice(0, -1),
+    );
   const env: Record<string, string> = {};
   for (const i of final.instructions.filter((i) => i.keyword === 'ENV')) {
     for (const m of i.args.matchAll(/(\w+)=("[^"]*"|\S+)/g)) env[m[1]!] = m[2]!.replace(/^"|"$/g, '');
@@ -106,23 +113,32 @@ export function readCompose(text = fs.readFileSync(COMPOSE_FILE, 'utf8')): Compo
 export function intakeProcesses(compose: Compose = readCompose()): Array<{ service: string; command: string[] }> {
   return Object.entries(compose.services)
     .filter(([, s]) => s.build !== undefined)
-    .flatMap(([service, s]) => Array.from({ length: s.deploy?.replicas ?? 1 }, () => ({ service, command: s.command ?? readImage().cmd })));
+    .flatMap(([service, s]) =>
+      Array.from({ length: s.deploy?.replicas ?? 1 }, () => ({ service, command: s.command ?? readImage().cmd })),
+    );
 }
 
 /**
  * A service's environment as Compose would hand it over: `${VAR}`, `${VAR:-default}` and `${VAR:?message}`
  * substituted from `vars` (the .env file's role), `$$` left as one `$`. A required variable missing throws.
  */
-export function serviceEnvironment(service: string, vars: Record<string, string>, compose: Compose = readCompose()): Record<string, string> {
+export function serviceEnvironment(
+  service: string,
+  vars: Record<string, string>,
+  compose: Compose = readCompose(),
+): Record<string, string> {
   const environment = compose.services[service]?.environment;
   if (!environment || Array.isArray(environment)) throw new Error(`compose.yaml: ${service} has no environment map`);
   const interpolate = (value: string) =>
-    value.replace(/\$\$|\$\{(\w+)(?:(:-|:\?)([^}]*))?\}/g, (match, name: string | undefined, op: string | undefined, arg: string | undefined) => {
-      if (match === '$$') return '$';
-      const set = vars[name!];
-      if (set !== undefined && set !== '') return set;
-      if (op === ':?') throw new Error(`compose.yaml: ${service} needs ${name} (${arg})`);
-      return op === ':-' ? arg! : '';
-    });
+    value.replace(
+      /\$\$|\$\{(\w+)(?:(:-|:\?)([^}]*))?\}/g,
+      (match, name: string | undefined, op: string | undefined, arg: string | undefined) => {
+        if (match === '$$') return '$';
+        const set = vars[name!];
+        if (set !== undefined && set !== '') return set;
+        if (op === ':?') throw new Error(`compose.yaml: ${service} needs ${name} (${arg})`);
+        return op === ':-' ? arg! : '';
+      },
+    );
   return Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, interpolate(String(v))]));
 }

@@ -8,16 +8,19 @@ export const END = '<!-- /operation-budgets -->';
 
 const MIB = 1024 * 1024;
 const bytes = (n: number) => (n === 0 ? '—' : n % MIB === 0 ? `${n / MIB} MiB` : `${Math.round(n / 1024)} KiB`);
-const rows = (r: RouteCost['reads']['rows']) => (r === 'form' ? 'all of a form (scan)' : r === 'team' ? 'all of the team (scan)' : r.toLocaleString('en-US'));
+const rows = (r: RouteCost['reads']['rows']) =>
+  r === 'form' ? 'all of a form (scan)' : r === 'team' ? 'all of the team (scan)' : r.toLocaleString('en-US');
 
 /** The budget of every operation, one row per contract route, with the caps and queue shares they name. */
 export function operationBudgets(): string {
-  const routes = Object.entries(contract as Record<string, unknown>).filter((e): e is [string, AppRoute] => isAppRoute(e[1] as AppRoute));
+  const routes = Object.entries(contract as Record<string, unknown>).filter((e): e is [string, AppRoute] =>
+    isAppRoute(e[1] as AppRoute),
+  );
   const lines = [
     START,
     '',
-    'Every operation runs in its team\'s lane (`INTAKE_TEAM_CONCURRENCY` at once per process, `INTAKE_TEAM_QUEUE` in line for at most',
-    '`INTAKE_TEAM_QUEUE_WAIT_MS`). **API** is one request of the token\'s budget (`INTAKE_API_RATE_LIMIT` a minute, and the',
+    "Every operation runs in its team's lane (`INTAKE_TEAM_CONCURRENCY` at once per process, `INTAKE_TEAM_QUEUE` in line for at most",
+    "`INTAKE_TEAM_QUEUE_WAIT_MS`). **API** is one request of the token's budget (`INTAKE_API_RATE_LIMIT` a minute, and the",
     "team's `INTAKE_API_TEAM_RATE_LIMIT`). Rows and payload bytes are the most one call reads at once.",
     '',
     '| Operation | Budget | Rows at once | Payload bytes at once | Team bound | Queue share |',
@@ -31,7 +34,7 @@ export function operationBudgets(): string {
   }
   lines.push('', '| Team bound | What it allows |', '|---|---|');
   for (const [name, text] of Object.entries(TEAM_CAPS)) lines.push(`| ${name} | ${text}. |`);
-  lines.push('', '| Queue share | How a team\'s jobs wait |', '|---|---|');
+  lines.push('', "| Queue share | How a team's jobs wait |", '|---|---|');
   for (const [name, text] of Object.entries(QUEUE_SHARES)) lines.push(`| ${name} | ${text}. |`);
   lines.push('', END);
   return lines.join('\n');

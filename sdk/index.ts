@@ -11,7 +11,10 @@ import type {
   PlanId,
 } from '../contract/billing.ts';
 import type { ErrorBody, RateLimitedBody, ValidationErrorBody } from '../contract/common.ts';
-import type { StreamedSubmission as StreamedSubmissionSchema, SubmissionEventBatch as SubmissionEventBatchSchema } from '../contract/events.ts';
+import type {
+  StreamedSubmission as StreamedSubmissionSchema,
+  SubmissionEventBatch as SubmissionEventBatchSchema,
+} from '../contract/events.ts';
 import { contract, type Contract } from '../contract/index.ts';
 import type { ErrorCode } from '../contract/errors.ts';
 import type * as forms from '../contract/forms.ts';
@@ -27,12 +30,25 @@ import type {
   UpdateSubmissionBody,
 } from '../contract/submissions.ts';
 import type { AbilityExceedsCallerBody, CreateTokenBody, TokenListEntry, TokenMetadata } from '../contract/tokens.ts';
-import type { CreateWebhookBody, DeliveryStatus, Provider, ReplayWebhookBody, UpdateWebhookBody, WebhookEvent } from '../contract/webhooks.ts';
+import type {
+  CreateWebhookBody,
+  DeliveryStatus,
+  Provider,
+  ReplayWebhookBody,
+  UpdateWebhookBody,
+  WebhookEvent,
+} from '../contract/webhooks.ts';
 import type { Job } from './openapi-types.ts';
 
 export { contract, type Contract };
 export { verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from './webhooks.ts';
-export { parseEventStream, type ListenEvent, type ListenOptions, type SseMessage, type SubmissionCreated } from './listen.ts';
+export {
+  parseEventStream,
+  type ListenEvent,
+  type ListenOptions,
+  type SseMessage,
+  type SubmissionCreated,
+} from './listen.ts';
 export type { Ability, Role, Me, ErrorCode };
 /** The closed lists, as const arrays (their element types are the unions above). */
 export { ABILITIES, ROLES } from '../contract/abilities.ts';
@@ -101,7 +117,9 @@ type DetailedErrorBodies = {
   rate_limited: RateLimitedBody;
   ability_exceeds_caller: AbilityExceedsCallerBody;
 };
-export type IntakeErrorBody<C extends string> = C extends keyof DetailedErrorBodies ? DetailedErrorBodies[C] : ErrorBody;
+export type IntakeErrorBody<C extends string> = C extends keyof DetailedErrorBodies
+  ? DetailedErrorBodies[C]
+  : ErrorBody;
 
 type RawResponse = { status: number; body: unknown; headers: Headers };
 
@@ -225,13 +243,21 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
  * The caller's fetch with the client's timeout and retry policy. Non-idempotent requests (POST) are sent
  * once: a retried POST could create twice.
  */
-export function resilientFetch(fetchImpl: typeof fetch, options: { retry?: RetryOptions | false; timeoutMs?: number } = {}): typeof fetch {
-  const policy = options.retry === false ? { retries: 0, baseDelayMs: 0, maxDelayMs: 0 } : { retries: 2, baseDelayMs: 500, maxDelayMs: 30_000, ...options.retry };
+export function resilientFetch(
+  fetchImpl: typeof fetch,
+  options: { retry?: RetryOptions | false; timeoutMs?: number } = {},
+): typeof fetch {
+  const policy =
+    options.retry === false
+      ? { retries: 0, baseDelayMs: 0, maxDelayMs: 0 }
+      : { retries: 2, baseDelayMs: 500, maxDelayMs: 30_000, ...options.retry };
   return async (input, init = {}) => {
     const method = (init.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
     const retries = IDEMPOTENT.has(method) ? policy.retries : 0;
     for (let attempt = 0; ; attempt += 1) {
-      const signal = options.timeoutMs ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), ...(init.signal ? [init.signal] : [])]) : init.signal;
+      const signal = options.timeoutMs
+        ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), ...(init.signal ? [init.signal] : [])])
+        : init.signal;
       let res: Response | null = null;
       try {
         res = await fetchImpl(input, { ...init, ...(signal ? { signal } : {}) });
@@ -242,7 +268,13 @@ export function resilientFetch(fetchImpl: typeof fetch, options: { retry?: Retry
       if (res && !(res.status === 429 || res.status >= 500)) return res;
       if (attempt >= retries) return res!;
       await res?.body?.cancel().catch(() => {});
-      await sleep(Math.min(policy.maxDelayMs, retryAfterMs(res?.headers.get('retry-after') ?? null) ?? backoffMs(attempt, policy)), init.signal);
+      await sleep(
+        Math.min(
+          policy.maxDelayMs,
+          retryAfterMs(res?.headers.get('retry-after') ?? null) ?? backoffMs(attempt, policy),
+        ),
+        init.signal,
+      );
     }
   };
 }
@@ -260,10 +292,15 @@ export type RawClient = ReturnType<typeof initRawClient>;
 
 /** The same operations, answering the 2xx body or throwing an IntakeError. */
 export type OkClient = {
-  [K in keyof RawClient]: RawClient[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => Promise<SuccessBody<R>> : never;
+  [K in keyof RawClient]: RawClient[K] extends (...args: infer A) => Promise<infer R>
+    ? (...args: A) => Promise<SuccessBody<R>>
+    : never;
 };
 
-export type ExportArgs = { params: { form: string }; query?: { format?: 'csv' | 'json'; since?: string; until?: string } };
+export type ExportArgs = {
+  params: { form: string };
+  query?: { format?: 'csv' | 'json'; since?: string; until?: string };
+};
 export type DownloadArgs = { params: { form: string; submission: string; file: string } };
 
 export type IntakeClient = Omit<RawClient, 'exportSubmissions'> & {
@@ -280,7 +317,10 @@ export type IntakeClient = Omit<RawClient, 'exportSubmissions'> & {
    */
   downloadFile(args: DownloadArgs): Promise<ReadableStream<Uint8Array>>;
   /** Polls `GET /v1/jobs/{id}` until the job succeeds (its final state) or fails (an IntakeError `job_failed`). */
-  waitForJob(jobId: string, options?: { intervalMs?: number; timeoutMs?: number; onProgress?: (job: Job) => void }): Promise<Job>;
+  waitForJob(
+    jobId: string,
+    options?: { intervalMs?: number; timeoutMs?: number; onProgress?: (job: Job) => void },
+  ): Promise<Job>;
   /**
    * A form's new submissions as they are processed (server-sent events), until `signal` aborts:
    * `for await (const e of client.listen(form)) console.log(e.submission.payload)`. Reconnects by itself
@@ -297,7 +337,9 @@ export type IntakeClient = Omit<RawClient, 'exportSubmissions'> & {
 export function createClient(options: ClientOptions): IntakeClient {
   const raw = initRawClient(options);
   const call = raw as unknown as Record<string, (args?: unknown) => Promise<RawResponse>>;
-  const ok = Object.fromEntries(Object.keys(raw).map((key) => [key, (args?: unknown) => unwrap(call[key]!(args))])) as OkClient;
+  const ok = Object.fromEntries(
+    Object.keys(raw).map((key) => [key, (args?: unknown) => unwrap(call[key]!(args))]),
+  ) as OkClient;
   const http = resilientFetch(options.fetch ?? globalThis.fetch, options);
   const base = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
 
@@ -305,28 +347,51 @@ export function createClient(options: ClientOptions): IntakeClient {
     const url = new URL(`${base}/v1/forms/${encodeURIComponent(params.form)}/submissions/export`);
     for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
     const res = await http(url, { headers: { authorization: `Bearer ${options.token}` } });
-    if (res.status !== 200 || !res.body) throw new IntakeError({ status: res.status, body: await readBody(res), headers: res.headers });
+    if (res.status !== 200 || !res.body)
+      throw new IntakeError({ status: res.status, body: await readBody(res), headers: res.headers });
     return res.body as ReadableStream<Uint8Array>;
   }
 
   async function downloadFile({ params }: DownloadArgs) {
-    const path = [params.form, 'submissions', params.submission, 'files', params.file].map(encodeURIComponent).join('/');
-    const res = await http(new URL(`${base}/v1/forms/${path}`), { headers: { authorization: `Bearer ${options.token}` } });
-    if (res.status !== 200 || !res.body) throw new IntakeError({ status: res.status, body: await readBody(res), headers: res.headers });
+    const path = [params.form, 'submissions', params.submission, 'files', params.file]
+      .map(encodeURIComponent)
+      .join('/');
+    const res = await http(new URL(`${base}/v1/forms/${path}`), {
+      headers: { authorization: `Bearer ${options.token}` },
+    });
+    if (res.status !== 200 || !res.body)
+      throw new IntakeError({ status: res.status, body: await readBody(res), headers: res.headers });
     return res.body as ReadableStream<Uint8Array>;
   }
 
-  async function waitForJob(jobId: string, o: { intervalMs?: number; timeoutMs?: number; onProgress?: (job: Job) => void } = {}) {
+  async function waitForJob(
+    jobId: string,
+    o: { intervalMs?: number; timeoutMs?: number; onProgress?: (job: Job) => void } = {},
+  ) {
     const deadline = Date.now() + (o.timeoutMs ?? 10 * 60_000);
     for (;;) {
       const { data: job } = await ok.getJob({ params: { job_id: jobId } });
       o.onProgress?.(job);
       if (job.status === 'succeeded') return job;
       if (job.status === 'failed') {
-        throw new IntakeError({ status: 200, body: { error: 'job_failed', message: `Job ${jobId} failed: ${job.errors.at(-1)?.message ?? 'no reason given'}` }, headers: new Headers() });
+        throw new IntakeError({
+          status: 200,
+          body: {
+            error: 'job_failed',
+            message: `Job ${jobId} failed: ${job.errors.at(-1)?.message ?? 'no reason given'}`,
+          },
+          headers: new Headers(),
+        });
       }
       if (Date.now() > deadline) {
-        throw new IntakeError({ status: 200, body: { error: 'job_timeout', message: `Job ${jobId} is still ${job.status} after ${o.timeoutMs ?? 600_000} ms` }, headers: new Headers() });
+        throw new IntakeError({
+          status: 200,
+          body: {
+            error: 'job_timeout',
+            message: `Job ${jobId} is still ${job.status} after ${o.timeoutMs ?? 600_000} ms`,
+          },
+          headers: new Headers(),
+        });
       }
       await sleep(o.intervalMs ?? 1000);
     }

@@ -61,7 +61,13 @@ export async function* parseEventStream(body: ReadableStream<Uint8Array>): Async
       ready.push(idOnly);
     },
     onEvent: (m) => {
-      const message = { id: lastId, event: m.event ?? 'message', data: m.data, hasData: true, retry: idOnly && m.id !== undefined ? idOnly.retry : retry };
+      const message = {
+        id: lastId,
+        event: m.event ?? 'message',
+        data: m.data,
+        hasData: true,
+        retry: idOnly && m.id !== undefined ? idOnly.retry : retry,
+      };
       if (idOnly && m.id !== undefined) ready.splice(ready.indexOf(idOnly), 1, message);
       else ready.push(message);
       idOnly = null;
@@ -122,8 +128,14 @@ type Resume = { lastEventId: string | null; retryMs: number };
  * so every event comes exactly once. Refusals that waiting cannot fix (400, 401, 403, 404, or the stream
  * ending because the token was revoked or the form deleted) throw.
  */
-export async function* listenTo(transport: ListenTransport, options: ListenOptions = {}): AsyncGenerator<ListenEvent, void, undefined> {
-  const policy = { baseDelayMs: options.backoff?.baseDelayMs ?? 500, maxDelayMs: options.backoff?.maxDelayMs ?? 30_000 };
+export async function* listenTo(
+  transport: ListenTransport,
+  options: ListenOptions = {},
+): AsyncGenerator<ListenEvent, void, undefined> {
+  const policy = {
+    baseDelayMs: options.backoff?.baseDelayMs ?? 500,
+    maxDelayMs: options.backoff?.maxDelayMs ?? 30_000,
+  };
   const resume: Resume = { lastEventId: options.lastEventId ?? null, retryMs: 1000 };
   let failures = 0;
   const connected = () => {
@@ -152,7 +164,12 @@ export async function* listenTo(transport: ListenTransport, options: ListenOptio
 }
 
 /** One connection's events, until the server ends it, it fails (throws) or `options.signal` aborts. */
-async function* connection(transport: ListenTransport, resume: Resume, options: ListenOptions, connected: () => void): AsyncGenerator<ListenEvent> {
+async function* connection(
+  transport: ListenTransport,
+  resume: Resume,
+  options: ListenOptions,
+  connected: () => void,
+): AsyncGenerator<ListenEvent> {
   const silenceMs = options.silenceMs ?? SILENCE_MS;
   const url = new URL(transport.url);
   if (options.include) url.searchParams.set('include', options.include);
@@ -162,7 +179,10 @@ async function* connection(transport: ListenTransport, resume: Resume, options: 
   let silence: ReturnType<typeof setTimeout> | undefined;
   const heard = () => {
     clearTimeout(silence);
-    silence = setTimeout(() => controller.abort(new Error(`no data from the stream for ${silenceMs / 1000} s`)), silenceMs);
+    silence = setTimeout(
+      () => controller.abort(new Error(`no data from the stream for ${silenceMs / 1000} s`)),
+      silenceMs,
+    );
   };
   try {
     const res = await transport.fetch(url, {
@@ -175,7 +195,9 @@ async function* connection(transport: ListenTransport, resume: Resume, options: 
     });
     if (res.status !== 200 || !res.body) {
       const type = res.headers.get('content-type') ?? '';
-      const body: unknown = type.includes('json') ? await res.json().catch(() => null) : await res.text().catch(() => null);
+      const body: unknown = type.includes('json')
+        ? await res.json().catch(() => null)
+        : await res.text().catch(() => null);
       const refused = transport.error({ status: res.status, body, headers: res.headers });
       if (res.status !== 429 && res.status < 500) throw new Refused(refused);
       throw new Busy(refused, retryAfterMs(res.headers.get('retry-after')));
@@ -193,7 +215,10 @@ async function* connection(transport: ListenTransport, resume: Resume, options: 
     );
     for await (const m of parseEventStream(watched)) {
       if (m.retry !== null) resume.retryMs = m.retry;
-      if (m.event === 'error' && m.hasData) throw new Refused(transport.error({ status: errorStatus(m.data), body: jsonOrText(m.data), headers: res.headers }));
+      if (m.event === 'error' && m.hasData)
+        throw new Refused(
+          transport.error({ status: errorStatus(m.data), body: jsonOrText(m.data), headers: res.headers }),
+        );
       if (m.id !== null) resume.lastEventId = m.id;
       if ((m.event === 'submission' || m.event === 'spam') && m.hasData && m.id !== null) {
         yield { id: m.id, event: m.event, submission: JSON.parse(m.data) as SubmissionCreated, data: m.data };

@@ -25,7 +25,8 @@ function header(headers: HeaderBag, name: string): string | undefined {
 }
 
 /** The HMAC key: the bytes the secret encodes, as Standard Webhooks defines it. */
-const keyOf = (secret: string) => Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+const keyOf = (secret: string) =>
+  Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
 
 /** HMAC-SHA256 of `prefix` followed by the raw body bytes (not a re-encoding of them). */
 function hmac(key: Buffer, prefix: string, body: Uint8Array): Buffer {
@@ -74,11 +75,17 @@ export function verifyWebhook(
   let expected: Buffer[];
   if (id && standardTs && standardSig) {
     ts = standardTs;
-    signatures = standardSig.split(' ').filter((p) => p.startsWith('v1,')).map((p) => Buffer.from(p.slice(3), 'base64'));
+    signatures = standardSig
+      .split(' ')
+      .filter((p) => p.startsWith('v1,'))
+      .map((p) => Buffer.from(p.slice(3), 'base64'));
     expected = keys.map((k) => hmac(k, `${id}.${ts}.`, body));
   } else if (serviceTs && serviceSig) {
     ts = serviceTs;
-    signatures = serviceSig.split(' ').filter((p) => p.startsWith('v1=')).map((p) => Buffer.from(p.slice(3), 'hex'));
+    signatures = serviceSig
+      .split(' ')
+      .filter((p) => p.startsWith('v1='))
+      .map((p) => Buffer.from(p.slice(3), 'hex'));
     expected = keys.map((k) => hmac(k, `${ts}.`, body));
   } else {
     throw new WebhookVerificationError(
@@ -90,14 +97,18 @@ export function verifyWebhook(
   const now = opts.now ?? Math.floor(Date.now() / 1000);
   // Written so that a NaN `now` fails the check rather than skipping it.
   if (!/^\d{1,12}$/.test(ts.trim()) || !(Math.abs(now - Number(ts.trim())) <= tolerance)) {
-    throw new WebhookVerificationError('timestamp_out_of_tolerance', 'The webhook timestamp is too far from the current time.');
+    throw new WebhookVerificationError(
+      'timestamp_out_of_tolerance',
+      'The webhook timestamp is too far from the current time.',
+    );
   }
 
   // timingSafeEqual throws on different lengths; a length differing from a SHA-256 digest is simply no match.
   const matches = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeEqual(a, b);
   let ok = false;
   for (const candidate of signatures) for (const e of expected) ok = matches(candidate, e) || ok;
-  if (!ok) throw new WebhookVerificationError('invalid_signature', 'No webhook signature matches the body and the secret.');
+  if (!ok)
+    throw new WebhookVerificationError('invalid_signature', 'No webhook signature matches the body and the secret.');
 
   return JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as unknown;
 }

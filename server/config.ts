@@ -42,12 +42,20 @@ const Env = z.object({
   INTAKE_INGEST_FLOOD_LIMIT: z.coerce.number().int().min(1).default(120),
   INTAKE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(4),
   INTAKE_QUEUE_POLL_SECONDS: z.coerce.number().min(0.5).default(2),
-  INTAKE_QUEUE_KEEP_FINISHED_SECONDS: z.coerce.number().int().min(1).max(7 * 86_400).default(60),
+  INTAKE_QUEUE_KEEP_FINISHED_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86_400)
+    .default(60),
   INTAKE_DELIVERY_SCHEDULE: z
     .string()
     .default('0,5,300,1800,7200,18000,36000')
     .transform((v) => v.split(',').map((s) => Number(s.trim())))
-    .refine((a) => a.length >= 1 && a.length <= 20 && a.every((n) => Number.isFinite(n) && n >= 0), 'a comma-separated list of 1 to 20 delays in seconds'),
+    .refine(
+      (a) => a.length >= 1 && a.length <= 20 && a.every((n) => Number.isFinite(n) && n >= 0),
+      'a comma-separated list of 1 to 20 delays in seconds',
+    ),
   INTAKE_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
   INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK: z.coerce.number().int().min(1).max(1000).default(10),
   INTAKE_BULK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
@@ -55,7 +63,11 @@ const Env = z.object({
   INTAKE_REPLAY_TEAM_RATE: z.coerce.number().min(0.5).max(100_000).default(10),
   INTAKE_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   INTAKE_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
-  INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).default(5 * 24 * 3600),
+  INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(5 * 24 * 3600),
   INTAKE_VERIFY_NOTIFICATION_EMAILS: boolOn,
   INTAKE_TURNSTILE_VERIFY_URL: z.string().url().default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
   INTAKE_HCAPTCHA_VERIFY_URL: z.string().url().default('https://api.hcaptcha.com/siteverify'),
@@ -79,7 +91,10 @@ const Env = z.object({
   INTAKE_METRICS_TOKEN: z
     .string()
     .optional()
-    .refine((v) => !v || v.length >= 16, 'at least 16 characters (a scraper sends it; it guards every figure of the service)'),
+    .refine(
+      (v) => !v || v.length >= 16,
+      'at least 16 characters (a scraper sends it; it guards every figure of the service)',
+    ),
   INTAKE_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -239,8 +254,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryRetentionDays: e.INTAKE_DELIVERY_RETENTION_DAYS,
     webhookDisableAfterSeconds: e.INTAKE_WEBHOOK_DISABLE_AFTER_SECONDS,
     verifyNotificationEmails: e.INTAKE_VERIFY_NOTIFICATION_EMAILS,
-    verifyNotificationEmailsSet: env.INTAKE_VERIFY_NOTIFICATION_EMAILS !== undefined && env.INTAKE_VERIFY_NOTIFICATION_EMAILS !== '',
-    captchaVerifyUrls: { turnstile: e.INTAKE_TURNSTILE_VERIFY_URL, hcaptcha: e.INTAKE_HCAPTCHA_VERIFY_URL, recaptcha: e.INTAKE_RECAPTCHA_VERIFY_URL },
+    verifyNotificationEmailsSet:
+      env.INTAKE_VERIFY_NOTIFICATION_EMAILS !== undefined && env.INTAKE_VERIFY_NOTIFICATION_EMAILS !== '',
+    captchaVerifyUrls: {
+      turnstile: e.INTAKE_TURNSTILE_VERIFY_URL,
+      hcaptcha: e.INTAKE_HCAPTCHA_VERIFY_URL,
+      recaptcha: e.INTAKE_RECAPTCHA_VERIFY_URL,
+    },
     captchaTimeoutMs: e.INTAKE_CAPTCHA_TIMEOUT_MS,
     http: {
       headersTimeoutMs: e.INTAKE_HEADERS_TIMEOUT_MS,
@@ -250,7 +270,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: e.INTAKE_KEEP_ALIVE_TIMEOUT_MS,
     },
     exportsPerTeam: e.INTAKE_EXPORTS_PER_TEAM,
-    teamOperations: { running: e.INTAKE_TEAM_CONCURRENCY, waiting: e.INTAKE_TEAM_QUEUE, waitMs: e.INTAKE_TEAM_QUEUE_WAIT_MS },
+    teamOperations: {
+      running: e.INTAKE_TEAM_CONCURRENCY,
+      waiting: e.INTAKE_TEAM_QUEUE,
+      waitMs: e.INTAKE_TEAM_QUEUE_WAIT_MS,
+    },
     shutdownTimeoutMs: e.INTAKE_SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: Math.min(e.INTAKE_SHUTDOWN_DRAIN_MS, e.INTAKE_SHUTDOWN_TIMEOUT_MS / 2),
     mcp: {
@@ -259,7 +283,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionsMax: e.INTAKE_MCP_SESSIONS_MAX,
       sessionIdleMs: e.INTAKE_MCP_SESSION_IDLE_MS,
     },
-    metrics: { token: e.INTAKE_METRICS_TOKEN || undefined, port: env.INTAKE_METRICS_PORT ? e.INTAKE_METRICS_PORT : undefined },
+    metrics: {
+      token: e.INTAKE_METRICS_TOKEN || undefined,
+      port: env.INTAKE_METRICS_PORT ? e.INTAKE_METRICS_PORT : undefined,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }

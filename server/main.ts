@@ -9,7 +9,15 @@ import { createApp } from './transports/http/app.ts';
 import { listenHttp, type HttpServer } from './transports/http/http-server.ts';
 import { startMetrics } from './transports/http/metrics.ts';
 import { VERSION } from './version.ts';
-import { allJobs, compactFolderCounts, deliveriesMaintenance, embeddableJobs, notificationDigests, retentionSweep, weeklyInsights } from './infra/queue/definitions.ts';
+import {
+  allJobs,
+  compactFolderCounts,
+  deliveriesMaintenance,
+  embeddableJobs,
+  notificationDigests,
+  retentionSweep,
+  weeklyInsights,
+} from './infra/queue/definitions.ts';
 import { SWEEP_CRON } from './domain/lifecycle/retention.ts';
 import { closeSubmissionStreams } from './domain/submissions/stream.ts';
 import { startDeliveryRunner } from './domain/delivery/runner.ts';
@@ -21,7 +29,6 @@ import { deriveKeys, loadSecretKey } from './infra/secret-key.ts';
 import { startEmbeddedS3 } from './infra/storage/embedded-s3.ts';
 import { connectStorage, type ObjectStorage } from './infra/storage/object-storage.ts';
 import { countedAi } from './infra/metrics/ai-calls.ts';
-
 
 export type Runtime = {
   ctx: AppContext;
@@ -42,7 +49,13 @@ export function createLogger(config: Config): Logger {
 export function createAiProviders(config: Config, log: Logger): { ai: AiProvider; localAi: AiProvider } {
   const localAi = new LocalProvider();
   if (!config.openaiApiKey) return { ai: countedAi(localAi), localAi: countedAi(localAi) };
-  const openAi = new OpenAiProvider({ apiKey: config.openaiApiKey, baseUrl: config.openaiBaseUrl, model: config.openaiModel, fallback: localAi, log });
+  const openAi = new OpenAiProvider({
+    apiKey: config.openaiApiKey,
+    baseUrl: config.openaiBaseUrl,
+    model: config.openaiModel,
+    fallback: localAi,
+    log,
+  });
   return { ai: countedAi(openAi), localAi: countedAi(localAi) };
 }
 
@@ -151,7 +164,13 @@ export async function boot(config: Config, options: BootOptions): Promise<Runtim
       verifyCaptcha: siteverify(config),
       keys: deriveKeys(loadSecretKey(config)),
     };
-    closers.push(['metrics', await startMetrics({ host: config.host, port: config.metrics.port, log }, { db: db.db, queue: options.services ? queue : null })]);
+    closers.push([
+      'metrics',
+      await startMetrics(
+        { host: config.host, port: config.metrics.port, log },
+        { db: db.db, queue: options.services ? queue : null },
+      ),
+    ]);
     if (options.worker) {
       await queue.work(ctx, workers(ctx));
       await queue.schedule(deliveriesMaintenance, '*/5 * * * *');
@@ -219,7 +238,10 @@ export async function runUntilSignal(runtime: Runtime): Promise<void> {
   try {
     if (first === 'SIGTERM' && runtime.http && config.shutdownDrainMs > 0) {
       runtime.http.drain();
-      log.info({ drainMs: config.shutdownDrainMs }, 'draining: /readyz answers 503; connections are still taken until the drain ends');
+      log.info(
+        { drainMs: config.shutdownDrainMs },
+        'draining: /readyz answers 503; connections are still taken until the drain ends',
+      );
       await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
     }
     await runtime.close();

@@ -49,7 +49,12 @@ declare module 'autocannon' {
 
   export type RequestSpec = RawRequest & {
     setupRequest?: (req: RawRequest, context: Record<string, unknown>) => RawRequest | null | undefined;
-    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
+    onResponse?: (
+      status: number,
+      body: string,
+      context: Record<string, unknown>,
+      headers: Record<string, string>,
+    ) => void;
   };
 
   export type Options = {

@@ -3,10 +3,50 @@
  * phone, company, subject, a few sentences of message, a consent checkbox and the empty honeypot.
  * Deterministic (seeded), so every run and every target gets the same bodies.
  */
-export const FIRST = ['Jane', 'Omar', 'Li', 'Sofia', 'Kwame', 'Ingrid', 'Mateo', 'Priya', 'Tomasz', 'Aiko', 'Fatima', 'Lucas'];
-export const LAST = ['Doe', 'Haddad', 'Wei', 'Rossi', 'Mensah', 'Larsen', 'García', 'Raman', 'Nowak', 'Tanaka', 'Okafor', 'Martin'];
-export const COMPANIES = ['Acme Corp', 'Northwind Traders', 'Globex', 'Initech', 'Umbrella Health', 'Blue Harbor Studio', 'Fjord Analytics'];
-export const SUBJECTS = ['Question about pricing', 'Partnership enquiry', 'Support request', 'Quote for a new project', 'Feedback on the demo'];
+export const FIRST = [
+  'Jane',
+  'Omar',
+  'Li',
+  'Sofia',
+  'Kwame',
+  'Ingrid',
+  'Mateo',
+  'Priya',
+  'Tomasz',
+  'Aiko',
+  'Fatima',
+  'Lucas',
+];
+export const LAST = [
+  'Doe',
+  'Haddad',
+  'Wei',
+  'Rossi',
+  'Mensah',
+  'Larsen',
+  'García',
+  'Raman',
+  'Nowak',
+  'Tanaka',
+  'Okafor',
+  'Martin',
+];
+export const COMPANIES = [
+  'Acme Corp',
+  'Northwind Traders',
+  'Globex',
+  'Initech',
+  'Umbrella Health',
+  'Blue Harbor Studio',
+  'Fjord Analytics',
+];
+export const SUBJECTS = [
+  'Question about pricing',
+  'Partnership enquiry',
+  'Support request',
+  'Quote for a new project',
+  'Feedback on the demo',
+];
 export const SENTENCES = [
   'Hi there, we are evaluating tools for collecting form submissions on our marketing site.',
   'Could you tell me whether the team plan includes file uploads and how long submissions are kept?',

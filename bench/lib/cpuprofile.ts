@@ -59,7 +59,11 @@ function frameName(n: ProfileNode, root: string): string {
  * Summarises the samples of a profile that fall in [endTime - fromEndMs - windowMs, endTime - fromEndMs]
  * (the measured phase: the process keeps running a little after it, until it is stopped).
  */
-export function summariseProfile(file: string, root: string, opts: { windowMs: number; fromEndMs: number; top?: number }): ProfileSummary {
+export function summariseProfile(
+  file: string,
+  root: string,
+  opts: { windowMs: number; fromEndMs: number; top?: number },
+): ProfileSummary {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
   const top = opts.top ?? 25;
   const byId = new Map<number, ProfileNode>();
@@ -102,7 +106,10 @@ export function summariseProfile(file: string, root: string, opts: { windowMs: n
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
       const f = byId.get(cur)!;
       const a = areaOf(f.callFrame.url, f.callFrame.functionName, root);
-      if (!(a.startsWith('intake:') || /^npm: (@mikro-orm|pg|pg-boss|express|zod|ulid|@ts-rest|pino|kysely|knex)/.test(a))) continue;
+      if (!(
+        a.startsWith('intake:') || /^npm: (@mikro-orm|pg|pg-boss|express|zod|ulid|@ts-rest|pino|kysely|knex)/.test(a)
+      ))
+        continue;
       const fname = frameName(f, root);
       if (seen.has(fname)) continue;
       seen.add(fname);
@@ -113,7 +120,11 @@ export function summariseProfile(file: string, root: string, opts: { windowMs: n
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .map(([k, us]) => ({ [key]: k, ms: Math.round(us / 1000), pct: Math.round((1000 * us) / Math.max(1, total)) / 10 }));
+      .map(([k, us]) => ({
+        [key]: k,
+        ms: Math.round(us / 1000),
+        pct: Math.round((1000 * us) / Math.max(1, total)) / 10,
+      }));
   return {
     file,
     windowMs: opts.windowMs,

@@ -6,7 +6,14 @@
  */
 import fs from 'node:fs';
 
-export type DiskReading = { readMb: number; writtenMb: number; reads: number; writes: number; flushes: number; weightedIoMs: number };
+export type DiskReading = {
+  readMb: number;
+  writtenMb: number;
+  reads: number;
+  writes: number;
+  flushes: number;
+  weightedIoMs: number;
+};
 
 const ZERO: DiskReading = { readMb: 0, writtenMb: 0, reads: 0, writes: 0, flushes: 0, weightedIoMs: 0 };
 
@@ -49,5 +56,12 @@ export function diskReading(): DiskReading {
 /** What happened on the disks between two readings, rounded for a report. */
 export function diskBetween(a: DiskReading, b: DiskReading): DiskReading {
   const d = (k: keyof DiskReading, places = 0) => Math.round((b[k] - a[k]) * 10 ** places) / 10 ** places;
-  return { readMb: d('readMb', 2), writtenMb: d('writtenMb', 2), reads: d('reads'), writes: d('writes'), flushes: d('flushes'), weightedIoMs: d('weightedIoMs') };
+  return {
+    readMb: d('readMb', 2),
+    writtenMb: d('writtenMb', 2),
+    reads: d('reads'),
+    writes: d('writes'),
+    flushes: d('flushes'),
+    weightedIoMs: d('weightedIoMs'),
+  };
 }

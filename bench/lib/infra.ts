@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { clusterDir, ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/infra/db/embedded-postgres.ts';
+import {
+  clusterDir,
+  ensureDatabase,
+  startEmbeddedPostgres,
+  type EmbeddedPostgres,
+} from '../../server/infra/db/embedded-postgres.ts';
 import { startEmbeddedS3 } from '../../server/infra/storage/embedded-s3.ts';
 import { onCleanup } from './cleanup.ts';
 
@@ -50,7 +55,10 @@ function withPath(url: string, db: string): string {
  * fresh cluster under `dir`, stopped afterwards. With `pgStats`, pg_stat_statements is preloaded
  * (embedded: by a restart after `ALTER SYSTEM`; external: only if the server already preloads it).
  */
-export async function startDatabase(dir: string, opts: { pgStats: boolean; log: (msg: string) => void }): Promise<BenchDatabase> {
+export async function startDatabase(
+  dir: string,
+  opts: { pgStats: boolean; log: (msg: string) => void },
+): Promise<BenchDatabase> {
   const external = process.env.DATABASE_URL;
   let embedded: EmbeddedPostgres | null = null;
   let serverUrl: string;
@@ -60,7 +68,11 @@ export async function startDatabase(dir: string, opts: { pgStats: boolean; log: 
   const startEmbedded = async () => {
     embedded = await startEmbeddedPostgres(path.join(dir, 'pg'), opts.log);
     const pgRef = embedded;
-    onCleanup('embedded Postgres', () => pgRef.stop(), () => void pgRef.stop());
+    onCleanup(
+      'embedded Postgres',
+      () => pgRef.stop(),
+      () => void pgRef.stop(),
+    );
     return embedded.url;
   };
 
@@ -85,7 +97,10 @@ export async function startDatabase(dir: string, opts: { pgStats: boolean; log: 
   const url = withPath(serverUrl, dbName);
   if (external) {
     onCleanup(`drop database ${dbName}`, () =>
-      withClient(withPath(serverUrl, 'postgres'), async (c) => void (await c.query(`drop database if exists "${dbName}" with (force)`))),
+      withClient(
+        withPath(serverUrl, 'postgres'),
+        async (c) => void (await c.query(`drop database if exists "${dbName}" with (force)`)),
+      ),
     );
   }
 

@@ -24,7 +24,9 @@ export type LoadSummary = {
 };
 
 export function summarise(r: Result): LoadSummary {
-  const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, Number(s.count)]));
+  const statusCodes = Object.fromEntries(
+    Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, Number(s.count)]),
+  );
   const ok = Object.entries(statusCodes)
     .filter(([code]) => code.startsWith('2'))
     .reduce((n, [, c]) => n + c, 0);

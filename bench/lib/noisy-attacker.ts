@@ -65,7 +65,18 @@ export type AttackOptions = {
 type Tally = Record<string, number>;
 const bump = (t: Tally, key: string | number) => void (t[key] = (t[key] ?? 0) + 1);
 
-const SEARCH_TERMS = ['pricing', 'demo', 'jane', 'globex', 'partnership enquiry', 'shared inbox', 'eu hosted', 'schedule call', 'quote project', 'feedback'];
+const SEARCH_TERMS = [
+  'pricing',
+  'demo',
+  'jane',
+  'globex',
+  'partnership enquiry',
+  'shared inbox',
+  'eu hosted',
+  'schedule call',
+  'quote project',
+  'feedback',
+];
 
 const log = (msg: string) => process.stderr.write(`attacker: ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -139,7 +150,9 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
       socket.on('error', (err: NodeJS.ErrnoException) => settle(err.code ?? 'socket error'));
       socket.once('close', () => settle('closed'));
       socket.once('connect', () =>
-        socket.write(`GET /v1/forms/${o.formId}/submissions/export?format=csv HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${exportToken}\r\n\r\n`),
+        socket.write(
+          `GET /v1/forms/${o.formId}/submissions/export?format=csv HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${exportToken}\r\n\r\n`,
+        ),
       );
       let head = '';
       const onData = (chunk: Buffer) => {
@@ -205,14 +218,23 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
   const sessions: string[] = [];
   const streams: AbortController[] = [];
   let streamsOpen = 0;
-  const mcpHeaders = { ...auth(o.viewerToken), 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const mcpHeaders = {
+    ...auth(o.viewerToken),
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
   const openSession = async (i: number) => {
     const t0 = performance.now();
     try {
       const res = await fetch(`${o.origin}/mcp`, {
         method: 'POST',
         headers: mcpHeaders,
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: `noisy-${i}`, version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: `noisy-${i}`, version: '1' } },
+        }),
         signal: AbortSignal.timeout(30_000),
       });
       const text = await res.text();
@@ -225,11 +247,18 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
       }
       sessions.push(id);
       const sessionHeaders = { ...mcpHeaders, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' };
-      await fetch(`${o.origin}/mcp`, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) }).then((r) => r.text());
+      await fetch(`${o.origin}/mcp`, {
+        method: 'POST',
+        headers: sessionHeaders,
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      }).then((r) => r.text());
       if (!o.mcpStreams) return;
       const abort = new AbortController();
       streams.push(abort);
-      const stream = await fetch(`${o.origin}/mcp`, { headers: { ...sessionHeaders, accept: 'text/event-stream' }, signal: abort.signal });
+      const stream = await fetch(`${o.origin}/mcp`, {
+        headers: { ...sessionHeaders, accept: 'text/event-stream' },
+        signal: abort.signal,
+      });
       if (stream.status === 200) {
         streamsOpen += 1;
         // Held, never read: the server keeps it until the run ends.
@@ -239,7 +268,12 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
       }
     } catch (err) {
       mcpLatency.push(performance.now() - t0);
-      bump(mcpTally, (err as Error).name === 'AbortError' ? 'aborted' : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name));
+      bump(
+        mcpTally,
+        (err as Error).name === 'AbortError'
+          ? 'aborted'
+          : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name),
+      );
     }
   };
   await Promise.race([Promise.all(Array.from({ length: o.mcpSessions }, (_, i) => openSession(i))), stopped]);
@@ -276,7 +310,10 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
       const t0 = performance.now();
       try {
         const q = encodeURIComponent(SEARCH_TERMS[n % SEARCH_TERMS.length]!);
-        const res = await fetch(`${o.origin}/v1/forms/${o.formId}/submissions?q=${q}&per_page=100`, { headers: auth(token), signal: AbortSignal.timeout(30_000) });
+        const res = await fetch(`${o.origin}/v1/forms/${o.formId}/submissions?q=${q}&per_page=100`, {
+          headers: auth(token),
+          signal: AbortSignal.timeout(30_000),
+        });
         await res.arrayBuffer();
         bump(searchTally, res.status);
         if (res.status === 200) searchLatency.push(performance.now() - t0);
@@ -297,7 +334,18 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
   const sendDeep = () =>
     new Promise<string>((resolve) => {
       const req = http.request(
-        { host, port, path: '/mcp', method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': deepBody.length } },
+        {
+          host,
+          port,
+          path: '/mcp',
+          method: 'POST',
+          agent: false,
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'content-length': deepBody.length,
+          },
+        },
         (res) => {
           res.resume();
           res.once('end', () => resolve(String(res.statusCode)));
@@ -373,14 +421,27 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
           body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'resources/read', params: { uri: 'intake://forms' } }),
           signal: abort.signal,
         });
-        const answer = (await res.json()) as { result?: unknown; error?: { message?: string; data?: { message?: string } } };
+        const answer = (await res.json()) as {
+          result?: unknown;
+          error?: { message?: string; data?: { message?: string } };
+        };
         // The lane's refusal inside a read comes back as a JSON-RPC error whose message starts with the code.
         const message = answer.error?.data?.message ?? answer.error?.message?.replace(/^[a-z_]+: /, '') ?? '';
-        outcome = res.status === 429 || answer.error?.message?.startsWith('rate_limited') ? refusal(message) : answer.result ? String(res.status) : `${res.status} error`;
-        if (outcome.endsWith('error') && mcpReadSamples.length < 3) mcpReadSamples.push(JSON.stringify(answer).slice(0, 200));
+        outcome =
+          res.status === 429 || answer.error?.message?.startsWith('rate_limited')
+            ? refusal(message)
+            : answer.result
+              ? String(res.status)
+              : `${res.status} error`;
+        if (outcome.endsWith('error') && mcpReadSamples.length < 3)
+          mcpReadSamples.push(JSON.stringify(answer).slice(0, 200));
         if (answer.result) mcpReadLatency.push(performance.now() - t0);
       } catch (err) {
-        outcome = abort.signal.aborted ? (goesAway ? 'went away' : 'no answer in 30 s') : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name);
+        outcome = abort.signal.aborted
+          ? goesAway
+            ? 'went away'
+            : 'no answer in 30 s'
+          : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name);
       } finally {
         clearTimeout(timer);
       }
@@ -397,7 +458,10 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
     while (!stopping) {
       const t0 = performance.now();
       try {
-        const res = await fetch(`${o.origin}/v1/forms/${o.largeFormId}/schema/suggested`, { headers: auth(token), signal: AbortSignal.timeout(30_000) });
+        const res = await fetch(`${o.origin}/v1/forms/${o.largeFormId}/schema/suggested`, {
+          headers: auth(token),
+          signal: AbortSignal.timeout(30_000),
+        });
         const answer = (await res.json()) as { message?: string };
         bump(schemaTally, res.status === 429 ? refusal(answer.message ?? '') : res.status);
         if (res.status === 200) schemaLatency.push(performance.now() - t0);
@@ -427,17 +491,27 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
   const deleted: Tally = {};
   await Promise.all(
     sessions.map((id) =>
-      fetch(`${o.origin}/mcp`, { method: 'DELETE', headers: { ...mcpHeaders, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, signal: AbortSignal.timeout(5_000) })
+      fetch(`${o.origin}/mcp`, {
+        method: 'DELETE',
+        headers: { ...mcpHeaders, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+        signal: AbortSignal.timeout(5_000),
+      })
         .then(async (r) => (await r.text(), bump(deleted, r.status)))
         .catch((err: Error) => bump(deleted, err.name)),
     ),
   );
-  await Promise.race([Promise.all([...exportSlots, ...searchers, ...deepLoops, ...dryRunLoops, ...mcpReaders, ...schemaReaders]), sleep(35_000)]);
+  await Promise.race([
+    Promise.all([...exportSlots, ...searchers, ...deepLoops, ...dryRunLoops, ...mcpReaders, ...schemaReaders]),
+    sleep(35_000),
+  ]);
 
   const jobs: Array<{ id: string; status?: string; done?: number; total?: number }> = [];
   for (const id of replayJobs) {
     try {
-      const res = await fetch(`${o.origin}/v1/jobs/${id}`, { headers: auth(o.editorToken), signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(`${o.origin}/v1/jobs/${id}`, {
+        headers: auth(o.editorToken),
+        signal: AbortSignal.timeout(10_000),
+      });
       const body = (await res.json()) as { data?: { status?: string; done?: number; total?: number } };
       jobs.push({ id, status: body.data?.status, done: body.data?.done, total: body.data?.total });
     } catch {
@@ -448,7 +522,10 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
   const erasureJobStatuses: Tally = {};
   for (const id of erasureJobs) {
     try {
-      const res = await fetch(`${o.origin}/v1/jobs/${id}`, { headers: auth(o.ownerToken), signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(`${o.origin}/v1/jobs/${id}`, {
+        headers: auth(o.ownerToken),
+        signal: AbortSignal.timeout(10_000),
+      });
       const body = (await res.json()) as { data?: { status?: string } };
       bump(erasureJobStatuses, body.data?.status ?? res.status);
     } catch (err) {
@@ -460,11 +537,31 @@ export async function attack(o: AttackOptions, stopped: Promise<void>, ready: ()
     attackSeconds: Math.round((Date.now() - started) / 100) / 10,
     tokensMinted: minted,
     exports: { slots: o.exports, firstAnswers: firstWave, answers: exportsTally, peakHeld, bytesRead: exportBytes },
-    mcp: { tried: o.mcpSessions, opened: sessions.length, streamsHeld: streamsOpen, answers: mcpTally, samples: mcpSamples, initializeMs: quantiles(mcpLatency), deleted },
+    mcp: {
+      tried: o.mcpSessions,
+      opened: sessions.length,
+      streamsHeld: streamsOpen,
+      answers: mcpTally,
+      samples: mcpSamples,
+      initializeMs: quantiles(mcpLatency),
+      deleted,
+    },
     replays: { tried: o.replays, answers: replayTally, samples: replaySamples, jobs },
     searches: { searchers: o.searchers, answers: searchTally, okLatencyMs: quantiles(searchLatency) },
-    deepBodies: { parallel: o.deepBodies, bytes: deepBody.length, answers: deepTally, latencyMs: quantiles(deepLatency) },
-    mcpReads: { parallel: o.mcpReads, abortEvery: o.mcpReadAbortEvery, abortMs: o.mcpReadAbortMs, answers: mcpReadTally, samples: mcpReadSamples, okLatencyMs: quantiles(mcpReadLatency) },
+    deepBodies: {
+      parallel: o.deepBodies,
+      bytes: deepBody.length,
+      answers: deepTally,
+      latencyMs: quantiles(deepLatency),
+    },
+    mcpReads: {
+      parallel: o.mcpReads,
+      abortEvery: o.mcpReadAbortEvery,
+      abortMs: o.mcpReadAbortMs,
+      answers: mcpReadTally,
+      samples: mcpReadSamples,
+      okLatencyMs: quantiles(mcpReadLatency),
+    },
     erasures: {
       jobs: { tried: o.erasureJobs, answers: erasureJobTally, statusAtEnd: erasureJobStatuses },
       dryRuns: { parallel: o.erasures, answers: dryRunTally, okLatencyMs: quantiles(dryRunLatency) },

@@ -4,7 +4,14 @@ import type pg from 'pg';
 const NOT_THE_BENCH = `dbid = (select oid from pg_database where datname = current_database())
   and query not ilike '%pg_stat_activity%' and query not ilike '%pg_current_wal_lsn%' and query not ilike '%pg_stat_statements%'`;
 
-export type StatementStat = { calls: number; total_ms: number; mean_ms: number; mean_plan_ms: number; wal_bytes: number; query: string };
+export type StatementStat = {
+  calls: number;
+  total_ms: number;
+  mean_ms: number;
+  mean_plan_ms: number;
+  wal_bytes: number;
+  query: string;
+};
 
 /** The statements that took the most time since the last reset (pg_stat_statements), with the WAL each wrote. */
 export async function topStatements(c: pg.Client, limit = 12): Promise<StatementStat[]> {

@@ -90,7 +90,8 @@ export { freePort } from '../../server/infra/db/embedded-postgres.ts';
 export async function waitForHttp(child: Child, url: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (!child.alive()) throw new Error(`${child.name} exited (${await child.exited}) before it was ready:\n${child.output()}`);
+    if (!child.alive())
+      throw new Error(`${child.name} exited (${await child.exited}) before it was ready:\n${child.output()}`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       if (res.ok) return;

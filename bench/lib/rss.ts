@@ -23,7 +23,12 @@ export function rssSampler(pid: number) {
       clearInterval(timer);
       const after = procStatusKb(pid, 'VmRSS');
       peak = Math.max(peak, after);
-      return { beforeMb: round(before / 1024), peakMb: round(peak / 1024), afterMb: round(after / 1024), growthMb: round((peak - before) / 1024) };
+      return {
+        beforeMb: round(before / 1024),
+        peakMb: round(peak / 1024),
+        afterMb: round(after / 1024),
+        growthMb: round((peak - before) / 1024),
+      };
     },
   };
 }

@@ -103,7 +103,12 @@ const countBy = (xs: Iterable<string>) => {
  * row, `succeeded`, and that delivery reached the receiver signed. Receipts of the same delivery sent again
  * are allowed only for deliveries the killed worker held (`heldAtKill`), where at-least-once says they may.
  */
-export function auditSoak(accepted: Set<string>, stored: StoredFacts, tally: ReceiptTally, heldAtKill: Set<string>): SoakAudit {
+export function auditSoak(
+  accepted: Set<string>,
+  stored: StoredFacts,
+  tally: ReceiptTally,
+  heldAtKill: Set<string>,
+): SoakAudit {
   const rowsBySubmission = new Map<string, StoredFacts['deliveries']>();
   for (const d of stored.deliveries) {
     if (!d.submissionId) continue;
@@ -124,7 +129,8 @@ export function auditSoak(accepted: Set<string>, stored: StoredFacts, tally: Rec
     const received = tally.bySubmission.get(id) ?? new Map<string, number>();
     if (rows.length > 1 || received.size > 1) {
       duplicates += 1;
-      if (duplicateSamples.length < 10) duplicateSamples.push(`${id}: ${rows.length} delivery rows, received under ${[...received.keys()].join(', ')}`);
+      if (duplicateSamples.length < 10)
+        duplicateSamples.push(`${id}: ${rows.length} delivery rows, received under ${[...received.keys()].join(', ')}`);
     }
     const row = rows[0];
     if (row?.status !== 'succeeded') notSucceeded.push(id);
@@ -148,8 +154,18 @@ export function auditSoak(accepted: Set<string>, stored: StoredFacts, tally: Rec
     accepted: accepted.size,
     stored: stored.submissions.size,
     delivered,
-    lost: { notStored: notStored.length, notAccepted: notAccepted.length, notDelivered: notDelivered.length, notSucceeded: notSucceeded.length },
-    lostSamples: { notStored: sample(notStored), notAccepted: sample(notAccepted), notDelivered: sample(notDelivered), notSucceeded: sample(notSucceeded) },
+    lost: {
+      notStored: notStored.length,
+      notAccepted: notAccepted.length,
+      notDelivered: notDelivered.length,
+      notSucceeded: notSucceeded.length,
+    },
+    lostSamples: {
+      notStored: sample(notStored),
+      notAccepted: sample(notAccepted),
+      notDelivered: sample(notDelivered),
+      notSucceeded: sample(notSucceeded),
+    },
     duplicates,
     duplicateSamples,
     redeliveries,

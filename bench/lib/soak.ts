@@ -127,11 +127,20 @@ export function soakProblems(r: SoakReport): string[] {
   const a = r.audit;
   if (!r.drained) problems.push(`the queues did not empty within the drain timeout`);
   if (r.load.fiveXx) problems.push(`${r.load.fiveXx} posts answered 5xx`);
-  if (a.accepted !== r.posts) problems.push(`${r.posts - a.accepted} of ${r.posts} posts not accepted (statuses ${JSON.stringify(r.load.statuses)}, ${r.load.errors} errors)`);
-  for (const [what, n] of Object.entries(a.lost)) if (n) problems.push(`${n} ${what} (e.g. ${a.lostSamples[what as keyof SoakAudit['lost']].join(', ')})`);
-  if (a.accepted !== a.stored || a.stored !== a.delivered) problems.push(`accepted ${a.accepted}, stored ${a.stored}, delivered ${a.delivered}`);
-  if (a.duplicates) problems.push(`${a.duplicates} submissions delivered more than once: ${a.duplicateSamples.join('; ')}`);
-  if (a.unexplainedRedeliveries.length) problems.push(`deliveries received twice that the killed worker did not hold: ${a.unexplainedRedeliveries.join(', ')}`);
+  if (a.accepted !== r.posts)
+    problems.push(
+      `${r.posts - a.accepted} of ${r.posts} posts not accepted (statuses ${JSON.stringify(r.load.statuses)}, ${r.load.errors} errors)`,
+    );
+  for (const [what, n] of Object.entries(a.lost))
+    if (n) problems.push(`${n} ${what} (e.g. ${a.lostSamples[what as keyof SoakAudit['lost']].join(', ')})`);
+  if (a.accepted !== a.stored || a.stored !== a.delivered)
+    problems.push(`accepted ${a.accepted}, stored ${a.stored}, delivered ${a.delivered}`);
+  if (a.duplicates)
+    problems.push(`${a.duplicates} submissions delivered more than once: ${a.duplicateSamples.join('; ')}`);
+  if (a.unexplainedRedeliveries.length)
+    problems.push(
+      `deliveries received twice that the killed worker did not hold: ${a.unexplainedRedeliveries.join(', ')}`,
+    );
   if (a.strayReceipts) problems.push(`${a.strayReceipts} receipts of no accepted submission's delivery`);
   if (a.badSignatures) problems.push(`${a.badSignatures} receipts failed signature verification`);
   return problems;
@@ -162,17 +171,32 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     };
 
     // The account through the domain functions, in a runtime of our own that also reads the audit back.
-    const rt: Runtime = await boot(loadConfig({ ...env, DATABASE_POOL_SIZE: '4' }), { http: false, worker: false, services: true, log: opts.appLog ?? pino({ level: 'silent' }) });
+    const rt: Runtime = await boot(loadConfig({ ...env, DATABASE_POOL_SIZE: '4' }), {
+      http: false,
+      worker: false,
+      services: true,
+      log: opts.appLog ?? pino({ level: 'silent' }),
+    });
     stops.push(() => rt.close());
     const db = rt.ctx.db;
     const team = await createTeam(rt.ctx, { name: 'Soak team', plan: 'scale' });
-    const { user } = await addMember(rt.ctx, { email: `owner-${randomBytes(4).toString('hex')}@soak.example`, name: 'Soak Owner', teamId: team.id, role: 'owner' });
+    const { user } = await addMember(rt.ctx, {
+      email: `owner-${randomBytes(4).toString('hex')}@soak.example`,
+      name: 'Soak Owner',
+      teamId: team.id,
+      role: 'owner',
+    });
     const caller: Caller = { userId: user.id, teamId: team.id, role: 'owner', tokenId: 'soak', abilities: [] };
     const hooked = async (name: string, hookPath: string) => {
       const form = await createForm(rt.ctx, caller, { name, notification_emails: [] });
       await publishForm(rt.ctx, caller, form.id);
       const hook = await createWebhook(rt.ctx, caller, form.id, {
-        label: 'Soak receiver', url: `${receiver.url}${hookPath}`, provider: 'webhook', config: {}, events: ['submission.created'], active: true,
+        label: 'Soak receiver',
+        url: `${receiver.url}${hookPath}`,
+        provider: 'webhook',
+        config: {},
+        events: ['submission.created'],
+        active: true,
       });
       return { formId: form.id, webhookId: hook.data.id, secret: hook.secret };
     };
@@ -192,11 +216,19 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
 
     const start = (name: string, args: string[], extra: NodeJS.ProcessEnv = {}): Child => {
       const childEnv = { ...env, ...extra };
-      return startChild(name, INTAKE, args, { env: childEnv, echo: opts.echo, onSpawn: (proc) => opts.onProcess?.(name, proc, childEnv) });
+      return startChild(name, INTAKE, args, {
+        env: childEnv,
+        echo: opts.echo,
+        onSpawn: (proc) => opts.onProcess?.(name, proc, childEnv),
+      });
     };
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
-    const server = start('serve', ['serve', '--no-worker'], { PORT: String(port), HOST: '127.0.0.1', INTAKE_BASE_URL: origin });
+    const server = start('serve', ['serve', '--no-worker'], {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      INTAKE_BASE_URL: origin,
+    });
     stops.push(() => server.stop());
     await waitForHttp(server, `${origin}/healthz`);
 
@@ -207,7 +239,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     let canaries = 0;
     const canary = async (worker: Child) => {
       const want = ++canaries;
-      const res = await pool.request({ path: `/f/${canaryForm.formId}`, method: 'POST', headers: { ...BROWSER_HEADERS, 'x-forwarded-for': '192.0.2.1' }, body: `message=canary+${want}` });
+      const res = await pool.request({
+        path: `/f/${canaryForm.formId}`,
+        method: 'POST',
+        headers: { ...BROWSER_HEADERS, 'x-forwarded-for': '192.0.2.1' },
+        body: `message=canary+${want}`,
+      });
       const text = await res.body.text();
       if (res.statusCode !== 201) throw new Error(`canary post answered ${res.statusCode}: ${text}`);
       const canaryId = (JSON.parse(text) as { id: string }).id;
@@ -221,7 +258,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
                from submissions s left join deliveries d on d.submission_id = s.id where s.id = $1`,
             [canaryId],
           );
-          throw new Error(`${worker.name} did not deliver a canary within 120 s (${JSON.stringify(rows)}):\n${worker.output()}`);
+          throw new Error(
+            `${worker.name} did not deliver a canary within 120 s (${JSON.stringify(rows)}):\n${worker.output()}`,
+          );
         }
         await sleep(20);
       }
@@ -244,7 +283,13 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       process.kill(killed.pid, 'SIGKILL');
       const exit = await killed.exited;
       // No other process consumes jobs now: every active job of these queues is the dead worker's.
-      const { rows: held } = await db.query<{ id: string; name: string; key: string; expire_seconds: number; retry_delay: number }>(
+      const { rows: held } = await db.query<{
+        id: string;
+        name: string;
+        key: string;
+        expire_seconds: number;
+        retry_delay: number;
+      }>(
         `select id::text, name, coalesce(data->>'deliveryId', data->>'submissionId') as key, expire_seconds, retry_delay
            from pgboss.job where name = any($1::text[]) and state = 'active'`,
         [QUEUES],
@@ -265,7 +310,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         heldAtKill: { processing: held.length - heldDeliveries.length, deliveries: heldDeliveries.length },
         deliveriesResumedMs: tally.receipts > before ? Date.now() - killedAt : null,
       };
-      log(`worker ${killed.pid} killed (${exit}) holding ${JSON.stringify(info.heldAtKill)}; deliveries resumed ${info.deliveriesResumedMs} ms after the kill`);
+      log(
+        `worker ${killed.pid} killed (${exit}) holding ${JSON.stringify(info.heldAtKill)}; deliveries resumed ${info.deliveriesResumedMs} ms after the kill`,
+      );
       return info;
     };
 
@@ -282,7 +329,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const loadStart = performance.now();
     const loadStartWall = Date.now();
     const progress = setInterval(() => {
-      log(`  ${Math.round((performance.now() - loadStart) / 1000)} s: ${answered} answered, ${accepted.size} accepted, ${tally.bySubmission.size} delivered`);
+      log(
+        `  ${Math.round((performance.now() - loadStart) / 1000)} s: ${answered} answered, ${accepted.size} accepted, ${tally.bySubmission.size} delivered`,
+      );
     }, 5_000);
     stops.push(async () => clearInterval(progress));
     const connection = async () => {
@@ -316,7 +365,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const loadSeconds = (performance.now() - loadStart) / 1000;
     const loadEnd = Date.now();
     clearInterval(progress);
-    if (!restarting) throw new Error(`the worker restart was never triggered (restartAfter ${restartAfter} of ${opts.posts} posts)`);
+    if (!restarting)
+      throw new Error(`the worker restart was never triggered (restartAfter ${restartAfter} of ${opts.posts} posts)`);
     const restartInfo = await (restarting as Promise<SoakReport['restart']>);
     log(`load done: ${opts.posts} posts in ${loadSeconds.toFixed(1)} s; waiting for the queues to empty`);
 
@@ -343,7 +393,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       if (Date.now() - lastShown >= 5_000) {
         lastShown = Date.now();
         drainReceiver();
-        log(`  draining: ${s.received} submissions not processed, ${s.unsettled} deliveries not settled, ${s.queued} jobs queued; ${tally.bySubmission.size} delivered`);
+        log(
+          `  draining: ${s.received} submissions not processed, ${s.unsettled} deliveries not settled, ${s.queued} jobs queued; ${tally.bySubmission.size} delivered`,
+        );
       }
       if (!worker.alive()) throw new Error(`${worker.name} exited (${await worker.exited}):\n${worker.output()}`);
       await sleep(500);
@@ -353,19 +405,31 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     await sleep(500);
     drainReceiver();
 
-    const { rows: subs } = await db.query<{ id: string; status: string }>('select id, status from submissions where form_id = $1', [soak.formId]);
-    const { rows: dels } = await db.query<{ id: string; submission_id: string | null; status: string; attempts: number }>(
-      'select id, submission_id, status, attempts from deliveries where webhook_id = $1',
-      [soak.webhookId],
+    const { rows: subs } = await db.query<{ id: string; status: string }>(
+      'select id, status from submissions where form_id = $1',
+      [soak.formId],
     );
+    const { rows: dels } = await db.query<{
+      id: string;
+      submission_id: string | null;
+      status: string;
+      attempts: number;
+    }>('select id, submission_id, status, attempts from deliveries where webhook_id = $1', [soak.webhookId]);
     const stored: StoredFacts = {
       submissions: new Map(subs.map((s) => [s.id, s.status])),
-      deliveries: dels.map((d) => ({ id: d.id, submissionId: d.submission_id, status: d.status, attempts: d.attempts })),
+      deliveries: dels.map((d) => ({
+        id: d.id,
+        submissionId: d.submission_id,
+        status: d.status,
+        attempts: d.attempts,
+      })),
     };
     const audit = auditSoak(accepted, stored, tally, new Set(heldAtKill));
 
     const sorted = latencies.slice().sort();
-    const fiveXx = Object.entries(statuses).filter(([code]) => code.startsWith('5')).reduce((n, [, c]) => n + c, 0);
+    const fiveXx = Object.entries(statuses)
+      .filter(([code]) => code.startsWith('5'))
+      .reduce((n, [, c]) => n + c, 0);
     return {
       benchmark: 'soak',
       at: new Date(wallStart).toISOString(),
@@ -378,7 +442,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       load: {
         seconds: Math.round(loadSeconds * 100) / 100,
         postsPerSecond: Math.round(opts.posts / loadSeconds),
-        latencyMs: { p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), p99: quantile(sorted, 0.99), max: quantile(sorted, 1) },
+        latencyMs: {
+          p50: quantile(sorted, 0.5),
+          p90: quantile(sorted, 0.9),
+          p99: quantile(sorted, 0.99),
+          max: quantile(sorted, 1),
+        },
         statuses,
         fiveXx,
         errors,
@@ -407,19 +476,31 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
  * that mark is cleared first, as test/webhooks/deliveries.test.ts does. Then the jobs get their own expiry
  * and retry delay back, so the next worker's claims on them are the ordinary ones.
  */
-async function lapseClaims(rt: Runtime, held: Array<{ id: string; expire_seconds: number; retry_delay: number }>): Promise<void> {
+async function lapseClaims(
+  rt: Runtime,
+  held: Array<{ id: string; expire_seconds: number; retry_delay: number }>,
+): Promise<void> {
   const ids = held.map((h) => h.id);
-  await rt.ctx.db.query(`update pgboss.job set expire_seconds = 1, retry_delay = 0 where id = any($1::uuid[]) and state = 'active'`, [ids]);
+  await rt.ctx.db.query(
+    `update pgboss.job set expire_seconds = 1, retry_delay = 0 where id = any($1::uuid[]) and state = 'active'`,
+    [ids],
+  );
   await sleep(1_100);
   const deadline = Date.now() + 30_000;
   for (;;) {
     for (const queue of QUEUES) {
-      await rt.ctx.db.query('update pgboss.queue set monitor_claim_on = null, monitor_on = null where name = $1', [queue]);
+      await rt.ctx.db.query('update pgboss.queue set monitor_claim_on = null, monitor_on = null where name = $1', [
+        queue,
+      ]);
       await rt.ctx.queue.boss.supervise(queue);
     }
-    const { rowCount } = await rt.ctx.db.query(`select 1 from pgboss.job where id = any($1::uuid[]) and state = 'active'`, [ids]);
+    const { rowCount } = await rt.ctx.db.query(
+      `select 1 from pgboss.job where id = any($1::uuid[]) and state = 'active'`,
+      [ids],
+    );
     if (!rowCount) break;
-    if (Date.now() > deadline) throw new Error(`${rowCount} claims of the killed worker still active 30 s after they lapsed`);
+    if (Date.now() > deadline)
+      throw new Error(`${rowCount} claims of the killed worker still active 30 s after they lapsed`);
     await sleep(200);
   }
   await rt.ctx.db.query(

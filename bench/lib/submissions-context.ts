@@ -46,7 +46,11 @@ export function checkInterrupted() {
 }
 
 /** EXPLAIN (ANALYZE, BUFFERS) of a query, with its execution time. */
-export async function explain(c: pg.Client, sql: string, params: unknown[] = []): Promise<{ executionMs: number; plan: string[] }> {
+export async function explain(
+  c: pg.Client,
+  sql: string,
+  params: unknown[] = [],
+): Promise<{ executionMs: number; plan: string[] }> {
   const { rows } = await c.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers, timing off) ${sql}`, params);
   const plan = rows.map((r) => r['QUERY PLAN']);
   const executionMs = Number(/Execution Time: ([\d.]+) ms/.exec(plan.join('\n'))?.[1] ?? NaN);
@@ -55,8 +59,13 @@ export async function explain(c: pg.Client, sql: string, params: unknown[] = [])
 
 export function gitInfo(): { commit: string | null; dirty: boolean | null } {
   try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: 'pipe' }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'server', 'contract', 'cli'], { cwd: ROOT, stdio: 'pipe' }).toString().trim().length > 0;
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: 'pipe' })
+      .toString()
+      .trim();
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', 'server', 'contract', 'cli'], { cwd: ROOT, stdio: 'pipe' })
+        .toString()
+        .trim().length > 0;
     return { commit, dirty };
   } catch {
     return { commit: null, dirty: null };

@@ -28,7 +28,13 @@ async function copyBaseline(dbUrl: string, sql: string): Promise<ExportRun> {
       lines += countNewlines(chunk);
     }
     const seconds = (performance.now() - started) / 1000;
-    return { seconds: round(seconds, 3), rows: lines, rowsPerSec: Math.round(lines / seconds), mb: round(bytes / 1048576), firstByteMs: round(firstByteMs) };
+    return {
+      seconds: round(seconds, 3),
+      rows: lines,
+      rowsPerSec: Math.round(lines / seconds),
+      mb: round(bytes / 1048576),
+      firstByteMs: round(firstByteMs),
+    };
   });
 }
 
@@ -39,24 +45,34 @@ async function apiExport(server: BenchServer, formId: string, token: string): Pr
     let bytes = 0;
     let lines = 0;
     let firstByteMs = 0;
-    const req = http.get(`${server.url}/v1/forms/${formId}/submissions/export?format=csv`, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      if (res.statusCode !== 200) {
-        reject(new Error(`export answered ${res.statusCode}`));
-        res.resume();
-        return;
-      }
-      res.on('data', (chunk: Buffer) => {
-        if (!firstByteMs) firstByteMs = performance.now() - started;
-        bytes += chunk.length;
-        lines += countNewlines(chunk);
-      });
-      res.on('end', () => {
-        const seconds = (performance.now() - started) / 1000;
-        const rows = lines - 1;
-        resolve({ seconds: round(seconds, 3), rows, rowsPerSec: Math.round(rows / seconds), mb: round(bytes / 1048576), firstByteMs: round(firstByteMs) });
-      });
-      res.on('error', reject);
-    });
+    const req = http.get(
+      `${server.url}/v1/forms/${formId}/submissions/export?format=csv`,
+      { agent: false, headers: { authorization: `Bearer ${token}` } },
+      (res) => {
+        if (res.statusCode !== 200) {
+          reject(new Error(`export answered ${res.statusCode}`));
+          res.resume();
+          return;
+        }
+        res.on('data', (chunk: Buffer) => {
+          if (!firstByteMs) firstByteMs = performance.now() - started;
+          bytes += chunk.length;
+          lines += countNewlines(chunk);
+        });
+        res.on('end', () => {
+          const seconds = (performance.now() - started) / 1000;
+          const rows = lines - 1;
+          resolve({
+            seconds: round(seconds, 3),
+            rows,
+            rowsPerSec: Math.round(rows / seconds),
+            mb: round(bytes / 1048576),
+            firstByteMs: round(firstByteMs),
+          });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
   });
 }
@@ -68,17 +84,25 @@ export async function measureExport(c: BenchContext) {
   const baselineSelect = `select s.id, s.received_at, s.status, s.category, s.ai_moderation ->> 'score', ${fields.map((f) => `s.payload ->> ${lit(f)}`).join(', ')}
     from submissions s where s.form_id = ${lit(account.formId)} order by s.received_at, s.id`;
   const baselineSql = `copy (${baselineSelect}) to stdout with (format csv)`;
-  const runs: Array<{ run: number; baseline: ExportRun; api: ExportRun & { rss: ReturnType<ReturnType<typeof rssSampler>['stop']> } }> = [];
+  const runs: Array<{
+    run: number;
+    baseline: ExportRun;
+    api: ExportRun & { rss: ReturnType<ReturnType<typeof rssSampler>['stop']> };
+  }> = [];
   for (let run = 1; run <= opts.runs; run++) {
     checkInterrupted();
     const baseline = await copyBaseline(c.dbUrl, baselineSql);
     if (baseline.rows !== opts.rows) throw new Error(`COPY returned ${baseline.rows} rows, expected ${opts.rows}`);
-    log(`export run ${run}: COPY ${baseline.rowsPerSec.toLocaleString('en')} rows/s (${baseline.seconds} s, ${baseline.mb} MB)`);
+    log(
+      `export run ${run}: COPY ${baseline.rowsPerSec.toLocaleString('en')} rows/s (${baseline.seconds} s, ${baseline.mb} MB)`,
+    );
     const sampler = rssSampler(server.pid);
     const api = await apiExport(server, account.formId, account.token);
     const rss = sampler.stop();
     if (api.rows !== opts.rows) throw new Error(`the API export returned ${api.rows} rows, expected ${opts.rows}`);
-    log(`export run ${run}: API  ${api.rowsPerSec.toLocaleString('en')} rows/s (${api.seconds} s, ${api.mb} MB), server RSS ${rss.beforeMb} → peak ${rss.peakMb} MB (+${rss.growthMb})`);
+    log(
+      `export run ${run}: API  ${api.rowsPerSec.toLocaleString('en')} rows/s (${api.seconds} s, ${api.mb} MB), server RSS ${rss.beforeMb} → peak ${rss.peakMb} MB (+${rss.growthMb})`,
+    );
     runs.push({ run, baseline, api: { ...api, rss } });
   }
   const median = (xs: number[]) => {
@@ -110,7 +134,12 @@ export async function measureExport(c: BenchContext) {
     baselineRowsPerSec,
     apiRowsPerSec,
     ratio: round(apiRowsPerSec / baselineRowsPerSec, 3),
-    server: { idleRssMb: c.idleRssMb, peakRssMb, rssGrowthMb: round(peakRssMb - c.idleRssMb), vmHwmMb: round(procStatusKb(server.pid, 'VmHWM') / 1024) },
+    server: {
+      idleRssMb: c.idleRssMb,
+      peakRssMb,
+      rssGrowthMb: round(peakRssMb - c.idleRssMb),
+      vmHwmMb: round(procStatusKb(server.pid, 'VmHWM') / 1024),
+    },
     plans,
   };
 }

@@ -9,7 +9,14 @@ export type Latency = { requests: number; p50: number; p90: number; p99: number;
 function percentiles(ms: number[]): Latency {
   const s = [...ms].sort((a, b) => a - b);
   const at = (p: number) => round(s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!, 2);
-  return { requests: s.length, p50: at(50), p90: at(90), p99: at(99), max: round(s[s.length - 1]!, 2), avg: round(s.reduce((a, b) => a + b, 0) / s.length, 2) };
+  return {
+    requests: s.length,
+    p50: at(50),
+    p90: at(90),
+    p99: at(99),
+    max: round(s[s.length - 1]!, 2),
+    avg: round(s.reduce((a, b) => a + b, 0) / s.length, 2),
+  };
 }
 
 type Page = { data: Array<{ id: string }>; meta: { total: number; current_page: number; next_cursor: string | null } };
@@ -33,7 +40,12 @@ async function sequential(url: string, token: string, n: number): Promise<Latenc
   return percentiles(ms);
 }
 
-async function concurrent(url: string, token: string, connections: number, seconds: number): Promise<Latency & { reqPerSec: number }> {
+async function concurrent(
+  url: string,
+  token: string,
+  connections: number,
+  seconds: number,
+): Promise<Latency & { reqPerSec: number }> {
   const ms: number[] = [];
   const until = performance.now() + seconds * 1000;
   await Promise.all(
@@ -55,24 +67,38 @@ export async function measureList(c: BenchContext) {
   let seen = 0;
   for (let p = 1; p < opts.page; p++) {
     checkInterrupted();
-    const r: { ms: number; page: Page } = await getPage(`${base}?per_page=${perPage}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, account.token);
+    const r: { ms: number; page: Page } = await getPage(
+      `${base}?per_page=${perPage}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      account.token,
+    );
     walkMs.push(r.ms);
     seen += r.page.data.length;
     cursor = r.page.meta.next_cursor;
     if (!cursor) throw new Error(`next_cursor ran out on page ${p}`);
     if (p % 2000 === 0) log(`  … page ${p.toLocaleString('en')}`);
   }
-  const walk = { pages: opts.page - 1, rows: seen, seconds: round((performance.now() - walkStarted) / 1000), latency: percentiles(walkMs) };
+  const walk = {
+    pages: opts.page - 1,
+    rows: seen,
+    seconds: round((performance.now() - walkStarted) / 1000),
+    latency: percentiles(walkMs),
+  };
   const byCursor = await getPage(`${base}?per_page=${perPage}&cursor=${encodeURIComponent(cursor!)}`, account.token);
   const byOffset = await getPage(`${base}?per_page=${perPage}&page=${opts.page}`, account.token);
-  const sameRows = JSON.stringify(byCursor.page.data.map((s) => s.id)) === JSON.stringify(byOffset.page.data.map((s) => s.id));
+  const sameRows =
+    JSON.stringify(byCursor.page.data.map((s) => s.id)) === JSON.stringify(byOffset.page.data.map((s) => s.id));
   if (!sameRows) c.notes.push(`the cursor page after ${opts.page - 1} pages differs from ?page=${opts.page}`);
 
   // Full-text search (issue 14), one word each: a unique address (one match), a last name (1 in 12 rows),
   // and the same name as a prefix.
   // Row 123,457 of the inbox; at a small --rows, the middle one (beyond the inbox there is no row to search for).
   const rareOffset = Math.min(123456, Math.floor((opts.rows * 0.9) / 2));
-  const [rare] = (await c.admin.query<{ email: string }>(`select payload->>'email' as email from submissions where form_id = $1 and status <> 'spam' order by received_at limit 1 offset $2`, [account.formId, rareOffset])).rows;
+  const [rare] = (
+    await c.admin.query<{ email: string }>(
+      `select payload->>'email' as email from submissions where form_id = $1 and status <> 'spam' order by received_at limit 1 offset $2`,
+      [account.formId, rareOffset],
+    )
+  ).rows;
   const scenarios: Record<string, string> = {
     page1: `${base}?per_page=${perPage}`,
     [`page${opts.page}`]: `${base}?per_page=${perPage}&page=${opts.page}`,
@@ -81,13 +107,17 @@ export async function measureList(c: BenchContext) {
     searchName: `${base}?per_page=${perPage}&q=tanaka`,
     searchPrefix: `${base}?per_page=${perPage}&q=tana`,
   };
-  const results: Record<string, { url: string; sequential: Latency; concurrent: (Latency & { reqPerSec: number }) | null }> = {};
+  const results: Record<
+    string,
+    { url: string; sequential: Latency; concurrent: (Latency & { reqPerSec: number }) | null }
+  > = {};
   for (const [name, url] of Object.entries(scenarios)) {
     checkInterrupted();
     const seq = await sequential(url, account.token, opts.requests);
     log(`list ${name}: sequential p50 ${seq.p50} ms, p99 ${seq.p99} ms (${seq.requests} requests)`);
     const conc = opts.connections ? await concurrent(url, account.token, opts.connections, opts.duration) : null;
-    if (conc) log(`list ${name}: ${opts.connections} clients p50 ${conc.p50} ms, p99 ${conc.p99} ms, ${conc.reqPerSec} req/s`);
+    if (conc)
+      log(`list ${name}: ${opts.connections} clients p50 ${conc.p50} ms, p99 ${conc.p99} ms, ${conc.reqPerSec} req/s`);
     results[name] = { url: url.replace(server.url, ''), sequential: seq, concurrent: conc };
   }
 

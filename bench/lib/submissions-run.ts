@@ -14,7 +14,10 @@ import { seedAccount, seedSubmissions } from './submissions-seed.ts';
 /** One run of the submissions benchmark (bench/submissions.ts): infrastructure, data, server, the parts, the report. */
 
 /** `intake serve --no-worker` as a child process, ready once /healthz answers. */
-async function startServer(env: NodeJS.ProcessEnv, opts: { verbose: boolean; profileDir: string | null }): Promise<BenchServer> {
+async function startServer(
+  env: NodeJS.ProcessEnv,
+  opts: { verbose: boolean; profileDir: string | null },
+): Promise<BenchServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = startChild('intake', path.join(ROOT, 'cli', 'intake'), ['serve', '--no-worker'], {
@@ -51,18 +54,32 @@ async function seedData(dbUrl: string, dir: string, rows: number) {
          from submissions where form_id = $1`,
       [account.formId],
     )
-  ).rows[0] as { rows: number; inbox: number; payload_bytes: number; payload_text_bytes: number; table_size: string; files: number; counted_inbox: number };
-  if (stats.counted_inbox !== stats.inbox) throw new Error(`folder counters (${stats.counted_inbox}) disagree with the inbox (${stats.inbox})`);
+  ).rows[0] as {
+    rows: number;
+    inbox: number;
+    payload_bytes: number;
+    payload_text_bytes: number;
+    table_size: string;
+    files: number;
+    counted_inbox: number;
+  };
+  if (stats.counted_inbox !== stats.inbox)
+    throw new Error(`folder counters (${stats.counted_inbox}) disagree with the inbox (${stats.inbox})`);
   log(`seeded in ${seeded.seconds} s: ${JSON.stringify(stats)}`);
   return { account, admin, seeded, stats };
 }
 
 /** Each target met, missed, or not run (null), and all of them. */
-function verdictOf(exported: Awaited<ReturnType<typeof measureExport>> | null, list: Awaited<ReturnType<typeof measureList>> | null) {
+function verdictOf(
+  exported: Awaited<ReturnType<typeof measureExport>> | null,
+  list: Awaited<ReturnType<typeof measureList>> | null,
+) {
   const verdict = {
     exportRatio: exported ? exported.ratio >= TARGET.exportRatio : null,
     rssGrowth: exported ? exported.server.rssGrowthMb < TARGET.rssGrowthMb : null,
-    listP99: list ? Object.values(list.scenarios).every((s) => s.sequential.p99 < TARGET.listP99Ms) && list.cursorMatchesOffsetPage : null,
+    listP99: list
+      ? Object.values(list.scenarios).every((s) => s.sequential.p99 < TARGET.listP99Ms) && list.cursorMatchesOffsetPage
+      : null,
     met: false,
   };
   verdict.met = verdict.exportRatio !== false && verdict.rssGrowth !== false && verdict.listP99 !== false;
@@ -73,7 +90,8 @@ export type Report = Awaited<ReturnType<typeof runBench>>;
 
 export async function runBench(opts: Options) {
   const perPage = 25;
-  if (opts.page * perPage > opts.rows * 0.9) throw new Error(`--page ${opts.page} is beyond the inbox of ${opts.rows} rows`);
+  if (opts.page * perPage > opts.rows * 0.9)
+    throw new Error(`--page ${opts.page} is beyond the inbox of ${opts.rows} rows`);
   const notes: string[] = [];
 
   const dir = scratchDir('intake-bench-subm-');
@@ -101,11 +119,20 @@ export async function runBench(opts: Options) {
     },
     { verbose: opts.verbose, profileDir },
   );
-  const probe = await getPage(`${server.url}/v1/forms/${account.formId}/submissions?per_page=${perPage}`, account.token);
-  if (probe.page.meta.total !== stats.inbox) throw new Error(`the API counts ${probe.page.meta.total} inbox submissions, the table ${stats.inbox}`);
+  const probe = await getPage(
+    `${server.url}/v1/forms/${account.formId}/submissions?per_page=${perPage}`,
+    account.token,
+  );
+  if (probe.page.meta.total !== stats.inbox)
+    throw new Error(`the API counts ${probe.page.meta.total} inbox submissions, the table ${stats.inbox}`);
   const idleRssMb = round(procStatusKb(server.pid, 'VmRSS') / 1024);
 
-  const fields = (await admin.query<{ name: string }>('select name from form_fields where form_id = $1 order by first_seen_at, ordinal, name', [account.formId])).rows.map((r) => r.name);
+  const fields = (
+    await admin.query<{ name: string }>(
+      'select name from form_fields where form_id = $1 order by first_seen_at, ordinal, name',
+      [account.formId],
+    )
+  ).rows.map((r) => r.name);
   const ctx = { opts, perPage, dbUrl, admin, server, account, fields, stats, idleRssMb, notes };
   const exported = opts.only === 'list' ? null : await measureExport(ctx);
   const list = opts.only === 'export' ? null : await measureList(ctx);
@@ -129,7 +156,10 @@ export async function runBench(opts: Options) {
       /** Other work on the machine skews every number here: compare ratios from the same run. */
       loadAverage: os.loadavg().map((x) => round(x, 2)),
     },
-    postgres: { kind: database.kind, version: (await admin.query('show server_version')).rows[0].server_version as string },
+    postgres: {
+      kind: database.kind,
+      version: (await admin.query('show server_version')).rows[0].server_version as string,
+    },
     options: opts,
     data: { ...stats, seedSeconds: seeded.seconds, fields },
     export: exported,

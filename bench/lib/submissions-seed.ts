@@ -15,12 +15,25 @@ import { checkInterrupted, log, round } from './submissions-context.ts';
 const FIELDS = ['name', 'email', 'phone', 'company', 'subject', 'message', 'consent'];
 
 /** A team on the scale plan, its owner with an API token, a published form — through the domain functions. */
-export async function seedAccount(dbUrl: string, dataDir: string): Promise<{ teamId: string; formId: string; token: string }> {
-  const config = loadConfig({ DATABASE_URL: dbUrl, INTAKE_DATA_DIR: dataDir, INTAKE_SECRET_KEY: 'bench', LOG_LEVEL: 'silent' });
+export async function seedAccount(
+  dbUrl: string,
+  dataDir: string,
+): Promise<{ teamId: string; formId: string; token: string }> {
+  const config = loadConfig({
+    DATABASE_URL: dbUrl,
+    INTAKE_DATA_DIR: dataDir,
+    INTAKE_SECRET_KEY: 'bench',
+    LOG_LEVEL: 'silent',
+  });
   const rt = await boot(config, { http: false, worker: false, services: false, log: pino({ level: 'silent' }) });
   try {
     const team = await createTeam(rt.ctx, { name: 'Bench team', plan: 'scale' });
-    const { user } = await addMember(rt.ctx, { email: 'owner@bench.example', name: 'Bench Owner', teamId: team.id, role: 'owner' });
+    const { user } = await addMember(rt.ctx, {
+      email: 'owner@bench.example',
+      name: 'Bench Owner',
+      teamId: team.id,
+      role: 'owner',
+    });
     const { token } = await issueToken(rt.ctx, { teamId: team.id, userId: user.id, name: 'bench' });
     const caller: Caller = { userId: user.id, teamId: team.id, role: 'owner', tokenId: 'bench', abilities: [] };
     const form = await createForm(rt.ctx, caller, { name: 'Contact us', notification_emails: [] });
@@ -39,7 +52,10 @@ const CATEGORIES = ['support', 'sales', 'partnership', 'bug-report', 'feature-re
  * The per-row folder-count trigger is switched off for the bulk insert and the counters are written
  * from the inserted rows in the same transaction, so they match exactly what the trigger would keep.
  */
-export async function seedSubmissions(c: pg.Client, a: { teamId: string; formId: string; rows: number }): Promise<{ seconds: number }> {
+export async function seedSubmissions(
+  c: pg.Client,
+  a: { teamId: string; formId: string; rows: number },
+): Promise<{ seconds: number }> {
   const started = performance.now();
   const chunk = 100_000;
   const stepUs = Math.floor((365 * 24 * 3600 * 1e6) / a.rows);
@@ -87,7 +103,10 @@ export async function seedSubmissions(c: pg.Client, a: { teamId: string; formId:
   await c.query('alter table submissions enable trigger user');
   // What the search trigger would have kept (processed and spam rows are searchable; received ones not yet).
   log('computing the search column');
-  await c.query(`update submissions set search = submission_search(payload, metadata) where form_id = $1 and status <> 'received'`, [a.formId]);
+  await c.query(
+    `update submissions set search = submission_search(payload, metadata) where form_id = $1 and status <> 'received'`,
+    [a.formId],
+  );
   // 0.5 % of the submissions have an uploaded file (the export links them, the list shows them).
   await c.query(
     `insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key, created_at)

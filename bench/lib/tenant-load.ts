@@ -50,7 +50,12 @@ export type TenantLoadOptions = {
  * `clientDelayMs`: the event-loop delay of the process measuring (p99 and max, ms) — a latency is measured
  * from that loop, so a stall of it shows in every request in flight, whatever the server did.
  */
-export type TenantLoadResult = { posts: LatencyStats; lists: LatencyStats; health: LatencyStats; clientDelayMs: { p99: number; max: number } };
+export type TenantLoadResult = {
+  posts: LatencyStats;
+  lists: LatencyStats;
+  health: LatencyStats;
+  clientDelayMs: { p99: number; max: number };
+};
 
 /** Submission id → Date.now() when its post was answered 201: the start of its delivery's latency. */
 export type Accepted = Map<string, number>;
@@ -113,7 +118,10 @@ class Recorder {
       latencyMs: { p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), p99, max: quantile(sorted, 1) },
       statuses: this.statuses,
       errorSamples: this.samples,
-      slowest: this.timed.sort((a, b) => b.ms - a.ms).slice(0, 8).map((r) => ({ at: r.at, ms: Math.round(r.ms * 10) / 10 })),
+      slowest: this.timed
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 8)
+        .map((r) => ({ at: r.at, ms: Math.round(r.ms * 10) / 10 })),
       tailSeconds: [...tail].sort((a, b) => b[1] - a[1] || a[0] - b[0]),
     };
   }
@@ -125,8 +133,14 @@ function clientAddress(n: number): string {
   return `10.${(v >> 16) & 255}.${(v >> 8) & 255}.${v & 255}`;
 }
 
-export async function runTenantLoad(opts: TenantLoadOptions): Promise<TenantLoadResult & { postsSent: number; accepted: Accepted }> {
-  const pool = new Pool(opts.origin, { connections: opts.posters + opts.listTokens.length + 1, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+export async function runTenantLoad(
+  opts: TenantLoadOptions,
+): Promise<TenantLoadResult & { postsSent: number; accepted: Accepted }> {
+  const pool = new Pool(opts.origin, {
+    connections: opts.posters + opts.listTokens.length + 1,
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
+  });
   const bodies = contactFormBodies(200, 7);
   const posts = new Recorder();
   const lists = new Recorder();
@@ -167,27 +181,37 @@ export async function runTenantLoad(opts: TenantLoadOptions): Promise<TenantLoad
       return request(posts, {
         path: `/f/${opts.formId}`,
         method: 'POST',
-        headers: { ...BROWSER_HEADERS, 'x-forwarded-for': clientAddress(opts.firstClient + Math.floor(seq / opts.postsPerClient)) },
+        headers: {
+          ...BROWSER_HEADERS,
+          'x-forwarded-for': clientAddress(opts.firstClient + Math.floor(seq / opts.postsPerClient)),
+        },
         body: bodies[seq % bodies.length]!,
       });
     });
   const lister = (token: string) =>
     paced(opts.listIntervalMs, () =>
-      request(lists, { path: `/v1/forms/${opts.formId}/submissions?per_page=25`, method: 'GET', headers: { authorization: `Bearer ${token}`, accept: 'application/json' } }),
+      request(lists, {
+        path: `/v1/forms/${opts.formId}/submissions?per_page=25`,
+        method: 'GET',
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      }),
     );
   const prober = () => paced(opts.healthIntervalMs, () => request(health, { path: '/healthz', method: 'GET' }));
 
   try {
-    await Promise.all([
-      ...Array.from({ length: opts.posters }, poster),
-      ...opts.listTokens.map(lister),
-      prober(),
-    ]);
+    await Promise.all([...Array.from({ length: opts.posters }, poster), ...opts.listTokens.map(lister), prober()]);
   } finally {
     loop.disable();
     await pool.destroy();
   }
   const seconds = (performance.now() - started) / 1000;
   const clientDelayMs = { p99: Math.round(loop.percentile(99) / 1e5) / 10, max: Math.round(loop.max / 1e5) / 10 };
-  return { posts: posts.stats(seconds, startedAt), lists: lists.stats(seconds, startedAt), health: health.stats(seconds, startedAt), clientDelayMs, postsSent: postSeq, accepted };
+  return {
+    posts: posts.stats(seconds, startedAt),
+    lists: lists.stats(seconds, startedAt),
+    health: health.stats(seconds, startedAt),
+    clientDelayMs,
+    postsSent: postSeq,
+    accepted,
+  };
 }

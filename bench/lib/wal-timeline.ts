@@ -8,7 +8,15 @@ import { walBreakdown, type WalLine } from '../wal-breakdown.ts';
 import { diskBetween, diskReading, type DiskReading } from './disk-stats.ts';
 
 /** `tempBytes`: the database's temporary-file bytes so far (sorts and hashes past work_mem), which share the disk with the WAL. */
-export type WalMark = { name: string; at: number; lsn: string; tempBytes: number; checkpoints: number; checkpointBuffers: number; disk: DiskReading };
+export type WalMark = {
+  name: string;
+  at: number;
+  lsn: string;
+  tempBytes: number;
+  checkpoints: number;
+  checkpointBuffers: number;
+  disk: DiskReading;
+};
 
 /** `checkpoints`: checkpoints begun (timed or requested) and the buffers they wrote; `disk`: the machine's disks over the stretch. */
 export type WalStretch = {
@@ -42,7 +50,8 @@ export class WalTimeline {
     const { rows } = await client.query<{ v: number }>(`select current_setting('server_version_num')::int as v`);
     if (rows[0]!.v < 170000) {
       timeline.#checkpointerView = 'pg_stat_bgwriter';
-      timeline.#checkpointer = 'b.checkpoints_timed + b.checkpoints_req as checkpoints, b.buffers_checkpoint as buffers';
+      timeline.#checkpointer =
+        'b.checkpoints_timed + b.checkpoints_req as checkpoints, b.buffers_checkpoint as buffers';
     }
     timeline.#inspect = await client.query('create extension if not exists pg_walinspect').then(
       () => true,
@@ -52,12 +61,25 @@ export class WalTimeline {
   }
 
   async mark(name: string): Promise<void> {
-    const { rows } = await this.#client.query<{ lsn: string; temp_bytes: string; checkpoints: string; buffers: string }>(
+    const { rows } = await this.#client.query<{
+      lsn: string;
+      temp_bytes: string;
+      checkpoints: string;
+      buffers: string;
+    }>(
       `select pg_current_wal_lsn()::text as lsn, d.temp_bytes, ${this.#checkpointer}
          from pg_stat_database d, ${this.#checkpointerView} b where d.datname = current_database()`,
     );
     const r = rows[0]!;
-    this.#marks.push({ name, at: Date.now(), lsn: r.lsn, tempBytes: Number(r.temp_bytes), checkpoints: Number(r.checkpoints), checkpointBuffers: Number(r.buffers), disk: diskReading() });
+    this.#marks.push({
+      name,
+      at: Date.now(),
+      lsn: r.lsn,
+      tempBytes: Number(r.temp_bytes),
+      checkpoints: Number(r.checkpoints),
+      checkpointBuffers: Number(r.buffers),
+      disk: diskReading(),
+    });
   }
 
   /** WAL bytes and MB/s between consecutive marks. */
@@ -65,7 +87,10 @@ export class WalTimeline {
     const out: WalStretch[] = [];
     for (let i = 1; i < this.#marks.length; i++) {
       const [a, b] = [this.#marks[i - 1]!, this.#marks[i]!];
-      const { rows } = await this.#client.query<{ bytes: string }>('select ($2::pg_lsn - $1::pg_lsn)::bigint as bytes', [a.lsn, b.lsn]);
+      const { rows } = await this.#client.query<{ bytes: string }>(
+        'select ($2::pg_lsn - $1::pg_lsn)::bigint as bytes',
+        [a.lsn, b.lsn],
+      );
       const bytes = Number(rows[0]!.bytes);
       const seconds = Math.max(0.001, (b.at - a.at) / 1000);
       const tempMb = Math.round((b.tempBytes - a.tempBytes) / 1e5) / 10;
@@ -89,7 +114,10 @@ export class WalTimeline {
     if (!this.#inspect) return null;
     const a = this.#marks.find((m) => m.name === from)!;
     const b = this.#marks.find((m) => m.name === to)!;
-    const { rows } = await this.#client.query<{ bytes: string }>('select ($2::pg_lsn - $1::pg_lsn)::bigint as bytes', [a.lsn, b.lsn]);
+    const { rows } = await this.#client.query<{ bytes: string }>('select ($2::pg_lsn - $1::pg_lsn)::bigint as bytes', [
+      a.lsn,
+      b.lsn,
+    ]);
     return (await walBreakdown(this.#client, a.lsn, b.lsn, Number(rows[0]!.bytes))).slice(0, top);
   }
 

@@ -61,7 +61,8 @@ for (const [name, schema] of NAMED_SCHEMAS) extendApi(schema, { [MARK]: name } a
 /** The schema-valued children of a schema, as [holder, key] pairs, so they can be replaced in place. */
 function childSlots(s: Json): [Json | unknown[], string | number][] {
   const slots: [Json | unknown[], string | number][] = [];
-  for (const key of ['items', 'not', 'additionalProperties']) if (s[key] && typeof s[key] === 'object') slots.push([s, key]);
+  for (const key of ['items', 'not', 'additionalProperties'])
+    if (s[key] && typeof s[key] === 'object') slots.push([s, key]);
   for (const key of ['allOf', 'anyOf', 'oneOf', 'prefixItems']) {
     const list = s[key] as unknown[] | undefined;
     if (Array.isArray(list)) list.forEach((_, i) => slots.push([list, i]));
@@ -108,7 +109,9 @@ export class Components {
   private componentName(name: string, context: Context): string {
     if (context === 'output') return name;
     const usedForOutput = this.contexts.get(name)?.has('output');
-    return usedForOutput && !isDeepStrictEqual(this.canonicalOf(name, 'input'), this.canonicalOf(name, 'output')) ? `${name}Input` : name;
+    return usedForOutput && !isDeepStrictEqual(this.canonicalOf(name, 'input'), this.canonicalOf(name, 'output'))
+      ? `${name}Input`
+      : name;
   }
 
   /** Second pass: the schema with every named schema in it replaced by its `$ref` (registering the component). */
@@ -122,7 +125,9 @@ export class Components {
         Object.keys(schema).every((k) => k in canonical || OVERRIDABLE.has(k));
       if (same) {
         const ref = this.register(this.componentName(name, context), canonical, context);
-        const extras = Object.fromEntries(Object.entries(schema).filter(([k, v]) => OVERRIDABLE.has(k) && !isDeepStrictEqual(canonical[k], v)));
+        const extras = Object.fromEntries(
+          Object.entries(schema).filter(([k, v]) => OVERRIDABLE.has(k) && !isDeepStrictEqual(canonical[k], v)),
+        );
         return { $ref: ref, ...extras };
       }
     }
@@ -130,7 +135,8 @@ export class Components {
     const copy: Json = { ...schema };
     delete copy[MARK];
     if (copy.properties) copy.properties = { ...(copy.properties as Json) };
-    for (const key of ['allOf', 'anyOf', 'oneOf', 'prefixItems']) if (Array.isArray(copy[key])) copy[key] = [...(copy[key] as unknown[])];
+    for (const key of ['allOf', 'anyOf', 'oneOf', 'prefixItems'])
+      if (Array.isArray(copy[key])) copy[key] = [...(copy[key] as unknown[])];
     for (const [holder, key] of childSlots(copy)) {
       set(holder, key, this.extract(get(holder, key) as Json, context));
     }
@@ -151,7 +157,8 @@ export class Components {
   name(candidate: string, schema: Json): Json {
     if ('$ref' in schema) return schema;
     let name = candidate;
-    for (let n = 2; this.schemas.has(name) && !isDeepStrictEqual(this.schemas.get(name), schema); n++) name = `${candidate}${n}`;
+    for (let n = 2; this.schemas.has(name) && !isDeepStrictEqual(this.schemas.get(name), schema); n++)
+      name = `${candidate}${n}`;
     this.schemas.set(name, schema);
     return { $ref: `#/components/schemas/${name}` };
   }

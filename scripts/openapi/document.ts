@@ -34,14 +34,27 @@ const RESOURCE_TAGS: Record<string, { name: string; description: string }> = {
   tokens: { name: 'Tokens', description: 'API tokens of the calling user: list, mint, revoke.' },
   billing: { name: 'Billing', description: "The team's plan, usage, subscription and invoices (read only)." },
   forms: { name: 'Forms', description: 'Forms: create, update, publish, unpublish, delete and restore.' },
-  submissions: { name: 'Submissions', description: 'Submissions of a form: list, show, update, delete, bulk actions, export, files.' },
+  submissions: {
+    name: 'Submissions',
+    description: 'Submissions of a form: list, show, update, delete, bulk actions, export, files.',
+  },
   webhooks: { name: 'Webhooks', description: 'Webhooks that push every clean submission of a form to an endpoint.' },
   deliveries: { name: 'Deliveries', description: 'Webhook delivery attempts and their replay.' },
   'ai-insights': { name: 'Insights', description: "AI summary of the team's week of submissions." },
   insights: { name: 'Insights', description: "AI summary of the team's week of submissions." },
   jobs: { name: 'Jobs', description: 'Background jobs (such as bulk replays) and their progress.' },
 };
-const TAG_ORDER = ['Account', 'Tokens', 'Billing', 'Forms', 'Submissions', 'Webhooks', 'Deliveries', 'Insights', 'Jobs'];
+const TAG_ORDER = [
+  'Account',
+  'Tokens',
+  'Billing',
+  'Forms',
+  'Submissions',
+  'Webhooks',
+  'Deliveries',
+  'Insights',
+  'Jobs',
+];
 
 const REASONS: Record<string, string> = {
   '200': 'OK',
@@ -106,7 +119,9 @@ function mapResponses(operation: Json, route: AppRoute, ability: string | null):
     else if (!isAppRouteNoBody(response) && generated[status]?.content) entry.content = generated[status]!.content;
     const also = (route.metadata as RouteMetadata | undefined)?.alsoAnswers;
     if (status === '200' && also) {
-      const more = Object.fromEntries(Object.entries(also).map(([type, schema]) => [type, { schema: generateSchema(schema, true) }]));
+      const more = Object.fromEntries(
+        Object.entries(also).map(([type, schema]) => [type, { schema: generateSchema(schema, true) }]),
+      );
       entry.content = { ...((entry.content as Json | undefined) ?? {}), ...more };
     }
     for (const media of Object.values((entry.content as Record<string, Json> | undefined) ?? {})) {
@@ -119,7 +134,6 @@ function mapResponses(operation: Json, route: AppRoute, ability: string | null):
   documentRateLimit(out, (route.metadata as RouteMetadata | undefined)?.cost.budget === 'api');
   return out;
 }
-
 
 function zodShape(type: unknown): Record<string, unknown> {
   return isZodObject(type) ? (extractZodObjectShape(type) as Record<string, unknown>) : {};
@@ -141,7 +155,8 @@ function mapOperation(operation: Json, route: AppRoute): Json {
   const requestBody = operation.requestBody as Json | undefined;
   if (requestBody && 'body' in route && isZodType(route.body)) {
     const body = route.body;
-    for (const media of Object.values(requestBody.content as Record<string, Json>)) dropCoercedNullable(body, media.schema);
+    for (const media of Object.values(requestBody.content as Record<string, Json>))
+      dropCoercedNullable(body, media.schema);
     delete requestBody.description;
     if (body.description) requestBody.description = body.description;
     if (!body.isOptional()) requestBody.required = true;
@@ -167,10 +182,12 @@ function mapOperation(operation: Json, route: AppRoute): Json {
   if (requestBody) out.requestBody = requestBody;
   out.responses = responses;
   for (const media of Object.values(responses)) {
-    for (const entry of Object.values(((media as Json).content as Record<string, Json> | undefined) ?? {})) eachSchema(entry.schema, normalizeSchema);
+    for (const entry of Object.values(((media as Json).content as Record<string, Json> | undefined) ?? {}))
+      eachSchema(entry.schema, normalizeSchema);
   }
   for (const p of parameters) eachSchema(p.schema, normalizeSchema);
-  for (const entry of Object.values((requestBody?.content as Record<string, Json> | undefined) ?? {})) eachSchema(entry.schema, normalizeSchema);
+  for (const entry of Object.values((requestBody?.content as Record<string, Json> | undefined) ?? {}))
+    eachSchema(entry.schema, normalizeSchema);
   return out;
 }
 
@@ -205,7 +222,9 @@ export function buildOpenApi(router: AppRouter = contract): Json {
           'Intake collects form submissions from websites, filters spam and lets you list, edit and export them. ' +
           'Every request carries `Authorization: Bearer <token>`; each operation lists the ability it needs ' +
           '(also as `x-ability`).' +
-          (withPublicEndpoint ? ' The exception is the public endpoint `POST /f/{form}` that websites post their forms to, with no token.' : ''),
+          (withPublicEndpoint
+            ? ' The exception is the public endpoint `POST /f/{form}` that websites post their forms to, with no token.'
+            : ''),
         license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
       },
       tags: [...(withPublicEndpoint ? [PUBLIC_TAG] : []), ...tagList(router)],
@@ -268,7 +287,10 @@ const SERVERS = [
 type Slot = { holder: Json; key: string; context: Context; bodyName?: string };
 
 const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
-const MEDIA_NAMES: Record<string, string> = { 'application/x-www-form-urlencoded': 'Urlencoded', 'multipart/form-data': 'Multipart' };
+const MEDIA_NAMES: Record<string, string> = {
+  'application/x-www-form-urlencoded': 'Urlencoded',
+  'multipart/form-data': 'Multipart',
+};
 
 /** Every schema of the operations (parameters, bodies, headers), with the name a top-level body gets when it has none. */
 function schemaSlots(items: Record<string, Json>, context?: Context, bodyName?: (event: string) => string): Slot[] {
@@ -278,17 +300,29 @@ function schemaSlots(items: Record<string, Json>, context?: Context, bodyName?: 
     for (const op of Object.values(item) as Json[]) {
       if (!op || typeof op !== 'object' || !('responses' in op)) continue;
       const id = pascal(String(op.operationId));
-      for (const p of (op.parameters as Json[] | undefined) ?? []) if (p.schema) slots.push({ holder: p, key: 'schema', context: 'input' });
+      for (const p of (op.parameters as Json[] | undefined) ?? [])
+        if (p.schema) slots.push({ holder: p, key: 'schema', context: 'input' });
       const requestContent = ((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
       for (const [media, entry] of Object.entries(requestContent)) {
-        slots.push({ holder: entry, key: 'schema', context: context ?? 'input', bodyName: bodyName ? bodyName(names[i]!) : `${id}${MEDIA_NAMES[media] ?? ''}Body` });
+        slots.push({
+          holder: entry,
+          key: 'schema',
+          context: context ?? 'input',
+          bodyName: bodyName ? bodyName(names[i]!) : `${id}${MEDIA_NAMES[media] ?? ''}Body`,
+        });
       }
       const responses = op.responses as Record<string, Json>;
       const successes = Object.keys(responses).filter((status) => /^2/.test(status));
       for (const [status, response] of Object.entries(responses)) {
         const kind = /^2/.test(status) ? (successes.length > 1 ? `${status}Response` : 'Response') : `${status}Error`;
         for (const [media, entry] of Object.entries((response.content ?? {}) as Record<string, Json>)) {
-          if (entry.schema) slots.push({ holder: entry, key: 'schema', context: 'output', bodyName: `${id}${MEDIA_NAMES[media] ?? ''}${kind}` });
+          if (entry.schema)
+            slots.push({
+              holder: entry,
+              key: 'schema',
+              context: 'output',
+              bodyName: `${id}${MEDIA_NAMES[media] ?? ''}${kind}`,
+            });
         }
         for (const header of Object.values((response.headers ?? {}) as Record<string, Json>)) {
           if (header.schema) slots.push({ holder: header, key: 'schema', context: 'output' });

@@ -12,7 +12,8 @@ const MEANINGS = {
   ability_exceeds_caller: 'A token cannot be given abilities its creator lacks; `exceeded` lists them.',
   cannot_revoke_active_token: 'A token cannot revoke itself.',
   payment_required: "The team's plan does not include this.",
-  plan_limit_reached: "One of the plan's limits is reached (forms, webhooks, file storage…); `limit` says which when known.",
+  plan_limit_reached:
+    "One of the plan's limits is reached (forms, webhooks, file storage…); `limit` says which when known.",
   quota_exceeded: "The team's monthly submissions are used up.",
   not_found: 'No such record, or one of another team (reported alike).',
   conflict: 'The request conflicts with the current state of the record.',
@@ -25,7 +26,8 @@ const MEANINGS = {
   rate_limited: 'Too many requests; retry after `Retry-After` seconds (also `retry_after`).',
   request_timeout: 'The body arrived too slowly or not in full; nothing was kept.',
   internal_error: 'A failure on our side; the `X-Request-Id` header identifies the request.',
-  service_unavailable: 'The database or object storage cannot be reached; nothing was changed. Retry after `Retry-After` seconds.',
+  service_unavailable:
+    'The database or object storage cannot be reached; nothing was changed. Retry after `Retry-After` seconds.',
 } as const satisfies Record<ErrorCode, string>;
 
 /** `ErrorBody.error`: the closed list of codes as an enum, each with its status and meaning. */

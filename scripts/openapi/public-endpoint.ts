@@ -14,16 +14,25 @@ export const PUBLIC_TAG = {
     'Browsers are redirected, JSON clients answered in JSON. It is not an SDK, CLI or MCP operation: visitors post to it, not API clients.',
 };
 
-const UploadedFile = extendApi(z.string().describe(`A file: a part with a filename, at most ${pub.PUBLIC_POST_LIMITS.fileBytes / 1024 / 1024} MB.`), {
-  format: 'binary',
-});
+const UploadedFile = extendApi(
+  z.string().describe(`A file: a part with a filename, at most ${pub.PUBLIC_POST_LIMITS.fileBytes / 1024 / 1024} MB.`),
+  {
+    format: 'binary',
+  },
+);
 
 const MultipartPost = z
   .object(pub.ControlFields)
   .catchall(z.union([pub.FieldText, UploadedFile, z.array(z.union([pub.FieldText, UploadedFile]))]))
   .describe(pub.MULTIPART_RULES);
 
-const EXAMPLE_POST = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello!', _subject: 'Website enquiry', [pub.DEFAULT_HONEYPOT_FIELD]: '' };
+const EXAMPLE_POST = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  message: 'Hello!',
+  _subject: 'Website enquiry',
+  [pub.DEFAULT_HONEYPOT_FIELD]: '',
+};
 
 const L = pub.PUBLIC_POST_LIMITS;
 
@@ -46,7 +55,8 @@ const ALLOW_ORIGIN = {
 function postRequestBody() {
   return {
     required: true,
-    description: 'The form\'s fields, as a browser posts them (urlencoded, or multipart with files) or as JSON (also `application/*+json`).',
+    description:
+      "The form's fields, as a browser posts them (urlencoded, or multipart with files) or as JSON (also `application/*+json`).",
     content: {
       'application/x-www-form-urlencoded': { schema: bodySchema(pub.UrlencodedPost, L.fields), example: EXAMPLE_POST },
       'multipart/form-data': { schema: bodySchema(MultipartPost, L.fields + L.files) },
@@ -61,15 +71,17 @@ function postStoredResponses() {
     '201': {
       description:
         'Stored (JSON clients). Spam is answered exactly like this, so a sender cannot tell; a repeated `Idempotency-Key` answers with ' +
-        'the first submission\'s `id`.',
+        "the first submission's `id`.",
       headers: ALLOW_ORIGIN,
       content: jsonContent(pub.SubmissionAccepted),
     },
     '303': {
       description:
-        'Stored (browsers and other non-JSON clients): go to `_next` when it is permitted, else to the form\'s `redirect_url`, else to ' +
+        "Stored (browsers and other non-JSON clients): go to `_next` when it is permitted, else to the form's `redirect_url`, else to " +
         'the built-in thank-you page `/f/{form}/thanks`, which links back to the posting page. Spam and repeated keys are answered alike.',
-      headers: { Location: { description: 'Where the browser goes next.', schema: { type: 'string', format: 'uri-reference' } } },
+      headers: {
+        Location: { description: 'Where the browser goes next.', schema: { type: 'string', format: 'uri-reference' } },
+      },
     },
   };
 }
@@ -92,7 +104,8 @@ function postRefusedResponses() {
       content: jsonContent(pub.PublicPaymentRequiredBody),
     },
     '403': {
-      description: "The request's `Origin` is not one of the form's `allowed_origins` (a form without any takes every origin).",
+      description:
+        "The request's `Origin` is not one of the form's `allowed_origins` (a form without any takes every origin).",
       content: jsonContent(pub.ForbiddenOriginBody),
     },
     '404': {
@@ -116,17 +129,26 @@ function postRefusedResponses() {
         'The post is well-formed but the form refuses it; nothing was stored. `validation_failed` with `fields` (per posted field, what ' +
         'to fix) when it breaks the field schema; `captcha_failed` when the CAPTCHA token is missing or refused. JSON clients get JSON, ' +
         'everyone else an HTML page listing what to fix.',
-      content: { ...jsonContent(pub.PostRefusedBody), ...htmlPage('A page listing what to fix, with a link back to the posting page.') },
+      content: {
+        ...jsonContent(pub.PostRefusedBody),
+        ...htmlPage('A page listing what to fix, with a link back to the posting page.'),
+      },
     },
     '429': {
       description:
         'Too many posts from this address to this form this minute (the flood limit); nothing was stored. Below it, past the rate ' +
         'limit, posts are stored as spam (`rate_limited`) and answered as usual.',
-      headers: { 'Retry-After': { description: 'Seconds until the window resets (as `retry_after`).', schema: { type: 'integer' } } },
+      headers: {
+        'Retry-After': {
+          description: 'Seconds until the window resets (as `retry_after`).',
+          schema: { type: 'integer' },
+        },
+      },
       content: jsonContent(RateLimitedBody),
     },
     '500': {
-      description: 'The files could not be stored, or another failure on our side; nothing was kept. The `X-Request-Id` header identifies the request.',
+      description:
+        'The files could not be stored, or another failure on our side; nothing was kept. The `X-Request-Id` header identifies the request.',
       content: jsonContent(ErrorBody),
     },
     '408': slowBodyResponse(),
@@ -139,9 +161,9 @@ function postOperation() {
   return {
     summary: 'Post a submission to a form',
     description: [
-      'What a website\'s form posts to; no token. Checked in this order: the form is published (404), the `Origin` is allowed (403), ' +
+      "What a website's form posts to; no token. Checked in this order: the form is published (404), the `Origin` is allowed (403), " +
         'the monthly quota (402) and the flood limit per address (429) — before the body is read — then an `Idempotency-Key` seen in the last ' +
-        '24 hours (answered as its first submission), the body and its limits (400, 413, 415), the plan\'s uploads (402), the field schema ' +
+        "24 hours (answered as its first submission), the body and its limits (400, 413, 415), the plan's uploads (402), the field schema " +
         '(422), the file storage left (402), the CAPTCHA (422), and the spam filters. Spam is stored and answered exactly like a clean post.',
       `Limits: ${pub.LIMITS_TEXT} Past a limit the post is refused with 413 (400 for a field name over ${L.fieldName} characters or JSON ` +
         'nested too deeply), never truncated, and nothing is stored.',
@@ -164,7 +186,7 @@ function preflightOperation() {
     summary: 'CORS preflight for a form',
     description:
       'What a browser asks before a cross-origin post it cannot send plainly (JSON, an `Idempotency-Key`). When the `Origin` may post to ' +
-      "the form (any origin when its `allowed_origins` is empty), the 204 carries the `Access-Control-Allow-*` headers; otherwise it has " +
+      'the form (any origin when its `allowed_origins` is empty), the 204 carries the `Access-Control-Allow-*` headers; otherwise it has ' +
       'none, and the browser does not send the post.',
     operationId: 'preflightForm',
     tags: [PUBLIC_TAG.name],
@@ -176,11 +198,20 @@ function preflightOperation() {
         headers: {
           ...ALLOW_ORIGIN,
           'Access-Control-Allow-Methods': { description: '`POST, OPTIONS`.', schema: { type: 'string' } },
-          'Access-Control-Allow-Headers': { description: '`Content-Type, Accept, Idempotency-Key, X-Requested-With`.', schema: { type: 'string' } },
-          'Access-Control-Max-Age': { description: 'Seconds the browser may keep the answer (600).', schema: { type: 'integer' } },
+          'Access-Control-Allow-Headers': {
+            description: '`Content-Type, Accept, Idempotency-Key, X-Requested-With`.',
+            schema: { type: 'string' },
+          },
+          'Access-Control-Max-Age': {
+            description: 'Seconds the browser may keep the answer (600).',
+            schema: { type: 'integer' },
+          },
         },
       },
-      '400': { description: '`validation_failed`, `details` `in: "path"`: a malformed percent-escape in the path.', content: jsonContent(ValidationErrorBody) },
+      '400': {
+        description: '`validation_failed`, `details` `in: "path"`: a malformed percent-escape in the path.',
+        content: jsonContent(ValidationErrorBody),
+      },
       '404': { description: 'No published form has this id.', content: jsonContent(pub.PublicNotFoundBody) },
     },
   };

@@ -35,7 +35,11 @@ export function documentRateLimit(responses: Json, rateLimited: boolean): boolea
   for (const [status, response] of Object.entries(responses)) {
     if (!/^(2\d\d|429)$/.test(status)) continue;
     const entry = response as Json;
-    const headers: Json = { ...((entry.headers as Json | undefined) ?? {}), RateLimit: ref('RateLimit'), 'RateLimit-Policy': ref('RateLimit-Policy') };
+    const headers: Json = {
+      ...((entry.headers as Json | undefined) ?? {}),
+      RateLimit: ref('RateLimit'),
+      'RateLimit-Policy': ref('RateLimit-Policy'),
+    };
     if (status === '429') headers['Retry-After'] = ref('Retry-After');
     entry.headers = headers;
   }

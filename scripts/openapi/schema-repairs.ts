@@ -10,7 +10,8 @@ export function eachSchema(schema: unknown, visit: (s: Json) => void): void {
   const s = schema as Json;
   visit(s);
   for (const key of ['items', 'not', 'additionalProperties']) eachSchema(s[key], visit);
-  for (const key of ['allOf', 'anyOf', 'oneOf']) for (const sub of (s[key] as unknown[] | undefined) ?? []) eachSchema(sub, visit);
+  for (const key of ['allOf', 'anyOf', 'oneOf'])
+    for (const sub of (s[key] as unknown[] | undefined) ?? []) eachSchema(sub, visit);
   for (const sub of Object.values((s.properties as Json | undefined) ?? {})) eachSchema(sub, visit);
 }
 
@@ -54,7 +55,8 @@ export function dropCoercedNullable(type: unknown, schema: unknown): void {
     if (def.typeName === 'ZodNullable') declaredNullable = true;
     if (['ZodOptional', 'ZodNullable', 'ZodDefault'].includes(def.typeName)) inner = def.innerType as z.ZodTypeAny;
     else if (def.typeName === 'ZodBranded') inner = def.type as z.ZodTypeAny;
-    else if (def.typeName === 'ZodEffects' && (def.effect as Json).type !== 'preprocess') inner = def.schema as z.ZodTypeAny;
+    else if (def.typeName === 'ZodEffects' && (def.effect as Json).type !== 'preprocess')
+      inner = def.schema as z.ZodTypeAny;
     else break;
   }
   const def = zodDef(inner);
@@ -63,7 +65,8 @@ export function dropCoercedNullable(type: unknown, schema: unknown): void {
   switch (def.typeName) {
     case 'ZodObject': {
       const properties = (s.properties as Json | undefined) ?? {};
-      for (const [key, value] of Object.entries((inner as z.AnyZodObject).shape)) dropCoercedNullable(value, properties[key]);
+      for (const [key, value] of Object.entries((inner as z.AnyZodObject).shape))
+        dropCoercedNullable(value, properties[key]);
       break;
     }
     case 'ZodArray':

@@ -4,8 +4,16 @@ import type { Json } from './schema-repairs.ts';
 
 /** The headers every attempt carries (server/infra/outbound/signing.ts signs them; docs/webhooks.md). */
 const SIGNATURE_HEADERS: [string, string, Json][] = [
-  ['webhook-id', "Standard Webhooks: the delivery id (`whd_…`), the same on each attempt of a delivery; dedupe on it.", { type: 'string' }],
-  ['webhook-timestamp', 'Standard Webhooks: unix seconds when the attempt was signed; refuse ones more than 5 minutes off.', { type: 'string', pattern: '^[0-9]+$' }],
+  [
+    'webhook-id',
+    'Standard Webhooks: the delivery id (`whd_…`), the same on each attempt of a delivery; dedupe on it.',
+    { type: 'string' },
+  ],
+  [
+    'webhook-timestamp',
+    'Standard Webhooks: unix seconds when the attempt was signed; refuse ones more than 5 minutes off.',
+    { type: 'string', pattern: '^[0-9]+$' },
+  ],
   [
     'webhook-signature',
     'Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")>`, the key being the base64-decoded ' +
@@ -41,16 +49,24 @@ export function webhooksSection(bodySchema: (event: string, type: z.ZodTypeAny) 
       summary: `The \`${event}\` event`,
       description: [
         type.description ?? `The \`${event}\` event.`,
-        'Posted as JSON to the webhook\'s URL (provider `webhook`, `zapier`, `make`; chat providers get a message rendered from it), ' +
-          'signed with the webhook\'s secret: verify the headers before trusting the body (the SDK\'s `verifyWebhook`).',
+        "Posted as JSON to the webhook's URL (provider `webhook`, `zapier`, `make`; chat providers get a message rendered from it), " +
+          "signed with the webhook's secret: verify the headers before trusting the body (the SDK's `verifyWebhook`).",
       ].join('\n\n'),
       operationId: `${pascal(event).charAt(0).toLowerCase()}${pascal(event).slice(1)}Webhook`,
       tags: ['Webhooks'],
       security: [],
-      parameters: SIGNATURE_HEADERS.map(([name, description, schema]) => ({ name, in: 'header', required: true, description, schema })),
+      parameters: SIGNATURE_HEADERS.map(([name, description, schema]) => ({
+        name,
+        in: 'header',
+        required: true,
+        description,
+        schema,
+      })),
       requestBody: { required: true, content: { 'application/json': { schema: bodySchema(event, type) } } },
       responses: {
-        '200': { description: 'Any 2xx: delivered (`succeeded`). Anything else, or no answer, is retried on the schedule.' },
+        '200': {
+          description: 'Any 2xx: delivered (`succeeded`). Anything else, or no answer, is retried on the schedule.',
+        },
         '410': { description: 'Gone: the delivery is `dead` at once and the webhook is deactivated.' },
       },
     };

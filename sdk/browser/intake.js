@@ -61,10 +61,15 @@
 
   /** The controls a field's messages belong to: every checkbox of a group, never a hidden input. */
   const controlsNamed = (form, name) =>
-    Array.prototype.filter.call(form.elements, (el) => el.name === name && el.type !== 'hidden' && el.tagName !== 'FIELDSET');
+    Array.prototype.filter.call(
+      form.elements,
+      (el) => el.name === name && el.type !== 'hidden' && el.tagName !== 'FIELDSET',
+    );
 
   function clearErrors(state) {
-    state.notes.forEach((note) => (note.hasAttribute('data-intake-error-for') ? (note.textContent = '') : note.remove()));
+    state.notes.forEach((note) =>
+      note.hasAttribute('data-intake-error-for') ? (note.textContent = '') : note.remove(),
+    );
     state.marked.forEach(([el, describedBy, invalid]) => {
       restore(el, 'aria-describedby', describedBy);
       restore(el, 'aria-invalid', invalid);
@@ -117,7 +122,10 @@
     // (cf-turnstile-response, h-captcha-response, g-recaptcha-response) go as they are.
     const body = new FormData(form, submitter);
     // getAttribute, not form.action: an input named "action" would shadow the property.
-    const action = web((submitter && submitter.getAttribute('formaction')) || form.getAttribute('action') || '', document.baseURI);
+    const action = web(
+      (submitter && submitter.getAttribute('formaction')) || form.getAttribute('action') || '',
+      document.baseURI,
+    );
     // Only Intake's own endpoint (`…/f/{form}`): the helper never carries a form's data anywhere else.
     const ours = endpoint && action && action.origin === endpoint.origin && !action.pathname.indexOf(endpoint.pathname);
     if (!ours || !/^[\w-]+\/?$/.test(action.pathname.slice(endpoint.pathname.length))) {
@@ -154,7 +162,8 @@
       emit(form, 'success', { status: res.status, body: data });
       // Followed only as http(s), on the page's own origin or as the server allowed it (its `redirect`).
       const allowed = typeof data.redirect === 'string' && web(data.redirect, location.href);
-      if (to && (to.origin === location.origin || (allowed && allowed.href === to.href))) return location.assign(to.href);
+      if (to && (to.origin === location.origin || (allowed && allowed.href === to.href)))
+        return location.assign(to.href);
       form.reset();
       return say(state, text(form, 'success'), 'success');
     }

@@ -83,7 +83,8 @@ export class Lanes {
         },
       };
       lane.line.push(waiter);
-      if (opts.waitMs !== undefined) timer = setTimeout(() => leave((opts.refusal ?? defaultRefusal)('waited')), opts.waitMs);
+      if (opts.waitMs !== undefined)
+        timer = setTimeout(() => leave((opts.refusal ?? defaultRefusal)('waited')), opts.waitMs);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
@@ -95,4 +96,5 @@ export class Lanes {
   }
 }
 
-const defaultRefusal = (why: 'full' | 'waited') => new Error(why === 'full' ? 'the lane is full' : 'the wait for a place ran out');
+const defaultRefusal = (why: 'full' | 'waited') =>
+  new Error(why === 'full' ? 'the lane is full' : 'the wait for a place ran out');

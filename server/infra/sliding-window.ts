@@ -12,7 +12,8 @@ export function slidingCount(w: TwoWindows): number {
 /** Milliseconds until the estimate is down to `room`, if nothing more is counted meanwhile. */
 export function slidingWaitMs(w: TwoWindows, room: number): number {
   // Within this window, once the previous one's weight has faded enough…
-  if (w.current <= room && w.previous > 0) return Math.max(0, (1 - (room - w.current) / w.previous) * w.windowMs - w.elapsedMs);
+  if (w.current <= room && w.previous > 0)
+    return Math.max(0, (1 - (room - w.current) / w.previous) * w.windowMs - w.elapsedMs);
   // …or in the next one, once this one's has.
   return w.windowMs - w.elapsedMs + Math.max(0, 1 - room / w.current) * w.windowMs;
 }

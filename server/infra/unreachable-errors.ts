@@ -4,7 +4,18 @@
  */
 
 /** Socket-level failures reaching Postgres or the object store. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /**
  * SQLSTATEs of an unavailable server (class 08, 57P01–57P03, 53300), and of work cut by the per-connection
@@ -28,7 +39,11 @@ export function isUnreachable(err: unknown, settled: (e: object) => boolean = ()
   for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     if (settled(e)) return false;
     const { code, message } = e as { code?: unknown; message?: unknown };
-    if (typeof code === 'string' && (NETWORK_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && unavailableSqlState(code)))) return true;
+    if (
+      typeof code === 'string' &&
+      (NETWORK_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && unavailableSqlState(code)))
+    )
+      return true;
     if (typeof message === 'string' && CONNECTION_MESSAGES.some((re) => re.test(message))) return true;
   }
   return false;

@@ -19,5 +19,9 @@ export function errorAnswer(err: unknown, log: Logger, where: Record<string, unk
   }
   log.error({ err, ...where }, 'unhandled error');
   const requestId = where.requestId;
-  return new AppError('internal_error', 'Something went wrong on our side. Quote the request id when you report it.', requestId ? { request_id: requestId } : {});
+  return new AppError(
+    'internal_error',
+    'Something went wrong on our side. Quote the request id when you report it.',
+    requestId ? { request_id: requestId } : {},
+  );
 }

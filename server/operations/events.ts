@@ -1,5 +1,10 @@
 import type { eventsContract } from '../../contract/events.ts';
-import { openSubmissionStream, readSubmissionEvents, type StreamOptions, type SubmissionStream } from '../domain/submissions/stream.ts';
+import {
+  openSubmissionStream,
+  readSubmissionEvents,
+  type StreamOptions,
+  type SubmissionStream,
+} from '../domain/submissions/stream.ts';
 import type { Operation, OperationInput, OperationResult } from './types.ts';
 
 type Route = (typeof eventsContract)['streamSubmissions'];
@@ -24,9 +29,14 @@ export const eventsOperations: { streamSubmissions: StreamOperation } = {
     const header = headers['last-event-id'];
     const opts: StreamOptions = {
       include: query.include,
-      ...(header ? { lastEventId: { value: header, in: 'header' } } : query.last_event_id ? { lastEventId: { value: query.last_event_id, in: 'query' } } : {}),
+      ...(header
+        ? { lastEventId: { value: header, in: 'header' } }
+        : query.last_event_id
+          ? { lastEventId: { value: query.last_event_id, in: 'query' } }
+          : {}),
     };
-    if (!wantsEventStream(headers.accept)) return { status: 200, body: await readSubmissionEvents(ctx, caller, params.form, opts) };
+    if (!wantsEventStream(headers.accept))
+      return { status: 200, body: await readSubmissionEvents(ctx, caller, params.form, opts) };
     return { status: 200, stream: await openSubmissionStream(ctx, caller, params.form, opts) };
   },
 };

@@ -3,5 +3,8 @@ import { getJob } from '../domain/lifecycle/jobs.ts';
 import type { OperationsOf } from './types.ts';
 
 export const jobsOperations = {
-  getJob: async (ctx, caller, { params }) => ({ status: 200, body: { data: await getJob(ctx, caller, params.job_id) } }),
+  getJob: async (ctx, caller, { params }) => ({
+    status: 200,
+    body: { data: await getJob(ctx, caller, params.job_id) },
+  }),
 } satisfies OperationsOf<typeof jobsContract>;

@@ -19,7 +19,12 @@ import { operations, type RouteKey } from './index.ts';
  */
 
 /** An operation's input once parsed by its route's schemas. */
-export type Input = { params: Record<string, unknown>; query: Record<string, unknown>; body: unknown; headers: Record<string, string | undefined> };
+export type Input = {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+  headers: Record<string, string | undefined>;
+};
 export type Result = { status: number; body?: unknown; stream?: unknown };
 
 /** Who calls: a bearer header to authenticate, or a caller the transport has authenticated for this request. */
@@ -81,8 +86,14 @@ type Parts = { params?: z.ZodTypeAny; query?: z.ZodTypeAny; body?: z.ZodTypeAny;
 
 /** A route's path, query, body and header schemas. */
 export function partsOf(route: AppRoute): Parts {
-  const zod = (v: unknown) => (v && typeof (v as z.ZodTypeAny).safeParse === 'function' ? (v as z.ZodTypeAny) : undefined);
-  return { params: zod(route.pathParams), query: zod(route.query), body: 'body' in route ? zod(route.body) : undefined, headers: zod(route.headers) };
+  const zod = (v: unknown) =>
+    v && typeof (v as z.ZodTypeAny).safeParse === 'function' ? (v as z.ZodTypeAny) : undefined;
+  return {
+    params: zod(route.pathParams),
+    query: zod(route.query),
+    body: 'body' in route ? zod(route.body) : undefined,
+    headers: zod(route.headers),
+  };
 }
 
 const authenticateCaller: Step = async (s) => {
@@ -91,7 +102,8 @@ const authenticateCaller: Step = async (s) => {
   try {
     s.caller = await authenticateBearer(s.ctx, credentials.authorization);
   } catch (err) {
-    if (err instanceof AppError && err.code === 'unauthenticated' && hooks?.unauthenticated) throw hooks.unauthenticated(err);
+    if (err instanceof AppError && err.code === 'unauthenticated' && hooks?.unauthenticated)
+      throw hooks.unauthenticated(err);
     throw err;
   }
 };
@@ -127,10 +139,16 @@ const parse: Step = (s) => {
   const parts = partsOf(s.route);
   const raw = s.call.request;
   const details: ErrorDetail[] = [];
-  const pick = <T>(schema: z.ZodTypeAny | undefined, value: unknown, where: ErrorDetail['in'], fallback: T, passThrough = false): T => {
+  const pick = <T>(
+    schema: z.ZodTypeAny | undefined,
+    value: unknown,
+    where: ErrorDetail['in'],
+    fallback: T,
+    passThrough = false,
+  ): T => {
     if (!schema) return fallback;
     const parsed = schema.safeParse(value);
-    if (!parsed.success) return details.push(...zodDetails(where, parsed.error)), fallback;
+    if (!parsed.success) return (details.push(...zodDetails(where, parsed.error)), fallback);
     return (passThrough ? { ...(value as object), ...(parsed.data as object) } : parsed.data) as T;
   };
   const params = pick(parts.params, raw.params, 'path', {}, true);
@@ -151,7 +169,11 @@ const STEPS: readonly Step[] = [authenticateCaller, authorize, guard, checkPathI
 export async function runPipeline(ctx: AppContext, call: Call): Promise<Result> {
   const state = { ctx, call, route: routeOf(call.key) } as State;
   for (const step of STEPS) await step(state);
-  const operation = operations[call.key] as unknown as (ctx: AppContext, caller: Caller, input: Input) => Promise<Result>;
+  const operation = operations[call.key] as unknown as (
+    ctx: AppContext,
+    caller: Caller,
+    input: Input,
+  ) => Promise<Result>;
   const input = call.adapt ? call.adapt(state.input) : state.input;
   return inTeamLane(ctx, state.caller.teamId, () => operation(ctx, state.caller, input), call.signal);
 }

@@ -11,14 +11,31 @@ type Routes = typeof submissionsContract;
  * (Content-Disposition, a 302 with Location), MCP inlines the export's rows and hands over the URL.
  */
 type Special = {
-  exportSubmissions: Operation<Routes['exportSubmissions'], OperationInput<Routes['exportSubmissions']>, { status: 200; body: ExportStream }>;
-  downloadSubmissionFile: Operation<Routes['downloadSubmissionFile'], OperationInput<Routes['downloadSubmissionFile']>, { status: 302; body: { url: string } }>;
+  exportSubmissions: Operation<
+    Routes['exportSubmissions'],
+    OperationInput<Routes['exportSubmissions']>,
+    { status: 200; body: ExportStream }
+  >;
+  downloadSubmissionFile: Operation<
+    Routes['downloadSubmissionFile'],
+    OperationInput<Routes['downloadSubmissionFile']>,
+    { status: 302; body: { url: string } }
+  >;
 };
 
 export const submissionsOperations = {
-  listSubmissions: async (ctx, caller, { params, query }) => ({ status: 200, body: await submissions.listSubmissions(ctx, caller, params.form, query) }),
-  bulkSubmissions: async (ctx, caller, { params, body }) => ({ status: 200, body: await submissions.bulkSubmissions(ctx, caller, params.form, body) }),
-  exportSubmissions: async (ctx, caller, { params, query }) => ({ status: 200, body: await exportSubmissions(ctx, caller, params.form, query) }),
+  listSubmissions: async (ctx, caller, { params, query }) => ({
+    status: 200,
+    body: await submissions.listSubmissions(ctx, caller, params.form, query),
+  }),
+  bulkSubmissions: async (ctx, caller, { params, body }) => ({
+    status: 200,
+    body: await submissions.bulkSubmissions(ctx, caller, params.form, body),
+  }),
+  exportSubmissions: async (ctx, caller, { params, query }) => ({
+    status: 200,
+    body: await exportSubmissions(ctx, caller, params.form, query),
+  }),
   getSubmission: async (ctx, caller, { params }) => ({
     status: 200,
     body: { data: await submissions.getSubmission(ctx, caller, params.form, params.submission) },

@@ -9,7 +9,11 @@ export type OperationInput<R extends AppRoute> = ServerInferRequest<R>;
 export type OperationResult<R extends AppRoute> = ServerInferResponses<R>;
 
 /** One contract operation, whatever transport called it. */
-export type Operation<R extends AppRoute, Input = OperationInput<R>, Result = OperationResult<R>> = (ctx: AppContext, caller: Caller, input: Input) => Promise<Result>;
+export type Operation<R extends AppRoute, Input = OperationInput<R>, Result = OperationResult<R>> = (
+  ctx: AppContext,
+  caller: Caller,
+  input: Input,
+) => Promise<Result>;
 
 /** The operations of a contract part, one per route key. */
 export type OperationsOf<C extends Record<string, AppRoute>> = { [K in keyof C]: Operation<C[K]> };

@@ -43,35 +43,69 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
       async (c: AppContext, data) => {
         // Only those still `received`: a batch's others were processed.
         for (const submissionId of jobs.submissionIdsOf(data)) {
-          if (await markFailed(c, submissionId)) c.log.error({ submissionId }, 'processing failed for good; submission marked failed');
+          if (await markFailed(c, submissionId))
+            c.log.error({ submissionId }, 'processing failed for good; submission marked failed');
         }
       },
       1,
     ),
-    worker(jobs.notificationEmail, async (c: AppContext, data) => void (await sendNotification(c, data.submissionId)), 2),
-    worker(jobs.autoresponseEmail, async (c: AppContext, data) => void (await sendAutoresponse(c, data.submissionId)), 2),
+    worker(
+      jobs.notificationEmail,
+      async (c: AppContext, data) => void (await sendNotification(c, data.submissionId)),
+      2,
+    ),
+    worker(
+      jobs.autoresponseEmail,
+      async (c: AppContext, data) => void (await sendAutoresponse(c, data.submissionId)),
+      2,
+    ),
     worker(jobs.confirmAddressEmail, async (c: AppContext, data) => sendConfirmation(c, data), 1),
     worker(jobs.notificationDigests, async (c: AppContext) => void (await sendDigests(c)), 1),
     // Two slots, one per team: another team's erasure never waits behind a long one.
     worker(jobs.eraseData, async (c: AppContext, data) => runErasure(c, data.erasureId), 2, 1),
-    worker(jobs.retentionSweep, async (c: AppContext) => {
-      const swept = await sweepRetention(c);
-      if (swept.submissions) c.log.info(swept, 'retention: aged-out submissions deleted');
-    }, 1),
-    worker(jobs.compactFolderCounts, async (c: AppContext) => {
-      const compacted = await compactFolderCounts(c);
-      if (compacted.days) c.log.info(compacted, 'folder counters compacted');
-    }, 1),
+    worker(
+      jobs.retentionSweep,
+      async (c: AppContext) => {
+        const swept = await sweepRetention(c);
+        if (swept.submissions) c.log.info(swept, 'retention: aged-out submissions deleted');
+      },
+      1,
+    ),
+    worker(
+      jobs.compactFolderCounts,
+      async (c: AppContext) => {
+        const compacted = await compactFolderCounts(c);
+        if (compacted.days) c.log.info(compacted, 'folder counters compacted');
+      },
+      1,
+    ),
     worker(jobs.deleteObjects, async (c: AppContext, data) => c.storage.remove(data.keys), 2),
     worker(jobs.replayWebhook, async (c: AppContext, data) => runReplayJob(c, data.jobId), 2),
     worker(jobs.spamDeliveries, async (c: AppContext) => void (await runSpamDeliveries(c)), 1),
-    worker(jobs.deliveriesMaintenance, async (c: AppContext) => {
-      const done = await maintainDeliveries(c);
-      if (done.requeued || done.pruned) c.log.info(done, 'deliveries maintained');
-    }, 1),
-    worker(jobs.webhookDeactivatedEmail, async (c: AppContext, data) => void (await sendDeactivationNotice(c, data.webhookId)), 1),
-    worker(jobs.generateInsights, async (c: AppContext, data) => void (await generateInsights(c, data.teamId, data.at ? new Date(data.at) : new Date())), 1),
+    worker(
+      jobs.deliveriesMaintenance,
+      async (c: AppContext) => {
+        const done = await maintainDeliveries(c);
+        if (done.requeued || done.pruned) c.log.info(done, 'deliveries maintained');
+      },
+      1,
+    ),
+    worker(
+      jobs.webhookDeactivatedEmail,
+      async (c: AppContext, data) => void (await sendDeactivationNotice(c, data.webhookId)),
+      1,
+    ),
+    worker(
+      jobs.generateInsights,
+      async (c: AppContext, data) =>
+        void (await generateInsights(c, data.teamId, data.at ? new Date(data.at) : new Date())),
+      1,
+    ),
     worker(jobs.weeklyInsights, async (c: AppContext) => void (await queueWeeklyInsights(c)), 1),
-    worker(jobs.insightsDigestEmail, async (c: AppContext, data) => void (await sendInsightsDigest(c, data.insightId)), 1),
+    worker(
+      jobs.insightsDigestEmail,
+      async (c: AppContext, data) => void (await sendInsightsDigest(c, data.insightId)),
+      1,
+    ),
   ];
 }

@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { objectShape, unwrapSchema } from '../../contract/schema-shape.ts';
 import { makeTeam } from '../support/harness.ts';
 import { insertDelivery, insertForm, insertSubmission, insertWebhook } from '../support/team-records.ts';
-import { type Entry, callTool, expectError, expectNotRefused, expectToolError, mcpClient, rest, routes, t } from '../support/authorization.ts';
+import {
+  type Entry,
+  callTool,
+  expectError,
+  expectNotRefused,
+  expectToolError,
+  mcpClient,
+  rest,
+  routes,
+  t,
+} from '../support/authorization.ts';
 
 /** The authorization matrix's id fields (see test/support/authorization.ts): every id a query or body accepts, pointed at another team's (or another form's) record. */
 
@@ -19,7 +29,12 @@ function idFields(entry: Entry): string[] {
   ];
   return parts.flatMap(([part, schema]) =>
     Object.entries(objectShape(schema))
-      .filter(([name, field]) => name === 'ids' || /_ids?$/.test(name) || ID_PREFIX.test(field.description ?? unwrapSchema(field).description ?? ''))
+      .filter(
+        ([name, field]) =>
+          name === 'ids' ||
+          /_ids?$/.test(name) ||
+          ID_PREFIX.test(field.description ?? unwrapSchema(field).description ?? ''),
+      )
       .map(([name]) => `${entry.key}.${part}.${name}`),
   );
 }
@@ -57,18 +72,25 @@ const idFieldCases: Record<string, () => Promise<void>> = {
         expect(result, label).toMatchObject({ ok: true, affected: 1 });
         expect([...(result.skipped as string[])].sort(), label).toEqual([otherForm, otherTeam, unknown].sort());
 
-        const { rows } = await t.ctx.db.query<{ id: string; status: string }>('select id, status from submissions where id = any($1)', [[mine, otherForm, otherTeam]]);
+        const { rows } = await t.ctx.db.query<{ id: string; status: string }>(
+          'select id, status from submissions where id = any($1)',
+          [[mine, otherForm, otherTeam]],
+        );
         const status = Object.fromEntries(rows.map((r) => [r.id, r.status]));
         expect(status[otherForm], `${label}: another form's submission untouched`).toBe(before);
         expect(status[otherTeam], `${label}: another team's submission untouched`).toBe(before);
-        expect(status[mine], `${label}: the form's own submission acted on`).toBe(action === 'delete' ? undefined : action === 'mark_spam' ? 'spam' : 'received');
+        expect(status[mine], `${label}: the form's own submission acted on`).toBe(
+          action === 'delete' ? undefined : action === 'mark_spam' ? 'spam' : 'received',
+        );
 
         // Only foreign ids: nothing happens, all are skipped.
         const foreign = { ids: [otherTeam], action };
         const res = await rest('POST', `/v1/forms/${form}/submissions/bulk`, { token: owner.token, body: foreign });
         expect(res.status, res.text).toBe(200);
         expect(res.body, `${label} only another team's ids`).toEqual({ ok: true, affected: 0, skipped: [otherTeam] });
-        const after = await t.ctx.db.query<{ status: string }>('select status from submissions where id = $1', [otherTeam]);
+        const after = await t.ctx.db.query<{ status: string }>('select status from submissions where id = $1', [
+          otherTeam,
+        ]);
         expect(after.rows[0]?.status, label).toBe(before);
       }
     }
@@ -78,16 +100,28 @@ const idFieldCases: Record<string, () => Promise<void>> = {
     const owner = await makeTeam(t, { plan: 'scale' });
     const other = await makeTeam(t, { plan: 'scale' });
     const theirs = await insertForm(t, other.teamId);
-    expectError(await rest('GET', '/v1/ai-insights', { token: owner.token, query: { form: theirs } }), 404, 'not_found', "insights of another team's form");
+    expectError(
+      await rest('GET', '/v1/ai-insights', { token: owner.token, query: { form: theirs } }),
+      404,
+      'not_found',
+      "insights of another team's form",
+    );
     const client = await mcpClient(owner.token);
     try {
-      expectToolError(await callTool(client, 'get_ai_insights', { form: theirs }), 'not_found', "MCP insights of another team's form");
+      expectToolError(
+        await callTool(client, 'get_ai_insights', { form: theirs }),
+        'not_found',
+        "MCP insights of another team's form",
+      );
     } finally {
       await client.close();
     }
     // Control: our own form answers.
     const ours = await insertForm(t, owner.teamId);
-    expectNotRefused(await rest('GET', '/v1/ai-insights', { token: owner.token, query: { form: ours } }), 'insights of our form');
+    expectNotRefused(
+      await rest('GET', '/v1/ai-insights', { token: owner.token, query: { form: ours } }),
+      'insights of our form',
+    );
   },
 
   // An event id names its form (and a position in time): another team's cannot resume our stream into theirs.
@@ -106,9 +140,20 @@ const idFieldCases: Record<string, () => Promise<void>> = {
     const path = `/v1/forms/${ourForm}/submissions/stream`;
     const viaQuery = await rest('GET', path, { token: owner.token, query: { last_event_id: theirEventId } });
     expectError(viaQuery, 400, 'validation_failed', "another team's event id on our form");
-    expectError(await rest('GET', `/v1/forms/${theirForm}/submissions/stream`, { token: owner.token, query: { last_event_id: theirEventId } }), 404, 'not_found', "another team's form with its event id");
+    expectError(
+      await rest('GET', `/v1/forms/${theirForm}/submissions/stream`, {
+        token: owner.token,
+        query: { last_event_id: theirEventId },
+      }),
+      404,
+      'not_found',
+      "another team's form with its event id",
+    );
     // Control: the id resumes their own stream, and the submission after it is there.
-    const theirs = await rest('GET', `/v1/forms/${theirForm}/submissions/stream`, { token: other.token, query: { last_event_id: theirEventId } });
+    const theirs = await rest('GET', `/v1/forms/${theirForm}/submissions/stream`, {
+      token: other.token,
+      query: { last_event_id: theirEventId },
+    });
     expect(theirs.status, theirs.text).toBe(200);
     expect((theirs.body!.data as unknown[]).length, 'their own resume finds their submission').toBe(1);
   },
@@ -120,8 +165,15 @@ const idFieldCases: Record<string, () => Promise<void>> = {
     const webhook = await insertWebhook(t, owner.teamId, form);
     await insertDelivery(t, owner.teamId, webhook);
     // Another team's delivery and its submission: filtering our webhook by it finds nothing of theirs.
-    const theirDelivery = await insertDelivery(t, other.teamId, await insertWebhook(t, other.teamId, await insertForm(t, other.teamId)));
-    const { rows } = await t.ctx.db.query<{ submission_id: string }>('select submission_id from deliveries where id = $1', [theirDelivery]);
+    const theirDelivery = await insertDelivery(
+      t,
+      other.teamId,
+      await insertWebhook(t, other.teamId, await insertForm(t, other.teamId)),
+    );
+    const { rows } = await t.ctx.db.query<{ submission_id: string }>(
+      'select submission_id from deliveries where id = $1',
+      [theirDelivery],
+    );
     const theirSubmission = rows[0]!.submission_id;
     const path = `/v1/forms/${form}/webhooks/${webhook}/deliveries`;
     const res = await rest('GET', path, { token: owner.token, query: { submission_id: theirSubmission } });
@@ -144,10 +196,16 @@ describe('ids inside queries and bodies', () => {
 
   it('every id field of the contract has a case here', () => {
     expect(found.length).toBeGreaterThan(0);
-    expect(found.sort(), 'add a case for each new id field to idFieldCases in test/accounts/authorization-ids.test.ts').toEqual(Object.keys(idFieldCases).sort());
+    expect(
+      found.sort(),
+      'add a case for each new id field to idFieldCases in test/accounts/authorization-ids.test.ts',
+    ).toEqual(Object.keys(idFieldCases).sort());
   });
 
-  it.each(found.filter((f) => idFieldCases[f]))("%s: another team's (or another form's) record is not found or not touched", async (field) => {
-    await idFieldCases[field]!();
-  });
+  it.each(found.filter((f) => idFieldCases[f]))(
+    "%s: another team's (or another form's) record is not found or not touched",
+    async (field) => {
+      await idFieldCases[field]!();
+    },
+  );
 });

@@ -4,7 +4,23 @@ import { ABILITIES, ROLE_CEILINGS, ROLES, type Ability } from '../../contract/in
 import { removeMember } from '../../server/domain/accounts/users.ts';
 import { makeTeam, makeToken, type TestMember } from '../support/harness.ts';
 import { changeRole, makeRecords, makeRoleMember, recordFactories } from '../support/team-records.ts';
-import { MCP_ACCEPT, callTool, expect401, expectToolError, listServer, mcpClient, mcpPost, rawSession, routes, t, teamIds, toolArgs, toolCall, tried, unauthenticatedCases } from '../support/authorization.ts';
+import {
+  MCP_ACCEPT,
+  callTool,
+  expect401,
+  expectToolError,
+  listServer,
+  mcpClient,
+  mcpPost,
+  rawSession,
+  routes,
+  t,
+  teamIds,
+  toolArgs,
+  toolCall,
+  tried,
+  unauthenticatedCases,
+} from '../support/authorization.ts';
 
 /** The authorization matrix over MCP (see test/support/authorization.ts): the tool list, every tool's 401s, sessions, resources. */
 const { listedTools, listedResources, listedTemplates, routeOfTool, toolOfRoute } = await listServer();
@@ -13,7 +29,10 @@ describe('the MCP tool list', () => {
   it('every tool the server lists is the tool of a contract route (the matrix knows its ability and records)', () => {
     expect(listedTools.length).toBeGreaterThan(0);
     const unknown = listedTools.filter((tool) => !routeOfTool.get(tool.name)).map((tool) => tool.name);
-    expect(unknown, 'tools that are no contract route: teach test/support/authorization.ts their ability and records').toEqual([]);
+    expect(
+      unknown,
+      'tools that are no contract route: teach test/support/authorization.ts their ability and records',
+    ).toEqual([]);
   });
 
   it('every route but the event stream is a listed tool, and the tool asks for the route ability', () => {
@@ -33,7 +52,10 @@ describe.each(listedTools.map((tool) => [tool.name, tool] as const))('MCP tool %
   it('answers 401 in the error shape with WWW-Authenticate: no token, Basic, unknown, revoked, expired — stateless and in a session', async () => {
     const owner = await makeTeam(t, { plan: 'scale' });
     const entry = routeOfTool.get(name)!;
-    const args = toolArgs(entry.key, Object.fromEntries(entry.params.map((p) => [p, `${p}_00000000000000000000000000`])));
+    const args = toolArgs(
+      entry.key,
+      Object.fromEntries(entry.params.map((p) => [p, `${p}_00000000000000000000000000`])),
+    );
     for (const c of await unauthenticatedCases(owner)) {
       expect401(await mcpPost(c.authorization, toolCall(name, args)), `${name} ${c.name}`, c.invalidToken);
     }
@@ -44,13 +66,23 @@ describe.each(listedTools.map((tool) => [tool.name, tool] as const))('MCP tool %
     const live = await mcpPost(`Bearer ${doomed.token}`, toolCall(name, args), session);
     expect(live.status, `${name} live session: ${live.text}`).toBe(200);
     expect401(await mcpPost(undefined, toolCall(name, args), session), `${name} session without a token`, false);
-    await t.ctx.db.query(`update api_tokens set expires_at = now() - interval '1 second' where id = $1`, [doomed.tokenId]);
-    expect401(await mcpPost(`Bearer ${doomed.token}`, toolCall(name, args), session), `${name} session, token expired`, true);
+    await t.ctx.db.query(`update api_tokens set expires_at = now() - interval '1 second' where id = $1`, [
+      doomed.tokenId,
+    ]);
+    expect401(
+      await mcpPost(`Bearer ${doomed.token}`, toolCall(name, args), session),
+      `${name} session, token expired`,
+      true,
+    );
 
     const revoked = await makeToken(t, owner);
     const second = await rawSession(revoked.token);
     await t.ctx.db.query('update api_tokens set revoked_at = now() where id = $1', [revoked.tokenId]);
-    expect401(await mcpPost(`Bearer ${revoked.token}`, toolCall(name, args), second), `${name} session, token revoked`, true);
+    expect401(
+      await mcpPost(`Bearer ${revoked.token}`, toolCall(name, args), second),
+      `${name} session, token revoked`,
+      true,
+    );
 
     // Another valid token cannot ride a session it did not start.
     const hijack = await mcpPost(`Bearer ${owner.token}`, toolCall(name, args), second);
@@ -69,7 +101,11 @@ describe('MCP over HTTP', () => {
         if (c.authorization) headers.authorization = c.authorization;
         const res = await fetch(`${t.baseUrl}/mcp`, { method, headers });
         const text = await res.text();
-        expect401({ status: res.status, headers: res.headers, text, body: JSON.parse(text) as Record<string, unknown> }, `${method} /mcp ${c.name}`, c.invalidToken);
+        expect401(
+          { status: res.status, headers: res.headers, text, body: JSON.parse(text) as Record<string, unknown> },
+          `${method} /mcp ${c.name}`,
+          c.invalidToken,
+        );
       }
     }
   });
@@ -92,12 +128,19 @@ describe('MCP sessions follow the member', () => {
       member = await changeRole(t, member, 'viewer');
       for (const tool of outside) {
         const entry = routeOfTool.get(tool.name)!;
-        const args = toolArgs(entry.key, Object.fromEntries(entry.params.map((p) => [p, `${p}_00000000000000000000000000`])));
-        expectToolError(await callTool(client, tool.name, args), 'forbidden', `${tool.name} after lowering to viewer`, { required: entry.meta.ability });
+        const args = toolArgs(
+          entry.key,
+          Object.fromEntries(entry.params.map((p) => [p, `${p}_00000000000000000000000000`])),
+        );
+        expectToolError(await callTool(client, tool.name, args), 'forbidden', `${tool.name} after lowering to viewer`, {
+          required: entry.meta.ability,
+        });
       }
       await removeMember(t.ctx, { teamId: team.teamId, userId: member.userId });
       tried.mcp++;
-      await expect(client.callTool({ name: 'get_me', arguments: {} }), 'a removed member').rejects.toThrow(/401|unauthenticated|invalid or has been revoked/i);
+      await expect(client.callTool({ name: 'get_me', arguments: {} }), 'a removed member').rejects.toThrow(
+        /401|unauthenticated|invalid or has been revoked/i,
+      );
     } finally {
       await client.close();
     }
@@ -114,7 +157,10 @@ async function fillTemplate(template: string, member: TestMember): Promise<strin
   return template.replace(/\{(\w+)\}/g, (_, name: string) => made[name]!);
 }
 
-async function readResource(client: Client, uri: string): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
+async function readResource(
+  client: Client,
+  uri: string,
+): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
   tried.mcp++;
   try {
     const result = await client.readResource({ uri });
@@ -142,73 +188,88 @@ describe('MCP resources', () => {
     expect(uris.length).toBeGreaterThan(0);
   });
 
-  const named = [...listedResources.map((r) => ({ name: r.name, uri: r.uri })), ...listedTemplates.map((r) => ({ name: r.name, uri: r.uriTemplate }))];
+  const named = [
+    ...listedResources.map((r) => ({ name: r.name, uri: r.uri })),
+    ...listedTemplates.map((r) => ({ name: r.name, uri: r.uriTemplate })),
+  ];
 
   it('every listed resource has its ability in RESOURCE_ABILITIES', () => {
     expect(named.map((r) => r.name).sort()).toEqual(Object.keys(RESOURCE_ABILITIES).sort());
   });
 
-  it.each(named.map((r) => [r.uri, r] as const))('%s: each role reads it when its ceiling holds the ability; a token lacking only that ability is refused', async (_uri, { name, uri }) => {
-    const ability = RESOURCE_ABILITIES[name]!;
-    const team = await makeTeam(t, { plan: 'scale' });
-    const target = await fillTemplate(uri, team);
-    const allBut = await makeToken(t, team, ABILITIES.filter((a) => a !== ability));
-    const lacking = await mcpClient(allBut.token);
-    try {
-      const refused = await readResource(lacking, target);
-      expect(refused.ok, `${uri} lacking ${ability}`).toBe(false);
-      if (!refused.ok) expect(refused.message, uri).toMatch(/forbidden/);
-    } finally {
-      await lacking.close();
-    }
-    for (const role of ROLES) {
-      const member = await makeRoleMember(t, team.teamId, role);
-      const client = await mcpClient(member.token);
+  it.each(named.map((r) => [r.uri, r] as const))(
+    '%s: each role reads it when its ceiling holds the ability; a token lacking only that ability is refused',
+    async (_uri, { name, uri }) => {
+      const ability = RESOURCE_ABILITIES[name]!;
+      const team = await makeTeam(t, { plan: 'scale' });
+      const target = await fillTemplate(uri, team);
+      const allBut = await makeToken(
+        t,
+        team,
+        ABILITIES.filter((a) => a !== ability),
+      );
+      const lacking = await mcpClient(allBut.token);
       try {
-        const read = await readResource(client, target);
-        if (ROLE_CEILINGS[role].includes(ability)) expect(read.ok, `${uri} as ${role}: ${JSON.stringify(read)}`).toBe(true);
-        else {
-          expect(read.ok, `${uri} as ${role}`).toBe(false);
-          if (!read.ok) expect(read.message, `${uri} as ${role}`).toMatch(/forbidden/);
-        }
+        const refused = await readResource(lacking, target);
+        expect(refused.ok, `${uri} lacking ${ability}`).toBe(false);
+        if (!refused.ok) expect(refused.message, uri).toMatch(/forbidden/);
       } finally {
-        await client.close();
+        await lacking.close();
       }
-    }
-  });
-
-  it.each(uris)('%s: a token without the abilities is refused, another team reads nothing of ours, its own team reads it', async (uri) => {
-    const owner = await makeTeam(t, { plan: 'scale' });
-    // tokens:read is needed by no resource.
-    const bare = await makeToken(t, owner, ['tokens:read']);
-    const other = await makeTeam(t, { plan: 'scale' });
-    await makeRecords(t, owner, Object.keys(recordFactories));
-    const ours = await fillTemplate(uri, owner);
-    const ourIds = await teamIds(owner.teamId);
-
-    const bareClient = await mcpClient(bare.token);
-    const otherClient = await mcpClient(other.token);
-    const ownClient = await mcpClient(owner.token);
-    try {
-      const refused = await readResource(bareClient, ours);
-      expect(refused.ok, `${uri} without abilities`).toBe(false);
-      if (!refused.ok) expect(refused.message, uri).toMatch(/forbidden/);
-
-      const own = await readResource(ownClient, ours);
-      expect(own.ok, `${uri} own team: ${JSON.stringify(own)}`).toBe(true);
-
-      const theirs = await readResource(otherClient, ours);
-      if (uri.includes('{')) {
-        expect(theirs.ok, `${uri} another team`).toBe(false);
-        if (!theirs.ok) expect(theirs.message, uri).toMatch(/not_found/);
-      } else {
-        // A fixed URI reads the caller's own team.
-        expect(theirs.ok, `${uri} another team: ${JSON.stringify(theirs)}`).toBe(true);
+      for (const role of ROLES) {
+        const member = await makeRoleMember(t, team.teamId, role);
+        const client = await mcpClient(member.token);
+        try {
+          const read = await readResource(client, target);
+          if (ROLE_CEILINGS[role].includes(ability))
+            expect(read.ok, `${uri} as ${role}: ${JSON.stringify(read)}`).toBe(true);
+          else {
+            expect(read.ok, `${uri} as ${role}`).toBe(false);
+            if (!read.ok) expect(read.message, `${uri} as ${role}`).toMatch(/forbidden/);
+          }
+        } finally {
+          await client.close();
+        }
       }
-      const text = theirs.ok ? theirs.text : theirs.message;
-      for (const id of ourIds.filter((i) => !ours.includes(i))) expect(text, `${uri}: another team sees our ${id}`).not.toContain(id);
-    } finally {
-      await Promise.all([bareClient.close(), otherClient.close(), ownClient.close()]);
-    }
-  });
+    },
+  );
+
+  it.each(uris)(
+    '%s: a token without the abilities is refused, another team reads nothing of ours, its own team reads it',
+    async (uri) => {
+      const owner = await makeTeam(t, { plan: 'scale' });
+      // tokens:read is needed by no resource.
+      const bare = await makeToken(t, owner, ['tokens:read']);
+      const other = await makeTeam(t, { plan: 'scale' });
+      await makeRecords(t, owner, Object.keys(recordFactories));
+      const ours = await fillTemplate(uri, owner);
+      const ourIds = await teamIds(owner.teamId);
+
+      const bareClient = await mcpClient(bare.token);
+      const otherClient = await mcpClient(other.token);
+      const ownClient = await mcpClient(owner.token);
+      try {
+        const refused = await readResource(bareClient, ours);
+        expect(refused.ok, `${uri} without abilities`).toBe(false);
+        if (!refused.ok) expect(refused.message, uri).toMatch(/forbidden/);
+
+        const own = await readResource(ownClient, ours);
+        expect(own.ok, `${uri} own team: ${JSON.stringify(own)}`).toBe(true);
+
+        const theirs = await readResource(otherClient, ours);
+        if (uri.includes('{')) {
+          expect(theirs.ok, `${uri} another team`).toBe(false);
+          if (!theirs.ok) expect(theirs.message, uri).toMatch(/not_found/);
+        } else {
+          // A fixed URI reads the caller's own team.
+          expect(theirs.ok, `${uri} another team: ${JSON.stringify(theirs)}`).toBe(true);
+        }
+        const text = theirs.ok ? theirs.text : theirs.message;
+        for (const id of ourIds.filter((i) => !ours.includes(i)))
+          expect(text, `${uri}: another team sees our ${id}`).not.toContain(id);
+      } finally {
+        await Promise.all([bareClient.close(), otherClient.close(), ownClient.close()]);
+      }
+    },
+  );
 });

@@ -8,7 +8,13 @@ import { bearer, makeMember, makeTeam, makeToken, startTestApp, type TestMember 
 
 const t = await startTestApp();
 
-const ROUTES = ['/v1/billing/team', '/v1/billing/plan', '/v1/billing/usage', '/v1/billing/subscription', '/v1/billing/invoices'];
+const ROUTES = [
+  '/v1/billing/team',
+  '/v1/billing/plan',
+  '/v1/billing/usage',
+  '/v1/billing/subscription',
+  '/v1/billing/invoices',
+];
 
 async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
   return (await t.ctx.db.query<T & object>(text, params)).rows;
@@ -30,13 +36,19 @@ async function get(member: TestMember, path: string) {
 
 async function insertForm(teamId: string, opts: { deleted?: boolean } = {}): Promise<string> {
   const id = newId('frm');
-  await sql(`insert into forms (id, team_id, name, deleted_at) values ($1, $2, $3, ${opts.deleted ? 'now()' : 'null'})`, [id, teamId, `Form ${id}`]);
+  await sql(
+    `insert into forms (id, team_id, name, deleted_at) values ($1, $2, $3, ${opts.deleted ? 'now()' : 'null'})`,
+    [id, teamId, `Form ${id}`],
+  );
   return id;
 }
 
 async function insertSubmission(teamId: string, formId: string): Promise<string> {
   const id = newId('subm');
-  await sql(`insert into submissions (id, team_id, form_id, status, payload) values ($1, $2, $3, 'received', '{}'::jsonb)`, [id, teamId, formId]);
+  await sql(
+    `insert into submissions (id, team_id, form_id, status, payload) values ($1, $2, $3, 'received', '{}'::jsonb)`,
+    [id, teamId, formId],
+  );
   return id;
 }
 
@@ -47,7 +59,6 @@ async function insertFile(teamId: string, formId: string, submissionId: string, 
     [newId('file'), teamId, formId, submissionId, sizeBytes, `test/${newId('file')}`],
   );
 }
-
 
 describe('GET /v1/billing/plan', () => {
   for (const [plan, expected] of Object.entries(PLANS)) {
@@ -71,7 +82,13 @@ describe('GET /v1/billing/team', () => {
     const owner = await makeTeam(t, { plan: 'team' });
     const [team] = await sql<{ name: string }>('select name from teams where id = $1', [owner.teamId]);
     const one = await get(owner, '/v1/billing/team');
-    expect(one).toEqual({ id: owner.teamId, name: team!.name, plan: 'team', members: 1, created_at: expect.any(String) });
+    expect(one).toEqual({
+      id: owner.teamId,
+      name: team!.name,
+      plan: 'team',
+      members: 1,
+      created_at: expect.any(String),
+    });
     expect(Math.abs(Date.parse(one.created_at) - Date.now())).toBeLessThan(60_000);
 
     await makeMember(t, owner.teamId, 'viewer');
@@ -132,12 +149,17 @@ describe('GET /v1/billing/usage', () => {
     await insertForm(owner.teamId);
     const deleted = await insertForm(owner.teamId, { deleted: true });
     // The counter is sharded: usage is the sum of this period's shards.
-    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3), ($4, $5, 3, $6)', [
-      owner.teamId, period.start, 1200, owner.teamId, period.start, 34,
-    ]);
+    await sql(
+      'insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3), ($4, $5, 3, $6)',
+      [owner.teamId, period.start, 1200, owner.teamId, period.start, 34],
+    );
     // Last month's counter is history, not usage.
     const lastMonth = new Date(Date.UTC(period.start.getUTCFullYear(), period.start.getUTCMonth() - 1, 1));
-    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3)', [owner.teamId, lastMonth, 999]);
+    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3)', [
+      owner.teamId,
+      lastMonth,
+      999,
+    ]);
     const s1 = await insertSubmission(owner.teamId, live1);
     await insertFile(owner.teamId, live1, s1, 1000);
     await insertFile(owner.teamId, live1, s1, 2345);
@@ -148,7 +170,11 @@ describe('GET /v1/billing/usage', () => {
     // Another team's rows never leak in.
     const stranger = await makeTeam(t, { plan: 'pro' });
     const theirs = await insertForm(stranger.teamId);
-    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3)', [stranger.teamId, period.start, 7]);
+    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3)', [
+      stranger.teamId,
+      period.start,
+      7,
+    ]);
     await insertFile(stranger.teamId, theirs, await insertSubmission(stranger.teamId, theirs), 77);
 
     expect(await get(owner, '/v1/billing/usage')).toEqual({
@@ -170,11 +196,19 @@ describe('GET /v1/billing/usage', () => {
 
   it('never reports negative remaining submissions, and null for unlimited plans', async () => {
     const free = await makeTeam(t, { plan: 'free' });
-    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3)', [free.teamId, thisMonth().start, 60]);
+    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3)', [
+      free.teamId,
+      thisMonth().start,
+      60,
+    ]);
     expect((await get(free, '/v1/billing/usage')).submissions).toEqual({ used: 60, limit: 50, remaining: 0 });
 
     const scale = await makeTeam(t, { plan: 'scale' });
-    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3)', [scale.teamId, thisMonth().start, 100_000]);
+    await sql('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, $3)', [
+      scale.teamId,
+      thisMonth().start,
+      100_000,
+    ]);
     const usage = await get(scale, '/v1/billing/usage');
     expect(usage.submissions).toEqual({ used: 100_000, limit: null, remaining: null });
     expect(usage.forms.limit).toBeNull();
@@ -234,7 +268,11 @@ describe('GET /v1/billing/invoices', () => {
 describe('billing:read', () => {
   it('is required on every billing route', async () => {
     const owner = await makeTeam(t, { plan: 'team' });
-    const noBilling = await makeToken(t, owner, ABILITIES.filter((a) => a !== 'billing:read'));
+    const noBilling = await makeToken(
+      t,
+      owner,
+      ABILITIES.filter((a) => a !== 'billing:read'),
+    );
     for (const path of ROUTES) {
       const res = await t.http.get(path).set(bearer(noBilling.token));
       expect(res.status, path).toBe(403);

@@ -15,10 +15,12 @@ async function sql<T = Record<string, unknown>>(app: TestApp, text: string, para
 
 /** The row as Postgres holds it; `xmin` changes on every write, even one that stores the same value. */
 async function tokenRow(id: string) {
-  const { rows } = await t.ctx.db.query<{ last_used_at: string | null; revoked_at: string | null; xmin: string; token_hash: string }>(
-    'select last_used_at::text, revoked_at::text, xmin::text, token_hash from api_tokens where id = $1',
-    [id],
-  );
+  const { rows } = await t.ctx.db.query<{
+    last_used_at: string | null;
+    revoked_at: string | null;
+    xmin: string;
+    token_hash: string;
+  }>('select last_used_at::text, revoked_at::text, xmin::text, token_hash from api_tokens where id = $1', [id]);
   return rows[0] ?? null;
 }
 
@@ -41,9 +43,18 @@ describe('GET /v1/tokens', () => {
     const colleague = await makeMember(t, owner.teamId, 'admin');
     const otherTeam = await makeTeam(t, { plan: 'pro' });
     const [ownerRow] = await sql<{ email: string }>(t, 'select email from users where id = $1', [owner.userId]);
-    const { user } = await addMember(t.ctx, { email: ownerRow!.email, name: 'Same person', teamId: otherTeam.teamId, role: 'owner' });
+    const { user } = await addMember(t.ctx, {
+      email: ownerRow!.email,
+      name: 'Same person',
+      teamId: otherTeam.teamId,
+      role: 'owner',
+    });
     expect(user.id).toBe(owner.userId);
-    const sameUserElsewhere = await issueToken(t.ctx, { teamId: otherTeam.teamId, userId: owner.userId, name: 'elsewhere' });
+    const sameUserElsewhere = await issueToken(t.ctx, {
+      teamId: otherTeam.teamId,
+      userId: owner.userId,
+      name: 'elsewhere',
+    });
 
     const res = await t.http.get('/v1/tokens').set(bearer(owner.token));
     expect(res.status).toBe(200);
@@ -53,7 +64,15 @@ describe('GET /v1/tokens', () => {
     expect(ids).not.toContain(sameUserElsewhere.data.id);
 
     for (const entry of res.body.data as Record<string, unknown>[]) {
-      expect(Object.keys(entry).sort()).toEqual(['abilities', 'created_at', 'expires_at', 'id', 'last4', 'last_used_at', 'name']);
+      expect(Object.keys(entry).sort()).toEqual([
+        'abilities',
+        'created_at',
+        'expires_at',
+        'id',
+        'last4',
+        'last_used_at',
+        'name',
+      ]);
     }
     const calling = res.body.data.find((d: { id: string }) => d.id === owner.tokenId);
     const idle = res.body.data.find((d: { id: string }) => d.id === unused.tokenId);
@@ -90,7 +109,12 @@ describe('POST /v1/tokens', () => {
     expect(token).toMatch(PLAINTEXT);
     expect(Object.keys(data).sort()).toEqual(['abilities', 'created_at', 'expires_at', 'id', 'last4', 'name']);
     expect(data).not.toHaveProperty('last_used_at');
-    expect(data).toMatchObject({ name: 'deploy bot', abilities: ['forms:read', 'submissions:read'], last4: token.slice(-4), expires_at: null });
+    expect(data).toMatchObject({
+      name: 'deploy bot',
+      abilities: ['forms:read', 'submissions:read'],
+      last4: token.slice(-4),
+      expires_at: null,
+    });
     expect(data.id).toMatch(/^tok_[0-9a-z]{26}$/);
     expect(Math.abs(Date.parse(data.created_at as string) - Date.now())).toBeLessThan(60_000);
 
@@ -98,13 +122,19 @@ describe('POST /v1/tokens', () => {
     const row = await tokenRow(data.id as string);
     expect(row!.token_hash).toBe(createHash('sha256').update(token).digest('hex'));
     // Read back rather than searched for: a search would hand the plaintext to Postgres's statement log.
-    const rows = await sql<{ row: string }>(t, 'select t::text as row from api_tokens t where team_id = $1', [owner.teamId]);
+    const rows = await sql<{ row: string }>(t, 'select t::text as row from api_tokens t where team_id = $1', [
+      owner.teamId,
+    ]);
     expect(rows.length).toBeGreaterThan(1);
     expect(rows.filter((r) => r.row.includes(token))).toEqual([]);
 
     const me = await t.http.get('/v1/me').set(bearer(token));
     expect(me.status).toBe(200);
-    expect(me.body.data.token).toEqual({ id: data.id, name: 'deploy bot', abilities: ['forms:read', 'submissions:read'] });
+    expect(me.body.data.token).toEqual({
+      id: data.id,
+      name: 'deploy bot',
+      abilities: ['forms:read', 'submissions:read'],
+    });
     expect(me.body.data.user.id).toBe(owner.userId);
 
     // Listed afterwards, still without the plaintext.
@@ -120,7 +150,9 @@ describe('POST /v1/tokens', () => {
     const empty = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'x', abilities: [] });
     expect(empty.status).toBe(400);
     expectErrorBody(empty.body, 'validation_failed');
-    expect(empty.body.details).toEqual([expect.objectContaining({ in: 'body', path: 'abilities', message: expect.any(String) })]);
+    expect(empty.body.details).toEqual([
+      expect.objectContaining({ in: 'body', path: 'abilities', message: expect.any(String) }),
+    ]);
 
     const unknown = await t.http
       .post('/v1/tokens')
@@ -135,9 +167,14 @@ describe('POST /v1/tokens', () => {
     const missing = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'x' });
     expect(missing.status).toBe(400);
     expectErrorBody(missing.body, 'validation_failed');
-    expect(missing.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'body', path: 'abilities' })]));
+    expect(missing.body.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ in: 'body', path: 'abilities' })]),
+    );
 
-    const blank = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: '   ', abilities: ['forms:read'] });
+    const blank = await t.http
+      .post('/v1/tokens')
+      .set(bearer(owner.token))
+      .send({ name: '   ', abilities: ['forms:read'] });
     expect(blank.status).toBe(400);
     expectErrorBody(blank.body, 'validation_failed');
     expect(blank.body.details).toEqual([expect.objectContaining({ in: 'body', path: 'name' })]);
@@ -148,7 +185,10 @@ describe('POST /v1/tokens', () => {
   it('answers 402 on the free plan', async () => {
     const owner = await makeTeam(t, { plan: 'free' });
     const before = await countTokens(owner.teamId);
-    const res = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'x', abilities: ['forms:read'] });
+    const res = await t.http
+      .post('/v1/tokens')
+      .set(bearer(owner.token))
+      .send({ name: 'x', abilities: ['forms:read'] });
     expect(res.status).toBe(402);
     expectErrorBody(res.body, 'payment_required');
     expect(await countTokens(owner.teamId)).toBe(before);
@@ -168,7 +208,10 @@ describe('POST /v1/tokens', () => {
     expect(await countTokens(owner.teamId)).toBe(before);
 
     // Asking for a subset of what it holds is fine.
-    const ok = await t.http.post('/v1/tokens').set(bearer(narrow.token)).send({ name: 'subset', abilities: ['forms:read'] });
+    const ok = await t.http
+      .post('/v1/tokens')
+      .set(bearer(narrow.token))
+      .send({ name: 'subset', abilities: ['forms:read'] });
     expect(ok.status).toBe(201);
   });
 
@@ -176,7 +219,10 @@ describe('POST /v1/tokens', () => {
     const owner = await makeTeam(t, { plan: 'team' });
     const viewer = await makeMember(t, owner.teamId, 'viewer');
     const before = await countTokens(owner.teamId);
-    const res = await t.http.post('/v1/tokens').set(bearer(viewer.token)).send({ name: 'x', abilities: ['forms:write'] });
+    const res = await t.http
+      .post('/v1/tokens')
+      .set(bearer(viewer.token))
+      .send({ name: 'x', abilities: ['forms:write'] });
     expect(res.status).toBe(403);
     // The viewer's token cannot hold forms:write, so the spec's named body applies.
     expectErrorBody(res.body, 'ability_exceeds_caller');
@@ -184,7 +230,10 @@ describe('POST /v1/tokens', () => {
     expect(res.body.message).toContain('viewer');
 
     // A viewer may mint within the viewer ceiling.
-    const ok = await t.http.post('/v1/tokens').set(bearer(viewer.token)).send({ name: 'ro', abilities: ['forms:read', 'insights:read'] });
+    const ok = await t.http
+      .post('/v1/tokens')
+      .set(bearer(viewer.token))
+      .send({ name: 'ro', abilities: ['forms:read', 'insights:read'] });
     expect(ok.status).toBe(201);
     expect(await countTokens(owner.teamId)).toBe(before + 1);
   });
@@ -200,7 +249,10 @@ describe('POST /v1/tokens', () => {
     expect(me.body.data.role).toBe('viewer');
     expect(me.body.data.token.abilities).not.toContain('forms:write');
 
-    const res = await t.http.post('/v1/tokens').set(bearer(admin.token)).send({ name: 'x', abilities: ['forms:read', 'forms:write'] });
+    const res = await t.http
+      .post('/v1/tokens')
+      .set(bearer(admin.token))
+      .send({ name: 'x', abilities: ['forms:read', 'forms:write'] });
     expect(res.status).toBe(403);
     expectErrorBody(res.body, 'ability_exceeds_caller');
     expect(res.body.exceeded).toEqual(['forms:write']);
@@ -208,7 +260,10 @@ describe('POST /v1/tokens', () => {
 
   it('grants every ability an owner token holds', async () => {
     const owner = await makeTeam(t, { plan: 'scale' });
-    const res = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'all', abilities: [...ABILITIES] });
+    const res = await t.http
+      .post('/v1/tokens')
+      .set(bearer(owner.token))
+      .send({ name: 'all', abilities: [...ABILITIES] });
     expect(res.status).toBe(201);
     expect([...res.body.data.abilities].sort()).toEqual([...ABILITIES].sort());
   });
@@ -271,7 +326,9 @@ describe('DELETE /v1/tokens/:token', () => {
     expect((await t.http.delete(`/v1/tokens/${mine.data.id}`).set(bearer(owner.token))).status).toBe(404);
     expect((await t.http.get('/v1/me').set(bearer(mine.token))).status).toBe(200);
 
-    expect((await t.http.delete('/v1/tokens/tok_01jzzzzzzzzzzzzzzzzzzzzzzz').set(bearer(owner.token))).status).toBe(404);
+    expect((await t.http.delete('/v1/tokens/tok_01jzzzzzzzzzzzzzzzzzzzzzzz').set(bearer(owner.token))).status).toBe(
+      404,
+    );
   });
 
   it('needs tokens:write', async () => {
@@ -293,34 +350,53 @@ describe('expires_at', () => {
     at.setUTCMilliseconds(250);
     // The same instant written at +02:00: the API answers it in UTC.
     const local = new Date(at.getTime() + 2 * 3_600_000).toISOString().replace('Z', '+02:00');
-    const res = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'short-lived', abilities: ['forms:read'], expires_at: local });
+    const res = await t.http
+      .post('/v1/tokens')
+      .set(bearer(owner.token))
+      .send({ name: 'short-lived', abilities: ['forms:read'], expires_at: local });
     expect(res.status).toBe(201);
     expect(res.body.data.expires_at).toBe(at.toISOString());
     expect((await t.http.get('/v1/me').set(bearer(res.body.token))).status).toBe(200);
 
-    const without = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'forever', abilities: ['forms:read'] });
+    const without = await t.http
+      .post('/v1/tokens')
+      .set(bearer(owner.token))
+      .send({ name: 'forever', abilities: ['forms:read'] });
     expect(without.status).toBe(201);
     expect(without.body.data.expires_at).toBeNull();
-    const explicitNull = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'forever too', abilities: ['forms:read'], expires_at: null });
+    const explicitNull = await t.http
+      .post('/v1/tokens')
+      .set(bearer(owner.token))
+      .send({ name: 'forever too', abilities: ['forms:read'], expires_at: null });
     expect(explicitNull.status).toBe(201);
     expect(explicitNull.body.data.expires_at).toBeNull();
 
     const list = await t.http.get('/v1/tokens').set(bearer(owner.token));
-    const byId = new Map((list.body.data as { id: string; expires_at: string | null }[]).map((d) => [d.id, d.expires_at]));
+    const byId = new Map(
+      (list.body.data as { id: string; expires_at: string | null }[]).map((d) => [d.id, d.expires_at]),
+    );
     expect(byId.get(res.body.data.id)).toBe(at.toISOString());
     expect(byId.get(without.body.data.id)).toBeNull();
     expect(byId.get(owner.tokenId)).toBeNull();
 
     // A date without a zone is UTC midnight.
-    const day = inHours(24 * 30).toISOString().slice(0, 10);
-    const dated = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'dated', abilities: ['forms:read'], expires_at: day });
+    const day = inHours(24 * 30)
+      .toISOString()
+      .slice(0, 10);
+    const dated = await t.http
+      .post('/v1/tokens')
+      .set(bearer(owner.token))
+      .send({ name: 'dated', abilities: ['forms:read'], expires_at: day });
     expect(dated.status).toBe(201);
     expect(dated.body.data.expires_at).toBe(`${day}T00:00:00.000Z`);
   });
 
   it('a token past its expiry is 401, with the same body as a revoked token, on every process; it stays listed', async () => {
     const owner = await makeTeam(t, { plan: 'pro' });
-    const res = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'expiring', abilities: ['forms:read'], expires_at: inHours(1).toISOString() });
+    const res = await t.http
+      .post('/v1/tokens')
+      .set(bearer(owner.token))
+      .send({ name: 'expiring', abilities: ['forms:read'], expires_at: inHours(1).toISOString() });
     expect(res.status).toBe(201);
     const { token, data } = res.body as { token: string; data: { id: string } };
     const other = await startTestApp();
@@ -351,7 +427,10 @@ describe('expires_at', () => {
   it('stops working when its time comes, with no other write', async () => {
     const owner = await makeTeam(t, { plan: 'pro' });
     const at = new Date(Date.now() + 1_500);
-    const res = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'blink', abilities: ['forms:read'], expires_at: at.toISOString() });
+    const res = await t.http
+      .post('/v1/tokens')
+      .set(bearer(owner.token))
+      .send({ name: 'blink', abilities: ['forms:read'], expires_at: at.toISOString() });
     expect(res.status).toBe(201);
     expect((await t.http.get('/v1/me').set(bearer(res.body.token))).status).toBe(200);
     await new Promise((r) => setTimeout(r, Math.max(0, at.getTime() - Date.now()) + 250));
@@ -375,10 +454,15 @@ describe('expires_at', () => {
       tooFar.toISOString(),
     ];
     for (const expires_at of refused) {
-      const res = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'x', abilities: ['forms:read'], expires_at });
+      const res = await t.http
+        .post('/v1/tokens')
+        .set(bearer(owner.token))
+        .send({ name: 'x', abilities: ['forms:read'], expires_at });
       expect(res.status, JSON.stringify(expires_at)).toBe(400);
       expectErrorBody(res.body, 'validation_failed');
-      expect(res.body.details, JSON.stringify(expires_at)).toEqual([expect.objectContaining({ in: 'body', path: 'expires_at', message: expect.any(String) })]);
+      expect(res.body.details, JSON.stringify(expires_at)).toEqual([
+        expect.objectContaining({ in: 'body', path: 'expires_at', message: expect.any(String) }),
+      ]);
     }
     expect(await countTokens(owner.teamId)).toBe(before);
 
@@ -386,7 +470,10 @@ describe('expires_at', () => {
     const latest = new Date();
     latest.setUTCFullYear(latest.getUTCFullYear() + 10);
     latest.setUTCDate(latest.getUTCDate() - 1);
-    const ok = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'long', abilities: ['forms:read'], expires_at: latest.toISOString() });
+    const ok = await t.http
+      .post('/v1/tokens')
+      .set(bearer(owner.token))
+      .send({ name: 'long', abilities: ['forms:read'], expires_at: latest.toISOString() });
     expect(ok.status).toBe(201);
   });
 });

@@ -21,7 +21,11 @@ afterAll(() => fs.rmSync(recordDir, { recursive: true, force: true }));
 /** Runs `intake <args>` as its own process with the recorder; returns its result and the packages it loaded. */
 async function admin(args: string[]) {
   const recorder = packageRecorder(recordDir);
-  const res = await runProcess(process.execPath, [...recorder.node, CLI_MAIN, ...args], shellEnv({ ...testEnv(), ...recorder.env }));
+  const res = await runProcess(
+    process.execPath,
+    [...recorder.node, CLI_MAIN, ...args],
+    shellEnv({ ...testEnv(), ...recorder.env }),
+  );
   return { ...res, packages: recorder.packages() };
 }
 
@@ -33,7 +37,9 @@ describe.concurrent('admin commands load only what they use', { timeout: 120_000
     const res = await admin(['admin', 'team', 'list', '--json']);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toBe('');
-    expect((JSON.parse(res.stdout) as Array<{ id: string; plan: string }>).find((x) => x.id === owner.teamId)).toMatchObject({ plan: 'pro' });
+    expect(
+      (JSON.parse(res.stdout) as Array<{ id: string; plan: string }>).find((x) => x.id === owner.teamId),
+    ).toMatchObject({ plan: 'pro' });
     // The recorder works: the command's own packages are there.
     expect(res.packages).toEqual(expect.arrayContaining(['commander', 'pg', '@mikro-orm/core']));
     expect(res.packages.filter((p) => SERVER_ONLY.includes(p))).toEqual([]);
@@ -41,7 +47,20 @@ describe.concurrent('admin commands load only what they use', { timeout: 120_000
 
   it('token create: the token works against the API, and the command loaded nothing a server needs', async () => {
     const owner = await makeTeam(t);
-    const res = await admin(['admin', 'token', 'create', '--team', owner.teamId, '--user', owner.userId, '--name', 'lean', '--abilities', 'forms:read', '--json']);
+    const res = await admin([
+      'admin',
+      'token',
+      'create',
+      '--team',
+      owner.teamId,
+      '--user',
+      owner.userId,
+      '--name',
+      'lean',
+      '--abilities',
+      'forms:read',
+      '--json',
+    ]);
     expect(res.code, res.stderr).toBe(0);
     const created = JSON.parse(res.stdout) as { token: string; abilities: string[] };
     expect(created.abilities).toEqual(['forms:read']);

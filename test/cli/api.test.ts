@@ -22,7 +22,8 @@ function cli(member: TestMember | null, ...args: string[]) {
 }
 
 /** `intake --json …` parsed, failing with the CLI's stderr. */
-async function json(member: TestMember, ...args: string[]): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function json(member: TestMember, ...args: string[]): Promise<any> {
   const res = await cli(member, ...args, '--json');
   expect(res.code, `intake ${args.join(' ')}: ${res.stderr}`).toBe(0);
   return JSON.parse(res.stdout);
@@ -32,48 +33,90 @@ const api = async (member: TestMember, p: string) => (await t.http.get(p).set(be
 
 describe('intake API commands', () => {
   it('has a command for every contract route', () => {
-    const routes = Object.entries(contract).filter(([, r]) => isAppRoute(r)).map(([k]) => k);
+    const routes = Object.entries(contract)
+      .filter(([, r]) => isAppRoute(r))
+      .map(([k]) => k);
     expect(routes.filter((k) => !COMMANDS[k])).toEqual([]);
   });
 
   it('every command, in JSON mode, prints exactly the API data', { timeout: 120_000 }, async () => {
     const owner = await makeTeam(t, { plan: 'team' });
     expect(await json(owner, 'me')).toEqual(await api(owner, '/v1/me'));
-    for (const [verb, p] of [['team', 'team'], ['plan', 'plan'], ['usage', 'usage'], ['subscription', 'subscription'], ['invoices', 'invoices']]) {
+    for (const [verb, p] of [
+      ['team', 'team'],
+      ['plan', 'plan'],
+      ['usage', 'usage'],
+      ['subscription', 'subscription'],
+      ['invoices', 'invoices'],
+    ]) {
       expect(await json(owner, 'billing', verb!)).toEqual(await api(owner, `/v1/billing/${p}`));
     }
-    const form = (await json(owner, 'forms', 'create', '--name', 'CLI form', '--notification-emails', 'a@example.com,b@example.com')).id as string;
-    expect(await api(owner, `/v1/forms/${form}`)).toMatchObject({ name: 'CLI form', notification_emails: ['a@example.com', 'b@example.com'] });
+    const form = (
+      await json(owner, 'forms', 'create', '--name', 'CLI form', '--notification-emails', 'a@example.com,b@example.com')
+    ).id as string;
+    expect(await api(owner, `/v1/forms/${form}`)).toMatchObject({
+      name: 'CLI form',
+      notification_emails: ['a@example.com', 'b@example.com'],
+    });
     await json(owner, 'forms', 'update', form, '--settings', '{"ai_threshold":0.9}');
     expect((await api(owner, `/v1/forms/${form}`)).settings.ai_threshold).toBe(0.9);
     await json(owner, 'forms', 'publish', form);
     expect(await json(owner, 'forms', 'get', form)).toEqual(await api(owner, `/v1/forms/${form}`));
     expect(await json(owner, 'forms', 'list', '--per-page', '5')).toEqual(await api(owner, '/v1/forms?per_page=5'));
 
-    const posted = await t.http.post(`/f/${form}`).set('Accept', 'application/json').field('email', 'ada@example.com').attach('cv', Buffer.from('%PDF-1.4 cv'), { filename: 'cv.pdf' });
-    const second = await t.http.post(`/f/${form}`).set('Accept', 'application/json').type('form').send('email=bob@example.com');
+    const posted = await t.http
+      .post(`/f/${form}`)
+      .set('Accept', 'application/json')
+      .field('email', 'ada@example.com')
+      .attach('cv', Buffer.from('%PDF-1.4 cv'), { filename: 'cv.pdf' });
+    const second = await t.http
+      .post(`/f/${form}`)
+      .set('Accept', 'application/json')
+      .type('form')
+      .send('email=bob@example.com');
     const submission = posted.body.id as string;
     expect(await json(owner, 'forms', 'fields', form)).toEqual(await api(owner, `/v1/forms/${form}/fields`));
-    expect(await json(owner, 'submissions', 'list', form, '--folder', 'all')).toEqual(await api(owner, `/v1/forms/${form}/submissions?folder=all`));
+    expect(await json(owner, 'submissions', 'list', form, '--folder', 'all')).toEqual(
+      await api(owner, `/v1/forms/${form}/submissions?folder=all`),
+    );
     const detail = await json(owner, 'submissions', 'get', form, submission);
     expect(detail.id).toBe(submission);
     await json(owner, 'submissions', 'update', form, submission, '--payload', '{"note":"called back"}');
-    expect((await api(owner, `/v1/forms/${form}/submissions/${submission}`)).payload).toMatchObject({ note: 'called back' });
+    expect((await api(owner, `/v1/forms/${form}/submissions/${submission}`)).payload).toMatchObject({
+      note: 'called back',
+    });
     const out = path.join(home, 'cv.pdf');
     expect((await cli(owner, 'submissions', 'download', form, submission, detail.files[0].id, '-o', out)).code).toBe(0);
     expect(fs.readFileSync(out, 'utf8')).toBe('%PDF-1.4 cv');
     const csv = await cli(owner, 'submissions', 'export', form, '--format', 'csv');
     // File links are signed with an expiry counted from the request: compare all but those two values.
     const unsigned = (text: string) => text.replace(/expires=\d+&signature=[0-9a-f]+/g, 'expires=…&signature=…');
-    expect(unsigned(csv.stdout)).toBe(unsigned((await t.http.get(`/v1/forms/${form}/submissions/export?format=csv`).set(bearer(owner.token)).buffer(true)).text));
+    expect(unsigned(csv.stdout)).toBe(
+      unsigned(
+        (await t.http.get(`/v1/forms/${form}/submissions/export?format=csv`).set(bearer(owner.token)).buffer(true))
+          .text,
+      ),
+    );
     expect(csv.stdout).toMatch(/expires=\d+&signature=[0-9a-f]{64}/);
 
-    const hook = await cli(owner, 'webhooks', 'create', form, '--label', 'CRM', '--url', 'https://127.0.0.1:9/hook', '--json');
+    const hook = await cli(
+      owner,
+      'webhooks',
+      'create',
+      form,
+      '--label',
+      'CRM',
+      '--url',
+      'https://127.0.0.1:9/hook',
+      '--json',
+    );
     const webhook = JSON.parse(hook.stdout).id as string;
     await json(owner, 'webhooks', 'update', form, webhook, '--no-active');
     expect((await api(owner, `/v1/forms/${form}/webhooks/${webhook}`)).active).toBe(false);
     await json(owner, 'webhooks', 'update', form, webhook, '--active');
-    expect(await json(owner, 'webhooks', 'get', form, webhook)).toEqual(await api(owner, `/v1/forms/${form}/webhooks/${webhook}`));
+    expect(await json(owner, 'webhooks', 'get', form, webhook)).toEqual(
+      await api(owner, `/v1/forms/${form}/webhooks/${webhook}`),
+    );
     expect(await json(owner, 'webhooks', 'list', form)).toEqual(await api(owner, `/v1/forms/${form}/webhooks`));
     const rotated = await cli(owner, 'webhooks', 'rotate-secret', form, webhook);
     expect(rotated.stdout).toMatch(/secret \(shown once\): whsec_/);
@@ -83,8 +126,13 @@ describe('intake API commands', () => {
        values ($1, $2, $3, 'submission.created', $4, '{"type":"submission.created"}', 'dead', 7)`,
       [delivery, owner.teamId, webhook, submission],
     );
-    expect(await json(owner, 'deliveries', 'list', form, webhook)).toEqual(await api(owner, `/v1/forms/${form}/webhooks/${webhook}/deliveries`));
-    expect(await json(owner, 'deliveries', 'resend', form, webhook, delivery)).toMatchObject({ ok: true, delivery_id: expect.any(String) });
+    expect(await json(owner, 'deliveries', 'list', form, webhook)).toEqual(
+      await api(owner, `/v1/forms/${form}/webhooks/${webhook}/deliveries`),
+    );
+    expect(await json(owner, 'deliveries', 'resend', form, webhook, delivery)).toMatchObject({
+      ok: true,
+      delivery_id: expect.any(String),
+    });
     expect(await json(owner, 'deliveries', 'replay', delivery)).toMatchObject({ status: 'queued' });
     const replay = await json(owner, 'webhooks', 'replay', webhook, '--status', 'dead');
     expect(await json(owner, 'jobs', 'get', replay.job_id)).toEqual(await api(owner, `/v1/jobs/${replay.job_id}`));
@@ -92,7 +140,12 @@ describe('intake API commands', () => {
     // (No --status: the submission's latest delivery is now a pending replay, not dead.)
     const waiting = json(owner, 'webhooks', 'replay', webhook, '--wait');
     const queued = async () =>
-      (await t.ctx.db.query<{ id: string }>(`select id from jobs where team_id = $1 and status = 'queued' and id <> $2`, [owner.teamId, replay.job_id])).rows;
+      (
+        await t.ctx.db.query<{ id: string }>(
+          `select id from jobs where team_id = $1 and status = 'queued' and id <> $2`,
+          [owner.teamId, replay.job_id],
+        )
+      ).rows;
     for (let i = 0; i < 100 && !(await queued()).length; i++) await new Promise((r) => setTimeout(r, 100));
     for (const { id } of await queued()) await runReplayJob(t.ctx, id);
     expect(await waiting).toMatchObject({ type: 'webhook_replay', status: 'succeeded', total: 1, done: 1 });
@@ -169,10 +222,16 @@ describe('intake API commands', () => {
 
     // A pseudo-terminal (util-linux `script`): colour on; NO_COLOR turns it off again.
     const env = `INTAKE_URL=${t.baseUrl} INTAKE_TOKEN=${owner.token} HOME=${home} COLUMNS=200`;
-    const tty = await runProcess('script', ['-qec', `env ${env} ${INTAKE} forms list`, '/dev/null'], { PATH: process.env.PATH, TERM: 'xterm' });
+    const tty = await runProcess('script', ['-qec', `env ${env} ${INTAKE} forms list`, '/dev/null'], {
+      PATH: process.env.PATH,
+      TERM: 'xterm',
+    });
     expect(tty.code).toBe(0);
     expect(tty.stdout).toContain('\u001b[1mID');
-    const noColour = await runProcess('script', ['-qec', `env ${env} NO_COLOR=1 ${INTAKE} forms list`, '/dev/null'], { PATH: process.env.PATH, TERM: 'xterm' });
+    const noColour = await runProcess('script', ['-qec', `env ${env} NO_COLOR=1 ${INTAKE} forms list`, '/dev/null'], {
+      PATH: process.env.PATH,
+      TERM: 'xterm',
+    });
     expect(noColour.stdout).not.toContain('\u001b[1m');
     expect(noColour.stdout).toMatch(/Alpha/);
   });
@@ -188,7 +247,11 @@ describe('intake API commands', () => {
     );
     const file = path.join(home, 'export.csv');
     const env = `INTAKE_URL=${t.baseUrl} INTAKE_TOKEN=${owner.token} HOME=${home}`;
-    const tty = await runProcess('script', ['-qec', `env ${env} ${INTAKE} submissions export ${form.id} -o ${file}`, '/dev/null'], { PATH: process.env.PATH, TERM: 'xterm' });
+    const tty = await runProcess(
+      'script',
+      ['-qec', `env ${env} ${INTAKE} submissions export ${form.id} -o ${file}`, '/dev/null'],
+      { PATH: process.env.PATH, TERM: 'xterm' },
+    );
     expect(tty.code).toBe(0);
     expect(tty.stdout).toMatch(/2,001 rows, [\d.]+ KB written to/);
     expect(fs.readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(2001);

@@ -50,9 +50,15 @@ describe.concurrent('intake --help', SLOW, () => {
     [['migrate'], /Usage: intake migrate/],
     [['dev'], /Usage: intake dev/],
     [['admin'], /Usage: intake admin[\s\S]*team[\s\S]*user[\s\S]*token[\s\S]*plan/],
-    [['admin', 'team', 'create'], /Usage: intake admin team create[\s\S]*--name <name>[\s\S]*--plan <plan>[\s\S]*--json/],
+    [
+      ['admin', 'team', 'create'],
+      /Usage: intake admin team create[\s\S]*--name <name>[\s\S]*--plan <plan>[\s\S]*--json/,
+    ],
     [['admin', 'user', 'create'], /Usage: intake admin user create[\s\S]*--email[\s\S]*--team[\s\S]*--role <role>/],
-    [['admin', 'token', 'create'], /Usage: intake admin token create[\s\S]*--team[\s\S]*--user[\s\S]*--name[\s\S]*--abilities <list>[\s\S]*--expires-at <instant>/],
+    [
+      ['admin', 'token', 'create'],
+      /Usage: intake admin token create[\s\S]*--team[\s\S]*--user[\s\S]*--name[\s\S]*--abilities <list>[\s\S]*--expires-at <instant>/,
+    ],
     [['admin', 'plan', 'set'], /Usage: intake admin plan set[\s\S]*--team[\s\S]*--plan/],
     [['admin', 'team'], /Usage: intake admin team[\s\S]*create[\s\S]*list[\s\S]*show/],
     [['admin', 'team', 'list'], /Usage: intake admin team list[\s\S]*--json/],
@@ -71,7 +77,9 @@ describe.concurrent('intake --help', SLOW, () => {
   }
 
   it('prints the version from package.json, and only that', async () => {
-    const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     for (const flag of ['--version', '-V']) {
       const res = await intake([flag]);
       expect(res.code, res.stderr).toBe(0);
@@ -89,24 +97,56 @@ describe.concurrent('intake --help', SLOW, () => {
 
 describe('intake admin', SLOW, () => {
   it('creates a team, an owner and a token that works with everything the role allows', async () => {
-    const team = await intakeJson<{ id: string; name: string; plan: string }>(['admin', 'team', 'create', '--name', 'Acme CLI', '--plan', 'pro']);
+    const team = await intakeJson<{ id: string; name: string; plan: string }>([
+      'admin',
+      'team',
+      'create',
+      '--name',
+      'Acme CLI',
+      '--plan',
+      'pro',
+    ]);
     expect(team.id).toMatch(/^team_[0-9a-z]{26}$/);
     expect(team).toMatchObject({ name: 'Acme CLI', plan: 'pro' });
 
     const email = `owner-${unique()}@example.test`;
     const user = await intakeJson<{ id: string; email: string; role: string; team: string }>([
-      'admin', 'user', 'create', '--email', email, '--name', 'Ada Owner', '--team', team.id, '--role', 'owner',
+      'admin',
+      'user',
+      'create',
+      '--email',
+      email,
+      '--name',
+      'Ada Owner',
+      '--team',
+      team.id,
+      '--role',
+      'owner',
     ]);
     expect(user).toMatchObject({ email, role: 'owner', team: team.id });
     expect(user.id).toMatch(/^usr_/);
 
-    const created = await intakeJson<{ id: string; token: string }>(['admin', 'token', 'create', '--team', team.id, '--user', user.id, '--name', 'ci']);
+    const created = await intakeJson<{ id: string; token: string }>([
+      'admin',
+      'token',
+      'create',
+      '--team',
+      team.id,
+      '--user',
+      user.id,
+      '--name',
+      'ci',
+    ]);
     expect(created.id).toMatch(/^tok_/);
     expect(created.token).toMatch(/^intk_[0-9A-Za-z]{40}$/);
 
     const me = await t.http.get('/v1/me').set(bearer(created.token));
     expect(me.status).toBe(200);
-    expect(me.body.data).toMatchObject({ role: 'owner', team: { id: team.id, plan: 'pro' }, user: { id: user.id, email } });
+    expect(me.body.data).toMatchObject({
+      role: 'owner',
+      team: { id: team.id, plan: 'pro' },
+      user: { id: user.id, email },
+    });
     expect(me.body.data.token.id).toBe(created.id);
     expect([...me.body.data.token.abilities].sort()).toEqual([...ROLE_CEILINGS.owner].sort());
     expect((await t.http.get('/v1/billing/plan').set(bearer(created.token))).status).toBe(200);
@@ -122,7 +162,17 @@ describe('intake admin', SLOW, () => {
     const owner = await makeTeam(t);
     const [team, user] = [{ id: owner.teamId }, { id: owner.userId }];
     const created = await intakeJson<{ id: string; token: string; abilities: string[] }>([
-      'admin', 'token', 'create', '--team', team.id, '--user', user.id, '--name', 'narrow', '--abilities', 'forms:read,tokens:read',
+      'admin',
+      'token',
+      'create',
+      '--team',
+      team.id,
+      '--user',
+      user.id,
+      '--name',
+      'narrow',
+      '--abilities',
+      'forms:read,tokens:read',
     ]);
     expect(created.abilities).toEqual(['forms:read', 'tokens:read']);
     const me = await t.http.get('/v1/me').set(bearer(created.token));
@@ -137,12 +187,34 @@ describe('intake admin', SLOW, () => {
   it("gives a viewer's token the viewer ceiling and refuses abilities beyond it", async () => {
     const viewer = await makeMember(t, (await makeTeam(t)).teamId, 'viewer');
     const [team, user] = [{ id: viewer.teamId }, { id: viewer.userId }];
-    const created = await intakeJson<{ token: string }>(['admin', 'token', 'create', '--team', team.id, '--user', user.id, '--name', 'viewer']);
+    const created = await intakeJson<{ token: string }>([
+      'admin',
+      'token',
+      'create',
+      '--team',
+      team.id,
+      '--user',
+      user.id,
+      '--name',
+      'viewer',
+    ]);
     const me = await t.http.get('/v1/me').set(bearer(created.token));
     expect(me.body.data.role).toBe('viewer');
     expect([...me.body.data.token.abilities].sort()).toEqual([...ROLE_CEILINGS.viewer].sort());
 
-    const res = await intake(['admin', 'token', 'create', '--team', team.id, '--user', user.id, '--name', 'x', '--abilities', 'forms:write']);
+    const res = await intake([
+      'admin',
+      'token',
+      'create',
+      '--team',
+      team.id,
+      '--user',
+      user.id,
+      '--name',
+      'x',
+      '--abilities',
+      'forms:write',
+    ]);
     expectCleanFailure(res, /viewer does not permit: forms:write/);
   });
 
@@ -164,7 +236,10 @@ describe('intake admin', SLOW, () => {
 
 /** A member's e-mail and name, and a team's name, as the database holds them. */
 async function userOf(id: string) {
-  const { rows } = await t.ctx.db.query<{ email: string; name: string }>('select email, name from users where id = $1', [id]);
+  const { rows } = await t.ctx.db.query<{ email: string; name: string }>(
+    'select email, name from users where id = $1',
+    [id],
+  );
   return rows[0]!;
 }
 async function teamName(id: string) {
@@ -172,7 +247,10 @@ async function teamName(id: string) {
   return rows[0]!.name;
 }
 async function revokedAt(tokenId: string) {
-  const { rows } = await t.ctx.db.query<{ revoked_at: string | null }>('select revoked_at::text from api_tokens where id = $1', [tokenId]);
+  const { rows } = await t.ctx.db.query<{ revoked_at: string | null }>(
+    'select revoked_at::text from api_tokens where id = $1',
+    [tokenId],
+  );
   return rows[0]!.revoked_at;
 }
 const status = async (token: string) => (await t.http.get('/v1/me').set(bearer(token))).status;
@@ -198,8 +276,14 @@ describe.concurrent('intake admin: teams, members and tokens', SLOW, () => {
     const revoked = await makeToken(t, owner, ['forms:read']);
     await t.ctx.db.query('update api_tokens set revoked_at = now() where id = $1', [revoked.tokenId]);
     const expired = await makeToken(t, owner, ['forms:read']);
-    await t.ctx.db.query("update api_tokens set expires_at = now() - interval '1 minute' where id = $1", [expired.tokenId]);
-    const [name, ownerUser, editorUser] = [await teamName(owner.teamId), await userOf(owner.userId), await userOf(editor.userId)];
+    await t.ctx.db.query("update api_tokens set expires_at = now() - interval '1 minute' where id = $1", [
+      expired.tokenId,
+    ]);
+    const [name, ownerUser, editorUser] = [
+      await teamName(owner.teamId),
+      await userOf(owner.userId),
+      await userOf(editor.userId),
+    ];
 
     const teams = await intakeJson<Array<Record<string, unknown>>>(['admin', 'team', 'list']);
     expect(teams.find((x) => x.id === owner.teamId)).toEqual({
@@ -219,8 +303,22 @@ describe.concurrent('intake admin: teams, members and tokens', SLOW, () => {
       created_at: ISO,
       token_count: 3,
       members: [
-        { id: owner.userId, email: ownerUser.email, name: ownerUser.name, role: 'owner', joined_at: ISO, token_count: 1 },
-        { id: editor.userId, email: editorUser.email, name: editorUser.name, role: 'editor', joined_at: ISO, token_count: 2 },
+        {
+          id: owner.userId,
+          email: ownerUser.email,
+          name: ownerUser.name,
+          role: 'owner',
+          joined_at: ISO,
+          token_count: 1,
+        },
+        {
+          id: editor.userId,
+          email: editorUser.email,
+          name: editorUser.name,
+          role: 'editor',
+          joined_at: ISO,
+          token_count: 2,
+        },
       ],
     });
 
@@ -248,10 +346,19 @@ describe.concurrent('intake admin: teams, members and tokens', SLOW, () => {
     const members = await intakeJson<MemberJson[]>(['admin', 'user', 'list', '--team', owner.teamId]);
     expect(members).toEqual([
       { id: owner.userId, email: ownerUser.email, name: ownerUser.name, role: 'owner', joined_at: ISO, token_count: 1 },
-      { id: viewer.userId, email: viewerUser.email, name: viewerUser.name, role: 'viewer', joined_at: ISO, token_count: 1 },
+      {
+        id: viewer.userId,
+        email: viewerUser.email,
+        name: viewerUser.name,
+        role: 'viewer',
+        joined_at: ISO,
+        token_count: 1,
+      },
     ]);
     const plain = await intake(['admin', 'user', 'list', '--team', owner.teamId]);
-    expect(plain.stdout).toBe(`${owner.userId}\t${ownerUser.email}\towner\t1 token\n${viewer.userId}\t${viewerUser.email}\tviewer\t1 token\n`);
+    expect(plain.stdout).toBe(
+      `${owner.userId}\t${ownerUser.email}\towner\t1 token\n${viewer.userId}\t${viewerUser.email}\tviewer\t1 token\n`,
+    );
     expectCleanFailure(await intake(['admin', 'user', 'list', '--team', 'team_nope']), /Team "team_nope" not found/);
   });
 
@@ -289,12 +396,18 @@ describe.concurrent('intake admin: teams, members and tokens', SLOW, () => {
       await intake(['admin', 'user', 'remove', '--team', owner.teamId, '--user', admin.userId]),
       new RegExp(`User "${admin.userId}" is not a member of team "${owner.teamId}"`),
     );
-    expectCleanFailure(await intake(['admin', 'user', 'remove', '--team', 'team_nope', '--user', admin.userId]), /Team "team_nope" not found/);
+    expectCleanFailure(
+      await intake(['admin', 'user', 'remove', '--team', 'team_nope', '--user', admin.userId]),
+      /Team "team_nope" not found/,
+    );
   });
 
   it("user remove refuses to remove a team's last owner, and changes nothing", async () => {
     const owner = await makeTeam(t);
-    expectCleanFailure(await intake(['admin', 'user', 'remove', '--team', owner.teamId, '--user', owner.userId]), /is the last owner of team/);
+    expectCleanFailure(
+      await intake(['admin', 'user', 'remove', '--team', owner.teamId, '--user', owner.userId]),
+      /is the last owner of team/,
+    );
     expect(await status(owner.token)).toBe(200);
     expect(await revokedAt(owner.tokenId)).toBeNull();
 
@@ -312,7 +425,12 @@ describe.concurrent('intake admin: teams, members and tokens', SLOW, () => {
     const gone = await makeToken(t, owner, ['forms:read']);
     await t.ctx.db.query('update api_tokens set revoked_at = now() where id = $1', [gone.tokenId]);
     // A name chosen through the API may hold a tab or a terminal escape.
-    const odd = await issueToken(t.ctx, { teamId: owner.teamId, userId: owner.userId, name: 'odd\tname\u001b[2J', abilities: ['forms:read'] });
+    const odd = await issueToken(t.ctx, {
+      teamId: owner.teamId,
+      userId: owner.userId,
+      name: 'odd\tname\u001b[2J',
+      abilities: ['forms:read'],
+    });
     await makeTeam(t); // another team's tokens never show
 
     const res = await intake(['admin', 'token', 'list', '--team', owner.teamId, '--json']);
@@ -320,7 +438,16 @@ describe.concurrent('intake admin: teams, members and tokens', SLOW, () => {
     const tokens = JSON.parse(res.stdout) as TokenJson[];
     expect(tokens.map((x) => x.id).sort()).toEqual([owner.tokenId, viewer.tokenId, extra.tokenId, odd.data.id].sort());
     for (const entry of tokens) {
-      expect(Object.keys(entry).sort()).toEqual(['abilities', 'created_at', 'expires_at', 'id', 'last4', 'last_used_at', 'name', 'user_id']);
+      expect(Object.keys(entry).sort()).toEqual([
+        'abilities',
+        'created_at',
+        'expires_at',
+        'id',
+        'last4',
+        'last_used_at',
+        'name',
+        'user_id',
+      ]);
     }
     expect(tokens.find((x) => x.id === extra.tokenId)).toEqual({
       id: extra.tokenId,
@@ -332,17 +459,37 @@ describe.concurrent('intake admin: teams, members and tokens', SLOW, () => {
       last_used_at: null,
       expires_at: null,
     });
-    const { rows } = await t.ctx.db.query<{ token_hash: string }>('select token_hash from api_tokens where team_id = $1', [owner.teamId]);
-    for (const secret of [owner.token, viewer.token, extra.token, gone.token, odd.token, ...rows.map((r) => r.token_hash)]) {
+    const { rows } = await t.ctx.db.query<{ token_hash: string }>(
+      'select token_hash from api_tokens where team_id = $1',
+      [owner.teamId],
+    );
+    for (const secret of [
+      owner.token,
+      viewer.token,
+      extra.token,
+      gone.token,
+      odd.token,
+      ...rows.map((r) => r.token_hash),
+    ]) {
       expect(res.stdout).not.toContain(secret);
     }
 
-    const viewers = await intakeJson<TokenJson[]>(['admin', 'token', 'list', '--team', owner.teamId, '--user', viewer.userId]);
+    const viewers = await intakeJson<TokenJson[]>([
+      'admin',
+      'token',
+      'list',
+      '--team',
+      owner.teamId,
+      '--user',
+      viewer.userId,
+    ]);
     expect(viewers.map((x) => x.id)).toEqual([viewer.tokenId]);
     expect(viewers[0]!.user_id).toBe(viewer.userId);
 
     const plain = await intake(['admin', 'token', 'list', '--team', owner.teamId]);
-    expect(plain.stdout).toContain(`${extra.tokenId}\t${owner.userId}\textra\t…${extra.token.slice(-4)}\tno expiry\tforms:read\n`);
+    expect(plain.stdout).toContain(
+      `${extra.tokenId}\t${owner.userId}\textra\t…${extra.token.slice(-4)}\tno expiry\tforms:read\n`,
+    );
     expect(plain.stdout).toContain(`${odd.data.id}\t${owner.userId}\todd\\x09name\\x1b[2J\t`);
     expect(plain.stdout).not.toContain('\u001b');
 
@@ -353,20 +500,28 @@ describe.concurrent('intake admin: teams, members and tokens', SLOW, () => {
     );
   });
 
-  it('token revoke <token-id>: any member\'s token fails with 401 from the next request', async () => {
+  it("token revoke <token-id>: any member's token fails with 401 from the next request", async () => {
     const owner = await makeTeam(t);
     const colleague = await makeMember(t, owner.teamId, 'editor');
     expect(await status(colleague.token)).toBe(200);
 
     const revoked = await intakeJson(['admin', 'token', 'revoke', colleague.tokenId]);
-    expect(revoked).toMatchObject({ id: colleague.tokenId, team_id: owner.teamId, user_id: colleague.userId, revoked_at: ISO });
+    expect(revoked).toMatchObject({
+      id: colleague.tokenId,
+      team_id: owner.teamId,
+      user_id: colleague.userId,
+      revoked_at: ISO,
+    });
     expect(revoked).not.toHaveProperty('token');
     expect(await status(colleague.token)).toBe(401);
     expect(await status(owner.token)).toBe(200);
     const left = await intakeJson<TokenJson[]>(['admin', 'token', 'list', '--team', owner.teamId]);
     expect(left.map((x) => x.id)).toEqual([owner.tokenId]);
 
-    expectCleanFailure(await intake(['admin', 'token', 'revoke', colleague.tokenId]), new RegExp(`Token "${colleague.tokenId}" not found`));
+    expectCleanFailure(
+      await intake(['admin', 'token', 'revoke', colleague.tokenId]),
+      new RegExp(`Token "${colleague.tokenId}" not found`),
+    );
     const plain = await intake(['admin', 'token', 'revoke', owner.tokenId]);
     expect(plain.stdout).toBe(`${owner.tokenId}\trevoked\n`);
     expect(await status(owner.token)).toBe(401);
@@ -376,21 +531,44 @@ describe.concurrent('intake admin: teams, members and tokens', SLOW, () => {
     const owner = await makeTeam(t);
     const at = new Date(Date.now() + 3_600_000);
     const created = await intakeJson<TokenJson & { token: string }>([
-      'admin', 'token', 'create', '--team', owner.teamId, '--user', owner.userId, '--name', 'temp', '--expires-at', at.toISOString(),
+      'admin',
+      'token',
+      'create',
+      '--team',
+      owner.teamId,
+      '--user',
+      owner.userId,
+      '--name',
+      'temp',
+      '--expires-at',
+      at.toISOString(),
     ]);
     expect(created.expires_at).toBe(at.toISOString());
     expect(created.token).toMatch(/^intk_[0-9A-Za-z]{40}$/);
     expect(await status(created.token)).toBe(200);
     const listed = await intakeJson<TokenJson[]>(['admin', 'token', 'list', '--team', owner.teamId]);
     expect(listed.find((x) => x.id === created.id)?.expires_at).toBe(at.toISOString());
-    expect((await intake(['admin', 'token', 'list', '--team', owner.teamId])).stdout).toContain(`\texpires ${at.toISOString()}\t`);
+    expect((await intake(['admin', 'token', 'list', '--team', owner.teamId])).stdout).toContain(
+      `\texpires ${at.toISOString()}\t`,
+    );
 
     await t.ctx.db.query("update api_tokens set expires_at = now() - interval '1 second' where id = $1", [created.id]);
     expect(await status(created.token)).toBe(401);
     expect((await intake(['admin', 'token', 'list', '--team', owner.teamId])).stdout).toMatch(/\texpired \d{4}-/);
 
     const before = (await intakeJson<TokenJson[]>(['admin', 'token', 'list', '--team', owner.teamId])).length;
-    const base = ['admin', 'token', 'create', '--team', owner.teamId, '--user', owner.userId, '--name', 'x', '--expires-at'];
+    const base = [
+      'admin',
+      'token',
+      'create',
+      '--team',
+      owner.teamId,
+      '--user',
+      owner.userId,
+      '--name',
+      'x',
+      '--expires-at',
+    ];
     expectCleanFailure(await intake([...base, '2020-01-01']), /must be in the future/);
     expectCleanFailure(await intake([...base, 'soon']), /"soon" is not a real ISO 8601 date or date-time/);
     expectCleanFailure(await intake([...base, '2999-01-01T00:00:00Z']), /at most 10 years ahead/);
@@ -401,10 +579,25 @@ describe.concurrent('intake admin: teams, members and tokens', SLOW, () => {
 describe('intake admin: bad input', SLOW, () => {
   it('unknown team', async () => {
     expectCleanFailure(
-      await intake(['admin', 'user', 'create', '--email', 'a@example.test', '--name', 'A', '--team', 'team_nope', '--role', 'owner']),
+      await intake([
+        'admin',
+        'user',
+        'create',
+        '--email',
+        'a@example.test',
+        '--name',
+        'A',
+        '--team',
+        'team_nope',
+        '--role',
+        'owner',
+      ]),
       /Team "team_nope" not found/,
     );
-    expectCleanFailure(await intake(['admin', 'plan', 'set', '--team', 'team_nope', '--plan', 'pro']), /Team "team_nope" not found/);
+    expectCleanFailure(
+      await intake(['admin', 'plan', 'set', '--team', 'team_nope', '--plan', 'pro']),
+      /Team "team_nope" not found/,
+    );
     expectCleanFailure(
       await intake(['admin', 'token', 'create', '--team', 'team_nope', '--user', 'usr_nope', '--name', 'x']),
       /Team "team_nope" not found/,
@@ -422,7 +615,19 @@ describe('intake admin: bad input', SLOW, () => {
   it('bad role', async () => {
     const team = { id: (await makeTeam(t)).teamId };
     expectCleanFailure(
-      await intake(['admin', 'user', 'create', '--email', 'b@example.test', '--name', 'B', '--team', team.id, '--role', 'superuser']),
+      await intake([
+        'admin',
+        'user',
+        'create',
+        '--email',
+        'b@example.test',
+        '--name',
+        'B',
+        '--team',
+        team.id,
+        '--role',
+        'superuser',
+      ]),
       /Unknown role "superuser": use one of owner, admin, editor, viewer/,
     );
   });
@@ -432,21 +637,51 @@ describe('intake admin: bad input', SLOW, () => {
     const team = { id: owner.teamId };
     const user = { id: owner.userId };
     expectCleanFailure(
-      await intake(['admin', 'token', 'create', '--team', team.id, '--user', user.id, '--name', 'x', '--abilities', 'forms:read,forms:destroy']),
+      await intake([
+        'admin',
+        'token',
+        'create',
+        '--team',
+        team.id,
+        '--user',
+        user.id,
+        '--name',
+        'x',
+        '--abilities',
+        'forms:read,forms:destroy',
+      ]),
       /Unknown abilities: forms:destroy/,
     );
   });
 
   it('unknown plan', async () => {
-    expectCleanFailure(await intake(['admin', 'team', 'create', '--name', 'X', '--plan', 'enterprise']), /unknown plan "enterprise": use one of free, pro, team, scale/);
+    expectCleanFailure(
+      await intake(['admin', 'team', 'create', '--name', 'X', '--plan', 'enterprise']),
+      /unknown plan "enterprise": use one of free, pro, team, scale/,
+    );
     const team = { id: (await makeTeam(t)).teamId };
-    expectCleanFailure(await intake(['admin', 'plan', 'set', '--team', team.id, '--plan', 'gold']), /unknown plan "gold"/);
+    expectCleanFailure(
+      await intake(['admin', 'plan', 'set', '--team', team.id, '--plan', 'gold']),
+      /unknown plan "gold"/,
+    );
   });
 
   it('bad e-mail and missing options', async () => {
     const team = { id: (await makeTeam(t)).teamId };
     expectCleanFailure(
-      await intake(['admin', 'user', 'create', '--email', 'not-an-email', '--name', 'C', '--team', team.id, '--role', 'owner']),
+      await intake([
+        'admin',
+        'user',
+        'create',
+        '--email',
+        'not-an-email',
+        '--name',
+        'C',
+        '--team',
+        team.id,
+        '--role',
+        'owner',
+      ]),
       /"not-an-email" is not a valid e-mail address/,
     );
     const missing = await intake(['admin', 'team', 'create', '--plan', 'pro']);
@@ -456,8 +691,14 @@ describe('intake admin: bad input', SLOW, () => {
 
   it('reports every missing required option at once, before touching the database', async () => {
     const cases: Array<[string[], RegExp]> = [
-      [['admin', 'token', 'create'], /required options '--team <team>', '--user <user>' and '--name <name>' not specified/],
-      [['admin', 'user', 'create', '--team', 'team_nope', '--name', 'X'], /required options '--email <email>' and '--role <role>' not specified/],
+      [
+        ['admin', 'token', 'create'],
+        /required options '--team <team>', '--user <user>' and '--name <name>' not specified/,
+      ],
+      [
+        ['admin', 'user', 'create', '--team', 'team_nope', '--name', 'X'],
+        /required options '--email <email>' and '--role <role>' not specified/,
+      ],
       [['admin', 'user', 'remove'], /required options '--team <team>' and '--user <user>' not specified/],
       [['admin', 'plan', 'set', '--json'], /required options '--team <team>' and '--plan <plan>' not specified/],
       [['admin', 'user', 'list'], /required option '--team <team>' not specified/],
@@ -489,7 +730,8 @@ describe('intake admin on a data dir without a database', SLOW, () => {
       }
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
-    for (const leftover of [cluster, `${cluster}.leases`, `${cluster}.lock`]) fs.rmSync(leftover, { recursive: true, force: true });
+    for (const leftover of [cluster, `${cluster}.leases`, `${cluster}.lock`])
+      fs.rmSync(leftover, { recursive: true, force: true });
   });
 
   it('says so on stderr before creating one, and not once it exists', async () => {
@@ -509,15 +751,23 @@ describe('intake admin on a data dir without a database', SLOW, () => {
 });
 
 describe('README', SLOW, () => {
-  const readme = fs.existsSync(new URL('../../README.md', import.meta.url)) ? fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8') : '';
+  const readme = fs.existsSync(new URL('../../README.md', import.meta.url))
+    ? fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    : '';
 
   it('documents every environment variable server/config.ts reads', () => {
     const config = fs.readFileSync(new URL('../../server/config.ts', import.meta.url), 'utf8');
-    const schema = config.slice(config.indexOf('const Env = z.object({'), config.indexOf('});', config.indexOf('const Env = z.object({')));
+    const schema = config.slice(
+      config.indexOf('const Env = z.object({'),
+      config.indexOf('});', config.indexOf('const Env = z.object({')),
+    );
     const vars = [...schema.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
     expect(vars.length).toBeGreaterThan(5);
     const table = new Set([...readme.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \|/gm)].map((m) => m[1]!));
-    expect(vars.filter((v) => !table.has(v)), 'variables missing from the README configuration table').toEqual([]);
+    expect(
+      vars.filter((v) => !table.has(v)),
+      'variables missing from the README configuration table',
+    ).toEqual([]);
   });
 
   it('documents every CLI command', async () => {

@@ -19,7 +19,8 @@ function cli(member: TestMember | null, ...args: string[]) {
   return runCli(args, userEnv(home, member ? { url: t.baseUrl, token: member.token } : undefined));
 }
 
-async function json(member: TestMember, ...args: string[]): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function json(member: TestMember, ...args: string[]): Promise<any> {
   const res = await cli(member, ...args, '--json');
   expect(res.code, `intake ${args.join(' ')}: ${res.stderr}`).toBe(0);
   return JSON.parse(res.stdout);
@@ -45,7 +46,12 @@ describe('every command and group says what it does', () => {
     const routeKeys = new Set(Object.keys(COMMANDS).map((k) => k.toLowerCase()));
     const placeholders = commands.filter((cmd) => {
       const description = cmd.description().split('  [')[0]!.trim().toLowerCase();
-      return description.length < 10 || description === cmd.name().toLowerCase() || description === fullName(cmd).toLowerCase() || routeKeys.has(description);
+      return (
+        description.length < 10 ||
+        description === cmd.name().toLowerCase() ||
+        description === fullName(cmd).toLowerCase() ||
+        routeKeys.has(description)
+      );
     });
     expect(placeholders.map((cmd) => `${fullName(cmd)}: "${cmd.description()}"`)).toEqual([]);
   });
@@ -59,16 +65,31 @@ describe('every command and group says what it does', () => {
 
 describe('--form and --webhook', () => {
   it('usage lines and options show --form/--webhook on every form- or webhook-scoped command', () => {
-    const scoped = everyCommand(program).filter((cmd) => cmd.options.some((o) => o.long === '--form' || o.long === '--webhook'));
-    expect(scoped.map(fullName)).toEqual(expect.arrayContaining(['intake submissions list', 'intake submissions get', 'intake webhooks list', 'intake deliveries list', 'intake webhooks rotate-secret']));
+    const scoped = everyCommand(program).filter((cmd) =>
+      cmd.options.some((o) => o.long === '--form' || o.long === '--webhook'),
+    );
+    expect(scoped.map(fullName)).toEqual(
+      expect.arrayContaining([
+        'intake submissions list',
+        'intake submissions get',
+        'intake webhooks list',
+        'intake deliveries list',
+        'intake webhooks rotate-secret',
+      ]),
+    );
     for (const cmd of scoped) {
       for (const o of cmd.options.filter((o) => o.long === '--form' || o.long === '--webhook')) {
-        if (o.description.includes('(frm_…)') || o.description.includes('(wh_…)')) expect(cmd.usage(), fullName(cmd)).toContain(`${o.long} <id>`);
+        if (o.description.includes('(frm_…)') || o.description.includes('(wh_…)'))
+          expect(cmd.usage(), fullName(cmd)).toContain(`${o.long} <id>`);
       }
     }
     // Positional ids are only the record a command acts on.
-    expect(helpOf(program.commands.find((c) => c.name() === 'submissions')!.commands.find((c) => c.name() === 'get')!)).toMatch(/Usage: intake submissions get --form <id> \[options\] <submission>/);
-    expect(helpOf(program.commands.find((c) => c.name() === 'deliveries')!.commands.find((c) => c.name() === 'resend')!)).toMatch(/--form <id> --webhook <id> \[options\] <delivery>/);
+    expect(
+      helpOf(program.commands.find((c) => c.name() === 'submissions')!.commands.find((c) => c.name() === 'get')!),
+    ).toMatch(/Usage: intake submissions get --form <id> \[options\] <submission>/);
+    expect(
+      helpOf(program.commands.find((c) => c.name() === 'deliveries')!.commands.find((c) => c.name() === 'resend')!),
+    ).toMatch(/--form <id> --webhook <id> \[options\] <delivery>/);
   });
 
   it('every example names a form with --form and a webhook with --webhook, except where it is the record acted on', () => {
@@ -86,30 +107,70 @@ describe('--form and --webhook', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('the API commands take the form and webhook as options, the record positionally; the old positional form still runs', { timeout: 60_000 }, async () => {
-    const owner = await makeTeam(t, { plan: 'team' });
-    const form = await makePublishedForm(t, owner);
-    const posted = await t.http.post(`/f/${form.id}`).set('Accept', 'application/json').field('email', 'ada@example.com').attach('cv', Buffer.from('%PDF-1.4 cv'), { filename: 'cv.pdf' });
-    const submission = posted.body.id as string;
-    expect(await json(owner, 'submissions', 'list', '--form', form.id, '--folder', 'all')).toEqual(await api(owner, `/v1/forms/${form.id}/submissions?folder=all`));
-    const detail = await json(owner, 'submissions', 'get', submission, '--form', form.id);
-    expect(detail.id).toBe(submission);
-    expect(await json(owner, 'submissions', 'get', form.id, submission)).toMatchObject({ id: submission }); // as before
-    expect(await json(owner, 'submissions', 'get', form.id, submission, '--form', form.id)).toMatchObject({ id: submission }); // both, agreeing
+  it(
+    'the API commands take the form and webhook as options, the record positionally; the old positional form still runs',
+    { timeout: 60_000 },
+    async () => {
+      const owner = await makeTeam(t, { plan: 'team' });
+      const form = await makePublishedForm(t, owner);
+      const posted = await t.http
+        .post(`/f/${form.id}`)
+        .set('Accept', 'application/json')
+        .field('email', 'ada@example.com')
+        .attach('cv', Buffer.from('%PDF-1.4 cv'), { filename: 'cv.pdf' });
+      const submission = posted.body.id as string;
+      expect(await json(owner, 'submissions', 'list', '--form', form.id, '--folder', 'all')).toEqual(
+        await api(owner, `/v1/forms/${form.id}/submissions?folder=all`),
+      );
+      const detail = await json(owner, 'submissions', 'get', submission, '--form', form.id);
+      expect(detail.id).toBe(submission);
+      expect(await json(owner, 'submissions', 'get', form.id, submission)).toMatchObject({ id: submission }); // as before
+      expect(await json(owner, 'submissions', 'get', form.id, submission, '--form', form.id)).toMatchObject({
+        id: submission,
+      }); // both, agreeing
 
-    const out = path.join(home, 'cv.pdf');
-    const download = await cli(owner, 'submissions', 'download', submission, detail.files[0].id, '--form', form.id, '-o', out);
-    expect(download.code, download.stderr).toBe(0);
-    expect(fs.readFileSync(out, 'utf8')).toBe('%PDF-1.4 cv');
+      const out = path.join(home, 'cv.pdf');
+      const download = await cli(
+        owner,
+        'submissions',
+        'download',
+        submission,
+        detail.files[0].id,
+        '--form',
+        form.id,
+        '-o',
+        out,
+      );
+      expect(download.code, download.stderr).toBe(0);
+      expect(fs.readFileSync(out, 'utf8')).toBe('%PDF-1.4 cv');
 
-    const webhook = (await json(owner, 'webhooks', 'create', '--form', form.id, '--label', 'CRM', '--url', 'https://127.0.0.1:9/hook')).id as string;
-    expect(await json(owner, 'webhooks', 'get', webhook, '--form', form.id)).toEqual(await api(owner, `/v1/forms/${form.id}/webhooks/${webhook}`));
-    expect(await json(owner, 'deliveries', 'list', '--form', form.id, '--webhook', webhook)).toEqual(await api(owner, `/v1/forms/${form.id}/webhooks/${webhook}/deliveries`));
-    expect(await json(owner, 'deliveries', 'list', form.id, webhook)).toEqual(await api(owner, `/v1/forms/${form.id}/webhooks/${webhook}/deliveries`));
-    const rotated = await cli(owner, 'webhooks', 'rotate-secret', webhook, '--form', form.id);
-    expect(rotated.code, rotated.stderr).toBe(0);
-    expect(rotated.stdout).toMatch(/secret \(shown once\): whsec_/);
-  });
+      const webhook = (
+        await json(
+          owner,
+          'webhooks',
+          'create',
+          '--form',
+          form.id,
+          '--label',
+          'CRM',
+          '--url',
+          'https://127.0.0.1:9/hook',
+        )
+      ).id as string;
+      expect(await json(owner, 'webhooks', 'get', webhook, '--form', form.id)).toEqual(
+        await api(owner, `/v1/forms/${form.id}/webhooks/${webhook}`),
+      );
+      expect(await json(owner, 'deliveries', 'list', '--form', form.id, '--webhook', webhook)).toEqual(
+        await api(owner, `/v1/forms/${form.id}/webhooks/${webhook}/deliveries`),
+      );
+      expect(await json(owner, 'deliveries', 'list', form.id, webhook)).toEqual(
+        await api(owner, `/v1/forms/${form.id}/webhooks/${webhook}/deliveries`),
+      );
+      const rotated = await cli(owner, 'webhooks', 'rotate-secret', webhook, '--form', form.id);
+      expect(rotated.code, rotated.stderr).toBe(0);
+      expect(rotated.stdout).toMatch(/secret \(shown once\): whsec_/);
+    },
+  );
 
   it('a form given both ways with different values, or not at all, is a usage error (exit 2) that sends nothing', async () => {
     const owner = await makeTeam(t, { plan: 'team' });
@@ -133,11 +194,19 @@ describe('the SDK carries every call the CLI makes', () => {
   it('client.downloadFile streams an uploaded file (the API redirects to signed storage)', async () => {
     const owner = await makeTeam(t, { plan: 'team' });
     const form = await makePublishedForm(t, owner);
-    const posted = await t.http.post(`/f/${form.id}`).set('Accept', 'application/json').field('email', 'ada@example.com').attach('cv', Buffer.from('%PDF-1.4 sdk'), { filename: 'cv.pdf' });
+    const posted = await t.http
+      .post(`/f/${form.id}`)
+      .set('Accept', 'application/json')
+      .field('email', 'ada@example.com')
+      .attach('cv', Buffer.from('%PDF-1.4 sdk'), { filename: 'cv.pdf' });
     const client = createClient({ baseUrl: t.baseUrl, token: owner.token });
     const detail = await client.ok.getSubmission({ params: { form: form.id, submission: posted.body.id } });
-    const stream = await client.downloadFile({ params: { form: form.id, submission: posted.body.id, file: detail.data.files![0]!.id } });
+    const stream = await client.downloadFile({
+      params: { form: form.id, submission: posted.body.id, file: detail.data.files![0]!.id },
+    });
     expect(Buffer.from(await new Response(stream).arrayBuffer()).toString()).toBe('%PDF-1.4 sdk');
-    await expect(client.downloadFile({ params: { form: form.id, submission: posted.body.id, file: `file_${'0'.repeat(26)}` } })).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    await expect(
+      client.downloadFile({ params: { form: form.id, submission: posted.body.id, file: `file_${'0'.repeat(26)}` } }),
+    ).rejects.toMatchObject({ status: 404, code: 'not_found' });
   });
 });

@@ -4,7 +4,9 @@ import { buildProgram } from '../../cli/program.ts';
 import { cliReference } from '../../cli/reference-docs.ts';
 
 /** docs/cli.md is generated from the command tree and checked like openapi.json (issue 27). */
-const committed = fs.existsSync(new URL('../../docs/cli.md', import.meta.url)) ? fs.readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8') : null;
+const committed = fs.existsSync(new URL('../../docs/cli.md', import.meta.url))
+  ? fs.readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8')
+  : null;
 
 describe('docs/cli.md', () => {
   it('is exactly what the command tree generates (run `npm run cli-docs`, or `npm run openapi`, after changing a command)', async () => {
@@ -16,7 +18,8 @@ describe('docs/cli.md', () => {
 
   it('documents every command with its usage, and the --form convention', async () => {
     const program = await buildProgram();
-    const names = (cmd: typeof program, prefix: string): string[] => cmd.commands.flatMap((c) => [`${prefix} ${c.name()}`, ...names(c, `${prefix} ${c.name()}`)]);
+    const names = (cmd: typeof program, prefix: string): string[] =>
+      cmd.commands.flatMap((c) => [`${prefix} ${c.name()}`, ...names(c, `${prefix} ${c.name()}`)]);
     for (const name of names(program, 'intake')) expect(committed).toContain(`\n## ${name}\n`);
     expect(committed).toContain('Usage: intake submissions get --form <id> [options] <submission>');
     expect(committed).toContain('Usage: intake deliveries list --form <id> --webhook <id> [options]');
@@ -30,7 +33,13 @@ describe('docs/cli.md', () => {
 
 describe('counts in the README and docs', () => {
   it('states no hand-written count of tools, operations or commands (it drifts: the README said 39 MCP tools when the contract yielded 42)', () => {
-    const files = ['README.md', ...fs.readdirSync(new URL('../../docs', import.meta.url)).filter((f) => f.endsWith('.md') && f !== 'cli.md').map((f) => `docs/${f}`)];
+    const files = [
+      'README.md',
+      ...fs
+        .readdirSync(new URL('../../docs', import.meta.url))
+        .filter((f) => f.endsWith('.md') && f !== 'cli.md')
+        .map((f) => `docs/${f}`),
+    ];
     const counts = files.flatMap((file) => {
       const text = fs.readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').replace(/\s+/g, ' ');
       const found = [

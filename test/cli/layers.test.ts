@@ -16,14 +16,18 @@ afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 describe('the CLI and server/', () => {
   it('the API commands, listen and their modules import nothing from server/ (only server-commands, admin and dev do)', () => {
     const graph = importGraph(root, ['cli']);
-    const reaching = [...graph].filter(([, targets]) => targets.some((t) => t.startsWith('server/'))).map(([file]) => file).sort();
+    const reaching = [...graph]
+      .filter(([, targets]) => targets.some((t) => t.startsWith('server/')))
+      .map(([file]) => file)
+      .sort();
     expect(reaching).toEqual(['cli/admin.ts', 'cli/dev.ts', 'cli/server-commands.ts']);
   });
 
   it('scripts/check-layers.ts refuses a CLI module that imports server code, and lets the server commands do it', () => {
     const dir = path.join(scratch, 'cli-tree');
     const modules: Record<string, string> = {
-      'cli/listen.ts': "import { newId } from '../server/domain/ids.ts';\nimport type { Runtime } from '../server/main.ts';",
+      'cli/listen.ts':
+        "import { newId } from '../server/domain/ids.ts';\nimport type { Runtime } from '../server/main.ts';",
       'cli/api.ts': "import { createClient } from '../sdk/index.ts';",
       'cli/server-commands.ts': "const server = () => import('../server/main.ts');",
       'cli/admin.ts': "import type { AppContext } from '../server/context.ts';",
@@ -37,7 +41,10 @@ describe('the CLI and server/', () => {
       fs.writeFileSync(path.join(dir, file), source);
     }
     const report = checkLayers(dir, { cycles: [], upward: [] });
-    expect(report.upward.map((u) => `${u.from} → ${u.to}`).sort()).toEqual(['cli/listen.ts → server/domain/ids.ts', 'cli/listen.ts → server/main.ts']);
+    expect(report.upward.map((u) => `${u.from} → ${u.to}`).sort()).toEqual([
+      'cli/listen.ts → server/domain/ids.ts',
+      'cli/listen.ts → server/main.ts',
+    ]);
     expect(report.upward[0]!.rule).toMatch(/through the SDK/);
   });
 });
@@ -50,13 +57,17 @@ describe('`intake listen --forward-to` signs as a delivery is signed', () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const id = forwardId();
     expect(id).toMatch(/^whd_[0-9a-z]{26}$/);
-    expect(signatureHeaders(secret, id, 1_760_000_000, body)).toEqual(deliveryHeaders([secret], id, 1_760_000_000, body));
+    expect(signatureHeaders(secret, id, 1_760_000_000, body)).toEqual(
+      deliveryHeaders([secret], id, 1_760_000_000, body),
+    );
   });
 
   it("verifies with the SDK's verifyWebhook and with the standardwebhooks package", () => {
     const secret = generateSecret();
     const ts = Math.floor(Date.now() / 1000);
-    const headers = Object.fromEntries(Object.entries(signatureHeaders(secret, forwardId(), ts, body)).map(([k, v]) => [k.toLowerCase(), v]));
+    const headers = Object.fromEntries(
+      Object.entries(signatureHeaders(secret, forwardId(), ts, body)).map(([k, v]) => [k.toLowerCase(), v]),
+    );
     expect(verifyWebhook(secret, headers, body)).toEqual(JSON.parse(body));
     expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => verifyWebhook(generateSecret(), headers, body)).toThrow();

@@ -24,12 +24,19 @@ const processes = cliProcesses('each');
 /** Each once, in any order: the worker settles up to four posts at once, and events come in processing order. */
 const exactlyOnce = (got: string[], posted: string[]) => expect([...got].sort()).toEqual([...posted].sort());
 
-const CLEAN = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, could you send me a quote for the analytical engine?' };
-
+const CLEAN = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  message: 'Hello, could you send me a quote for the analytical engine?',
+};
 
 /** A post as a website's form makes it, over real HTTP; its id. */
 async function post(formId: string, fields: Record<string, string> = CLEAN): Promise<string> {
-  const res = await fetch(`${baseUrl}/f/${formId}`, { method: 'POST', headers: { accept: 'application/json' }, body: new URLSearchParams(fields) });
+  const res = await fetch(`${baseUrl}/f/${formId}`, {
+    method: 'POST',
+    headers: { accept: 'application/json' },
+    body: new URLSearchParams(fields),
+  });
   expect(res.status).toBe(201);
   return ((await res.json()) as { id: string }).id;
 }
@@ -54,13 +61,27 @@ async function receiver(status = 204) {
   return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`, requests };
 }
 
-type Listening = { child: CliProcess['child']; out: () => string; err: () => string; lines: () => string[]; exited: Promise<number | null> };
+type Listening = {
+  child: CliProcess['child'];
+  out: () => string;
+  err: () => string;
+  lines: () => string[];
+  exited: Promise<number | null>;
+};
 
 /** `intake listen …` as a child process for the member (INTAKE_URL + INTAKE_TOKEN), killed after the test. */
 function listen(member: TestMember, ...args: string[]): Listening {
   // Its stderr shows the forwarding secret on purpose.
-  const p = processes.start(['listen', ...args], userEnv(home, { url: baseUrl, token: member.token }), { output: ['stdout', 'stderr'] });
-  return { child: p.child, out: p.stdout, err: p.stderr, lines: () => p.stdout().split('\n').filter(Boolean), exited: p.exited.then(([code]) => code) };
+  const p = processes.start(['listen', ...args], userEnv(home, { url: baseUrl, token: member.token }), {
+    output: ['stdout', 'stderr'],
+  });
+  return {
+    child: p.child,
+    out: p.stdout,
+    err: p.stderr,
+    lines: () => p.stdout().split('\n').filter(Boolean),
+    exited: p.exited.then(([code]) => code),
+  };
 }
 
 const SECRET = /Forwarding to \S+, signed with (whsec_[A-Za-z0-9+/]+={0,2})/;
@@ -86,7 +107,12 @@ describe('intake listen', () => {
 
     for (const [i, req] of hook.requests.entries()) {
       const event = verifyWebhook(secret, req.headers, req.body) as Record<string, unknown>;
-      expect(event).toMatchObject({ type: 'submission.created', submission_id: posted[i], form_id: form.id, payload: { ...CLEAN, message: `${CLEAN.message} (${i})` } });
+      expect(event).toMatchObject({
+        type: 'submission.created',
+        submission_id: posted[i],
+        form_id: form.id,
+        payload: { ...CLEAN, message: `${CLEAN.message} (${i})` },
+      });
       // The Standard Webhooks library accepts it too, and its headers are a delivery's.
       expect(new StandardWebhook(secret).verify(req.body, req.headers as Record<string, string>)).toEqual(event);
       expect(req.headers).toMatchObject({
@@ -96,12 +122,18 @@ describe('intake listen', () => {
         'x-service-signature': expect.stringMatching(/^v1=[0-9a-f]{64}$/),
         'x-service-timestamp': req.headers['webhook-timestamp'],
       });
-      expect(() => verifyWebhook('whsec_' + Buffer.alloc(32, 1).toString('base64'), req.headers, req.body)).toThrow(WebhookVerificationError);
+      expect(() => verifyWebhook('whsec_' + Buffer.alloc(32, 1).toString('base64'), req.headers, req.body)).toThrow(
+        WebhookVerificationError,
+      );
     }
     // One line per event: time, id, the first fields, the receiver's status.
     await until('three lines', () => l.lines().length === 3);
     for (const [i, line] of l.lines().entries()) {
-      expect(line).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  ${posted[i]}  name=Ada Lovelace  email=ada@example.com  message=Hello, could.*  → 204$`));
+      expect(line).toMatch(
+        new RegExp(
+          `^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  ${posted[i]}  name=Ada Lovelace  email=ada@example.com  message=Hello, could.*  → 204$`,
+        ),
+      );
     }
   });
 
@@ -119,17 +151,36 @@ describe('intake listen', () => {
 
     posted.push(await post(form.id), await post(form.id));
     for (const id of posted.slice(1)) await waitForProcessing(t, id);
-    const second = listen(owner, '--form', form.id, '--forward-to', hook.url, '--json', '--secret', secret, '--last-event-id', lastId);
+    const second = listen(
+      owner,
+      '--form',
+      form.id,
+      '--forward-to',
+      hook.url,
+      '--json',
+      '--secret',
+      secret,
+      '--last-event-id',
+      lastId,
+    );
     await ready(second);
     await until('the missed events', () => second.lines().length === 2);
     posted.push(await post(form.id));
     await until('the live event', () => second.lines().length === 3);
     await new Promise((r) => setTimeout(r, 300));
 
-    const lines = second.lines().map((l) => JSON.parse(l) as { id: string; event: string; submission: { submission_id: string } });
-    exactlyOnce(lines.map((e) => e.submission.submission_id), posted.slice(1));
+    const lines = second
+      .lines()
+      .map((l) => JSON.parse(l) as { id: string; event: string; submission: { submission_id: string } });
+    exactlyOnce(
+      lines.map((e) => e.submission.submission_id),
+      posted.slice(1),
+    );
     expect(lines.every((e) => e.event === 'submission' && e.id.length > 0)).toBe(true);
-    exactlyOnce(hook.requests.map((r) => (verifyWebhook(secret, r.headers, r.body) as { submission_id: string }).submission_id), posted);
+    exactlyOnce(
+      hook.requests.map((r) => (verifyWebhook(secret, r.headers, r.body) as { submission_id: string }).submission_id),
+      posted,
+    );
     expect(second.err()).toMatch(/→ 204/);
 
     second.child.kill('SIGINT');
@@ -152,7 +203,10 @@ describe('intake listen', () => {
     posted.push(await post(form.id));
     await until('a live event after it', () => hook.requests.length === 4);
     await new Promise((r) => setTimeout(r, 300));
-    exactlyOnce(hook.requests.map((r) => (JSON.parse(r.body) as { submission_id: string }).submission_id), posted);
+    exactlyOnce(
+      hook.requests.map((r) => (JSON.parse(r.body) as { submission_id: string }).submission_id),
+      posted,
+    );
     expect(l.lines()).toHaveLength(4);
   });
 
@@ -185,7 +239,10 @@ describe('intake listen', () => {
     expect(unknown.stderr).toContain('not_found');
     const badUrl = await runCli(['listen', '--form', form.id, '--forward-to', 'ftp://x'], env(owner.token));
     expect(badUrl.code).toBe(2);
-    const badSecret = await runCli(['listen', '--form', form.id, '--forward-to', 'http://127.0.0.1:9/', '--secret', 'nope'], env(owner.token));
+    const badSecret = await runCli(
+      ['listen', '--form', form.id, '--forward-to', 'http://127.0.0.1:9/', '--secret', 'nope'],
+      env(owner.token),
+    );
     expect(badSecret.code).toBe(2);
     const noForm = await runCli(['listen'], env(owner.token));
     expect(noForm.code).toBe(2);

@@ -13,14 +13,23 @@ async function logout(name: string, xdgConfigHome: string | undefined) {
   const cwd = path.join(scratch, name, 'cwd');
   fs.mkdirSync(home, { recursive: true });
   fs.mkdirSync(cwd, { recursive: true });
-  const res = await runCli(['logout'], userEnv(home, undefined, xdgConfigHome === undefined ? {} : { XDG_CONFIG_HOME: xdgConfigHome }), cwd);
+  const res = await runCli(
+    ['logout'],
+    userEnv(home, undefined, xdgConfigHome === undefined ? {} : { XDG_CONFIG_HOME: xdgConfigHome }),
+    cwd,
+  );
   expect(res.code, res.stderr).toBe(0);
   return { home, cwd };
 }
 
 describe('intake config file location', () => {
   it('ignores an empty or relative XDG_CONFIG_HOME, as the XDG Base Directory spec says, and writes under ~/.config', async () => {
-    for (const [name, xdg] of [['unset', undefined], ['empty', ''], ['relative', 'conf'], ['dot', '.']] as const) {
+    for (const [name, xdg] of [
+      ['unset', undefined],
+      ['empty', ''],
+      ['relative', 'conf'],
+      ['dot', '.'],
+    ] as const) {
       const { home, cwd } = await logout(name, xdg);
       expect(fs.statSync(path.join(home, '.config', 'intake', 'config.json')).mode & 0o777).toBe(0o600);
       expect(fs.readdirSync(cwd), `XDG_CONFIG_HOME=${JSON.stringify(xdg)}`).toEqual([]);

@@ -41,7 +41,8 @@ function eachSchemaIn(value: unknown, where: string, visit: (s: Json, where: str
   if (Array.isArray(value)) return value.forEach((v, i) => eachSchemaIn(v, `${where}[${i}]`, visit));
   const s = value as Json;
   visit(s, where);
-  for (const [key, child] of Object.entries(s)) if (typeof child === 'object') eachSchemaIn(child, `${where}.${key}`, visit);
+  for (const [key, child] of Object.entries(s))
+    if (typeof child === 'object') eachSchemaIn(child, `${where}.${key}`, visit);
 }
 
 describe('openapi.json for code generators', () => {
@@ -56,9 +57,25 @@ describe('openapi.json for code generators', () => {
 
   it('names every resource, body and error as a component', () => {
     for (const name of [
-      'Form', 'Submission', 'SubmissionDetail', 'Webhook', 'Delivery', 'Token', 'TokenListEntry', 'Insights', 'Job', 'Me',
-      'ErrorBody', 'ValidationErrorBody', 'RateLimitedBody', 'CreateFormBody', 'CreateWebhookBody', 'BulkBody', 'BulkResult',
-      'SubmissionCreatedEvent', 'InsightsRegeneratedEvent',
+      'Form',
+      'Submission',
+      'SubmissionDetail',
+      'Webhook',
+      'Delivery',
+      'Token',
+      'TokenListEntry',
+      'Insights',
+      'Job',
+      'Me',
+      'ErrorBody',
+      'ValidationErrorBody',
+      'RateLimitedBody',
+      'CreateFormBody',
+      'CreateWebhookBody',
+      'BulkBody',
+      'BulkResult',
+      'SubmissionCreatedEvent',
+      'InsightsRegeneratedEvent',
     ]) {
       expect(schemas, name).toHaveProperty(name);
     }
@@ -72,9 +89,12 @@ describe('openapi.json for code generators', () => {
     const inline: string[] = [];
     let bodies = 0;
     for (const { where, op } of operations) {
-      const media: [string, Json][] = Object.entries((op.requestBody?.content ?? {}) as Record<string, Json>).map(([type, m]) => [`${where} body ${type}`, m]);
+      const media: [string, Json][] = Object.entries((op.requestBody?.content ?? {}) as Record<string, Json>).map(
+        ([type, m]) => [`${where} body ${type}`, m],
+      );
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
-        for (const [type, m] of Object.entries((response.content ?? {}) as Record<string, Json>)) media.push([`${where} ${status} ${type}`, m]);
+        for (const [type, m] of Object.entries((response.content ?? {}) as Record<string, Json>))
+          media.push([`${where} ${status} ${type}`, m]);
       }
       for (const [at, m] of media) {
         if (m.schema.type === 'string') continue;
@@ -87,20 +107,27 @@ describe('openapi.json for code generators', () => {
   });
 
   it('refers to a resource by $ref where a route answers it', () => {
-    const body = (path: string, method: string, status: string) => resolve(doc.paths[path][method].responses[status].content['application/json'].schema.$ref)!;
+    const body = (path: string, method: string, status: string) =>
+      resolve(doc.paths[path][method].responses[status].content['application/json'].schema.$ref)!;
     expect(body('/v1/forms/{form}', 'get', '200').properties.data).toEqual({ $ref: '#/components/schemas/Form' });
-    expect(body('/v1/forms/{form}/webhooks/{webhook}', 'get', '200').properties.data).toEqual({ $ref: '#/components/schemas/Webhook' });
+    expect(body('/v1/forms/{form}/webhooks/{webhook}', 'get', '200').properties.data).toEqual({
+      $ref: '#/components/schemas/Webhook',
+    });
     expect(body('/v1/jobs/{job_id}', 'get', '200').properties.data).toEqual({ $ref: '#/components/schemas/Job' });
-    expect(doc.paths['/v1/forms/{form}'].get.responses['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+    expect(doc.paths['/v1/forms/{form}'].get.responses['404'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ErrorBody',
+    });
     expect(schemas.SubmissionPage.properties.data.items).toEqual({ $ref: '#/components/schemas/Submission' });
   });
 
   it('every $ref resolves, and no 3.0 spelling is left (nullable, boolean exclusive bounds)', () => {
     const problems: string[] = [];
     eachSchemaIn(doc, '#', (s, where) => {
-      if (typeof s.$ref === 'string' && s.$ref.startsWith('#/components/schemas/') && !resolve(s.$ref)) problems.push(`${where}: ${s.$ref}`);
+      if (typeof s.$ref === 'string' && s.$ref.startsWith('#/components/schemas/') && !resolve(s.$ref))
+        problems.push(`${where}: ${s.$ref}`);
       if ('nullable' in s && typeof s.nullable === 'boolean') problems.push(`${where}: nullable`);
-      if (typeof s.exclusiveMinimum === 'boolean' || typeof s.exclusiveMaximum === 'boolean') problems.push(`${where}: boolean bound`);
+      if (typeof s.exclusiveMinimum === 'boolean' || typeof s.exclusiveMaximum === 'boolean')
+        problems.push(`${where}: boolean bound`);
     });
     expect(problems).toEqual([]);
     expect(schemas.Token.properties.expires_at.type).toEqual(['string', 'null']);
@@ -122,13 +149,23 @@ describe('openapi.json for code generators', () => {
     for (const event of Object.keys(WEBHOOK_EVENT_BODIES)) {
       const post = doc.webhooks[event].post as Json;
       const headers = (post.parameters as Json[]).filter((p) => p.in === 'header' && p.required).map((p) => p.name);
-      expect(headers, event).toEqual(expect.arrayContaining(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'X-Service-Timestamp', 'X-Service-Signature']));
+      expect(headers, event).toEqual(
+        expect.arrayContaining([
+          'webhook-id',
+          'webhook-timestamp',
+          'webhook-signature',
+          'X-Service-Timestamp',
+          'X-Service-Signature',
+        ]),
+      );
       const body = resolve(post.requestBody.content['application/json'].schema.$ref)!;
       expect(body.properties, event).toHaveProperty('type');
       expect(post.security).toEqual([]);
       expect(Object.keys(post.responses)).toEqual(['200', '410']);
     }
-    expect(doc.webhooks['submission.created'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/SubmissionCreatedEvent');
+    expect(doc.webhooks['submission.created'].post.requestBody.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/SubmissionCreatedEvent',
+    );
   });
 
   it('documents 429 and the RateLimit headers on exactly the routes the per-token budget meters', () => {
@@ -140,11 +177,19 @@ describe('openapi.json for code generators', () => {
       const responses = doc.paths[openApiPath(route)][route.method.toLowerCase()].responses as Record<string, Json>;
       const success = Object.entries(responses).filter(([status]) => /^2/.test(status));
       if (limited.includes(route)) {
-        expect(Object.keys(responses['429']?.headers ?? {}), where).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy', 'Retry-After']));
-        expect(responses['429']!.content['application/json'].schema.$ref, where).toBe('#/components/schemas/RateLimitedBody');
-        for (const [status, response] of success) expect(Object.keys(response.headers ?? {}), `${where} ${status}`).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
+        expect(Object.keys(responses['429']?.headers ?? {}), where).toEqual(
+          expect.arrayContaining(['RateLimit', 'RateLimit-Policy', 'Retry-After']),
+        );
+        expect(responses['429']!.content['application/json'].schema.$ref, where).toBe(
+          '#/components/schemas/RateLimitedBody',
+        );
+        for (const [status, response] of success)
+          expect(Object.keys(response.headers ?? {}), `${where} ${status}`).toEqual(
+            expect.arrayContaining(['RateLimit', 'RateLimit-Policy']),
+          );
       } else {
-        for (const [status, response] of success) expect(response.headers?.RateLimit, `${where} ${status}`).toBeUndefined();
+        for (const [status, response] of success)
+          expect(response.headers?.RateLimit, `${where} ${status}`).toBeUndefined();
       }
     }
     expect(Object.keys(doc.components.headers)).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After']);
@@ -158,7 +203,10 @@ describe('naming on routes yet to come', () => {
       method: 'GET',
       path: '/v1/things/:thing',
       summary: 'Show a thing',
-      responses: { 200: z.object({ data: Form, extended: Form.extend({ extra: z.string() }), maybe: Form.nullable() }), 404: ErrorBody },
+      responses: {
+        200: z.object({ data: Form, extended: Form.extend({ extra: z.string() }), maybe: Form.nullable() }),
+        404: ErrorBody,
+      },
       metadata: { ability: null, cost: COSTS.row },
     },
   });
@@ -167,7 +215,9 @@ describe('naming on routes yet to come', () => {
 
   it('refers to a contract schema wherever a route uses it, inlines one derived from it, and names the body after the operation', () => {
     const op = fixtureDoc.paths['/v1/things/{thing}'].get;
-    expect(op.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/GetThingResponse' });
+    expect(op.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/GetThingResponse',
+    });
     const body = fixtureSchemas.GetThingResponse!;
     expect(body.properties.data).toEqual({ $ref: '#/components/schemas/Form' });
     expect(body.properties.maybe).toEqual({ anyOf: [{ $ref: '#/components/schemas/Form' }, { type: 'null' }] });

@@ -16,7 +16,9 @@ import { makeTeam, startTestApp } from '../support/harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking a parsed document
 
-const doc = (await SwaggerParser.dereference(JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')))) as Json;
+const doc = (await SwaggerParser.dereference(
+  JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')),
+)) as Json;
 const publicPath = doc.paths['/f/{form}'] as Json;
 const ajv = new Ajv({ allErrors: true });
 const t = await startTestApp({ INTAKE_INGEST_RATE_LIMIT: '10000', INTAKE_INGEST_FLOOD_LIMIT: '10000' });
@@ -33,7 +35,8 @@ function expectDocumented(res: Response, method: 'post' | 'options' = 'post'): v
   expect(declared, `${where}: status not in openapi.json`).toBeDefined();
   for (const header of Object.keys(declared!.headers ?? {})) {
     // Only the CORS headers depend on the request (an allowed Origin); every other declared header is always sent.
-    if (!header.startsWith('Access-Control-')) expect(res.headers[header.toLowerCase()], `${where}: header ${header}`).toBeDefined();
+    if (!header.startsWith('Access-Control-'))
+      expect(res.headers[header.toLowerCase()], `${where}: header ${header}`).toBeDefined();
   }
   if (!declared!.content) {
     // A redirect's short text (express writes one) and a 204 carry nothing a client reads.
@@ -61,12 +64,24 @@ describe('POST /f/{form} answers as openapi.json says', () => {
     expectDocumented(bodyJson);
     const urlencoded = await t.http.post(form.endpoint).set(json).type('form').send('name=Ada&name=Lovelace&_gotcha=');
     expectDocumented(urlencoded);
-    const multipart = await t.http.post(form.endpoint).set(json).field('name', 'Ada').attach('cv', Buffer.from('%PDF-1.4'), { filename: 'cv.pdf' });
+    const multipart = await t.http
+      .post(form.endpoint)
+      .set(json)
+      .field('name', 'Ada')
+      .attach('cv', Buffer.from('%PDF-1.4'), { filename: 'cv.pdf' });
     expect(multipart.status).toBe(201);
     expectDocumented(multipart);
 
-    const first = await t.http.post(form.endpoint).set({ ...json, 'Idempotency-Key': 'order-42' }).type('form').send('a=1');
-    const again = await t.http.post(form.endpoint).set({ ...json, 'Idempotency-Key': 'order-42' }).type('form').send('a=2');
+    const first = await t.http
+      .post(form.endpoint)
+      .set({ ...json, 'Idempotency-Key': 'order-42' })
+      .type('form')
+      .send('a=1');
+    const again = await t.http
+      .post(form.endpoint)
+      .set({ ...json, 'Idempotency-Key': 'order-42' })
+      .type('form')
+      .send('a=2');
     expectDocumented(again);
     expect(again.body.id).toBe(first.body.id);
   });
@@ -89,21 +104,39 @@ describe('POST /f/{form} answers as openapi.json says', () => {
     const list = await t.http.post(form.endpoint).send([1, 2]);
     expect(list.body).toMatchObject({ error: 'validation_failed', details: [{ in: 'body' }] });
     expectDocumented(list);
-    const longName = await t.http.post(form.endpoint).set(json).type('form').send(`${'n'.repeat(65)}=1`);
+    const longName = await t.http
+      .post(form.endpoint)
+      .set(json)
+      .type('form')
+      .send(`${'n'.repeat(65)}=1`);
     expect(longName.status).toBe(400);
     expectDocumented(longName);
-    const longKey = await t.http.post(form.endpoint).set({ ...json, 'Idempotency-Key': 'k'.repeat(256) }).type('form').send('a=1');
-    expect(longKey.body).toMatchObject({ error: 'validation_failed', details: [{ in: 'header', path: 'idempotency-key' }] });
+    const longKey = await t.http
+      .post(form.endpoint)
+      .set({ ...json, 'Idempotency-Key': 'k'.repeat(256) })
+      .type('form')
+      .send('a=1');
+    expect(longKey.body).toMatchObject({
+      error: 'validation_failed',
+      details: [{ in: 'header', path: 'idempotency-key' }],
+    });
     expectDocumented(longKey);
   });
 
   it('402 for a spent monthly quota and for files on a plan without uploads', async () => {
     const owner = await makeTeam(t, { plan: 'free' });
     const form = await makePublishedForm(t, owner);
-    const file = await t.http.post(form.endpoint).set(json).field('a', '1').attach('f', Buffer.from('data'), { filename: 'a.txt' });
+    const file = await t.http
+      .post(form.endpoint)
+      .set(json)
+      .field('a', '1')
+      .attach('f', Buffer.from('data'), { filename: 'a.txt' });
     expect(file.body.error).toBe('plan_limit_reached');
     expectDocumented(file);
-    await t.ctx.db.query('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, 50)', [owner.teamId, currentPeriod().start]);
+    await t.ctx.db.query(
+      'insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, 50)',
+      [owner.teamId, currentPeriod().start],
+    );
     const over = await t.http.post(form.endpoint).set(json).type('form').send('a=1');
     expect(over.body.error).toBe('quota_exceeded');
     expectDocumented(over);
@@ -112,10 +145,18 @@ describe('POST /f/{form} answers as openapi.json says', () => {
   it('403 for an Origin the form does not allow', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner, { settings: { allowed_origins: ['https://site.example'] } });
-    const res = await t.http.post(form.endpoint).set({ ...json, Origin: 'https://other.example' }).type('form').send('a=1');
+    const res = await t.http
+      .post(form.endpoint)
+      .set({ ...json, Origin: 'https://other.example' })
+      .type('form')
+      .send('a=1');
     expect(res.status).toBe(403);
     expectDocumented(res);
-    const allowed = await t.http.post(form.endpoint).set({ ...json, Origin: 'https://site.example' }).type('form').send('a=1');
+    const allowed = await t.http
+      .post(form.endpoint)
+      .set({ ...json, Origin: 'https://site.example' })
+      .type('form')
+      .send('a=1');
     expect(allowed.headers['access-control-allow-origin']).toBe('https://site.example');
     expectDocumented(allowed);
   });
@@ -133,10 +174,16 @@ describe('POST /f/{form} answers as openapi.json says', () => {
   it('413 past the limits (a 1 MB body, 200 fields), storing nothing', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
-    const big = await t.http.post(form.endpoint).set(json).type('form').send(`a=${'x'.repeat(1024 * 1024)}`);
+    const big = await t.http
+      .post(form.endpoint)
+      .set(json)
+      .type('form')
+      .send(`a=${'x'.repeat(1024 * 1024)}`);
     expect(big.status).toBe(413);
     expectDocumented(big);
-    const many = await t.http.post(form.endpoint).send(Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`f${i}`, 'x'])));
+    const many = await t.http
+      .post(form.endpoint)
+      .send(Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`f${i}`, 'x'])));
     expect(many.status).toBe(413);
     expectDocumented(many);
     expect(await submissionsOf(t, form.id)).toEqual([]);
@@ -145,14 +192,19 @@ describe('POST /f/{form} answers as openapi.json says', () => {
   it('415 for another content type', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
-    const res = await t.http.post(form.endpoint).set({ ...json, 'Content-Type': 'text/plain' }).send('name=Ada');
+    const res = await t.http
+      .post(form.endpoint)
+      .set({ ...json, 'Content-Type': 'text/plain' })
+      .send('name=Ada');
     expect(res.status).toBe(415);
     expectDocumented(res);
   });
 
   it('422 for a post the form refuses: field errors, a missing CAPTCHA token, an HTML page for a browser', async () => {
     const owner = await makeTeam(t);
-    const schema = await makePublishedForm(t, owner, { settings: { fields: [{ name: 'email', type: 'email', required: true }] } });
+    const schema = await makePublishedForm(t, owner, {
+      settings: { fields: [{ name: 'email', type: 'email', required: true }] },
+    });
     const fields = await t.http.post(schema.endpoint).send({ email: 'not an address' });
     expect(fields.body).toMatchObject({ error: 'validation_failed', fields: { email: [expect.any(String)] } });
     expectDocumented(fields);
@@ -161,7 +213,9 @@ describe('POST /f/{form} answers as openapi.json says', () => {
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expectDocumented(page);
 
-    const captcha = await makePublishedForm(t, owner, { settings: { captcha: { provider: 'turnstile', secret_key: '0x0000000000000000000000000000000AA' } } });
+    const captcha = await makePublishedForm(t, owner, {
+      settings: { captcha: { provider: 'turnstile', secret_key: '0x0000000000000000000000000000000AA' } },
+    });
     const refused = await t.http.post(captcha.endpoint).send({ name: 'Ada' });
     expect(refused.body.error).toBe('captcha_failed');
     expectDocumented(refused);
@@ -172,7 +226,8 @@ describe('POST /f/{form} answers as openapi.json says', () => {
     const owner = await makeTeam(flood);
     const form = await makePublishedForm(flood, owner);
     const answers: Response[] = [];
-    for (let i = 0; i < 3; i++) answers.push(await flood.http.post(form.endpoint).set(json).type('form').send(`a=${i}`));
+    for (let i = 0; i < 3; i++)
+      answers.push(await flood.http.post(form.endpoint).set(json).type('form').send(`a=${i}`));
     expect(answers.map((r) => r.status)).toEqual([201, 201, 429]);
     const limited = answers[2]!;
     expect(limited.headers['retry-after']).toBe(String(limited.body.retry_after));
@@ -203,7 +258,8 @@ describe('POST /f/{form} answers as openapi.json says', () => {
 
   // 408 (a crawling body) and 503 (Postgres or storage down) are provoked by test/http/slow-clients.test.ts and test/platform/faults.test.ts.
   it('every answer the document lists was provoked above (but 408, 500 and 503: a crawling body, storage failing, an outage)', () => {
-    const listed = (method: string) => Object.keys((publicPath[method] as Json).responses).filter((s) => !['408', '500', '503'].includes(s));
+    const listed = (method: string) =>
+      Object.keys((publicPath[method] as Json).responses).filter((s) => !['408', '500', '503'].includes(s));
     expect([...seen.post!].sort()).toEqual(listed('post'));
     expect([...seen.options!].sort()).toEqual(listed('options'));
   });

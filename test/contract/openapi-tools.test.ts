@@ -2,7 +2,16 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Delivery, type Form, type Insights, type Job, type Submission, type Token, type Webhook } from '../../sdk/index.ts';
+import {
+  createClient,
+  type Delivery,
+  type Form,
+  type Insights,
+  type Job,
+  type Submission,
+  type Token,
+  type Webhook,
+} from '../../sdk/index.ts';
 import { freePort } from '../../server/infra/db/embedded-postgres.ts';
 
 /**
@@ -22,7 +31,15 @@ describe('Prism mock-serving openapi.json', () => {
     baseUrl = `http://127.0.0.1:${port}`;
     prism = spawn(
       process.execPath,
-      [path.join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', '--host', '127.0.0.1', '--port', String(port), path.join(ROOT, 'openapi.json')],
+      [
+        path.join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js'),
+        'mock',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        path.join(ROOT, 'openapi.json'),
+      ],
       { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const listening = new Promise<void>((resolve, reject) => {
@@ -44,7 +61,7 @@ describe('Prism mock-serving openapi.json', () => {
     }
   });
 
-  it('answers the SDK\'s calls with 2xx bodies of the named types', async () => {
+  it("answers the SDK's calls with 2xx bodies of the named types", async () => {
     const client = createClient({ baseUrl, token: `intk_${'a'.repeat(40)}` });
     const me = (await client.ok.getMe()).data;
     expect(typeof me.team.id).toBe('string');
@@ -54,11 +71,14 @@ describe('Prism mock-serving openapi.json', () => {
     expect(typeof form.id).toBe('string');
     expect(Array.isArray(forms)).toBe(true);
 
-    const submissions: Submission[] = (await client.ok.listSubmissions({ params: { form: 'frm_mock' }, query: {} })).data;
+    const submissions: Submission[] = (await client.ok.listSubmissions({ params: { form: 'frm_mock' }, query: {} }))
+      .data;
     expect(Array.isArray(submissions)).toBe(true);
     const webhooks: Webhook[] = (await client.ok.listWebhooks({ params: { form: 'frm_mock' } })).data;
     expect(Array.isArray(webhooks)).toBe(true);
-    const deliveries: Delivery[] = (await client.ok.listDeliveries({ params: { form: 'frm_mock', webhook: 'wh_mock' }, query: {} })).data;
+    const deliveries: Delivery[] = (
+      await client.ok.listDeliveries({ params: { form: 'frm_mock', webhook: 'wh_mock' }, query: {} })
+    ).data;
     expect(Array.isArray(deliveries)).toBe(true);
     const tokens: Token[] = (await client.ok.listTokens()).data;
     expect(Array.isArray(tokens)).toBe(true);
@@ -74,7 +94,11 @@ describe('Prism mock-serving openapi.json', () => {
   });
 
   it('refuses a request the document does not allow (Prism validates, it is not a catch-all)', async () => {
-    const res = await fetch(`${baseUrl}/v1/forms`, { method: 'POST', headers: { authorization: 'Bearer x', 'content-type': 'application/json' }, body: '{"name": 5}' });
+    const res = await fetch(`${baseUrl}/v1/forms`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer x', 'content-type': 'application/json' },
+      body: '{"name": 5}',
+    });
     // Prism answers a request that breaks the document with the operation's documented 400.
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toBeTruthy();
@@ -82,18 +106,36 @@ describe('Prism mock-serving openapi.json', () => {
 });
 
 describe('generated types', () => {
-  it('openapi-typescript\'s output and the SDK\'s named types typecheck on their own (strict)', { timeout: 120_000 }, () => {
-    const run = spawnSync(
-      process.execPath,
-      [
-        path.join(ROOT, 'node_modules/typescript/bin/tsc'),
-        '--noEmit', '--strict', '--target', 'ES2023', '--lib', 'ES2024', '--module', 'NodeNext', '--moduleResolution', 'NodeNext',
-        '--allowImportingTsExtensions', '--verbatimModuleSyntax', '--skipLibCheck', '--types', 'node',
-        'sdk/openapi-types.ts', 'test/support/sdk-named-types.ts',
-      ],
-      { cwd: ROOT, encoding: 'utf8' },
-    );
-    expect(run.stdout + run.stderr).toBe('');
-    expect(run.status).toBe(0);
-  });
+  it(
+    "openapi-typescript's output and the SDK's named types typecheck on their own (strict)",
+    { timeout: 120_000 },
+    () => {
+      const run = spawnSync(
+        process.execPath,
+        [
+          path.join(ROOT, 'node_modules/typescript/bin/tsc'),
+          '--noEmit',
+          '--strict',
+          '--target',
+          'ES2023',
+          '--lib',
+          'ES2024',
+          '--module',
+          'NodeNext',
+          '--moduleResolution',
+          'NodeNext',
+          '--allowImportingTsExtensions',
+          '--verbatimModuleSyntax',
+          '--skipLibCheck',
+          '--types',
+          'node',
+          'sdk/openapi-types.ts',
+          'test/support/sdk-named-types.ts',
+        ],
+        { cwd: ROOT, encoding: 'utf8' },
+      );
+      expect(run.stdout + run.stderr).toBe('');
+      expect(run.status).toBe(0);
+    },
+  );
 });

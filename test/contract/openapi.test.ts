@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ABILITIES, authErrors, contract, ErrorBody } from '../../contract/index.ts';
 import { buildOpenApi, openApiText } from '../../scripts/openapi/document.ts';
-import { CAPTCHA_TOKEN_FIELDS as DOCUMENTED_TOKEN_FIELDS, DEFAULT_HONEYPOT_FIELD, PUBLIC_POST_LIMITS } from '../../contract/public-endpoint.ts';
+import {
+  CAPTCHA_TOKEN_FIELDS as DOCUMENTED_TOKEN_FIELDS,
+  DEFAULT_HONEYPOT_FIELD,
+  PUBLIC_POST_LIMITS,
+} from '../../contract/public-endpoint.ts';
 import { CAPTCHA_TOKEN_FIELDS } from '../../server/domain/spam/captcha.ts';
 import { DEFAULT_SETTINGS } from '../../server/domain/spam/stored-rules.ts';
 import { INGEST_LIMITS } from '../../server/domain/ingest/limits.ts';
@@ -37,13 +41,22 @@ function routeKeys(router: AppRouter): Map<string, string> {
   return keys;
 }
 
-type LintResult = { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; location: unknown }[] };
+type LintResult = {
+  totals: { errors: number; warnings: number };
+  problems: { ruleId: string; message: string; location: unknown }[];
+};
 
 /** The Redocly CLI with the repository's redocly.yaml; no telemetry, no update check, no network. */
 function redoclyLint(file: string): LintResult {
   const run = spawnSync(
     process.execPath,
-    [path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', file, '--format=json', `--config=${path.join(ROOT, 'redocly.yaml')}`],
+    [
+      path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'),
+      'lint',
+      file,
+      '--format=json',
+      `--config=${path.join(ROOT, 'redocly.yaml')}`,
+    ],
     {
       cwd: ROOT,
       encoding: 'utf8',
@@ -64,7 +77,9 @@ describe('openapi.json', () => {
 
   it("carries the package's one version number", () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    const sdk = JSON.parse(readFileSync(new URL('../../sdk/package.json', import.meta.url), 'utf8')) as { version: string };
+    const sdk = JSON.parse(readFileSync(new URL('../../sdk/package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     expect((buildOpenApi() as { info: { version: string } }).info.version).toBe(pkg.version);
     expect(sdk.version).toBe(pkg.version);
   });
@@ -86,7 +101,11 @@ describe('openapi.json', () => {
     const keys = routeKeys(contract);
     // Everything but the public form endpoint (below) is a contract route under /v1.
     const ops = operations(doc).filter((o) => o.path.startsWith('/v1/'));
-    expect(operations(doc).filter((o) => !o.path.startsWith('/v1/')).map((o) => `${o.method} ${o.path}`)).toEqual(['post /f/{form}']);
+    expect(
+      operations(doc)
+        .filter((o) => !o.path.startsWith('/v1/'))
+        .map((o) => `${o.method} ${o.path}`),
+    ).toEqual(['post /f/{form}']);
     expect(ops.length).toBe(keys.size);
     for (const { method, path: p, op } of ops) {
       const where = `${method.toUpperCase()} ${p}`;
@@ -99,7 +118,10 @@ describe('openapi.json', () => {
       expect(op.tags, where).toHaveLength(1);
       expect(tagNames, where).toContain(op.tags[0]);
       const params = (op.parameters ?? []) as Json[];
-      expect(params.some((prm) => prm.in === 'header' && /^authorization$/i.test(prm.name)), where).toBe(false);
+      expect(
+        params.some((prm) => prm.in === 'header' && /^authorization$/i.test(prm.name)),
+        where,
+      ).toBe(false);
       for (const [status, response] of Object.entries(op.responses as Json)) {
         expect(response.description, `${where} ${status}`).not.toMatch(/^\d+$/);
       }
@@ -107,7 +129,8 @@ describe('openapi.json', () => {
   });
 
   it('tags routes by resource', () => {
-    const tagOf = (operationId: string) => operations(JSON.parse(COMMITTED)).find((o) => o.op.operationId === operationId)?.op.tags[0];
+    const tagOf = (operationId: string) =>
+      operations(JSON.parse(COMMITTED)).find((o) => o.op.operationId === operationId)?.op.tags[0];
     expect(tagOf('getMe')).toBe('Account');
     expect(tagOf('createToken')).toBe('Tokens');
     expect(tagOf('listInvoices')).toBe('Billing');
@@ -133,7 +156,10 @@ describe('the public endpoint POST /f/{form} in openapi.json', () => {
   it('is an operation with no security, under its own described tag, whose ids are no SDK method', () => {
     const tag = (doc.tags as Json[]).find((t) => t.name === 'Public endpoint');
     expect(tag?.description).toMatch(/no token/);
-    for (const [method, op] of [['post', post], ['options', item.options as Json]] as const) {
+    for (const [method, op] of [
+      ['post', post],
+      ['options', item.options as Json],
+    ] as const) {
       expect(op.security, method).toEqual([]);
       expect(op.tags, method).toEqual(['Public endpoint']);
       expect(op.summary && op.description, method).toBeTruthy();
@@ -141,25 +167,39 @@ describe('the public endpoint POST /f/{form} in openapi.json', () => {
       expect(Object.keys(contract), method).not.toContain(op.operationId);
     }
     expect([post.operationId, item.options.operationId]).toEqual(['submitForm', 'preflightForm']);
-    const ids = Object.values(doc.paths as Json).flatMap((i) => Object.values(i as Json).map((op) => (op as Json).operationId));
+    const ids = Object.values(doc.paths as Json).flatMap((i) =>
+      Object.values(i as Json).map((op) => (op as Json).operationId),
+    );
     expect(new Set(ids).size).toBe(ids.length);
     expect(doc.info.description).toContain('POST /f/{form}');
   });
 
-  it('takes urlencoded, multipart and JSON bodies with the reserved fields, the form\'s own fields and the limits', () => {
+  it("takes urlencoded, multipart and JSON bodies with the reserved fields, the form's own fields and the limits", () => {
     expect(post.requestBody.required).toBe(true);
     expect(Object.keys(post.requestBody.content)).toEqual(MEDIA);
     for (const media of MEDIA) {
       const schema = post.requestBody.content[media].schema as Json;
-      expect(Object.keys(schema.properties), media).toEqual(['_replyto', '_subject', '_next', '_gotcha', ...CAPTCHA_TOKEN_FIELDS]);
+      expect(Object.keys(schema.properties), media).toEqual([
+        '_replyto',
+        '_subject',
+        '_next',
+        '_gotcha',
+        ...CAPTCHA_TOKEN_FIELDS,
+      ]);
       expect(schema.additionalProperties, media).toBeTruthy();
-      expect(schema.maxProperties, media).toBe(INGEST_LIMITS.fields + (media === 'multipart/form-data' ? INGEST_LIMITS.files : 0));
+      expect(schema.maxProperties, media).toBe(
+        INGEST_LIMITS.fields + (media === 'multipart/form-data' ? INGEST_LIMITS.files : 0),
+      );
       expect(schema.description, media).toContain('`_`');
     }
     const multipart = JSON.stringify(post.requestBody.content['multipart/form-data'].schema.additionalProperties);
     expect(multipart).toContain('"format":"binary"');
-    expect(post.requestBody.content['application/x-www-form-urlencoded'].schema.additionalProperties.anyOf[0].maxLength).toBe(INGEST_LIMITS.fieldValueBytes);
-    expect(post.description).toContain(`at most ${INGEST_LIMITS.fields} fields, names of at most ${INGEST_LIMITS.fieldName} characters, values of at most 64 KB`);
+    expect(
+      post.requestBody.content['application/x-www-form-urlencoded'].schema.additionalProperties.anyOf[0].maxLength,
+    ).toBe(INGEST_LIMITS.fieldValueBytes);
+    expect(post.description).toContain(
+      `at most ${INGEST_LIMITS.fields} fields, names of at most ${INGEST_LIMITS.fieldName} characters, values of at most 64 KB`,
+    );
     expect(post.description).toContain('urlencoded and JSON bodies of at most 1 MB');
     expect(post.description).toContain('at most 10 files of at most 10 MB each');
     expect(post.description).toContain(`JSON nested at most ${INGEST_LIMITS.jsonDepth} levels`);
@@ -181,7 +221,21 @@ describe('the public endpoint POST /f/{form} in openapi.json', () => {
 
   it('lists every answer with its body', () => {
     const responses = post.responses as Json;
-    expect(Object.keys(responses)).toEqual(['201', '303', '400', '402', '403', '404', '408', '413', '415', '422', '429', '500', '503']);
+    expect(Object.keys(responses)).toEqual([
+      '201',
+      '303',
+      '400',
+      '402',
+      '403',
+      '404',
+      '408',
+      '413',
+      '415',
+      '422',
+      '429',
+      '500',
+      '503',
+    ]);
     const json = (status: string) => responses[status].content['application/json'].schema as Json;
     expect(json('201').required).toEqual(['ok', 'id']);
     expect(responses['303'].headers.Location).toBeTruthy();
@@ -192,11 +246,15 @@ describe('the public endpoint POST /f/{form} in openapi.json', () => {
     expect(json('404').properties.error.enum).toEqual(['not_found']);
     expect(json('413').properties.error.enum).toEqual(['payload_too_large']);
     expect(json('415').properties.error.enum).toEqual(['unsupported_media_type']);
-    expect((json('422').anyOf as Json[]).map((s) => s.properties.error.enum[0])).toEqual(['validation_failed', 'captcha_failed']);
+    expect((json('422').anyOf as Json[]).map((s) => s.properties.error.enum[0])).toEqual([
+      'validation_failed',
+      'captcha_failed',
+    ]);
     expect(json('422').anyOf[0].required).toContain('fields');
     expect(json('429').required).toContain('retry_after');
     expect(responses['429'].headers['Retry-After'].schema).toEqual({ type: 'integer' });
-    for (const status of ['404', '422']) expect(Object.keys(responses[status].content), status).toEqual(['application/json', 'text/html']);
+    for (const status of ['404', '422'])
+      expect(Object.keys(responses[status].content), status).toEqual(['application/json', 'text/html']);
   });
 
   it('documents the CORS preflight', () => {
@@ -276,10 +334,13 @@ describe('OpenAPI generator on routes yet to come', () => {
   const doc = buildOpenApi(fixture) as Json;
   const op = (operationId: string) => operations(doc).find((o) => o.op.operationId === operationId)!.op;
   /** A top-level body is a `$ref` to its component (named after the operation when no schema is). */
-  const deref = (schema: Json): Json => (schema.$ref ? doc.components.schemas[String(schema.$ref).split('/').pop()!] : schema);
+  const deref = (schema: Json): Json =>
+    schema.$ref ? doc.components.schemas[String(schema.$ref).split('/').pop()!] : schema;
 
   it('publishes coerced query values as plain (not nullable) and drops the authorization header', () => {
-    const params = Object.fromEntries((op('exportSubmissions').parameters as Json[]).map((p) => [`${p.in}:${p.name}`, p.schema]));
+    const params = Object.fromEntries(
+      (op('exportSubmissions').parameters as Json[]).map((p) => [`${p.in}:${p.name}`, p.schema]),
+    );
     expect(Object.keys(params)).not.toContain('header:authorization');
     expect(params['query:page']).toEqual({ type: 'integer', minimum: 0 });
     expect(params['query:per_page']).toMatchObject({ type: 'integer', default: 25 });
@@ -334,6 +395,7 @@ describe('OpenAPI generator on routes yet to come', () => {
   });
 
   it('publishes the ability of each route', () => {
-    for (const [key, route] of Object.entries(fixture)) expect(op(key)['x-ability']).toBe((route.metadata as Json).ability);
+    for (const [key, route] of Object.entries(fixture))
+      expect(op(key)['x-ability']).toBe((route.metadata as Json).ability);
   });
 });

@@ -24,13 +24,17 @@ describe('the operation table', () => {
 
   it('MCP calls it without HTTP: nothing in server/transports/mcp but its HTTP transport imports express or transports/http, and nothing fakes a response', () => {
     const overHttp = path.join('server', 'transports', 'mcp', 'http.ts');
-    const mcp = sources('server/transports/mcp').filter((f) => f !== overHttp).flatMap((f) => [...read(f).matchAll(/from '([^']+)'/g)].map((m) => `${f} → ${m[1]}`));
+    const mcp = sources('server/transports/mcp')
+      .filter((f) => f !== overHttp)
+      .flatMap((f) => [...read(f).matchAll(/from '([^']+)'/g)].map((m) => `${f} → ${m[1]}`));
     expect(mcp.filter((i) => /→ (express|.*\/http\/)/.test(i))).toEqual([]);
     expect(sources('server').filter((f) => /as unknown as (express\.)?Response\b/.test(read(f)))).toEqual([]);
   });
 
   it('parses a bearer header in one place', () => {
-    expect(sources('server').filter((f) => /\/\^Bearer/.test(read(f)))).toEqual([path.join('server', 'domain', 'accounts', 'tokens.ts')]);
+    expect(sources('server').filter((f) => /\/\^Bearer/.test(read(f)))).toEqual([
+      path.join('server', 'domain', 'accounts', 'tokens.ts'),
+    ]);
     expect(bearerToken('Bearer abc')).toBe('abc');
     expect(bearerToken('bearer   abc  ')).toBe('abc');
     expect(bearerToken('Basic abc')).toBeNull();
@@ -42,7 +46,11 @@ describe('invoke', async () => {
   const t = await startTestApp();
   const owner = await makeTeam(t, { plan: 'pro' });
   const viewer = await makeMember(t, owner.teamId, 'viewer');
-  const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (err: unknown) => (err instanceof AppError ? err.code : String(err)));
+  const codeOf = (p: Promise<unknown>) =>
+    p.then(
+      () => 'ok',
+      (err: unknown) => (err instanceof AppError ? err.code : String(err)),
+    );
 
   it('authenticates a bearer header and answers what REST answers', async () => {
     const rest = await t.http.get('/v1/me').set(bearer(owner.token));
@@ -53,9 +61,15 @@ describe('invoke', async () => {
   });
 
   it("checks the route's ability, the input guard and path ids before the operation runs", async () => {
-    expect(await codeOf(invoke(t.ctx, 'createForm', { authorization: `Bearer ${viewer.token}` }, { name: 'Nope' }))).toBe('forbidden');
-    expect(await codeOf(invoke(t.ctx, 'createForm', { authorization: `Bearer ${owner.token}` }, { name: 'a\u0000b' }))).toBe('validation_failed');
-    expect(await codeOf(invoke(t.ctx, 'getForm', { authorization: `Bearer ${owner.token}` }, { form: 'frm_not-an-id' }))).toBe('not_found');
+    expect(
+      await codeOf(invoke(t.ctx, 'createForm', { authorization: `Bearer ${viewer.token}` }, { name: 'Nope' })),
+    ).toBe('forbidden');
+    expect(
+      await codeOf(invoke(t.ctx, 'createForm', { authorization: `Bearer ${owner.token}` }, { name: 'a\u0000b' })),
+    ).toBe('validation_failed');
+    expect(
+      await codeOf(invoke(t.ctx, 'getForm', { authorization: `Bearer ${owner.token}` }, { form: 'frm_not-an-id' })),
+    ).toBe('not_found');
     const forms = await t.http.get('/v1/forms').set(bearer(owner.token));
     expect(forms.body.meta.total).toBe(0);
   });
@@ -63,7 +77,12 @@ describe('invoke', async () => {
   it('charges the same per-token budget as REST', async () => {
     const form = await invoke(t.ctx, 'createForm', { authorization: `Bearer ${owner.token}` }, { name: 'Budget' });
     const formId = (form.body as { data: { id: string } }).data.id;
-    const remaining = async () => Number(/remaining=(\d+)/.exec(String((await t.http.get(`/v1/forms/${formId}/submissions`).set(bearer(owner.token))).headers['ratelimit']))![1]);
+    const remaining = async () =>
+      Number(
+        /remaining=(\d+)/.exec(
+          String((await t.http.get(`/v1/forms/${formId}/submissions`).set(bearer(owner.token))).headers['ratelimit']),
+        )![1],
+      );
     const before = await remaining();
     await invoke(t.ctx, 'listSubmissions', { authorization: `Bearer ${owner.token}` }, { form: formId });
     await invoke(t.ctx, 'listSubmissions', { authorization: `Bearer ${owner.token}` }, { form: formId });

@@ -20,9 +20,15 @@ import { startLiveTestApp } from '../support/live-server.ts';
 const t = await startLiveTestApp();
 
 /** Calls a route's MCP tool as `token`; the API error body of a failed call (its last text block), or null. */
-async function mcpError(token: string, key: string, args: Record<string, unknown>): Promise<Record<string, unknown> | null> {
+async function mcpError(
+  token: string,
+  key: string,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown> | null> {
   const client = new Client({ name: 'security-table', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: bearer(token) } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: bearer(token) } }),
+  );
   try {
     const result = (await client.callTool({ name: toolName(key), arguments: args })) as CallToolResult;
     if (!result.isError) return null;
@@ -53,7 +59,9 @@ function pathParams(route: AppRoute): string[] {
 }
 
 function fillPath(route: AppRoute, values: Record<string, string>): string {
-  return route.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(values[name] ?? `${name}_00000000000000000000000000`));
+  return route.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) =>
+    encodeURIComponent(values[name] ?? `${name}_00000000000000000000000000`),
+  );
 }
 
 /**
@@ -65,7 +73,10 @@ type Factory = (app: TestApp, other: TestMember, made: Record<string, string>) =
 
 async function otherForm(app: TestApp, other: TestMember): Promise<string> {
   const id = newId('frm');
-  await app.ctx.db.query(`insert into forms (id, team_id, name) values ($1, $2, 'Other team form')`, [id, other.teamId]);
+  await app.ctx.db.query(`insert into forms (id, team_id, name) values ($1, $2, 'Other team form')`, [
+    id,
+    other.teamId,
+  ]);
   return id;
 }
 
@@ -113,10 +124,14 @@ const factories: Record<string, Factory> = {
   webhook: (app, other, made) => otherWebhook(app, other, made.form!),
   webhook_id: async (app, other) => otherWebhook(app, other, await otherForm(app, other)),
   delivery: (app, other, made) => otherDelivery(app, other, made.webhook!),
-  delivery_id: async (app, other) => otherDelivery(app, other, await otherWebhook(app, other, await otherForm(app, other))),
+  delivery_id: async (app, other) =>
+    otherDelivery(app, other, await otherWebhook(app, other, await otherForm(app, other))),
   job_id: async (app, other) => {
     const id = newId('job');
-    await app.ctx.db.query(`insert into jobs (id, team_id, type) values ($1, $2, 'webhook_replay')`, [id, other.teamId]);
+    await app.ctx.db.query(`insert into jobs (id, team_id, type) values ($1, $2, 'webhook_replay')`, [
+      id,
+      other.teamId,
+    ]);
     return id;
   },
   erasure: async (app, other) => {
@@ -167,7 +182,8 @@ it('the contract has routes and every one declares its ability', () => {
     const meta = route.metadata as RouteMetadata | undefined;
     expect(meta, `${key} has no metadata`).toBeDefined();
     expect(meta && 'ability' in meta, `${key} has no metadata.ability`).toBe(true);
-    if (meta?.ability !== null) expect(isAbility(String(meta?.ability)), `${key}: unknown ability ${meta?.ability}`).toBe(true);
+    if (meta?.ability !== null)
+      expect(isAbility(String(meta?.ability)), `${key}: unknown ability ${meta?.ability}`).toBe(true);
   }
 });
 
@@ -203,22 +219,47 @@ describe.each(routes.map((e) => [`${e.key} ${e.route.method} ${e.route.path}`, e
     expect(wrongType.headers['www-authenticate'], label).toMatch(/^Bearer realm=/);
   });
 
-  it.skipIf(meta.ability === null)('answers 403 to a token holding every ability but the one it needs (REST and MCP)', async () => {
-    const owner = await makeTeam(t, { plan: 'scale' });
-    const allBut = await makeToken(t, owner, ABILITIES.filter((a) => a !== meta.ability));
-    expectError(await send(t, entry, fillPath(entry.route, {}), allBut.token), 403, 'forbidden', `${label} lacking ${meta.ability}`);
-    const ids = Object.fromEntries(params.map((p) => [p, `${p}_00000000000000000000000000`]));
-    if (hasTool) expect(await mcpError(allBut.token, entry.key, toolArgs(entry.key, ids)), `${label} MCP`).toMatchObject({ error: 'forbidden', required: meta.ability });
-  });
+  it.skipIf(meta.ability === null)(
+    'answers 403 to a token holding every ability but the one it needs (REST and MCP)',
+    async () => {
+      const owner = await makeTeam(t, { plan: 'scale' });
+      const allBut = await makeToken(
+        t,
+        owner,
+        ABILITIES.filter((a) => a !== meta.ability),
+      );
+      expectError(
+        await send(t, entry, fillPath(entry.route, {}), allBut.token),
+        403,
+        'forbidden',
+        `${label} lacking ${meta.ability}`,
+      );
+      const ids = Object.fromEntries(params.map((p) => [p, `${p}_00000000000000000000000000`]));
+      if (hasTool)
+        expect(await mcpError(allBut.token, entry.key, toolArgs(entry.key, ids)), `${label} MCP`).toMatchObject({
+          error: 'forbidden',
+          required: meta.ability,
+        });
+    },
+  );
 
   it.skipIf(params.length === 0)("answers 404 for another team's record", async () => {
     const missing = params.filter((p) => !factories[p]);
-    expect(missing, `${label}: add a factory for path parameter(s) ${missing.join(', ')} to test/contract/security.test.ts`).toEqual([]);
+    expect(
+      missing,
+      `${label}: add a factory for path parameter(s) ${missing.join(', ')} to test/contract/security.test.ts`,
+    ).toEqual([]);
     if ('body' in entry.route && isZodType(entry.route.body) && !entry.route.body.safeParse({}).success) {
-      expect(sampleBodies[entry.key], `${label}: add a valid sample body to test/contract/security.test.ts`).toBeDefined();
+      expect(
+        sampleBodies[entry.key],
+        `${label}: add a valid sample body to test/contract/security.test.ts`,
+      ).toBeDefined();
     }
     if (isZodType(entry.route.query) && !entry.route.query.safeParse({}).success) {
-      expect(sampleQueries[entry.key], `${label}: add a valid sample query to test/contract/security.test.ts`).toBeDefined();
+      expect(
+        sampleQueries[entry.key],
+        `${label}: add a valid sample query to test/contract/security.test.ts`,
+      ).toBeDefined();
     }
 
     const mine = await makeTeam(t, { plan: 'scale' });
@@ -228,7 +269,11 @@ describe.each(routes.map((e) => [`${e.key} ${e.route.method} ${e.route.path}`, e
     const path = fillPath(entry.route, made);
 
     expectError(await send(t, entry, path, mine.token), 404, 'not_found', `${label} other team's record`);
-    if (hasTool) expect(await mcpError(mine.token, entry.key, toolArgs(entry.key, made)), `${label} MCP, other team's record`).toMatchObject({ error: 'not_found' });
+    if (hasTool)
+      expect(
+        await mcpError(mine.token, entry.key, toolArgs(entry.key, made)),
+        `${label} MCP, other team's record`,
+      ).toMatchObject({ error: 'not_found' });
 
     // Control: the record is real, its own team reaches it (so the 404 above is the team scope at work).
     const own = await send(t, entry, path, other.token);

@@ -104,7 +104,10 @@ describe('the CSV export of a form past the limit', () => {
     const form = await makePublishedForm(t, owner);
     // 9 posts × 200 new names used to make the export fail for good (1,664 columns at most).
     for (let i = 0; i < 9; i++) expect((await post(form.endpoint, names(`p${i}_`, 200))).status).toBe(201);
-    const res = await t.http.get(`/v1/forms/${form.id}/submissions/export?format=csv`).set(bearer(owner.token)).buffer(true);
+    const res = await t.http
+      .get(`/v1/forms/${form.id}/submissions/export?format=csv`)
+      .set(bearer(owner.token))
+      .buffer(true);
     expect(res.status).toBe(200);
     const [header, ...rows] = res.text.trim().split('\n');
     const columns = header!.split(',');

@@ -40,13 +40,19 @@ describe('forms API', () => {
       [{ name: '' }, 'name'],
       [{ name: 'x'.repeat(201) }, 'name'],
       [{ name: 'ok', notification_emails: ['not-an-email'] }, 'notification_emails.0'],
-      [{ name: 'ok', notification_emails: Array.from({ length: 11 }, (_, i) => `a${i}@example.com`) }, 'notification_emails'],
+      [
+        { name: 'ok', notification_emails: Array.from({ length: 11 }, (_, i) => `a${i}@example.com`) },
+        'notification_emails',
+      ],
       [{ name: 'ok', settings: { ai_threshold: 2 } }, 'settings.ai_threshold'],
       [{ name: 'ok', settings: { custom_rules: { regex: ['(unclosed'] } } }, 'settings.custom_rules.regex.0'],
       // RE2 (what custom rules run on) has no lookaround and no backreferences.
       [{ name: 'ok', settings: { custom_rules: { regex: ['spam(?=!)'] } } }, 'settings.custom_rules.regex.0'],
       [{ name: 'ok', settings: { custom_rules: { regex: ['ok', '(a)\\1'] } } }, 'settings.custom_rules.regex.1'],
-      [{ name: 'ok', settings: { custom_rules: { regex: Array.from({ length: 11 }, (_, i) => `r${i}`) } } }, 'settings.custom_rules.regex'],
+      [
+        { name: 'ok', settings: { custom_rules: { regex: Array.from({ length: 11 }, (_, i) => `r${i}`) } } },
+        'settings.custom_rules.regex',
+      ],
       [{ name: 'ok', settings: { allowed_origins: ['https://example.com/path'] } }, 'settings.allowed_origins.0'],
     ];
     for (const [body, path] of cases) {
@@ -75,16 +81,26 @@ describe('forms API', () => {
       const res = await createForm(owner.token, { name: 'Contact', settings: { redirect_url: url } });
       expect(res.status, url).toBe(400);
       expect(res.body.error).toBe('validation_failed');
-      expect(res.body.details).toContainEqual({ in: 'body', path: 'settings.redirect_url', message: 'Must be an absolute http:// or https:// URL.' });
+      expect(res.body.details).toContainEqual({
+        in: 'body',
+        path: 'settings.redirect_url',
+        message: 'Must be an absolute http:// or https:// URL.',
+      });
     }
     expect((await t.http.get('/v1/forms').set(bearer(owner.token))).body.meta.total).toBe(0);
 
-    const created = await createForm(owner.token, { name: 'Contact', settings: { redirect_url: 'https://example.com/thanks' } });
+    const created = await createForm(owner.token, {
+      name: 'Contact',
+      settings: { redirect_url: 'https://example.com/thanks' },
+    });
     expect(created.status).toBe(201);
     const form = created.body.data;
     expect(form.settings.redirect_url).toBe('https://example.com/thanks');
     for (const url of refused) {
-      const res = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ name: 'Renamed', settings: { redirect_url: url } });
+      const res = await t.http
+        .put(`/v1/forms/${form.id}`)
+        .set(bearer(owner.token))
+        .send({ name: 'Renamed', settings: { redirect_url: url } });
       expect(res.status, url).toBe(400);
       expect(res.body.error).toBe('validation_failed');
       expect(res.body.details.map((d: { path: string }) => d.path)).toContain('settings.redirect_url');
@@ -92,7 +108,10 @@ describe('forms API', () => {
     expect((await t.http.get(`/v1/forms/${form.id}`).set(bearer(owner.token))).body.data).toEqual(form);
 
     for (const url of ['http://example.com/thanks', 'HTTPS://example.com/merci?lang=fr#top']) {
-      const res = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ settings: { redirect_url: url } });
+      const res = await t.http
+        .put(`/v1/forms/${form.id}`)
+        .set(bearer(owner.token))
+        .send({ settings: { redirect_url: url } });
       expect(res.status, url).toBe(200);
       expect(res.body.data.settings.redirect_url).toBe(url);
     }
@@ -181,7 +200,9 @@ describe('forms API', () => {
       ['post', `/v1/forms/${form.id}/publish`],
       ['delete', `/v1/forms/${form.id}/force`],
     ] as const) {
-      const res = await t.http[method](path).set(bearer(b.token)).send(method === 'put' ? { name: 'x' } : undefined);
+      const res = await t.http[method](path)
+        .set(bearer(b.token))
+        .send(method === 'put' ? { name: 'x' } : undefined);
       expect(res.status, `${method} ${path}`).toBe(404);
     }
     const readOnly = await makeToken(t, a, ['forms:read']);

@@ -29,8 +29,10 @@ async function schemaForm(owner: TestMember, settings: Record<string, unknown> =
   return makePublishedForm(t, owner, { settings: { fields: SCHEMA, ...settings } });
 }
 
-const postJson = (endpoint: string, body: unknown) => t.http.post(endpoint).set('Content-Type', 'application/json').send(JSON.stringify(body));
-const postUrlencoded = (endpoint: string, body: string, accept = 'application/json') => t.http.post(endpoint).type('form').set('Accept', accept).send(body);
+const postJson = (endpoint: string, body: unknown) =>
+  t.http.post(endpoint).set('Content-Type', 'application/json').send(JSON.stringify(body));
+const postUrlencoded = (endpoint: string, body: string, accept = 'application/json') =>
+  t.http.post(endpoint).type('form').set('Accept', accept).send(body);
 
 const GOOD = { name: 'Ada Lovelace', email: 'ada@example.com', terms: 'on' };
 
@@ -118,7 +120,9 @@ describe('a form with a field schema', () => {
       code: 'ABC-123',
     });
     // A zoned date-time is stored as the instant in UTC.
-    expect((await postJson(form.endpoint, { ...GOOD, terms: true, call_at: '2026-03-02T09:30:00+02:00' })).status).toBe(201);
+    expect((await postJson(form.endpoint, { ...GOOD, terms: true, call_at: '2026-03-02T09:30:00+02:00' })).status).toBe(
+      201,
+    );
     const second = (await submissionsOf(t, form.id))[1]!;
     expect(second.payload.call_at).toBe('2026-03-02T07:30:00.000Z');
     expect(second.payload.terms).toBe(true);
@@ -145,13 +149,29 @@ describe('a form with a field schema', () => {
   it('checks file fields: required, how many, which types', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner, {
-      settings: { fields: [{ name: 'cv', label: 'CV', type: 'file', required: true, accept: ['application/pdf', 'image/*'], max_files: 1 }, { name: 'note', type: 'text' }], unknown_fields: 'reject' },
+      settings: {
+        fields: [
+          {
+            name: 'cv',
+            label: 'CV',
+            type: 'file',
+            required: true,
+            accept: ['application/pdf', 'image/*'],
+            max_files: 1,
+          },
+          { name: 'note', type: 'text' },
+        ],
+        unknown_fields: 'reject',
+      },
     });
     const multipart = () => t.http.post(form.endpoint).set('Accept', 'application/json').field('note', 'hello');
     const missing = await multipart();
     expect(missing.status).toBe(422);
     expect(missing.body.fields).toEqual({ cv: ['CV is required: choose a file.'] });
-    const wrongType = await multipart().attach('cv', Buffer.from('MZ…'), { filename: 'cv.exe', contentType: 'application/x-msdownload' });
+    const wrongType = await multipart().attach('cv', Buffer.from('MZ…'), {
+      filename: 'cv.exe',
+      contentType: 'application/x-msdownload',
+    });
     expect(wrongType.body.fields).toEqual({ cv: ['CV must be a file of type application/pdf, image/*.'] });
     const two = await multipart()
       .attach('cv', Buffer.from('%PDF-1.7'), { filename: 'a.pdf', contentType: 'application/pdf' })
@@ -164,7 +184,10 @@ describe('a form with a field schema', () => {
     expect(await submissionsOf(t, form.id)).toEqual([]);
     const ok = await multipart().attach('cv', Buffer.from('\x89PNG'), { filename: 'me.png', contentType: 'image/png' });
     expect(ok.status).toBe(201);
-    const { rows } = await t.ctx.db.query<{ field: string; filename: string }>('select field, filename from submission_files where form_id = $1', [form.id]);
+    const { rows } = await t.ctx.db.query<{ field: string; filename: string }>(
+      'select field, filename from submission_files where form_id = $1',
+      [form.id],
+    );
     expect(rows).toEqual([{ field: 'cv', filename: 'me.png' }]);
   });
 
@@ -197,13 +220,23 @@ describe('a form with a field schema', () => {
       'settings.fields.3',
       'settings.fields.4.name',
     ]);
-    const unknownType = await t.http.post('/v1/forms').set(bearer(owner.token)).send({ name: 'Bad', settings: { fields: [{ name: 'x', type: 'color' }] } });
+    const unknownType = await t.http
+      .post('/v1/forms')
+      .set(bearer(owner.token))
+      .send({ name: 'Bad', settings: { fields: [{ name: 'x', type: 'color' }] } });
     expect(unknownType.status).toBe(400);
   });
 
   it("reads only posted values: a field named like an Object method is not Object's", async () => {
     const owner = await makeTeam(t);
-    const form = await makePublishedForm(t, owner, { settings: { fields: [{ name: 'constructor', type: 'text' }, { name: 'toString', type: 'text', required: true }] } });
+    const form = await makePublishedForm(t, owner, {
+      settings: {
+        fields: [
+          { name: 'constructor', type: 'text' },
+          { name: 'toString', type: 'text', required: true },
+        ],
+      },
+    });
     const missing = await postJson(form.endpoint, {});
     expect(missing.body.fields).toEqual({ toString: ['toString is required.'] });
     expect((await postJson(form.endpoint, { toString: 'x' })).status).toBe(201);
@@ -212,7 +245,9 @@ describe('a form with a field schema', () => {
 
   it('a pattern runs in linear time on a hostile value', async () => {
     const owner = await makeTeam(t);
-    const form = await makePublishedForm(t, owner, { settings: { fields: [{ name: 'x', type: 'text', pattern: '(a+)+$' }] } });
+    const form = await makePublishedForm(t, owner, {
+      settings: { fields: [{ name: 'x', type: 'text', pattern: '(a+)+$' }] },
+    });
     const started = performance.now();
     const res = await postJson(form.endpoint, { x: `${'a'.repeat(30_000)}!` });
     expect(res.status).toBe(422);
@@ -225,7 +260,8 @@ describe('a form with a field schema', () => {
     expect((await postJson(form.endpoint, { age: 'forty', extra: 'x' })).status).toBe(201);
     // What was stored: its values and their metadata. (Its status may move on meanwhile: another test file's
     // worker on the same database may process it, which a schema change has nothing to do with.)
-    const stored = async () => (await submissionsOf(t, form.id)).map(({ id, payload, metadata }) => ({ id, payload, metadata }));
+    const stored = async () =>
+      (await submissionsOf(t, form.id)).map(({ id, payload, metadata }) => ({ id, payload, metadata }));
     const before = await stored();
     const put = await t.http
       .put(`/v1/forms/${form.id}`)
@@ -259,7 +295,10 @@ describe('the CSV export of a form with a schema', () => {
         },
       });
     expect((await postJson(form.endpoint, { message: 'second', email: 'b@example.com', count: '3' })).status).toBe(201);
-    const res = await t.http.get(`/v1/forms/${form.id}/submissions/export?format=csv`).set(bearer(owner.token)).buffer(true);
+    const res = await t.http
+      .get(`/v1/forms/${form.id}/submissions/export?format=csv`)
+      .set(bearer(owner.token))
+      .buffer(true);
     expect(res.status).toBe(200);
     const [header, first, second] = res.text.trim().split('\n');
     expect(header).toBe('id,received_at,status,category,score,E-mail,How many,message,extra,_files');
@@ -303,7 +342,10 @@ describe('the suggested schema', () => {
       ],
     });
     // The proposal is a schema the form takes as it is.
-    const put = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ settings: { fields: res.body.data.fields } });
+    const put = await t.http
+      .put(`/v1/forms/${form.id}`)
+      .set(bearer(owner.token))
+      .send({ settings: { fields: res.body.data.fields } });
     expect(put.status).toBe(200);
     const other = await makeTeam(t);
     expect((await t.http.get(`/v1/forms/${form.id}/schema/suggested`).set(bearer(other.token))).status).toBe(404);
@@ -311,49 +353,57 @@ describe('the suggested schema', () => {
 });
 
 describe('a browser posting a form that breaks the schema', () => {
-  it('shows a page listing the problems in plain words, and Back keeps what was typed', { timeout: 60_000 }, async () => {
-    const owner = await makeTeam(t);
-    const form = await schemaForm(owner);
-    // The site's own page, served from another origin, posting straight to Intake.
-    const site = http.createServer((_req, res) => {
-      res.setHeader('Content-Type', 'text/html; charset=utf-8');
-      res.end(`<!doctype html><html><body><form method="post" action="${t.baseUrl}${form.endpoint}">
+  it(
+    'shows a page listing the problems in plain words, and Back keeps what was typed',
+    { timeout: 60_000 },
+    async () => {
+      const owner = await makeTeam(t);
+      const form = await schemaForm(owner);
+      // The site's own page, served from another origin, posting straight to Intake.
+      const site = http.createServer((_req, res) => {
+        res.setHeader('Content-Type', 'text/html; charset=utf-8');
+        res.end(`<!doctype html><html><body><form method="post" action="${t.baseUrl}${form.endpoint}">
         <input name="name" value=""><input name="email"><input name="age"><input type="checkbox" name="terms">
         <button type="submit">Send</button></form></body></html>`);
-    });
-    site.listen(0, '127.0.0.1');
-    await once(site, 'listening');
-    afterAll(() => new Promise<void>((r) => site.close(() => r())));
-    const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/contact`;
+      });
+      site.listen(0, '127.0.0.1');
+      await once(site, 'listening');
+      afterAll(() => new Promise<void>((r) => site.close(() => r())));
+      const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/contact`;
 
-    const browser = await launchChromium();
-    try {
-      const page = await browser.context.newPage();
-      await page.goto(siteUrl);
-      await page.fill('input[name=name]', 'Ada Lovelace');
-      await page.fill('input[name=email]', 'ada-at-example.com');
-      await page.fill('input[name=age]', '12');
-      const [response] = await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
-      expect(response!.status()).toBe(422);
-      expect(await page.title()).toBe('Please check the form');
-      const items = await page.locator('li').allTextContents();
-      expect(items).toEqual(['E-mail must be an e-mail address, like name@example.com.', 'age must be at least 18.', 'Terms must be checked.']);
-      // Browsers send only the origin as Referer across sites (strict-origin-when-cross-origin): the link goes there.
-      expect(await page.locator('main a').getAttribute('href')).toBe(`${new URL(siteUrl).origin}/`);
-      expect(await page.locator('main a').textContent()).toBe('← Back to the form');
-      expect(await submissionsOf(t, form.id)).toEqual([]);
+      const browser = await launchChromium();
+      try {
+        const page = await browser.context.newPage();
+        await page.goto(siteUrl);
+        await page.fill('input[name=name]', 'Ada Lovelace');
+        await page.fill('input[name=email]', 'ada-at-example.com');
+        await page.fill('input[name=age]', '12');
+        const [response] = await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+        expect(response!.status()).toBe(422);
+        expect(await page.title()).toBe('Please check the form');
+        const items = await page.locator('li').allTextContents();
+        expect(items).toEqual([
+          'E-mail must be an e-mail address, like name@example.com.',
+          'age must be at least 18.',
+          'Terms must be checked.',
+        ]);
+        // Browsers send only the origin as Referer across sites (strict-origin-when-cross-origin): the link goes there.
+        expect(await page.locator('main a').getAttribute('href')).toBe(`${new URL(siteUrl).origin}/`);
+        expect(await page.locator('main a').textContent()).toBe('← Back to the form');
+        expect(await submissionsOf(t, form.id)).toEqual([]);
 
-      await page.goBack();
-      expect(await page.inputValue('input[name=name]')).toBe('Ada Lovelace');
-      await page.fill('input[name=email]', 'ada@example.com');
-      await page.fill('input[name=age]', '36');
-      await page.check('input[name=terms]');
-      await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
-      expect(await page.locator('h1').textContent()).toBe('Thank you!');
-      const [stored] = await submissionsOf(t, form.id);
-      expect(stored!.payload).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com', age: 36, terms: true });
-    } finally {
-      await browser.close();
-    }
-  });
+        await page.goBack();
+        expect(await page.inputValue('input[name=name]')).toBe('Ada Lovelace');
+        await page.fill('input[name=email]', 'ada@example.com');
+        await page.fill('input[name=age]', '36');
+        await page.check('input[name=terms]');
+        await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+        expect(await page.locator('h1').textContent()).toBe('Thank you!');
+        const [stored] = await submissionsOf(t, form.id);
+        expect(stored!.payload).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com', age: 36, terms: true });
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });

@@ -37,7 +37,11 @@ async function ownerWithSubmissions(): Promise<{ owner: TestMember; form: string
   const owner = await makeTeam(t, { plan: 'pro' });
   const form = await makePublishedForm(t, owner);
   for (const name of ['Ada', 'Grace']) {
-    const res = await t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send(`name=${name}&note=hello`);
+    const res = await t.http
+      .post(form.endpoint)
+      .set('Accept', 'application/json')
+      .type('form')
+      .send(`name=${name}&note=hello`);
     expect(res.status).toBe(201);
   }
   return { owner, form: form.id };
@@ -67,7 +71,9 @@ describe('/api/v1 is an exact alias of /v1', () => {
 
   it('creates through the same handler and guards: a form made on /api/v1 is listed on /v1', async () => {
     const owner = await makeTeam(t);
-    const [canonical, alias] = await bothPrefixes('/v1/forms', (p) => t.http.post(p).set(bearer(owner.token)).send({ name: 'Twin' }));
+    const [canonical, alias] = await bothPrefixes('/v1/forms', (p) =>
+      t.http.post(p).set(bearer(owner.token)).send({ name: 'Twin' }),
+    );
     expect(alias.status, alias.text).toBe(201);
     const strip = (res: Response) => {
       const { id, created_at, updated_at, endpoint_url, ...rest } = res.body.data as Record<string, unknown>;
@@ -76,7 +82,9 @@ describe('/api/v1 is an exact alias of /v1', () => {
     };
     expect(strip(alias)).toEqual(strip(canonical));
     const listed = await t.http.get('/v1/forms?per_page=10').set(bearer(owner.token));
-    expect(listed.body.data.map((f: { id: string }) => f.id).sort()).toEqual([canonical.body.data.id, alias.body.data.id].sort());
+    expect(listed.body.data.map((f: { id: string }) => f.id).sort()).toEqual(
+      [canonical.body.data.id, alias.body.data.id].sort(),
+    );
 
     // The body guard and the contract's validation answer alike.
     const [badCanonical, badAlias] = await bothPrefixes('/v1/forms', (p) =>
@@ -86,7 +94,9 @@ describe('/api/v1 is an exact alias of /v1', () => {
     expect(seen(badAlias)).toEqual(seen(badCanonical));
     // A token without forms:write is refused on the alias too.
     const reader = await makeToken(t, owner, ['forms:read']);
-    const [refusedCanonical, refusedAlias] = await bothPrefixes('/v1/forms', (p) => t.http.post(p).set(bearer(reader.token)).send({ name: 'No' }));
+    const [refusedCanonical, refusedAlias] = await bothPrefixes('/v1/forms', (p) =>
+      t.http.post(p).set(bearer(reader.token)).send({ name: 'No' }),
+    );
     expect(refusedCanonical.status).toBe(403);
     expect(seen(refusedAlias)).toEqual(seen(refusedCanonical));
     expect((await t.http.get('/v1/forms?per_page=10').set(bearer(owner.token))).body.meta.total).toBe(2);

@@ -18,7 +18,10 @@ import { AuthFailures } from '../../server/transports/http/auth-failures.ts';
 const DELAY_MS = 400;
 const t = await startLiveTestApp({ INTAKE_AUTH_FAILURE_LIMIT: '5', INTAKE_AUTH_FAILURE_DELAY_MS: String(DELAY_MS) });
 /** A second app (its own count), for the case that spends the bound across both transports. */
-const fresh = await startLiveTestApp({ INTAKE_AUTH_FAILURE_LIMIT: '4', INTAKE_AUTH_FAILURE_DELAY_MS: String(DELAY_MS) });
+const fresh = await startLiveTestApp({
+  INTAKE_AUTH_FAILURE_LIMIT: '4',
+  INTAKE_AUTH_FAILURE_DELAY_MS: String(DELAY_MS),
+});
 /** A third, refusing past one failure and holding 4 s: long enough to look at what held refusals keep. */
 const holding = await startLiveTestApp({ INTAKE_AUTH_FAILURE_LIMIT: '1', INTAKE_AUTH_FAILURE_DELAY_MS: '4000' });
 
@@ -31,7 +34,12 @@ const chunk = Buffer.alloc(64 * 1024, '[');
  * A POST declaring `declared` bytes, written 64 KiB at a time as fast as the server takes them, until all is
  * written or the server closes the connection: the answer (if any) and how many body bytes went out.
  */
-function upload(app: LiveTestApp, path: string, declared: number, headers: Record<string, string> = {}): Promise<Outcome> {
+function upload(
+  app: LiveTestApp,
+  path: string,
+  declared: number,
+  headers: Record<string, string> = {},
+): Promise<Outcome> {
   return new Promise((resolve) => {
     const started = performance.now();
     let outcome: Outcome = { status: null, headers: {}, text: '', written: 0, ms: 0 };
@@ -39,7 +47,12 @@ function upload(app: LiveTestApp, path: string, declared: number, headers: Recor
     const req = http.request(`${app.baseUrl}${path}`, {
       method: 'POST',
       agent: false,
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': String(declared), ...headers },
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Content-Length': String(declared),
+        ...headers,
+      },
     });
     req.on('response', (res) => {
       outcome = { ...outcome, status: res.statusCode!, headers: res.headers };
@@ -72,7 +85,8 @@ describe('requests that fail authentication, per client address', () => {
 
     // Five failures, with no token or a bad one: 401 each.
     const early: Array<number | null> = [];
-    for (let i = 0; i < 5; i++) early.push((await upload(t, '/mcp', 1024, i % 2 ? bearer('intk_not_a_token') : {})).status);
+    for (let i = 0; i < 5; i++)
+      early.push((await upload(t, '/mcp', 1024, i % 2 ? bearer('intk_not_a_token') : {})).status);
     expect(early).toEqual([401, 401, 401, 401, 401]);
 
     // The sixth, a 64 MiB body to /mcp: held, then refused, its connection cut long before the body is
@@ -103,7 +117,12 @@ describe('requests that fail authentication, per client address', () => {
       expect(ok.status).toBe(200);
       await ok.arrayBuffer();
     }
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
     const mcp = await fetch(`${t.baseUrl}/mcp`, {
       method: 'POST',
       headers: { ...bearer(token), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
@@ -111,7 +130,11 @@ describe('requests that fail authentication, per client address', () => {
     });
     expect(mcp.status).toBe(200);
     await mcp.arrayBuffer();
-    const post = await fetch(`${t.baseUrl}/f/${form.id}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ email: 'a@example.com' }) });
+    const post = await fetch(`${t.baseUrl}/f/${form.id}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ email: 'a@example.com' }),
+    });
     expect(post.status).toBeLessThan(300);
   });
 
@@ -121,7 +144,11 @@ describe('requests that fail authentication, per client address', () => {
     await withinOneMinuteWindow();
     const rest = async (headers: Record<string, string>) => {
       const res = await fetch(`${fresh.baseUrl}/v1/forms`, { headers });
-      return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { error: string } };
+      return {
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        body: (await res.json()) as { error: string },
+      };
     };
     // Two at the REST API, two at /mcp: the four the bound allows, each a 401.
     expect((await rest({})).status).toBe(401);
@@ -181,7 +208,8 @@ describe('the failure count slides', () => {
     expect(through(failures, '192.0.2.3', start, start + 30_000, 250)).toBe(60);
     // Then one every half second: over any ten seconds of the next minute, no more than ten get through.
     const perTen: number[] = [];
-    for (let at = start + MINUTE; at < start + 2 * MINUTE; at += 10_000) perTen.push(through(failures, '192.0.2.3', at, at + 10_000, 500));
+    for (let at = start + MINUTE; at < start + 2 * MINUTE; at += 10_000)
+      perTen.push(through(failures, '192.0.2.3', at, at + 10_000, 500));
     expect(Math.max(...perTen)).toBeLessThanOrEqual(10);
     expect(perTen.reduce((a, b) => a + b)).toBeLessThanOrEqual(60);
   });
@@ -200,18 +228,22 @@ async function liveArrayBuffers(): Promise<number> {
 }
 
 describe('what a held refusal keeps', () => {
-  it('none of its body: what the read of its headers brought of it is let go at once, not held through the delay', { timeout: 60_000 }, async () => {
-    await withinOneMinuteWindow();
-    expect((await upload(holding, '/mcp', 1024)).status).toBe(401); // the bound, spent
+  it(
+    'none of its body: what the read of its headers brought of it is let go at once, not held through the delay',
+    { timeout: 60_000 },
+    async () => {
+      await withinOneMinuteWindow();
+      expect((await upload(holding, '/mcp', 1024)).status).toBe(401); // the bound, spent
 
-    const before = await liveArrayBuffers();
-    const refusals = Array.from({ length: 40 }, () => upload(holding, '/mcp', 1024 * 1024));
-    await new Promise((resolve) => setTimeout(resolve, 1_500)); // all read and held: the answers come after 4 s
-    const kept = (await liveArrayBuffers()) - before;
-    // Holding what the first reads brought kept 5.2 MB here through the delay (~130 kB each).
-    expect(kept).toBeLessThan(40 * 8 * 1024);
+      const before = await liveArrayBuffers();
+      const refusals = Array.from({ length: 40 }, () => upload(holding, '/mcp', 1024 * 1024));
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // all read and held: the answers come after 4 s
+      const kept = (await liveArrayBuffers()) - before;
+      // Holding what the first reads brought kept 5.2 MB here through the delay (~130 kB each).
+      expect(kept).toBeLessThan(40 * 8 * 1024);
 
-    const outcomes = await Promise.all(refusals);
-    expect(outcomes.map((o) => o.status)).toEqual(Array(40).fill(429));
-  });
+      const outcomes = await Promise.all(refusals);
+      expect(outcomes.map((o) => o.status)).toEqual(Array(40).fill(429));
+    },
+  );
 });

@@ -30,7 +30,10 @@ function openPage(): Promise<{ browser: HeadlessBrowser; page: Page }> {
 }
 
 afterAll(async () => {
-  await session?.then(({ browser }) => browser.close(), () => undefined);
+  await session?.then(
+    ({ browser }) => browser.close(),
+    () => undefined,
+  );
 });
 
 describe('/v1/docs in headless Chromium', () => {
@@ -57,9 +60,29 @@ describe('/v1/docs in headless Chromium', () => {
     await submit.locator('.opblock-summary-control').click();
     const mediaTypes = submit.locator('.opblock-section-request-body select option');
     await mediaTypes.first().waitFor({ state: 'attached', timeout: 15_000 });
-    await expect(mediaTypes.allTextContents()).resolves.toEqual(['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json']);
-    const statuses = (await submit.locator('.responses-table tr.response .response-col_status').allTextContents()).map((s) => s.trim());
-    expect(statuses).toEqual(['201', '303', '400', '402', '403', '404', '408', '413', '415', '422', '429', '500', '503']);
+    await expect(mediaTypes.allTextContents()).resolves.toEqual([
+      'application/x-www-form-urlencoded',
+      'multipart/form-data',
+      'application/json',
+    ]);
+    const statuses = (await submit.locator('.responses-table tr.response .response-col_status').allTextContents()).map(
+      (s) => s.trim(),
+    );
+    expect(statuses).toEqual([
+      '201',
+      '303',
+      '400',
+      '402',
+      '403',
+      '404',
+      '408',
+      '413',
+      '415',
+      '422',
+      '429',
+      '500',
+      '503',
+    ]);
     await expect(page.locator('#operations-tag-Public_endpoint').textContent()).resolves.toContain('Public endpoint');
 
     expect(requested.some((url) => url === `${origin}/v1/openapi.json`)).toBe(true);

@@ -21,7 +21,9 @@ function expectError(res: Response, status: number, error: string) {
 }
 
 async function countTokens(): Promise<number> {
-  const { rows } = await t.ctx.db.query<{ n: string }>('select count(*) as n from api_tokens where team_id = $1', [owner.teamId]);
+  const { rows } = await t.ctx.db.query<{ n: string }>('select count(*) as n from api_tokens where team_id = $1', [
+    owner.teamId,
+  ]);
   return Number(rows[0]!.n);
 }
 
@@ -30,7 +32,11 @@ const post = (body: string, type = 'application/json') =>
 
 /** Exact bytes on the wire (superagent would JSON-encode a Buffer passed to `send`). */
 async function postBytes(bytes: Buffer, type: string) {
-  const req = t.http.post('/v1/tokens').set(bearer(owner.token)).set('Content-Type', type).set('Content-Length', String(bytes.length));
+  const req = t.http
+    .post('/v1/tokens')
+    .set(bearer(owner.token))
+    .set('Content-Type', type)
+    .set('Content-Length', String(bytes.length));
   req.write(bytes);
   return req;
 }
@@ -49,14 +55,27 @@ describe('request bodies', () => {
   it('a bad body is judged after the token: 401 without one, 403 without the ability, 404 off-route', async () => {
     const noToken = await t.http.post('/v1/tokens').set('Content-Type', 'application/json').send('{"a":');
     expectError(noToken, 401, 'unauthenticated');
-    const narrow = (await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'narrow', abilities: ['forms:read'] })).body.token;
+    const narrow = (
+      await t.http
+        .post('/v1/tokens')
+        .set(bearer(owner.token))
+        .send({ name: 'narrow', abilities: ['forms:read'] })
+    ).body.token;
     expectError(
       await t.http.post('/v1/tokens').set(bearer(narrow)).set('Content-Type', 'application/json').send('{"a":'),
       403,
       'forbidden',
     );
-    expectError(await t.http.post('/v1/nope').set(bearer(owner.token)).set('Content-Type', 'application/json').send('{"a":'), 404, 'not_found');
-    expectError(await t.http.post('/v1/nope').set(bearer(owner.token)).set('Content-Type', 'text/plain').send('a'), 404, 'not_found');
+    expectError(
+      await t.http.post('/v1/nope').set(bearer(owner.token)).set('Content-Type', 'application/json').send('{"a":'),
+      404,
+      'not_found',
+    );
+    expectError(
+      await t.http.post('/v1/nope').set(bearer(owner.token)).set('Content-Type', 'text/plain').send('a'),
+      404,
+      'not_found',
+    );
   });
 
   it.each([
@@ -73,7 +92,10 @@ describe('request bodies', () => {
   it.each([
     ['text/plain', 'name=x'],
     ['application/x-www-form-urlencoded', 'name=x&abilities=forms:read'],
-    ['multipart/form-data; boundary=xyz', '--xyz\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n--xyz--\r\n'],
+    [
+      'multipart/form-data; boundary=xyz',
+      '--xyz\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n--xyz--\r\n',
+    ],
     ['application/xml', '<token><name>x</name></token>'],
   ])('a POST body of type %s is 415', async (type, body) => {
     const before = await countTokens();
@@ -87,21 +109,35 @@ describe('request bodies', () => {
   });
 
   it('accepts application/json with an explicit utf-8 charset and +json types', async () => {
-    const res = await post(JSON.stringify({ name: 'caf\u00e9', abilities: ['forms:read'] }), 'application/json; charset=utf-8');
+    const res = await post(
+      JSON.stringify({ name: 'caf\u00e9', abilities: ['forms:read'] }),
+      'application/json; charset=utf-8',
+    );
     expect(res.status, res.text).toBe(201);
     expect(res.body.data.name).toBe('caf\u00e9');
-    const vendor = await post(JSON.stringify({ name: 'vendor', abilities: ['forms:read'] }), 'application/vnd.api+json');
+    const vendor = await post(
+      JSON.stringify({ name: 'vendor', abilities: ['forms:read'] }),
+      'application/vnd.api+json',
+    );
     expect(vendor.status, vendor.text).toBe(201);
   });
 
   it('invalid UTF-8 bytes in a JSON body are 400, not silently replaced', async () => {
     const before = await countTokens();
-    const body = Buffer.concat([Buffer.from('{"name":"bad '), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('","abilities":["forms:read"]}')]);
+    const body = Buffer.concat([
+      Buffer.from('{"name":"bad '),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      Buffer.from('","abilities":["forms:read"]}'),
+    ]);
     const res = await postBytes(body, 'application/json');
     expectError(res, 400, 'invalid_json');
     expect(res.body.message).toMatch(/UTF-8/i);
     expect(await countTokens()).toBe(before);
-    const { rows: [stored] } = await t.ctx.db.query<{ n: string }>(`select count(*) as n from api_tokens where name like '%' || chr(65533) || '%'`);
+    const {
+      rows: [stored],
+    } = await t.ctx.db.query<{ n: string }>(
+      `select count(*) as n from api_tokens where name like '%' || chr(65533) || '%'`,
+    );
     expect(Number(stored!.n)).toBe(0);
   });
 
@@ -119,7 +155,11 @@ describe('request bodies', () => {
   });
 
   it('caps chunked bodies (no Content-Length) at 1 MB too', async () => {
-    const req = t.http.post('/v1/tokens').set(bearer(owner.token)).set('Content-Type', 'application/json').set('Transfer-Encoding', 'chunked');
+    const req = t.http
+      .post('/v1/tokens')
+      .set(bearer(owner.token))
+      .set('Content-Type', 'application/json')
+      .set('Transfer-Encoding', 'chunked');
     const chunk = Buffer.alloc(64 * 1024, 'a');
     req.write('{"name":"');
     for (let i = 0; i < 20; i++) req.write(chunk);
@@ -167,7 +207,11 @@ describe('a failure on our side', () => {
       },
     });
     // The database refuses: an error whose text names SQL and tables must not reach the client.
-    const db = { ...t.ctx.db, query: () => Promise.reject(new Error('connect ECONNREFUSED: select token_hash from api_tokens where secret = 1')) };
+    const db = {
+      ...t.ctx.db,
+      query: () =>
+        Promise.reject(new Error('connect ECONNREFUSED: select token_hash from api_tokens where secret = 1')),
+    };
     const app = createApp({ ...t.ctx, db, log: pino({ level: 'info' }, sink) });
     const res = await supertest(app).get('/v1/me').set(bearer(owner.token));
     expect(res.status).toBe(500);

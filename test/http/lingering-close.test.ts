@@ -18,12 +18,20 @@ type NodePost = { status: number; body: string; bodyEnded: boolean; errors: stri
  * A post of `head`, `bodyBytes` filler bytes and `tail` through Node's own http client, written as fast as
  * the server takes it (a browser's upload behaves alike).
  */
-function nodePost(path: string, headers: Record<string, string>, bodyBytes: number, head = '', tail = ''): Promise<NodePost> {
+function nodePost(
+  path: string,
+  headers: Record<string, string>,
+  bodyBytes: number,
+  head = '',
+  tail = '',
+): Promise<NodePost> {
   return new Promise((resolve) => {
     const out: NodePost = { status: 0, body: '', bodyEnded: false, errors: [] };
     const req = http.request(new URL(path, t.baseUrl), {
       method: 'POST',
-      headers: headers['Transfer-Encoding'] ? headers : { ...headers, 'Content-Length': Buffer.byteLength(head) + bodyBytes + Buffer.byteLength(tail) },
+      headers: headers['Transfer-Encoding']
+        ? headers
+        : { ...headers, 'Content-Length': Buffer.byteLength(head) + bodyBytes + Buffer.byteLength(tail) },
     });
     req.on('response', (res) => {
       out.status = res.statusCode!;
@@ -58,7 +66,14 @@ const refusedInFull = (out: NodePost, status: number) => {
 };
 
 /** A raw upload declaring a 1 GiB multipart body; the test decides how it is sent. */
-type RawUpload = { socket: net.Socket; answer: string; sentBytes: number; errors: string[]; closedMs: number; closed: Promise<void> };
+type RawUpload = {
+  socket: net.Socket;
+  answer: string;
+  sentBytes: number;
+  errors: string[];
+  closedMs: number;
+  closed: Promise<void>;
+};
 
 function rawUpload(url: string, path: string): RawUpload {
   const { hostname, port } = new URL(url);
@@ -66,7 +81,14 @@ function rawUpload(url: string, path: string): RawUpload {
   // Half-open: it goes on sending after the server's FIN, as an uploading browser does.
   const socket = net.connect({ host: hostname, port: Number(port), allowHalfOpen: true });
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  const u: RawUpload = { socket, answer: '', sentBytes: 0, errors: [], closedMs: 0, closed: closed.then(() => void (u.closedMs = Date.now() - started)) };
+  const u: RawUpload = {
+    socket,
+    answer: '',
+    sentBytes: 0,
+    errors: [],
+    closedMs: 0,
+    closed: closed.then(() => void (u.closedMs = Date.now() - started)),
+  };
   socket.setEncoding('utf8');
   socket.on('data', (d: string) => (u.answer += d));
   socket.on('error', (err: NodeJS.ErrnoException) => u.errors.push(err.code ?? err.message));
@@ -123,14 +145,29 @@ describe('an answer given while the body is still arriving', () => {
   it('so does a chunked form body over the 1 MB limit, refused while it is read', async () => {
     const owner = await makeTeam(t, { plan: 'pro' });
     const form = await makePublishedForm(t, owner);
-    const post = nodePost(`/f/${form.id}`, { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json', 'Transfer-Encoding': 'chunked' }, 40 * MiB, 'a=');
+    const post = nodePost(
+      `/f/${form.id}`,
+      {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Accept: 'application/json',
+        'Transfer-Encoding': 'chunked',
+      },
+      40 * MiB,
+      'a=',
+    );
     expect(refusedInFull(await post, 413)).toMatchObject({ error: 'payload_too_large' });
   });
 
   it('so does a 40 MiB JSON body to the API and to /mcp', async () => {
     const owner = await makeTeam(t, { plan: 'pro' });
-    const json = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...bearer(owner.token) };
-    expect(refusedInFull(await nodePost('/v1/forms', json, 40 * MiB), 413)).toMatchObject({ error: 'payload_too_large' });
+    const json = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...bearer(owner.token),
+    };
+    expect(refusedInFull(await nodePost('/v1/forms', json, 40 * MiB), 413)).toMatchObject({
+      error: 'payload_too_large',
+    });
     expect(refusedInFull(await nodePost('/mcp', json, 40 * MiB), 413)).toMatchObject({ error: { code: -32000 } });
   });
 

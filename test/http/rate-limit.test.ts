@@ -29,7 +29,10 @@ function rateLimit(res: Response): { limit: number; remaining: number; reset: nu
  * A token whose budget starts with plenty of its fixed window left, so the sequence below cannot
  * straddle a window boundary (the window resets every minute on the minute).
  */
-async function tokenWithTimeLeft(app: TestApp, owner: TestMember): Promise<{ token: string; tokenId: string; first: Response }> {
+async function tokenWithTimeLeft(
+  app: TestApp,
+  owner: TestMember,
+): Promise<{ token: string; tokenId: string; first: Response }> {
   for (;;) {
     const { token, tokenId } = await makeToken(app, owner);
     const first = await app.http.get(PATH).set(bearer(token));
@@ -86,8 +89,14 @@ describe('API rate limit', () => {
     const owner = await ownerWithForm();
     const { token, tokenId } = await tokenWithTimeLeft(a, owner); // one hit used
     const hits = async () =>
-      (await a.ctx.db.query<{ hits: number }>(`select hits from rate_limit_windows where key = $1 order by window_start desc limit 1`, [`api:${tokenId}`])).rows[0]?.hits;
-    for (let i = 2; i <= LIMIT; i++) expect((await a.http.get(PATH).set(bearer(token))).status, `request ${i}`).toBe(200);
+      (
+        await a.ctx.db.query<{ hits: number }>(
+          `select hits from rate_limit_windows where key = $1 order by window_start desc limit 1`,
+          [`api:${tokenId}`],
+        )
+      ).rows[0]?.hits;
+    for (let i = 2; i <= LIMIT; i++)
+      expect((await a.http.get(PATH).set(bearer(token))).status, `request ${i}`).toBe(200);
     const refused = await a.http.get(PATH).set(bearer(token));
     expect(refused.status).toBe(429);
     expect(await hits()).toBe(LIMIT + 1);
@@ -96,7 +105,11 @@ describe('API rate limit', () => {
     for (let i = 0; i < 5; i++) {
       const again = await a.http.get(PATH).set(bearer(token));
       expect(again.status).toBe(429);
-      expect(again.body).toEqual({ error: 'rate_limited', message: refused.body.message, retry_after: Number(again.headers['retry-after']) });
+      expect(again.body).toEqual({
+        error: 'rate_limited',
+        message: refused.body.message,
+        retry_after: Number(again.headers['retry-after']),
+      });
       expect(Number(again.headers['retry-after'])).toBeLessThanOrEqual(Number(refused.headers['retry-after']));
       expect(rateLimit(again)).toMatchObject({ limit: LIMIT, remaining: 0 });
     }
@@ -181,7 +194,11 @@ describe("a team's API budget", () => {
     expect(last.headers['ratelimit-policy']).toBe(`${TEAM_LIMIT};w=60`);
     const refused = await c.http.get(path).set(bearer(second.token));
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ error: 'rate_limited', message: expect.stringContaining('team'), retry_after: Number(refused.headers['retry-after']) });
+    expect(refused.body).toEqual({
+      error: 'rate_limited',
+      message: expect.stringContaining('team'),
+      retry_after: Number(refused.headers['retry-after']),
+    });
 
     // Another team's tokens have their own.
     const other = await makeTeam(c, { plan: 'pro' });

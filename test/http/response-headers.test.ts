@@ -32,7 +32,10 @@ describe('every answer', () => {
       ['api success', await t.http.get('/v1/me').set(bearer(owner.token))],
       ['api 401', await t.http.get('/v1/me')],
       ['api 404 route', await t.http.get('/v1/nowhere').set(bearer(owner.token))],
-      ['public post', await t.http.post(form.endpoint).set('Accept', 'application/json').send({ email: 'a@example.test' })],
+      [
+        'public post',
+        await t.http.post(form.endpoint).set('Accept', 'application/json').send({ email: 'a@example.test' }),
+      ],
       ['public 404', await t.http.post('/f/frm_00000000000000000000000000').send({ a: 1 })],
       ['thank-you page', await t.http.get(`${form.endpoint}/thanks`)],
       ['e-mail link page', await t.http.get('/v/not-a-token')],
@@ -44,16 +47,24 @@ describe('every answer', () => {
 
   it('a JSON answer opened as a page may load or run nothing', async () => {
     const res = await t.http.get('/v1/me').set(bearer(owner.token));
-    expect(res.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+    expect(res.headers['content-security-policy']).toBe(
+      "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    );
   });
 });
 
 describe('Cache-Control: no-store', () => {
   it('on every API and MCP answer: a new token, a webhook secret, a signed file URL, an error', async () => {
-    const token = await t.http.post('/v1/tokens').set(bearer(owner.token)).send({ name: 'headers', abilities: ['forms:read'] });
+    const token = await t.http
+      .post('/v1/tokens')
+      .set(bearer(owner.token))
+      .send({ name: 'headers', abilities: ['forms:read'] });
     expect(token.status).toBe(201);
     expect(noStore(token)).toBe('no-store');
-    const hook = await t.http.post(`/v1/forms/${form.id}/webhooks`).set(bearer(owner.token)).send({ label: 'h', url: 'https://93.184.215.14/hook' }) // a public IP literal: no DNS needed;
+    const hook = await t.http
+      .post(`/v1/forms/${form.id}/webhooks`)
+      .set(bearer(owner.token))
+      .send({ label: 'h', url: 'https://93.184.215.14/hook' }); // a public IP literal: no DNS needed;
     expect(hook.status).toBe(201);
     expect(hook.body.secret).toMatch(/^whsec_/);
     expect(noStore(hook)).toBe('no-store');
@@ -91,8 +102,15 @@ describe('HTML pages', () => {
       expect(res.headers['content-type'], path).toMatch(/^text\/html/);
       expect(res.headers['content-security-policy'], path).toBe(PAGE_CSP);
     }
-    expect(PAGE_CSP).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/);
-    const refused = await t.http.post(form.endpoint).set('Accept', 'text/html').type('form').send({ a: '1' }).redirects(0);
+    expect(PAGE_CSP).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/,
+    );
+    const refused = await t.http
+      .post(form.endpoint)
+      .set('Accept', 'text/html')
+      .type('form')
+      .send({ a: '1' })
+      .redirects(0);
     expect(refused.status).toBe(303); // a browser post is redirected to the thank-you page checked above
   });
 

@@ -3,7 +3,12 @@ import { makePublishedForm, submissionsOf } from '../support/forms.ts';
 import { makeTeam, startTestApp } from '../support/harness.ts';
 
 const post = (app: Awaited<ReturnType<typeof startTestApp>>, endpoint: string, forwardedFor: string, n: number) =>
-  app.http.post(endpoint).set('Accept', 'application/json').set('X-Forwarded-For', forwardedFor).type('form').send(`n=${n}`);
+  app.http
+    .post(endpoint)
+    .set('Accept', 'application/json')
+    .set('X-Forwarded-For', forwardedFor)
+    .type('form')
+    .send(`n=${n}`);
 
 describe('whose address a post comes from', () => {
   it('by default no proxy is trusted: X-Forwarded-For neither dodges the limits nor forges metadata.ip', async () => {
@@ -19,7 +24,11 @@ describe('whose address a post comes from', () => {
   });
 
   it('INTAKE_TRUST_PROXY=loopback: the forwarded address counts, and IPv6 is limited per /64', async () => {
-    const app = await startTestApp({ INTAKE_TRUST_PROXY: 'loopback', INTAKE_INGEST_RATE_LIMIT: '100', INTAKE_INGEST_FLOOD_LIMIT: '2' });
+    const app = await startTestApp({
+      INTAKE_TRUST_PROXY: 'loopback',
+      INTAKE_INGEST_RATE_LIMIT: '100',
+      INTAKE_INGEST_FLOOD_LIMIT: '2',
+    });
     const owner = await makeTeam(app);
     const form = await makePublishedForm(app, owner);
     // Three addresses of one /64 share one budget; a neighbouring /64 has its own.
@@ -30,6 +39,11 @@ describe('whose address a post comes from', () => {
     expect((await post(app, form.endpoint, '2001:db8:0:2::1', 9)).status).toBe(201);
     expect((await post(app, form.endpoint, '198.51.100.7', 10)).status).toBe(201);
     const stored = await submissionsOf(app, form.id);
-    expect(stored.map((s) => s.metadata.ip)).toEqual(['2001:db8:0:1::1', '2001:db8:0:1::2', '2001:db8:0:2::1', '198.51.100.7']);
+    expect(stored.map((s) => s.metadata.ip)).toEqual([
+      '2001:db8:0:1::1',
+      '2001:db8:0:1::2',
+      '2001:db8:0:2::1',
+      '198.51.100.7',
+    ]);
   });
 });

@@ -19,12 +19,21 @@ describe('POST /f/{form}: accepted bodies', () => {
       .type('form')
       .set('Referer', 'https://site.example/contact')
       .set('User-Agent', 'Mozilla/5.0 test')
-      .send('name=Ada+Lovelace&email=ada%40example.com&topic=a&topic=b&message=Hello%20there%20%E2%9C%93&_subject=Hi&_gotcha=');
+      .send(
+        'name=Ada+Lovelace&email=ada%40example.com&topic=a&topic=b&message=Hello%20there%20%E2%9C%93&_subject=Hi&_gotcha=',
+      );
     expect(res.status).toBe(303);
-    expect(res.headers.location).toBe(`/f/${form.id}/thanks?back=${encodeURIComponent('https://site.example/contact')}`);
+    expect(res.headers.location).toBe(
+      `/f/${form.id}/thanks?back=${encodeURIComponent('https://site.example/contact')}`,
+    );
     const [s] = await submissionsOf(t, form.id);
     expect(s!.status).toBe('received');
-    expect(s!.payload).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com', topic: ['a', 'b'], message: 'Hello there ✓' });
+    expect(s!.payload).toEqual({
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      topic: ['a', 'b'],
+      message: 'Hello there ✓',
+    });
     expect(s!.metadata).toMatchObject({
       user_agent: 'Mozilla/5.0 test',
       referrer: 'https://site.example/contact',
@@ -49,7 +58,9 @@ describe('POST /f/{form}: accepted bodies', () => {
     // A crafted link (mailed, or from another site) shows no link to somewhere else.
     expect((await page('https://evil.example/login')).text).not.toContain('evil.example');
     expect((await page('https://evil.example/login', 'https://shop.example/')).text).not.toContain('evil.example');
-    expect((await page('https://shop.example/contact', 'https://shop.example/')).text).toContain('href="https://shop.example/contact"');
+    expect((await page('https://shop.example/contact', 'https://shop.example/')).text).toContain(
+      'href="https://shop.example/contact"',
+    );
   });
 
   it('answers 201 { ok, id } to Accept: application/json and to JSON bodies', async () => {
@@ -104,7 +115,11 @@ describe('POST /f/{form}: accepted bodies', () => {
 
 /** Sends the bytes as they are (superagent would serialise a Buffer by content type). */
 const rawPost = (endpoint: string, type: string, bytes: Buffer) =>
-  t.http.post(endpoint).set('Content-Type', type).serialize((b: unknown) => b as string).send(bytes as unknown as string);
+  t.http
+    .post(endpoint)
+    .set('Content-Type', type)
+    .serialize((b: unknown) => b as string)
+    .send(bytes as unknown as string);
 
 describe('POST /f/{form}: hostile input is refused and stores nothing', () => {
   const boundary = '----intake-test-boundary';
@@ -112,36 +127,96 @@ describe('POST /f/{form}: hostile input is refused and stores nothing', () => {
     [
       'malformed multipart',
       (e) =>
-        t.http.post(e).set('Content-Type', `multipart/form-data; boundary=${boundary}`).send(`--${boundary}\r\nContent-Disposition: form-data; name="a"\r\n\r\nunterminated`),
+        t.http
+          .post(e)
+          .set('Content-Type', `multipart/form-data; boundary=${boundary}`)
+          .send(`--${boundary}\r\nContent-Disposition: form-data; name="a"\r\n\r\nunterminated`),
       400,
     ],
     ['multipart without boundary', (e) => t.http.post(e).set('Content-Type', 'multipart/form-data').send('x'), 400],
     [
       'a file over 10 MB',
-      (e) => t.http.post(e).field('a', '1').attach('big', Buffer.alloc(10 * 1024 * 1024 + 1), { filename: 'big.bin' }),
+      (e) =>
+        t.http
+          .post(e)
+          .field('a', '1')
+          .attach('big', Buffer.alloc(10 * 1024 * 1024 + 1), { filename: 'big.bin' }),
       413,
     ],
-    ['a body over 1 MB', (e) => t.http.post(e).type('form').send(`a=${'x'.repeat(1024 * 1024 + 10)}`), 413],
-    ['1,000 fields', (e) => t.http.post(e).type('form').send(Array.from({ length: 1000 }, (_, i) => `f${i}=v`).join('&')), 413],
-    ['1,000 multipart fields', (e) => {
-      let req = t.http.post(e);
-      for (let i = 0; i < 1000; i++) req = req.field(`f${i}`, 'v');
-      return req;
-    }, 413],
-    ['11 files', (e) => {
-      let req = t.http.post(e);
-      for (let i = 0; i < 11; i++) req = req.attach(`f${i}`, Buffer.from('x'), { filename: `f${i}.txt` });
-      return req;
-    }, 413],
-    ['deeply nested JSON', (e) => t.http.post(e).type('json').send(`{"a":${'['.repeat(50)}${']'.repeat(50)}}`), 400],
+    [
+      'a body over 1 MB',
+      (e) =>
+        t.http
+          .post(e)
+          .type('form')
+          .send(`a=${'x'.repeat(1024 * 1024 + 10)}`),
+      413,
+    ],
+    [
+      '1,000 fields',
+      (e) =>
+        t.http
+          .post(e)
+          .type('form')
+          .send(Array.from({ length: 1000 }, (_, i) => `f${i}=v`).join('&')),
+      413,
+    ],
+    [
+      '1,000 multipart fields',
+      (e) => {
+        let req = t.http.post(e);
+        for (let i = 0; i < 1000; i++) req = req.field(`f${i}`, 'v');
+        return req;
+      },
+      413,
+    ],
+    [
+      '11 files',
+      (e) => {
+        let req = t.http.post(e);
+        for (let i = 0; i < 11; i++) req = req.attach(`f${i}`, Buffer.from('x'), { filename: `f${i}.txt` });
+        return req;
+      },
+      413,
+    ],
+    [
+      'deeply nested JSON',
+      (e) =>
+        t.http
+          .post(e)
+          .type('json')
+          .send(`{"a":${'['.repeat(50)}${']'.repeat(50)}}`),
+      400,
+    ],
     ['JSON that is not an object', (e) => t.http.post(e).type('json').send('[1,2]'), 400],
     ['malformed JSON', (e) => t.http.post(e).type('json').send('{"a":'), 400],
-    ['invalid UTF-8 (urlencoded bytes)', (e) => rawPost(e, 'application/x-www-form-urlencoded', Buffer.from([0x61, 0x3d, 0xff, 0xfe])), 400],
+    [
+      'invalid UTF-8 (urlencoded bytes)',
+      (e) => rawPost(e, 'application/x-www-form-urlencoded', Buffer.from([0x61, 0x3d, 0xff, 0xfe])),
+      400,
+    ],
     ['invalid UTF-8 (percent-escape)', (e) => t.http.post(e).type('form').send('a=%FF%FE'), 400],
-    ['invalid UTF-8 (JSON)', (e) => rawPost(e, 'application/json', Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')])), 400],
+    [
+      'invalid UTF-8 (JSON)',
+      (e) =>
+        rawPost(
+          e,
+          'application/json',
+          Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]),
+        ),
+      400,
+    ],
     ['a NUL byte in a value', (e) => t.http.post(e).type('form').send('a=x%00y'), 400],
     ['a NUL character in JSON', (e) => t.http.post(e).type('json').send('{"a":{"b":"x\\u0000"}}'), 400],
-    ['a 65-character field name', (e) => t.http.post(e).type('form').send(`${'n'.repeat(65)}=v`), 400],
+    [
+      'a 65-character field name',
+      (e) =>
+        t.http
+          .post(e)
+          .type('form')
+          .send(`${'n'.repeat(65)}=v`),
+      400,
+    ],
     ['a huge multipart field name', (e) => t.http.post(e).field('n'.repeat(5000), 'v'), 400],
     ['an unsupported content type', (e) => t.http.post(e).set('Content-Type', 'text/plain').send('hello'), 415],
   ];
@@ -174,10 +249,10 @@ describe('POST /f/{form}: which forms accept posts', () => {
   it('402 quota_exceeded over the monthly quota, storing nothing', async () => {
     const owner = await makeTeam(t, { plan: 'free' });
     const form = await makePublishedForm(t, owner);
-    await t.ctx.db.query('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, 49)', [
-      owner.teamId,
-      currentPeriod().start,
-    ]);
+    await t.ctx.db.query(
+      'insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, 49)',
+      [owner.teamId, currentPeriod().start],
+    );
     expect((await t.http.post(form.endpoint).type('form').send('a=last')).status).toBe(303);
     const over = await t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send('a=over');
     expect(over.status).toBe(402);
@@ -188,7 +263,10 @@ describe('POST /f/{form}: which forms accept posts', () => {
   it('402 for file uploads on a plan without them', async () => {
     const owner = await makeTeam(t, { plan: 'free' });
     const form = await makePublishedForm(t, owner);
-    const res = await t.http.post(form.endpoint).field('a', '1').attach('f', Buffer.from('data'), { filename: 'a.txt' });
+    const res = await t.http
+      .post(form.endpoint)
+      .field('a', '1')
+      .attach('f', Buffer.from('data'), { filename: 'a.txt' });
     expect(res.status).toBe(402);
     expect(await submissionsOf(t, form.id)).toEqual([]);
   });
@@ -200,7 +278,11 @@ describe('POST /f/{form}: redirects, CORS, idempotency', () => {
     const form = await makePublishedForm(t, owner, {
       settings: { redirect_url: 'https://site.example/thanks', allowed_origins: ['https://other.example'] },
     });
-    const post = (next: string) => t.http.post(form.endpoint).type('form').send(`a=1&_next=${encodeURIComponent(next)}`);
+    const post = (next: string) =>
+      t.http
+        .post(form.endpoint)
+        .type('form')
+        .send(`a=1&_next=${encodeURIComponent(next)}`);
     expect((await post('https://site.example/custom')).headers.location).toBe('https://site.example/custom');
     expect((await post('https://other.example/done')).headers.location).toBe('https://other.example/done');
     expect((await post('https://evil.example/phish')).headers.location).toBe('https://site.example/thanks');
@@ -211,7 +293,10 @@ describe('POST /f/{form}: redirects, CORS, idempotency', () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
     // The API refuses this value, yet a stored row may hold it: written directly.
-    await t.ctx.db.query(`update forms set settings = jsonb_set(settings, '{redirect_url}', '"javascript:alert(1)"') where id = $1`, [form.id]);
+    await t.ctx.db.query(
+      `update forms set settings = jsonb_set(settings, '{redirect_url}', '"javascript:alert(1)"') where id = $1`,
+      [form.id],
+    );
     const browser = await t.http.post(form.endpoint).type('form').send('a=1');
     expect(browser.status).toBe(303);
     expect(browser.headers.location).toMatch(new RegExp(`^/f/${form.id}/thanks`));
@@ -225,8 +310,13 @@ describe('POST /f/{form}: redirects, CORS, idempotency', () => {
 
   it('a field named __proto__ cannot lend the post controls it never sent', async () => {
     const owner = await makeTeam(t);
-    const form = await makePublishedForm(t, owner, { settings: { redirect_url: 'https://site.example/thanks', allowed_origins: ['https://other.example'] } });
-    const res = await t.http.post(form.endpoint).set('Content-Type', 'application/json').send('{"__proto__":{"_gotcha":"bot"},"name":"Ada"}');
+    const form = await makePublishedForm(t, owner, {
+      settings: { redirect_url: 'https://site.example/thanks', allowed_origins: ['https://other.example'] },
+    });
+    const res = await t.http
+      .post(form.endpoint)
+      .set('Content-Type', 'application/json')
+      .send('{"__proto__":{"_gotcha":"bot"},"name":"Ada"}');
     expect(res.status).toBe(201);
     const [stored] = await submissionsOf(t, form.id);
     expect(stored!.status).not.toBe('spam');
@@ -237,9 +327,17 @@ describe('POST /f/{form}: redirects, CORS, idempotency', () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
     const post = (next: string, headers: Record<string, string>) =>
-      t.http.post(form.endpoint).set(headers).type('form').send(`a=1&_next=${encodeURIComponent(next)}`);
-    expect((await post('https://shop.example/thanks', { Origin: 'https://shop.example' })).headers.location).toBe('https://shop.example/thanks');
-    expect((await post('https://shop.example/thanks', { Referer: 'https://shop.example/contact' })).headers.location).toBe('https://shop.example/thanks');
+      t.http
+        .post(form.endpoint)
+        .set(headers)
+        .type('form')
+        .send(`a=1&_next=${encodeURIComponent(next)}`);
+    expect((await post('https://shop.example/thanks', { Origin: 'https://shop.example' })).headers.location).toBe(
+      'https://shop.example/thanks',
+    );
+    expect(
+      (await post('https://shop.example/thanks', { Referer: 'https://shop.example/contact' })).headers.location,
+    ).toBe('https://shop.example/thanks');
     const elsewhere = await post('https://evil.example/phish', { Origin: 'https://shop.example' });
     expect(elsewhere.headers.location).toMatch(new RegExp(`^/f/${form.id}/thanks`));
   });
@@ -251,11 +349,19 @@ describe('POST /f/{form}: redirects, CORS, idempotency', () => {
     const script = await t.http.post(endpoint).set('Accept', 'application/json').type('form').send('a=1');
     expect(script.status).toBe(404);
     expect(script.body).toMatchObject({ error: 'not_found', message: expect.stringMatching(/not published/) });
-    const browser = await t.http.post(endpoint).set('Accept', 'text/html,application/xhtml+xml,*/*;q=0.8').type('form').send('a=1');
+    const browser = await t.http
+      .post(endpoint)
+      .set('Accept', 'text/html,application/xhtml+xml,*/*;q=0.8')
+      .type('form')
+      .send('a=1');
     expect(browser.status).toBe(404);
     expect(browser.headers['content-type']).toMatch(/^text\/html/);
     expect(browser.text).toContain('not published');
-    const unknown = await t.http.post('/f/frm_00000000000000000000000000').set('Accept', 'text/html').type('form').send('a=1');
+    const unknown = await t.http
+      .post('/f/frm_00000000000000000000000000')
+      .set('Accept', 'text/html')
+      .type('form')
+      .send('a=1');
     expect(unknown.status).toBe(404);
     expect(unknown.headers['content-type']).toMatch(/^text\/html/);
   });
@@ -263,13 +369,21 @@ describe('POST /f/{form}: redirects, CORS, idempotency', () => {
   it('answers CORS preflights for allowed origins and refuses others', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner, { settings: { allowed_origins: ['https://site.example'] } });
-    const ok = await t.http.options(form.endpoint).set('Origin', 'https://site.example').set('Access-Control-Request-Method', 'POST');
+    const ok = await t.http
+      .options(form.endpoint)
+      .set('Origin', 'https://site.example')
+      .set('Access-Control-Request-Method', 'POST');
     expect(ok.status).toBe(204);
     expect(ok.headers['access-control-allow-origin']).toBe('https://site.example');
     expect(ok.headers['access-control-allow-methods']).toContain('POST');
     const bad = await t.http.options(form.endpoint).set('Origin', 'https://evil.example');
     expect(bad.headers['access-control-allow-origin']).toBeUndefined();
-    const post = await t.http.post(form.endpoint).set('Origin', 'https://site.example').set('Accept', 'application/json').type('form').send('a=1');
+    const post = await t.http
+      .post(form.endpoint)
+      .set('Origin', 'https://site.example')
+      .set('Accept', 'application/json')
+      .type('form')
+      .send('a=1');
     expect(post.status).toBe(201);
     expect(post.headers['access-control-allow-origin']).toBe('https://site.example');
     const refused = await t.http.post(form.endpoint).set('Origin', 'https://evil.example').type('form').send('a=2');
@@ -277,7 +391,12 @@ describe('POST /f/{form}: redirects, CORS, idempotency', () => {
     // The refusal itself is readable by the page (a script can show why), and nothing was stored.
     expect(refused.headers['access-control-allow-origin']).toBe('*');
     expect(await submissionsOf(t, form.id)).toHaveLength(1);
-    const unknown = await t.http.post('/f/frm_00000000000000000000000000').set('Origin', 'https://site.example').set('Accept', 'application/json').type('form').send('a=3');
+    const unknown = await t.http
+      .post('/f/frm_00000000000000000000000000')
+      .set('Origin', 'https://site.example')
+      .set('Accept', 'application/json')
+      .type('form')
+      .send('a=3');
     expect(unknown.status).toBe(404);
     expect(unknown.headers['access-control-allow-origin']).toBe('*');
   });
@@ -296,7 +415,9 @@ describe('POST /f/{form}: redirects, CORS, idempotency', () => {
     const stored = await submissionsOf(t, form.id);
     expect(stored).toHaveLength(3);
     // An expired key (older than 24 h) is taken over by the next post.
-    await t.ctx.db.query(`update idempotency_keys set created_at = now() - interval '25 hours' where form_id = $1`, [form.id]);
+    await t.ctx.db.query(`update idempotency_keys set created_at = now() - interval '25 hours' where form_id = $1`, [
+      form.id,
+    ]);
     expect((await send('click-1', 'a=4')).body.id).not.toBe(first.body.id);
   });
 });
@@ -305,7 +426,13 @@ describe('POST /f/{form}: spam stack', () => {
   it('stores honeypot and custom-rule spam in the spam folder, answered like success', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner, {
-      settings: { custom_rules: { blocked_emails: ['@blocked.example', 'bad@x.example'], keywords: ['Casino'], regex: ['\\bfree\\s+money\\b'] } },
+      settings: {
+        custom_rules: {
+          blocked_emails: ['@blocked.example', 'bad@x.example'],
+          keywords: ['Casino'],
+          regex: ['\\bfree\\s+money\\b'],
+        },
+      },
     });
     const post = (body: string) => t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send(body);
     const responses = [
@@ -358,13 +485,22 @@ describe('POST /f/{form}: rate limits shared through Postgres', () => {
     const statuses: number[] = [];
     let last;
     for (let i = 0; i < 5; i++) {
-      last = await (i % 2 ? b : a).http.post(form.endpoint).set('Accept', 'application/json').type('form').send(`n=${i}`);
+      last = await (i % 2 ? b : a).http
+        .post(form.endpoint)
+        .set('Accept', 'application/json')
+        .type('form')
+        .send(`n=${i}`);
       statuses.push(last.status);
     }
     expect(statuses).toEqual([201, 201, 201, 201, 429]);
     expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
     expect(last!.body).toMatchObject({ error: 'rate_limited', retry_after: expect.any(Number) });
-    expect((await submissionsOf(a, form.id)).map((s) => s.spam_reason)).toEqual([null, null, 'rate_limited', 'rate_limited']);
+    expect((await submissionsOf(a, form.id)).map((s) => s.spam_reason)).toEqual([
+      null,
+      null,
+      'rate_limited',
+      'rate_limited',
+    ]);
   });
 });
 
@@ -388,7 +524,10 @@ describe('POST /f/{form}: group commit', () => {
 
   it('posts committed together keep each its own job queue: clean ones share processing, spam is notified', async () => {
     const owner = await makeTeam(g);
-    const form = await makePublishedForm(g, owner, { notification_emails: ['team@example.com'], settings: { notify_spam: true } });
+    const form = await makePublishedForm(g, owner, {
+      notification_emails: ['team@example.com'],
+      settings: { notify_spam: true },
+    });
     const bodies = Array.from({ length: 80 }, (_, i) => (i % 4 === 3 ? `n=${i}&_gotcha=bot` : `n=${i}`));
     const responses = await Promise.all(bodies.map((b) => post(form.endpoint, b)));
     expect(responses.map((r) => r.status)).toEqual(bodies.map(() => 201));
@@ -409,8 +548,12 @@ describe('POST /f/{form}: group commit', () => {
   it('commits concurrent posts together, each one whole: row, job, counters, key', async () => {
     const owner = await makeTeam(g);
     const form = await makePublishedForm(g, owner);
-    const bodies = Array.from({ length: 120 }, (_, i) => (i % 10 === 9 ? `n=${i}&_gotcha=bot` : `n=${i}&email=p${i}@example.test`));
-    const responses = await Promise.all(bodies.map((b, i) => post(form.endpoint, b, i % 30 === 0 ? `k-${i}` : undefined)));
+    const bodies = Array.from({ length: 120 }, (_, i) =>
+      i % 10 === 9 ? `n=${i}&_gotcha=bot` : `n=${i}&email=p${i}@example.test`,
+    );
+    const responses = await Promise.all(
+      bodies.map((b, i) => post(form.endpoint, b, i % 30 === 0 ? `k-${i}` : undefined)),
+    );
     expect(responses.map((r) => r.status)).toEqual(bodies.map(() => 201));
     const ids = responses.map((r) => r.body.id as string);
     expect(new Set(ids).size).toBe(120);
@@ -429,29 +572,42 @@ describe('POST /f/{form}: group commit', () => {
     // Every clean post is in exactly one job, and posts committed together share theirs.
     expect(jobs.flatMap((j) => j.ids).sort()).toEqual(clean.sort());
     expect(jobs.length).toBeLessThan(clean.length);
-    const usage = await g.ctx.db.query<{ n: number }>('select sum(submissions)::int as n from usage_counters where team_id = $1', [owner.teamId]);
+    const usage = await g.ctx.db.query<{ n: number }>(
+      'select sum(submissions)::int as n from usage_counters where team_id = $1',
+      [owner.teamId],
+    );
     expect(usage.rows[0]!.n).toBe(120);
     const folders = await g.ctx.db.query<{ folder: string; n: number }>(
       'select folder, sum(n)::int as n from form_folder_counts where form_id = $1 group by folder order by folder',
       [form.id],
     );
-    expect(folders.rows).toEqual([{ folder: 'inbox', n: 108 }, { folder: 'spam', n: 12 }]);
-    const keys = await g.ctx.db.query<{ n: number }>('select count(*)::int as n from idempotency_keys where form_id = $1', [form.id]);
+    expect(folders.rows).toEqual([
+      { folder: 'inbox', n: 108 },
+      { folder: 'spam', n: 12 },
+    ]);
+    const keys = await g.ctx.db.query<{ n: number }>(
+      'select count(*)::int as n from idempotency_keys where form_id = $1',
+      [form.id],
+    );
     expect(keys.rows[0]!.n).toBe(4);
-    const fields = await g.ctx.db.query<{ name: string }>('select name from form_fields where form_id = $1 order by name', [form.id]);
+    const fields = await g.ctx.db.query<{ name: string }>(
+      'select name from form_fields where form_id = $1 order by name',
+      [form.id],
+    );
     expect(fields.rows.map((r) => r.name)).toEqual(['email', 'n']);
   });
 
   it('a spent quota holds exactly across batches and processes: every post gets its own answer', async () => {
     const owner = await makeTeam(g, { plan: 'free' });
     const form = await makePublishedForm(g, owner);
-    await g.ctx.db.query('insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, 45)', [
-      owner.teamId,
-      currentPeriod().start,
-    ]);
+    await g.ctx.db.query(
+      'insert into usage_counters (team_id, period_start, shard, submissions) values ($1, $2, 0, 45)',
+      [owner.teamId, currentPeriod().start],
+    );
     // Two API processes (each with its own group commit, up to two statements at once) posting together.
     const other = supertest(second.app);
-    const send = (i: number) => (i % 2 ? other : g.http).post(form.endpoint).set('Accept', 'application/json').type('form').send(`n=${i}`);
+    const send = (i: number) =>
+      (i % 2 ? other : g.http).post(form.endpoint).set('Accept', 'application/json').type('form').send(`n=${i}`);
     const responses = await Promise.all(Array.from({ length: 48 }, (_, i) => send(i)));
     const accepted = responses.filter((r) => r.status === 201);
     const refused = responses.filter((r) => r.status === 402);

@@ -55,7 +55,11 @@ describe('a malformed percent-escape in the path is 400 validation_failed on eve
         const res = await req;
         expect(res.status).toBe(400);
         expect(res.headers['content-type']).toMatch(/^application\/json/);
-        expect(res.body).toMatchObject({ error: 'validation_failed', message: expect.any(String), details: [{ in: 'path', path: '(path)', message: expect.any(String) }] });
+        expect(res.body).toMatchObject({
+          error: 'validation_failed',
+          message: expect.any(String),
+          details: [{ in: 'path', path: '(path)', message: expect.any(String) }],
+        });
         expect(res.headers['x-request-id']).toBeTruthy();
       });
     }
@@ -70,8 +74,13 @@ describe('a malformed percent-escape in the path is 400 validation_failed on eve
 
 describe('urlencoded and multipart posts obey the values and field caps of JSON', () => {
   const { values, fields } = PUBLIC_POST_LIMITS;
-  const json = (endpoint: string, body: unknown) => t.http.post(endpoint).set('Accept', 'application/json').send(body as object);
-  const urlencoded = (endpoint: string, body: string) => t.http.post(endpoint).set('Accept', 'application/json').type('form').send(body);
+  const json = (endpoint: string, body: unknown) =>
+    t.http
+      .post(endpoint)
+      .set('Accept', 'application/json')
+      .send(body as object);
+  const urlencoded = (endpoint: string, body: string) =>
+    t.http.post(endpoint).set('Accept', 'application/json').type('form').send(body);
   function multipart(endpoint: string, parts: Array<[string, string]>) {
     let req = t.http.post(endpoint).set('Accept', 'application/json');
     for (const [k, v] of parts) req = req.field(k, v);
@@ -109,7 +118,10 @@ describe('urlencoded and multipart posts obey the values and field caps of JSON'
     const at = await urlencoded(form.endpoint, Array.from({ length: values }, (_, i) => `tag=${i}`).join('&'));
     expect(at.status).toBe(201);
     expect((await submissionsOf(t, form.id))[0]!.payload.tag).toHaveLength(values);
-    const over = await urlencoded(form.endpoint, Array.from({ length: values + 1 }, (_, i) => `t${i % 10}=${i}`).join('&'));
+    const over = await urlencoded(
+      form.endpoint,
+      Array.from({ length: values + 1 }, (_, i) => `t${i % 10}=${i}`).join('&'),
+    );
     expect(over.status).toBe(413);
     expect(over.text).toBe(expected);
     const names = await urlencoded(form.endpoint, Array.from({ length: fields + 1 }, (_, i) => `f${i}=x`).join('&'));
@@ -120,15 +132,24 @@ describe('urlencoded and multipart posts obey the values and field caps of JSON'
   it(`multipart: ${values} values are taken, ${values + 1} (or 5,000) refused as JSON is; ${fields + 1} distinct names refused`, async () => {
     const expected = await jsonRefusal();
     const form = await makePublishedForm(t, owner);
-    const at = await multipart(form.endpoint, Array.from({ length: values }, (_, i) => ['tag', String(i)]));
+    const at = await multipart(
+      form.endpoint,
+      Array.from({ length: values }, (_, i) => ['tag', String(i)]),
+    );
     expect(at.status, at.text).toBe(201);
     expect((await submissionsOf(t, form.id))[0]!.payload.tag).toHaveLength(values);
     for (const n of [values + 1, 5_000]) {
-      const over = await multipart(form.endpoint, Array.from({ length: n }, (_, i) => [`t${i % 10}`, String(i)]));
+      const over = await multipart(
+        form.endpoint,
+        Array.from({ length: n }, (_, i) => [`t${i % 10}`, String(i)]),
+      );
       expect(over.status).toBe(413);
       expect(over.text).toBe(expected);
     }
-    const names = await multipart(form.endpoint, Array.from({ length: fields + 1 }, (_, i) => [`f${i}`, 'x']));
+    const names = await multipart(
+      form.endpoint,
+      Array.from({ length: fields + 1 }, (_, i) => [`f${i}`, 'x']),
+    );
     expect(names.status).toBe(413);
     expect(names.body.error).toBe('payload_too_large');
     expect(await submissionsOf(t, form.id)).toHaveLength(1);
@@ -138,7 +159,10 @@ describe('urlencoded and multipart posts obey the values and field caps of JSON'
 describe('/d/ file links answer one status and body whatever is wrong with them', () => {
   it('bad signature, expired, missing file, trashed form, another scope: byte-identical 404s', async () => {
     const form = await makePublishedForm(t, owner);
-    const posted = await t.http.post(form.endpoint).set('Accept', 'application/json').attach('cv', Buffer.from('%PDF-1.7'), { filename: 'cv.pdf' });
+    const posted = await t.http
+      .post(form.endpoint)
+      .set('Accept', 'application/json')
+      .attach('cv', Buffer.from('%PDF-1.7'), { filename: 'cv.pdf' });
     expect(posted.status).toBe(201);
     const [file] = await filesOf(t, form.id);
     const key = t.ctx.keys.linkSigning;
@@ -175,7 +199,11 @@ describe('/d/ file links answer one status and body whatever is wrong with them'
 describe('one-click e-mail actions refuse a form in the trash, and an erased one', () => {
   it('"Not spam", "Delete", "Mark as spam" on a trashed form: a page that says why; nothing changed, queued, delivered or sent', async () => {
     const to = `trash-${randomBytes(4).toString('hex')}@example.com`;
-    const form = await makePublishedForm(t, owner, { name: 'Trash test', notification_emails: [to], settings: { notify_spam: true } });
+    const form = await makePublishedForm(t, owner, {
+      name: 'Trash test',
+      notification_emails: [to],
+      settings: { notify_spam: true },
+    });
     const hook = await t.http
       .post(`/v1/forms/${form.id}/webhooks`)
       .set(bearer(owner.token))
@@ -183,10 +211,19 @@ describe('one-click e-mail actions refuse a form in the trash, and an erased one
     expect(hook.status, hook.text).toBe(201);
     const id = await postForm(t, form.endpoint, { name: 'Maybe a bot', message: 'hello there', _gotcha: 'filled' });
     // The spam is processed (its e-mail sent; spam reaches no webhook) before anything is counted.
-    await eventually(async () => smtp.messages.filter((m) => m.envelope.to.includes(to)).length, (n) => n === 1);
+    await eventually(
+      async () => smtp.messages.filter((m) => m.envelope.to.includes(to)).length,
+      (n) => n === 1,
+    );
     const deliveries = async () =>
-      (await t.ctx.db.query<{ n: number }>('select count(*)::int as n from deliveries where submission_id = $1', [id])).rows[0]!.n;
-    const before = { status: (await submission(t, id)).status, jobs: (await jobsFor(t, id)).length, deliveries: await deliveries(), mails: smtp.messages.length };
+      (await t.ctx.db.query<{ n: number }>('select count(*)::int as n from deliveries where submission_id = $1', [id]))
+        .rows[0]!.n;
+    const before = {
+      status: (await submission(t, id)).status,
+      jobs: (await jobsFor(t, id)).length,
+      deliveries: await deliveries(),
+      mails: smtp.messages.length,
+    };
     expect(before.status).toBe('spam');
 
     await t.http.delete(`/v1/forms/${form.id}`).set(bearer(owner.token)).expect(200);
@@ -203,9 +240,17 @@ describe('one-click e-mail actions refuse a form in the trash, and an erased one
       }
     }
     await new Promise((r) => setTimeout(r, 1500)); // time for a worker to act on anything queued
-    const after = { status: (await submission(t, id)).status, jobs: (await jobsFor(t, id)).length, deliveries: await deliveries(), mails: smtp.messages.length };
+    const after = {
+      status: (await submission(t, id)).status,
+      jobs: (await jobsFor(t, id)).length,
+      deliveries: await deliveries(),
+      mails: smtp.messages.length,
+    };
     expect(after).toEqual(before);
-    const events = await t.ctx.db.query('select 1 from submission_events where submission_id = $1 and action like $2', [id, 'email:%']);
+    const events = await t.ctx.db.query('select 1 from submission_events where submission_id = $1 and action like $2', [
+      id,
+      'email:%',
+    ]);
     expect(events.rowCount).toBe(0);
 
     // Restored, the same link acts again; erased, it names what is gone.

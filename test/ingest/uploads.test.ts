@@ -30,7 +30,11 @@ function postFile(path: string, fileBytes: number, opts: { field?: boolean } = {
     let body = '';
     const req = http.request(url, {
       method: 'POST',
-      headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': head.length + fileBytes + tail.length, Accept: 'application/json' },
+      headers: {
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': head.length + fileBytes + tail.length,
+        Accept: 'application/json',
+      },
     });
     req.on('response', (res) => {
       answered = performance.now() - started;
@@ -38,7 +42,9 @@ function postFile(path: string, fileBytes: number, opts: { field?: boolean } = {
       res.on('data', (c: Buffer) => (body += c.toString()));
     });
     req.on('error', () => {}); // the server closing mid-upload is expected (EPIPE / ECONNRESET)
-    req.on('close', () => resolve({ status, body, sentBytes: sent, closedMs: performance.now() - started, answeredMs: answered }));
+    req.on('close', () =>
+      resolve({ status, body, sentBytes: sent, closedMs: performance.now() - started, answeredMs: answered }),
+    );
     const chunk = Buffer.alloc(64 * 1024, 0x61);
     const write = () => {
       if (!req.writable) return;
@@ -91,17 +97,26 @@ describe("the plan's file storage", () => {
     const limit = 10 * 1024 ** 3;
     // Stored files filling all but 100 bytes of the plan (rows only: their size is what counts).
     const sub = newId('subm');
-    await t.ctx.db.query(`insert into submissions (id, team_id, form_id, status, payload) values ($1, $2, $3, 'received', '{}')`, [sub, owner.teamId, form.id]);
+    await t.ctx.db.query(
+      `insert into submissions (id, team_id, form_id, status, payload) values ($1, $2, $3, 'received', '{}')`,
+      [sub, owner.teamId, form.id],
+    );
     await t.ctx.db.query(
       `insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
        values ($1, $2, $3, $4, 'f', 'old.bin', 'application/octet-stream', $5, 'storage-test/old')`,
       [newId('file'), owner.teamId, form.id, sub, limit - 100],
     );
-    const over = await t.http.post(`/f/${form.id}`).set('Accept', 'application/json').attach('cv', Buffer.alloc(101), { filename: 'cv.pdf' });
+    const over = await t.http
+      .post(`/f/${form.id}`)
+      .set('Accept', 'application/json')
+      .attach('cv', Buffer.alloc(101), { filename: 'cv.pdf' });
     expect(over.status).toBe(402);
     expect(over.body).toMatchObject({ error: 'plan_limit_reached', limit });
     expect((await filesOf(t, form.id)).map((f) => f.filename)).toEqual(['old.bin']);
-    const fits = await t.http.post(`/f/${form.id}`).set('Accept', 'application/json').attach('cv', Buffer.alloc(100), { filename: 'cv.pdf' });
+    const fits = await t.http
+      .post(`/f/${form.id}`)
+      .set('Accept', 'application/json')
+      .attach('cv', Buffer.alloc(100), { filename: 'cv.pdf' });
     expect(fits.status).toBe(201);
   });
 });
@@ -115,14 +130,25 @@ describe('multipart parts', () => {
       `--${b}\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda\r\n` +
       `--${b}\r\nContent-Type: text/plain\r\n\r\nthe message, without a name\r\n` +
       `--${b}--\r\n`;
-    const res = await t.http.post(`/f/${form.id}`).set('Accept', 'application/json').set('Content-Type', `multipart/form-data; boundary=${b}`).send(body);
+    const res = await t.http
+      .post(`/f/${form.id}`)
+      .set('Accept', 'application/json')
+      .set('Content-Type', `multipart/form-data; boundary=${b}`)
+      .send(body);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'validation_failed' });
     expect(await submissionsOf(t, form.id)).toEqual([]);
     // The same post with every part named is taken.
     const ok = body.replace('Content-Type: text/plain', 'Content-Disposition: form-data; name="message"');
-    const taken = await t.http.post(`/f/${form.id}`).set('Accept', 'application/json').set('Content-Type', `multipart/form-data; boundary=${b}`).send(ok);
+    const taken = await t.http
+      .post(`/f/${form.id}`)
+      .set('Accept', 'application/json')
+      .set('Content-Type', `multipart/form-data; boundary=${b}`)
+      .send(ok);
     expect(taken.status).toBe(201);
-    expect((await submissionsOf(t, form.id))[0]!.payload).toEqual({ name: 'Ada', message: 'the message, without a name' });
+    expect((await submissionsOf(t, form.id))[0]!.payload).toEqual({
+      name: 'Ada',
+      message: 'the message, without a name',
+    });
   });
 });

@@ -12,7 +12,10 @@ import { startProcessingApp } from '../support/processing.ts';
 
 // A database of its own, with no worker: on the run's shared database another file's worker processed these
 // posts meanwhile, and its update of the same folder counter row made a post's update lock the row first.
-const t = await startProcessingApp({ INTAKE_INGEST_RATE_LIMIT: '1000000', INTAKE_INGEST_FLOOD_LIMIT: '1000000' }, { worker: false });
+const t = await startProcessingApp(
+  { INTAKE_INGEST_RATE_LIMIT: '1000000', INTAKE_INGEST_FLOOD_LIMIT: '1000000' },
+  { worker: false },
+);
 
 const BODY = 'name=Jane+Doe&email=jane%40example.com&message=Hello+there%2C+a+question+about+pricing.';
 
@@ -46,7 +49,10 @@ describe('WAL of an accepted post', () => {
     for (let i = 0; i < 20; i++) ids.push(await post());
     const { rows: to } = await t.ctx.db.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
 
-    const { rows: xids } = await t.ctx.db.query<{ xid: string }>('select xmin::text as xid from submissions where id = any($1)', [ids]);
+    const { rows: xids } = await t.ctx.db.query<{ xid: string }>(
+      'select xmin::text as xid from submissions where id = any($1)',
+      [ids],
+    );
     expect(new Set(xids.map((x) => x.xid)).size).toBe(20);
     const { rows } = await t.ctx.db.query<Record>(
       `select b.xid::text as xid, coalesce(pg_filenode_relation(0, b.relfilenode)::text, '?') as rel, b.resource_manager || '/' || b.record_type as kind
@@ -58,10 +64,22 @@ describe('WAL of an accepted post', () => {
     const perPost = (rel: string) => xids.map((x) => rows.filter((r) => r.xid === x.xid && r.rel === rel).length);
     // Every post meets the warmed backend: one update of its shard row per counter (a post on a fresh backend
     // would insert the row instead, and check its key to `teams`), and no lock.
-    expect(perPost('usage_counters'), JSON.stringify(rows.filter((r) => r.rel === 'usage_counters'))).toEqual(Array(20).fill(1));
-    expect(perPost('form_folder_counts'), JSON.stringify(rows.filter((r) => r.rel === 'form_folder_counts'))).toEqual(Array(20).fill(1));
-    expect(rows.filter((r) => r.rel === 'usage_counters' && !r.kind.startsWith('Heap/HOT_UPDATE') && !r.kind.startsWith('Heap/UPDATE'))).toEqual([]);
-    expect(rows.filter((r) => r.kind.startsWith('Heap/LOCK') && ['usage_counters', 'form_folder_counts', 'teams'].includes(r.rel))).toEqual([]);
+    expect(perPost('usage_counters'), JSON.stringify(rows.filter((r) => r.rel === 'usage_counters'))).toEqual(
+      Array(20).fill(1),
+    );
+    expect(perPost('form_folder_counts'), JSON.stringify(rows.filter((r) => r.rel === 'form_folder_counts'))).toEqual(
+      Array(20).fill(1),
+    );
+    expect(
+      rows.filter(
+        (r) => r.rel === 'usage_counters' && !r.kind.startsWith('Heap/HOT_UPDATE') && !r.kind.startsWith('Heap/UPDATE'),
+      ),
+    ).toEqual([]);
+    expect(
+      rows.filter(
+        (r) => r.kind.startsWith('Heap/LOCK') && ['usage_counters', 'form_folder_counts', 'teams'].includes(r.rel),
+      ),
+    ).toEqual([]);
     expect(perPost('submissions')).toEqual(Array(20).fill(1));
   });
 });
@@ -78,7 +96,10 @@ describe('WAL of posts committed together', () => {
       ({ rows: from } = await t.ctx.db.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn'));
       const ids = await Promise.all(Array.from({ length: 40 }, post));
       ({ rows: to } = await t.ctx.db.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn'));
-      ({ rows: xids } = await t.ctx.db.query<{ xid: string }>('select distinct xmin::text as xid from submissions where id = any($1)', [ids]));
+      ({ rows: xids } = await t.ctx.db.query<{ xid: string }>(
+        'select distinct xmin::text as xid from submissions where id = any($1)',
+        [ids],
+      ));
       if (xids.length < 40) break;
     }
     expect(xids.length).toBeLessThan(40);

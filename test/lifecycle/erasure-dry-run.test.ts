@@ -23,7 +23,9 @@ afterAll(async () => {
 
 async function mcp(token: string): Promise<Client> {
   const client = new Client({ name: 'erasure-dry-run-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: bearer(token) } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: bearer(token) } }),
+  );
   clients.push(client);
   return client;
 }
@@ -39,13 +41,21 @@ async function post(endpoint: string, fields: Record<string, string>, file = fal
 
 /** What the team's erasure requests and jobs hold: a dry run adds to neither. */
 async function written(teamId: string) {
-  const q = async (table: string) => (await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from ${table} where team_id = $1`, [teamId])).rows[0]!.n;
-  return { erasures: await q('erasure_requests'), jobs: await q('jobs'), submissions: await q('submissions'), deliveries: await q('deliveries') };
+  const q = async (table: string) =>
+    (await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from ${table} where team_id = $1`, [teamId]))
+      .rows[0]!.n;
+  return {
+    erasures: await q('erasure_requests'),
+    jobs: await q('jobs'),
+    submissions: await q('submissions'),
+    deliveries: await q('deliveries'),
+  };
 }
 
 /** Erasure jobs in the queue, whoever sent them. */
 async function queuedErasures(): Promise<number> {
-  return (await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from pgboss.job where name = 'erase-data'`)).rows[0]!.n;
+  return (await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from pgboss.job where name = 'erase-data'`))
+    .rows[0]!.n;
 }
 
 /** Ada's data in two forms (one trashed), with a file and a delivered webhook body; others' data beside it. */
@@ -60,9 +70,15 @@ async function scene(owner: TestMember) {
   await post(contact.endpoint, { email: 'bada@example.com' });
   await post(contact.endpoint, { email: 'grace@example.com' }, true);
   await post(theirs.endpoint, { email: 'ada@example.com' });
-  const hook = await t.http.post(`/v1/forms/${contact.id}/webhooks`).set(bearer(owner.token)).send({ label: 'CRM', url: 'https://127.0.0.1:9/hook' });
+  const hook = await t.http
+    .post(`/v1/forms/${contact.id}/webhooks`)
+    .set(bearer(owner.token))
+    .send({ label: 'CRM', url: 'https://127.0.0.1:9/hook' });
   expect(hook.status, hook.text).toBe(201);
-  for (const [body, submission] of [['{"email":"Ada@Example.com"}', a1], [null, a1]] as const) {
+  for (const [body, submission] of [
+    ['{"email":"Ada@Example.com"}', a1],
+    [null, a1],
+  ] as const) {
     await t.ctx.db.query(
       `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts)
        values ($1, $2, $3, 'submission.created', $4, $5, 'dead', 7)`,
@@ -83,10 +99,20 @@ describe('POST /v1/erasure with dry_run', () => {
     const before = await written(owner.teamId);
     const queuedBefore = await queuedErasures();
 
-    const dry = await t.http.post('/v1/erasure').set(bearer(owner.token)).send({ email: 'ada@example.com', dry_run: true });
+    const dry = await t.http
+      .post('/v1/erasure')
+      .set(bearer(owner.token))
+      .send({ email: 'ada@example.com', dry_run: true });
     expect(dry.status, dry.text).toBe(200);
     expect(dry.body).toEqual({
-      data: { dry_run: true, submissions: 3, files: 1, deliveries_redacted: 1, forms: s.forms, submission_ids: s.idsInOrder },
+      data: {
+        dry_run: true,
+        submissions: 3,
+        files: 1,
+        deliveries_redacted: 1,
+        forms: s.forms,
+        submission_ids: s.idsInOrder,
+      },
     });
     expect(await written(owner.teamId)).toEqual(before);
     expect(await queuedErasures()).toBe(queuedBefore);
@@ -95,7 +121,10 @@ describe('POST /v1/erasure with dry_run', () => {
     const refused = await t.http.post('/v1/erasure').set(bearer(editor.token)).send({ value: 'x-1', dry_run: true });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toBe('forbidden');
-    const both = await t.http.post('/v1/erasure').set(bearer(owner.token)).send({ email: 'a@b.co', value: 'xyz', dry_run: true });
+    const both = await t.http
+      .post('/v1/erasure')
+      .set(bearer(owner.token))
+      .send({ email: 'a@b.co', value: 'xyz', dry_run: true });
     expect(both.status).toBe(400);
 
     // The real run: still a job, and it erases what the dry run reported.
@@ -104,9 +133,19 @@ describe('POST /v1/erasure with dry_run', () => {
     expect(Object.keys(real.body).sort()).toEqual(['erasure_id', 'job_id']);
     await runErasure(t.ctx, real.body.erasure_id);
     const receipt = await t.http.get(`/v1/erasure/${real.body.erasure_id}`).set(bearer(owner.token));
-    expect(receipt.body.data.erased).toEqual({ submissions: 3, files: 1, deliveries_redacted: 1, forms: { [s.contact]: 1, [s.jobs]: 2 } });
-    const again = await t.http.post('/v1/erasure').set(bearer(owner.token)).send({ email: 'ada@example.com', dry_run: true });
-    expect(again.body).toEqual({ data: { dry_run: true, submissions: 0, files: 0, deliveries_redacted: 0, forms: [], submission_ids: [] } });
+    expect(receipt.body.data.erased).toEqual({
+      submissions: 3,
+      files: 1,
+      deliveries_redacted: 1,
+      forms: { [s.contact]: 1, [s.jobs]: 2 },
+    });
+    const again = await t.http
+      .post('/v1/erasure')
+      .set(bearer(owner.token))
+      .send({ email: 'ada@example.com', dry_run: true });
+    expect(again.body).toEqual({
+      data: { dry_run: true, submissions: 0, files: 0, deliveries_redacted: 0, forms: [], submission_ids: [] },
+    });
   });
 
   it(`counts every match but lists the first ${DRY_RUN_IDS} ids, in the order the job erases them`, async () => {
@@ -124,7 +163,13 @@ describe('POST /v1/erasure with dry_run', () => {
     expect(rows).toHaveLength(n);
     const res = await t.http.post('/v1/erasure').set(bearer(owner.token)).send({ value: 'ORD-4242', dry_run: true });
     expect(res.status, res.text).toBe(200);
-    expect(res.body.data).toMatchObject({ dry_run: true, submissions: n, files: 0, deliveries_redacted: 0, forms: [form.id] });
+    expect(res.body.data).toMatchObject({
+      dry_run: true,
+      submissions: n,
+      files: 0,
+      deliveries_redacted: 0,
+      forms: [form.id],
+    });
     // Oldest first: the row numbered n was received first.
     const oldestFirst = rows.map((r) => r.id).reverse();
     expect(res.body.data.submission_ids).toEqual(oldestFirst.slice(0, DRY_RUN_IDS));
@@ -133,7 +178,14 @@ describe('POST /v1/erasure with dry_run', () => {
   it('answers the same through the MCP tool, the SDK and the CLI, whose real runs stay jobs', async () => {
     const owner = await makeTeam(t);
     const s = await scene(owner);
-    const expected = { dry_run: true, submissions: 3, files: 1, deliveries_redacted: 1, forms: s.forms, submission_ids: s.idsInOrder };
+    const expected = {
+      dry_run: true,
+      submissions: 3,
+      files: 1,
+      deliveries_redacted: 1,
+      forms: s.forms,
+      submission_ids: s.idsInOrder,
+    };
 
     const client = await mcp(owner.token);
     const viaMcp = await call(client, 'create_erasure', { email: 'ada@example.com', dry_run: true });

@@ -16,7 +16,8 @@ const workers = workerProcesses({ databaseUrl: t.databaseUrl, dataDir: t.dataDir
 async function teamWithSubmissions(n: number): Promise<TestMember> {
   const owner = await makeTeam(t);
   const form = await makePublishedForm(t, owner);
-  await seed(t, 
+  await seed(
+    t,
     `insert into submissions (id, team_id, form_id, status, payload, received_at)
      select 'subm_' || substr(md5(random()::text || g), 1, 26), $1, $2, 'processed',
             jsonb_build_object('email', 'person' || g || '@example.com', 'message', repeat('a few words of text ', 10)), now() - g * interval '1 second'
@@ -42,8 +43,17 @@ describe('erasure across teams', () => {
     workers.start();
 
     const finished = async (ids: string[]) =>
-      (await t.ctx.db.query<{ id: string; finished_at: Date | null }>('select id, finished_at from erasure_requests where id = any($1)', [ids])).rows;
-    await eventually(() => finished([...flood, mine]), (rows) => rows.every((r) => r.finished_at !== null), 100_000);
+      (
+        await t.ctx.db.query<{ id: string; finished_at: Date | null }>(
+          'select id, finished_at from erasure_requests where id = any($1)',
+          [ids],
+        )
+      ).rows;
+    await eventually(
+      () => finished([...flood, mine]),
+      (rows) => rows.every((r) => r.finished_at !== null),
+      100_000,
+    );
     const rows = await finished([...flood, mine]);
     const bDone = new Date(rows.find((r) => r.id === mine)!.finished_at!).getTime();
     const aBefore = rows.filter((r) => r.id !== mine && new Date(r.finished_at!).getTime() < bDone).length;
@@ -51,18 +61,25 @@ describe('erasure across teams', () => {
     expect(aBefore).toBeLessThanOrEqual(1);
   });
 
-  it("a team's dry runs run one at a time, a second apart; another team's pass beside them", { timeout: 60_000 }, async () => {
-    const a = await teamWithSubmissions(10);
-    const b = await teamWithSubmissions(10);
-    const dry = async (member: TestMember) => {
-      const res = await t.http.post('/v1/erasure').set(bearer(member.token)).send({ email: 'nobody@example.org', dry_run: true });
-      expect(res.status, res.text).toBe(200);
-      expect(res.body.data).toMatchObject({ dry_run: true, submissions: 0 });
-      return performance.now();
-    };
-    const started = performance.now();
-    const [first, second, other] = await Promise.all([dry(a), dry(a), dry(b)]);
-    expect(Math.max(first, second) - started).toBeGreaterThanOrEqual(950);
-    expect(other - started).toBeLessThan(900);
-  });
+  it(
+    "a team's dry runs run one at a time, a second apart; another team's pass beside them",
+    { timeout: 60_000 },
+    async () => {
+      const a = await teamWithSubmissions(10);
+      const b = await teamWithSubmissions(10);
+      const dry = async (member: TestMember) => {
+        const res = await t.http
+          .post('/v1/erasure')
+          .set(bearer(member.token))
+          .send({ email: 'nobody@example.org', dry_run: true });
+        expect(res.status, res.text).toBe(200);
+        expect(res.body.data).toMatchObject({ dry_run: true, submissions: 0 });
+        return performance.now();
+      };
+      const started = performance.now();
+      const [first, second, other] = await Promise.all([dry(a), dry(a), dry(b)]);
+      expect(Math.max(first, second) - started).toBeGreaterThanOrEqual(950);
+      expect(other - started).toBeLessThan(900);
+    },
+  );
 });

@@ -38,14 +38,21 @@ afterAll(async () => {
 
 async function connect(app: LiveTestApp, token: string): Promise<Client> {
   const client = new Client({ name: 'intake-limits-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), { requestInit: { headers: bearer(token) } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), { requestInit: { headers: bearer(token) } }),
+  );
   clients.push(client);
   return client;
 }
 
 const sessionOf = (c: Client) => (c as unknown as { _transport: StreamableHTTPClientTransport })._transport.sessionId!;
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const ACCEPT = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; text: string; ms: number };
@@ -55,11 +62,17 @@ function post(app: LiveTestApp, body: Buffer | string, headers: Record<string, s
   const started = performance.now();
   return new Promise((resolve, reject) => {
     let answer: Answer | undefined;
-    const req = http.request(`${app.baseUrl}/mcp`, { method: 'POST', headers: { ...ACCEPT, ...headers, 'Content-Length': String(Buffer.byteLength(body)) } });
+    const req = http.request(`${app.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { ...ACCEPT, ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+    });
     req.on('response', (res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => (answer = { status: res.statusCode!, headers: res.headers, text, ms: performance.now() - started }));
+      res.on(
+        'end',
+        () => (answer = { status: res.statusCode!, headers: res.headers, text, ms: performance.now() - started }),
+      );
     });
     req.on('error', () => {}); // the server closing a connection whose body it refused to read is expected
     req.on('close', () => (answer ? resolve(answer) : reject(new Error('no answer'))));
@@ -67,12 +80,28 @@ function post(app: LiveTestApp, body: Buffer | string, headers: Record<string, s
   });
 }
 
-const json = (a: Answer) => JSON.parse(a.text) as { jsonrpc?: string; error?: { code: number; message: string; data?: Record<string, unknown> } } & Record<string, unknown>;
+const json = (a: Answer) =>
+  JSON.parse(a.text) as {
+    jsonrpc?: string;
+    error?: { code: number; message: string; data?: Record<string, unknown> };
+  } & Record<string, unknown>;
 
 /** A raw initialize; the session id when one was opened. */
-async function initialize(app: LiveTestApp, token: string): Promise<{ status: number; sessionId: string | null; retryAfter: string | null; body: string }> {
-  const res = await fetch(`${app.baseUrl}/mcp`, { method: 'POST', headers: { ...ACCEPT, ...bearer(token) }, body: JSON.stringify(INIT) });
-  return { status: res.status, sessionId: res.headers.get('mcp-session-id'), retryAfter: res.headers.get('retry-after'), body: await res.text() };
+async function initialize(
+  app: LiveTestApp,
+  token: string,
+): Promise<{ status: number; sessionId: string | null; retryAfter: string | null; body: string }> {
+  const res = await fetch(`${app.baseUrl}/mcp`, {
+    method: 'POST',
+    headers: { ...ACCEPT, ...bearer(token) },
+    body: JSON.stringify(INIT),
+  });
+  return {
+    status: res.status,
+    sessionId: res.headers.get('mcp-session-id'),
+    retryAfter: res.headers.get('retry-after'),
+    body: await res.text(),
+  };
 }
 
 /** tools/list in a session, raw: its HTTP status. */
@@ -87,7 +116,10 @@ async function listIn(app: LiveTestApp, token: string, sessionId: string): Promi
 }
 
 async function endSession(app: LiveTestApp, token: string, sessionId: string): Promise<number> {
-  const res = await fetch(`${app.baseUrl}/mcp`, { method: 'DELETE', headers: { ...bearer(token), 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' } });
+  const res = await fetch(`${app.baseUrl}/mcp`, {
+    method: 'DELETE',
+    headers: { ...bearer(token), 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' },
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -114,7 +146,9 @@ describe('the body of POST /mcp', () => {
     let answers: Answer[] = [];
     let healthMs = 0;
     const stall = await longestStall(async () => {
-      const burst = Promise.all(Array.from({ length: 30 }, (_, i) => post(t, DEEP, i % 2 ? bearer('intk_not_a_token') : {})));
+      const burst = Promise.all(
+        Array.from({ length: 30 }, (_, i) => post(t, DEEP, i % 2 ? bearer('intk_not_a_token') : {})),
+      );
       const started = performance.now();
       await t.http.get('/healthz').expect(200);
       healthMs = performance.now() - started;
@@ -135,72 +169,109 @@ describe('the body of POST /mcp', () => {
     });
     for (const a of answers) {
       expect(a.status).toBe(400);
-      expect(json(a)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { error: 'validation_failed' } } });
+      expect(json(a)).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, data: { error: 'validation_failed' } },
+      });
     }
     expect(stall).toBeLessThan(100);
     // Wide instead of deep: 100,000 values in 200 KB, refused on the text too.
-    const wide = await post(t, JSON.stringify({ ...INIT, params: { ...INIT.params, capabilities: { x: Array(100_000).fill(0) } } }), bearer(owner.token));
+    const wide = await post(
+      t,
+      JSON.stringify({ ...INIT, params: { ...INIT.params, capabilities: { x: Array(100_000).fill(0) } } }),
+      bearer(owner.token),
+    );
     expect(wide.status).toBe(400);
     expect(json(wide).error).toMatchObject({ code: -32600, data: { error: 'validation_failed' } });
   });
 
   it('over 1 MiB is 413 and the connection closes; unauthenticated it is still 401', async () => {
     const owner = await makeTeam(t);
-    const big = Buffer.from(JSON.stringify({ ...INIT, params: { ...INIT.params, clientInfo: { name: 'x'.repeat(1024 * 1024), version: '1' } } }));
+    const big = Buffer.from(
+      JSON.stringify({
+        ...INIT,
+        params: { ...INIT.params, clientInfo: { name: 'x'.repeat(1024 * 1024), version: '1' } },
+      }),
+    );
     const refused = await post(t, big, bearer(owner.token));
     expect(refused.status).toBe(413);
     expect(refused.headers.connection).toBe('close');
-    expect(json(refused)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, data: { error: 'payload_too_large' } } });
+    expect(json(refused)).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32000, data: { error: 'payload_too_large' } },
+    });
     expect((await post(t, big)).status).toBe(401);
   });
 
   it('malformed JSON and invalid UTF-8 are JSON-RPC parse errors (-32700) with HTTP 400', async () => {
     const owner = await makeTeam(t);
-    for (const body of [Buffer.from('{"jsonrpc":"2.0",'), Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])]) {
+    for (const body of [
+      Buffer.from('{"jsonrpc":"2.0",'),
+      Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]),
+    ]) {
       const a = await post(t, body, bearer(owner.token));
       expect(a.status).toBe(400);
-      expect(json(a)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, data: { error: 'invalid_json' } } });
+      expect(json(a)).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, data: { error: 'invalid_json' } },
+      });
     }
   });
 });
 
 describe('MCP sessions', () => {
-  it('a token holds 20: the 21st initialize is 429 with a JSON-RPC error while the 20 keep working; DELETE frees one', { timeout: 60_000 }, async () => {
-    const owner = await makeTeam(t);
-    const open: Client[] = [];
-    for (let i = 0; i < 20; i++) open.push(await connect(t, owner.token));
-    const refused = await initialize(t, owner.token);
-    expect(refused.status).toBe(429);
-    expect(refused.sessionId).toBeNull();
-    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
-    const body = JSON.parse(refused.body) as { error: { message: string; data: Record<string, unknown> } };
-    expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, data: { error: 'rate_limited', limit: 20 } } });
-    expect(body.error.message).toContain('20 open MCP sessions');
+  it(
+    'a token holds 20: the 21st initialize is 429 with a JSON-RPC error while the 20 keep working; DELETE frees one',
+    { timeout: 60_000 },
+    async () => {
+      const owner = await makeTeam(t);
+      const open: Client[] = [];
+      for (let i = 0; i < 20; i++) open.push(await connect(t, owner.token));
+      const refused = await initialize(t, owner.token);
+      expect(refused.status).toBe(429);
+      expect(refused.sessionId).toBeNull();
+      expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+      const body = JSON.parse(refused.body) as { error: { message: string; data: Record<string, unknown> } };
+      expect(body).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: -32000, data: { error: 'rate_limited', limit: 20 } },
+      });
+      expect(body.error.message).toContain('20 open MCP sessions');
 
-    // The open sessions still work, each with its GET stream open (a second one is refused: 409), which
-    // holds no database connection: 20 of them against a pool of 10 would otherwise starve the team below.
-    const stream = await fetch(`${t.baseUrl}/mcp`, {
-      headers: { ...bearer(owner.token), Accept: 'text/event-stream', 'Mcp-Session-Id': sessionOf(open[0]!), 'MCP-Protocol-Version': '2025-06-18' },
-    });
-    expect(stream.status).toBe(409);
-    await stream.arrayBuffer();
-    expect((await open[0]!.listTools()).tools.length).toBeGreaterThan(10);
-    expect(await call(open[19]!, 'get_me')).toMatchObject({ structuredContent: { data: { team: { id: owner.teamId } } } });
-    // Another team's token is not affected.
-    const other = await makeTeam(t);
-    const started = performance.now();
-    const theirs = await connect(t, other.token);
-    expect((await call(theirs, 'list_forms')).isError).toBeFalsy();
-    expect(performance.now() - started).toBeLessThan(5_000);
+      // The open sessions still work, each with its GET stream open (a second one is refused: 409), which
+      // holds no database connection: 20 of them against a pool of 10 would otherwise starve the team below.
+      const stream = await fetch(`${t.baseUrl}/mcp`, {
+        headers: {
+          ...bearer(owner.token),
+          Accept: 'text/event-stream',
+          'Mcp-Session-Id': sessionOf(open[0]!),
+          'MCP-Protocol-Version': '2025-06-18',
+        },
+      });
+      expect(stream.status).toBe(409);
+      await stream.arrayBuffer();
+      expect((await open[0]!.listTools()).tools.length).toBeGreaterThan(10);
+      expect(await call(open[19]!, 'get_me')).toMatchObject({
+        structuredContent: { data: { team: { id: owner.teamId } } },
+      });
+      // Another team's token is not affected.
+      const other = await makeTeam(t);
+      const started = performance.now();
+      const theirs = await connect(t, other.token);
+      expect((await call(theirs, 'list_forms')).isError).toBeFalsy();
+      expect(performance.now() - started).toBeLessThan(5_000);
 
-    // DELETE ends one: its id is then unknown (404), and the token may open another.
-    const ended = sessionOf(open[1]!);
-    expect(await endSession(t, owner.token, ended)).toBe(200);
-    expect(await listIn(t, owner.token, ended)).toBe(404);
-    const again = await initialize(t, owner.token);
-    expect(again.status).toBe(200);
-    expect(again.sessionId).toEqual(expect.any(String));
-  });
+      // DELETE ends one: its id is then unknown (404), and the token may open another.
+      const ended = sessionOf(open[1]!);
+      expect(await endSession(t, owner.token, ended)).toBe(200);
+      expect(await listIn(t, owner.token, ended)).toBe(404);
+      const again = await initialize(t, owner.token);
+      expect(again.status).toBe(200);
+      expect(again.sessionId).toEqual(expect.any(String));
+    },
+  );
 
   it('a session idle longer than INTAKE_MCP_SESSION_IDLE_MS ends, and no longer counts', async () => {
     const owner = await makeTeam(short);
@@ -215,10 +286,11 @@ describe('MCP sessions', () => {
     expect((await initialize(short, owner.token)).status).toBe(200);
   });
 
-  it('a team\'s tokens together hold INTAKE_MCP_SESSIONS_PER_TEAM; another team is unaffected', async () => {
+  it("a team's tokens together hold INTAKE_MCP_SESSIONS_PER_TEAM; another team is unaffected", async () => {
     const owner = await makeTeam(short);
     const second = await makeToken(short, owner);
-    for (const token of [owner.token, owner.token, second.token]) expect((await initialize(short, token)).status).toBe(200);
+    for (const token of [owner.token, owner.token, second.token])
+      expect((await initialize(short, token)).status).toBe(200);
     const refused = await initialize(short, second.token);
     expect(refused.status).toBe(429);
     expect(JSON.parse(refused.body)).toMatchObject({ error: { data: { error: 'rate_limited', limit: 3 } } });
@@ -233,7 +305,7 @@ describe('MCP sessions', () => {
     expect(JSON.parse(full.body)).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'service_unavailable' } } });
   });
 
-  it('initialize counts against the token\'s API rate limit', { timeout: 60_000 }, async () => {
+  it("initialize counts against the token's API rate limit", { timeout: 60_000 }, async () => {
     const owner = await makeTeam(short);
     await withinOneMinuteWindow();
     for (let i = 0; i < 5; i++) {
@@ -244,39 +316,59 @@ describe('MCP sessions', () => {
     const limited = await initialize(short, owner.token);
     expect(limited.status).toBe(429);
     expect(Number(limited.retryAfter)).toBeGreaterThan(0);
-    expect(JSON.parse(limited.body)).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'rate_limited', retry_after: expect.any(Number) } } });
+    expect(JSON.parse(limited.body)).toMatchObject({
+      jsonrpc: '2.0',
+      error: { data: { error: 'rate_limited', retry_after: expect.any(Number) } },
+    });
   });
 
-  it('a stateless message counts against the token\'s API rate limit, whether it calls a tool or not', { timeout: 60_000 }, async () => {
-    const owner = await makeTeam(short);
-    const form = await makePublishedForm(short, owner);
-    await withinOneMinuteWindow();
-    const stateless = async (message: object) => {
-      const res = await fetch(`${short.baseUrl}/mcp`, { method: 'POST', headers: { ...ACCEPT, ...bearer(owner.token), 'MCP-Protocol-Version': '2025-06-18' }, body: JSON.stringify(message) });
-      return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
-    };
-    const list = { jsonrpc: '2.0', id: 3, method: 'tools/list' };
-    const callTool = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'list_submissions', arguments: { form: form.id } } };
-    for (let i = 0; i < 3; i++) expect((await stateless(list)).status).toBe(200);
-    for (let i = 0; i < 2; i++) {
-      const called = await stateless(callTool);
-      expect(called.status).toBe(200);
-      expect(called.text).not.toContain('rate_limited');
-    }
-    const limited = await stateless(list);
-    expect(limited.status).toBe(429);
-    expect(Number(limited.retryAfter)).toBeGreaterThan(0);
-    expect(JSON.parse(limited.text)).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'rate_limited' } } });
-    // The tool call past the budget is refused by invoke, as a tool error.
-    expect((await stateless(callTool)).text).toContain('rate_limited');
-  });
+  it(
+    "a stateless message counts against the token's API rate limit, whether it calls a tool or not",
+    { timeout: 60_000 },
+    async () => {
+      const owner = await makeTeam(short);
+      const form = await makePublishedForm(short, owner);
+      await withinOneMinuteWindow();
+      const stateless = async (message: object) => {
+        const res = await fetch(`${short.baseUrl}/mcp`, {
+          method: 'POST',
+          headers: { ...ACCEPT, ...bearer(owner.token), 'MCP-Protocol-Version': '2025-06-18' },
+          body: JSON.stringify(message),
+        });
+        return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
+      };
+      const list = { jsonrpc: '2.0', id: 3, method: 'tools/list' };
+      const callTool = {
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'list_submissions', arguments: { form: form.id } },
+      };
+      for (let i = 0; i < 3; i++) expect((await stateless(list)).status).toBe(200);
+      for (let i = 0; i < 2; i++) {
+        const called = await stateless(callTool);
+        expect(called.status).toBe(200);
+        expect(called.text).not.toContain('rate_limited');
+      }
+      const limited = await stateless(list);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.retryAfter)).toBeGreaterThan(0);
+      expect(JSON.parse(limited.text)).toMatchObject({ jsonrpc: '2.0', error: { data: { error: 'rate_limited' } } });
+      // The tool call past the budget is refused by invoke, as a tool error.
+      expect((await stateless(callTool)).text).toContain('rate_limited');
+    },
+  );
 });
 
 describe('MCP tool arguments pass the REST body guard, on every transport', () => {
   async function fixture(): Promise<{ owner: TestMember; formId: string; submissionId: string }> {
     const owner = await makeTeam(t, { plan: 'team' });
     const form = await makePublishedForm(t, owner);
-    const posted = await t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send('email=ada@example.com');
+    const posted = await t.http
+      .post(form.endpoint)
+      .set('Accept', 'application/json')
+      .type('form')
+      .send('email=ada@example.com');
     return { owner, formId: form.id, submissionId: posted.body.id as string };
   }
   const nested = (levels: number) => JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`) as unknown;
@@ -291,15 +383,33 @@ describe('MCP tool arguments pass the REST body guard, on every transport', () =
     const client = new Client({ name: 'in-memory', version: '1.0.0' });
     await client.connect(clientSide);
     clients.push(client);
-    const deep = await call(client, 'update_submission', { form: formId, submission: submissionId, payload: { a: nested(3_500) } });
-    expect(errorOf(deep)).toMatchObject({ error: 'validation_failed', details: [{ in: 'body', path: expect.stringMatching(/^payload\.a/) }] });
+    const deep = await call(client, 'update_submission', {
+      form: formId,
+      submission: submissionId,
+      payload: { a: nested(3_500) },
+    });
+    expect(errorOf(deep)).toMatchObject({
+      error: 'validation_failed',
+      details: [{ in: 'body', path: expect.stringMatching(/^payload\.a/) }],
+    });
     expect((deep.content[0] as { text: string }).text).toContain('payload.a');
 
     // Over HTTP, 33 levels (one past the REST body's limit) pass the framing and fail the same way.
     const overHttp = await connect(t, owner.token);
-    const past = await call(overHttp, 'update_submission', { form: formId, submission: submissionId, payload: { a: nested(31) } });
-    expect(errorOf(past)).toMatchObject({ error: 'validation_failed', details: [{ path: expect.stringMatching(/^payload\.a/) }] });
-    const within = await call(overHttp, 'update_submission', { form: formId, submission: submissionId, payload: { b: nested(30) } });
+    const past = await call(overHttp, 'update_submission', {
+      form: formId,
+      submission: submissionId,
+      payload: { a: nested(31) },
+    });
+    expect(errorOf(past)).toMatchObject({
+      error: 'validation_failed',
+      details: [{ path: expect.stringMatching(/^payload\.a/) }],
+    });
+    const within = await call(overHttp, 'update_submission', {
+      form: formId,
+      submission: submissionId,
+      payload: { b: nested(30) },
+    });
     expect(within.isError).toBeFalsy();
     const [stored] = await submissionsOf(t, formId);
     expect(stored!.payload).toEqual({ email: 'ada@example.com', b: nested(30) });
@@ -326,23 +436,31 @@ describe('MCP tool arguments pass the REST body guard, on every transport', () =
     });
   }
 
-  it('every argument of every tool: NUL, or nesting past 32 levels, is validation_failed naming that argument', { timeout: 60_000 }, async () => {
-    const { owner } = await fixture();
-    const client = await connect(t, owner.token);
-    const failures: string[] = [];
-    for (const spec of toolSpecs) {
-      for (const key of Object.keys(spec.input.shape)) {
-        for (const [what, value] of [['NUL', 'x\u0000'], ['33 levels', nested(32)]] as const) {
-          const err = errorOf(await call(client, spec.name, { [key]: value }));
-          const detail = (err?.details as Array<{ path: string }> | undefined)?.[0];
-          if (err?.error !== 'validation_failed' || detail?.path.split('.')[0] !== key) failures.push(`${spec.name} ${key} (${what}): ${JSON.stringify(err)}`);
+  it(
+    'every argument of every tool: NUL, or nesting past 32 levels, is validation_failed naming that argument',
+    { timeout: 60_000 },
+    async () => {
+      const { owner } = await fixture();
+      const client = await connect(t, owner.token);
+      const failures: string[] = [];
+      for (const spec of toolSpecs) {
+        for (const key of Object.keys(spec.input.shape)) {
+          for (const [what, value] of [
+            ['NUL', 'x\u0000'],
+            ['33 levels', nested(32)],
+          ] as const) {
+            const err = errorOf(await call(client, spec.name, { [key]: value }));
+            const detail = (err?.details as Array<{ path: string }> | undefined)?.[0];
+            if (err?.error !== 'validation_failed' || detail?.path.split('.')[0] !== key)
+              failures.push(`${spec.name} ${key} (${what}): ${JSON.stringify(err)}`);
+          }
         }
       }
-    }
-    expect(failures).toEqual([]);
-  });
+      expect(failures).toEqual([]);
+    },
+  );
 
-  it('an argument of the wrong type is validation_failed naming the field, not the SDK\'s bare message', async () => {
+  it("an argument of the wrong type is validation_failed naming the field, not the SDK's bare message", async () => {
     const { owner, formId } = await fixture();
     const client = await connect(t, owner.token);
     const wrong = await call(client, 'create_form', { name: 42 });

@@ -21,9 +21,11 @@ const mailsTo = (to: string) => smtp.messages.filter((m) => m.envelope.to.includ
 const confirmationsTo = (to: string) => mailsTo(to).filter((m) => m.subject?.startsWith('Confirm notifications'));
 const notificationsTo = (to: string) => mailsTo(to).filter((m) => m.subject?.startsWith('New submission'));
 
-
 const confirmationMail = (to: string, count = 1) =>
-  until(`${count} confirmation(s) to ${to}`, () => confirmationsTo(to).length >= count && confirmationsTo(to)[count - 1]);
+  until(
+    `${count} confirmation(s) to ${to}`,
+    () => confirmationsTo(to).length >= count && confirmationsTo(to)[count - 1],
+  );
 
 function linkIn(mail: ReceivedMail): { url: string; token: string } {
   const match = /http:\/\/intake\.test\/v\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/.exec(mail.text);
@@ -65,7 +67,10 @@ describe('confirmed notification addresses', () => {
 
     // Each address gets its own confirmation e-mail with a link.
     const [ca, cb] = [await confirmationMail(a), await confirmationMail(b)];
-    for (const [mail, to] of [[ca, a], [cb, b]] as const) {
+    for (const [mail, to] of [
+      [ca, a],
+      [cb, b],
+    ] as const) {
       expect(mail.envelope.to).toEqual([to]);
       expect(mail.header('to')).toBe(to);
       expect(mail.subject).toMatch(/^Confirm notifications from Team /);
@@ -126,7 +131,9 @@ describe('confirmed notification addresses', () => {
     // No new confirmation was queued for it (queued in the form's transaction, so this is final).
     expect(await confirmationJobs(t, a)).toEqual([{ teamId: owner.teamId, state: expect.any(String) }]);
     const id = await postForm(t, second.endpoint, { name: 'Ann', message: 'to the second form' });
-    expect((await until('the notification', () => notificationsTo(a)[0])).text).toContain('message: to the second form');
+    expect((await until('the notification', () => notificationsTo(a)[0])).text).toContain(
+      'message: to the second form',
+    );
     await notificationSettled(t, id);
     expect(confirmationsTo(a)).toHaveLength(1);
 
@@ -158,7 +165,9 @@ describe('confirmed notification addresses', () => {
     const { token } = linkIn(await confirmationMail(a));
     const [payload, signature] = token.split('.') as [string, string];
 
-    const otherTeamPayload = Buffer.from([`team_${randomBytes(8).toString('hex')}`, a, String(Math.floor(Date.now() / 1000) + 3600)].join('\u001f')).toString('base64url');
+    const otherTeamPayload = Buffer.from(
+      [`team_${randomBytes(8).toString('hex')}`, a, String(Math.floor(Date.now() / 1000) + 3600)].join('\u001f'),
+    ).toString('base64url');
     const flipped = (s: string) => s.slice(0, -2) + (s.at(-2) === 'A' ? 'B' : 'A') + s.at(-1);
     const bad = [
       `${flipped(payload)}.${signature}`, // payload changed, signature kept
@@ -178,7 +187,12 @@ describe('confirmed notification addresses', () => {
     }
 
     // Signed with the right key, but its time is past.
-    const expired = confirmationToken(t.ctx.keys.addressConfirmation, owner.teamId, a, Math.floor(Date.now() / 1000) - 60);
+    const expired = confirmationToken(
+      t.ctx.keys.addressConfirmation,
+      owner.teamId,
+      a,
+      Math.floor(Date.now() / 1000) - 60,
+    );
     const res = await follow(t, expired);
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
@@ -188,7 +202,12 @@ describe('confirmed notification addresses', () => {
     expect(await recipients(t, owner, form.id)).toEqual([{ email: a, status: 'pending' }]);
 
     // A link for a team that no longer exists is not valid either (and does not confirm anything).
-    const gone = confirmationToken(t.ctx.keys.addressConfirmation, `team_${randomBytes(8).toString('hex')}`, a, Math.floor(Date.now() / 1000) + 3600);
+    const gone = confirmationToken(
+      t.ctx.keys.addressConfirmation,
+      `team_${randomBytes(8).toString('hex')}`,
+      a,
+      Math.floor(Date.now() / 1000) + 3600,
+    );
     expect((await follow(t, gone)).status).toBe(404);
   });
 
@@ -198,14 +217,21 @@ describe('confirmed notification addresses', () => {
     const form = await makePublishedForm(t, owner, { notification_emails: [a] });
     await confirmationMail(a);
 
-    for (const body of [{ notification_emails: [a] }, { name: 'Renamed' }, { notification_emails: [a.toUpperCase()] }]) {
+    for (const body of [
+      { notification_emails: [a] },
+      { name: 'Renamed' },
+      { notification_emails: [a.toUpperCase()] },
+    ]) {
       const res = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send(body);
       expect(res.status).toBe(200);
     }
     expect(await confirmationJobs(t, a)).toHaveLength(1);
 
     // A newly added address is asked; the pending one still not again.
-    const added = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ notification_emails: [a, c] });
+    const added = await t.http
+      .put(`/v1/forms/${form.id}`)
+      .set(bearer(owner.token))
+      .send({ notification_emails: [a, c] });
     expect(added.status).toBe(200);
     expect(added.body.data.notification_recipients).toEqual([
       { email: a, status: 'pending' },
@@ -215,8 +241,14 @@ describe('confirmed notification addresses', () => {
     expect(await confirmationJobs(t, a)).toHaveLength(1);
 
     // An hour later, saving the form sends the pending address a fresh link.
-    await t.ctx.db.query(`update notification_addresses set confirmation_sent_at = now() - interval '61 minutes' where team_id = $1`, [owner.teamId]);
-    await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ notification_emails: [a, c] });
+    await t.ctx.db.query(
+      `update notification_addresses set confirmation_sent_at = now() - interval '61 minutes' where team_id = $1`,
+      [owner.teamId],
+    );
+    await t.http
+      .put(`/v1/forms/${form.id}`)
+      .set(bearer(owner.token))
+      .send({ notification_emails: [a, c] });
     await confirmationMail(a, 2);
     await confirmationMail(c, 2);
     await new Promise((r) => setTimeout(r, 200));
@@ -228,8 +260,14 @@ describe('confirmed notification addresses', () => {
     const a = inbox('confirmed');
     const form = await makePublishedForm(t, owner, { notification_emails: [a] });
     expect((await follow(t, linkIn(await confirmationMail(a)).token)).status).toBe(200);
-    await t.ctx.db.query(`update notification_addresses set confirmation_sent_at = now() - interval '2 hours' where team_id = $1`, [owner.teamId]);
-    const res = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ notification_emails: [a] });
+    await t.ctx.db.query(
+      `update notification_addresses set confirmation_sent_at = now() - interval '2 hours' where team_id = $1`,
+      [owner.teamId],
+    );
+    const res = await t.http
+      .put(`/v1/forms/${form.id}`)
+      .set(bearer(owner.token))
+      .send({ notification_emails: [a] });
     expect(res.body.data.notification_recipients).toEqual([{ email: a, status: 'verified' }]);
     expect(await confirmationJobs(t, a)).toHaveLength(1);
   });
@@ -246,7 +284,9 @@ describe('confirmed notification addresses', () => {
     await postForm(t, form.endpoint, { name: 'Ann', message: 'case' });
     // Sent to the address as the form spells it (the domain part is case-insensitive, nodemailer lower-cases it).
     const notification = await until('the notification', () =>
-      smtp.messages.find((m) => m.subject?.startsWith('New submission') && m.envelope.to.some((to) => to.toLowerCase() === lower)),
+      smtp.messages.find(
+        (m) => m.subject?.startsWith('New submission') && m.envelope.to.some((to) => to.toLowerCase() === lower),
+      ),
     );
     expect(notification.text).toContain('message: case');
   });

@@ -29,7 +29,11 @@ async function mailTo(to: string, count = 1): Promise<ReceivedMail[]> {
 
 type Autoresponse = { sent_at?: string; to?: string; skipped?: string } | null;
 
-async function detail(member: TestMember, formId: string, id: string): Promise<{ status: string; autoresponse: Autoresponse }> {
+async function detail(
+  member: TestMember,
+  formId: string,
+  id: string,
+): Promise<{ status: string; autoresponse: Autoresponse }> {
   const res = await t.http.get(`/v1/forms/${formId}/submissions/${id}`).set(bearer(member.token));
   expect(res.status).toBe(200);
   return res.body.data;
@@ -73,9 +77,16 @@ const TEMPLATE = {
   reply_to: 'help@acme.example',
 };
 
-async function formWithAutoresponder(member: TestMember, settings: Record<string, unknown> = {}, autoresponder: Record<string, unknown> = TEMPLATE) {
+async function formWithAutoresponder(
+  member: TestMember,
+  settings: Record<string, unknown> = {},
+  autoresponder: Record<string, unknown> = TEMPLATE,
+) {
   const form = await makePublishedForm(t, member, { name: 'Contact' });
-  const res = await t.http.put(`/v1/forms/${form.id}`).set(bearer(member.token)).send({ settings: { ...settings, autoresponder } });
+  const res = await t.http
+    .put(`/v1/forms/${form.id}`)
+    .set(bearer(member.token))
+    .send({ settings: { ...settings, autoresponder } });
   expect(res.status).toBe(200);
   return form;
 }
@@ -91,7 +102,12 @@ describe('autoresponder: the e-mail', () => {
     const owner = await makeTeam(t);
     const form = await formWithAutoresponder(owner);
     const submitter = address('ada');
-    const id = await postForm(t, form.endpoint, { name: 'Ada Lovelace', email: submitter, topic: 'pricing', message: 'Could we get a quote for 40 seats?' });
+    const id = await postForm(t, form.endpoint, {
+      name: 'Ada Lovelace',
+      email: submitter,
+      topic: 'pricing',
+      message: 'Could we get a quote for 40 seats?',
+    });
 
     const [mail] = await mailTo(submitter);
     expect(mail!.envelope.to).toEqual([submitter]);
@@ -125,7 +141,12 @@ describe('autoresponder: the e-mail', () => {
     const submitter = address('mallory');
     const hostileName = '<script>alert(1)</script>';
     const hostileMessage = '[click](https://evil.example) <img src=x onerror=alert(2)>';
-    await postForm(t, form.endpoint, { name: hostileName, email: submitter, topic: 'support', message: hostileMessage });
+    await postForm(t, form.endpoint, {
+      name: hostileName,
+      email: submitter,
+      topic: 'support',
+      message: hostileMessage,
+    });
 
     const m = await parsed((await mailTo(submitter))[0]!);
     const html = m.html as string;
@@ -146,17 +167,27 @@ describe('autoresponder: the e-mail', () => {
 
   it('never fills a placeholder into a link address or markup of the HTML', async () => {
     const owner = await makeTeam(t);
-    const form = await formWithAutoresponder(owner, {}, {
-      ...TEMPLATE,
-      body_markdown: '[Your page]({{site}}) ![{{name}}](https://img.example/{{name}}.png) <https://acme.example/u/{{name}}> `{{name}}`',
-    });
+    const form = await formWithAutoresponder(
+      owner,
+      {},
+      {
+        ...TEMPLATE,
+        body_markdown:
+          '[Your page]({{site}}) ![{{name}}](https://img.example/{{name}}.png) <https://acme.example/u/{{name}}> `{{name}}`',
+      },
+    );
     const submitter = address('links');
-    await postForm(t, form.endpoint, { name: '" onmouseover="alert(1)', site: 'javascript:alert(document.cookie)', email: submitter });
+    await postForm(t, form.endpoint, {
+      name: '" onmouseover="alert(1)',
+      site: 'javascript:alert(document.cookie)',
+      email: submitter,
+    });
 
     const html = (await parsed((await mailTo(submitter))[0]!)).html as string;
     expect(html).not.toMatch(/javascript:/i);
     expect(html).not.toContain('onmouseover="');
-    for (const [, attr] of html.matchAll(/(?:href|src)="([^"]*)"/g)) expect(attr).not.toMatch(/alert|onmouseover|javascript/i);
+    for (const [, attr] of html.matchAll(/(?:href|src)="([^"]*)"/g))
+      expect(attr).not.toMatch(/alert|onmouseover|javascript/i);
     // The value is there only as text (escaped).
     expect(html).toContain('&quot; onmouseover=&quot;alert(1)');
   });
@@ -217,7 +248,11 @@ describe('autoresponder: which address', () => {
     const owner = await makeTeam(t);
     const form = await formWithAutoresponder(owner);
     const invalid = await postForm(t, form.endpoint, { name: 'Ann', email: 'not-an-address', message: 'hi' });
-    const list = await postForm(t, form.endpoint, { name: 'Ann', email: 'a@example.com, b@example.com', message: 'hi' });
+    const list = await postForm(t, form.endpoint, {
+      name: 'Ann',
+      email: 'a@example.com, b@example.com',
+      message: 'hi',
+    });
     const none = await postForm(t, form.endpoint, { name: 'Ann', message: 'no address at all' });
     expect(await outcome(owner, form.id, invalid)).toEqual({ skipped: 'invalid_address' });
     expect(await outcome(owner, form.id, list)).toEqual({ skipped: 'invalid_address' });
@@ -256,7 +291,9 @@ describe('autoresponder: at most one per address per form per hour', () => {
     const ann = address('later');
     const first = await postForm(t, form.endpoint, { name: 'Ann', email: ann, message: 'first' });
     expect(await outcome(owner, form.id, first)).toMatchObject({ to: ann });
-    await t.ctx.db.query(`update autoresponse_sends set sent_at = now() - interval '61 minutes' where form_id = $1`, [form.id]);
+    await t.ctx.db.query(`update autoresponse_sends set sent_at = now() - interval '61 minutes' where form_id = $1`, [
+      form.id,
+    ]);
     const second = await postForm(t, form.endpoint, { name: 'Ann', email: ann, message: 'second' });
     expect(await outcome(owner, form.id, second)).toMatchObject({ to: ann });
     expect(await mailTo(ann, 2)).toHaveLength(2);
@@ -316,7 +353,10 @@ describe('autoresponder: spam is never answered', () => {
     expect(mailsTo(promo)).toHaveLength(0);
 
     // A person saying it is not spam has it processed again, and then it is answered.
-    const put = await t.http.put(`/v1/forms/${form.id}/submissions/${id}`).set(bearer(owner.token)).send({ status: 'received' });
+    const put = await t.http
+      .put(`/v1/forms/${form.id}/submissions/${id}`)
+      .set(bearer(owner.token))
+      .send({ status: 'received' });
     expect(put.status).toBe(200);
     expect((await waitForProcessing(t, id)).status).toBe('processed');
     expect(await outcome(owner, form.id, id)).toEqual({ sent_at: expect.any(String), to: promo });
@@ -327,19 +367,28 @@ describe('autoresponder: spam is never answered', () => {
 describe('autoresponder: plan and settings', () => {
   it('is refused on the Free plan (402 plan_limit_reached), on create and on update', async () => {
     const owner = await makeTeam(t, { plan: 'free' });
-    const created = await t.http.post('/v1/forms').set(bearer(owner.token)).send({ name: 'Contact', settings: { autoresponder: { enabled: true } } });
+    const created = await t.http
+      .post('/v1/forms')
+      .set(bearer(owner.token))
+      .send({ name: 'Contact', settings: { autoresponder: { enabled: true } } });
     expect(created.status).toBe(402);
     expect(created.body.error).toBe('plan_limit_reached');
 
     const form = await makePublishedForm(t, owner);
-    const put = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ settings: { autoresponder: TEMPLATE } });
+    const put = await t.http
+      .put(`/v1/forms/${form.id}`)
+      .set(bearer(owner.token))
+      .send({ settings: { autoresponder: TEMPLATE } });
     expect(put.status).toBe(402);
     expect(put.body.error).toBe('plan_limit_reached');
     const shown = await t.http.get(`/v1/forms/${form.id}`).set(bearer(owner.token));
     expect(shown.body.data.settings.autoresponder.enabled).toBe(false);
 
     // Editing the template without turning it on is allowed.
-    const edit = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ settings: { autoresponder: { subject: 'Hi {{name}}' } } });
+    const edit = await t.http
+      .put(`/v1/forms/${form.id}`)
+      .set(bearer(owner.token))
+      .send({ settings: { autoresponder: { subject: 'Hi {{name}}' } } });
     expect(edit.status).toBe(200);
     expect(edit.body.data.settings.autoresponder).toMatchObject({ enabled: false, subject: 'Hi {{name}}' });
   });
@@ -358,7 +407,10 @@ describe('autoresponder: plan and settings', () => {
   it('merges partial updates, and when turned off sends nothing and records nothing', async () => {
     const owner = await makeTeam(t);
     const form = await formWithAutoresponder(owner);
-    const off = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ settings: { autoresponder: { enabled: false } } });
+    const off = await t.http
+      .put(`/v1/forms/${form.id}`)
+      .set(bearer(owner.token))
+      .send({ settings: { autoresponder: { enabled: false } } });
     expect(off.status).toBe(200);
     expect(off.body.data.settings.autoresponder).toEqual({ ...TEMPLATE, enabled: false });
 
@@ -389,8 +441,16 @@ describe('autoresponder: plan and settings', () => {
   it('validates the template (400): reply_to must be an address, the body has a size limit', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
-    for (const autoresponder of [{ reply_to: 'not-an-address' }, { body_markdown: 'x'.repeat(10_001) }, { subject: '' }, { surprise: true }]) {
-      const res = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ settings: { autoresponder } });
+    for (const autoresponder of [
+      { reply_to: 'not-an-address' },
+      { body_markdown: 'x'.repeat(10_001) },
+      { subject: '' },
+      { surprise: true },
+    ]) {
+      const res = await t.http
+        .put(`/v1/forms/${form.id}`)
+        .set(bearer(owner.token))
+        .send({ settings: { autoresponder } });
       expect(res.status, JSON.stringify(autoresponder)).toBe(400);
     }
   });
@@ -402,7 +462,10 @@ describe('renderAutoresponse', () => {
     expect(body.length).toBe(10_000);
     const payload = { a: 'x'.repeat(100_000), b: '<&>"'.repeat(10_000) };
     const started = performance.now();
-    const out = renderAutoresponse({ subject: `{{a}}${'{{b}}'.repeat(40)}\r\nBcc: x@example.com`, body_markdown: body }, payload);
+    const out = renderAutoresponse(
+      { subject: `{{a}}${'{{b}}'.repeat(40)}\r\nBcc: x@example.com`, body_markdown: body },
+      payload,
+    );
     expect(performance.now() - started).toBeLessThan(2_000);
     // At most 200 values filled per part, each cut at 500 characters.
     expect(out.text.length).toBeLessThanOrEqual(10_000 + 200 * 501);
@@ -414,7 +477,10 @@ describe('renderAutoresponse', () => {
 
   it('fills the text part plainly and the HTML as escaped text; unknown placeholders become empty', () => {
     const out = renderAutoresponse(
-      { subject: 'Hi {{ name }}{{missing}}', body_markdown: '# Hello {{name}}\n\n- topics: {{topics}}\n- {{missing}}end' },
+      {
+        subject: 'Hi {{ name }}{{missing}}',
+        body_markdown: '# Hello {{name}}\n\n- topics: {{topics}}\n- {{missing}}end',
+      },
       { name: 'Ann & <Bob>', topics: ['a', 'b'] },
     );
     expect(out.subject).toBe('Hi Ann & <Bob>');
@@ -425,7 +491,10 @@ describe('renderAutoresponse', () => {
   });
 
   it('shows raw HTML in the template itself as text', () => {
-    const out = renderAutoresponse({ subject: 's', body_markdown: 'Hi <b onclick="x()">there</b>\n\n<script>alert(1)</script>' }, {});
+    const out = renderAutoresponse(
+      { subject: 's', body_markdown: 'Hi <b onclick="x()">there</b>\n\n<script>alert(1)</script>' },
+      {},
+    );
     expect(out.html).not.toMatch(/<script|<b /);
     expect(out.html).toContain('&lt;script&gt;');
   });

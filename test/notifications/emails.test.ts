@@ -11,11 +11,19 @@ import { eventually } from '../support/worker-process.ts';
 
 const smtp = await startSmtpTestServer();
 afterAll(() => smtp.close());
-const t = await startProcessingApp({ SMTP_URL: smtp.url, INTAKE_INGEST_RATE_LIMIT: '10000', INTAKE_INGEST_FLOOD_LIMIT: '10000' });
+const t = await startProcessingApp({
+  SMTP_URL: smtp.url,
+  INTAKE_INGEST_RATE_LIMIT: '10000',
+  INTAKE_INGEST_FLOOD_LIMIT: '10000',
+});
 
 const inbox = (label: string) => `${label}-${randomBytes(4).toString('hex')}@example.com`;
 const mailsTo = (address: string) => smtp.messages.filter((m) => m.envelope.to.includes(address));
-const firstMail = (address: string) => eventually(async () => mailsTo(address), (m) => m.length > 0).then((m) => m[0]!);
+const firstMail = (address: string) =>
+  eventually(
+    async () => mailsTo(address),
+    (m) => m.length > 0,
+  ).then((m) => m[0]!);
 
 /** The link after a label in the text part (`Mark as spam: http://…`). */
 function link(mail: ReceivedMail, label: string): string {
@@ -34,7 +42,13 @@ describe('the notification e-mail people read', () => {
       name: 'Careers',
       notification_emails: [to],
       // (The long repeated value would look like spam to the local model: this form never calls it spam.)
-      settings: { ai_threshold: 1, fields: [{ name: 'message', label: 'Your message', type: 'text' }, { name: 'email', label: 'E-mail', type: 'email' }] },
+      settings: {
+        ai_threshold: 1,
+        fields: [
+          { name: 'message', label: 'Your message', type: 'text' },
+          { name: 'email', label: 'E-mail', type: 'email' },
+        ],
+      },
     });
     const long = `${'word '.repeat(300)}end`;
     const res = await t.http
@@ -67,7 +81,16 @@ describe('the notification e-mail people read', () => {
       await page.setViewportSize({ width: 800, height: 900 });
       await page.setContent(mail.html!);
       const visible = await page.locator('body').innerText();
-      for (const text of ['Your message', 'E-mail', 'ada@example.com', 'I want to apply for the <b>support</b> role & more', 'cv.pdf', 'Mark as spam', 'Delete', 'Unsubscribe']) {
+      for (const text of [
+        'Your message',
+        'E-mail',
+        'ada@example.com',
+        'I want to apply for the <b>support</b> role & more',
+        'cv.pdf',
+        'Mark as spam',
+        'Delete',
+        'Unsubscribe',
+      ]) {
         expect(visible).toContain(text);
       }
       expect(await page.locator('b').count()).toBe(0);
@@ -99,7 +122,10 @@ describe('the notification e-mail people read', () => {
     expect(done.status).toBe(200);
     expect(done.text).toContain('marked as spam');
     expect((await submissionsOf(t, form.id))[0]).toMatchObject({ status: 'spam', spam_reason: 'manual' });
-    const events = await t.ctx.db.query<{ action: string; actor_token_id: string | null }>('select action, actor_token_id from submission_events where submission_id = $1', [id]);
+    const events = await t.ctx.db.query<{ action: string; actor_token_id: string | null }>(
+      'select action, actor_token_id from submission_events where submission_id = $1',
+      [id],
+    );
     expect(events.rows).toEqual([{ action: 'email:spam', actor_token_id: null }]);
     expect((await t.http.post(spamLink)).text).toContain('already marked as spam');
 
@@ -127,9 +153,15 @@ describe('the notification e-mail people read', () => {
     expect(mail.text).toContain('Marked as spam (honeypot_filled).');
     const done = await t.http.post(local(link(mail, 'Not spam')));
     expect(done.text).toContain('moved back to the inbox');
-    await eventually(async () => (await submissionsOf(t, form.id))[0]!.status, (s) => s === 'processed');
+    await eventually(
+      async () => (await submissionsOf(t, form.id))[0]!.status,
+      (s) => s === 'processed',
+    );
     // Processed, it is notified as any clean submission.
-    await eventually(async () => mailsTo(to), (m) => m.length === 2);
+    await eventually(
+      async () => mailsTo(to),
+      (m) => m.length === 2,
+    );
   });
 
   it('unsubscribes one address from one form in one click (RFC 8058), and the form shows it', async () => {
@@ -154,7 +186,10 @@ describe('the notification e-mail people read', () => {
     expect(untouched.body.data.notification_emails).toEqual([a]);
 
     await postForm(t, form.endpoint, { name: 'Second', message: 'two' });
-    await eventually(async () => mailsTo(b), (m) => m.length === 2);
+    await eventually(
+      async () => mailsTo(b),
+      (m) => m.length === 2,
+    );
     expect(mailsTo(a)).toHaveLength(1);
     expect((await t.http.post(local(url))).status).toBe(200); // again: nothing more to do
   });
@@ -164,8 +199,14 @@ describe('digests', () => {
   it('an hourly form gets one e-mail per period listing its clean submissions, none for an empty period, nothing twice', async () => {
     const owner = await makeTeam(t);
     const to = inbox('digest');
-    const form = await makePublishedForm(t, owner, { notification_emails: [to], settings: { notification_mode: 'hourly' } });
-    const ids = [await postForm(t, form.endpoint, { name: 'One', message: 'first' }), await postForm(t, form.endpoint, { name: 'Two', message: 'second' })];
+    const form = await makePublishedForm(t, owner, {
+      notification_emails: [to],
+      settings: { notification_mode: 'hourly' },
+    });
+    const ids = [
+      await postForm(t, form.endpoint, { name: 'One', message: 'first' }),
+      await postForm(t, form.endpoint, { name: 'Two', message: 'second' }),
+    ];
     for (const id of ids) await waitForProcessing(t, id);
     await postForm(t, form.endpoint, { name: 'Bot', _gotcha: 'x' });
     await new Promise((r) => setTimeout(r, 500));
@@ -173,7 +214,10 @@ describe('digests', () => {
 
     const at = new Date(Date.now() + 5 * 60 * 1000); // the next run, with the posts well inside its period
     await sendDigests(t.ctx, at);
-    const [digest] = await eventually(async () => mailsTo(to), (m) => m.length === 1);
+    const [digest] = await eventually(
+      async () => mailsTo(to),
+      (m) => m.length === 1,
+    );
     expect(digest!.subject).toBe('2 new submissions to Contact');
     expect(digest!.text).toContain('name: One');
     expect(digest!.text).toContain('name: Two');

@@ -69,7 +69,12 @@ describe('notification e-mail over SMTP', () => {
     const owner = await makeTeam(t);
     const to = inbox('owner');
     const form = await makePublishedForm(t, owner, { name: 'Café feedback – 2025', notification_emails: [to] });
-    await postForm(t, form.endpoint, { name: 'Ann', email: 'ann@example.com', message: 'Lovely place, thanks!', _replyto: 'ann.work@example.org' });
+    await postForm(t, form.endpoint, {
+      name: 'Ann',
+      email: 'ann@example.com',
+      message: 'Lovely place, thanks!',
+      _replyto: 'ann.work@example.org',
+    });
 
     const [mail] = await mailTo(to);
     expect(mail!.subject).toBe('New submission to Café feedback – 2025');
@@ -81,7 +86,12 @@ describe('notification e-mail over SMTP', () => {
     const owner = await makeTeam(t);
     const to = inbox('spam-check');
     const form = await makePublishedForm(t, owner, { notification_emails: [to] });
-    const honeypot = await postForm(t, form.endpoint, { name: 'Bot', email: 'bot@example.net', message: 'hi', _gotcha: 'filled' });
+    const honeypot = await postForm(t, form.endpoint, {
+      name: 'Bot',
+      email: 'bot@example.net',
+      message: 'hi',
+      _gotcha: 'filled',
+    });
     const ai = await postForm(t, form.endpoint, {
       name: 'Promo',
       email: 'deals@example.net',
@@ -89,7 +99,11 @@ describe('notification e-mail over SMTP', () => {
     });
     expect((await waitForProcessing(t, ai)).status).toBe('spam');
     // A clean post afterwards is mailed: by then any mail for the spam would have been queued too.
-    const clean = await postForm(t, form.endpoint, { name: 'Real person', email: 'real@example.com', message: 'A genuine question.' });
+    const clean = await postForm(t, form.endpoint, {
+      name: 'Real person',
+      email: 'real@example.com',
+      message: 'A genuine question.',
+    });
 
     const [mail] = await mailTo(to);
     expect(mail!.text).toContain('name: Real person');
@@ -138,9 +152,17 @@ describe('notification e-mail without SMTP', () => {
     const owner = await makeTeam(files);
     const to = inbox('files');
     const form = await makePublishedForm(files, owner, { name: 'Support', notification_emails: [to] });
-    const spam = await postForm(files, form.endpoint, { name: 'x', email: 'x@mailinator.com', message: 'https://a.example https://b.example https://c.example' });
+    const spam = await postForm(files, form.endpoint, {
+      name: 'x',
+      email: 'x@mailinator.com',
+      message: 'https://a.example https://b.example https://c.example',
+    });
     expect((await waitForProcessing(files, spam)).status).toBe('spam');
-    const id = await postForm(files, form.endpoint, { name: 'Linus', email: 'linus@example.org', message: 'The export crashes.' });
+    const id = await postForm(files, form.endpoint, {
+      name: 'Linus',
+      email: 'linus@example.org',
+      message: 'The export crashes.',
+    });
 
     const deadline = Date.now() + 10_000;
     while (emls().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));

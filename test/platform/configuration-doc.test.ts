@@ -38,7 +38,9 @@ function cliVariables(): Set<string> {
 
 /** Table rows `| \`NAME\` | default | meaning |`, as name → default cell. */
 function documented(markdown: string): Map<string, string> {
-  return new Map([...markdown.matchAll(new RegExp(`^\\| \`(${NAME})\` \\| ([^|]*) \\|`, 'gm'))].map((m) => [m[1]!, m[2]!]));
+  return new Map(
+    [...markdown.matchAll(new RegExp(`^\\| \`(${NAME})\` \\| ([^|]*) \\|`, 'gm'))].map((m) => [m[1]!, m[2]!]),
+  );
 }
 
 /** Each schema key's literal default (`.default(30_000)`, `.default('intake')`); expressions are left out. */
@@ -62,9 +64,17 @@ const source = read(CONFIG_SOURCE);
 describe(`${DOC}`, () => {
   it(`documents every variable ${CONFIG_SOURCE} reads, and only those`, () => {
     const names = configVariables(source);
-    expect(names.size, `no variables found in ${CONFIG_SOURCE}: has the way it reads them changed?`).toBeGreaterThan(40);
-    expect([...names].filter((v) => !serverDoc.has(v)), `read by ${CONFIG_SOURCE} but missing from ${DOC}`).toEqual([]);
-    expect([...serverDoc.keys()].filter((v) => !names.has(v)), `in ${DOC} but not read by ${CONFIG_SOURCE}`).toEqual([]);
+    expect(names.size, `no variables found in ${CONFIG_SOURCE}: has the way it reads them changed?`).toBeGreaterThan(
+      40,
+    );
+    expect(
+      [...names].filter((v) => !serverDoc.has(v)),
+      `read by ${CONFIG_SOURCE} but missing from ${DOC}`,
+    ).toEqual([]);
+    expect(
+      [...serverDoc.keys()].filter((v) => !names.has(v)),
+      `in ${DOC} but not read by ${CONFIG_SOURCE}`,
+    ).toEqual([]);
   });
 
   it(`gives each literal default of ${CONFIG_SOURCE}`, () => {
@@ -83,7 +93,13 @@ describe(`${DOC}`, () => {
     expect(cliAt, `${DOC} has no "${CLI_SECTION.trim()}" section`).toBeGreaterThan(0);
     const names = cliVariables();
     expect(names.size).toBeGreaterThan(0);
-    expect([...names].filter((v) => !cliDoc.has(v)), `read in ${CLI_DIR}/ but missing from ${DOC}`).toEqual([]);
-    expect([...cliDoc.keys()].filter((v) => !names.has(v)), `in ${DOC} but not read in ${CLI_DIR}/`).toEqual([]);
+    expect(
+      [...names].filter((v) => !cliDoc.has(v)),
+      `read in ${CLI_DIR}/ but missing from ${DOC}`,
+    ).toEqual([]);
+    expect(
+      [...cliDoc.keys()].filter((v) => !names.has(v)),
+      `in ${DOC} but not read in ${CLI_DIR}/`,
+    ).toEqual([]);
   });
 });

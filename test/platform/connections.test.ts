@@ -65,10 +65,14 @@ describe('Postgres connections per process', { timeout: 120_000 }, () => {
 
   it('intake worker: within the same budget, one of them its LISTEN session', async () => {
     const worker = start(['worker']);
-    const seen = await until('the worker to listen', async () => {
-      const c = await connectionsOf(worker.pid);
-      return c.listening > 0 && c;
-    }, 60_000);
+    const seen = await until(
+      'the worker to listen',
+      async () => {
+        const c = await connectionsOf(worker.pid);
+        return c.listening > 0 && c;
+      },
+      60_000,
+    );
     expect(seen.listening).toBe(LISTEN_CONNECTIONS);
     expect(seen.total).toBeGreaterThanOrEqual(2);
     expect(seen.total).toBeLessThanOrEqual(DEFAULT_TOTAL);

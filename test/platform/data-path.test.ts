@@ -14,12 +14,14 @@ async function formWithFile(teamId: string): Promise<{ formId: string; key: stri
   const formId = newId('frm');
   const submissionId = newId('subm');
   const key = `data-path/${randomBytes(6).toString('hex')}`;
-  await t.ctx.db.query(`insert into forms (id, team_id, name, status) values ($1, $2, 'Doomed', 'published')`, [formId, teamId]);
-  await t.ctx.db.query(`insert into submissions (id, team_id, form_id, status, payload) values ($1, $2, $3, 'received', '{}')`, [
-    submissionId,
-    teamId,
+  await t.ctx.db.query(`insert into forms (id, team_id, name, status) values ($1, $2, 'Doomed', 'published')`, [
     formId,
+    teamId,
   ]);
+  await t.ctx.db.query(
+    `insert into submissions (id, team_id, form_id, status, payload) values ($1, $2, $3, 'received', '{}')`,
+    [submissionId, teamId, formId],
+  );
   await t.ctx.db.query(
     `insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
      values ($1, $2, $3, $4, 'cv', 'cv.pdf', 'application/pdf', 3, $5)`,
@@ -58,7 +60,9 @@ describe('one transaction for ORM writes, SQL and jobs', () => {
       begin if old.id = '${formId}' then raise exception 'refused by the test'; end if; return old; end $$`);
     await t.ctx.db.query(`create trigger ${fn} before delete on forms for each row execute function ${fn}()`);
     try {
-      await expect(forceDeleteForm(t.ctx, { ...owner, abilities: [], role: 'owner' }, formId)).rejects.toThrow(/refused by the test/);
+      await expect(forceDeleteForm(t.ctx, { ...owner, abilities: [], role: 'owner' }, formId)).rejects.toThrow(
+        /refused by the test/,
+      );
     } finally {
       await t.ctx.db.query(`drop trigger ${fn} on forms`);
       await t.ctx.db.query(`drop function ${fn}()`);
@@ -75,7 +79,13 @@ describe('one transaction for ORM writes, SQL and jobs', () => {
       t.ctx.db.transaction(async (tx) => {
         // Issue 26: the handles the domain gets show no ORM; MikroORM is reached inside server/db only.
         expect('em' in tx).toBe(false);
-        await insertForm(tx, { id: formId, teamId: owner.teamId, name: 'Atomic', notificationEmails: [], settings: {} });
+        await insertForm(tx, {
+          id: formId,
+          teamId: owner.teamId,
+          name: 'Atomic',
+          notificationEmails: [],
+          settings: {},
+        });
         await tx.query(`update forms set name = 'Atomic (SQL)' where id = $1`, [formId]);
         await t.ctx.queue.send(deleteObjects, { keys: [key] }, { tx });
         if (fail) throw new Error('after everything');
@@ -99,9 +109,18 @@ describe('the one-statement ingest and pg-boss', () => {
 
   it("embeds exactly what pg-boss's send executes: one statement, one parameter", async () => {
     const captured: Array<{ text: string; values: unknown[] }> = [];
-    await t.ctx.queue.boss.send(processSubmission.name, { submissionId: 'subm_x' }, {
-      db: { executeSql: async (text: string, values: unknown[] = []) => (captured.push({ text, values }), { rows: [{ id: null }] }) },
-    });
+    await t.ctx.queue.boss.send(
+      processSubmission.name,
+      { submissionId: 'subm_x' },
+      {
+        db: {
+          executeSql: async (text: string, values: unknown[] = []) => (
+            captured.push({ text, values }),
+            { rows: [{ id: null }] }
+          ),
+        },
+      },
+    );
     const embedded = await t.ctx.queue.embeddedInsert(processSubmission, { submissionId: 'subm_x' });
     expect(captured).toHaveLength(1);
     expect(embedded.text).toBe(captured[0]!.text);
@@ -122,11 +141,22 @@ describe("a submission's team", () => {
     const owner = await makeTeam(t);
     const other = await makeTeam(t);
     const formId = newId('frm');
-    await t.ctx.db.query(`insert into forms (id, team_id, name, status) values ($1, $2, 'Scoped', 'published')`, [formId, owner.teamId]);
+    await t.ctx.db.query(`insert into forms (id, team_id, name, status) values ($1, $2, 'Scoped', 'published')`, [
+      formId,
+      owner.teamId,
+    ]);
     const insert = (teamId: string) =>
-      t.ctx.db.query(`insert into submissions (id, team_id, form_id, status, payload) values ($1, $2, $3, 'received', '{}') returning id`, [newId('subm'), teamId, formId]);
-    await expect(insert(other.teamId)).rejects.toMatchObject({ code: '23503', constraint: 'submissions_form_team_fkey' });
-    const { rows: [kept] } = await insert(owner.teamId);
+      t.ctx.db.query(
+        `insert into submissions (id, team_id, form_id, status, payload) values ($1, $2, $3, 'received', '{}') returning id`,
+        [newId('subm'), teamId, formId],
+      );
+    await expect(insert(other.teamId)).rejects.toMatchObject({
+      code: '23503',
+      constraint: 'submissions_form_team_fkey',
+    });
+    const {
+      rows: [kept],
+    } = await insert(owner.teamId);
     await t.ctx.db.query('delete from forms where id = $1', [formId]);
     expect((await t.ctx.db.query('select 1 from submissions where id = $1', [kept!.id])).rowCount).toBe(0);
   });

@@ -29,7 +29,9 @@ describe('deploy exposure', () => {
     ] as const) {
       const problems = composeProblems(readCompose(withLines(service, [...ports])));
       expect(problems).toHaveLength(1);
-      expect(problems[0]).toMatch(new RegExp(`^compose.yaml: ${service} publishes .*only the proxy may publish a port`));
+      expect(problems[0]).toMatch(
+        new RegExp(`^compose.yaml: ${service} publishes .*only the proxy may publish a port`),
+      );
     }
     expect(composeProblems(readCompose(withLines('minio', ['network_mode: host'])))).toEqual([
       "compose.yaml: minio uses the host's network, which publishes every port it listens on",
@@ -39,7 +41,9 @@ describe('deploy exposure', () => {
   it('lets the proxy publish HTTP and HTTPS only', () => {
     const caddy = composeText.replace('      - "443:443/udp"\n', '      - "443:443/udp"\n      - "2019:2019"\n');
     expect(caddy).not.toBe(composeText);
-    expect(composeProblems(readCompose(caddy))).toEqual(['compose.yaml: the proxy caddy publishes "2019:2019"; only 80 and 443']);
+    expect(composeProblems(readCompose(caddy))).toEqual([
+      'compose.yaml: the proxy caddy publishes "2019:2019"; only 80 and 443',
+    ]);
   });
 
   it('reaches MinIO through the proxy at the host presigned links name', () => {

@@ -56,8 +56,13 @@ function startIntake(command: 'serve' | 'worker', extra: Record<string, string> 
   return processes.start([command], env);
 }
 
-
-type Answer = { status: number; ms: number; body: Record<string, unknown>; retryAfter: string | null; location: string | null };
+type Answer = {
+  status: number;
+  ms: number;
+  body: Record<string, unknown>;
+  retryAfter: string | null;
+  location: string | null;
+};
 
 /** One request over real HTTP (no retries, no redirects followed), timed. */
 async function request(url: string, init: RequestInit = {}): Promise<Answer> {
@@ -70,7 +75,13 @@ async function request(url: string, init: RequestInit = {}): Promise<Answer> {
   } catch {
     body = { text };
   }
-  return { status: res.status, ms: performance.now() - started, body, retryAfter: res.headers.get('retry-after'), location: res.headers.get('location') };
+  return {
+    status: res.status,
+    ms: performance.now() - started,
+    body,
+    retryAfter: res.headers.get('retry-after'),
+    location: res.headers.get('location'),
+  };
 }
 
 const CONTACT = { name: 'Ada', email: 'ada@example.com', message: 'Please call me back about the quote.' };
@@ -87,7 +98,8 @@ function postForm(base: string, formId: string, fields: Record<string, string> =
 function postFiles(base: string, formId: string, files: Array<{ name: string; bytes: Buffer }>): Promise<Answer> {
   const body = new FormData();
   for (const [k, v] of Object.entries(CONTACT)) body.append(k, v);
-  for (const f of files) body.append(f.name, new Blob([f.bytes], { type: 'application/octet-stream' }), `${f.name}.bin`);
+  for (const f of files)
+    body.append(f.name, new Blob([f.bytes], { type: 'application/octet-stream' }), `${f.name}.bin`);
   return request(`${base}/f/${formId}`, { method: 'POST', headers: { Accept: 'application/json' }, body });
 }
 
@@ -99,7 +111,10 @@ function expectUnavailable(a: Answer) {
 }
 
 async function submissionRows(formId: string): Promise<Array<{ id: string; status: string }>> {
-  const { rows } = await t.ctx.db.query<{ id: string; status: string }>('select id, status from submissions where form_id = $1 order by received_at, id', [formId]);
+  const { rows } = await t.ctx.db.query<{ id: string; status: string }>(
+    'select id, status from submissions where form_id = $1 order by received_at, id',
+    [formId],
+  );
   return rows;
 }
 
@@ -117,7 +132,10 @@ describe('Postgres restarted under a running server', { timeout: 90_000 }, () =>
     const before = await postForm(base, form.id);
     expect(before.status).toBe(201);
     c.requests += 2;
-    await until('the first post to be processed', async () => (await submissionRows(form.id))[0]?.status === 'processed');
+    await until(
+      'the first post to be processed',
+      async () => (await submissionRows(form.id))[0]?.status === 'processed',
+    );
 
     for (let round = 0; round < 2; round++) {
       postgres.stop();
@@ -172,8 +190,16 @@ describe('object storage down during uploads and downloads', { timeout: 60_000 }
 
     const first = await postFiles(base, form.id, [small(1)]);
     expect(first.status, JSON.stringify(first.body)).toBe(201);
-    const { rows: [file] } = await t.ctx.db.query<{ id: string; submission_id: string }>('select id, submission_id from submission_files where form_id = $1', [form.id]);
-    const apiDownload = () => request(`${base}/v1/forms/${form.id}/submissions/${file!.submission_id}/files/${file!.id}`, { headers: bearer(owner.token) });
+    const {
+      rows: [file],
+    } = await t.ctx.db.query<{ id: string; submission_id: string }>(
+      'select id, submission_id from submission_files where form_id = $1',
+      [form.id],
+    );
+    const apiDownload = () =>
+      request(`${base}/v1/forms/${form.id}/submissions/${file!.submission_id}/files/${file!.id}`, {
+        headers: bearer(owner.token),
+      });
     const scope = { teamId: owner.teamId, formId: form.id, expires: Math.floor(Date.now() / 1000) + 3600 };
     const linkDownload = () => request(fileLink(base, t.ctx.keys.linkSigning, file!.id, scope));
     expect((await apiDownload()).status).toBe(302);
@@ -183,7 +209,9 @@ describe('object storage down during uploads and downloads', { timeout: 60_000 }
     // Storage dies mid-post: the first file is stored, the second is cut off on its way (s3rver writes an
     // object's file as its bytes arrive, so the big one may already show, in part: its removal is queued too).
     let answered = false;
-    const cut = postFiles(base, form.id, [small(1), { name: 'big', bytes: randomBytes(9 * 1024 * 1024) }]).finally(() => (answered = true));
+    const cut = postFiles(base, form.id, [small(1), { name: 'big', bytes: randomBytes(9 * 1024 * 1024) }]).finally(
+      () => (answered = true),
+    );
     await until('the first file of the post to be stored', async () => s3.keys(prefix).length >= 2, 10_000);
     expect(answered, 'the big upload had finished before storage was stopped').toBe(false);
     await s3.stop();
@@ -212,12 +240,17 @@ describe('object storage down during uploads and downloads', { timeout: 60_000 }
     // The object stored before the cut was left when storage went away; its removal was queued and runs
     // once storage is back. Its retry is made due now rather than in a minute, on this file's own database —
     // at every poll, since an attempt still running when storage came back fails and schedules another.
-    const { rows: files } = await t.ctx.db.query<{ storage_key: string }>('select storage_key from submission_files where form_id = $1', [form.id]);
+    const { rows: files } = await t.ctx.db.query<{ storage_key: string }>(
+      'select storage_key from submission_files where form_id = $1',
+      [form.id],
+    );
     expect(files).toHaveLength(2);
     await until(
       'the orphan object to be removed',
       async () => {
-        await t.ctx.db.query(`update pgboss.job set start_after = now() where name = 'delete-objects' and state in ('created', 'retry') and start_after > now()`);
+        await t.ctx.db.query(
+          `update pgboss.job set start_after = now() where name = 'delete-objects' and state in ('created', 'retry') and start_after > now()`,
+        );
         return s3.keys(prefix).length === 2;
       },
       20_000,
@@ -252,7 +285,11 @@ describe('SIGTERM during load', { timeout: 90_000 }, () => {
     const owner = await makeTeam(t, { plan: 'scale' });
     const form = await makePublishedForm(t, owner);
     // One client address posts everything here: the per-address limits are lifted for this load.
-    const serve = startIntake('serve', { ...ai, INTAKE_INGEST_RATE_LIMIT: '1000000', INTAKE_INGEST_FLOOD_LIMIT: '1000000' });
+    const serve = startIntake('serve', {
+      ...ai,
+      INTAKE_INGEST_RATE_LIMIT: '1000000',
+      INTAKE_INGEST_FLOOD_LIMIT: '1000000',
+    });
     const base = await serve.url();
 
     const held = openai.nextRequest();
@@ -300,11 +337,18 @@ describe('SIGTERM during load', { timeout: 90_000 }, () => {
     c.lost += rows.length - 1 - accepted.length;
 
     // The job held at SIGTERM was given back, not left to expire; the next worker does it, and every other post.
-    const { rows: heldJob } = await t.ctx.db.query<{ state: string }>(`select state::text from pgboss.job where name = 'process-submission' and data->>'submissionId' = $1`, [heldPost.body.id]);
+    const { rows: heldJob } = await t.ctx.db.query<{ state: string }>(
+      `select state::text from pgboss.job where name = 'process-submission' and data->>'submissionId' = $1`,
+      [heldPost.body.id],
+    );
     expect(heldJob).toEqual([{ state: 'retry' }]);
     slow = false;
     const next = startIntake('worker', ai);
-    await until('every post to be processed', async () => (await submissionRows(form.id)).every((r) => r.status === 'processed'), 40_000).catch(async (err: Error) => {
+    await until(
+      'every post to be processed',
+      async () => (await submissionRows(form.id)).every((r) => r.status === 'processed'),
+      40_000,
+    ).catch(async (err: Error) => {
       const { rows: left } = await t.ctx.db.query(
         `select s.status, j.state::text, j.retry_count, j.start_after::text, j.output::text, count(*)::int as n from submissions s left join pgboss.job j on j.data->>'submissionId' = s.id
           where s.form_id = $1 and s.status <> 'processed' group by 1, 2, 3, 4, 5`,
@@ -313,7 +357,9 @@ describe('SIGTERM during load', { timeout: 90_000 }, () => {
       const { rows: busy } = await t.ctx.db.query(
         `select application_name, state, xact_start::text, left(query, 200) as query from pg_stat_activity where datname = current_database() and state <> 'idle'`,
       );
-      throw new Error(`${err.message}\nleft: ${JSON.stringify(left)}\nbusy sessions: ${JSON.stringify(busy)}\nworker output:\n${next.output().slice(-3000)}`);
+      throw new Error(
+        `${err.message}\nleft: ${JSON.stringify(left)}\nbusy sessions: ${JSON.stringify(busy)}\nworker output:\n${next.output().slice(-3000)}`,
+      );
     });
     next.child.kill('SIGTERM');
     expect(await next.exited).toEqual([0, null]);
@@ -335,7 +381,13 @@ describe('receivers that never answer, or drip a byte a second', { timeout: 60_0
       const { owner, formId, webhookId, receiver } = await hookedForm(reply);
       const deliveries = async () => {
         const list = await t.http.get(`/v1/forms/${formId}/webhooks/${webhookId}/deliveries`).set(bearer(owner.token));
-        return list.body.data as Array<{ status: string; attempts: number; http_status: number | null; error: string | null; duration_ms: number | null }>;
+        return list.body.data as Array<{
+          status: string;
+          attempts: number;
+          http_status: number | null;
+          error: string | null;
+          duration_ms: number | null;
+        }>;
       };
       return { form: { id: formId }, receiver, deliveries };
     };
@@ -356,9 +408,11 @@ describe('receivers that never answer, or drip a byte a second', { timeout: 60_0
     // The silent receiver: each attempt is cut at the timeout (error timeout, no status), retried on the schedule, then dead.
     const attempts = await silent.receiver.waitFor(SCHEDULE.length, 30_000);
     for (let i = 1; i < attempts.length; i++) {
-      expect(attempts[i]!.receivedAt - attempts[i - 1]!.receivedAt).toBeGreaterThanOrEqual(TIMEOUT_MS + SCHEDULE[i]! * 1000 * 0.8 - 50);
+      expect(attempts[i]!.receivedAt - attempts[i - 1]!.receivedAt).toBeGreaterThanOrEqual(
+        TIMEOUT_MS + SCHEDULE[i]! * 1000 * 0.8 - 50,
+      );
     }
-    const [dead] = await until('the silent receiver\'s delivery to be dead', async () => {
+    const [dead] = await until("the silent receiver's delivery to be dead", async () => {
       const ds = await silent.deliveries();
       return ds[0]?.status === 'dead' && ds;
     });
@@ -367,7 +421,7 @@ describe('receivers that never answer, or drip a byte a second', { timeout: 60_0
     expect(dead!.duration_ms).toBeLessThan(TIMEOUT_MS + 1_000);
     // The dripping receiver answered 200 at once; its body is cut at the timeout and the status stands
     // (docs/webhooks.md): one attempt, ended at the timeout rather than after 4 KB at a byte a second.
-    const [dripped] = await until('the dripping receiver\'s attempt to be recorded', async () => {
+    const [dripped] = await until("the dripping receiver's attempt to be recorded", async () => {
       const ds = await dripping.deliveries();
       return (ds[0]?.attempts ?? 0) >= 1 && ds;
     });
@@ -378,7 +432,8 @@ describe('receivers that never answer, or drip a byte a second', { timeout: 60_0
     expect(healthy.receiver.requests).toHaveLength(1);
     expect(await healthy.deliveries()).toMatchObject([{ status: 'succeeded', attempts: 1, http_status: 204 }]);
     c.faults += SCHEDULE.length + 1;
-    c.requests += silent.receiver.requests.length + dripping.receiver.requests.length + healthy.receiver.requests.length;
+    c.requests +=
+      silent.receiver.requests.length + dripping.receiver.requests.length + healthy.receiver.requests.length;
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toEqual([0, null]);
   });
@@ -390,12 +445,19 @@ describe('a worker SIGKILLed mid-bulk-replay, with deliveries in flight', { time
    * the active jobs of the queue get a 1-second expiry, then pg-boss's own supervision pass retries them.
    */
   async function lapseClaims(queue: string): Promise<void> {
-    await t.ctx.db.query(`update pgboss.job set expire_seconds = 1, retry_delay = 0 where name = $1 and state = 'active'`, [queue]);
+    await t.ctx.db.query(
+      `update pgboss.job set expire_seconds = 1, retry_delay = 0 where name = $1 and state = 'active'`,
+      [queue],
+    );
     await new Promise((r) => setTimeout(r, 1100));
     await until(`the claims of ${queue} to lapse`, async () => {
-      await t.ctx.db.query('update pgboss.queue set monitor_claim_on = null, monitor_on = null where name = $1', [queue]);
+      await t.ctx.db.query('update pgboss.queue set monitor_claim_on = null, monitor_on = null where name = $1', [
+        queue,
+      ]);
       await t.ctx.queue.boss.supervise(queue);
-      const { rowCount } = await t.ctx.db.query(`select 1 from pgboss.job where name = $1 and state = 'active'`, [queue]);
+      const { rowCount } = await t.ctx.db.query(`select 1 from pgboss.job where name = $1 and state = 'active'`, [
+        queue,
+      ]);
       return rowCount === 0;
     });
   }
@@ -407,7 +469,10 @@ describe('a worker SIGKILLed mid-bulk-replay, with deliveries in flight', { time
     afterAll(() => receiver.close());
     const owner = await makeTeam(t, { plan: 'scale' });
     const form = await makePublishedForm(t, owner);
-    const hook = await t.http.post(`/v1/forms/${form.id}/webhooks`).set(bearer(owner.token)).send({ label: 'Replayed', url: `${receiver.localhostUrl}/hook` });
+    const hook = await t.http
+      .post(`/v1/forms/${form.id}/webhooks`)
+      .set(bearer(owner.token))
+      .send({ label: 'Replayed', url: `${receiver.localhostUrl}/hook` });
     expect(hook.status, hook.text).toBe(201);
     const webhookId = hook.body.data.id as string;
     // Dead deliveries to replay, as the engine leaves them.
@@ -418,14 +483,26 @@ describe('a worker SIGKILLed mid-bulk-replay, with deliveries in flight', { time
          from generate_series(1, $3::int) g`,
       [owner.teamId, webhookId, N],
     );
-    const queued = await t.http.post(`/v1/webhooks/${webhookId}/replay`).set(bearer(owner.token)).send({ status: 'dead' });
+    const queued = await t.http
+      .post(`/v1/webhooks/${webhookId}/replay`)
+      .set(bearer(owner.token))
+      .send({ status: 'dead' });
     expect(queued.status, queued.text).toBe(202);
     const jobId = queued.body.job_id as string;
     const replays = async () =>
-      (await t.ctx.db.query<{ id: string; status: string; attempts: number }>('select id, status, attempts from deliveries where replay_job_id = $1', [jobId])).rows;
+      (
+        await t.ctx.db.query<{ id: string; status: string; attempts: number }>(
+          'select id, status, attempts from deliveries where replay_job_id = $1',
+          [jobId],
+        )
+      ).rows;
 
     // Unpaced (INTAKE_REPLAY_TEAM_RATE): this case is about the kill, test/webhooks/replay-pace.test.ts about the pace.
-    const env = { INTAKE_QUEUE_POLL_SECONDS: '0.5', INTAKE_DELIVERY_SCHEDULE: '0,1', INTAKE_REPLAY_TEAM_RATE: '100000' };
+    const env = {
+      INTAKE_QUEUE_POLL_SECONDS: '0.5',
+      INTAKE_DELIVERY_SCHEDULE: '0,1',
+      INTAKE_REPLAY_TEAM_RATE: '100000',
+    };
     const first = startIntake('worker', env);
     await until('deliveries to be in flight', async () => receiver.requests.length >= 100);
     first.child.kill('SIGKILL');
@@ -438,14 +515,27 @@ describe('a worker SIGKILLed mid-bulk-replay, with deliveries in flight', { time
     await lapseClaims('replay-webhook');
     await lapseClaims('deliver-webhook');
     const second = startIntake('worker', env);
-    const done = await until('the replay to finish and every delivery to succeed', async () => {
-      const job = (await t.http.get(`/v1/jobs/${jobId}`).set(bearer(owner.token))).body.data as { status: string };
-      const rows = await replays();
-      return job.status === 'succeeded' && rows.length === N && rows.every((d) => d.status === 'succeeded') && { job, rows };
-    }, 60_000);
+    const done = await until(
+      'the replay to finish and every delivery to succeed',
+      async () => {
+        const job = (await t.http.get(`/v1/jobs/${jobId}`).set(bearer(owner.token))).body.data as { status: string };
+        const rows = await replays();
+        return (
+          job.status === 'succeeded' &&
+          rows.length === N &&
+          rows.every((d) => d.status === 'succeeded') && { job, rows }
+        );
+      },
+      60_000,
+    );
     expect(done.job).toMatchObject({ status: 'succeeded', total: N, done: N, failed: 0 });
     expect(done.rows.every((d) => d.attempts === 1)).toBe(true);
-    const { rows: [originals] } = await t.ctx.db.query<{ n: number }>('select count(distinct replay_of)::int as n from deliveries where replay_job_id = $1', [jobId]);
+    const {
+      rows: [originals],
+    } = await t.ctx.db.query<{ n: number }>(
+      'select count(distinct replay_of)::int as n from deliveries where replay_job_id = $1',
+      [jobId],
+    );
     expect(originals!.n).toBe(N);
 
     // Requests per delivery at the receiver.
@@ -463,7 +553,9 @@ describe('a worker SIGKILLed mid-bulk-replay, with deliveries in flight', { time
     expect(twice.filter((id) => recorded.has(id) || !sentBeforeKill.has(id))).toEqual([]);
     expect(recorded.size).toBeGreaterThan(0);
     c.requests += receiver.requests.length + 2;
-    console.log(`mid-replay kill: ${N} replays, ${recorded.size} recorded at the kill, ${sentBeforeKill.size} sent by then, ${twice.length} sent twice (in flight at the kill)`);
+    console.log(
+      `mid-replay kill: ${N} replays, ${recorded.size} recorded at the kill, ${sentBeforeKill.size} sent by then, ${twice.length} sent twice (in flight at the kill)`,
+    );
     second.child.kill('SIGTERM');
     expect(await second.exited).toEqual([0, null]);
   });

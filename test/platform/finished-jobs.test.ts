@@ -11,7 +11,10 @@ const t = await startProcessingApp({ INTAKE_QUEUE_KEEP_FINISHED_SECONDS: '2' });
 
 const finished = async (queue: string) =>
   (
-    await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from pgboss.job where name = $1 and state >= 'completed'`, [queue])
+    await t.ctx.db.query<{ n: number }>(
+      `select count(*)::int as n from pgboss.job where name = $1 and state >= 'completed'`,
+      [queue],
+    )
   ).rows[0]!.n;
 
 describe('finished jobs', () => {
@@ -21,9 +24,17 @@ describe('finished jobs', () => {
     const id = await postForm(t, form.endpoint, { message: 'hello' });
     expect((await waitForProcessing(t, id)).status).toBe('processed');
     // The job that processed it finished, and was there to see...
-    await eventually(() => finished(jobs.processSubmission.name), (n) => n >= 1, 10_000);
+    await eventually(
+      () => finished(jobs.processSubmission.name),
+      (n) => n >= 1,
+      10_000,
+    );
     // ...then gone within the retention and one deletion pass, while the submission keeps its outcome.
-    await eventually(() => finished(jobs.processSubmission.name), (n) => n === 0, 15_000);
+    await eventually(
+      () => finished(jobs.processSubmission.name),
+      (n) => n === 0,
+      15_000,
+    );
     expect((await waitForProcessing(t, id)).status).toBe('processed');
   });
 
@@ -31,7 +42,8 @@ describe('finished jobs', () => {
     // A payload the worker refuses (sent past Intake's own send, which would refuse it first), not retried.
     const jobId = await t.ctx.queue.boss.send(jobs.notificationEmail.name, { submissionId: 42 }, { retryLimit: 0 });
     const state = async () =>
-      (await t.ctx.db.query<{ state: string }>('select state::text from pgboss.job where id = $1', [jobId])).rows[0]?.state ?? 'deleted';
+      (await t.ctx.db.query<{ state: string }>('select state::text from pgboss.job where id = $1', [jobId])).rows[0]
+        ?.state ?? 'deleted';
     await eventually(state, (s) => s === 'failed', 10_000);
     await eventually(state, (s) => s === 'deleted', 15_000);
     const logged = fs
@@ -40,7 +52,11 @@ describe('finished jobs', () => {
       .filter((line) => line.includes(`"jobId":"${jobId}"`))
       .map((line) => JSON.parse(line) as { msg: string; queue: string; attempt: number; err: { message: string } });
     expect(logged).toEqual([
-      expect.objectContaining({ msg: expect.stringMatching(/^job failed/), queue: jobs.notificationEmail.name, attempt: 1 }),
+      expect.objectContaining({
+        msg: expect.stringMatching(/^job failed/),
+        queue: jobs.notificationEmail.name,
+        attempt: 1,
+      }),
     ]);
     expect(logged[0]!.err.message).toMatch(/submissionId/);
   });

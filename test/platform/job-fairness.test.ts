@@ -33,7 +33,11 @@ afterAll(async () => {
   for (const r of receivers) await r.close();
 });
 
-const CONTACT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Could you send me a quote for twenty units?' };
+const CONTACT = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  message: 'Could you send me a quote for twenty units?',
+};
 
 const deadDeliveries = deadDeliverySeeder(t, 'jf');
 
@@ -45,7 +49,10 @@ async function teamWithBacklog(hooks: number, n: number, reply: (req: ReceivedRe
   for (let i = 0; i < hooks; i++) {
     const receiver = await startHttpsReceiver({ reply });
     receivers.push(receiver);
-    const res = await t.http.post(`/v1/forms/${form.id}/webhooks`).set(bearer(owner.token)).send({ label: `Bulk ${i}`, url: `${receiver.localhostUrl}/hook` });
+    const res = await t.http
+      .post(`/v1/forms/${form.id}/webhooks`)
+      .set(bearer(owner.token))
+      .send({ label: `Bulk ${i}`, url: `${receiver.localhostUrl}/hook` });
     expect(res.status, res.text).toBe(201);
     webhooks.push({ id: res.body.data.id as string, receiver });
     await deadDeliveries(owner.teamId, res.body.data.id as string, n);
@@ -62,9 +69,18 @@ async function teamWithBacklog(hooks: number, n: number, reply: (req: ReceivedRe
       expect(res.status, res.text).toBe(202);
       jobs.push(res.body.job_id as string);
     }
-    const ready = until === 'finished' ? `j.status = 'succeeded'` : `exists (select 1 from deliveries d where d.replay_job_id = j.id)`;
+    const ready =
+      until === 'finished'
+        ? `j.status = 'succeeded'`
+        : `exists (select 1 from deliveries d where d.replay_job_id = j.id)`;
     await eventually(
-      async () => (await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from jobs j where j.id = any($1::text[]) and ${ready}`, [jobs])).rows[0]!.n,
+      async () =>
+        (
+          await t.ctx.db.query<{ n: number }>(
+            `select count(*)::int as n from jobs j where j.id = any($1::text[]) and ${ready}`,
+            [jobs],
+          )
+        ).rows[0]!.n,
       (done) => done === jobs.length,
       30_000,
       context,
@@ -96,7 +112,12 @@ describe("one team's bulk replays and another team's deliveries", { timeout: 120
           [aJobs],
         );
         mostWaiting = Math.max(mostWaiting, ...rows.map((r) => r.n));
-        const { rows: [left] } = await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from jobs where id = any($1::text[]) and status <> 'succeeded'`, [aJobs]);
+        const {
+          rows: [left],
+        } = await t.ctx.db.query<{ n: number }>(
+          `select count(*)::int as n from jobs where id = any($1::text[]) and status <> 'succeeded'`,
+          [aJobs],
+        );
         if (left!.n === 0) return;
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -110,7 +131,12 @@ describe("one team's bulk replays and another team's deliveries", { timeout: 120
     const bLatency = bDelivery!.receivedAt - postedAt;
     const aAtB = a.received();
     await cDone;
-    await eventually(async () => c.received(), (n) => n >= c.total, 60_000, context);
+    await eventually(
+      async () => c.received(),
+      (n) => n >= c.total,
+      60_000,
+      context,
+    );
     const cLast = Math.max(...c.webhooks[0]!.receiver.requests.map((r) => r.receivedAt));
     const aAtC = a.webhooks.flatMap((w) => w.receiver.requests).filter((r) => r.receivedAt <= cLast).length;
     console.log(
@@ -146,7 +172,8 @@ describe("one team's erasure of a big form and another team's posts", { timeout:
     const N = 30_000;
     const owner = await makeTeam(t, { plan: 'scale' });
     const form = await makePublishedForm(t, owner);
-    await seed(t, 
+    await seed(
+      t,
       `insert into submissions (id, team_id, form_id, status, payload)
        select 'subm_jfe' || lpad(g::text, 23, '0'), $1, $2, 'processed', jsonb_build_object('email', 'ada@example.com', 'message', repeat('z', 500), 'n', g)
          from generate_series(1, $3::int) g`,
@@ -158,7 +185,12 @@ describe("one team's erasure of a big form and another team's posts", { timeout:
     expect(res.status, res.text).toBe(202);
     // Read from the table: polling the API would spend the token's rate limit.
     const erasure = async () =>
-      (await t.ctx.db.query<{ status: string; submissions: number }>('select status, submissions from erasure_requests where id = $1', [res.body.erasure_id])).rows[0]!;
+      (
+        await t.ctx.db.query<{ status: string; submissions: number }>(
+          'select status, submissions from erasure_requests where id = $1',
+          [res.body.erasure_id],
+        )
+      ).rows[0]!;
     await eventually(erasure, (e) => e.status === 'running' && e.submissions > 0, 60_000, context);
 
     const latencies: number[] = [];
@@ -187,7 +219,7 @@ describe("one team's erasure of a big form and another team's posts", { timeout:
 });
 
 describe("one team's bulk replay takes at most its share of a worker", { timeout: 120_000 }, () => {
-  it('never has more than INTAKE_BULK_DELIVERY_CONCURRENCY attempts in flight, while another team\'s fresh delivery arrives at once', async () => {
+  it("never has more than INTAKE_BULK_DELIVERY_CONCURRENCY attempts in flight, while another team's fresh delivery arrives at once", async () => {
     // Each receiver answers after 100 ms and counts the requests it has not answered yet, across both webhooks:
     // without the bound, the worker would hold 10 attempts per webhook (its per-webhook share) at once.
     let inFlight = 0;
@@ -202,14 +234,26 @@ describe("one team's bulk replay takes at most its share of a worker", { timeout
     const b = await hookedForm(FAST);
 
     await a.replayAll();
-    await eventually(async () => a.received(), (n) => n >= 40, 30_000, context);
+    await eventually(
+      async () => a.received(),
+      (n) => n >= 40,
+      30_000,
+      context,
+    );
     const postedAt = Date.now();
     await postForm(t, b.endpoint, CONTACT);
     const [bDelivery] = await b.receiver.waitFor(1, 30_000);
     const bLatency = bDelivery!.receivedAt - postedAt;
     const aAtB = a.received();
-    await eventually(async () => a.received(), (n) => n >= a.total, 90_000, context);
-    console.log(`job-fairness: bulk attempts in flight at most ${most} (cap ${BULK_CAP}); B's fresh delivery arrived ${bLatency} ms after its post (A at ${aAtB} of ${a.total})`);
+    await eventually(
+      async () => a.received(),
+      (n) => n >= a.total,
+      90_000,
+      context,
+    );
+    console.log(
+      `job-fairness: bulk attempts in flight at most ${most} (cap ${BULK_CAP}); B's fresh delivery arrived ${bLatency} ms after its post (A at ${aAtB} of ${a.total})`,
+    );
     expect(aAtB, 'the replay was still under way when B posted').toBeLessThan(a.total);
     expect(most, 'bulk attempts in flight at once').toBeLessThanOrEqual(BULK_CAP);
     expect(most, 'the replay used its share').toBeGreaterThan(1);

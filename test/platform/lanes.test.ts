@@ -30,7 +30,7 @@ describe('Lanes', () => {
     expect(peak).toBe(3);
   });
 
-  it('with a spacing, starts a key\'s work no more often than once per spacing, however fast the work is', async () => {
+  it("with a spacing, starts a key's work no more often than once per spacing, however fast the work is", async () => {
     const lanes = new Lanes({ running: 1, spacingMs: 60 });
     const starts: number[] = [];
     const quick = async () => void starts.push(performance.now());
@@ -47,12 +47,16 @@ describe('Lanes', () => {
       await sleep(100);
     };
     const otherStarted = performance.now();
-    await Promise.all([lanes.run('slow', slow), lanes.run('slow', slow), lanes.run('another', async () => expect(performance.now() - otherStarted).toBeLessThan(30))]);
+    await Promise.all([
+      lanes.run('slow', slow),
+      lanes.run('slow', slow),
+      lanes.run('another', async () => expect(performance.now() - otherStarted).toBeLessThan(30)),
+    ]);
     expect(slowStarts[1]! - slowStarts[0]!).toBeGreaterThanOrEqual(98);
     expect(slowStarts[1]! - slowStarts[0]!).toBeLessThan(150);
   });
 
-  it('with a spacing that grows with the work, keeps a key\'s work to its share of the time', async () => {
+  it("with a spacing that grows with the work, keeps a key's work to its share of the time", async () => {
     const lanes = new Lanes({ running: 1, waiting: 1, spacingMs: (ranMs) => Math.max(20, 5 * ranMs) });
     const starts: number[] = [];
     const work = async () => {

@@ -39,11 +39,15 @@ describe('layering', () => {
 
   it('server/domain is grouped by resource and test/ mirrors it: no rule module or test file lies loose at the top', () => {
     const loose = (dir: string, keep: (f: string) => boolean) =>
-      fs.readdirSync(path.join(root, dir), { withFileTypes: true }).filter((e) => e.isFile() && keep(e.name)).map((e) => `${dir}/${e.name}`);
+      fs
+        .readdirSync(path.join(root, dir), { withFileTypes: true })
+        .filter((e) => e.isFile() && keep(e.name))
+        .map((e) => `${dir}/${e.name}`);
     expect(loose('server/domain', (f) => f.endsWith('.ts'))).toEqual([]);
     expect(loose('test', (f) => f.endsWith('.test.ts'))).toEqual([]);
     const groups = fs.readdirSync(path.join(root, 'server/domain'));
-    for (const resource of ['accounts', 'forms', 'submissions', 'webhooks', 'spam', 'insights', 'lifecycle']) expect(groups).toContain(resource);
+    for (const resource of ['accounts', 'forms', 'submissions', 'webhooks', 'spam', 'insights', 'lifecycle'])
+      expect(groups).toContain(resource);
   });
 
   it('refuses each kind of upward import, whatever the import form', () => {
@@ -98,16 +102,28 @@ describe('layering', () => {
       { files: ['bench/ingest.ts', 'bench/run.ts'], example: ['bench/ingest.ts', 'bench/run.ts', 'bench/ingest.ts'] },
       {
         files: ['server/domain/forms.ts', 'server/domain/retention.ts', 'server/domain/submissions.ts'],
-        example: ['server/domain/forms.ts', 'server/domain/retention.ts', 'server/domain/submissions.ts', 'server/domain/forms.ts'],
+        example: [
+          'server/domain/forms.ts',
+          'server/domain/retention.ts',
+          'server/domain/submissions.ts',
+          'server/domain/forms.ts',
+        ],
       },
     ]);
 
     // An allowance covers its cycle only: a file joining the cycle fails the check again.
     const known = { cycles: [{ files: ['bench/ingest.ts', 'bench/run.ts'], why: 'test' }], upward: [] };
     expect(checkLayers(dir, known).cycles.map((c) => c.files[0])).toEqual(['server/domain/forms.ts']);
-    fs.writeFileSync(path.join(dir, 'bench/ingest.ts'), "import type { BenchOptions } from './run.ts';\nimport './lib.ts';");
+    fs.writeFileSync(
+      path.join(dir, 'bench/ingest.ts'),
+      "import type { BenchOptions } from './run.ts';\nimport './lib.ts';",
+    );
     fs.writeFileSync(path.join(dir, 'bench/lib.ts'), "import './run.ts';");
-    expect(checkLayers(dir, known).cycles.map((c) => c.files)).toContainEqual(['bench/ingest.ts', 'bench/lib.ts', 'bench/run.ts']);
+    expect(checkLayers(dir, known).cycles.map((c) => c.files)).toContainEqual([
+      'bench/ingest.ts',
+      'bench/lib.ts',
+      'bench/run.ts',
+    ]);
   });
 
   it('server/domain mentions no EntityManager, em., LockMode, MikroORM or db/entities: it calls functions of server/db', () => {
@@ -138,22 +154,25 @@ describe('layering', () => {
 
   it('refuses each form of write to a table another module owns, and reads, comments and allowed statements pass', () => {
     const dir = tree('owners', {
-      'server/infra/db/migrations/0001-init.ts': "this.addSql('create table forms (id text); create unlogged table hits (k text); create table orphans (id text); create table pgboss.job (id text);');",
-      'server/infra/db/entities.ts': "export const Form = defineEntity({\n  name: 'Form',\n  tableName: 'forms',\n  properties: {},\n});",
+      'server/infra/db/migrations/0001-init.ts':
+        "this.addSql('create table forms (id text); create unlogged table hits (k text); create table orphans (id text); create table pgboss.job (id text);');",
+      'server/infra/db/entities.ts':
+        "export const Form = defineEntity({\n  name: 'Form',\n  tableName: 'forms',\n  properties: {},\n});",
       'server/infra/db/queries/forms.ts': [
         "import { Form } from '../entities.ts';",
         "export const f = (sql) => sql.query('update forms set name = $2 where id = $1');",
         // A read of another's table, a comment naming a write and an upsert's `do update set` are no writes.
-        "// update hits set k = 1; delete from hits",
-        "export const g = (sql) => sql.query(`select * from hits h join forms f on true for update of h`);",
+        '// update hits set k = 1; delete from hits',
+        'export const g = (sql) => sql.query(`select * from hits h join forms f on true for update of h`);',
       ].join('\n'),
       'server/infra/db/queries/hits.ts': [
-        "export const HIT = `insert into hits as w (k) values ($1) on conflict (k) do update set k = excluded.k`;",
+        'export const HIT = `insert into hits as w (k) values ($1) on conflict (k) do update set k = excluded.k`;',
         "export function shared(sql) { return sql.query(`with a as (update hits set k = 'x' returning 1) update forms f set name = 'y'`); }",
-        "export function bad(sql, t) { return sql.query(`delete from forms where id = $1`); }",
-        "export function dynamic(sql, t) { return sql.query(`truncate ${t}`); }",
+        'export function bad(sql, t) { return sql.query(`delete from forms where id = $1`); }',
+        'export function dynamic(sql, t) { return sql.query(`truncate ${t}`); }',
       ].join('\n'),
-      'server/infra/db/queries/orm.ts': "import { Form } from '../entities.ts';\nimport type { Form as F } from '../entities.ts';",
+      'server/infra/db/queries/orm.ts':
+        "import { Form } from '../entities.ts';\nimport type { Form as F } from '../entities.ts';",
     });
     const owners = { forms: 'forms.ts', hits: 'hits.ts', gone: 'gone.ts' };
     const shared = [

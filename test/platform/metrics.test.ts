@@ -22,7 +22,10 @@ import { eventually, workerProcesses } from '../support/worker-process.ts';
 // INTAKE_METRICS_PORT. Scrapes are read by a Prometheus text-format parser, as a scraper would read them.
 // No worker in this process: the queue's jobs wait here, and a real `intake worker` runs them.
 const TOKEN = `metrics-${randomBytes(12).toString('hex')}`;
-const t = await startProcessingApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true', INTAKE_METRICS_TOKEN: TOKEN }, { worker: false });
+const t = await startProcessingApp(
+  { INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true', INTAKE_METRICS_TOKEN: TOKEN },
+  { worker: false },
+);
 const hookedForm = hookedForms(t);
 
 type Labels = Record<string, string>;
@@ -33,7 +36,11 @@ type Labels = Record<string, string>;
  * histogram's `_bucket`, `_sum` and `_count` lines as plain series, their TYPE line set aside.
  */
 function parse(text: string): MetricFamily[] {
-  const histograms = new Set(parsePrometheus(text).filter((f) => f.type === 'HISTOGRAM').map((f) => f.name));
+  const histograms = new Set(
+    parsePrometheus(text)
+      .filter((f) => f.type === 'HISTOGRAM')
+      .map((f) => f.name),
+  );
   return parsePrometheus(
     text
       .split('\n')
@@ -52,11 +59,13 @@ async function scrape(http = t.http, token = TOKEN): Promise<MetricFamily[]> {
 /** Every sample of a metric (a histogram's series come apart per label set: `name_count`, …). */
 function samples(families: MetricFamily[], name: string): Array<{ labels?: Labels; value?: string }> {
   const found = families.filter((f) => f.name === name);
-  if (!found.length) throw new Error(`no metric ${name} in the scrape (has: ${[...new Set(families.map((f) => f.name))].join(', ')})`);
+  if (!found.length)
+    throw new Error(`no metric ${name} in the scrape (has: ${[...new Set(families.map((f) => f.name))].join(', ')})`);
   return found.flatMap((f) => f.metrics);
 }
 
-const matches = (sample: { labels?: Labels }, labels: Labels) => Object.entries(labels).every(([k, v]) => (sample.labels?.[k] ?? '') === v);
+const matches = (sample: { labels?: Labels }, labels: Labels) =>
+  Object.entries(labels).every(([k, v]) => (sample.labels?.[k] ?? '') === v);
 
 /** The sum of the samples of a counter or gauge (or a histogram's `_count`) that carry `labels`. */
 function value(families: MetricFamily[], name: string, labels: Labels = {}): number {
@@ -65,7 +74,8 @@ function value(families: MetricFamily[], name: string, labels: Labels = {}): num
     .reduce((n, m) => n + Number(m.value ?? 0), 0);
 }
 
-const labelSets = (families: MetricFamily[], name: string) => samples(families, name).map((m) => JSON.stringify(m.labels ?? {}));
+const labelSets = (families: MetricFamily[], name: string) =>
+  samples(families, name).map((m) => JSON.stringify(m.labels ?? {}));
 
 describe('access', () => {
   it('is off by default: without INTAKE_METRICS_TOKEN or INTAKE_METRICS_PORT, /metrics on the API port is an unknown route', async () => {
@@ -78,7 +88,14 @@ describe('access', () => {
   });
 
   it('with a token, answers 401 in the API error shape without it or with a wrong one, and the metrics with it', async () => {
-    for (const auth of [undefined, `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, 'Bearer ', TOKEN, `Basic ${TOKEN}`]) {
+    for (const auth of [
+      undefined,
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      'Bearer ',
+      TOKEN,
+      `Basic ${TOKEN}`,
+    ]) {
       const req = t.http.get('/metrics');
       const res = await (auth === undefined ? req : req.set('Authorization', auth));
       expect(res.status, `Authorization: ${auth}`).toBe(401);
@@ -88,7 +105,12 @@ describe('access', () => {
     }
     const families = await scrape();
     // prom-client's process metrics, and the pool's gauges read at the scrape.
-    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'intake_http_requests_total']) {
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'intake_http_requests_total',
+    ]) {
       expect(families.map((f) => f.name)).toContain(name);
     }
     expect(value(families, 'intake_db_pool_connections', { state: 'max' })).toBe(t.config.databasePoolSize);
@@ -130,12 +152,26 @@ describe('HTTP requests', () => {
       for (const part of [...first, ...second, form.id]) for (const route of routes) expect(route).not.toContain(part);
     }
     const get = { method: 'GET', route: '/v1/forms/:form' };
-    expect(value(after, 'intake_http_requests_total', { ...get, status: '404' }) - value(before, 'intake_http_requests_total', { ...get, status: '404' })).toBe(30);
-    expect(value(after, 'intake_http_requests_total', { ...get, status: '200' }) - value(before, 'intake_http_requests_total', { ...get, status: '200' })).toBe(15);
-    expect(value(after, 'intake_http_requests_total', { method: 'POST', route: '/f/:form', status: '404' })).toBeGreaterThanOrEqual(30);
+    expect(
+      value(after, 'intake_http_requests_total', { ...get, status: '404' }) -
+        value(before, 'intake_http_requests_total', { ...get, status: '404' }),
+    ).toBe(30);
+    expect(
+      value(after, 'intake_http_requests_total', { ...get, status: '200' }) -
+        value(before, 'intake_http_requests_total', { ...get, status: '200' }),
+    ).toBe(15);
+    expect(
+      value(after, 'intake_http_requests_total', { method: 'POST', route: '/f/:form', status: '404' }),
+    ).toBeGreaterThanOrEqual(30);
     // Both the unknown top-level paths and the unknown /v1 ones: one label.
-    expect(value(after, 'intake_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }) - value(before, 'intake_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBe(30);
-    expect(value(after, 'intake_http_request_duration_seconds_count', get) - value(before, 'intake_http_request_duration_seconds_count', get)).toBe(45);
+    expect(
+      value(after, 'intake_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }) -
+        value(before, 'intake_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
+    ).toBe(30);
+    expect(
+      value(after, 'intake_http_request_duration_seconds_count', get) -
+        value(before, 'intake_http_request_duration_seconds_count', get),
+    ).toBe(45);
   });
 });
 
@@ -149,22 +185,27 @@ describe('public posts, jobs, deliveries', () => {
     await postForm(t, form.endpoint, { email: 'bot@example.com', message: 'Buy now', _gotcha: 'filled' });
     expect((await t.http.post(`/f/frm_${ulid()}`).set('Accept', 'application/json').send({ a: 1 })).status).toBe(404);
     const after = await scrape();
-    const moved = (labels: Labels) => value(after, 'intake_public_posts_total', labels) - value(before, 'intake_public_posts_total', labels);
+    const moved = (labels: Labels) =>
+      value(after, 'intake_public_posts_total', labels) - value(before, 'intake_public_posts_total', labels);
     expect(moved({ outcome: 'accepted' })).toBe(2);
     expect(moved({ outcome: 'spam', reason: 'honeypot_filled' })).toBe(1);
     expect(moved({ outcome: 'refused', reason: 'not_found' })).toBeGreaterThanOrEqual(1);
   });
 
-  it('shows jobs waiting per queue and the oldest one\'s age, read from the queue tables at the scrape', async () => {
+  it("shows jobs waiting per queue and the oldest one's age, read from the queue tables at the scrape", async () => {
     const owner = await makeTeam(t, { plan: 'scale' });
     const form = await makePublishedForm(t, owner);
     await postForm(t, form.endpoint, { email: 'ada@example.com', message: 'Waiting for a worker.' });
     // A bulk replay's attempt, due an hour ago: paced on purpose, it counts as waiting but not in the age.
-    await t.ctx.queue.boss.insert('deliver-webhook', [{ data: { deliveryId: `whd_${ulid()}`, attempt: 1 }, priority: -1, startAfter: new Date(Date.now() - 3_600_000) }]);
+    await t.ctx.queue.boss.insert('deliver-webhook', [
+      { data: { deliveryId: `whd_${ulid()}`, attempt: 1 }, priority: -1, startAfter: new Date(Date.now() - 3_600_000) },
+    ]);
     // Figures are cached for a few seconds between scrapes.
     const families = await eventually(
       () => scrape(),
-      (f) => value(f, 'intake_jobs_waiting', { queue: 'process-submission' }) >= 1 && value(f, 'intake_jobs_waiting', { queue: 'deliver-webhook' }) === 1,
+      (f) =>
+        value(f, 'intake_jobs_waiting', { queue: 'process-submission' }) >= 1 &&
+        value(f, 'intake_jobs_waiting', { queue: 'deliver-webhook' }) === 1,
       15_000,
     );
     expect(value(families, 'intake_jobs_running', { queue: 'process-submission' })).toBe(0);
@@ -205,9 +246,16 @@ describe('public posts, jobs, deliveries', () => {
 
   it('a worker serves /metrics on INTAKE_METRICS_PORT (no token, nothing else): the jobs it ran, the deliveries it made, its AI calls', async () => {
     const hook = await hookedForm();
-    const id = await postForm(t, hook.endpoint, { email: 'ada@example.com', message: 'Could you send me a quote for twenty units?' });
+    const id = await postForm(t, hook.endpoint, {
+      email: 'ada@example.com',
+      message: 'Could you send me a quote for twenty units?',
+    });
     const port = await freePort();
-    const workers = workerProcesses({ databaseUrl: t.databaseUrl, dataDir: t.dataDir, env: { INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' } });
+    const workers = workerProcesses({
+      databaseUrl: t.databaseUrl,
+      dataDir: t.dataDir,
+      env: { INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' },
+    });
     const worker = workers.start({ INTAKE_METRICS_PORT: String(port), HOST: '127.0.0.1' });
     const delivered = await hook.receiver.waitFor(1, 60_000).catch((err: unknown) => {
       throw new Error(`${(err as Error).message}\nworker output:\n${worker.output()}`);
@@ -217,15 +265,25 @@ describe('public posts, jobs, deliveries', () => {
     const metrics = supertest(`http://127.0.0.1:${port}`);
     const families = await eventually(
       async () => parse((await metrics.get('/metrics')).text),
-      (f) => f.some((m) => m.name === 'intake_delivery_attempts_total') && value(f, 'intake_delivery_attempts_total', { outcome: 'succeeded', attempt: '1' }) >= 1,
+      (f) =>
+        f.some((m) => m.name === 'intake_delivery_attempts_total') &&
+        value(f, 'intake_delivery_attempts_total', { outcome: 'succeeded', attempt: '1' }) >= 1,
       15_000,
       () => worker.output(),
     );
-    expect(value(families, 'intake_jobs_processed_total', { queue: 'process-submission', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
-    expect(value(families, 'intake_job_duration_seconds_count', { queue: 'process-submission' })).toBeGreaterThanOrEqual(1);
-    expect(value(families, 'intake_delivery_duration_seconds_count', { outcome: 'succeeded' })).toBeGreaterThanOrEqual(1);
+    expect(
+      value(families, 'intake_jobs_processed_total', { queue: 'process-submission', outcome: 'completed' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      value(families, 'intake_job_duration_seconds_count', { queue: 'process-submission' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(value(families, 'intake_delivery_duration_seconds_count', { outcome: 'succeeded' })).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(value(families, 'intake_submissions_processed_total', { verdict: 'processed' })).toBeGreaterThanOrEqual(1);
-    expect(value(families, 'intake_ai_calls_total', { provider: 'local', operation: 'analyze' })).toBeGreaterThanOrEqual(1);
+    expect(
+      value(families, 'intake_ai_calls_total', { provider: 'local', operation: 'analyze' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(value(families, 'intake_ai_errors_total')).toBe(0);
     expect(families.map((f) => f.name)).toContain('process_cpu_user_seconds_total');
     // A worker has the queue: its scrape reads the queue tables too.
@@ -248,7 +306,10 @@ describe('long-lived work', () => {
     const { baseUrl: base } = await listenLocally(t.app, 'test');
     const before = value(await scrape(), 'intake_event_streams_open');
     const controller = new AbortController();
-    const res = await fetch(`${base}/v1/forms/${form.id}/submissions/stream`, { headers: { ...bearer(owner.token), accept: 'text/event-stream' }, signal: controller.signal });
+    const res = await fetch(`${base}/v1/forms/${form.id}/submissions/stream`, {
+      headers: { ...bearer(owner.token), accept: 'text/event-stream' },
+      signal: controller.signal,
+    });
     expect(res.status).toBe(200);
     expect(value(await scrape(), 'intake_event_streams_open')).toBe(before + 1);
     controller.abort();
@@ -276,10 +337,20 @@ describe('long-lived work', () => {
       socket.on('error', () => {});
       const before = value(await scrape(), 'intake_exports_open');
       socket.pause();
-      socket.write(`GET /v1/forms/${big.id}/submissions/export?format=json HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${owner.token}\r\n\r\n`);
-      await eventually(async () => value(await scrape(), 'intake_exports_open'), (n) => n === before + 1, 10_000);
+      socket.write(
+        `GET /v1/forms/${big.id}/submissions/export?format=json HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${owner.token}\r\n\r\n`,
+      );
+      await eventually(
+        async () => value(await scrape(), 'intake_exports_open'),
+        (n) => n === before + 1,
+        10_000,
+      );
       socket.destroy();
-      await eventually(async () => value(await scrape(), 'intake_exports_open'), (n) => n === before, 10_000);
+      await eventually(
+        async () => value(await scrape(), 'intake_exports_open'),
+        (n) => n === before,
+        10_000,
+      );
     } finally {
       socket.destroy();
     }
@@ -288,15 +359,32 @@ describe('long-lived work', () => {
 
 describe('alert rules', () => {
   type Rule = { alert: string; expr: string; for?: string; labels: { severity: string } };
-  const rulesIn = (text: string): Rule[] => (parseYaml(text) as { groups: Array<{ rules: Rule[] }> }).groups.flatMap((g) => g.rules);
+  const rulesIn = (text: string): Rule[] =>
+    (parseYaml(text) as { groups: Array<{ rules: Rule[] }> }).groups.flatMap((g) => g.rules);
 
   it('deploy/prometheus/alerts.yml and the rules in docs/operations.md name only metrics a scrape exposes', async () => {
     const file = rulesIn(fs.readFileSync(new URL('../../deploy/prometheus/alerts.yml', import.meta.url), 'utf8'));
     const docs = fs.readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
-    const documented = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((block) => block.includes('groups:')).flatMap(rulesIn);
-    expect(file.map((r) => r.alert)).toEqual(expect.arrayContaining(['IntakeQueueBacklog', 'IntakeDeliveriesDead', 'IntakeDatabasePoolWaiting', 'IntakeHttp5xxRate']));
+    const documented = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .filter((block) => block.includes('groups:'))
+      .flatMap(rulesIn);
+    expect(file.map((r) => r.alert)).toEqual(
+      expect.arrayContaining([
+        'IntakeQueueBacklog',
+        'IntakeDeliveriesDead',
+        'IntakeDatabasePoolWaiting',
+        'IntakeHttp5xxRate',
+      ]),
+    );
     expect(documented.length).toBeGreaterThan(0);
-    for (const rule of documented) expect(file.find((r) => r.alert === rule.alert)?.expr.replace(/\s+/g, ' ').trim()).toBe(rule.expr.replace(/\s+/g, ' ').trim());
+    for (const rule of documented)
+      expect(
+        file
+          .find((r) => r.alert === rule.alert)
+          ?.expr.replace(/\s+/g, ' ')
+          .trim(),
+      ).toBe(rule.expr.replace(/\s+/g, ' ').trim());
 
     const res = await t.http.get('/metrics').set(bearer(TOKEN));
     const exposed = new Set(parsePrometheus(res.text).map((f) => f.name));

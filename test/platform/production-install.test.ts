@@ -49,7 +49,8 @@ afterAll(() => fs.rmSync(installDir, { recursive: true, force: true }));
 
 /** What .dockerignore keeps out of the directories the image copies. */
 const IGNORED = new Set(['node_modules', '.env']);
-const ignored = (rel: string) => rel.split(path.sep).some((part) => IGNORED.has(part)) || rel.startsWith(`sdk${path.sep}dist`);
+const ignored = (rel: string) =>
+  rel.split(path.sep).some((part) => IGNORED.has(part)) || rel.startsWith(`sdk${path.sep}dist`);
 
 const running = new Set<ChildProcess>();
 afterAll(async () => {
@@ -83,9 +84,16 @@ function productionEnv(service: string, extra: Record<string, string> = {}): Nod
 }
 
 /** The image's ENTRYPOINT with `args`, run in the installed copy by the Node running this test. */
-function intake(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string; exited: Promise<[number | null, NodeJS.Signals | null]> } {
+function intake(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcess; output: () => string; exited: Promise<[number | null, NodeJS.Signals | null]> } {
   const [command, ...flags] = image.entrypoint;
-  const child = spawn(command === 'node' ? process.execPath : command!, [...flags, ...args], { cwd: appDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command === 'node' ? process.execPath : command!, [...flags, ...args], {
+    cwd: appDir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   captureLogs(child, args[0]!, { env, output: ['stdout'] });
   running.add(child);
   let output = '';
@@ -104,14 +112,13 @@ async function run(args: string[]): Promise<string> {
   return p.output();
 }
 
-
 describe('the production install', { timeout: 240_000 }, () => {
   it('runs on Node 22, the major version of the image', () => {
     expect(process.versions.node.split('.')[0]).toBe('22');
     expect(image.bases.every((b) => b.startsWith(`node:${process.versions.node.split('.')[0]}.`))).toBe(true);
   });
 
-  it('installs with the image\'s command alone and serves a post end to end through migrate, 2 × serve --no-worker and 2 × worker', async () => {
+  it("installs with the image's command alone and serves a post end to end through migrate, 2 × serve --no-worker and 2 × worker", async () => {
     // Stage one of the image: the install, on nothing but the package files.
     fs.mkdirSync(appDir);
     for (const f of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(REPO, f), path.join(appDir, f));
@@ -121,7 +128,11 @@ describe('the production install', { timeout: 240_000 }, () => {
     // Run beside the test's event loop, not blocking it: the private S3 and the receivers live in this process.
     const npmChild = spawn(npm!, [...installArgs, '--prefer-offline'], {
       cwd: appDir,
-      env: { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`, NODE_ENV: 'production' },
+      env: {
+        ...process.env,
+        PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`,
+        NODE_ENV: 'production',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 180_000,
     });
@@ -132,14 +143,21 @@ describe('the production install', { timeout: 240_000 }, () => {
     const installMs = Date.now() - started;
     expect(npmCode, npmOutput).toBe(0);
     // Nothing only development needs was installed (the lock marks those packages `dev`): a runtime import of one fails below.
-    const lock = JSON.parse(fs.readFileSync(path.join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
-    const devOnly = Object.entries(lock.packages).filter(([p, meta]) => p && meta.dev).map(([p]) => p);
+    const lock = JSON.parse(fs.readFileSync(path.join(REPO, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean }>;
+    };
+    const devOnly = Object.entries(lock.packages)
+      .filter(([p, meta]) => p && meta.dev)
+      .map(([p]) => p);
     expect(devOnly.length).toBeGreaterThan(100);
     expect(devOnly.filter((p) => fs.existsSync(path.join(appDir, p)))).toEqual([]);
 
     // Stage two: what COPY takes.
     for (const p of image.copied.filter((c) => !['package.json', 'package-lock.json'].includes(c))) {
-      fs.cpSync(path.join(REPO, p), path.join(appDir, p), { recursive: true, filter: (src) => !ignored(path.relative(REPO, src)) });
+      fs.cpSync(path.join(REPO, p), path.join(appDir, p), {
+        recursive: true,
+        filter: (src) => !ignored(path.relative(REPO, src)),
+      });
     }
 
     // compose.yaml's processes: the one-shot migrate first, as its depends_on says, then the rest together.
@@ -148,9 +166,29 @@ describe('the production install', { timeout: 240_000 }, () => {
     expect(await run(oneShots[0]!.command)).toContain('migrations are up to date');
 
     // A team, its owner and a token, by the installed admin commands.
-    const team = JSON.parse(await run(['admin', 'team', 'create', '--name', 'Production', '--plan', 'pro', '--json'])) as { id: string };
-    const userId = (await run(['admin', 'user', 'create', '--email', 'ops@example.test', '--name', 'Ops', '--team', team.id, '--role', 'owner'])).split('\t')[0]!.trim();
-    const { token } = JSON.parse(await run(['admin', 'token', 'create', '--team', team.id, '--user', userId, '--name', 'ops', '--json'])) as { token: string };
+    const team = JSON.parse(
+      await run(['admin', 'team', 'create', '--name', 'Production', '--plan', 'pro', '--json']),
+    ) as { id: string };
+    const userId = (
+      await run([
+        'admin',
+        'user',
+        'create',
+        '--email',
+        'ops@example.test',
+        '--name',
+        'Ops',
+        '--team',
+        team.id,
+        '--role',
+        'owner',
+      ])
+    )
+      .split('\t')[0]!
+      .trim();
+    const { token } = JSON.parse(
+      await run(['admin', 'token', 'create', '--team', team.id, '--user', userId, '--name', 'ops', '--json']),
+    ) as { token: string };
 
     const servers: string[] = [];
     const longRunning = processes.filter((p) => p.command[0] !== 'migrate');
@@ -161,13 +199,26 @@ describe('the production install', { timeout: 240_000 }, () => {
       children.push({ command, ...p });
       if (command[0] === 'serve') servers.push(`http://127.0.0.1:${port}`);
     }
-    expect(children.map((c) => c.command.join(' ')).sort()).toEqual(['serve --no-worker', 'serve --no-worker', 'worker', 'worker']);
+    expect(children.map((c) => c.command.join(' ')).sort()).toEqual([
+      'serve --no-worker',
+      'serve --no-worker',
+      'worker',
+      'worker',
+    ]);
     for (const base of servers) {
-      await until(`${base}/readyz`, async () => {
-        const dead = children.find((c) => c.child.exitCode !== null);
-        if (dead) throw new Error(`intake ${dead.command.join(' ')} exited ${dead.child.exitCode}:\n${dead.output()}`);
-        return fetch(`${base}/readyz`).then((r) => r.ok, () => false);
-      }, 60_000);
+      await until(
+        `${base}/readyz`,
+        async () => {
+          const dead = children.find((c) => c.child.exitCode !== null);
+          if (dead)
+            throw new Error(`intake ${dead.command.join(' ')} exited ${dead.child.exitCode}:\n${dead.output()}`);
+          return fetch(`${base}/readyz`).then(
+            (r) => r.ok,
+            () => false,
+          );
+        },
+        60_000,
+      );
     }
 
     const [api, publicApi] = servers as [string, string];
@@ -183,21 +234,32 @@ describe('the production install', { timeout: 240_000 }, () => {
     expect(form.status).toBe(201);
     const formId = (form.body.data as { id: string }).id;
     expect((await call('POST', `/v1/forms/${formId}/publish`)).status).toBe(200);
-    const webhook = await call('POST', `/v1/forms/${formId}/webhooks`, { label: 'receiver', url: `${receiver.url}/hooks/intake` });
+    const webhook = await call('POST', `/v1/forms/${formId}/webhooks`, {
+      label: 'receiver',
+      url: `${receiver.url}/hooks/intake`,
+    });
     expect(webhook.status).toBe(201);
 
     // The post goes to the other API process; a worker processes it and delivers it.
     const posted = await fetch(`${publicApi}/f/${formId}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
-      body: new URLSearchParams({ name: 'Ada', email: 'ada@example.com', message: 'Shipped by the production install' }).toString(),
+      body: new URLSearchParams({
+        name: 'Ada',
+        email: 'ada@example.com',
+        message: 'Shipped by the production install',
+      }).toString(),
     });
     expect(posted.status).toBe(201);
     const submissionId = ((await posted.json()) as { id: string }).id;
     const [delivered] = await receiver.waitFor(1, 60_000);
     expect(delivered!.path).toBe('/hooks/intake');
     expect(delivered!.headers['webhook-signature']).toMatch(/^v1,/);
-    expect(JSON.parse(delivered!.body)).toMatchObject({ type: 'submission.created', submission_id: submissionId, payload: { message: 'Shipped by the production install' } });
+    expect(JSON.parse(delivered!.body)).toMatchObject({
+      type: 'submission.created',
+      submission_id: submissionId,
+      payload: { message: 'Shipped by the production install' },
+    });
     const stored = await call('GET', `/v1/forms/${formId}/submissions/${submissionId}`);
     expect(stored.status).toBe(200);
 
@@ -208,6 +270,8 @@ describe('the production install', { timeout: 240_000 }, () => {
     for (const c of children) c.child.kill('SIGTERM');
     const exits = await Promise.all(children.map((c) => c.exited));
     expect(exits).toEqual(children.map(() => [0, null]));
-    console.log(`production-install.test.ts: npm ci --omit=dev in ${(installMs / 1000).toFixed(1)} s; ${children.length + 1} processes on Node ${process.version}`);
+    console.log(
+      `production-install.test.ts: npm ci --omit=dev in ${(installMs / 1000).toFixed(1)} s; ${children.length + 1} processes on Node ${process.version}`,
+    );
   });
 });

@@ -14,7 +14,11 @@ describe('job wake-up after commit', () => {
     await new Promise((r) => setTimeout(r, 1500));
     for (let round = 0; round < 3; round++) {
       const started = Date.now();
-      const res = await t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send(`message=hello+${round}`);
+      const res = await t.http
+        .post(form.endpoint)
+        .set('Accept', 'application/json')
+        .type('form')
+        .send(`message=hello+${round}`);
       expect(res.status).toBe(201);
       let status = 'received';
       while (status === 'received' && Date.now() - started < 10_000) {

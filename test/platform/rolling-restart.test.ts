@@ -23,19 +23,21 @@ type Serve = CliProcess & { port: number };
 const processes = cliProcesses('each');
 
 function startServe(port: number, env: Record<string, string> = {}, command = ['serve', '--no-worker']): Serve {
-  const childEnv = installationEnv({ dataDir }, {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    INTAKE_SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
-    // One client address posts everything here: the per-address limits are lifted.
-    INTAKE_INGEST_RATE_LIMIT: '1000000',
-    INTAKE_INGEST_FLOOD_LIMIT: '1000000',
-    ...env,
-  });
+  const childEnv = installationEnv(
+    { dataDir },
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      INTAKE_SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
+      // One client address posts everything here: the per-address limits are lifted.
+      INTAKE_INGEST_RATE_LIMIT: '1000000',
+      INTAKE_INGEST_FLOOD_LIMIT: '1000000',
+      ...env,
+    },
+  );
   return { ...processes.start(command, childEnv), port };
 }
-
 
 const base = (port: number) => `http://127.0.0.1:${port}`;
 const readyz = (port: number) =>
@@ -43,10 +45,11 @@ const readyz = (port: number) =>
     async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }),
     (err: unknown) => ({ status: 0, body: { refused: (err as { cause?: { code?: string } }).cause?.code } }),
   );
-const ready = (p: Serve) => until(`serve on ${p.port} to be ready`, async () => {
-  if (p.child.exitCode !== null) throw new Error(`serve exited ${p.child.exitCode}:\n${p.output()}`);
-  return (await readyz(p.port)).status === 200;
-});
+const ready = (p: Serve) =>
+  until(`serve on ${p.port} to be ready`, async () => {
+    if (p.child.exitCode !== null) throw new Error(`serve exited ${p.child.exitCode}:\n${p.output()}`);
+    return (await readyz(p.port)).status === 200;
+  });
 
 function post(port: number, formId: string, n: number) {
   return fetch(`${base(port)}/f/${formId}`, {
@@ -58,20 +61,38 @@ function post(port: number, formId: string, n: number) {
 
 /** A post whose body arrives over `ms` (above the minimum body rate): in flight across the drain's end. */
 function slowPost(port: number, formId: string, ms: number): Promise<{ status: number; id: string; endedAt: number }> {
-  const body = Buffer.from(new URLSearchParams({ name: 'Ada', email: 'ada@example.com', message: 'slow '.repeat(200) }).toString());
+  const body = Buffer.from(
+    new URLSearchParams({ name: 'Ada', email: 'ada@example.com', message: 'slow '.repeat(200) }).toString(),
+  );
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path: `/f/${formId}`, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'content-length': body.length } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/f/${formId}`,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          'content-length': body.length,
+        },
+      },
       (res) => {
         let data = '';
         res.on('data', (c: Buffer) => (data += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, id: (JSON.parse(data) as { id: string }).id, endedAt: Date.now() }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, id: (JSON.parse(data) as { id: string }).id, endedAt: Date.now() }),
+        );
       },
     );
     req.on('error', reject);
     const parts = 10;
     const size = Math.ceil(body.length / parts);
-    for (let i = 0; i < parts; i++) setTimeout(() => (i === parts - 1 ? req.end(body.subarray(i * size)) : req.write(body.subarray(i * size, (i + 1) * size))), (i * ms) / (parts - 1));
+    for (let i = 0; i < parts; i++)
+      setTimeout(
+        () => (i === parts - 1 ? req.end(body.subarray(i * size)) : req.write(body.subarray(i * size, (i + 1) * size))),
+        (i * ms) / (parts - 1),
+      );
   });
 }
 
@@ -161,7 +182,10 @@ describe('rolling restarts', { timeout: 120_000 }, () => {
     a = startServe(portA);
     await ready(a);
     const servedByABeforeRestart = servedBy.get(portA) ?? 0;
-    await until('posts through the restarted process', async () => (servedBy.get(portA) ?? 0) >= servedByABeforeRestart + 20);
+    await until(
+      'posts through the restarted process',
+      async () => (servedBy.get(portA) ?? 0) >= servedByABeforeRestart + 20,
+    );
     stop = true;
     await Promise.all([...clients, healthChecks]);
 
@@ -180,56 +204,62 @@ describe('rolling restarts', { timeout: 120_000 }, () => {
     ]);
   });
 
-  it.each([['serve', '--no-worker'], ['worker']])('a SIGTERM while `%s` is still starting ends it cleanly: exit 0, not killed by the signal', async (...command) => {
-    // Postgres behind a proxy that holds the first connection until the signal is sent: the process is
-    // inside its start (opening the database) when SIGTERM arrives, whatever the machine's speed.
-    const pgUrl = new URL(inject('databaseUrl'));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let connected!: () => void;
-    const firstConnection = new Promise<void>((resolve) => (connected = resolve));
-    const sockets = new Set<net.Socket>();
-    const proxy = net.createServer((client) => {
-      connected();
-      sockets.add(client);
-      void released.then(() => {
-        const upstream = net.connect(Number(pgUrl.port), pgUrl.hostname);
-        sockets.add(upstream);
-        client.pipe(upstream).pipe(client);
-        upstream.on('error', () => client.destroy());
-        client.on('error', () => upstream.destroy());
+  it.each([['serve', '--no-worker'], ['worker']])(
+    'a SIGTERM while `%s` is still starting ends it cleanly: exit 0, not killed by the signal',
+    async (...command) => {
+      // Postgres behind a proxy that holds the first connection until the signal is sent: the process is
+      // inside its start (opening the database) when SIGTERM arrives, whatever the machine's speed.
+      const pgUrl = new URL(inject('databaseUrl'));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let connected!: () => void;
+      const firstConnection = new Promise<void>((resolve) => (connected = resolve));
+      const sockets = new Set<net.Socket>();
+      const proxy = net.createServer((client) => {
+        connected();
+        sockets.add(client);
+        void released.then(() => {
+          const upstream = net.connect(Number(pgUrl.port), pgUrl.hostname);
+          sockets.add(upstream);
+          client.pipe(upstream).pipe(client);
+          upstream.on('error', () => client.destroy());
+          client.on('error', () => upstream.destroy());
+        });
       });
-    });
-    proxy.listen(0, '127.0.0.1');
-    await once(proxy, 'listening');
-    const proxied = new URL(pgUrl);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String((proxy.address() as net.AddressInfo).port);
-    try {
-      const p = startServe(await freePort(), { DATABASE_URL: proxied.toString() }, command);
-      await firstConnection;
-      p.child.kill('SIGTERM');
-      await new Promise((r) => setTimeout(r, 200));
-      release();
-      const [code, signal] = await p.exited;
-      expect({ code, signal }).toEqual({ code: 0, signal: null });
-      expect(p.output()).toContain('signal received while starting');
-    } finally {
-      release();
-      for (const s of sockets) s.destroy();
-      await new Promise((resolve) => proxy.close(resolve));
-    }
-  });
+      proxy.listen(0, '127.0.0.1');
+      await once(proxy, 'listening');
+      const proxied = new URL(pgUrl);
+      proxied.hostname = '127.0.0.1';
+      proxied.port = String((proxy.address() as net.AddressInfo).port);
+      try {
+        const p = startServe(await freePort(), { DATABASE_URL: proxied.toString() }, command);
+        await firstConnection;
+        p.child.kill('SIGTERM');
+        await new Promise((r) => setTimeout(r, 200));
+        release();
+        const [code, signal] = await p.exited;
+        expect({ code, signal }).toEqual({ code: 0, signal: null });
+        expect(p.output()).toContain('signal received while starting');
+      } finally {
+        release();
+        for (const s of sockets) s.destroy();
+        await new Promise((resolve) => proxy.close(resolve));
+      }
+    },
+  );
 
-  it.each([['serve', '--no-worker'], ['worker']])('a SIGTERM while `%s` is still loading, before it starts, ends it cleanly too', async (...command) => {
-    // Half a second in: Node is up and holds the signal (cli/early-signals.ts, in place before the rest of the
-    // command line loads), and is loading the server (about a second); boot() has not begun. (A third of a
-    // second raced a busy machine while main.ts still loaded the command line before holding signals.)
-    const p = startServe(await freePort(), {}, command);
-    await new Promise((r) => setTimeout(r, 500));
-    p.child.kill('SIGTERM');
-    const [code, signal] = await p.exited;
-    expect({ code, signal }, p.output()).toEqual({ code: 0, signal: null });
-    expect(p.output()).toContain('signal received while starting');
-  });
+  it.each([['serve', '--no-worker'], ['worker']])(
+    'a SIGTERM while `%s` is still loading, before it starts, ends it cleanly too',
+    async (...command) => {
+      // Half a second in: Node is up and holds the signal (cli/early-signals.ts, in place before the rest of the
+      // command line loads), and is loading the server (about a second); boot() has not begun. (A third of a
+      // second raced a busy machine while main.ts still loaded the command line before holding signals.)
+      const p = startServe(await freePort(), {}, command);
+      await new Promise((r) => setTimeout(r, 500));
+      p.child.kill('SIGTERM');
+      const [code, signal] = await p.exited;
+      expect({ code, signal }, p.output()).toEqual({ code: 0, signal: null });
+      expect(p.output()).toContain('signal received while starting');
+    },
+  );
 });

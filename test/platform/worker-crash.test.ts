@@ -19,13 +19,16 @@ const processes = cliProcesses();
 
 /** `intake worker` as production runs it, on this file's database and data directory. */
 function startWorker(): WorkerProcess {
-  return processes.start(['worker'], installationEnv(t, {
-    // As the test app that made the form: its addresses were never asked to confirm.
-    INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false',
-    OPENAI_API_KEY: 'test',
-    OPENAI_BASE_URL: openai.baseUrl,
-    LOG_LEVEL: 'warn',
-  }));
+  return processes.start(
+    ['worker'],
+    installationEnv(t, {
+      // As the test app that made the form: its addresses were never asked to confirm.
+      INTAKE_VERIFY_NOTIFICATION_EMAILS: 'false',
+      OPENAI_API_KEY: 'test',
+      OPENAI_BASE_URL: openai.baseUrl,
+      LOG_LEVEL: 'warn',
+    }),
+  );
 }
 
 async function kill(w: WorkerProcess): Promise<void> {
@@ -64,9 +67,15 @@ async function expectProcessedOnce(id: string, attempts: number) {
   const s = await waitForProcessing(t, id, 20_000);
   expect(s.status).toBe('processed');
   // The job is settled just after the handler's transaction commits the new status.
-  const processing = await eventually(() => jobsFor(t, id, jobs.processSubmission.name), (j) => j[0]?.state === 'completed');
+  const processing = await eventually(
+    () => jobsFor(t, id, jobs.processSubmission.name),
+    (j) => j[0]?.state === 'completed',
+  );
   expect(processing).toEqual([expect.objectContaining({ state: 'completed', retry_count: attempts - 1 })]);
-  const notifications = await eventually(() => jobsFor(t, id, jobs.notificationEmail.name), (j) => j[0]?.state === 'completed');
+  const notifications = await eventually(
+    () => jobsFor(t, id, jobs.notificationEmail.name),
+    (j) => j[0]?.state === 'completed',
+  );
   expect(notifications).toEqual([expect.objectContaining({ state: 'completed' })]);
   expect(mailFiles(id)).toHaveLength(1);
   return s;
@@ -83,10 +92,16 @@ describe('a worker crash loses nothing and processes nothing twice', { timeout: 
     await workerReady(first, form.endpoint);
     await kill(first);
 
-    const id = await postForm(t, form.endpoint, { name: 'Ada', email: 'ada@example.com', message: 'I cannot log in to my account.' });
+    const id = await postForm(t, form.endpoint, {
+      name: 'Ada',
+      email: 'ada@example.com',
+      message: 'I cannot log in to my account.',
+    });
     await new Promise((r) => setTimeout(r, 1_000));
     expect((await submission(t, id)).status).toBe('received');
-    expect(await jobsFor(t, id)).toEqual([expect.objectContaining({ name: jobs.processSubmission.name, state: 'created' })]);
+    expect(await jobsFor(t, id)).toEqual([
+      expect.objectContaining({ name: jobs.processSubmission.name, state: 'created' }),
+    ]);
 
     const second = startWorker();
     const s = await expectProcessedOnce(id, 1);
@@ -105,9 +120,13 @@ describe('a worker crash loses nothing and processes nothing twice', { timeout: 
     // The model answers this submission slowly the first time: the worker is killed while it waits.
     let calls = 0;
     openai.reply = (req) => {
-      if (!req.body.messages.some((m) => m.content.includes(marker))) return { analysis: { score: 0, verdict: 'clean', reasons: [], category: 'other' } };
+      if (!req.body.messages.some((m) => m.content.includes(marker)))
+        return { analysis: { score: 0, verdict: 'clean', reasons: [], category: 'other' } };
       calls += 1;
-      return { analysis: { score: 0.2, verdict: 'clean', reasons: ['slow model'], category: 'feedback' }, delayMs: calls === 1 ? 30_000 : 0 };
+      return {
+        analysis: { score: 0.2, verdict: 'clean', reasons: ['slow model'], category: 'feedback' },
+        delayMs: calls === 1 ? 30_000 : 0,
+      };
     };
 
     const first = startWorker();
@@ -118,7 +137,11 @@ describe('a worker crash loses nothing and processes nothing twice', { timeout: 
     await t.ctx.queue.boss.updateQueue(jobs.processSubmission.name, { expireInSeconds: 2, retryDelay: 1 });
 
     const held = openai.nextRequest();
-    const id = await postForm(t, form.endpoint, { name: 'Bea', email: 'bea@example.com', message: `Loved the new release! (${marker})` });
+    const id = await postForm(t, form.endpoint, {
+      name: 'Bea',
+      email: 'bea@example.com',
+      message: `Loved the new release! (${marker})`,
+    });
     expect((await held).body.messages.some((m) => m.content.includes(marker))).toBe(true);
     expect(await jobsFor(t, id)).toEqual([expect.objectContaining({ state: 'active', retry_count: 0 })]);
     await kill(first);
@@ -126,7 +149,13 @@ describe('a worker crash loses nothing and processes nothing twice', { timeout: 
 
     // Once the claim has expired, the supervision pass puts the job back for a retry.
     await eventually(
-      async () => (await t.ctx.db.query(`select 1 from pgboss.job where data->>'submissionId' = $1 and started_on + expire_seconds * interval '1s' < now()`, [id])).rowCount,
+      async () =>
+        (
+          await t.ctx.db.query(
+            `select 1 from pgboss.job where data->>'submissionId' = $1 and started_on + expire_seconds * interval '1s' < now()`,
+            [id],
+          )
+        ).rowCount,
       (n) => n === 1,
     );
     await t.ctx.queue.boss.supervise(jobs.processSubmission.name);
@@ -134,13 +163,21 @@ describe('a worker crash loses nothing and processes nothing twice', { timeout: 
     expect((await submission(t, id)).status).toBe('received');
     // Start the next worker once the retry is due, so its first fetch finds it.
     await eventually(
-      async () => (await t.ctx.db.query(`select 1 from pgboss.job where data->>'submissionId' = $1 and start_after <= now()`, [id])).rowCount,
+      async () =>
+        (
+          await t.ctx.db.query(`select 1 from pgboss.job where data->>'submissionId' = $1 and start_after <= now()`, [
+            id,
+          ])
+        ).rowCount,
       (n) => n === 1,
     );
 
     startWorker();
     const s = await expectProcessedOnce(id, 2);
-    expect(s).toMatchObject({ category: 'feedback', ai_moderation: { provider: 'openai', score: 0.2, reasons: ['slow model'] } });
+    expect(s).toMatchObject({
+      category: 'feedback',
+      ai_moderation: { provider: 'openai', score: 0.2, reasons: ['slow model'] },
+    });
     expect(calls).toBe(2);
   });
 });

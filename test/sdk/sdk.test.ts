@@ -65,7 +65,13 @@ describe('getMe', () => {
 
     const err = await rejection(client.ok.getMe({ extraHeaders: { 'x-request-id': 'sdk-test-401' } }));
     expect(err).toBeInstanceOf(Error);
-    expect(err).toMatchObject({ name: 'IntakeError', status: 401, code: 'unauthenticated', error: 'unauthenticated', requestId: 'sdk-test-401' });
+    expect(err).toMatchObject({
+      name: 'IntakeError',
+      status: 401,
+      code: 'unauthenticated',
+      error: 'unauthenticated',
+      requestId: 'sdk-test-401',
+    });
     expect(err.body).toEqual(res.body);
     expect(err.message).toBe(err.body.message);
     expect(err.message).toMatch(/token/i);
@@ -123,14 +129,21 @@ describe('createToken', () => {
     if (res.status !== 201) return;
     const { data, token } = res.body;
     expect(token).toMatch(/^intk_[0-9A-Za-z]{40}$/);
-    expect(data).toMatchObject({ name: 'ci deploys', abilities: ['forms:read', 'submissions:read'], last4: token.slice(-4) });
+    expect(data).toMatchObject({
+      name: 'ci deploys',
+      abilities: ['forms:read', 'submissions:read'],
+      last4: token.slice(-4),
+    });
     expect(data.id).toMatch(/^tok_[0-9a-z]{26}$/);
     expect(data).not.toHaveProperty('token');
 
     const me = await createClient({ baseUrl: t.baseUrl, token }).ok.getMe();
     expect(me.data.token).toEqual({ id: data.id, name: 'ci deploys', abilities: ['forms:read', 'submissions:read'] });
     const listed = await clientFor(owner).ok.listTokens();
-    expect(listed.data.find((x) => x.id === data.id)).toMatchObject({ last4: token.slice(-4), last_used_at: expect.any(String) });
+    expect(listed.data.find((x) => x.id === data.id)).toMatchObject({
+      last4: token.slice(-4),
+      last_used_at: expect.any(String),
+    });
   });
 
   it('refuses abilities the calling token lacks: 403 ability_exceeds_caller with `exceeded`', async () => {
@@ -156,10 +169,14 @@ describe('createToken', () => {
   it('answers 400 validation_failed for an unknown ability and for an empty list', async () => {
     const owner = await makeTeam(t);
     const client = clientFor(owner);
-    const unknown = await rejection(client.ok.createToken({ body: { name: 'x', abilities: ['forms:read', 'forms:delete'] } }));
+    const unknown = await rejection(
+      client.ok.createToken({ body: { name: 'x', abilities: ['forms:read', 'forms:delete'] } }),
+    );
     expect(unknown).toMatchObject({ status: 400, code: 'validation_failed' });
     if (!unknown.is('validation_failed')) throw unknown;
-    expect(unknown.body.details).toEqual([{ in: 'body', path: 'abilities', message: 'Unknown ability "forms:delete".' }]);
+    expect(unknown.body.details).toEqual([
+      { in: 'body', path: 'abilities', message: 'Unknown ability "forms:delete".' },
+    ]);
 
     const empty = await client.createToken({ body: { name: 'x', abilities: [] } });
     expect(empty.status).toBe(400);
@@ -222,7 +239,13 @@ describe('billing', () => {
     await makeMember(t, owner.teamId, 'viewer');
     const me = await clientFor(owner).ok.getMe();
     const { data } = await clientFor(owner).ok.getBillingTeam();
-    expect(data).toEqual({ id: owner.teamId, name: me.data.team.name, plan: 'pro', members: 2, created_at: me.data.team.created_at });
+    expect(data).toEqual({
+      id: owner.teamId,
+      name: me.data.team.name,
+      plan: 'pro',
+      members: 2,
+      created_at: me.data.team.created_at,
+    });
   });
 
   it('getBillingPlan: the seeded limits and features of each plan', async () => {
@@ -269,8 +292,13 @@ describe('billing', () => {
         `insert into invoices (id, team_id, number, status, currency, amount_cents, period_start, period_end, issued_at, paid_at)
          values ($1, $2, $3, $4, 'usd', 1900, $5, $6, $7, $8)`,
         [
-          newId('inv'), teamId, number, paid ? 'paid' : 'open',
-          new Date(Date.UTC(2026, month, 1)), new Date(Date.UTC(2026, month + 1, 1)), new Date(Date.UTC(2026, month + 1, 1, 9)),
+          newId('inv'),
+          teamId,
+          number,
+          paid ? 'paid' : 'open',
+          new Date(Date.UTC(2026, month, 1)),
+          new Date(Date.UTC(2026, month + 1, 1)),
+          new Date(Date.UTC(2026, month + 1, 1, 9)),
           paid ? new Date(Date.UTC(2026, month + 1, 2)) : null,
         ],
       );
@@ -297,7 +325,13 @@ describe('billing', () => {
   it('every billing route needs billing:read, which an editor never holds', async () => {
     const owner = await makeTeam(t);
     const editor = clientFor(await makeMember(t, owner.teamId, 'editor'));
-    const calls = [editor.getBillingTeam, editor.getBillingPlan, editor.getBillingUsage, editor.getBillingSubscription, editor.listInvoices];
+    const calls = [
+      editor.getBillingTeam,
+      editor.getBillingPlan,
+      editor.getBillingUsage,
+      editor.getBillingSubscription,
+      editor.listInvoices,
+    ];
     for (const call of calls) {
       const res = await call();
       expect(res.status).toBe(403);
@@ -324,24 +358,51 @@ describe('client', () => {
       baseUrl: t.baseUrl,
       token: owner.token,
       fetch: (input, init) => {
-        seen.push({ url: String(input), method: init?.method ?? 'GET', authorization: new Headers(init?.headers).get('authorization') });
+        seen.push({
+          url: String(input),
+          method: init?.method ?? 'GET',
+          authorization: new Headers(init?.headers).get('authorization'),
+        });
         return fetch(input, init);
       },
     });
-    await client.ok.revokeToken({ params: { token: (await makeToken(t, owner, ['forms:read'])).tokenId } }).catch(() => {});
+    await client.ok
+      .revokeToken({ params: { token: (await makeToken(t, owner, ['forms:read'])).tokenId } })
+      .catch(() => {});
     expect(seen).toHaveLength(1);
     expect(seen[0]!.url).toMatch(new RegExp(`^${t.baseUrl}/v1/tokens/tok_[0-9a-z]{26}$`));
     expect(seen[0]).toMatchObject({ method: 'DELETE', authorization: `Bearer ${owner.token}` });
   });
 
   it('throws an IntakeError for a status the contract does not declare (a proxy error, a 500)', async () => {
-    const answering = (response: () => Response) => createClient({ baseUrl: 'http://intake.invalid', token: badToken, fetch: async () => response() });
+    const answering = (response: () => Response) =>
+      createClient({ baseUrl: 'http://intake.invalid', token: badToken, fetch: async () => response() });
     const gateway = await rejection(
-      answering(() => new Response('<h1>Bad Gateway</h1>', { status: 502, headers: { 'content-type': 'text/html', 'x-request-id': 'edge-1' } })).getMe(),
+      answering(
+        () =>
+          new Response('<h1>Bad Gateway</h1>', {
+            status: 502,
+            headers: { 'content-type': 'text/html', 'x-request-id': 'edge-1' },
+          }),
+      ).getMe(),
     );
-    expect(gateway).toMatchObject({ status: 502, code: 'unexpected_response', requestId: 'edge-1', message: 'Unexpected HTTP 502 response.' });
-    const internal = await rejection(answering(() => Response.json({ error: 'internal_error', message: 'Something went wrong.' }, { status: 500 })).getMe());
-    expect(internal).toMatchObject({ status: 500, code: 'internal_error', message: 'Something went wrong.', requestId: null });
+    expect(gateway).toMatchObject({
+      status: 502,
+      code: 'unexpected_response',
+      requestId: 'edge-1',
+      message: 'Unexpected HTTP 502 response.',
+    });
+    const internal = await rejection(
+      answering(() =>
+        Response.json({ error: 'internal_error', message: 'Something went wrong.' }, { status: 500 }),
+      ).getMe(),
+    );
+    expect(internal).toMatchObject({
+      status: 500,
+      code: 'internal_error',
+      message: 'Something went wrong.',
+      requestId: null,
+    });
   });
 });
 
@@ -367,7 +428,8 @@ describe('paginate', () => {
     expect(pages).toEqual(['', '2', '3']); // the first request is the caller's own query
 
     const fromPage2: string[] = [];
-    for await (const form of paginate(client.ok.listForms, { query: { per_page: 2, page: 2 } })) fromPage2.push(form.name);
+    for await (const form of paginate(client.ok.listForms, { query: { per_page: 2, page: 2 } }))
+      fromPage2.push(form.name);
     expect(fromPage2).toEqual(['Form 3', 'Form 2', 'Form 1']);
   });
 
@@ -383,7 +445,12 @@ describe('helpers', () => {
   /** A form of `owner` with `n` submissions posted like a website would. */
   async function formWith(owner: { token: string }, n: number) {
     const form = await makePublishedForm(t, owner as never);
-    for (let i = 0; i < n; i++) await t.http.post(form.endpoint).set('Accept', 'application/json').type('form').send(`n=${i}&email=p${i}@example.com`);
+    for (let i = 0; i < n; i++)
+      await t.http
+        .post(form.endpoint)
+        .set('Accept', 'application/json')
+        .type('form')
+        .send(`n=${i}&email=p${i}@example.com`);
     return form.id;
   }
 
@@ -391,9 +458,14 @@ describe('helpers', () => {
     const owner = await makeTeam(t, { plan: 'pro' });
     const form = await formWith(owner, 7);
     const urls: URL[] = [];
-    const client = createClient({ baseUrl: t.baseUrl, token: owner.token, fetch: (input, init) => (urls.push(new URL(String(input))), fetch(input, init)) });
+    const client = createClient({
+      baseUrl: t.baseUrl,
+      token: owner.token,
+      fetch: (input, init) => (urls.push(new URL(String(input))), fetch(input, init)),
+    });
     const seen: string[] = [];
-    for await (const s of paginate(client.ok.listSubmissions, { params: { form }, query: { per_page: 3 } })) seen.push(String(s.payload.n));
+    for await (const s of paginate(client.ok.listSubmissions, { params: { form }, query: { per_page: 3 } }))
+      seen.push(String(s.payload.n));
     expect(seen).toEqual(['6', '5', '4', '3', '2', '1', '0']);
     expect(urls).toHaveLength(3);
     expect(urls.slice(1).every((u) => u.searchParams.has('cursor') && !u.searchParams.has('page'))).toBe(true);
@@ -408,7 +480,9 @@ describe('helpers', () => {
       seen.push(`${req.method} ${Date.now()}`);
       if (first) {
         first = false;
-        res.writeHead(req.method === 'GET' ? 503 : 429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"error":"busy","message":"busy"}');
+        res
+          .writeHead(req.method === 'GET' ? 503 : 429, { 'retry-after': '1', 'content-type': 'application/json' })
+          .end('{"error":"busy","message":"busy"}');
         return;
       }
       const upstream = http.request(`${t.baseUrl}${req.url}`, { method: req.method, headers: req.headers }, (up) => {
@@ -448,7 +522,12 @@ describe('helpers', () => {
     hang.listen(0, '127.0.0.1');
     await once(hang, 'listening');
     try {
-      const client = createClient({ baseUrl: `http://127.0.0.1:${(hang.address() as AddressInfo).port}`, token: badToken, timeoutMs: 200, retry: false });
+      const client = createClient({
+        baseUrl: `http://127.0.0.1:${(hang.address() as AddressInfo).port}`,
+        token: badToken,
+        timeoutMs: 200,
+        retry: false,
+      });
       const started = Date.now();
       await expect(client.getMe()).rejects.toThrow();
       expect(Date.now() - started).toBeLessThan(2000);
@@ -464,16 +543,29 @@ describe('helpers', () => {
     const stream = await clientFor(owner).exportSubmissions({ params: { form }, query: { format: 'csv' } });
     expect(stream).toBeInstanceOf(ReadableStream);
     const text = await new Response(stream).text();
-    expect(text).toBe((await t.http.get(`/v1/forms/${form}/submissions/export?format=csv`).set('Authorization', `Bearer ${owner.token}`).buffer(true)).text);
+    expect(text).toBe(
+      (
+        await t.http
+          .get(`/v1/forms/${form}/submissions/export?format=csv`)
+          .set('Authorization', `Bearer ${owner.token}`)
+          .buffer(true)
+      ).text,
+    );
     expect(text.trim().split('\n')).toHaveLength(4);
-    await expect(clientFor(owner).exportSubmissions({ params: { form: newId('frm') } })).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    await expect(clientFor(owner).exportSubmissions({ params: { form: newId('frm') } })).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
   });
 
   it('waitForJob polls a bulk replay until it has finished, reporting progress', async () => {
     const owner = await makeTeam(t, { plan: 'scale' });
     const form = await makePublishedForm(t, owner as never);
     const client = clientFor(owner);
-    const { data: hook } = await client.ok.createWebhook({ params: { form: form.id }, body: { label: 'R', url: 'https://127.0.0.1:9/x' } });
+    const { data: hook } = await client.ok.createWebhook({
+      params: { form: form.id },
+      body: { label: 'R', url: 'https://127.0.0.1:9/x' },
+    });
     await t.ctx.db.query(
       `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, status, attempts)
        select 'whd_' || substr(md5(random()::text || g), 1, 26), $1, $2, 'submission.created', 'subm_' || substr(md5(g::text), 1, 26), '{}', 'dead', 7
@@ -494,7 +586,10 @@ describe('helpers', () => {
 describe('generated and published artefacts', () => {
   it('sdk/openapi-types.ts is exactly what openapi.json generates (run `node sdk/generate-types.ts`)', async () => {
     const expected = await generateOpenApiTypes(readFileSync(OPENAPI_JSON, 'utf8'));
-    expect(readFileSync(OPENAPI_TYPES, 'utf8') === expected, 'sdk/openapi-types.ts is stale: run `node sdk/generate-types.ts`').toBe(true);
+    expect(
+      readFileSync(OPENAPI_TYPES, 'utf8') === expected,
+      'sdk/openapi-types.ts is stale: run `node sdk/generate-types.ts`',
+    ).toBe(true);
   });
 
   describe('the compiled package', () => {
@@ -516,8 +611,16 @@ describe('generated and published artefacts', () => {
       mkdirSync(pkg);
       copyFileSync(path.join(root, 'sdk/package.json'), path.join(pkg, 'package.json'));
       cpSync(path.join(root, 'sdk/browser'), path.join(pkg, 'browser'), { recursive: true }); // shipped as written
-      await run(process.execPath, [tsc, '-p', path.join(root, 'sdk/tsconfig.build.json'), '--outDir', path.join(pkg, 'dist')]);
-      const manifest = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string>> };
+      await run(process.execPath, [
+        tsc,
+        '-p',
+        path.join(root, 'sdk/tsconfig.build.json'),
+        '--outDir',
+        path.join(pkg, 'dist'),
+      ]);
+      const manifest = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8')) as {
+        exports: Record<string, Record<string, string>>;
+      };
       const targets = Object.values(manifest.exports).flatMap((entry) => Object.values(entry));
       expect(targets.length).toBeGreaterThan(0);
       for (const target of targets) expect(existsSync(path.join(pkg, target)), target).toBe(true);
@@ -526,16 +629,47 @@ describe('generated and published artefacts', () => {
 
     it('packs to a tarball (README included, no server code) that a consumer installs with npm', async () => {
       copyFileSync(path.join(root, 'sdk/README.md'), path.join(pkg, 'README.md'));
-      const npm = { env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } };
-      const packed = await run('npm', ['pack', '--json', '--pack-destination', path.dirname(pkg)], { cwd: pkg, ...npm });
-      const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+      const npm = {
+        env: {
+          ...process.env,
+          npm_config_audit: 'false',
+          npm_config_fund: 'false',
+          npm_config_update_notifier: 'false',
+        },
+      };
+      const packed = await run('npm', ['pack', '--json', '--pack-destination', path.dirname(pkg)], {
+        cwd: pkg,
+        ...npm,
+      });
+      const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{
+        filename: string;
+        files: Array<{ path: string }>;
+      }>;
       const files = info!.files.map((f) => f.path);
-      expect(files).toEqual(expect.arrayContaining(['README.md', 'package.json', 'dist/sdk/index.js', 'dist/sdk/index.d.ts', 'dist/contract/index.js', 'browser/intake.js']));
-      expect(files.filter((f) => f.startsWith('dist/server') || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+      expect(files).toEqual(
+        expect.arrayContaining([
+          'README.md',
+          'package.json',
+          'dist/sdk/index.js',
+          'dist/sdk/index.d.ts',
+          'dist/contract/index.js',
+          'browser/intake.js',
+        ]),
+      );
+      expect(files.filter((f) => f.startsWith('dist/server') || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual(
+        [],
+      );
       mkdirSync(consumer, { recursive: true });
-      writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+      writeFileSync(
+        path.join(consumer, 'package.json'),
+        JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+      );
       // Its dependencies come from npm's cache (filled by this checkout's install) or the registry.
-      await run('npm', ['install', '--prefer-offline', '--no-package-lock', path.join(path.dirname(pkg), info!.filename)], { cwd: consumer, ...npm });
+      await run(
+        'npm',
+        ['install', '--prefer-offline', '--no-package-lock', path.join(path.dirname(pkg), info!.filename)],
+        { cwd: consumer, ...npm },
+      );
       expect(existsSync(path.join(consumer, 'node_modules/@intake/sdk/dist/sdk/index.js'))).toBe(true);
       expect(existsSync(path.join(consumer, 'node_modules/@ts-rest/core'))).toBe(true);
     }, 180_000);
@@ -545,8 +679,15 @@ describe('generated and published artefacts', () => {
         path.join(consumer, 'tsconfig.json'),
         JSON.stringify({
           compilerOptions: {
-            target: 'ES2023', lib: ['ES2023'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true,
-            noEmit: true, erasableSyntaxOnly: true, verbatimModuleSyntax: true, types: ['node'],
+            target: 'ES2023',
+            lib: ['ES2023'],
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            strict: true,
+            noEmit: true,
+            erasableSyntaxOnly: true,
+            verbatimModuleSyntax: true,
+            types: ['node'],
           },
           files: ['consumer.ts'],
         }),
@@ -582,12 +723,20 @@ console.log(JSON.stringify({ team: plain.data.team.id, status, missing: missing 
       expect(typecheck.stdout).toBe('');
 
       const owner = await makeTeam(t);
-      for (const name of ['One', 'Two']) await createClient({ baseUrl: t.baseUrl, token: owner.token }).ok.createForm({ body: { name } });
+      for (const name of ['One', 'Two'])
+        await createClient({ baseUrl: t.baseUrl, token: owner.token }).ok.createForm({ body: { name } });
       const { stdout } = await run(process.execPath, ['consumer.ts'], {
         cwd: consumer,
         env: { ...process.env, INTAKE_URL: t.baseUrl, INTAKE_TOKEN: owner.token },
       });
-      expect(JSON.parse(stdout)).toEqual({ team: owner.teamId, status: 200, missing: true, code: 'unauthenticated', forms: ['Two', 'One'], knows: true });
+      expect(JSON.parse(stdout)).toEqual({
+        team: owner.teamId,
+        status: 200,
+        missing: true,
+        code: 'unauthenticated',
+        forms: ['Two', 'One'],
+        knows: true,
+      });
     }, 120_000);
   });
 });

@@ -9,8 +9,10 @@ const event = { type: 'submission.created', submission_id: 'sub_1', payload: { n
 const body = JSON.stringify(event);
 
 /** The headers as a receiver sees them: Node lower-cases names. */
-const lower = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
-const only = (h: Record<string, string>, prefix: string) => Object.fromEntries(Object.entries(h).filter(([k]) => k.toLowerCase().startsWith(prefix)));
+const lower = (h: Record<string, string>) =>
+  Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
+const only = (h: Record<string, string>, prefix: string) =>
+  Object.fromEntries(Object.entries(h).filter(([k]) => k.toLowerCase().startsWith(prefix)));
 
 function reasonOf(fn: () => unknown): WebhookVerificationReason | 'no error' {
   try {
@@ -29,15 +31,26 @@ describe('verifyWebhook', () => {
   it('accepts the headers Intake sends and returns the parsed body', () => {
     expect(verifyWebhook(secret, headers, body, { now: TS })).toEqual(event);
     expect(verifyWebhook(secret, lower(headers), Buffer.from(body), { now: TS + 10 })).toEqual(event);
-    expect(verifyWebhook([secret], new Headers(headers), new TextEncoder().encode(body), { now: TS - 10 })).toEqual(event);
+    expect(verifyWebhook([secret], new Headers(headers), new TextEncoder().encode(body), { now: TS - 10 })).toEqual(
+      event,
+    );
   });
 
   it('accepts either scheme alone, header names in any case', () => {
     expect(verifyWebhook(secret, only(headers, 'x-service-'), body, { now: TS })).toEqual(event);
     expect(verifyWebhook(secret, only(headers, 'webhook-'), body, { now: TS })).toEqual(event);
-    const shouting = Object.fromEntries(Object.entries(only(headers, 'webhook-')).map(([k, v]) => [k.toUpperCase(), v]));
+    const shouting = Object.fromEntries(
+      Object.entries(only(headers, 'webhook-')).map(([k, v]) => [k.toUpperCase(), v]),
+    );
     expect(verifyWebhook(secret, shouting, body, { now: TS })).toEqual(event);
-    expect(verifyWebhook(secret, { 'x-service-timestamp': [String(TS)], 'x-service-signature': [headers['X-Service-Signature']] }, body, { now: TS })).toEqual(event);
+    expect(
+      verifyWebhook(
+        secret,
+        { 'x-service-timestamp': [String(TS)], 'x-service-signature': [headers['X-Service-Signature']] },
+        body,
+        { now: TS },
+      ),
+    ).toEqual(event);
   });
 
   it("accepts a signature made by the standardwebhooks package's sign", () => {
@@ -46,7 +59,11 @@ describe('verifyWebhook', () => {
     expect(verifyWebhook(secret, h, body, { now: TS })).toEqual(event);
     // And the real clock by default.
     const ts = Math.floor(Date.now() / 1000);
-    const live = { 'webhook-id': 'msg_3', 'webhook-timestamp': String(ts), 'webhook-signature': new Webhook(secret).sign('msg_3', new Date(ts * 1000), body) };
+    const live = {
+      'webhook-id': 'msg_3',
+      'webhook-timestamp': String(ts),
+      'webhook-signature': new Webhook(secret).sign('msg_3', new Date(ts * 1000), body),
+    };
     expect(verifyWebhook(secret, live, body)).toEqual(event);
   });
 
@@ -67,17 +84,33 @@ describe('verifyWebhook', () => {
 
   it('refuses a tampered body, a wrong secret, or a changed id', () => {
     for (const h of [headers, only(headers, 'x-service-'), only(headers, 'webhook-')]) {
-      expect(reasonOf(() => verifyWebhook(secret, h, body.replace('Zoë', 'Zoe'), { now: TS }))).toBe('invalid_signature');
+      expect(reasonOf(() => verifyWebhook(secret, h, body.replace('Zoë', 'Zoe'), { now: TS }))).toBe(
+        'invalid_signature',
+      );
       expect(reasonOf(() => verifyWebhook(generateSecret(), h, body, { now: TS }))).toBe('invalid_signature');
     }
-    expect(reasonOf(() => verifyWebhook(secret, { ...only(headers, 'webhook-'), 'webhook-id': 'whd_2' }, body, { now: TS }))).toBe('invalid_signature');
+    expect(
+      reasonOf(() => verifyWebhook(secret, { ...only(headers, 'webhook-'), 'webhook-id': 'whd_2' }, body, { now: TS })),
+    ).toBe('invalid_signature');
     expect(reasonOf(() => verifyWebhook([], headers, body, { now: TS }))).toBe('invalid_signature');
   });
 
   it('refuses malformed signatures without throwing anything else', () => {
     const sig = headers['X-Service-Signature'];
-    for (const bad of [sig.slice(0, -2), `${sig}00`, 'v1=', 'v2=' + sig.slice(3), sig.replace('v1=', 'v1,'), 'garbage', ' ']) {
-      expect(reasonOf(() => verifyWebhook(secret, { 'X-Service-Timestamp': String(TS), 'X-Service-Signature': bad }, body, { now: TS }))).toBe('invalid_signature');
+    for (const bad of [
+      sig.slice(0, -2),
+      `${sig}00`,
+      'v1=',
+      'v2=' + sig.slice(3),
+      sig.replace('v1=', 'v1,'),
+      'garbage',
+      ' ',
+    ]) {
+      expect(
+        reasonOf(() =>
+          verifyWebhook(secret, { 'X-Service-Timestamp': String(TS), 'X-Service-Signature': bad }, body, { now: TS }),
+        ),
+      ).toBe('invalid_signature');
     }
   });
 
@@ -88,13 +121,17 @@ describe('verifyWebhook', () => {
       expect(reasonOf(() => verifyWebhook(secret, h, body, { now: TS + 301 }))).toBe('timestamp_out_of_tolerance');
       expect(reasonOf(() => verifyWebhook(secret, h, body, { now: TS - 301 }))).toBe('timestamp_out_of_tolerance');
     }
-    expect(reasonOf(() => verifyWebhook(secret, headers, body, { now: TS + 61, toleranceSeconds: 60 }))).toBe('timestamp_out_of_tolerance');
+    expect(reasonOf(() => verifyWebhook(secret, headers, body, { now: TS + 61, toleranceSeconds: 60 }))).toBe(
+      'timestamp_out_of_tolerance',
+    );
     // With the real clock, a 2025 timestamp is long expired.
     expect(reasonOf(() => verifyWebhook(secret, headers, body))).toBe('timestamp_out_of_tolerance');
     const h = signatureHeaders([secret], 'whd_1', TS, body);
-    expect(reasonOf(() => verifyWebhook(secret, { ...h, 'X-Service-Timestamp': 'soon', 'webhook-timestamp': '1e9' }, body, { now: TS }))).toBe(
-      'timestamp_out_of_tolerance',
-    );
+    expect(
+      reasonOf(() =>
+        verifyWebhook(secret, { ...h, 'X-Service-Timestamp': 'soon', 'webhook-timestamp': '1e9' }, body, { now: TS }),
+      ),
+    ).toBe('timestamp_out_of_tolerance');
   });
 
   it('refuses a secret that encodes no key, which anyone could sign with', () => {
@@ -125,19 +162,34 @@ describe('verifyWebhook', () => {
       expect(() => verifyWebhook(secret, headers, body, { ...stale, toleranceSeconds })).toThrow(/toleranceSeconds/);
     }
     expect(verifyWebhook(secret, headers, body, { now: TS, toleranceSeconds: 0 })).toEqual(event);
-    expect(reasonOf(() => verifyWebhook(secret, headers, body, { now: TS + 1, toleranceSeconds: 0 }))).toBe('timestamp_out_of_tolerance');
-    expect(reasonOf(() => verifyWebhook(secret, headers, body, { now: Number.NaN }))).toBe('timestamp_out_of_tolerance');
+    expect(reasonOf(() => verifyWebhook(secret, headers, body, { now: TS + 1, toleranceSeconds: 0 }))).toBe(
+      'timestamp_out_of_tolerance',
+    );
+    expect(reasonOf(() => verifyWebhook(secret, headers, body, { now: Number.NaN }))).toBe(
+      'timestamp_out_of_tolerance',
+    );
   });
 
   it('refuses missing headers', () => {
     expect(reasonOf(() => verifyWebhook(secret, {}, body, { now: TS }))).toBe('missing_headers');
     expect(reasonOf(() => verifyWebhook(secret, new Headers(), body, { now: TS }))).toBe('missing_headers');
-    expect(reasonOf(() => verifyWebhook(secret, { 'X-Service-Signature': headers['X-Service-Signature'] }, body, { now: TS }))).toBe('missing_headers');
+    expect(
+      reasonOf(() =>
+        verifyWebhook(secret, { 'X-Service-Signature': headers['X-Service-Signature'] }, body, { now: TS }),
+      ),
+    ).toBe('missing_headers');
     const { 'webhook-id': _id, ...noId } = only(headers, 'webhook-');
     expect(reasonOf(() => verifyWebhook(secret, noId, body, { now: TS }))).toBe('missing_headers');
-    expect(reasonOf(() => verifyWebhook(secret, { 'x-service-timestamp': undefined, 'x-service-signature': headers['X-Service-Signature'] }, body, { now: TS }))).toBe(
-      'missing_headers',
-    );
+    expect(
+      reasonOf(() =>
+        verifyWebhook(
+          secret,
+          { 'x-service-timestamp': undefined, 'x-service-signature': headers['X-Service-Signature'] },
+          body,
+          { now: TS },
+        ),
+      ),
+    ).toBe('missing_headers');
   });
 
   it('is an Error with a message and a name', () => {

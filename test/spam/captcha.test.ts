@@ -2,7 +2,12 @@ import tls from 'node:tls';
 import { Agent, setGlobalDispatcher } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { CaptchaProvider } from '../../contract/form-features.ts';
-import { startCaptchaServer, SITEVERIFY_PATHS, type FailureMode, type SiteverifyApi } from '../support/captcha-server.ts';
+import {
+  startCaptchaServer,
+  SITEVERIFY_PATHS,
+  type FailureMode,
+  type SiteverifyApi,
+} from '../support/captcha-server.ts';
 import { makePublishedForm, submissionsOf } from '../support/forms.ts';
 import { bearer, makeTeam, startTestApp, type TestApp, type TestMember } from '../support/harness.ts';
 import { testCertificate } from '../support/tls.ts';
@@ -16,7 +21,12 @@ afterAll(() => cap.close());
 
 // Posts come through a "proxy" on loopback, so each can carry its own client address (X-Forwarded-For),
 // and the per-address limits stay out of reach: every post is judged on its CAPTCHA alone.
-const appEnv = { ...cap.env, INTAKE_TRUST_PROXY: 'loopback', INTAKE_INGEST_RATE_LIMIT: '10000', INTAKE_INGEST_FLOOD_LIMIT: '10000' };
+const appEnv = {
+  ...cap.env,
+  INTAKE_TRUST_PROXY: 'loopback',
+  INTAKE_INGEST_RATE_LIMIT: '10000',
+  INTAKE_INGEST_FLOOD_LIMIT: '10000',
+};
 const t = await startTestApp(appEnv);
 // The same, but giving up on the provider after 300 ms.
 const quick = await startTestApp({ ...appEnv, INTAKE_CAPTCHA_TIMEOUT_MS: '300' });
@@ -24,7 +34,12 @@ const quick = await startTestApp({ ...appEnv, INTAKE_CAPTCHA_TIMEOUT_MS: '300' }
 afterEach(() => cap.recover());
 
 const PROVIDERS: CaptchaProvider[] = ['turnstile', 'hcaptcha', 'recaptcha_v2', 'recaptcha_v3'];
-const API: Record<CaptchaProvider, SiteverifyApi> = { turnstile: 'turnstile', hcaptcha: 'hcaptcha', recaptcha_v2: 'recaptcha', recaptcha_v3: 'recaptcha' };
+const API: Record<CaptchaProvider, SiteverifyApi> = {
+  turnstile: 'turnstile',
+  hcaptcha: 'hcaptcha',
+  recaptcha_v2: 'recaptcha',
+  recaptcha_v3: 'recaptcha',
+};
 const TOKEN_FIELD: Record<CaptchaProvider, string> = {
   turnstile: 'cf-turnstile-response',
   hcaptcha: 'h-captcha-response',
@@ -39,7 +54,11 @@ const nextIp = () => `203.0.113.${(ipCounter++ % 250) + 1}`;
 type CaptchaForm = { id: string; endpoint: string; owner: TestMember; provider: CaptchaProvider; secret: string };
 
 /** A published form of a new team, its CAPTCHA set through `PUT /v1/forms/{form}` with a fresh secret. */
-async function captchaForm(app: TestApp, provider: CaptchaProvider, extra: { min_score?: number; secret?: string } = {}): Promise<CaptchaForm> {
+async function captchaForm(
+  app: TestApp,
+  provider: CaptchaProvider,
+  extra: { min_score?: number; secret?: string } = {},
+): Promise<CaptchaForm> {
   const owner = await makeTeam(app);
   const form = await makePublishedForm(app, owner);
   const secret = extra.secret ?? cap.newSecret(API[provider]);
@@ -51,7 +70,8 @@ async function captchaForm(app: TestApp, provider: CaptchaProvider, extra: { min
 }
 
 /** A good token for the form's site (reCAPTCHA v3: with this score). */
-const goodToken = (f: CaptchaForm, score = 0.9) => cap.issueToken(API[f.provider], f.secret, f.provider === 'recaptcha_v3' ? { score } : {});
+const goodToken = (f: CaptchaForm, score = 0.9) =>
+  cap.issueToken(API[f.provider], f.secret, f.provider === 'recaptcha_v3' ? { score } : {});
 
 /** A JSON post, as a script sends it, from `ip`. */
 const postJson = (app: TestApp, f: { endpoint: string }, body: Record<string, unknown>, ip = nextIp()) =>
@@ -68,7 +88,10 @@ const postBrowser = (app: TestApp, f: { endpoint: string }, fields: Record<strin
     .send(new URLSearchParams(fields).toString());
 
 async function storedCount(app: TestApp, formId: string): Promise<number> {
-  const { rows } = await app.ctx.db.query<{ n: string }>('select count(*)::text as n from submissions where form_id = $1', [formId]);
+  const { rows } = await app.ctx.db.query<{ n: string }>(
+    'select count(*)::text as n from submissions where form_id = $1',
+    [formId],
+  );
   return Number(rows[0]!.n);
 }
 
@@ -79,49 +102,56 @@ async function verifiesDuring(fn: () => Promise<unknown>) {
   return cap.requests.slice(before);
 }
 
-const expectCaptchaFailed = (res: { status: number; body: Record<string, unknown>; headers: Record<string, string> }) => {
+const expectCaptchaFailed = (res: {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}) => {
   expect(res.status).toBe(422);
   expect(res.headers['content-type']).toMatch(/application\/json/);
   expect(res.body).toEqual({ error: 'captcha_failed', message: expect.stringMatching(/CAPTCHA/) });
 };
 
 describe('a good token, verified with each provider over HTTPS', () => {
-  it.each(PROVIDERS)('%s: 201, stored without the token; the provider got the secret, the token and the client address', async (provider) => {
-    const f = await captchaForm(t, provider);
-    const token = goodToken(f);
-    const ip = nextIp();
-    let res!: Awaited<ReturnType<typeof postJson>>;
-    const seen = await verifiesDuring(async () => {
-      res = await postJson(t, f, { name: 'Ada', message: 'Hello', [TOKEN_FIELD[provider]]: token }, ip);
-    });
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({ ok: true, id: expect.stringMatching(/^subm_/) });
+  it.each(PROVIDERS)(
+    '%s: 201, stored without the token; the provider got the secret, the token and the client address',
+    async (provider) => {
+      const f = await captchaForm(t, provider);
+      const token = goodToken(f);
+      const ip = nextIp();
+      let res!: Awaited<ReturnType<typeof postJson>>;
+      const seen = await verifiesDuring(async () => {
+        res = await postJson(t, f, { name: 'Ada', message: 'Hello', [TOKEN_FIELD[provider]]: token }, ip);
+      });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ ok: true, id: expect.stringMatching(/^subm_/) });
 
-    expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({
-      api: API[provider],
-      method: 'POST',
-      path: SITEVERIFY_PATHS[API[provider]],
-      contentType: expect.stringMatching(/^application\/x-www-form-urlencoded/),
-      // The decrypted secret, the token as posted, the client's address (X-Forwarded-For via the trusted proxy).
-      params: { secret: f.secret, response: token, remoteip: ip },
-    });
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatchObject({
+        api: API[provider],
+        method: 'POST',
+        path: SITEVERIFY_PATHS[API[provider]],
+        contentType: expect.stringMatching(/^application\/x-www-form-urlencoded/),
+        // The decrypted secret, the token as posted, the client's address (X-Forwarded-For via the trusted proxy).
+        params: { secret: f.secret, response: token, remoteip: ip },
+      });
 
-    const stored = await submissionsOf(t, f.id);
-    expect(stored).toHaveLength(1);
-    expect(stored[0]!.id).toBe(res.body.id);
-    expect(stored[0]!.status).toBe('received');
-    expect(stored[0]!.spam_reason).toBeNull();
-    expect(stored[0]!.payload).toEqual({ name: 'Ada', message: 'Hello' });
-    expect(stored[0]!.metadata.ip).toBe(ip);
-    expect(stored[0]!.metadata.captcha).toEqual({
-      provider,
-      outcome: 'passed',
-      score: provider === 'recaptcha_v3' ? 0.9 : null,
-      hostname: 'site.example',
-    });
-    expect(JSON.stringify(stored[0]!.payload) + JSON.stringify(stored[0]!.metadata)).not.toContain(token);
-  });
+      const stored = await submissionsOf(t, f.id);
+      expect(stored).toHaveLength(1);
+      expect(stored[0]!.id).toBe(res.body.id);
+      expect(stored[0]!.status).toBe('received');
+      expect(stored[0]!.spam_reason).toBeNull();
+      expect(stored[0]!.payload).toEqual({ name: 'Ada', message: 'Hello' });
+      expect(stored[0]!.metadata.ip).toBe(ip);
+      expect(stored[0]!.metadata.captcha).toEqual({
+        provider,
+        outcome: 'passed',
+        score: provider === 'recaptcha_v3' ? 0.9 : null,
+        hostname: 'site.example',
+      });
+      expect(JSON.stringify(stored[0]!.payload) + JSON.stringify(stored[0]!.metadata)).not.toContain(token);
+    },
+  );
 
   it('a browser posting a good token is redirected (303) to the thank-you page', async () => {
     const f = await captchaForm(t, 'turnstile');
@@ -144,14 +174,24 @@ describe('a good token, verified with each provider over HTTPS', () => {
 
   it('every token field is stripped from the payload, whatever the provider (and with no CAPTCHA at all)', async () => {
     const f = await captchaForm(t, 'turnstile');
-    const res = await postJson(t, f, { name: 'Ada', 'cf-turnstile-response': goodToken(f), 'h-captcha-response': 'x', 'g-recaptcha-response': 'y' });
+    const res = await postJson(t, f, {
+      name: 'Ada',
+      'cf-turnstile-response': goodToken(f),
+      'h-captcha-response': 'x',
+      'g-recaptcha-response': 'y',
+    });
     expect(res.status).toBe(201);
     expect((await submissionsOf(t, f.id))[0]!.payload).toEqual({ name: 'Ada' });
 
     const owner = await makeTeam(t);
     const plain = await makePublishedForm(t, owner);
     const seen = await verifiesDuring(async () => {
-      const r = await postJson(t, plain, { name: 'Bob', 'cf-turnstile-response': 'a', 'h-captcha-response': 'b', 'g-recaptcha-response': 'c' });
+      const r = await postJson(t, plain, {
+        name: 'Bob',
+        'cf-turnstile-response': 'a',
+        'h-captcha-response': 'b',
+        'g-recaptcha-response': 'c',
+      });
       expect(r.status).toBe(201);
     });
     expect(seen).toHaveLength(0);
@@ -180,22 +220,25 @@ describe('a missing or refused token stores nothing (422 captcha_failed)', () =>
     expect(await storedCount(t, f.id)).toBe(0);
   });
 
-  it.each(PROVIDERS)('%s: an unknown token, a token of another site and a replayed token are refused', async (provider) => {
-    const f = await captchaForm(t, provider);
-    const other = await captchaForm(t, provider);
-    const field = TOKEN_FIELD[provider];
-    const seen = await verifiesDuring(async () => {
-      expectCaptchaFailed(await postJson(t, f, { name: 'Ada', [field]: 'forged-token-value' }));
-      expectCaptchaFailed(await postJson(t, f, { name: 'Ada', [field]: goodToken(other) }));
-      const token = goodToken(f);
-      expect((await postJson(t, f, { name: 'First', [field]: token })).status).toBe(201);
-      expectCaptchaFailed(await postJson(t, f, { name: 'Replay', [field]: token }));
-    });
-    // Each was asked, with this form's secret; the provider's answers say why.
-    expect(seen.map((r) => r.params.secret)).toEqual([f.secret, f.secret, f.secret, f.secret]);
-    const stored = await submissionsOf(t, f.id);
-    expect(stored.map((s) => s.payload.name)).toEqual(['First']);
-  });
+  it.each(PROVIDERS)(
+    '%s: an unknown token, a token of another site and a replayed token are refused',
+    async (provider) => {
+      const f = await captchaForm(t, provider);
+      const other = await captchaForm(t, provider);
+      const field = TOKEN_FIELD[provider];
+      const seen = await verifiesDuring(async () => {
+        expectCaptchaFailed(await postJson(t, f, { name: 'Ada', [field]: 'forged-token-value' }));
+        expectCaptchaFailed(await postJson(t, f, { name: 'Ada', [field]: goodToken(other) }));
+        const token = goodToken(f);
+        expect((await postJson(t, f, { name: 'First', [field]: token })).status).toBe(201);
+        expectCaptchaFailed(await postJson(t, f, { name: 'Replay', [field]: token }));
+      });
+      // Each was asked, with this form's secret; the provider's answers say why.
+      expect(seen.map((r) => r.params.secret)).toEqual([f.secret, f.secret, f.secret, f.secret]);
+      const stored = await submissionsOf(t, f.id);
+      expect(stored.map((s) => s.payload.name)).toEqual(['First']);
+    },
+  );
 
   it('a form whose secret the provider does not know (invalid-input-secret) takes nothing', async () => {
     // A secret this provider never issued (a typo, a revoked key): it answers invalid-input-secret.
@@ -269,7 +312,11 @@ describe('a provider that cannot be asked: the post is kept as spam (captcha_unv
     expect(stored[0]!.status).toBe('spam');
     expect(stored[0]!.spam_reason).toBe('captcha_unverified');
     expect(stored[0]!.payload).toEqual({ name: 'Ada' });
-    expect(stored[0]!.metadata.captcha).toEqual({ provider: 'turnstile', outcome: 'unverified', reason: expect.stringMatching(reason) });
+    expect(stored[0]!.metadata.captcha).toEqual({
+      provider: 'turnstile',
+      outcome: 'unverified',
+      reason: expect.stringMatching(reason),
+    });
   });
 
   it('a provider that never answers is given up after INTAKE_CAPTCHA_TIMEOUT_MS (300 ms) → 201, spam', async () => {
@@ -334,14 +381,25 @@ describe('the secret is write-only', () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
     const secret = cap.newSecret('hcaptcha');
-    const put = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ settings: { captcha: { provider: 'hcaptcha', secret_key: secret } } });
+    const put = await t.http
+      .put(`/v1/forms/${form.id}`)
+      .set(bearer(owner.token))
+      .send({ settings: { captcha: { provider: 'hcaptcha', secret_key: secret } } });
     expect(put.status).toBe(200);
-    expect(put.body.data.settings.captcha).toEqual({ provider: 'hcaptcha', secret_last4: secret.slice(-4), min_score: null });
+    expect(put.body.data.settings.captcha).toEqual({
+      provider: 'hcaptcha',
+      secret_last4: secret.slice(-4),
+      min_score: null,
+    });
     expect(put.text).not.toContain(secret);
 
     const get = await t.http.get(`/v1/forms/${form.id}`).set(bearer(owner.token));
     expect(get.status).toBe(200);
-    expect(get.body.data.settings.captcha).toEqual({ provider: 'hcaptcha', secret_last4: secret.slice(-4), min_score: null });
+    expect(get.body.data.settings.captcha).toEqual({
+      provider: 'hcaptcha',
+      secret_last4: secret.slice(-4),
+      min_score: null,
+    });
     expect(get.text).not.toContain(secret);
     expect(get.text).not.toContain('secret_encrypted');
 
@@ -355,13 +413,25 @@ describe('the secret is write-only', () => {
       [form.id],
     );
     expect(rows[0]!.settings).not.toContain(secret);
-    expect(rows[0]!.captcha).toEqual({ provider: 'hcaptcha', secret_encrypted: expect.stringMatching(/^v1\./), secret_last4: secret.slice(-4), min_score: null });
+    expect(rows[0]!.captcha).toEqual({
+      provider: 'hcaptcha',
+      secret_encrypted: expect.stringMatching(/^v1\./),
+      secret_last4: secret.slice(-4),
+      min_score: null,
+    });
 
     // A form created with its CAPTCHA in one go is held the same way.
-    const created = await t.http.post('/v1/forms').set(bearer(owner.token)).send({ name: 'Other', settings: { captcha: { provider: 'turnstile', secret_key: secret } } });
+    const created = await t.http
+      .post('/v1/forms')
+      .set(bearer(owner.token))
+      .send({ name: 'Other', settings: { captcha: { provider: 'turnstile', secret_key: secret } } });
     expect(created.status).toBe(201);
     expect(created.text).not.toContain(secret);
-    expect(created.body.data.settings.captcha).toEqual({ provider: 'turnstile', secret_last4: secret.slice(-4), min_score: null });
+    expect(created.body.data.settings.captcha).toEqual({
+      provider: 'turnstile',
+      secret_last4: secret.slice(-4),
+      min_score: null,
+    });
   });
 });
 
@@ -379,8 +449,14 @@ describe('CAPTCHA settings', () => {
   it('min_score is for reCAPTCHA v3 only (400), and nothing changes', async () => {
     const f = await captchaForm(t, 'turnstile');
     const before = await captchaOf(f);
-    expect400(await put(f, { provider: 'turnstile', secret_key: cap.newSecret('turnstile'), min_score: 0.5 }), 'settings.captcha.min_score');
-    expect400(await put(f, { provider: 'recaptcha_v2', secret_key: cap.newSecret('recaptcha'), min_score: 0.5 }), 'settings.captcha.min_score');
+    expect400(
+      await put(f, { provider: 'turnstile', secret_key: cap.newSecret('turnstile'), min_score: 0.5 }),
+      'settings.captcha.min_score',
+    );
+    expect400(
+      await put(f, { provider: 'recaptcha_v2', secret_key: cap.newSecret('recaptcha'), min_score: 0.5 }),
+      'settings.captcha.min_score',
+    );
     expect(await captchaOf(f)).toEqual(before);
     // Still verified with the first secret.
     expect((await postJson(t, f, { 'cf-turnstile-response': goodToken(f) })).status).toBe(201);
@@ -394,7 +470,10 @@ describe('CAPTCHA settings', () => {
     expect400(await put(f, { provider: 'hcaptcha' }), 'settings.captcha.secret_key');
     expect(await captchaOf(f)).toBeNull();
     expect400(
-      await t.http.post('/v1/forms').set(bearer(owner.token)).send({ name: 'x', settings: { captcha: { provider: 'turnstile' } } }),
+      await t.http
+        .post('/v1/forms')
+        .set(bearer(owner.token))
+        .send({ name: 'x', settings: { captcha: { provider: 'turnstile' } } }),
       'settings.captcha.secret_key',
     );
     const turnstile = await captchaForm(t, 'turnstile');
@@ -409,7 +488,11 @@ describe('CAPTCHA settings', () => {
     const f = await captchaForm(t, 'recaptcha_v3', { min_score: 0.3 });
     const res = await put(f, { provider: 'recaptcha_v3', min_score: 0.8 });
     expect(res.status).toBe(200);
-    expect(res.body.data.settings.captcha).toEqual({ provider: 'recaptcha_v3', secret_last4: f.secret.slice(-4), min_score: 0.8 });
+    expect(res.body.data.settings.captcha).toEqual({
+      provider: 'recaptcha_v3',
+      secret_last4: f.secret.slice(-4),
+      min_score: 0.8,
+    });
     expectCaptchaFailed(await postJson(t, f, { 'g-recaptcha-response': goodToken(f, 0.5) }));
     expect(cap.requests.at(-1)!.params.secret).toBe(f.secret);
     expect((await postJson(t, f, { name: 'High', 'g-recaptcha-response': goodToken(f, 0.9) })).status).toBe(201);
@@ -436,7 +519,10 @@ describe('CAPTCHA settings', () => {
     const res = await put(f, null);
     expect(res.status).toBe(200);
     expect(res.body.data.settings.captcha).toBeNull();
-    const { rows } = await t.ctx.db.query<{ captcha: unknown }>("select settings->'captcha' as captcha from forms where id = $1", [f.id]);
+    const { rows } = await t.ctx.db.query<{ captcha: unknown }>(
+      "select settings->'captcha' as captcha from forms where id = $1",
+      [f.id],
+    );
     expect(rows[0]!.captcha).toBeNull();
     const seen = await verifiesDuring(async () => {
       expect((await postJson(t, f, { name: 'After' })).status).toBe(201);

@@ -17,7 +17,9 @@ afterAll(async () => {
 
 async function mcp(token: string): Promise<Client> {
   const client = new Client({ name: 'bulk-skipped-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: bearer(token) } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: bearer(token) } }),
+  );
   clients.push(client);
   return client;
 }
@@ -36,7 +38,9 @@ async function scene(owner: TestMember) {
   const foreign = await makePublishedForm(t, other);
   const mine = [await posted(form.endpoint, 'a'), await posted(form.endpoint, 'b')];
   const deleted = await posted(form.endpoint, 'c');
-  expect((await t.http.delete(`/v1/forms/${form.id}/submissions/${deleted}`).set(bearer(owner.token))).status).toBe(200);
+  expect((await t.http.delete(`/v1/forms/${form.id}/submissions/${deleted}`).set(bearer(owner.token))).status).toBe(
+    200,
+  );
   const siblings = await posted(sibling.endpoint, 'd');
   const theirs = await posted(foreign.endpoint, 'e');
   const notIds = [
@@ -63,7 +67,10 @@ describe('bulk actions skip what is not a submission of the form', () => {
         const ids = [s.skipped[0]!, s.mine[0]!, ...s.skipped, s.mine[1]!, s.skipped[3]!];
         let result: unknown;
         if (via === 'REST') {
-          const res = await t.http.post(`/v1/forms/${s.form}/submissions/bulk`).set(bearer(owner.token)).send({ ids, action });
+          const res = await t.http
+            .post(`/v1/forms/${s.form}/submissions/bulk`)
+            .set(bearer(owner.token))
+            .send({ ids, action });
           expect(res.status, res.text).toBe(200);
           result = res.body;
         } else {
@@ -106,16 +113,22 @@ describe('bulk actions skip what is not a submission of the form', () => {
       ];
       for (const [ids, error] of cases) {
         if (via === 'REST') {
-          const res = await t.http.post(`/v1/forms/${s.form}/submissions/bulk`).set(bearer(owner.token)).send({ ids, action: 'delete' });
+          const res = await t.http
+            .post(`/v1/forms/${s.form}/submissions/bulk`)
+            .set(bearer(owner.token))
+            .send({ ids, action: 'delete' });
           expect(res.status, res.text).toBe(error === 'payload_too_large' ? 413 : 400);
           expect(res.body.error).toBe(error);
         } else {
-          const answer = await call(await mcp(owner.token), 'bulk_submissions', { form: s.form, ids, action: 'delete' });
+          const answer = await call(await mcp(owner.token), 'bulk_submissions', {
+            form: s.form,
+            ids,
+            action: 'delete',
+          });
           expect(errorOf(answer)?.error).toBe(error);
         }
       }
       expect(await submissionsOf(t, s.form)).toHaveLength(2);
     });
-
   }
 });

@@ -66,7 +66,10 @@ async function apiPage(query: string): Promise<{ ids: string[]; total: number }>
 async function expectDeepPagesRight(label: string): Promise<number> {
   let checked = 0;
   for (const folder of FOLDERS) {
-    const { rows } = await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from submissions where form_id = $1 and ${WHERE[folder]}`, [formId]);
+    const { rows } = await t.ctx.db.query<{ n: number }>(
+      `select count(*)::int as n from submissions where form_id = $1 and ${WHERE[folder]}`,
+      [formId],
+    );
     const total = rows[0]!.n;
     for (let page = Math.floor(DAY_SKIP_FROM / PER_PAGE) + 1; (page - 2) * PER_PAGE < total; page++) {
       const got = await apiPage(`folder=${folder}&per_page=${PER_PAGE}&page=${page}`);
@@ -118,7 +121,9 @@ describe('deep page numbers', () => {
     await expectCountersExact('seeded');
     expect(await expectDeepPagesRight('seeded')).toBeGreaterThan(150);
     // A filtered list is counted by its filter, never by the folder's days.
-    const filtered = await apiPage(`since=${encodeURIComponent('2026-01-20T00:00:00Z')}&per_page=${PER_PAGE}&page=${DAY_SKIP_FROM / PER_PAGE + 2}`);
+    const filtered = await apiPage(
+      `since=${encodeURIComponent('2026-01-20T00:00:00Z')}&per_page=${PER_PAGE}&page=${DAY_SKIP_FROM / PER_PAGE + 2}`,
+    );
     const { rows } = await t.ctx.db.query<{ id: string }>(
       `select id from submissions where form_id = $1 and status <> 'spam' and received_at > '2026-01-20T00:00:00Z'
         order by received_at desc, id desc offset $2 limit $3`,
@@ -132,7 +137,10 @@ describe('deep page numbers', () => {
     expect((await bulk(await idsOn(3, 'inbox', 150), 'mark_spam')).status).toBe(200);
     expect((await bulk(await idsOn(30, 'spam', 120), 'mark_not_spam')).status).toBe(200);
     const [single] = await idsOn(12, 'inbox', 1);
-    expect((await t.http.put(`/v1/forms/${formId}/submissions/${single}`).set(bearer(owner.token)).send({ status: 'spam' })).status).toBe(200);
+    expect(
+      (await t.http.put(`/v1/forms/${formId}/submissions/${single}`).set(bearer(owner.token)).send({ status: 'spam' }))
+        .status,
+    ).toBe(200);
     await expectCountersExact('moved');
     await expectDeepPagesRight('moved');
 
@@ -145,7 +153,10 @@ describe('deep page numbers', () => {
     await expectDeepPagesRight('deleted');
 
     // Moved to another (empty) day, and inserted into the past (an import): both shift every deeper page.
-    await t.ctx.db.query(`update submissions set received_at = received_at - interval '1 day' where id = any($1::text[])`, [await idsOn(10, 'all', 250)]);
+    await t.ctx.db.query(
+      `update submissions set received_at = received_at - interval '1 day' where id = any($1::text[])`,
+      [await idsOn(10, 'all', 250)],
+    );
     await t.ctx.db.query(
       `insert into submissions (id, team_id, form_id, status, payload, received_at)
        select 'subm_' || $4 || lpad(i::text, 20, '0'), $1, $2, 'processed', '{}', $3::timestamptz + i * interval '1 minute'
@@ -159,7 +170,11 @@ describe('deep page numbers', () => {
   it('compaction folds each finished day into one row, keeps today’s shards, drops empty days; pages unchanged', async () => {
     // Today's arrivals, through the public endpoint.
     for (let i = 0; i < 5; i++) {
-      const res = await t.http.post(`/f/${formId}`).set('Accept', 'application/json').type('form').send(`name=today${i}`);
+      const res = await t.http
+        .post(`/f/${formId}`)
+        .set('Accept', 'application/json')
+        .type('form')
+        .send(`name=today${i}`);
       expect(res.status).toBe(201);
     }
     const spreadBefore = await t.ctx.db.query<{ n: number }>(
@@ -269,11 +284,15 @@ describe('deep page numbers', () => {
 
 describe('migration 0013', () => {
   it('recounts an existing database per day, and its triggers keep counting', async () => {
-    const db = await openDatabase(loadConfig({ DATABASE_URL: m13.url, INTAKE_DATA_DIR: m13.dataDir }), { connections: 3 });
+    const db = await openDatabase(loadConfig({ DATABASE_URL: m13.url, INTAKE_DATA_DIR: m13.dataDir }), {
+      connections: 3,
+    });
     onTestFinished(() => db.close());
     await db.orm.migrator.up({ to: '0012-submission-stream' });
     await db.db.query(`insert into teams (id, name, plan_id) values ('team_m13', 'M13', 'free')`);
-    await db.db.query(`insert into forms (id, team_id, name, status) values ('frm_m13', 'team_m13', 'Old', 'published')`);
+    await db.db.query(
+      `insert into forms (id, team_id, name, status) values ('frm_m13', 'team_m13', 'Old', 'published')`,
+    );
     await seed('team_m13', 'frm_m13', 3000, db.db);
     // Later migrations run too; 0013 is the first pending one.
     expect((await migrate(db))[0]).toBe('0013-folder-count-days');
@@ -285,7 +304,9 @@ describe('migration 0013', () => {
     expect(counted.rows.reduce((s, r) => s + (r.n as number), 0)).toBe(3000);
     await db.db.query(`update submissions set status = 'spam' where id like '%00003'`);
     await db.db.query(`delete from submissions where id like '%02999'`);
-    const after = await db.db.query<{ folder: string; n: number }>(`select folder, sum(n)::int as n from form_folder_counts group by 1 order by 1`);
+    const after = await db.db.query<{ folder: string; n: number }>(
+      `select folder, sum(n)::int as n from form_folder_counts group by 1 order by 1`,
+    );
     const actual = await db.db.query<{ folder: string; n: number }>(
       `select case when status = 'spam' then 'spam' else 'inbox' end as folder, count(*)::int as n from submissions group by 1 order by 1`,
     );

@@ -86,7 +86,9 @@ const exportPath = (format = 'csv') => `/v1/forms/${formId}/submissions/export?f
  * (once other files' rows change the statistics, the planner may scan this form in parallel): only the
  * leader, the backend that talks to us, is counted.
  */
-async function exportBackends(kind: 'csv' | 'json'): Promise<Array<{ pid: number; state: string; wait_event: string | null }>> {
+async function exportBackends(
+  kind: 'csv' | 'json',
+): Promise<Array<{ pid: number; state: string; wait_event: string | null }>> {
   const prefix = kind === 'csv' ? 'copy (select s.id, to_char(s.received_at%' : 'select json_build_object(%';
   const { rows } = await t.ctx.db.query<{ pid: number; state: string; wait_event: string | null }>(
     `select pid, state, wait_event from pg_stat_activity
@@ -97,7 +99,11 @@ async function exportBackends(kind: 'csv' | 'json'): Promise<Array<{ pid: number
   return rows;
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs: number): Promise<{ value: T; ms: number }> {
+async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | null | undefined | false>,
+  timeoutMs: number,
+): Promise<{ value: T; ms: number }> {
   const start = performance.now();
   for (;;) {
     const value = await fn();
@@ -159,7 +165,10 @@ describe('export of 200,000 submissions', () => {
   const heldBackWithNothingHeld = async (kind: 'csv' | 'json') =>
     waitFor(
       `the ${kind} export to stop reading while its client does not`,
-      async () => (await exportBackends(kind)).length === 0 && t.ctx.db.pool.totalCount === t.ctx.db.pool.idleCount && t.ctx.db.streams.inUse === 0,
+      async () =>
+        (await exportBackends(kind)).length === 0 &&
+        t.ctx.db.pool.totalCount === t.ctx.db.pool.idleCount &&
+        t.ctx.db.streams.inUse === 0,
       5_000,
     );
 
@@ -181,7 +190,10 @@ describe('export of 200,000 submissions', () => {
     await waitFor('the pool to settle', async () => t.ctx.db.pool.totalCount === t.ctx.db.pool.idleCount, 2_000);
     expect(t.ctx.db.pool.waitingCount).toBe(0);
     // And the pool still serves: the next export runs to the end.
-    const after = await fetch(`${t.baseUrl}/v1/forms/${formId}/submissions/export?format=json&since=2025-01-02T00:00:00Z`, { headers: bearer(owner.token) });
+    const after = await fetch(
+      `${t.baseUrl}/v1/forms/${formId}/submissions/export?format=json&since=2025-01-02T00:00:00Z`,
+      { headers: bearer(owner.token) },
+    );
     expect(after.status).toBe(200);
     expect(((await after.json()) as unknown[]).length).toBe(ROWS - 86_400);
   }, 20_000);
@@ -195,7 +207,11 @@ describe('export of 200,000 submissions', () => {
     } finally {
       req.destroy();
     }
-    await waitFor('the pool to settle', async () => t.ctx.db.pool.totalCount === t.ctx.db.pool.idleCount && t.ctx.db.streams.inUse === 0, 2_000);
+    await waitFor(
+      'the pool to settle',
+      async () => t.ctx.db.pool.totalCount === t.ctx.db.pool.idleCount && t.ctx.db.streams.inUse === 0,
+      2_000,
+    );
   });
 
   it('a client that disconnects before the first byte does not leak the connection either', async () => {
@@ -216,7 +232,11 @@ describe('export of 200,000 submissions', () => {
       releaseHeld();
       // The export ran its queries, started the COPY and found nobody to send it to.
       await waitFor('no COPY to be left running', async () => (await exportBackends('csv')).length === 0, 5_000);
-      await waitFor('the pool to settle', async () => t.ctx.db.pool.totalCount === t.ctx.db.pool.idleCount && t.ctx.db.pool.waitingCount === 0, 5_000);
+      await waitFor(
+        'the pool to settle',
+        async () => t.ctx.db.pool.totalCount === t.ctx.db.pool.idleCount && t.ctx.db.pool.waitingCount === 0,
+        5_000,
+      );
     } finally {
       releaseHeld();
     }
@@ -226,18 +246,20 @@ describe('export of 200,000 submissions', () => {
     const counter = new CsvCounter([0, 1, 1000, ROWS]);
     const started = performance.now();
     let firstByteMs = 0;
-    const { status, headers } = await new Promise<{ status: number; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
-      http
-        .get(`${t.baseUrl}${exportPath('csv')}`, { headers: bearer(owner.token) }, (res) => {
-          res.on('data', (chunk: Buffer) => {
-            if (!firstByteMs) firstByteMs = performance.now() - started;
-            counter.push(chunk);
-          });
-          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers }));
-          res.on('error', reject);
-        })
-        .on('error', reject);
-    });
+    const { status, headers } = await new Promise<{ status: number; headers: http.IncomingHttpHeaders }>(
+      (resolve, reject) => {
+        http
+          .get(`${t.baseUrl}${exportPath('csv')}`, { headers: bearer(owner.token) }, (res) => {
+            res.on('data', (chunk: Buffer) => {
+              if (!firstByteMs) firstByteMs = performance.now() - started;
+              counter.push(chunk);
+            });
+            res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers }));
+            res.on('error', reject);
+          })
+          .on('error', reject);
+      },
+    );
     const totalMs = performance.now() - started;
     expect(status).toBe(200);
     expect(headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -252,10 +274,18 @@ describe('export of 200,000 submissions', () => {
     const [header, row1, row1000, last] = counter.lines;
     expect(header).toBe(HEADER.join(','));
     const lorem = ' lorem ipsum dolor'.repeat(10);
-    expect(row1).toBe(`subm_${'1'.padStart(26, '0')},2025-01-01T00:00:01.000Z,processed,sales,0.01,Person 1,p1@example.com,"Hello, ""world"" number 1${lorem}",,`);
-    expect(row1000).toBe(`subm_${'1000'.padStart(26, '0')},2025-01-01T00:16:40.000Z,spam,sales,0.00,Person 1000,p1000@example.com,"Hello, ""world"" number 1000${lorem}",'=1+1000,`);
+    expect(row1).toBe(
+      `subm_${'1'.padStart(26, '0')},2025-01-01T00:00:01.000Z,processed,sales,0.01,Person 1,p1@example.com,"Hello, ""world"" number 1${lorem}",,`,
+    );
+    expect(row1000).toBe(
+      `subm_${'1000'.padStart(26, '0')},2025-01-01T00:16:40.000Z,spam,sales,0.00,Person 1000,p1000@example.com,"Hello, ""world"" number 1000${lorem}",'=1+1000,`,
+    );
     // The last row has a file: a long-lived signed /d/ link.
-    expect(last).toMatch(new RegExp(`^subm_${String(ROWS).padStart(26, '0')},.*,http://intake\\.test/d/file_${String(ROWS).padStart(26, '0')}\\?expires=\\d+&signature=[0-9a-f]{64}$`));
+    expect(last).toMatch(
+      new RegExp(
+        `^subm_${String(ROWS).padStart(26, '0')},.*,http://intake\\.test/d/file_${String(ROWS).padStart(26, '0')}\\?expires=\\d+&signature=[0-9a-f]{64}$`,
+      ),
+    );
   }, 60_000);
 });
 
@@ -268,7 +298,6 @@ function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]);
 }
 
-
 describe('memory of an out-of-process server', () => {
   const serves = cliProcesses();
   let serve: CliProcess;
@@ -279,21 +308,26 @@ describe('memory of an out-of-process server', () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'intake-export-mem-'));
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    const env = installationEnv({ dataDir }, {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      INTAKE_SECRET_KEY: 'export-memory-test',
-      INTAKE_API_RATE_LIMIT: '100000',
-      INTAKE_API_TEAM_RATE_LIMIT: '100000',
-      LOG_LEVEL: 'warn',
-    });
+    const env = installationEnv(
+      { dataDir },
+      {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        INTAKE_SECRET_KEY: 'export-memory-test',
+        INTAKE_API_RATE_LIMIT: '100000',
+        INTAKE_API_TEAM_RATE_LIMIT: '100000',
+        LOG_LEVEL: 'warn',
+      },
+    );
     serve = serves.start(['serve', '--no-worker'], env);
     await waitFor(
       'intake serve to answer /healthz',
       async () => {
         const { exitCode } = serve.child;
         if (exitCode !== null) throw new Error(`intake serve exited with ${exitCode}:\n${serve.output().slice(-4000)}`);
-        return fetch(`${baseUrl}/healthz`).then((r) => r.ok).catch(() => false);
+        return fetch(`${baseUrl}/healthz`)
+          .then((r) => r.ok)
+          .catch(() => false);
       },
       60_000,
     );
@@ -313,7 +347,9 @@ describe('memory of an out-of-process server', () => {
   it('a slow client stops the database reads (no backend runs the export meanwhile) and the server RSS grows by a fraction of the body', async () => {
     // Warm the code paths (auth, export, COPY) with a small form, so module loading is not counted.
     const small = await makePublishedForm(t, owner);
-    const warm = await fetch(`${baseUrl}/v1/forms/${small.id}/submissions/export?format=csv`, { headers: bearer(owner.token) });
+    const warm = await fetch(`${baseUrl}/v1/forms/${small.id}/submissions/export?format=csv`, {
+      headers: bearer(owner.token),
+    });
     expect(warm.status).toBe(200);
     await warm.text();
 
@@ -381,13 +417,18 @@ describe('erasing the form', () => {
     // The cascade deletes every submission in one statement; the folder counters are summed per
     // statement (a per-row counter update made this quadratic: minutes for 100k rows).
     const started = performance.now();
-    const res = await fetch(`${t.baseUrl}/v1/forms/${formId}/force`, { method: 'DELETE', headers: bearer(owner.token) });
+    const res = await fetch(`${t.baseUrl}/v1/forms/${formId}/force`, {
+      method: 'DELETE',
+      headers: bearer(owner.token),
+    });
     const ms = performance.now() - started;
     expect(res.status).toBe(200);
     expect(ms).toBeLessThan(30_000);
     const left = await t.ctx.db.query('select count(*)::int as n from submissions where form_id = $1', [formId]);
     expect(left.rows[0].n).toBe(0);
-    const counters = await t.ctx.db.query('select count(*)::int as n from form_folder_counts where form_id = $1', [formId]);
+    const counters = await t.ctx.db.query('select count(*)::int as n from form_folder_counts where form_id = $1', [
+      formId,
+    ]);
     expect(counters.rows[0].n).toBe(0);
   }, 60_000);
 });

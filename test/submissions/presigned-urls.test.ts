@@ -77,15 +77,30 @@ function computeSignature(url: URL, secret: string): SignatureParts {
   expect(terminator).toBe('aws4_request');
   const signedHeaders = get('X-Amz-SignedHeaders').split(';');
   const headerValues: Record<string, string> = { host: url.host };
-  const canonicalHeaders = signedHeaders.map((h) => `${h}:${(headerValues[h] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('');
-  const canonicalRequest = ['GET', canonicalUri(url.pathname), canonicalQuery(params), canonicalHeaders, signedHeaders.join(';'), 'UNSIGNED-PAYLOAD'].join('\n');
+  const canonicalHeaders = signedHeaders
+    .map((h) => `${h}:${(headerValues[h] ?? '').trim().replace(/\s+/g, ' ')}\n`)
+    .join('');
+  const canonicalRequest = [
+    'GET',
+    canonicalUri(url.pathname),
+    canonicalQuery(params),
+    canonicalHeaders,
+    signedHeaders.join(';'),
+    'UNSIGNED-PAYLOAD',
+  ].join('\n');
   const scope = `${day}/${region}/${service}/aws4_request`;
   const stringToSign = [ALGORITHM, amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
-  const signature = createHmac('sha256', signingKey(secret, day!, region, service)).update(stringToSign, 'utf8').digest('hex');
+  const signature = createHmac('sha256', signingKey(secret, day!, region, service))
+    .update(stringToSign, 'utf8')
+    .digest('hex');
   return { canonicalRequest, stringToSign, signature };
 }
 
-const amzDateOf = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+const amzDateOf = (d: Date) =>
+  d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 
 function parseAmzDate(s: string): number {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(s);
@@ -134,7 +149,9 @@ function expectValidPresignedUrl(raw: string, opts: { key: string; filename: str
   expect(params.get('X-Amz-SignedHeaders')).toBe('host');
   const date = params.get('X-Amz-Date')!;
   expect(Math.abs(parseAmzDate(date) - Date.now())).toBeLessThan(5_000);
-  expect(params.get('X-Amz-Credential')).toBe(`${credentials.accessKey}/${date.slice(0, 8)}/${REGION}/${SERVICE}/aws4_request`);
+  expect(params.get('X-Amz-Credential')).toBe(
+    `${credentials.accessKey}/${date.slice(0, 8)}/${REGION}/${SERVICE}/aws4_request`,
+  );
   // The download name rides in the signed query (RFC 6266 / 5987 ext-value), so it cannot be swapped.
   const disposition = params.get('response-content-disposition')!;
   expect(disposition).toMatch(/^attachment; filename\*=UTF-8''[A-Za-z0-9!#$&+\-.^_`|~%]+$/);
@@ -157,7 +174,11 @@ function expectValidPresignedUrl(raw: string, opts: { key: string; filename: str
 
 async function fetchBytes(url: URL | string): Promise<{ status: number; body: Buffer; disposition: string | null }> {
   const res = await fetch(url);
-  return { status: res.status, body: Buffer.from(await res.arrayBuffer()), disposition: res.headers.get('content-disposition') };
+  return {
+    status: res.status,
+    body: Buffer.from(await res.arrayBuffer()),
+    disposition: res.headers.get('content-disposition'),
+  };
 }
 
 async function submissionWithFiles() {
@@ -178,7 +199,12 @@ async function submissionWithFiles() {
   );
   expect(rows).toHaveLength(2);
   const byName = Object.fromEntries(rows.map((r) => [r.filename, r]));
-  return { owner, form, submissionId: posted.body.id as string, files: { cv: { ...byName[FILENAME]!, bytes }, notes: { ...byName['notes.txt']!, bytes: second } } };
+  return {
+    owner,
+    form,
+    submissionId: posted.body.id as string,
+    files: { cv: { ...byName[FILENAME]!, bytes }, notes: { ...byName['notes.txt']!, bytes: second } },
+  };
 }
 
 describe('the independent SigV4 signer', () => {
@@ -190,7 +216,9 @@ describe('the independent SigV4 signer', () => {
       date: new Date('2013-05-24T00:00:00Z'),
       expires: 86400,
     });
-    expect(url.searchParams.get('X-Amz-Signature')).toBe('aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404');
+    expect(url.searchParams.get('X-Amz-Signature')).toBe(
+      'aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404',
+    );
   });
 });
 
@@ -233,14 +261,25 @@ describe('signed storage URLs', () => {
 
   it('expires after 60 seconds: a URL dated more than 60 s ago is refused, a freshly signed one works', async () => {
     const { owner, form, submissionId, files } = await submissionWithFiles();
-    const res = await t.http.get(`/v1/forms/${form.id}/submissions/${submissionId}/files/${files.notes.id}`).set(bearer(owner.token)).redirects(0);
-    const issued = expectValidPresignedUrl(res.headers.location!, { key: files.notes.storage_key, filename: 'notes.txt' });
+    const res = await t.http
+      .get(`/v1/forms/${form.id}/submissions/${submissionId}/files/${files.notes.id}`)
+      .set(bearer(owner.token))
+      .redirects(0);
+    const issued = expectValidPresignedUrl(res.headers.location!, {
+      key: files.notes.storage_key,
+      filename: 'notes.txt',
+    });
 
     // Re-signing Intake's URL at its own X-Amz-Date reproduces it exactly (the signer round-trips).
-    const same = presign(issued, { ...credentials, date: new Date(parseAmzDate(issued.searchParams.get('X-Amz-Date')!)), expires: 60 });
+    const same = presign(issued, {
+      ...credentials,
+      date: new Date(parseAmzDate(issued.searchParams.get('X-Amz-Date')!)),
+      expires: 60,
+    });
     expect(same.searchParams.get('X-Amz-Signature')).toBe(issued.searchParams.get('X-Amz-Signature'));
 
-    const at = (secondsAgo: number) => presign(issued, { ...credentials, date: new Date(Date.now() - secondsAgo * 1000), expires: 60 });
+    const at = (secondsAgo: number) =>
+      presign(issued, { ...credentials, date: new Date(Date.now() - secondsAgo * 1000), expires: 60 });
     const expired = await fetchBytes(at(61));
     expect(expired.status).toBe(403);
     expect(expired.body.toString()).toContain('Request has expired');
@@ -260,7 +299,10 @@ describe('signed storage URLs', () => {
   it("is 404 for another team's file and never signs a URL for it", async () => {
     const { form, submissionId, files } = await submissionWithFiles();
     const other = await makeTeam(t, { plan: 'pro' });
-    const res = await t.http.get(`/v1/forms/${form.id}/submissions/${submissionId}/files/${files.cv.id}`).set(bearer(other.token)).redirects(0);
+    const res = await t.http
+      .get(`/v1/forms/${form.id}/submissions/${submissionId}/files/${files.cv.id}`)
+      .set(bearer(other.token))
+      .redirects(0);
     expect(res.status).toBe(404);
     expect(res.headers.location).toBeUndefined();
   });

@@ -12,12 +12,32 @@ import { jobsFor, postForm, startProcessingApp, submission, waitForProcessing } 
 const t = await startProcessingApp();
 const manual = await startProcessingApp({}, { worker: false });
 
-const SALES = { name: 'Grace Hopper', email: 'grace@navy.example', message: 'Hello, could you send us a quote and your pricing for 40 seats? We would also like a demo next week.' };
-const BUG = { name: 'Linus', email: 'linus@example.org', message: 'The export crashes with an error every time: I found a bug, the page shows a stack trace.' };
-const SPAM = { name: 'Promo', email: 'deals@example.net', message: 'Casino bonus! Buy now and click here: http://win.example/a http://win.example/b http://win.example/c' };
-const DISPOSABLE = { name: 'Temp', email: 'temp123@mailinator.com', message: 'Visit https://a.example/1 https://b.example/2 https://c.example/3' };
+const SALES = {
+  name: 'Grace Hopper',
+  email: 'grace@navy.example',
+  message: 'Hello, could you send us a quote and your pricing for 40 seats? We would also like a demo next week.',
+};
+const BUG = {
+  name: 'Linus',
+  email: 'linus@example.org',
+  message: 'The export crashes with an error every time: I found a bug, the page shows a stack trace.',
+};
+const SPAM = {
+  name: 'Promo',
+  email: 'deals@example.net',
+  message: 'Casino bonus! Buy now and click here: http://win.example/a http://win.example/b http://win.example/c',
+};
+const DISPOSABLE = {
+  name: 'Temp',
+  email: 'temp123@mailinator.com',
+  message: 'Visit https://a.example/1 https://b.example/2 https://c.example/3',
+};
 /** Two links and nothing else: the local provider scores it 0.5. */
-const TWO_LINKS = { name: 'Ann', email: 'ann@example.com', message: 'Our docs are at https://docs.example.com/start and https://docs.example.com/api — could you have a look?' };
+const TWO_LINKS = {
+  name: 'Ann',
+  email: 'ann@example.com',
+  message: 'Our docs are at https://docs.example.com/start and https://docs.example.com/api — could you have a look?',
+};
 
 describe('process-submission: moderation and categorisation', () => {
   it('moves a clean post to processed with its category and the local moderation', async () => {
@@ -55,7 +75,12 @@ describe('process-submission: moderation and categorisation', () => {
     });
     const d = await waitForProcessing(t, disposable);
     expect(d).toMatchObject({ status: 'spam', spam_reason: 'ai_moderation', category: 'spam' });
-    expect(d.ai_moderation).toEqual({ score: 0.875, verdict: 'spam', reasons: ['links:3', 'disposable_email'], provider: 'local' });
+    expect(d.ai_moderation).toEqual({
+      score: 0.875,
+      verdict: 'spam',
+      reasons: ['links:3', 'disposable_email'],
+      provider: 'local',
+    });
 
     expect(await jobsFor(t, terms, jobs.notificationEmail.name)).toEqual([]);
     expect(await jobsFor(t, disposable, jobs.notificationEmail.name)).toEqual([]);
@@ -71,7 +96,8 @@ describe('process-submission: moderation and categorisation', () => {
     expect(caught).toMatchObject({ status: 'spam', spam_reason: 'ai_moderation', category: 'spam' });
     expect(passed).toMatchObject({ status: 'processed', spam_reason: null });
     expect(passed.category).not.toBe('spam');
-    for (const s of [caught, passed]) expect(s.ai_moderation).toEqual({ score: 0.5, verdict: 'suspicious', reasons: ['links:2'], provider: 'local' });
+    for (const s of [caught, passed])
+      expect(s.ai_moderation).toEqual({ score: 0.5, verdict: 'suspicious', reasons: ['links:2'], provider: 'local' });
 
     // Even a post the provider itself calls spam stays in the inbox under a 0.99 threshold, and a
     // processed submission is not filed under the spam category.
@@ -92,7 +118,10 @@ describe('process-submission: moderation and categorisation', () => {
     const s = await submission(t, bot);
     expect(s).toMatchObject({ status: 'spam', spam_reason: 'honeypot_filled', category: null, ai_moderation: null });
     expect(await jobsFor(t, bot)).toEqual([]);
-    expect((await jobsFor(t, human)).map((j) => j.name).sort()).toEqual([jobs.notificationEmail.name, jobs.processSubmission.name]);
+    expect((await jobsFor(t, human)).map((j) => j.name).sort()).toEqual([
+      jobs.notificationEmail.name,
+      jobs.processSubmission.name,
+    ]);
   });
 
   it('processes again what a person marks not spam (PUT or bulk), and moderation does not send it back', async () => {
@@ -158,7 +187,8 @@ describe('process-submission: moderation and categorisation', () => {
       return w;
     });
     const fields: Record<string, string> = {};
-    for (let f = 0; f * 12_500 < words.length; f++) fields[`part${f}`] = words.slice(f * 12_500, (f + 1) * 12_500).join(' ');
+    for (let f = 0; f * 12_500 < words.length; f++)
+      fields[`part${f}`] = words.slice(f * 12_500, (f + 1) * 12_500).join(' ');
     const id = await postForm(t, form.endpoint, fields);
     const s = await waitForProcessing(t, id, 5_000);
     expect(['processed', 'spam']).toContain(s.status);
@@ -175,7 +205,11 @@ describe('process-submission: retries and failure', () => {
   const boss = manual.ctx.queue.boss;
 
   /** One attempt the way a queue worker makes it: claim the job, run the real handler, settle it in pg-boss. */
-  async function attempt(job: { name: string }, ctx: AppContext, submissionId: string): Promise<'completed' | 'failed'> {
+  async function attempt(
+    job: { name: string },
+    ctx: AppContext,
+    submissionId: string,
+  ): Promise<'completed' | 'failed'> {
     // The retry delay (5 s, then backoff) is pg-boss's business; the test does not wait it out.
     const [claimed] = await boss.fetch<{ submissionId: string }>(job.name, { ignoreStartAfter: true });
     expect(claimed?.data).toEqual({ submissionId });
@@ -208,7 +242,9 @@ describe('process-submission: retries and failure', () => {
     }
 
     // pg-boss has given up: the dead-lettered job marks the submission failed.
-    expect(await jobsFor(manual, id, jobs.processSubmissionFailed.name)).toEqual([expect.objectContaining({ state: 'created' })]);
+    expect(await jobsFor(manual, id, jobs.processSubmissionFailed.name)).toEqual([
+      expect.objectContaining({ state: 'created' }),
+    ]);
     expect(await attempt(jobs.processSubmissionFailed, manual.ctx, id)).toBe('completed');
     const s = await submission(manual, id);
     expect(s).toMatchObject({ status: 'failed', ai_moderation: null, category: null, spam_reason: null });
@@ -220,7 +256,11 @@ describe('process-submission: retries and failure', () => {
   it('processes a batch job submission by submission: one that fails is retried and marked failed alone', async () => {
     const owner = await makeTeam(manual);
     const form = await makePublishedForm(manual, owner);
-    const [a, b, c] = [await postForm(manual, form.endpoint, SALES), await postForm(manual, form.endpoint, BUG), await postForm(manual, form.endpoint, TWO_LINKS)];
+    const [a, b, c] = [
+      await postForm(manual, form.endpoint, SALES),
+      await postForm(manual, form.endpoint, BUG),
+      await postForm(manual, form.endpoint, TWO_LINKS),
+    ];
     // The posts went one by one (each with its own job): stand in one job for the three, as a group commit's batch has.
     for (const id of [a, b, c]) {
       const [own] = await jobsFor(manual, id, jobs.processSubmission.name);
@@ -228,19 +268,30 @@ describe('process-submission: retries and failure', () => {
     }
     await manual.ctx.queue.send(jobs.processSubmission, { submissionIds: [a, b, c] });
     // The model fails on the bug report only.
-    const flaky: AiProvider = { ...manual.ctx.localAi, analyze: (input) => (input.fields.message === BUG.message ? Promise.reject(new Error('model exploded')) : manual.ctx.localAi.analyze(input)) };
+    const flaky: AiProvider = {
+      ...manual.ctx.localAi,
+      analyze: (input) =>
+        input.fields.message === BUG.message
+          ? Promise.reject(new Error('model exploded'))
+          : manual.ctx.localAi.analyze(input),
+    };
     const ctx = { ...manual.ctx, ai: flaky };
     const handler = workers(ctx).find((w) => w.job.name === jobs.processSubmission.name)!;
 
     const retryLimit = jobs.processSubmission.queue.retryLimit!;
     let settledAt: string | null = null;
     for (let i = 0; i <= retryLimit; i++) {
-      const [claimed] = await boss.fetch<jobs.SubmissionsToProcess>(jobs.processSubmission.name, { ignoreStartAfter: true });
+      const [claimed] = await boss.fetch<jobs.SubmissionsToProcess>(jobs.processSubmission.name, {
+        ignoreStartAfter: true,
+      });
       expect(claimed?.data).toEqual({ submissionIds: [a, b, c] });
       await expect(handler.handler(ctx, claimed!.data, claimed!)).rejects.toThrow('model exploded');
       await boss.fail(jobs.processSubmission.name, claimed!.id, { message: 'model exploded' });
       expect((await submission(manual, a)).status).toBe('processed');
-      expect(await submission(manual, b)).toMatchObject({ status: 'received', metadata: expect.objectContaining({ processing_error: 'model exploded' }) });
+      expect(await submission(manual, b)).toMatchObject({
+        status: 'received',
+        metadata: expect.objectContaining({ processing_error: 'model exploded' }),
+      });
       expect((await submission(manual, c)).status).toBe('processed');
       // Settled once: the retries find `a` processed and leave it as it was.
       settledAt ??= (await submission(manual, a)).updated_at;
@@ -249,7 +300,9 @@ describe('process-submission: retries and failure', () => {
 
     const [dead] = await boss.fetch<jobs.SubmissionsToProcess>(jobs.processSubmissionFailed.name);
     expect(dead?.data).toEqual({ submissionIds: [a, b, c] });
-    await workers(manual.ctx).find((w) => w.job.name === jobs.processSubmissionFailed.name)!.handler(manual.ctx, dead!.data, dead!);
+    await workers(manual.ctx)
+      .find((w) => w.job.name === jobs.processSubmissionFailed.name)!
+      .handler(manual.ctx, dead!.data, dead!);
     await boss.complete(jobs.processSubmissionFailed.name, dead!.id);
     expect((await submission(manual, a)).status).toBe('processed');
     expect(await submission(manual, b)).toMatchObject({ status: 'failed', payload: BUG });
@@ -272,7 +325,9 @@ describe('process-submission: retries and failure', () => {
     await new Promise((r) => setTimeout(r, 1_100));
     // The expiry check a supervising worker runs every minute.
     await boss.supervise(jobs.processSubmission.name);
-    expect(await jobsFor(manual, id, jobs.processSubmission.name)).toEqual([expect.objectContaining({ state: 'failed' })]);
+    expect(await jobsFor(manual, id, jobs.processSubmission.name)).toEqual([
+      expect.objectContaining({ state: 'failed' }),
+    ]);
     expect((await submission(manual, id)).status).toBe('received');
 
     expect(await attempt(jobs.processSubmissionFailed, manual.ctx, id)).toBe('completed');

@@ -32,7 +32,8 @@ describe('the search budget', () => {
     const other = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
     const theirs = await makePublishedForm(t, other);
-    const search = (token: string, formId = form.id, q = 'pricing') => t.http.get(`/v1/forms/${formId}/submissions?q=${q}`).set(bearer(token));
+    const search = (token: string, formId = form.id, q = 'pricing') =>
+      t.http.get(`/v1/forms/${formId}/submissions?q=${q}`).set(bearer(token));
 
     await withinTenSecondWindow();
     // Three searches from two tokens of the team fill its window.
@@ -66,68 +67,83 @@ describe('the search budget', () => {
     expect((await search(other.token, theirs.id)).status).toBe(200);
   });
 
-  it('a team that spent its searches gets them back as the last window fades, not all at once as the next one begins', { timeout: 30_000 }, async () => {
-    const owner = await makeTeam(t);
-    const form = await makePublishedForm(t, owner);
-    const search = () => t.http.get(`/v1/forms/${form.id}/submissions?q=pricing`).set(bearer(owner.token));
+  it(
+    'a team that spent its searches gets them back as the last window fades, not all at once as the next one begins',
+    { timeout: 30_000 },
+    async () => {
+      const owner = await makeTeam(t);
+      const form = await makePublishedForm(t, owner);
+      const search = () => t.http.get(`/v1/forms/${form.id}/submissions?q=pricing`).set(bearer(owner.token));
 
-    await withinTenSecondWindow();
-    for (let i = 0; i < 3; i++) expect((await search()).status).toBe(200);
-    // The next window's first moments: the last one's three searches still weigh almost whole (in fixed
-    // windows all three were there again at once).
-    await new Promise((r) => setTimeout(r, 10_000 - (Date.now() % 10_000) + 100));
-    const refused = await search();
-    expect(refused.status).toBe(429);
-    // One more fits once a third of the last window's weight is gone: ~6.6 s in.
-    const retryAfter = Number(refused.headers['retry-after']);
-    expect(retryAfter).toBeGreaterThanOrEqual(5);
-    expect(retryAfter).toBeLessThanOrEqual(8);
-  });
+      await withinTenSecondWindow();
+      for (let i = 0; i < 3; i++) expect((await search()).status).toBe(200);
+      // The next window's first moments: the last one's three searches still weigh almost whole (in fixed
+      // windows all three were there again at once).
+      await new Promise((r) => setTimeout(r, 10_000 - (Date.now() % 10_000) + 100));
+      const refused = await search();
+      expect(refused.status).toBe(429);
+      // One more fits once a third of the last window's weight is gone: ~6.6 s in.
+      const retryAfter = Number(refused.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThanOrEqual(5);
+      expect(retryAfter).toBeLessThanOrEqual(8);
+    },
+  );
 
   // Up to 6 s waiting for a fresh window, 30,000 rows seeded and three searches over them one after another,
   // watched without a pause (a search takes ~40 ms; a sampler pausing 10 ms saw none in a CI run): ~11 s
   // alone, and three times that on a machine running the whole suite.
-  it("a team's searches take turns: at most one of them runs at a time in a process, the others wait (none refused)", { timeout: 90_000 }, async () => {
-    const owner = await makeTeam(t);
-    const form = await makePublishedForm(t, owner);
-    // Enough rows that a search takes a while: three at once would overlap if let.
-    await seed(t, 
-      `insert into submissions (id, team_id, form_id, status, payload, received_at)
+  it(
+    "a team's searches take turns: at most one of them runs at a time in a process, the others wait (none refused)",
+    { timeout: 90_000 },
+    async () => {
+      const owner = await makeTeam(t);
+      const form = await makePublishedForm(t, owner);
+      // Enough rows that a search takes a while: three at once would overlap if let.
+      await seed(
+        t,
+        `insert into submissions (id, team_id, form_id, status, payload, received_at)
        select 'subm_turns' || lpad(g::text, 20, '0'), $1, $2, 'processed',
               jsonb_build_object('message', 'pricing question ' || md5(g::text), 'email', 'p' || g || '@example.test'),
               now() - g * interval '1 second'
          from generate_series(1, 30000) g`,
-      [owner.teamId, form.id],
-    );
-    await withinTenSecondWindow();
-    let running = true;
-    let most = 0;
-    const sampling = (async () => {
-      while (running) {
-        const { rows } = await t.ctx.db.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity
+        [owner.teamId, form.id],
+      );
+      await withinTenSecondWindow();
+      let running = true;
+      let most = 0;
+      const sampling = (async () => {
+        while (running) {
+          const { rows } = await t.ctx.db.query<{ n: number }>(
+            `select count(*)::int as n from pg_stat_activity
             where datname = current_database() and state = 'active' and query like '%submission_search_query%' and query not like '%pg_stat_activity%'`,
-        );
-        most = Math.max(most, rows[0]!.n);
-      }
-    })();
-    const answers = await Promise.all(['pricing', 'question', 'pricing question'].map((q) => t.http.get(`/v1/forms/${form.id}/submissions?q=${encodeURIComponent(q)}`).set(bearer(owner.token))));
-    running = false;
-    await sampling;
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-    expect(answers.every((a) => a.body.meta.total > 0)).toBe(true);
-    expect(most).toBe(1);
-  });
+          );
+          most = Math.max(most, rows[0]!.n);
+        }
+      })();
+      const answers = await Promise.all(
+        ['pricing', 'question', 'pricing question'].map((q) =>
+          t.http.get(`/v1/forms/${form.id}/submissions?q=${encodeURIComponent(q)}`).set(bearer(owner.token)),
+        ),
+      );
+      running = false;
+      await sampling;
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      expect(answers.every((a) => a.body.meta.total > 0)).toBe(true);
+      expect(most).toBe(1);
+    },
+  );
 
   it("a team whose searches spent the window's time: 429 rate_limited with Retry-After; its lists and another team's searches go on", async () => {
     const owner = await makeTeam(timed);
     const other = await makeTeam(timed);
     const form = await makePublishedForm(timed, owner);
     const theirs = await makePublishedForm(timed, other);
-    const search = (token: string, formId: string) => timed.http.get(`/v1/forms/${formId}/submissions?q=pricing`).set(bearer(token));
+    const search = (token: string, formId: string) =>
+      timed.http.get(`/v1/forms/${formId}/submissions?q=pricing`).set(bearer(token));
 
     // Within one minute's window (the search time's).
-    if (60_000 - (Date.now() % 60_000) < 6_000) await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 200));
+    if (60_000 - (Date.now() % 60_000) < 6_000)
+      await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 200));
     // Allowed while the minute has time left; charged afterwards with what it took (at least 1 ms).
     expect((await search(owner.token, form.id)).status).toBe(200);
     const refused = await search(owner.token, form.id);

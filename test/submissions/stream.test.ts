@@ -22,8 +22,11 @@ import { until } from '../support/until.ts';
 const t = await startProcessingApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' }, { worker: false });
 const { server, baseUrl } = await listenLocally(t.app);
 
-const CLEAN = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, could you send me a quote for the analytical engine?' };
-
+const CLEAN = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  message: 'Hello, could you send me a quote for the analytical engine?',
+};
 
 /** A clean post to the form, settled by processing as the worker would; its id. */
 async function processed(form: { endpoint: string }, fields: Record<string, string> = CLEAN): Promise<string> {
@@ -43,7 +46,11 @@ type Listening = {
 };
 
 /** `client.listen()` consumed in the background into `received`. */
-function listen(member: { token: string }, formId: string, opts: ListenOptions & { fetch?: typeof fetch } = {}): Listening {
+function listen(
+  member: { token: string },
+  formId: string,
+  opts: ListenOptions & { fetch?: typeof fetch } = {},
+): Listening {
   const { fetch: fetchImpl, ...listenOpts } = opts;
   const client = createClient({ baseUrl, token: member.token, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
   const controller = new AbortController();
@@ -84,7 +91,10 @@ const ids = (events: ListenEvent[]) => events.map((e) => e.submission.submission
 async function rawStream(token: string, path: string, headers: Record<string, string> = {}) {
   const controller = new AbortController();
   onTestFinished(() => controller.abort());
-  const res = await fetch(`${baseUrl}${path}`, { headers: { ...bearer(token), accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  const res = await fetch(`${baseUrl}${path}`, {
+    headers: { ...bearer(token), accept: 'text/event-stream', ...headers },
+    signal: controller.signal,
+  });
   return { res, abort: () => controller.abort() };
 }
 
@@ -93,7 +103,10 @@ describe('the stream', () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
     // A webhook on the form: the stream's data must be byte for byte its delivery's body.
-    const hook = await t.http.post(`/v1/forms/${form.id}/webhooks`).set(bearer(owner.token)).send({ label: 'crm', url: 'https://127.0.0.1:9/hook' });
+    const hook = await t.http
+      .post(`/v1/forms/${form.id}/webhooks`)
+      .set(bearer(owner.token))
+      .send({ label: 'crm', url: 'https://127.0.0.1:9/hook' });
     expect(hook.status).toBe(201);
     const { res } = await rawStream(owner.token, `/v1/forms/${form.id}/submissions/stream`);
     expect(res.status).toBe(200);
@@ -119,7 +132,12 @@ describe('the stream', () => {
       [[first, second]],
     );
     expect(rows.map((r) => r.request_body)).toEqual([a.data, b.data]);
-    expect(bodies[0]).toMatchObject({ type: 'submission.created', form_id: form.id, form_name: 'Contact', payload: CLEAN });
+    expect(bodies[0]).toMatchObject({
+      type: 'submission.created',
+      form_id: form.id,
+      form_name: 'Contact',
+      payload: CLEAN,
+    });
   });
 
   it('answers JSON without Accept: text/event-stream: a poll that starts now and resumes after last_event_id', async () => {
@@ -133,10 +151,19 @@ describe('the stream', () => {
     expect(start.body).toEqual({ data: [], meta: { last_event_id: expect.any(String), has_more: false } });
     const one = await processed(form);
     const two = await processed(form);
-    const next = await t.http.get(path).query({ last_event_id: start.body.meta.last_event_id }).set(bearer(owner.token));
-    expect(next.body.data.map((e: { submission: { submission_id: string } }) => e.submission.submission_id)).toEqual([one, two]);
+    const next = await t.http
+      .get(path)
+      .query({ last_event_id: start.body.meta.last_event_id })
+      .set(bearer(owner.token));
+    expect(next.body.data.map((e: { submission: { submission_id: string } }) => e.submission.submission_id)).toEqual([
+      one,
+      two,
+    ]);
     expect(next.body.data[1].id).toBe(next.body.meta.last_event_id);
-    const again = await t.http.get(path).query({ last_event_id: next.body.meta.last_event_id }).set(bearer(owner.token));
+    const again = await t.http
+      .get(path)
+      .query({ last_event_id: next.body.meta.last_event_id })
+      .set(bearer(owner.token));
     expect(again.body.data).toEqual([]);
     // The generated SDK method is this poll.
     const polled = await createClient({ baseUrl, token: owner.token }).ok.streamSubmissions({
@@ -159,7 +186,10 @@ describe('the stream', () => {
     await held.connect();
     onTestFinished(() => held.end().catch(() => {}));
     await held.query('begin');
-    await held.query(`update submissions set status = 'processed', stream_xid = pg_current_xact_id(), updated_at = now() where id = $1`, [early]);
+    await held.query(
+      `update submissions set status = 'processed', stream_xid = pg_current_xact_id(), updated_at = now() where id = $1`,
+      [early],
+    );
     expect(await processSubmission(t.ctx, late)).toBe('processed');
     await until('the later submission', () => l.received.length === 1);
     const afterLate = l.received[0]!.id;
@@ -168,8 +198,13 @@ describe('the stream', () => {
     await until('the earlier submission', () => l.received.length === 2);
     expect(ids(l.received)).toEqual([late, early]);
     // Resuming from the later one's id still finds the earlier one: it was not yet committed then.
-    const resumed = await t.http.get(`/v1/forms/${form.id}/submissions/stream`).query({ last_event_id: afterLate }).set(bearer(owner.token));
-    expect(resumed.body.data.map((e: { submission: { submission_id: string } }) => e.submission.submission_id)).toEqual([early]);
+    const resumed = await t.http
+      .get(`/v1/forms/${form.id}/submissions/stream`)
+      .query({ last_event_id: afterLate })
+      .set(bearer(owner.token));
+    expect(resumed.body.data.map((e: { submission: { submission_id: string } }) => e.submission.submission_id)).toEqual(
+      [early],
+    );
     l.stop();
   });
 
@@ -246,15 +281,24 @@ describe('the stream', () => {
     const all = listen(owner, form.id, { include: 'spam' });
     await Promise.all([clean.connected, all.connected]);
     const spam = await postForm(t, form.endpoint, { ...CLEAN, _gotcha: 'i am a bot' });
-    expect((await t.ctx.db.query<{ status: string }>('select status from submissions where id = $1', [spam])).rows[0]!.status).toBe('spam');
+    expect(
+      (await t.ctx.db.query<{ status: string }>('select status from submissions where id = $1', [spam])).rows[0]!
+        .status,
+    ).toBe('spam');
     const good = await processed(form);
     await until('both events with spam included', () => all.received.length === 2);
     await until('the clean event', () => clean.received.length === 1);
     await new Promise((r) => setTimeout(r, 1200)); // past the spam poll
     expect(ids(clean.received)).toEqual([good]);
-    expect(all.received.map((e) => [e.event, e.submission.submission_id])).toEqual([['spam', spam], ['submission', good]]);
+    expect(all.received.map((e) => [e.event, e.submission.submission_id])).toEqual([
+      ['spam', spam],
+      ['submission', good],
+    ]);
     // An id of one kind of stream does not resume the other.
-    const res = await t.http.get(`/v1/forms/${form.id}/submissions/stream`).query({ last_event_id: all.received[0]!.id }).set(bearer(owner.token));
+    const res = await t.http
+      .get(`/v1/forms/${form.id}/submissions/stream`)
+      .query({ last_event_id: all.received[0]!.id })
+      .set(bearer(owner.token));
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'validation_failed', details: [{ in: 'query', path: 'last_event_id' }] });
     clean.stop();
@@ -263,7 +307,7 @@ describe('the stream', () => {
 });
 
 describe('access and limits', () => {
-  it('401 without a token, 403 without submissions:read, 404 for another team\'s form, 400 for a foreign event id', async () => {
+  it("401 without a token, 403 without submissions:read, 404 for another team's form, 400 for a foreign event id", async () => {
     const owner = await makeTeam(t);
     const other = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
@@ -273,10 +317,14 @@ describe('access and limits', () => {
     expect(noToken.status).toBe(401);
     expect(await noToken.json()).toMatchObject({ error: 'unauthenticated' });
     const narrow = await makeToken(t, owner, ['forms:read']);
-    const forbidden = await fetch(`${baseUrl}${path}`, { headers: { ...bearer(narrow.token), accept: 'text/event-stream' } });
+    const forbidden = await fetch(`${baseUrl}${path}`, {
+      headers: { ...bearer(narrow.token), accept: 'text/event-stream' },
+    });
     expect(forbidden.status).toBe(403);
     expect(await forbidden.json()).toMatchObject({ error: 'forbidden', required: 'submissions:read' });
-    const foreign = await fetch(`${baseUrl}/v1/forms/${theirs.id}/submissions/stream`, { headers: { ...bearer(owner.token), accept: 'text/event-stream' } });
+    const foreign = await fetch(`${baseUrl}/v1/forms/${theirs.id}/submissions/stream`, {
+      headers: { ...bearer(owner.token), accept: 'text/event-stream' },
+    });
     expect(foreign.status).toBe(404);
     // The SDK throws those at once instead of reconnecting.
     const refused = listen(owner, theirs.id);
@@ -284,11 +332,17 @@ describe('access and limits', () => {
     expect(err).toBeInstanceOf(IntakeError);
     expect(err).toMatchObject({ status: 404, code: 'not_found' });
     // An event id of another form, or no event id at all, in the header.
-    const theirId = (await t.http.get(`/v1/forms/${theirs.id}/submissions/stream`).set(bearer(other.token))).body.meta.last_event_id;
+    const theirId = (await t.http.get(`/v1/forms/${theirs.id}/submissions/stream`).set(bearer(other.token))).body.meta
+      .last_event_id;
     for (const id of [theirId, 'garbage', Buffer.from('[1,"x"]').toString('base64url')]) {
-      const bad = await fetch(`${baseUrl}${path}`, { headers: { ...bearer(owner.token), accept: 'text/event-stream', 'last-event-id': id } });
+      const bad = await fetch(`${baseUrl}${path}`, {
+        headers: { ...bearer(owner.token), accept: 'text/event-stream', 'last-event-id': id },
+      });
       expect(bad.status, id).toBe(400);
-      expect(await bad.json()).toMatchObject({ error: 'validation_failed', details: [{ in: 'header', path: 'last-event-id' }] });
+      expect(await bad.json()).toMatchObject({
+        error: 'validation_failed',
+        details: [{ in: 'header', path: 'last-event-id' }],
+      });
     }
   });
 
@@ -302,38 +356,56 @@ describe('access and limits', () => {
     const refused = await rawStream(owner.token, path);
     expect(refused.res.status).toBe(429);
     expect(refused.res.headers.get('retry-after')).toBe('15');
-    expect(await refused.res.json()).toMatchObject({ error: 'rate_limited', retry_after: 15, message: expect.stringContaining(`${STREAM_LIMITS.token} per token`) });
+    expect(await refused.res.json()).toMatchObject({
+      error: 'rate_limited',
+      retry_after: 15,
+      message: expect.stringContaining(`${STREAM_LIMITS.token} per token`),
+    });
     open.pop()!.abort();
-    await until('the closed stream to free its place', async () => (await rawStream(owner.token, path)).res.status === 200);
+    await until(
+      'the closed stream to free its place',
+      async () => (await rawStream(owner.token, path)).res.status === 200,
+    );
 
     // The team: other tokens fill it up to its limit.
     const team = await makeTeam(t);
     const teamForm = await makePublishedForm(t, team);
     const teamPath = `/v1/forms/${teamForm.id}/submissions/stream`;
-    const tokens = await Promise.all(Array.from({ length: STREAM_LIMITS.team / STREAM_LIMITS.token + 1 }, () => makeToken(t, team)));
+    const tokens = await Promise.all(
+      Array.from({ length: STREAM_LIMITS.team / STREAM_LIMITS.token + 1 }, () => makeToken(t, team)),
+    );
     let opened = 0;
     for (const token of tokens.slice(0, -1)) {
-      for (let i = 0; i < STREAM_LIMITS.token; i += 1) opened += (await rawStream(token.token, teamPath)).res.status === 200 ? 1 : 0;
+      for (let i = 0; i < STREAM_LIMITS.token; i += 1)
+        opened += (await rawStream(token.token, teamPath)).res.status === 200 ? 1 : 0;
     }
     expect(opened).toBe(STREAM_LIMITS.team);
     const overTeam = await rawStream(tokens.at(-1)!.token, teamPath);
     expect(overTeam.res.status).toBe(429);
-    expect(await overTeam.res.json()).toMatchObject({ message: expect.stringContaining(`${STREAM_LIMITS.team} per team`) });
+    expect(await overTeam.res.json()).toMatchObject({
+      message: expect.stringContaining(`${STREAM_LIMITS.team} per team`),
+    });
   });
 
   it('holds no connection per stream: one pooled LISTEN session while streams are open, none after', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
     const listening = async () =>
-      (await t.ctx.db.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity where datname = current_database() and query ilike 'listen %' and state = 'idle'`,
-      )).rows[0]!.n;
+      (
+        await t.ctx.db.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity where datname = current_database() and query ilike 'listen %' and state = 'idle'`,
+        )
+      ).rows[0]!.n;
     const streams = [listen(owner, form.id), listen(owner, form.id), listen(owner, form.id)];
     await Promise.all(streams.map((s) => s.connected));
     await until('the LISTEN session', async () => (await listening()) === 1);
     // Only this query runs: no stream holds a query open while idle.
     const active = async () =>
-      (await t.ctx.db.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active'`)).rows[0]!.n;
+      (
+        await t.ctx.db.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active'`,
+        )
+      ).rows[0]!.n;
     await until('no query but this one', async () => (await active()) === 1);
     await new Promise((r) => setTimeout(r, 300));
     expect(await active()).toBe(1);
@@ -341,17 +413,21 @@ describe('access and limits', () => {
     await until('the session to be given back', async () => (await listening()) === 0);
   });
 
-  it('ends with an `error` event when the token is revoked while streaming; the SDK throws it', { timeout: 45_000 }, async () => {
-    const owner = await makeTeam(t);
-    const form = await makePublishedForm(t, owner);
-    const token = await makeToken(t, owner);
-    const l = listen(token, form.id);
-    await l.connected;
-    await t.http.delete(`/v1/tokens/${token.tokenId}`).set(bearer(owner.token)).expect(200);
-    const err = await Promise.race([l.done, new Promise((r) => setTimeout(() => r('still open'), 40_000))]);
-    expect(err).toBeInstanceOf(IntakeError);
-    expect(err).toMatchObject({ status: 401, code: 'unauthenticated' });
-  });
+  it(
+    'ends with an `error` event when the token is revoked while streaming; the SDK throws it',
+    { timeout: 45_000 },
+    async () => {
+      const owner = await makeTeam(t);
+      const form = await makePublishedForm(t, owner);
+      const token = await makeToken(t, owner);
+      const l = listen(token, form.id);
+      await l.connected;
+      await t.http.delete(`/v1/tokens/${token.tokenId}`).set(bearer(owner.token)).expect(200);
+      const err = await Promise.race([l.done, new Promise((r) => setTimeout(() => r('still open'), 40_000))]);
+      expect(err).toBeInstanceOf(IntakeError);
+      expect(err).toMatchObject({ status: 401, code: 'unauthenticated' });
+    },
+  );
 });
 
 describe('shutdown and the tool list', () => {
@@ -370,7 +446,11 @@ describe('shutdown and the tool list', () => {
     const controller = new AbortController();
     let connected = 0;
     const lost: unknown[] = [];
-    const events = client.listen(form.id, { signal: controller.signal, onConnect: () => (connected += 1), onReconnect: (i) => lost.push(i) });
+    const events = client.listen(form.id, {
+      signal: controller.signal,
+      onConnect: () => (connected += 1),
+      onReconnect: (i) => lost.push(i),
+    });
     const done = (async () => {
       for await (const _ of events) void _;
     })();

@@ -32,7 +32,15 @@ describe('GET …/submissions', () => {
     expect(inbox.body.data.map((s: { id: string }) => s.id)).toEqual([...form.ids].reverse());
     expect(inbox.body.meta).toMatchObject({ current_page: 1, per_page: 25, total: 3, last_page: 1, next_cursor: null });
     const item = inbox.body.data[0];
-    expect(Object.keys(item).sort()).toEqual(['ai_moderation', 'category', 'id', 'payload', 'received_at', 'spam_reason', 'status']);
+    expect(Object.keys(item).sort()).toEqual([
+      'ai_moderation',
+      'category',
+      'id',
+      'payload',
+      'received_at',
+      'spam_reason',
+      'status',
+    ]);
     expect(item.payload).toEqual({ name: 'person2', n: '2' });
     const spam = await list(owner, form.id, '?folder=spam');
     expect(spam.body.data.map((s: { id: string }) => s.id)).toEqual([...form.spamIds].reverse());
@@ -44,7 +52,16 @@ describe('GET …/submissions', () => {
   it('rejects bad parameters with 400', async () => {
     const owner = await makeTeam(t);
     const form = await formWith(owner, 1);
-    for (const q of ['?folder=trash', '?per_page=0', '?per_page=101', '?page=0', '?since=yesterday', '?until=2026-13-45', '?cursor=garbage', '?page=x']) {
+    for (const q of [
+      '?folder=trash',
+      '?per_page=0',
+      '?per_page=101',
+      '?page=0',
+      '?since=yesterday',
+      '?until=2026-13-45',
+      '?cursor=garbage',
+      '?page=x',
+    ]) {
       const res = await list(owner, form.id, q);
       expect(res.status, q).toBe(400);
       expect(res.body.error).toBe('validation_failed');
@@ -91,7 +108,9 @@ describe('GET …/submissions', () => {
   it('filters by category, since and until', async () => {
     const owner = await makeTeam(t);
     const form = await formWith(owner, 4);
-    await t.ctx.db.query(`update submissions set category = 'sales' where id = any($1::text[])`, [[form.ids[0], form.ids[2]]]);
+    await t.ctx.db.query(`update submissions set category = 'sales' where id = any($1::text[])`, [
+      [form.ids[0], form.ids[2]],
+    ]);
     await t.ctx.db.query(`update submissions set received_at = '2026-01-01T00:00:00Z' where id = $1`, [form.ids[1]]);
     const sales = await list(owner, form.id, '?category=sales');
     expect(sales.body.data.map((s: { id: string }) => s.id).sort()).toEqual([form.ids[0], form.ids[2]].sort());
@@ -106,11 +125,22 @@ describe('GET …/submissions', () => {
     const owner = await makeTeam(t, { plan: 'pro' });
     const form = await makePublishedForm(t, owner);
     await post(form.endpoint, 'a=1');
-    await t.http.post(form.endpoint).field('a', '2').attach('cv', Buffer.from('%PDF-1.4'), { filename: 'cv.pdf', contentType: 'application/pdf' });
+    await t.http
+      .post(form.endpoint)
+      .field('a', '2')
+      .attach('cv', Buffer.from('%PDF-1.4'), { filename: 'cv.pdf', contentType: 'application/pdf' });
     const res = await list(owner, form.id);
     const [withFile, without] = res.body.data;
     expect(without.files).toBeUndefined();
-    expect(withFile.files).toEqual([{ id: expect.stringMatching(/^file_/), field: 'cv', filename: 'cv.pdf', content_type: 'application/pdf', size: 8 }]);
+    expect(withFile.files).toEqual([
+      {
+        id: expect.stringMatching(/^file_/),
+        field: 'cv',
+        filename: 'cv.pdf',
+        content_type: 'application/pdf',
+        size: 8,
+      },
+    ]);
   });
 });
 
@@ -142,7 +172,9 @@ describe('GET …/submissions/{submission}', () => {
     expect(res.status).toBe(200);
     const s = res.body.data;
     expect(s.payload.age).toBe('42');
-    const typed = Object.fromEntries(s.fields.map((f: { name: string; type: string; value: unknown }) => [f.name, [f.type, f.value]]));
+    const typed = Object.fromEntries(
+      s.fields.map((f: { name: string; type: string; value: unknown }) => [f.name, [f.type, f.value]]),
+    );
     expect(typed).toEqual({
       age: ['number', 42],
       zip: ['string', '0123'],
@@ -168,9 +200,15 @@ describe('GET …/submissions/{submission}', () => {
     const formA = await formWith(a, 1);
     const formA2 = await formWith(a, 1);
     const formB = await formWith(b, 1);
-    expect((await t.http.get(`/v1/forms/${formA.id}/submissions/${formA.ids[0]}`).set(bearer(b.token))).status).toBe(404);
-    expect((await t.http.get(`/v1/forms/${formB.id}/submissions/${formA.ids[0]}`).set(bearer(b.token))).status).toBe(404);
-    expect((await t.http.get(`/v1/forms/${formA2.id}/submissions/${formA.ids[0]}`).set(bearer(a.token))).status).toBe(404);
+    expect((await t.http.get(`/v1/forms/${formA.id}/submissions/${formA.ids[0]}`).set(bearer(b.token))).status).toBe(
+      404,
+    );
+    expect((await t.http.get(`/v1/forms/${formB.id}/submissions/${formA.ids[0]}`).set(bearer(b.token))).status).toBe(
+      404,
+    );
+    expect((await t.http.get(`/v1/forms/${formA2.id}/submissions/${formA.ids[0]}`).set(bearer(a.token))).status).toBe(
+      404,
+    );
     expect((await list(b, formA.id)).status).toBe(404);
   });
 });
@@ -186,7 +224,10 @@ describe('PUT …/submissions/{submission}', () => {
       .send({ payload: { n: null, note: 'called back' } });
     expect(res.status).toBe(200);
     expect(res.body.data.payload).toEqual({ name: 'person0', note: 'called back' });
-    const { rows } = await t.ctx.db.query('select actor_user_id, actor_token_id, action, changes from submission_events where submission_id = $1', [id]);
+    const { rows } = await t.ctx.db.query(
+      'select actor_user_id, actor_token_id, action, changes from submission_events where submission_id = $1',
+      [id],
+    );
     expect(rows).toEqual([
       {
         actor_user_id: owner.userId,
@@ -201,7 +242,8 @@ describe('PUT …/submissions/{submission}', () => {
     const owner = await makeTeam(t);
     const form = await formWith(owner, 2);
     const id = form.ids[0]!;
-    const put = (status: string) => t.http.put(`/v1/forms/${form.id}/submissions/${id}`).set(bearer(owner.token)).send({ status });
+    const put = (status: string) =>
+      t.http.put(`/v1/forms/${form.id}/submissions/${id}`).set(bearer(owner.token)).send({ status });
     expect((await put('spam')).body.data).toMatchObject({ status: 'spam', spam_reason: 'manual' });
     expect((await list(owner, form.id)).body.meta.total).toBe(1);
     expect((await list(owner, form.id, '?folder=spam')).body.data.map((s: { id: string }) => s.id)).toEqual([id]);
@@ -210,10 +252,16 @@ describe('PUT …/submissions/{submission}', () => {
     expect((await put('processed')).body.data.status).toBe('processed');
     expect((await put('failed')).body.data.status).toBe('failed');
     expect((await put('deleted')).status).toBe(400);
-    const nul = await t.http.put(`/v1/forms/${form.id}/submissions/${id}`).set(bearer(owner.token)).send({ payload: { a: 'x\u0000' } });
+    const nul = await t.http
+      .put(`/v1/forms/${form.id}/submissions/${id}`)
+      .set(bearer(owner.token))
+      .send({ payload: { a: 'x\u0000' } });
     expect(nul.status).toBe(400);
     const readOnly = await makeToken(t, owner, ['submissions:read']);
-    expect((await t.http.put(`/v1/forms/${form.id}/submissions/${id}`).set(bearer(readOnly.token)).send({ status: 'spam' })).status).toBe(403);
+    expect(
+      (await t.http.put(`/v1/forms/${form.id}/submissions/${id}`).set(bearer(readOnly.token)).send({ status: 'spam' }))
+        .status,
+    ).toBe(403);
   });
 });
 
@@ -221,9 +269,16 @@ describe('DELETE …/submissions/{submission}', () => {
   it('hard-deletes the row, its files (storage objects too) and its audit trail', async () => {
     const owner = await makeTeam(t, { plan: 'pro' });
     const form = await makePublishedForm(t, owner);
-    const posted = await t.http.post(form.endpoint).set('Accept', 'application/json').field('a', '1').attach('f', Buffer.from('bytes'), { filename: 'f.bin' });
+    const posted = await t.http
+      .post(form.endpoint)
+      .set('Accept', 'application/json')
+      .field('a', '1')
+      .attach('f', Buffer.from('bytes'), { filename: 'f.bin' });
     const id = posted.body.id;
-    await t.http.put(`/v1/forms/${form.id}/submissions/${id}`).set(bearer(owner.token)).send({ payload: { a: '2' } });
+    await t.http
+      .put(`/v1/forms/${form.id}/submissions/${id}`)
+      .set(bearer(owner.token))
+      .send({ payload: { a: '2' } });
     const [file] = await filesOf(t, form.id);
     const res = await t.http.delete(`/v1/forms/${form.id}/submissions/${id}`).set(bearer(owner.token));
     expect(res.status).toBe(200);
@@ -231,7 +286,10 @@ describe('DELETE …/submissions/{submission}', () => {
     expect(await submissionsOf(t, form.id)).toEqual([]);
     expect(await filesOf(t, form.id)).toEqual([]);
     expect((await t.ctx.db.query('select 1 from submission_events where submission_id = $1', [id])).rowCount).toBe(0);
-    const { rows } = await t.ctx.db.query(`select data from pgboss.job where name = 'delete-objects' and data->'keys' ? $1`, [file!.storage_key]);
+    const { rows } = await t.ctx.db.query(
+      `select data from pgboss.job where name = 'delete-objects' and data->'keys' ? $1`,
+      [file!.storage_key],
+    );
     expect(rows).toHaveLength(1);
     expect((await t.http.delete(`/v1/forms/${form.id}/submissions/${id}`).set(bearer(owner.token))).status).toBe(404);
     const form2 = (await t.http.get(`/v1/forms/${form.id}`).set(bearer(owner.token))).body.data;
@@ -266,10 +324,16 @@ describe('POST …/submissions/bulk', () => {
     const owner = await makeTeam(t);
     const form = await formWith(owner, 1);
     const ids = [form.ids[0]!, ...Array.from({ length: 500 }, (_, i) => `subm_x${i}`)];
-    const res = await t.http.post(`/v1/forms/${form.id}/submissions/bulk`).set(bearer(owner.token)).send({ ids, action: 'delete' });
+    const res = await t.http
+      .post(`/v1/forms/${form.id}/submissions/bulk`)
+      .set(bearer(owner.token))
+      .send({ ids, action: 'delete' });
     expect(res.status).toBe(413);
     expect(await submissionsOf(t, form.id)).toHaveLength(1);
-    const bad = await t.http.post(`/v1/forms/${form.id}/submissions/bulk`).set(bearer(owner.token)).send({ ids: [form.ids[0]], action: 'archive' });
+    const bad = await t.http
+      .post(`/v1/forms/${form.id}/submissions/bulk`)
+      .set(bearer(owner.token))
+      .send({ ids: [form.ids[0]], action: 'archive' });
     expect(bad.status).toBe(400);
   });
 
@@ -293,12 +357,20 @@ describe('GET …/submissions/export', () => {
     const owner = await makeTeam(t, { plan: 'pro' });
     const form = await makePublishedForm(t, owner);
     await post(form.endpoint, 'name=Ada&formula=%3DHYPERLINK(%22x%22)&quote=say+%22hi%22%2C+ok&multi=a&multi=b');
-    await t.http.post(form.endpoint).field('name', '@Bob').field('extra', '-1+1').attach('cv', Buffer.from('cv'), { filename: 'cv.txt' });
-    const res = await t.http.get(`/v1/forms/${form.id}/submissions/export?format=csv`).set(bearer(owner.token)).buffer(true).parse((r, cb) => {
-      let data = '';
-      r.on('data', (c: Buffer) => (data += c.toString()));
-      r.on('end', () => cb(null, data));
-    });
+    await t.http
+      .post(form.endpoint)
+      .field('name', '@Bob')
+      .field('extra', '-1+1')
+      .attach('cv', Buffer.from('cv'), { filename: 'cv.txt' });
+    const res = await t.http
+      .get(`/v1/forms/${form.id}/submissions/export?format=csv`)
+      .set(bearer(owner.token))
+      .buffer(true)
+      .parse((r, cb) => {
+        let data = '';
+        r.on('data', (c: Buffer) => (data += c.toString()));
+        r.on('end', () => cb(null, data));
+      });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="frm_.*\.csv"$/);
@@ -323,13 +395,17 @@ describe('GET …/submissions/export', () => {
     const owner = await makeTeam(t);
     const form = await formWith(owner, 3);
     await t.ctx.db.query(`update submissions set received_at = '2026-01-01T00:00:00Z' where id = $1`, [form.ids[0]]);
-    const res = await t.http.get(`/v1/forms/${form.id}/submissions/export?format=json&since=2026-02-01`).set(bearer(owner.token));
+    const res = await t.http
+      .get(`/v1/forms/${form.id}/submissions/export?format=json&since=2026-02-01`)
+      .set(bearer(owner.token));
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const rows = JSON.parse(res.text);
     expect(rows.map((r: { id: string }) => r.id)).toEqual([form.ids[1], form.ids[2]]);
     expect(rows[0]).toMatchObject({ status: 'received', payload: { name: 'person1', n: '1' }, files: [] });
-    expect((await t.http.get(`/v1/forms/${form.id}/submissions/export?format=xml`).set(bearer(owner.token))).status).toBe(400);
+    expect(
+      (await t.http.get(`/v1/forms/${form.id}/submissions/export?format=xml`).set(bearer(owner.token))).status,
+    ).toBe(400);
   });
 });
 
@@ -337,7 +413,10 @@ describe('GET …/files/{file}', () => {
   it('redirects (302) to a new signed URL every time, serving the original name as an attachment', async () => {
     const owner = await makeTeam(t, { plan: 'pro' });
     const form = await makePublishedForm(t, owner);
-    const posted = await t.http.post(form.endpoint).set('Accept', 'application/json').attach('doc', Buffer.from('contents'), { filename: 'Quarterly report.txt', contentType: 'text/plain' });
+    const posted = await t.http
+      .post(form.endpoint)
+      .set('Accept', 'application/json')
+      .attach('doc', Buffer.from('contents'), { filename: 'Quarterly report.txt', contentType: 'text/plain' });
     const [file] = await filesOf(t, form.id);
     const path = `/v1/forms/${form.id}/submissions/${posted.body.id}/files/${file!.id}`;
     const first = await t.http.get(path).set(bearer(owner.token));
@@ -351,6 +430,9 @@ describe('GET …/files/{file}', () => {
     expect(fetched.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''Quarterly%20report.txt`);
     const other = await makeTeam(t, { plan: 'pro' });
     expect((await t.http.get(path).set(bearer(other.token))).status).toBe(404);
-    expect((await t.http.get(`/v1/forms/${form.id}/submissions/${posted.body.id}/files/file_nope`).set(bearer(owner.token))).status).toBe(404);
+    expect(
+      (await t.http.get(`/v1/forms/${form.id}/submissions/${posted.body.id}/files/file_nope`).set(bearer(owner.token)))
+        .status,
+    ).toBe(404);
   });
 });

@@ -3,7 +3,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isAppRoute, isZodType, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { afterAll, expect } from 'vitest';
-import { ABILITIES, contract, ROLE_CEILINGS, ROLES, type Ability, type Role, type RouteMetadata } from '../../contract/index.ts';
+import {
+  ABILITIES,
+  contract,
+  ROLE_CEILINGS,
+  ROLES,
+  type Ability,
+  type Role,
+  type RouteMetadata,
+} from '../../contract/index.ts';
 import { removeMember } from '../../server/domain/accounts/users.ts';
 import { toolSpecs } from '../../server/transports/mcp/tools.ts';
 import { bearer, makeTeam, makeToken, type TestMember } from './harness.ts';
@@ -29,13 +37,14 @@ import { changeRole, makeRoleMember, type RoleMember } from './team-records.ts';
  * Requests are counted and printed at the end (the figure goes into issue 15's closing note).
  */
 
-
 // No rate limit here: the matrix sends hundreds of calls per token; the limit has its own tests.
 export const t = await startLiveTestApp({ INTAKE_API_RATE_LIMIT: '1000000', INTAKE_API_TEAM_RATE_LIMIT: '1000000' });
 
 export const tried = { rest: 0, mcp: 0 };
 afterAll(() => {
-  console.log(`authorization matrix: ${tried.rest} REST requests, ${tried.mcp} MCP requests (${tried.rest + tried.mcp} in all)`);
+  console.log(
+    `authorization matrix: ${tried.rest} REST requests, ${tried.mcp} MCP requests (${tried.rest + tried.mcp} in all)`,
+  );
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -46,7 +55,14 @@ export type Entry = { key: string; route: AppRoute; meta: RouteMetadata; params:
 export function routesOf(router: AppRouter, prefix = ''): Entry[] {
   return Object.entries(router).flatMap(([key, value]) =>
     isAppRoute(value)
-      ? [{ key: prefix + key, route: value, meta: value.metadata as RouteMetadata, params: [...value.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!) }]
+      ? [
+          {
+            key: prefix + key,
+            route: value,
+            meta: value.metadata as RouteMetadata,
+            params: [...value.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!),
+          },
+        ]
       : routesOf(value, `${prefix}${key}.`),
   );
 }
@@ -75,12 +91,17 @@ export const ROLE_RULES: Record<string, readonly Role[]> = {
 };
 
 /** The answer's media types besides the default JSON (an event stream, a JSON export): each is asked for too. */
-export const acceptsOf = (entry: Entry): Array<string | undefined> => [undefined, ...Object.keys(entry.meta.alsoAnswers ?? {})];
+export const acceptsOf = (entry: Entry): Array<string | undefined> => [
+  undefined,
+  ...Object.keys(entry.meta.alsoAnswers ?? {}),
+];
 
 export const hasBody = (route: AppRoute) => 'body' in route && isZodType(route.body);
 
 export function fillPath(route: AppRoute, values: Record<string, string>): string {
-  return route.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(values[name] ?? `${name}_00000000000000000000000000`));
+  return route.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) =>
+    encodeURIComponent(values[name] ?? `${name}_00000000000000000000000000`),
+  );
 }
 
 export const toolArgs = (key: string, made: Record<string, string>, extra: Record<string, unknown> = {}) => ({
@@ -98,7 +119,13 @@ export type Answer = { status: number; headers: Headers; text: string; body: Rec
 export async function rest(
   method: string,
   path: string,
-  opts: { token?: string; authorization?: string; accept?: string; query?: Record<string, string>; body?: unknown } = {},
+  opts: {
+    token?: string;
+    authorization?: string;
+    accept?: string;
+    query?: Record<string, string>;
+    body?: unknown;
+  } = {},
 ): Promise<Answer> {
   tried.rest++;
   const url = new URL(path, t.baseUrl);
@@ -121,12 +148,17 @@ export async function rest(
   if (/text\/event-stream/.test(res.headers.get('content-type') ?? '')) abort.abort();
   else text = await res.text();
   let body: Record<string, unknown> | null = null;
-  if (text && /^application\/json/.test(res.headers.get('content-type') ?? '')) body = JSON.parse(text) as Record<string, unknown>;
+  if (text && /^application\/json/.test(res.headers.get('content-type') ?? ''))
+    body = JSON.parse(text) as Record<string, unknown>;
   return { status: res.status, headers: res.headers, text, body };
 }
 
 /** Calls a route as the contract describes it, with the sample body/query and `values` in its path. */
-export function send(entry: Entry, values: Record<string, string>, auth: { token?: string; authorization?: string; accept?: string } = {}) {
+export function send(
+  entry: Entry,
+  values: Record<string, string>,
+  auth: { token?: string; authorization?: string; accept?: string } = {},
+) {
   return rest(entry.route.method, fillPath(entry.route, values), {
     ...auth,
     query: sampleQueries[entry.key],
@@ -146,7 +178,9 @@ export function expectError(res: Answer, status: number, error: string, label: s
 
 export function expect401(res: Answer, label: string, invalidToken: boolean) {
   expectError(res, 401, 'unauthenticated', label);
-  expect(res.headers.get('www-authenticate'), label).toMatch(invalidToken ? /^Bearer realm="intake", error="invalid_token"$/ : /^Bearer realm="intake"$/);
+  expect(res.headers.get('www-authenticate'), label).toMatch(
+    invalidToken ? /^Bearer realm="intake", error="invalid_token"$/ : /^Bearer realm="intake"$/,
+  );
 }
 
 /** Allowed to act: an answer about the request, not about who sent it (2xx, or a 4xx of the body or state). */
@@ -162,7 +196,9 @@ export type ToolAnswer = { ok: true; text: string } | { ok: false; error: Record
 
 export async function mcpClient(token: string): Promise<Client> {
   const client = new Client({ name: 'authorization-matrix', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: bearer(token) } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: bearer(token) } }),
+  );
   return client;
 }
 
@@ -187,9 +223,10 @@ export function expectToolError(answer: ToolAnswer, error: string, label: string
 /** The MCP form of expectNotRefused: a result, or an error about the request, not the caller. */
 export function expectToolNotRefused(answer: ToolAnswer, label: string) {
   if (answer.ok) return;
-  expect(['unauthenticated', 'forbidden', 'not_found', 'internal_error', 'service_unavailable', 'unparsed'], `${label}: ${JSON.stringify(answer.error)}`).not.toContain(
-    answer.error.error,
-  );
+  expect(
+    ['unauthenticated', 'forbidden', 'not_found', 'internal_error', 'service_unavailable', 'unparsed'],
+    `${label}: ${JSON.stringify(answer.error)}`,
+  ).not.toContain(answer.error.error);
 }
 
 export const MCP_ACCEPT = 'application/json, text/event-stream';
@@ -201,12 +238,19 @@ export async function mcpPost(authorization: string | undefined, message: object
   if (sessionId) headers['mcp-session-id'] = sessionId;
   const res = await fetch(`${t.baseUrl}/mcp`, { method: 'POST', headers, body: JSON.stringify(message) });
   const text = await res.text();
-  const body = /^application\/json/.test(res.headers.get('content-type') ?? '') ? (JSON.parse(text) as Record<string, unknown>) : null;
+  const body = /^application\/json/.test(res.headers.get('content-type') ?? '')
+    ? (JSON.parse(text) as Record<string, unknown>)
+    : null;
   return { status: res.status, headers: res.headers, text, body };
 }
 
 let rpcId = 0;
-export const toolCall = (name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name, arguments: args } });
+export const toolCall = (name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: ++rpcId,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 /** A session started with `token` over raw HTTP; its id. */
 export async function rawSession(token: string): Promise<string> {
@@ -214,7 +258,11 @@ export async function rawSession(token: string): Promise<string> {
     jsonrpc: '2.0',
     id: ++rpcId,
     method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'authorization-matrix', version: '1.0.0' } },
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'authorization-matrix', version: '1.0.0' },
+    },
   });
   expect(init.status, init.text).toBe(200);
   const id = init.headers.get('mcp-session-id');
@@ -248,14 +296,20 @@ export async function removedMembersToken(teamId: string): Promise<string> {
 }
 
 /** The ways to not be authenticated, each with whether the token itself is the problem (RFC 6750 invalid_token). */
-export async function unauthenticatedCases(member: TestMember): Promise<Array<{ name: string; authorization?: string; invalidToken: boolean }>> {
+export async function unauthenticatedCases(
+  member: TestMember,
+): Promise<Array<{ name: string; authorization?: string; invalidToken: boolean }>> {
   return [
     { name: 'no token', invalidToken: false },
     { name: 'Basic credentials', authorization: 'Basic dXNlcjpwYXNz', invalidToken: false },
     { name: 'unknown token', authorization: `Bearer intk_${'A'.repeat(40)}`, invalidToken: true },
     { name: 'revoked token', authorization: `Bearer ${await revokedToken(member)}`, invalidToken: true },
     { name: 'expired token', authorization: `Bearer ${await expiredToken(member)}`, invalidToken: true },
-    { name: 'token of a member removed from the team', authorization: `Bearer ${await removedMembersToken(member.teamId)}`, invalidToken: true },
+    {
+      name: 'token of a member removed from the team',
+      authorization: `Bearer ${await removedMembersToken(member.teamId)}`,
+      invalidToken: true,
+    },
   ];
 }
 
@@ -275,7 +329,9 @@ export async function listServer() {
   const listedResources: Resource[] = (await listing.listResources()).resources;
   const listedTemplates: ResourceTemplate[] = (await listing.listResourceTemplates()).resourceTemplates;
   await listing.close();
-  const routeOfTool = new Map(listedTools.map((tool) => [tool.name, routeByKey.get(toolSpecs.find((s) => s.name === tool.name)?.routeKey ?? '')]));
+  const routeOfTool = new Map(
+    listedTools.map((tool) => [tool.name, routeByKey.get(toolSpecs.find((s) => s.name === tool.name)?.routeKey ?? '')]),
+  );
   const toolOfRoute = new Map([...routeOfTool].flatMap(([name, entry]) => (entry ? [[entry.key, name] as const] : [])));
   return { listedTools, listedResources, listedTemplates, routeOfTool, toolOfRoute };
 }
@@ -292,9 +348,18 @@ export async function makeRoleCallers(): Promise<RoleCaller[]> {
   for (const role of ROLES) {
     const minted = await makeRoleMember(t, (await makeTeam(t, { plan: 'scale' })).teamId, role);
     // An owner's token with every ability, whose member is then lowered to `role`: the ceiling applies at once.
-    const lowered = await changeRole(t, await makeRoleMember(t, (await makeTeam(t, { plan: 'scale' })).teamId, 'owner', [...ABILITIES]), role);
+    const lowered = await changeRole(
+      t,
+      await makeRoleMember(t, (await makeTeam(t, { plan: 'scale' })).teamId, 'owner', [...ABILITIES]),
+      role,
+    );
     roleCallers.push({ label: `${role}`, role, member: minted, client: await mcpClient(minted.token) });
-    roleCallers.push({ label: `owner lowered to ${role}`, role, member: lowered, client: await mcpClient(lowered.token) });
+    roleCallers.push({
+      label: `owner lowered to ${role}`,
+      role,
+      member: lowered,
+      client: await mcpClient(lowered.token),
+    });
   }
   afterAll(async () => {
     for (const c of roleCallers) await c.client.close();

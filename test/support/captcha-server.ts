@@ -64,7 +64,15 @@ export type CaptchaServer = {
   close(): Promise<void>;
 };
 
-type Token = { api: SiteverifyApi; secret: string; used: boolean; hostname: string; score: number | null; action: string; issuedAt: Date };
+type Token = {
+  api: SiteverifyApi;
+  secret: string;
+  used: boolean;
+  hostname: string;
+  score: number | null;
+  action: string;
+  issuedAt: Date;
+};
 
 type Answer = Record<string, unknown>;
 
@@ -75,7 +83,9 @@ const json = (res: ServerResponse, status: number, body: Answer) => {
 
 /** The error answer each API documents: `success: false` with `error-codes` (Turnstile adds `messages`). */
 function refusal(api: SiteverifyApi, codes: string[]): Answer {
-  return api === 'turnstile' ? { success: false, 'error-codes': codes, messages: [] } : { success: false, 'error-codes': codes };
+  return api === 'turnstile'
+    ? { success: false, 'error-codes': codes, messages: [] }
+    : { success: false, 'error-codes': codes };
 }
 
 /** The success answer each API documents for a token. */
@@ -94,7 +104,8 @@ function success(api: SiteverifyApi, token: Token): Answer {
   }
   if (api === 'hcaptcha') return { success: true, challenge_ts, hostname: token.hostname, credit: false };
   // reCAPTCHA: v3 tokens carry a score and the action the page named; v2 answers have neither.
-  if (token.score !== null) return { success: true, challenge_ts, hostname: token.hostname, score: token.score, action: token.action };
+  if (token.score !== null)
+    return { success: true, challenge_ts, hostname: token.hostname, score: token.score, action: token.action };
   return { success: true, challenge_ts, hostname: token.hostname };
 }
 
@@ -141,15 +152,18 @@ export async function startCaptchaServer(): Promise<CaptchaServer> {
   };
 
   const verify = (api: SiteverifyApi, r: VerifyRequest): Answer => {
-    if (r.method !== 'POST' || !r.contentType.toLowerCase().startsWith('application/x-www-form-urlencoded')) return refusal(api, ['bad-request']);
+    if (r.method !== 'POST' || !r.contentType.toLowerCase().startsWith('application/x-www-form-urlencoded'))
+      return refusal(api, ['bad-request']);
     const { secret, response } = r.params;
     if (!secret) return refusal(api, ['missing-input-secret']);
     if (secrets.get(secret) !== api) return refusal(api, ['invalid-input-secret']);
     if (!response) return refusal(api, ['missing-input-response']);
     const token = tokens.get(response);
     if (!token || token.api !== api) return refusal(api, ['invalid-input-response']);
-    if (token.secret !== secret) return refusal(api, [api === 'hcaptcha' ? 'sitekey-secret-mismatch' : 'invalid-input-response']);
-    if (token.used) return refusal(api, [api === 'hcaptcha' ? 'invalid-or-already-seen-response' : 'timeout-or-duplicate']);
+    if (token.secret !== secret)
+      return refusal(api, [api === 'hcaptcha' ? 'sitekey-secret-mismatch' : 'invalid-input-response']);
+    if (token.used)
+      return refusal(api, [api === 'hcaptcha' ? 'invalid-or-already-seen-response' : 'timeout-or-duplicate']);
     token.used = true;
     return success(api, token);
   };
@@ -163,7 +177,15 @@ export async function startCaptchaServer(): Promise<CaptchaServer> {
       const body = Buffer.concat(chunks).toString('utf8');
       const params: Record<string, string> = {};
       for (const [k, v] of new URLSearchParams(body)) if (!(k in params)) params[k] = v;
-      const r: VerifyRequest = { n: requests.length + 1, api, method: req.method ?? '', path: req.url ?? '', contentType: req.headers['content-type'] ?? '', params, body };
+      const r: VerifyRequest = {
+        n: requests.length + 1,
+        api,
+        method: req.method ?? '',
+        path: req.url ?? '',
+        contentType: req.headers['content-type'] ?? '',
+        params,
+        body,
+      };
       requests.push(r);
       if (!api) return void json(res, 404, { error: 'not found' });
       const mode = failures.get(api) ?? failures.get('all');
@@ -198,9 +220,11 @@ export async function startCaptchaServer(): Promise<CaptchaServer> {
     newSecret(api) {
       // Shaped like the real ones: Turnstile `0x4AAA…`, hCaptcha `0x…` (40 hex), reCAPTCHA `6L…` (40 chars).
       const secret =
-        api === 'turnstile' ? `0x4AAAAAA${randomBytes(16).toString('hex')}` :
-        api === 'hcaptcha' ? `0x${randomBytes(20).toString('hex')}` :
-        `6L${randomBytes(28).toString('base64url').slice(0, 38)}`;
+        api === 'turnstile'
+          ? `0x4AAAAAA${randomBytes(16).toString('hex')}`
+          : api === 'hcaptcha'
+            ? `0x${randomBytes(20).toString('hex')}`
+            : `6L${randomBytes(28).toString('base64url').slice(0, 38)}`;
       secrets.set(secret, api);
       return secret;
     },

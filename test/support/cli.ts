@@ -111,7 +111,11 @@ export function cliProcesses(killAfter: 'each' | 'all' = 'all') {
      * `node` runs cli/main.ts with those Node flags instead of the launcher. `output` names the streams that
      * carry what the command prints for its user (processes.ts captureLogs).
      */
-    start(args: string[], env: NodeJS.ProcessEnv, opts: { node?: string[]; output?: ('stdout' | 'stderr')[] } = {}): CliProcess {
+    start(
+      args: string[],
+      env: NodeJS.ProcessEnv,
+      opts: { node?: string[]; output?: ('stdout' | 'stderr')[] } = {},
+    ): CliProcess {
       const [command, argv] = opts.node ? [process.execPath, [...opts.node, CLI_MAIN, ...args]] : [INTAKE, args];
       const child = spawn(command, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
       captureLogs(child, args[0]!, { env, output: opts.output });
@@ -130,10 +134,15 @@ export function cliProcesses(killAfter: 'each' | 'all' = 'all') {
         stderr: () => seen.stderr,
         exited,
         url: (timeoutMs = 30_000) =>
-          until(`intake ${args[0]} to listen`, () => {
-            if (child.exitCode !== null) throw new Error(`intake ${args[0]} exited ${child.exitCode}:\n${seen.output}`);
-            return LISTENING.exec(seen.output)?.[1]?.replace('localhost', '127.0.0.1');
-          }, timeoutMs),
+          until(
+            `intake ${args[0]} to listen`,
+            () => {
+              if (child.exitCode !== null)
+                throw new Error(`intake ${args[0]} exited ${child.exitCode}:\n${seen.output}`);
+              return LISTENING.exec(seen.output)?.[1]?.replace('localhost', '127.0.0.1');
+            },
+            timeoutMs,
+          ),
         async kill() {
           child.kill('SIGKILL');
           await exited;

@@ -10,7 +10,12 @@ import type { TestApp } from './harness.ts';
 export function deadDeliverySeeder(
   t: TestApp,
   tag: string,
-): (teamId: string, webhookId: string, n: number, opts?: { ago?: string; submissionsOf?: string[] }) => Promise<string[]> {
+): (
+  teamId: string,
+  webhookId: string,
+  n: number,
+  opts?: { ago?: string; submissionsOf?: string[] },
+) => Promise<string[]> {
   let seeded = 0;
   return async (teamId, webhookId, n, opts = {}) => {
     const from = seeded;

@@ -7,7 +7,10 @@ export async function makePublishedForm(
   member: TestMember,
   body: Record<string, unknown> = {},
 ): Promise<{ id: string; endpoint: string }> {
-  const created = await t.http.post('/v1/forms').set(bearer(member.token)).send({ name: 'Contact', ...body });
+  const created = await t.http
+    .post('/v1/forms')
+    .set(bearer(member.token))
+    .send({ name: 'Contact', ...body });
   if (created.status !== 201) throw new Error(`form create failed: ${created.status} ${JSON.stringify(created.body)}`);
   const id = created.body.data.id as string;
   const published = await t.http.post(`/v1/forms/${id}/publish`).set(bearer(member.token));
@@ -34,10 +37,15 @@ export async function submissionsOf(t: TestApp, formId: string): Promise<StoredS
 }
 
 export async function filesOf(t: TestApp, formId: string) {
-  const { rows } = await t.ctx.db.query<{ id: string; submission_id: string; field: string; filename: string; content_type: string; size_bytes: string; storage_key: string }>(
-    'select * from submission_files where form_id = $1 order by created_at, id',
-    [formId],
-  );
+  const { rows } = await t.ctx.db.query<{
+    id: string;
+    submission_id: string;
+    field: string;
+    filename: string;
+    content_type: string;
+    size_bytes: string;
+    storage_key: string;
+  }>('select * from submission_files where form_id = $1 order by created_at, id', [formId]);
   return rows;
 }
 

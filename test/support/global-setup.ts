@@ -5,7 +5,12 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../server/config.ts';
 import { migrate, openDatabase } from '../../server/infra/db/database.ts';
-import { clusterDir, ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/infra/db/embedded-postgres.ts';
+import {
+  clusterDir,
+  ensureDatabase,
+  startEmbeddedPostgres,
+  type EmbeddedPostgres,
+} from '../../server/infra/db/embedded-postgres.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../server/infra/storage/embedded-s3.ts';
 import { logDir, scanRunLogs } from './secret-scan.ts';
 
@@ -66,10 +71,12 @@ export default async function setup(project: TestProject) {
       if (fs.existsSync(pgLog)) fs.cpSync(pgLog, path.join(process.env.TEST_KEEP_LOGS, 'postgres.log'));
     }
     try {
-      console.log(await scanRunLogs(scratch, {
-        postgresLog: pgLog,
-        postgresPassword: embedded ? decodeURIComponent(new URL(embedded.url).password) : null,
-      }));
+      console.log(
+        await scanRunLogs(scratch, {
+          postgresLog: pgLog,
+          postgresPassword: embedded ? decodeURIComponent(new URL(embedded.url).password) : null,
+        }),
+      );
     } finally {
       fs.rmSync(scratch, { recursive: true, force: true });
     }

@@ -58,18 +58,32 @@ function testLogger(logFile: string) {
   const file = pino.destination({ dest: logFile, sync: true });
   const shown = process.env.TEST_LOG_LEVEL;
   if (!shown || shown === 'silent') return pino({ level: 'debug' }, file);
-  return pino({ level: shown === 'trace' ? 'trace' : 'debug' }, pino.multistream([{ level: 'debug', stream: file }, { level: shown as Level, stream: process.stdout }]));
+  return pino(
+    { level: shown === 'trace' ? 'trace' : 'debug' },
+    pino.multistream([
+      { level: 'debug', stream: file },
+      { level: shown as Level, stream: process.stdout },
+    ]),
+  );
 }
 
 /**
  * A real app on the run's Postgres and S3 server, closed after the file's tests. With `worker: true`
  * it also consumes background jobs, as `intake serve` does.
  */
-export async function startTestApp(extra: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestApp> {
+export async function startTestApp(
+  extra: Record<string, string> = {},
+  opts: { worker?: boolean } = {},
+): Promise<TestApp> {
   const env = testEnv(extra);
   const config = loadConfig(env);
   const logFile = capturedLogFile('app');
-  const rt = await boot(config, { http: false, worker: opts.worker ?? false, services: true, log: testLogger(logFile) });
+  const rt = await boot(config, {
+    http: false,
+    worker: opts.worker ?? false,
+    services: true,
+    log: testLogger(logFile),
+  });
   rememberSecrets(inject('scratchDir'), { secretKeys: [loadSecretKey(config)], env });
   const app = createApp(rt.ctx);
   afterAll(() => rt.close());
@@ -93,7 +107,11 @@ export async function makeMember(t: TestApp, teamId: string, role: string, abili
 }
 
 /** Another token for the same member. */
-export async function makeToken(t: TestApp, member: TestMember, abilities?: Ability[]): Promise<{ token: string; tokenId: string }> {
+export async function makeToken(
+  t: TestApp,
+  member: TestMember,
+  abilities?: Ability[],
+): Promise<{ token: string; tokenId: string }> {
   const created = await issueToken(t.ctx, { teamId: member.teamId, userId: member.userId, name: 'extra', abilities });
   return { token: created.token, tokenId: created.data.id };
 }

@@ -3,13 +3,22 @@ import { makePublishedForm } from './forms.ts';
 import { bearer, makeTeam, type TestApp, type TestMember } from './harness.ts';
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type Reply } from './https-receiver.ts';
 
-export type HookedForm = { owner: TestMember; formId: string; endpoint: string; webhookId: string; secret: string; receiver: HttpsReceiver };
+export type HookedForm = {
+  owner: TestMember;
+  formId: string;
+  endpoint: string;
+  webhookId: string;
+  secret: string;
+  receiver: HttpsReceiver;
+};
 
 /**
  * Makes, per call, a team of its own with a published form and a webhook to a real HTTPS receiver of its
  * own (answering with `reply`); the receivers close after the file's tests.
  */
-export function hookedForms(t: TestApp): (reply?: (req: ReceivedRequest) => Reply, webhook?: Record<string, unknown>) => Promise<HookedForm> {
+export function hookedForms(
+  t: TestApp,
+): (reply?: (req: ReceivedRequest) => Reply, webhook?: Record<string, unknown>) => Promise<HookedForm> {
   const receivers: HttpsReceiver[] = [];
   afterAll(async () => {
     for (const r of receivers) await r.close();
@@ -24,6 +33,13 @@ export function hookedForms(t: TestApp): (reply?: (req: ReceivedRequest) => Repl
       .set(bearer(owner.token))
       .send({ label: 'Receiver', url: `${receiver.localhostUrl}/hooks/intake`, ...webhook });
     if (res.status !== 201) throw new Error(`webhook create failed: ${res.status} ${res.text}`);
-    return { owner, formId: form.id, endpoint: form.endpoint, webhookId: res.body.data.id, secret: res.body.secret, receiver };
+    return {
+      owner,
+      formId: form.id,
+      endpoint: form.endpoint,
+      webhookId: res.body.data.id,
+      secret: res.body.secret,
+      receiver,
+    };
   };
 }

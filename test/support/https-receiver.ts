@@ -50,7 +50,9 @@ const OK: Reply = { status: 200, headers: { 'content-type': 'application/json' }
  * delivery is tested against TLS, slow and silent receivers rather than mocks. HTTP keep-alive stays on, so
  * clients reuse connections as they would in production.
  */
-export async function startHttpsReceiver(opts: { reply?: (req: ReceivedRequest) => Reply } = {}): Promise<HttpsReceiver> {
+export async function startHttpsReceiver(
+  opts: { reply?: (req: ReceivedRequest) => Reply } = {},
+): Promise<HttpsReceiver> {
   const { key, cert } = testCertificate();
   let reply = opts.reply ?? (() => OK);
   const requests: ReceivedRequest[] = [];
@@ -137,7 +139,11 @@ export async function startHttpsReceiver(opts: { reply?: (req: ReceivedRequest) 
         };
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`expected ${count} requests at the HTTPS receiver, ${requests.length} arrived within ${timeoutMs} ms`));
+          reject(
+            new Error(
+              `expected ${count} requests at the HTTPS receiver, ${requests.length} arrived within ${timeoutMs} ms`,
+            ),
+          );
         }, timeoutMs);
         const cleanup = () => {
           clearTimeout(timer);
@@ -170,7 +176,11 @@ export function redirectReply(location: string): Reply {
 export function bigBody(bytes: number): string {
   let text = '😀€é'.repeat(Math.floor(bytes / 9));
   let rest = bytes % 9;
-  for (const [char, size] of [['😀', 4], ['€', 3], ['é', 2]] as const) {
+  for (const [char, size] of [
+    ['😀', 4],
+    ['€', 3],
+    ['é', 2],
+  ] as const) {
     if (rest >= size) {
       text += char;
       rest -= size;

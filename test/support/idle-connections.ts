@@ -36,7 +36,9 @@ function openOne(): Promise<void> {
         done(/^HTTP\/1\.1 200/.test(answer));
       }
     });
-    socket.once('connect', () => socket.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n`));
+    socket.once('connect', () =>
+      socket.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n`),
+    );
   });
 }
 

@@ -9,7 +9,10 @@ export type ChatRequest = {
   body: {
     model: string;
     messages: Array<{ role: string; content: string }>;
-    response_format?: { type: string; json_schema?: { name: string; strict?: boolean; schema: Record<string, unknown> } };
+    response_format?: {
+      type: string;
+      json_schema?: { name: string; strict?: boolean; schema: Record<string, unknown> };
+    };
     [key: string]: unknown;
   };
 };
@@ -18,7 +21,9 @@ export type ChatRequest = {
  * What the server answers: a completion whose message content is the analysis as JSON, raw message
  * content (e.g. not JSON at all), or an HTTP error. `delayMs` holds the answer back.
  */
-export type ChatReply = ({ analysis: Analysis } | { content: string } | { status: number; message: string }) & { delayMs?: number };
+export type ChatReply = ({ analysis: Analysis } | { content: string } | { status: number; message: string }) & {
+  delayMs?: number;
+};
 
 export type OpenAiTestServer = {
   /** Base URL for OPENAI_BASE_URL, ending in /v1. */
@@ -49,7 +54,9 @@ export async function startOpenAiTestServer(): Promise<OpenAiTestServer> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
       return;
     }
     const request: ChatRequest = { headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
@@ -75,7 +82,9 @@ export async function startOpenAiTestServer(): Promise<OpenAiTestServer> {
           object: 'chat.completion',
           created: Math.floor(Date.now() / 1000),
           model: request.body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+          choices: [
+            { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' },
+          ],
           usage: { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 },
         }),
       );

@@ -44,7 +44,12 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const pgCtl = path.join(path.dirname(binary), 'pg_ctl');
   const serverArgs = args.filter((_, i, a) => a[i] !== '-D' && a[i - 1] !== '-D');
   const pgctl = (...more: string[]) =>
-    execFileSync(pgCtl, [...more, '-D', dir], { ...asPostgres(), env: { ...process.env, LC_ALL: 'C.UTF-8' }, stdio: 'pipe', timeout: 60_000 });
+    execFileSync(pgCtl, [...more, '-D', dir], {
+      ...asPostgres(),
+      env: { ...process.env, LC_ALL: 'C.UTF-8' },
+      stdio: 'pipe',
+      timeout: 60_000,
+    });
   let running = true;
   afterAll(async () => {
     if (running) await embedded.stop();
@@ -102,7 +107,10 @@ function throttledProxy(target: () => number) {
     upstream.on('error', end).on('close', end);
   });
   return {
-    listen: (port = 0) => new Promise<number>((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port))),
+    listen: (port = 0) =>
+      new Promise<number>((resolve) =>
+        server.listen(port, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)),
+      ),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

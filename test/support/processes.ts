@@ -37,7 +37,9 @@ export function captureLogs(
   const file = capturedLogFile(what);
   const fd = fs.openSync(file, 'a');
   let open = 0;
-  const remember = () => opts.env && rememberSecrets(scratch, { secretKeys: [envSecretKey(opts.env)].filter((k) => k !== null), env: opts.env });
+  const remember = () =>
+    opts.env &&
+    rememberSecrets(scratch, { secretKeys: [envSecretKey(opts.env)].filter((k) => k !== null), env: opts.env });
   remember();
   for (const name of ['stdout', 'stderr'] as const) {
     const stream = child[name];
@@ -66,7 +68,12 @@ export function captureLogs(
  * Runs a command to completion with no stdin, collecting its output. Its stderr and the log lines of its
  * stdout (stdout is the command's output) go to the run's captured logs.
  */
-export function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<ProcessResult> {
+export function runProcess(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd?: string,
+): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     captureLogs(child, path.basename(command), { env, output: ['stdout'] });

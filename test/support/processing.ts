@@ -48,7 +48,10 @@ export async function startProcessingApp(
 ): Promise<TestApp & { dataDir: string; databaseUrl: string }> {
   const databaseUrl = await privateDatabaseUrl();
   const dataDir = env.INTAKE_DATA_DIR ?? tempDataDir();
-  const t = await startTestApp({ DATABASE_URL: databaseUrl, INTAKE_DATA_DIR: dataDir, ...env }, { worker: opts.worker ?? true });
+  const t = await startTestApp(
+    { DATABASE_URL: databaseUrl, INTAKE_DATA_DIR: dataDir, ...env },
+    { worker: opts.worker ?? true },
+  );
   return { ...t, dataDir, databaseUrl };
 }
 
@@ -62,7 +65,11 @@ export async function submission(t: TestApp, id: string): Promise<StoredSubmissi
 }
 
 /** Polls until the submission leaves `received` (the worker is woken by NOTIFY, so this is quick). */
-export async function waitForProcessing(t: TestApp, id: string, timeoutMs = 10_000): Promise<StoredSubmission & { updated_at: string }> {
+export async function waitForProcessing(
+  t: TestApp,
+  id: string,
+  timeoutMs = 10_000,
+): Promise<StoredSubmission & { updated_at: string }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const s = await submission(t, id);
@@ -85,7 +92,11 @@ export async function jobsFor(t: TestApp, submissionId: string, name?: string): 
 }
 
 /** Posts a urlencoded form the way a browser does, asking for JSON back; returns the submission id. */
-export async function postForm(t: TestApp, endpoint: string, fields: Record<string, string | string[]>): Promise<string> {
+export async function postForm(
+  t: TestApp,
+  endpoint: string,
+  fields: Record<string, string | string[]>,
+): Promise<string> {
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(fields)) for (const value of [v].flat()) body.append(k, value);
   const res = await t.http.post(endpoint).type('form').set('Accept', 'application/json').send(body.toString());

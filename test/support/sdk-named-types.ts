@@ -11,7 +11,17 @@ import type { Job as JobSchema } from '../../contract/jobs.ts';
 import type { SubmissionDetail as SubmissionDetailSchema, SubmissionListItem } from '../../contract/submissions.ts';
 import type { TokenMetadata } from '../../contract/tokens.ts';
 import type { Delivery as DeliverySchema, Webhook as WebhookSchema } from '../../contract/webhooks.ts';
-import type { Delivery, ErrorBody, Form, Insights, Job, Submission, SubmissionDetail, Token, Webhook } from '../../sdk/index.ts';
+import type {
+  Delivery,
+  ErrorBody,
+  Form,
+  Insights,
+  Job,
+  Submission,
+  SubmissionDetail,
+  Token,
+  Webhook,
+} from '../../sdk/index.ts';
 import type { components } from '../../sdk/openapi-types.ts';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

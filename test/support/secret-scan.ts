@@ -24,12 +24,17 @@ type Known = { secretKeys: string[]; passwords: string[] };
 
 /** Records secrets an app or process of this run holds, so the scan looks for them verbatim. */
 export function rememberSecrets(scratch: string, known: { secretKeys?: Buffer[]; env?: NodeJS.ProcessEnv }): void {
-  const record: Known = { secretKeys: (known.secretKeys ?? []).map((k) => k.toString('hex')), passwords: configuredSecrets(known.env ?? {}) };
+  const record: Known = {
+    secretKeys: (known.secretKeys ?? []).map((k) => k.toString('hex')),
+    passwords: configuredSecrets(known.env ?? {}),
+  };
   if (!record.secretKeys.length && !record.passwords.length) return;
   const text = JSON.stringify(record);
   const dir = knownDir(scratch);
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, `${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`), text, { mode: 0o600 });
+  fs.writeFileSync(path.join(dir, `${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`), text, {
+    mode: 0o600,
+  });
 }
 
 /** The server secret an environment gives a process: INTAKE_SECRET_KEY, else the one in its data dir (if made yet). */
@@ -55,7 +60,10 @@ function configuredSecrets(env: NodeJS.ProcessEnv): string[] {
 }
 
 /** Every secret recorded for the run, each server secret with its derived keys, in the encodings a log could show. */
-export function knownSecrets(scratch: string, extra: { secretKeys?: Buffer[]; passwords?: string[] } = {}): KnownSecret[] {
+export function knownSecrets(
+  scratch: string,
+  extra: { secretKeys?: Buffer[]; passwords?: string[] } = {},
+): KnownSecret[] {
   const secretKeys = new Set((extra.secretKeys ?? []).map((k) => k.toString('hex')));
   const passwords = new Set(extra.passwords ?? []);
   const dir = knownDir(scratch);
@@ -64,14 +72,26 @@ export function knownSecrets(scratch: string, extra: { secretKeys?: Buffer[]; pa
     record.secretKeys.forEach((k) => secretKeys.add(k));
     record.passwords.forEach((p) => passwords.add(p));
   }
-  return [...secretKeys].flatMap((hex) => keyNeedles(Buffer.from(hex, 'hex'))).concat([...passwords].map((value) => ({ label: 'a configured secret or password', value })));
+  return [...secretKeys]
+    .flatMap((hex) => keyNeedles(Buffer.from(hex, 'hex')))
+    .concat([...passwords].map((value) => ({ label: 'a configured secret or password', value })));
 }
 
 /** The server secret and each key derived from it, as hex, base64 and base64url. */
 export function keyNeedles(secret: Buffer): KnownSecret[] {
-  const keys: [string, Buffer][] = [['the server secret', secret], ...Object.entries(deriveKeys(secret)).map(([purpose, key]): [string, Buffer] => [`the ${purpose} key`, key])];
+  const keys: [string, Buffer][] = [
+    ['the server secret', secret],
+    ...Object.entries(deriveKeys(secret)).map(([purpose, key]): [string, Buffer] => [`the ${purpose} key`, key]),
+  ];
   return keys.flatMap(([label, key]) =>
-    [...new Set([key.toString('hex'), key.toString('base64'), key.toString('base64').replace(/=+$/, ''), key.toString('base64url')])].map((value) => ({ label, value })),
+    [
+      ...new Set([
+        key.toString('hex'),
+        key.toString('base64'),
+        key.toString('base64').replace(/=+$/, ''),
+        key.toString('base64url'),
+      ]),
+    ].map((value) => ({ label, value })),
   );
 }
 
@@ -115,12 +135,24 @@ const PATTERNS: Pattern[] = [
     shown: () => '….…',
   },
   // server/domain/submissions/file-links.ts: an export download link works for 7 days for whoever holds it.
-  { kind: 'export link signature', re: /[?&]expires=\d+&signature=[0-9a-f]{64}(?![0-9a-f])/g, shown: () => '?expires=…&signature=…' },
+  {
+    kind: 'export link signature',
+    re: /[?&]expires=\d+&signature=[0-9a-f]{64}(?![0-9a-f])/g,
+    shown: () => '?expires=…&signature=…',
+  },
   // CAPTCHA provider secrets (what forms store encrypted): Turnstile 0x4AAAAA…, hCaptcha 0x + 40 hex,
   // reCAPTCHA 6L + 38.
-  { kind: 'Turnstile secret', re: new RegExp(`(?<![${B64URL}])0x4AAAAA[${B64URL}]{16,}`, 'g'), shown: () => '0x4AAAAA…' },
+  {
+    kind: 'Turnstile secret',
+    re: new RegExp(`(?<![${B64URL}])0x4AAAAA[${B64URL}]{16,}`, 'g'),
+    shown: () => '0x4AAAAA…',
+  },
   { kind: 'hCaptcha secret', re: /(?<![\w])0x[0-9a-fA-F]{40}(?![\w])/g, shown: () => '0x…' },
-  { kind: 'reCAPTCHA secret', re: new RegExp(`(?<![${B64URL}])6L[${B64URL}]{38}(?![${B64URL}])`, 'g'), shown: () => '6L…' },
+  {
+    kind: 'reCAPTCHA secret',
+    re: new RegExp(`(?<![${B64URL}])6L[${B64URL}]{38}(?![${B64URL}])`, 'g'),
+    shown: () => '6L…',
+  },
   {
     kind: 'password in a URL',
     re: /:\/\/([^\s/:@"'<>]*):([^\s/@"'<>]+)@/g,
@@ -153,7 +185,15 @@ export function scanner(known: KnownSecret[]): (text: string) => Hit[] {
   const lengths = [...new Set([...keys.keys()].map((k) => k.length))].sort((a, b) => b - a);
   const prefixes = new Set([...keys.keys()].map((k) => k.slice(0, PREFIX)));
   const runs = lengths.length ? new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{${lengths.at(-1)},}`, 'g') : null;
-  const needles = others.size ? new RegExp([...others.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g') : null;
+  const needles = others.size
+    ? new RegExp(
+        [...others.keys()]
+          .sort((a, b) => b.length - a.length)
+          .map(escapeRegExp)
+          .join('|'),
+        'g',
+      )
+    : null;
   return (text) => {
     const hits: Hit[] = [];
     for (const p of PATTERNS) {
@@ -173,7 +213,12 @@ export function scanner(known: KnownSecret[]): (text: string) => Hit[] {
       }
     }
     for (const m of needles ? text.matchAll(needles) : []) {
-      hits.push({ kind: others.get(m[0])!, start: m.index, end: m.index + m[0].length, shown: `[${others.get(m[0])}]` });
+      hits.push({
+        kind: others.get(m[0])!,
+        start: m.index,
+        end: m.index + m[0].length,
+        shown: `[${others.get(m[0])}]`,
+      });
     }
     return hits.sort((a, b) => a.start - b.start);
   };
@@ -214,8 +259,15 @@ function findingsIn(scan: (text: string) => Hit[], text: string, file: string, f
     const end = next === -1 ? text.length : next;
     for (let i = text.indexOf('\n', counted); i !== -1 && i < start; i = text.indexOf('\n', i + 1)) line++;
     counted = start;
-    const onLine = hits.filter((h) => h.start >= start && h.end <= end).map((h) => ({ ...h, start: h.start - start, end: h.end - start }));
-    findings.push({ file, line, kind: hit.kind, excerpt: excerpt(text.slice(start, end), onLine, { ...hit, start: hit.start - start, end: hit.end - start }) });
+    const onLine = hits
+      .filter((h) => h.start >= start && h.end <= end)
+      .map((h) => ({ ...h, start: h.start - start, end: h.end - start }));
+    findings.push({
+      file,
+      line,
+      kind: hit.kind,
+      excerpt: excerpt(text.slice(start, end), onLine, { ...hit, start: hit.start - start, end: hit.end - start }),
+    });
   }
   return findings;
 }
@@ -246,7 +298,9 @@ export async function scanFiles(
     let found = 0;
     const take = (text: string) => {
       if (found < limit) {
-        const f = findingsIn(scan, text, file, line).filter((x) => !allowed.has(x.kind)).slice(0, limit - found);
+        const f = findingsIn(scan, text, file, line)
+          .filter((x) => !allowed.has(x.kind))
+          .slice(0, limit - found);
         found += f.length;
         findings.push(...f);
       }
@@ -272,16 +326,25 @@ export function describeFindings(findings: Finding[]): string {
 /** Every regular file under `dir`. */
 export function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
 /**
  * Scans the run's captured logs and the Postgres log; throws, naming each file and line with a redacted
  * excerpt, when a secret is found. Answers a one-line summary otherwise.
  */
-export async function scanRunLogs(scratch: string, opts: { postgresLog?: string; postgresPassword?: string | null } = {}): Promise<string> {
+export async function scanRunLogs(
+  scratch: string,
+  opts: { postgresLog?: string; postgresPassword?: string | null } = {},
+): Promise<string> {
   const started = Date.now();
-  const files = [...filesUnder(logDir(scratch)), ...(opts.postgresLog && fs.existsSync(opts.postgresLog) ? [opts.postgresLog] : [])];
+  const files = [
+    ...filesUnder(logDir(scratch)),
+    ...(opts.postgresLog && fs.existsSync(opts.postgresLog) ? [opts.postgresLog] : []),
+  ];
   const known = knownSecrets(scratch, {
     secretKeys: [envSecretKey({ INTAKE_DATA_DIR: scratch })].filter((k) => k !== null),
     passwords: opts.postgresPassword ? [opts.postgresPassword] : [],

@@ -43,7 +43,10 @@ export async function startSmtpTestServer(): Promise<SmtpTestServer> {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const { mailFrom, rcptTo } = session.envelope;
-        parseMail(Buffer.concat(chunks).toString('utf8'), { from: mailFrom ? mailFrom.address : null, to: rcptTo.map((r) => r.address) }).then(
+        parseMail(Buffer.concat(chunks).toString('utf8'), {
+          from: mailFrom ? mailFrom.address : null,
+          to: rcptTo.map((r) => r.address),
+        }).then(
           (mail) => {
             messages.push(mail);
             callback();
@@ -63,7 +66,8 @@ export async function startSmtpTestServer(): Promise<SmtpTestServer> {
     async waitForMessages(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (messages.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} messages, got ${messages.length} after ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`expected ${count} messages, got ${messages.length} after ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 25));
       }
       return messages.slice(0, count);
@@ -76,7 +80,10 @@ export async function startSmtpTestServer(): Promise<SmtpTestServer> {
  * Parses a message as a mail client would: headers unfolded and RFC 2047-decoded (the first value of
  * each), and the text and HTML parts decoded by a real MIME parser (mailparser).
  */
-export async function parseMail(raw: string, envelope: ReceivedMail['envelope'] = { from: null, to: [] }): Promise<ReceivedMail> {
+export async function parseMail(
+  raw: string,
+  envelope: ReceivedMail['envelope'] = { from: null, to: [] },
+): Promise<ReceivedMail> {
   const normalized = raw.replace(/\r\n/g, '\n');
   const split = normalized.indexOf('\n\n');
   const head = split === -1 ? normalized : normalized.slice(0, split);
@@ -90,7 +97,15 @@ export async function parseMail(raw: string, envelope: ReceivedMail['envelope'] 
   const parsed = await simpleParser(raw);
   const header = (name: string) => headers.get(name.toLowerCase())?.[0];
   const html = typeof parsed.html === 'string' ? parsed.html : undefined;
-  return { envelope, headers, header, subject: header('subject'), text: (parsed.text ?? '').replace(/\n$/, ''), html, raw };
+  return {
+    envelope,
+    headers,
+    header,
+    subject: header('subject'),
+    text: (parsed.text ?? '').replace(/\n$/, ''),
+    html,
+    raw,
+  };
 }
 
 function decodeQuotedPrintable(body: string): string {

@@ -20,7 +20,12 @@ export async function insertForm(t: TestApp, teamId: string): Promise<string> {
   return id;
 }
 
-export async function insertSubmission(t: TestApp, teamId: string, formId: string, status = 'received'): Promise<string> {
+export async function insertSubmission(
+  t: TestApp,
+  teamId: string,
+  formId: string,
+  status = 'received',
+): Promise<string> {
   const id = newId('subm');
   await t.ctx.db.query(
     `insert into submissions (id, team_id, form_id, status, payload) values ($1, $2, $3, $4, '{"email":"a@example.test"}'::jsonb)`,
@@ -72,35 +77,56 @@ export async function insertJob(t: TestApp, teamId: string): Promise<string> {
 export const recordFactories: Record<string, RecordFactory> = {
   // A token of the member itself (a member may revoke only its own), with an ability every role holds.
   token: async (t, member) => {
-    const created = await issueToken(t.ctx, { teamId: member.teamId, userId: member.userId, name: 'records', abilities: ['forms:read'] });
+    const created = await issueToken(t.ctx, {
+      teamId: member.teamId,
+      userId: member.userId,
+      name: 'records',
+      abilities: ['forms:read'],
+    });
     return created.data.id;
   },
   form: (t, member) => insertForm(t, member.teamId),
-  submission: async (t, member, made) => insertSubmission(t, member.teamId, made.form ?? (await insertForm(t, member.teamId))),
+  submission: async (t, member, made) =>
+    insertSubmission(t, member.teamId, made.form ?? (await insertForm(t, member.teamId))),
   file: async (t, member, made) => {
     const form = made.form ?? (await insertForm(t, member.teamId));
     return insertFile(t, member.teamId, form, made.submission ?? (await insertSubmission(t, member.teamId, form)));
   },
-  webhook: async (t, member, made) => insertWebhook(t, member.teamId, made.form ?? (await insertForm(t, member.teamId))),
+  webhook: async (t, member, made) =>
+    insertWebhook(t, member.teamId, made.form ?? (await insertForm(t, member.teamId))),
   webhook_id: async (t, member) => insertWebhook(t, member.teamId, await insertForm(t, member.teamId)),
   delivery: async (t, member, made) =>
-    insertDelivery(t, member.teamId, made.webhook ?? (await insertWebhook(t, member.teamId, made.form ?? (await insertForm(t, member.teamId))))),
-  delivery_id: async (t, member) => insertDelivery(t, member.teamId, await insertWebhook(t, member.teamId, await insertForm(t, member.teamId))),
+    insertDelivery(
+      t,
+      member.teamId,
+      made.webhook ?? (await insertWebhook(t, member.teamId, made.form ?? (await insertForm(t, member.teamId)))),
+    ),
+  delivery_id: async (t, member) =>
+    insertDelivery(t, member.teamId, await insertWebhook(t, member.teamId, await insertForm(t, member.teamId))),
   job_id: (t, member) => insertJob(t, member.teamId),
   erasure: async (t, member) => {
     const id = newId('era');
     const job = await insertJob(t, member.teamId);
-    await t.ctx.db.query(`insert into erasure_requests (id, team_id, job_id, kind, dry_run) values ($1, $2, $3, 'email', true)`, [id, member.teamId, job]);
+    await t.ctx.db.query(
+      `insert into erasure_requests (id, team_id, job_id, kind, dry_run) values ($1, $2, $3, 'email', true)`,
+      [id, member.teamId, job],
+    );
     return id;
   },
 };
 
 /** Records for `params` in order, children under the records already in `made` (which is not changed). */
-export async function makeRecords(t: TestApp, member: TestMember, params: string[], made: Record<string, string> = {}): Promise<Record<string, string>> {
+export async function makeRecords(
+  t: TestApp,
+  member: TestMember,
+  params: string[],
+  made: Record<string, string> = {},
+): Promise<Record<string, string>> {
   const out = { ...made };
   for (const p of params) {
     const factory = recordFactories[p];
-    if (!factory) throw new Error(`No record factory for path parameter "${p}": add one to test/support/team-records.ts`);
+    if (!factory)
+      throw new Error(`No record factory for path parameter "${p}": add one to test/support/team-records.ts`);
     if (!(p in out)) out[p] = await factory(t, member, out);
   }
   return out;
@@ -112,7 +138,12 @@ export type RoleMember = TestMember & { email: string; role: Role };
  * A member of `teamId` with `role` (through the same domain functions as `intake admin user create`) and a
  * token: by default the role's whole ceiling.
  */
-export async function makeRoleMember(t: TestApp, teamId: string, role: Role, abilities?: Ability[]): Promise<RoleMember> {
+export async function makeRoleMember(
+  t: TestApp,
+  teamId: string,
+  role: Role,
+  abilities?: Ability[],
+): Promise<RoleMember> {
   const email = `role-${randomBytes(5).toString('hex')}@example.test`;
   const { user } = await addMember(t.ctx, { email, name: `A ${role}`, teamId, role });
   const created = await issueToken(t.ctx, { teamId, userId: user.id, name: `${role} token`, abilities });

@@ -32,12 +32,31 @@ export function testCertificate(): TestCertificate {
   const keyFile = path.join(dir, 'key.pem');
   const certFile = path.join(dir, 'cert.pem');
   // stderr is piped so a failure carries openssl's own message.
-  execFileSync(OPENSSL, [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-keyout', keyFile, '-out', certFile, '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1',
-    '-addext', 'basicConstraints=critical,CA:true',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync(
+    OPENSSL,
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1',
+      '-addext',
+      'basicConstraints=critical,CA:true',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const cert = fs.readFileSync(certFile, 'utf8');
   const existing = process.env.NODE_EXTRA_CA_CERTS;
   const inherited = existing && fs.existsSync(existing) ? `${fs.readFileSync(existing, 'utf8').trimEnd()}\n` : '';

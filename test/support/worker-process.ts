@@ -25,7 +25,12 @@ export function workerProcesses(base: { databaseUrl: string; dataDir: string; en
 }
 
 /** Polls `fn` every 50 ms until `ok` holds; the timeout error shows the last value and `context()`. */
-export async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000, context: () => string = () => ''): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T>,
+  ok: (v: T) => boolean,
+  timeoutMs = 20_000,
+  context: () => string = () => '',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

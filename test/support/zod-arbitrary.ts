@@ -63,14 +63,17 @@ function validFor(schema: z.ZodTypeAny, hostility: number): fc.Arbitrary<unknown
       const min = checks.find((c) => c.kind === 'min')?.value ?? 0;
       if (checks.some((c) => c.kind === 'email')) return fc.emailAddress();
       if (checks.some((c) => c.kind === 'url')) return fc.webUrl();
-      if (checks.some((c) => c.kind === 'datetime')) return fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
+      if (checks.some((c) => c.kind === 'datetime'))
+        return fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
       return fc.string({ minLength: min, maxLength: Math.min(max, 60) });
     }
     case 'ZodNumber': {
       const checks = (def.checks as Array<{ kind: string; value?: number }>) ?? [];
       const min = checks.find((c) => c.kind === 'min')?.value ?? -1000;
       const max = checks.find((c) => c.kind === 'max')?.value ?? 1000;
-      return checks.some((c) => c.kind === 'int') ? fc.integer({ min, max: Math.max(min, max) }) : fc.double({ min, max, noNaN: true });
+      return checks.some((c) => c.kind === 'int')
+        ? fc.integer({ min, max: Math.max(min, max) })
+        : fc.double({ min, max, noNaN: true });
     }
     case 'ZodBoolean':
       return fc.boolean();
@@ -83,7 +86,10 @@ function validFor(schema: z.ZodTypeAny, hostility: number): fc.Arbitrary<unknown
     case 'ZodArray': {
       const max = (def.maxLength as { value: number } | null)?.value ?? 5;
       const min = (def.minLength as { value: number } | null)?.value ?? 0;
-      return fc.array(arbitraryFor(def.type as z.ZodTypeAny, hostility), { minLength: min, maxLength: Math.min(max, 6) });
+      return fc.array(arbitraryFor(def.type as z.ZodTypeAny, hostility), {
+        minLength: min,
+        maxLength: Math.min(max, 6),
+      });
     }
     case 'ZodObject': {
       const shape = (schema as z.ZodObject<z.ZodRawShape>).shape;
@@ -91,7 +97,11 @@ function validFor(schema: z.ZodTypeAny, hostility: number): fc.Arbitrary<unknown
       return fc.record(Object.fromEntries(entries), { requiredKeys: [] });
     }
     case 'ZodRecord':
-      return fc.dictionary(fc.oneof(fc.string({ maxLength: 20 }), hostileString), arbitraryFor(def.valueType as z.ZodTypeAny, hostility), { maxKeys: 5 });
+      return fc.dictionary(
+        fc.oneof(fc.string({ maxLength: 20 }), hostileString),
+        arbitraryFor(def.valueType as z.ZodTypeAny, hostility),
+        { maxKeys: 5 },
+      );
     case 'ZodOptional':
     case 'ZodNullable':
     case 'ZodDefault':

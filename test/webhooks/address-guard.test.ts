@@ -103,7 +103,10 @@ describe('checkWebhookUrl', () => {
     const lookup = async (host: string): Promise<string[]> => {
       throw new Error(`looked up ${host}`);
     };
-    expect(await checkWebhookUrl(url, { allowPrivate: false, lookup })).toEqual({ ok: false, reason: 'points to a private or reserved address' });
+    expect(await checkWebhookUrl(url, { allowPrivate: false, lookup })).toEqual({
+      ok: false,
+      reason: 'points to a private or reserved address',
+    });
   });
 
   it('refuses localhost through the real resolver', async () => {
@@ -115,28 +118,42 @@ describe('checkWebhookUrl', () => {
 
   it('refuses a name when any of its addresses is not public', async () => {
     const mixed = { allowPrivate: false, lookup: async () => ['93.184.215.14', '10.0.0.5'] };
-    expect(await checkWebhookUrl('https://rebind.example.com/', mixed)).toEqual({ ok: false, reason: 'resolves to a private or reserved address' });
+    expect(await checkWebhookUrl('https://rebind.example.com/', mixed)).toEqual({
+      ok: false,
+      reason: 'resolves to a private or reserved address',
+    });
     const v6 = { allowPrivate: false, lookup: async () => ['2606:4700:4700::1111', '::ffff:169.254.169.254'] };
     expect((await checkWebhookUrl('https://rebind.example.com/', v6)).ok).toBe(false);
   });
 
   it('refuses a name that does not resolve', async () => {
     const nothing = { allowPrivate: false, lookup: async () => [] };
-    expect(await checkWebhookUrl('https://gone.example.com/', nothing)).toEqual({ ok: false, reason: 'has a host name that does not resolve' });
+    expect(await checkWebhookUrl('https://gone.example.com/', nothing)).toEqual({
+      ok: false,
+      reason: 'has a host name that does not resolve',
+    });
     const failing = {
       allowPrivate: false,
       lookup: async () => {
         throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
       },
     };
-    expect(await checkWebhookUrl('https://gone.example.com/', failing)).toEqual({ ok: false, reason: 'has a host name that does not resolve' });
+    expect(await checkWebhookUrl('https://gone.example.com/', failing)).toEqual({
+      ok: false,
+      reason: 'has a host name that does not resolve',
+    });
   });
 
   it('with allowPrivate, skips address checks and DNS entirely', async () => {
     const lookup = async (host: string): Promise<string[]> => {
       throw new Error(`looked up ${host}`);
     };
-    for (const url of ['https://localhost:8443/', 'https://127.0.0.1/', 'https://[::1]/', 'https://unresolvable.example/']) {
+    for (const url of [
+      'https://localhost:8443/',
+      'https://127.0.0.1/',
+      'https://[::1]/',
+      'https://unresolvable.example/',
+    ]) {
       expect((await checkWebhookUrl(url, { allowPrivate: true, lookup })).ok, url).toBe(true);
     }
   });

@@ -24,12 +24,18 @@ workerProcesses({
 }).start();
 
 const hookedForm = hookedForms(t);
-const CONTACT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Could you send me a quote for twenty units?' };
+const CONTACT = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  message: 'Could you send me a quote for twenty units?',
+};
 
 describe('a fast webhook that stops answering', { timeout: 90_000 }, () => {
   it('holds at most every slot, and another webhook is still delivered within a second (the reserve)', async () => {
     // Answers its first requests at once (so it counts as fast and bursts), then never again.
-    const turning = await hookedForm((req) => (req.n <= FAST_ANSWERS ? { delayMs: 40, reply: { status: 204 } } : { hang: true }));
+    const turning = await hookedForm((req) =>
+      req.n <= FAST_ANSWERS ? { delayMs: 40, reply: { status: 204 } } : { hang: true },
+    );
     const healthy = await hookedForm(() => ({ status: 204 }));
 
     await Promise.all(Array.from({ length: FAST_ANSWERS + 6 }, () => postForm(t, turning.endpoint, CONTACT)));
@@ -46,7 +52,9 @@ describe('a fast webhook that stops answering', { timeout: 90_000 }, () => {
     console.log(`burst fairness: healthy webhook's deliveries arrived ${latencies.join(', ')} ms after their posts`);
     for (const ms of latencies) expect(ms).toBeLessThan(1_000);
     // Within the first timeout after it went silent, it held more than its share open, never more than every slot.
-    const hung = turning.receiver.requests.filter((r) => r.n > FAST_ANSWERS && r.receivedAt < silentFrom + TIMEOUT_MS - 200);
+    const hung = turning.receiver.requests.filter(
+      (r) => r.n > FAST_ANSWERS && r.receivedAt < silentFrom + TIMEOUT_MS - 200,
+    );
     console.log(`burst fairness: ${hung.length} attempts held open by the webhook that went silent`);
     expect(hung.length).toBeGreaterThan(PER_WEBHOOK);
     expect(hung.length).toBeLessThanOrEqual(CONCURRENCY);

@@ -41,22 +41,37 @@ type Hook = HookedForm;
 const hookedForm = hookedForms(t);
 
 async function deliveriesOf(h: Hook) {
-  const res = await t.http.get(`/v1/forms/${h.formId}/webhooks/${h.webhookId}/deliveries?per_page=100`).set(bearer(h.owner.token));
+  const res = await t.http
+    .get(`/v1/forms/${h.formId}/webhooks/${h.webhookId}/deliveries?per_page=100`)
+    .set(bearer(h.owner.token));
   expect(res.status, res.text).toBe(200);
-  return res.body.data as Array<{ id: string; status: string; attempts: number; http_status: number | null; error: string | null }>;
+  return res.body.data as Array<{
+    id: string;
+    status: string;
+    attempts: number;
+    http_status: number | null;
+    error: string | null;
+  }>;
 }
 
-const CONTACT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Could you send me a quote for twenty units?' };
+const CONTACT = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  message: 'Could you send me a quote for twenty units?',
+};
 
 describe('a receiver that never answers takes at most its share of a worker', { timeout: 60_000 }, () => {
-  it('another team\'s webhook is delivered at once while every attempt to the silent one waits out the timeout', async () => {
+  it("another team's webhook is delivered at once while every attempt to the silent one waits out the timeout", async () => {
     const silent = await hookedForm(() => ({ hang: true }));
     const healthy = await hookedForm(() => ({ status: 204 }));
 
     // More attempts queued for the silent webhook than the worker has slots.
     const QUEUED = CONCURRENCY + 1;
     await Promise.all(Array.from({ length: QUEUED }, () => postForm(t, silent.endpoint, CONTACT)));
-    await eventually(() => deliveriesOf(silent), (ds) => ds.length === QUEUED);
+    await eventually(
+      () => deliveriesOf(silent),
+      (ds) => ds.length === QUEUED,
+    );
     await silent.receiver.waitFor(PER_WEBHOOK);
 
     // The healthy webhook's deliveries, one after another while the silent receiver holds its attempts open.
@@ -67,22 +82,33 @@ describe('a receiver that never answers takes at most its share of a worker', { 
       const reqs = await healthy.receiver.waitFor(i + 1, 10_000);
       latencies.push(reqs[i]!.receivedAt - postedAt);
     }
-    console.log(`fairness: healthy webhook's deliveries arrived ${latencies.join(', ')} ms after their posts (attempt timeout ${TIMEOUT_MS} ms)`);
+    console.log(
+      `fairness: healthy webhook's deliveries arrived ${latencies.join(', ')} ms after their posts (attempt timeout ${TIMEOUT_MS} ms)`,
+    );
     for (const ms of latencies) expect(ms).toBeLessThan(TIMEOUT_MS / 2);
 
     // The silent webhook's attempts all end: each delivery timed out on both attempts and is dead, with
     // exactly one request per attempt (a postponement is neither a request nor an attempt).
-    const dead = await eventually(() => deliveriesOf(silent), (ds) => ds.length === QUEUED && ds.every((d) => d.status === 'dead'), 40_000);
-    for (const d of dead) expect(d).toMatchObject({ status: 'dead', attempts: SCHEDULE.length, http_status: null, error: 'timeout' });
+    const dead = await eventually(
+      () => deliveriesOf(silent),
+      (ds) => ds.length === QUEUED && ds.every((d) => d.status === 'dead'),
+      40_000,
+    );
+    for (const d of dead)
+      expect(d).toMatchObject({ status: 'dead', attempts: SCHEDULE.length, http_status: null, error: 'timeout' });
     const perDelivery = new Map<string, number>();
-    for (const r of silent.receiver.requests) perDelivery.set(r.headers['webhook-id']!, (perDelivery.get(r.headers['webhook-id']!) ?? 0) + 1);
+    for (const r of silent.receiver.requests)
+      perDelivery.set(r.headers['webhook-id']!, (perDelivery.get(r.headers['webhook-id']!) ?? 0) + 1);
     expect([...perDelivery.keys()].sort()).toEqual(dead.map((d) => d.id).sort());
     expect([...perDelivery.values()]).toEqual(Array(QUEUED).fill(SCHEDULE.length));
     // Never more than its share at once: any PER_WEBHOOK + 1 requests in a row span at least one timeout.
     const arrivals = silent.receiver.requests.map((r) => r.receivedAt).sort((a, b) => a - b);
-    for (let i = PER_WEBHOOK; i < arrivals.length; i++) expect(arrivals[i]! - arrivals[i - PER_WEBHOOK]!).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+    for (let i = PER_WEBHOOK; i < arrivals.length; i++)
+      expect(arrivals[i]! - arrivals[i - PER_WEBHOOK]!).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
 
-    const { rows: [jobs] } = await t.ctx.db.query<{ n: number }>(
+    const {
+      rows: [jobs],
+    } = await t.ctx.db.query<{ n: number }>(
       `select count(*)::int as n from pgboss.job where name = 'deliver-webhook' and data->>'deliveryId' = any($1::text[])`,
       [dead.map((d) => d.id)],
     );

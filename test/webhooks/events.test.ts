@@ -18,16 +18,30 @@ import { withinOneMinuteWindow } from '../support/rate-window.ts';
 // `intake serve`: those processes alone trust the receivers' self-signed certificate.
 const t = await startProcessingApp({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' }, { worker: false });
 const SCHEDULE = [0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5];
-const ENV = { INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true', INTAKE_DELIVERY_SCHEDULE: SCHEDULE.join(','), INTAKE_DELIVERY_TIMEOUT_MS: '3000' };
+const ENV = {
+  INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true',
+  INTAKE_DELIVERY_SCHEDULE: SCHEDULE.join(','),
+  INTAKE_DELIVERY_TIMEOUT_MS: '3000',
+};
 const workers = workerProcesses({ databaseUrl: t.databaseUrl, dataDir: t.dataDir, env: ENV });
 const worker = workers.start();
 const hookedForm = hookedForms(t);
 
-const eventually = <T,>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000) =>
+const eventually = <T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000) =>
   waitUntil(fn, ok, timeoutMs, () => `worker output:\n${worker.output().slice(-4000)}`);
 
-const SALES = { name: 'Ada Lovelace', email: 'ada@example.com', topic: 'Sales', message: 'A quote for twenty units, please.' };
-const SUPPORT = { name: 'Grace Hopper', email: 'grace@example.com', topic: 'support', message: 'My login does not work.' };
+const SALES = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  topic: 'Sales',
+  message: 'A quote for twenty units, please.',
+};
+const SUPPORT = {
+  name: 'Grace Hopper',
+  email: 'grace@example.com',
+  topic: 'support',
+  message: 'My login does not work.',
+};
 
 /** A second webhook on the form of `h`, to its own receiver. */
 async function secondHook(h: HookedForm, webhook: Record<string, unknown>): Promise<HookedForm> {
@@ -41,10 +55,16 @@ async function secondHook(h: HookedForm, webhook: Record<string, unknown>): Prom
 }
 
 async function deliveryRows(webhookId: string) {
-  const { rows } = await t.ctx.db.query<{ id: string; event: string; submission_id: string | null; status: string; attempts: number; error: string | null }>(
-    'select id, event, submission_id, status, attempts, error from deliveries where webhook_id = $1 order by id',
-    [webhookId],
-  );
+  const { rows } = await t.ctx.db.query<{
+    id: string;
+    event: string;
+    submission_id: string | null;
+    status: string;
+    attempts: number;
+    error: string | null;
+  }>('select id, event, submission_id, status, attempts, error from deliveries where webhook_id = $1 order by id', [
+    webhookId,
+  ]);
   return rows;
 }
 
@@ -64,7 +84,12 @@ describe('webhook events and filters', { timeout: 60_000 }, () => {
         { field: 'email', op: 'exists' },
       ],
     });
-    const support = await secondHook(sales, { filter: [{ field: 'message', op: 'contains', value: 'LOGIN' }, { field: 'topic', op: 'not_equals', value: 'sales' }] });
+    const support = await secondHook(sales, {
+      filter: [
+        { field: 'message', op: 'contains', value: 'LOGIN' },
+        { field: 'topic', op: 'not_equals', value: 'sales' },
+      ],
+    });
     const salesId = await postForm(t, sales.endpoint, SALES);
     const supportId = await postForm(t, sales.endpoint, SUPPORT);
     const neitherId = await postForm(t, sales.endpoint, { ...SUPPORT, message: 'Just saying hello.' });
@@ -81,7 +106,12 @@ describe('webhook events and filters', { timeout: 60_000 }, () => {
   });
 
   it('filters on category and status as well as payload fields', async () => {
-    const h = await hookedForm(undefined, { filter: [{ field: 'status', op: 'equals', value: 'Processed' }, { field: 'category', op: 'exists' }] });
+    const h = await hookedForm(undefined, {
+      filter: [
+        { field: 'status', op: 'equals', value: 'Processed' },
+        { field: 'category', op: 'exists' },
+      ],
+    });
     const id = await postForm(t, h.endpoint, SALES);
     const [req] = await h.receiver.waitFor(1);
     expect(JSON.parse(req!.body)).toMatchObject({ submission_id: id });
@@ -98,40 +128,73 @@ describe('webhook events and filters', { timeout: 60_000 }, () => {
     const spamOnly = await hookedForm(undefined, { events: ['submission.spam'] });
     const cleanOnly = await secondHook(spamOnly, { events: ['submission.created'] });
     const both = await secondHook(spamOnly, { events: ['submission.created', 'submission.spam'] });
-    const filtered = await secondHook(spamOnly, { events: ['submission.spam'], filter: [{ field: 'topic', op: 'equals', value: 'nothing' }] });
+    const filtered = await secondHook(spamOnly, {
+      events: ['submission.spam'],
+      filter: [{ field: 'topic', op: 'equals', value: 'nothing' }],
+    });
     const spamId = await postForm(t, spamOnly.endpoint, { ...SALES, _gotcha: 'I am a bot' });
     const cleanId = await postForm(t, spamOnly.endpoint, SUPPORT);
 
     const [spam] = await spamOnly.receiver.waitFor(1);
     const event = JSON.parse(spam!.body);
-    expect(event).toMatchObject({ type: 'submission.spam', submission_id: spamId, spam_reason: 'honeypot_filled', form_id: spamOnly.formId });
-    expect(Object.keys(event)).toEqual(['type', 'submission_id', 'form_id', 'form_name', 'received_at', 'payload', 'files', 'meta', 'spam_reason']);
+    expect(event).toMatchObject({
+      type: 'submission.spam',
+      submission_id: spamId,
+      spam_reason: 'honeypot_filled',
+      form_id: spamOnly.formId,
+    });
+    expect(Object.keys(event)).toEqual([
+      'type',
+      'submission_id',
+      'form_id',
+      'form_name',
+      'received_at',
+      'payload',
+      'files',
+      'meta',
+      'spam_reason',
+    ]);
     expect(verifyWebhook(spamOnly.secret, spam!.headers, spam!.body)).toEqual(event);
     const [clean] = await cleanOnly.receiver.waitFor(1);
     expect(JSON.parse(clean!.body)).toMatchObject({ type: 'submission.created', submission_id: cleanId });
     const got = await both.receiver.waitFor(2);
-    expect(got.map((r: ReceivedRequest) => JSON.parse(r.body).type).sort()).toEqual(['submission.created', 'submission.spam']);
+    expect(got.map((r: ReceivedRequest) => JSON.parse(r.body).type).sort()).toEqual([
+      'submission.created',
+      'submission.spam',
+    ]);
     await quiet(3000);
     // Once each: the spam job ran again meanwhile and sent nothing twice.
     expect(spamOnly.receiver.requests).toHaveLength(1);
     expect(cleanOnly.receiver.requests).toHaveLength(1);
     expect(both.receiver.requests).toHaveLength(2);
     expect(filtered.receiver.requests).toHaveLength(0);
-    expect((await deliveryRows(spamOnly.webhookId)).map((d) => [d.event, d.submission_id])).toEqual([['submission.spam', spamId]]);
+    expect((await deliveryRows(spamOnly.webhookId)).map((d) => [d.event, d.submission_id])).toEqual([
+      ['submission.spam', spamId],
+    ]);
   });
 
   it('spam filed by moderation is sent too; a subscription made by PUT starts from then (earlier spam is not sent)', async () => {
     const h = await hookedForm();
     const before = await postForm(t, h.endpoint, { ...SALES, _gotcha: 'bot' });
     await waitForProcessing(t, before).catch(() => undefined);
-    const put = await t.http.put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token)).send({ events: ['submission.spam'] });
+    const put = await t.http
+      .put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`)
+      .set(bearer(h.owner.token))
+      .send({ events: ['submission.spam'] });
     expect(put.status, put.text).toBe(200);
     // Every post is spam to moderation now (threshold 0).
-    const form = await t.http.put(`/v1/forms/${h.formId}`).set(bearer(h.owner.token)).send({ settings: { ai_threshold: 0 } });
+    const form = await t.http
+      .put(`/v1/forms/${h.formId}`)
+      .set(bearer(h.owner.token))
+      .send({ settings: { ai_threshold: 0 } });
     expect(form.status, form.text).toBe(200);
     const moderated = await postForm(t, h.endpoint, SUPPORT);
     const [req] = await h.receiver.waitFor(1);
-    expect(JSON.parse(req!.body)).toMatchObject({ type: 'submission.spam', submission_id: moderated, spam_reason: 'ai_moderation' });
+    expect(JSON.parse(req!.body)).toMatchObject({
+      type: 'submission.spam',
+      submission_id: moderated,
+      spam_reason: 'ai_moderation',
+    });
     await quiet(2500);
     expect(h.receiver.requests).toHaveLength(1);
     expect((await deliveryRows(h.webhookId)).map((d) => d.submission_id)).not.toContain(before);
@@ -150,7 +213,10 @@ describe('webhook events and filters', { timeout: 60_000 }, () => {
     ];
     const before = (await t.http.get(`${base}/${h.webhookId}`).set(bearer(h.owner.token))).body.data;
     for (const [body, field] of bad) {
-      const created = await t.http.post(base).set(bearer(h.owner.token)).send({ label: 'x', url: `${h.receiver.localhostUrl}/x`, ...body });
+      const created = await t.http
+        .post(base)
+        .set(bearer(h.owner.token))
+        .send({ label: 'x', url: `${h.receiver.localhostUrl}/x`, ...body });
       expect(created.status, JSON.stringify(body)).toBe(400);
       expect(created.body.error).toBe('validation_failed');
       expect(JSON.stringify(created.body.details)).toContain(field);
@@ -174,13 +240,19 @@ describe('deleting a webhook and processing a submission again', { timeout: 60_0
     const h = await hookedForm(() => (failing ? { status: 503, body: 'down' } : { status: 200, body: 'back' }));
     const id = await postForm(t, h.endpoint, SALES);
     await h.receiver.waitFor(1);
-    await eventually(() => deliveryRows(h.webhookId), (ds) => ds[0]?.status === 'failed');
+    await eventually(
+      () => deliveryRows(h.webhookId),
+      (ds) => ds[0]?.status === 'failed',
+    );
     const path = `/v1/forms/${h.formId}/webhooks/${h.webhookId}`;
     expect((await t.http.delete(path).set(bearer(h.owner.token))).status).toBe(200);
     failing = false;
     const reqs = await h.receiver.waitFor(2);
     expect(JSON.parse(reqs[1]!.body)).toMatchObject({ submission_id: id });
-    const [d] = await eventually(() => deliveryRows(h.webhookId), (ds) => ds[0]?.status === 'succeeded');
+    const [d] = await eventually(
+      () => deliveryRows(h.webhookId),
+      (ds) => ds[0]?.status === 'succeeded',
+    );
     expect(d).toMatchObject({ attempts: 2, error: null });
 
     // Readable by id (with deleted_at) and its log listed; gone from the list; no new deliveries.
@@ -207,7 +279,10 @@ describe('deleting a webhook and processing a submission again', { timeout: 60_0
     const path = `/v1/forms/${h.formId}/submissions/${id}`;
     const back = await t.http.put(path).set(bearer(h.owner.token)).send({ status: 'received' });
     expect(back.status, back.text).toBe(200);
-    await eventually(async () => (await t.http.get(path).set(bearer(h.owner.token))).body.data.status as string, (s) => s === 'processed');
+    await eventually(
+      async () => (await t.http.get(path).set(bearer(h.owner.token))).body.data.status as string,
+      (s) => s === 'processed',
+    );
     await quiet(1500);
     expect(h.receiver.requests).toHaveLength(1);
     const [d] = await deliveryRows(h.webhookId);
@@ -235,7 +310,10 @@ describe('the test call', { timeout: 60_000 }, () => {
     // The form learns its fields from a post, delivered to the first webhook; the second has delivered nothing.
     const salesId = await postForm(t, h.endpoint, SALES);
     await h.receiver.waitFor(1);
-    await eventually(() => deliveryRows(h.webhookId), (ds) => ds[0]?.status === 'succeeded');
+    await eventually(
+      () => deliveryRows(h.webhookId),
+      (ds) => ds[0]?.status === 'succeeded',
+    );
     const teapot = await secondHook(h, {});
     teapot.receiver.setReply(() => ({ status: 418, headers: { 'content-type': 'text/plain' }, body: "I'm a teapot" }));
     const test = () => intakeApi.ok.testWebhook({ params: { form: h.formId, webhook: teapot.webhookId } });
@@ -243,7 +321,15 @@ describe('the test call', { timeout: 60_000 }, () => {
     // The seven calls below spend the webhook's minute of test calls: none may straddle the window's boundary.
     await withinOneMinuteWindow();
     const { data } = await test();
-    expect(data).toMatchObject({ webhook_id: teapot.webhookId, event: 'webhook.test', status: 'failed', http_status: 418, response_body: "I'm a teapot", error: null, attempts: 1 });
+    expect(data).toMatchObject({
+      webhook_id: teapot.webhookId,
+      event: 'webhook.test',
+      status: 'failed',
+      http_status: 418,
+      response_body: "I'm a teapot",
+      error: null,
+      attempts: 1,
+    });
     expect(data.duration_ms).toEqual(expect.any(Number));
     expect(teapot.receiver.requests).toHaveLength(1);
     const req = teapot.receiver.requests[0]!;
@@ -252,7 +338,9 @@ describe('the test call', { timeout: 60_000 }, () => {
     expect(event).toMatchObject({ type: 'submission.created', test: true, form_id: h.formId, form_name: 'Contact' });
     expect(Object.keys(event.payload as object).sort()).toEqual(Object.keys(SALES).sort());
     expect(data.request_body).toEqual(event);
-    const log = await t.http.get(`/v1/forms/${h.formId}/webhooks/${teapot.webhookId}/deliveries`).set(bearer(h.owner.token));
+    const log = await t.http
+      .get(`/v1/forms/${h.formId}/webhooks/${teapot.webhookId}/deliveries`)
+      .set(bearer(h.owner.token));
     expect(log.body.data).toMatchObject([{ id: data.id, event: 'webhook.test', status: 'failed', http_status: 418 }]);
     await quiet(1500);
     // Not retried.
@@ -260,12 +348,25 @@ describe('the test call', { timeout: 60_000 }, () => {
 
     // The webhook with a delivered submission is sent that submission again, marked as a test.
     const again = await intakeApi.ok.testWebhook({ params: { form: h.formId, webhook: h.webhookId } });
-    expect(again.data).toMatchObject({ status: 'succeeded', http_status: 200, response_body: '{"ok":true}', submission_id: salesId });
-    expect(again.data.request_body).toMatchObject({ type: 'submission.created', test: true, submission_id: salesId, payload: SALES });
+    expect(again.data).toMatchObject({
+      status: 'succeeded',
+      http_status: 200,
+      response_body: '{"ok":true}',
+      submission_id: salesId,
+    });
+    expect(again.data.request_body).toMatchObject({
+      type: 'submission.created',
+      test: true,
+      submission_id: salesId,
+      payload: SALES,
+    });
 
     for (let i = 1; i < TEST_CALLS_PER_MINUTE; i += 1) await test();
     expect(teapot.receiver.requests).toHaveLength(TEST_CALLS_PER_MINUTE);
-    const limited = await fetch(`${baseUrl}/v1/forms/${h.formId}/webhooks/${teapot.webhookId}/test`, { method: 'POST', headers: bearer(h.owner.token) });
+    const limited = await fetch(`${baseUrl}/v1/forms/${h.formId}/webhooks/${teapot.webhookId}/test`, {
+      method: 'POST',
+      headers: bearer(h.owner.token),
+    });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await limited.json()).toMatchObject({ error: 'rate_limited' });
@@ -273,11 +374,15 @@ describe('the test call', { timeout: 60_000 }, () => {
     expect(teapot.receiver.requests).toHaveLength(TEST_CALLS_PER_MINUTE);
     // The limit is the webhook's: the other one still takes a test call, here as an MCP tool.
     const mcp = new Client({ name: 'webhook-events-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: bearer(h.owner.token) } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: bearer(h.owner.token) } }),
+    );
     try {
       const result = await call(mcp, 'test_webhook', { form: h.formId, webhook: h.webhookId });
       expect(result.isError ?? false).toBe(false);
-      expect(result.structuredContent).toMatchObject({ data: { event: 'webhook.test', status: 'succeeded', http_status: 200, submission_id: salesId } });
+      expect(result.structuredContent).toMatchObject({
+        data: { event: 'webhook.test', status: 'succeeded', http_status: 200, submission_id: salesId },
+      });
       const refused = await call(mcp, 'test_webhook', { form: h.formId, webhook: teapot.webhookId });
       expect(refused.isError).toBe(true);
     } finally {
@@ -292,7 +397,9 @@ describe('the test call', { timeout: 60_000 }, () => {
     expect((await t.http.post(path)).status).toBe(401);
     const reader = await makeToken(t, h.owner, ['webhooks:read']);
     expect((await t.http.post(path).set(bearer(reader.token))).body).toMatchObject({ error: 'forbidden' });
-    expect((await t.http.delete(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token))).status).toBe(200);
+    expect(
+      (await t.http.delete(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token))).status,
+    ).toBe(200);
     expect((await t.http.post(path).set(bearer(h.owner.token))).status).toBe(404);
     expect(h.receiver.requests).toHaveLength(0);
   });

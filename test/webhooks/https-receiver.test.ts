@@ -67,7 +67,10 @@ describe('startHttpsReceiver', () => {
 
     const second = await request(`${rx.url}/second`, { dispatcher: trusted });
     await second.body.dump();
-    expect(rx.requests.map((r) => [r.n, r.method, r.path])).toEqual([[1, 'POST', '/hooks/intake?x=1'], [2, 'GET', '/second']]);
+    expect(rx.requests.map((r) => [r.n, r.method, r.path])).toEqual([
+      [1, 'POST', '/hooks/intake?x=1'],
+      [2, 'GET', '/second'],
+    ]);
   });
 
   it('is real TLS: a client without the test CA refuses the self-signed certificate', async () => {
@@ -85,7 +88,10 @@ describe('startHttpsReceiver', () => {
     const rx = await start();
     const script = (ok: string) =>
       `fetch('${rx.localhostUrl}/x',{method:'POST',body:'hi'}).then(r=>console.log(${ok}),e=>console.log('failed',e.cause&&e.cause.code))`;
-    const withEnv = await runProcess(process.execPath, ['-e', script('r.status')], { ...process.env, ...serverProcessEnv() });
+    const withEnv = await runProcess(process.execPath, ['-e', script('r.status')], {
+      ...process.env,
+      ...serverProcessEnv(),
+    });
     expect(withEnv.stdout.trim(), withEnv.stderr).toBe('200');
     expect(rx.requests.map((r) => [r.method, r.path, r.body])).toEqual([['POST', '/x', 'hi']]);
 
@@ -116,7 +122,12 @@ describe('startHttpsReceiver', () => {
   it('hang: never answers, so the client times out waiting for headers', async () => {
     const rx = await start({ reply: () => ({ hang: true }) });
     const started = Date.now();
-    const err = await request(`${rx.url}/h`, { method: 'POST', body: 'x', dispatcher: trusted, headersTimeout: 300 }).then(
+    const err = await request(`${rx.url}/h`, {
+      method: 'POST',
+      body: 'x',
+      dispatcher: trusted,
+      headersTimeout: 300,
+    }).then(
       () => null,
       (e: unknown) => e,
     );
@@ -166,7 +177,9 @@ describe('startHttpsReceiver', () => {
   });
 
   it('redirectReply: a 302 with Location, which undici does not follow', async () => {
-    const rx = await start({ reply: (req) => (req.n === 1 ? redirectReply('https://127.0.0.1:1/elsewhere') : { status: 204 }) });
+    const rx = await start({
+      reply: (req) => (req.n === 1 ? redirectReply('https://127.0.0.1:1/elsewhere') : { status: 204 }),
+    });
     const res = await request(`${rx.url}/r`, { dispatcher: trusted });
     expect(res.statusCode).toBe(302);
     expect(res.headers.location).toBe('https://127.0.0.1:1/elsewhere');
@@ -193,7 +206,9 @@ describe('startHttpsReceiver', () => {
     expect((await rx.waitFor(1)).map((r) => r.n)).toEqual([1]);
 
     const started = Date.now();
-    await expect(rx.waitFor(5, 200)).rejects.toThrow('expected 5 requests at the HTTPS receiver, 3 arrived within 200 ms');
+    await expect(rx.waitFor(5, 200)).rejects.toThrow(
+      'expected 5 requests at the HTTPS receiver, 3 arrived within 200 ms',
+    );
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
@@ -204,7 +219,11 @@ describe('startHttpsReceiver', () => {
       () => 'failed',
     );
     const dripping = request(`${rx.url}/d`, { dispatcher: trusted }).then(
-      (res) => res.body.text().then(() => 'ended', () => 'failed'),
+      (res) =>
+        res.body.text().then(
+          () => 'ended',
+          () => 'failed',
+        ),
       () => 'failed',
     );
     await rx.waitFor(2);

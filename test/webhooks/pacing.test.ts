@@ -17,20 +17,32 @@ const SCHEDULE = [0, 0.5, 0.5];
 const workers = workerProcesses({
   databaseUrl: t.databaseUrl,
   dataDir: t.dataDir,
-  env: { INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true', INTAKE_DELIVERY_SCHEDULE: SCHEDULE.join(','), INTAKE_DELIVERY_TIMEOUT_MS: '3000' },
+  env: {
+    INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    INTAKE_DELIVERY_SCHEDULE: SCHEDULE.join(','),
+    INTAKE_DELIVERY_TIMEOUT_MS: '3000',
+  },
 });
 const both = [workers.start(), workers.start()];
 
 function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  return waitUntil(fn, ok, timeoutMs, () => both.map((w, i) => `worker ${i + 1}:\n${w.output().slice(-3000)}`).join('\n'));
+  return waitUntil(fn, ok, timeoutMs, () =>
+    both.map((w, i) => `worker ${i + 1}:\n${w.output().slice(-3000)}`).join('\n'),
+  );
 }
 
 const hookedForm = hookedForms(t);
-const CONTACT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Could you send me a quote for twenty units?' };
+const CONTACT = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  message: 'Could you send me a quote for twenty units?',
+};
 
 type Delivery = { id: string; status: string; attempts: number; http_status: number | null };
 async function deliveriesOf(h: HookedForm): Promise<Delivery[]> {
-  const res = await t.http.get(`/v1/forms/${h.formId}/webhooks/${h.webhookId}/deliveries?per_page=100`).set(bearer(h.owner.token));
+  const res = await t.http
+    .get(`/v1/forms/${h.formId}/webhooks/${h.webhookId}/deliveries?per_page=100`)
+    .set(bearer(h.owner.token));
   expect(res.status, res.text).toBe(200);
   return res.body.data as Delivery[];
 }
@@ -55,7 +67,10 @@ describe('max_per_second is validated', () => {
       expect(created.status, created.text).toBe(400);
       expect(created.body.error).toBe('validation_failed');
       expect(JSON.stringify(created.body.details)).toContain('max_per_second');
-      const updated = await t.http.put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token)).send({ max_per_second: bad });
+      const updated = await t.http
+        .put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`)
+        .set(bearer(h.owner.token))
+        .send({ max_per_second: bad });
       expect(updated.status, updated.text).toBe(400);
       expect(updated.body.error).toBe('validation_failed');
       expect(JSON.stringify(updated.body.details)).toContain('max_per_second');
@@ -64,12 +79,21 @@ describe('max_per_second is validated', () => {
     expect(after.body).toEqual(before.body);
     expect(after.body.data[0].max_per_second).toBeNull();
 
-    const set = await t.http.put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token)).send({ max_per_second: 2.5 });
+    const set = await t.http
+      .put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`)
+      .set(bearer(h.owner.token))
+      .send({ max_per_second: 2.5 });
     expect(set.status, set.text).toBe(200);
     expect(set.body.data.max_per_second).toBe(2.5);
-    const kept = await t.http.put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token)).send({ label: 'Renamed' });
+    const kept = await t.http
+      .put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`)
+      .set(bearer(h.owner.token))
+      .send({ label: 'Renamed' });
     expect(kept.body.data.max_per_second).toBe(2.5);
-    const cleared = await t.http.put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`).set(bearer(h.owner.token)).send({ max_per_second: null });
+    const cleared = await t.http
+      .put(`/v1/forms/${h.formId}/webhooks/${h.webhookId}`)
+      .set(bearer(h.owner.token))
+      .send({ max_per_second: null });
     expect(cleared.body.data.max_per_second).toBeNull();
   });
 });
@@ -80,12 +104,28 @@ describe('max_per_second through MCP', () => {
     const owner = await makeTeam(live, { plan: 'scale' });
     const form = await makePublishedForm(live, owner);
     const client = new Client({ name: 'intake-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${live.baseUrl}/mcp`), { requestInit: { headers: bearer(owner.token) } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${live.baseUrl}/mcp`), {
+        requestInit: { headers: bearer(owner.token) },
+      }),
+    );
     try {
-      const refused = errorOf(await call(client, 'create_webhook', { form: form.id, label: 'Paced', url: 'https://127.0.0.1:9/hook', max_per_second: 0 }));
+      const refused = errorOf(
+        await call(client, 'create_webhook', {
+          form: form.id,
+          label: 'Paced',
+          url: 'https://127.0.0.1:9/hook',
+          max_per_second: 0,
+        }),
+      );
       expect(refused).toMatchObject({ error: 'validation_failed' });
       expect(JSON.stringify(refused)).toContain('max_per_second');
-      const created = await call(client, 'create_webhook', { form: form.id, label: 'Paced', url: 'https://127.0.0.1:9/hook', max_per_second: 4 });
+      const created = await call(client, 'create_webhook', {
+        form: form.id,
+        label: 'Paced',
+        url: 'https://127.0.0.1:9/hook',
+        max_per_second: 4,
+      });
       expect(errorOf(created)).toBeNull();
       const hook = (created.structuredContent as { data: { id: string; max_per_second: number } }).data;
       expect(hook.max_per_second).toBe(4);
@@ -106,10 +146,15 @@ describe('a paced webhook across two worker processes', { timeout: 90_000 }, () 
     const requests = await h.receiver.waitFor(N, 40_000);
     const span = requests[N - 1]!.receivedAt - requests[0]!.receivedAt;
     const gaps = requests.slice(1).map((r, i) => r.receivedAt - requests[i]!.receivedAt);
-    console.log(`pacing: ${N} deliveries at ${RATE}/s over ${span} ms (gaps ${gaps.join(", ")} ms), busiest second ${busiestSecond(requests)}`);
+    console.log(
+      `pacing: ${N} deliveries at ${RATE}/s over ${span} ms (gaps ${gaps.join(', ')} ms), busiest second ${busiestSecond(requests)}`,
+    );
     expect(busiestSecond(requests)).toBeLessThanOrEqual(RATE);
     // Every delivery went once, on its first attempt: waiting for a slot spends none.
-    const done = await eventually(() => deliveriesOf(h), (ds) => ds.length === N && ds.every((d) => d.status === 'succeeded'));
+    const done = await eventually(
+      () => deliveriesOf(h),
+      (ds) => ds.length === N && ds.every((d) => d.status === 'succeeded'),
+    );
     for (const d of done) expect(d.attempts).toBe(1);
     expect(new Set(requests.map((r) => r.headers['webhook-id'])).size).toBe(N);
   });
@@ -124,7 +169,9 @@ describe('a paced webhook across two worker processes', { timeout: 90_000 }, () 
 
 describe("a receiver's 429 with Retry-After", { timeout: 90_000 }, () => {
   it('pauses only its webhook, for that long, without spending an attempt', async () => {
-    const throttled = await hookedForm((req) => (req.n === 1 ? { status: 429, headers: { 'retry-after': '3' }, body: 'slow down' } : { status: 200 }));
+    const throttled = await hookedForm((req) =>
+      req.n === 1 ? { status: 429, headers: { 'retry-after': '3' }, body: 'slow down' } : { status: 200 },
+    );
     const other = await hookedForm();
 
     await postForm(t, throttled.endpoint, CONTACT);
@@ -144,7 +191,10 @@ describe("a receiver's 429 with Retry-After", { timeout: 90_000 }, () => {
 
     const later = await throttled.receiver.waitFor(3, 20_000);
     for (const r of later.slice(1)) expect(r.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(3_000);
-    const done = await eventually(() => deliveriesOf(throttled), (ds) => ds.length === 2 && ds.every((d) => d.status === 'succeeded'));
+    const done = await eventually(
+      () => deliveriesOf(throttled),
+      (ds) => ds.length === 2 && ds.every((d) => d.status === 'succeeded'),
+    );
     for (const d of done) expect(d).toMatchObject({ attempts: 1, http_status: 200 });
   });
 });

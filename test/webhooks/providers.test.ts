@@ -1,16 +1,36 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { providers, renderBody, truncate, type InsightsEvent, type Provider, type SubmissionEvent } from '../../server/infra/outbound/providers.ts';
+import {
+  providers,
+  renderBody,
+  truncate,
+  type InsightsEvent,
+  type Provider,
+  type SubmissionEvent,
+} from '../../server/infra/outbound/providers.ts';
 
 // --- Each platform's documented message shape and limits, written independently of the renderer ----------
 
 /** Slack Block Kit (docs.slack.dev/reference/block-kit): 50 blocks; header ≤150; section text ≤3000, ≤10 fields ≤2000. */
 const slackTextObject = (max: number) =>
-  z.object({ type: z.enum(['mrkdwn', 'plain_text']), text: z.string().min(1).max(max), emoji: z.boolean().optional() }).strict();
-const SlackBlock = z.union([
-  z.object({ type: z.literal('header'), text: z.object({ type: z.literal('plain_text'), text: z.string().min(1).max(150), emoji: z.boolean().optional() }).strict() }).strict(),
   z
-    .object({ type: z.literal('section'), text: slackTextObject(3000).optional(), fields: z.array(slackTextObject(2000)).min(1).max(10).optional() })
+    .object({ type: z.enum(['mrkdwn', 'plain_text']), text: z.string().min(1).max(max), emoji: z.boolean().optional() })
+    .strict();
+const SlackBlock = z.union([
+  z
+    .object({
+      type: z.literal('header'),
+      text: z
+        .object({ type: z.literal('plain_text'), text: z.string().min(1).max(150), emoji: z.boolean().optional() })
+        .strict(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('section'),
+      text: slackTextObject(3000).optional(),
+      fields: z.array(slackTextObject(2000)).min(1).max(10).optional(),
+    })
     .strict()
     .refine((b) => b.text || b.fields, 'a section needs text or fields'),
   z.object({ type: z.literal('context'), elements: z.array(slackTextObject(3000)).min(1).max(10) }).strict(),
@@ -31,14 +51,32 @@ const DiscordEmbed = z
   .object({
     title: z.string().max(256).optional(),
     description: z.string().min(1).max(4096).optional(),
-    fields: z.array(z.object({ name: nonBlank.pipe(z.string().max(256)), value: nonBlank.pipe(z.string().max(1024)), inline: z.boolean().optional() }).strict()).max(25),
+    fields: z
+      .array(
+        z
+          .object({
+            name: nonBlank.pipe(z.string().max(256)),
+            value: nonBlank.pipe(z.string().max(1024)),
+            inline: z.boolean().optional(),
+          })
+          .strict(),
+      )
+      .max(25),
     timestamp: z.string().datetime({ offset: true }),
     footer: z.object({ text: nonBlank.pipe(z.string().max(2048)) }).strict(),
   })
   .strict();
 /** Every title, description, field name and value and footer text of all embeds together: at most 6000 characters. */
 const embedTotal = (embeds: Array<z.infer<typeof DiscordEmbed>>) =>
-  embeds.reduce((n, e) => n + (e.title?.length ?? 0) + (e.description?.length ?? 0) + e.footer.text.length + e.fields.reduce((m, f) => m + f.name.length + f.value.length, 0), 0);
+  embeds.reduce(
+    (n, e) =>
+      n +
+      (e.title?.length ?? 0) +
+      (e.description?.length ?? 0) +
+      e.footer.text.length +
+      e.fields.reduce((m, f) => m + f.name.length + f.value.length, 0),
+    0,
+  );
 const DiscordMessage = z
   .object({
     content: z.string().max(2000),
@@ -61,8 +99,15 @@ const TextBlock = z
     isSubtle: z.boolean().optional(),
   })
   .strict();
-const FactSet = z.object({ type: z.literal('FactSet'), facts: z.array(z.object({ title: z.string(), value: z.string() }).strict()).min(1) }).strict();
-const OpenUrl = z.object({ type: z.literal('Action.OpenUrl'), title: z.string().min(1), url: z.string().url() }).strict();
+const FactSet = z
+  .object({
+    type: z.literal('FactSet'),
+    facts: z.array(z.object({ title: z.string(), value: z.string() }).strict()).min(1),
+  })
+  .strict();
+const OpenUrl = z
+  .object({ type: z.literal('Action.OpenUrl'), title: z.string().min(1), url: z.string().url() })
+  .strict();
 const TeamsMessage = z
   .object({
     type: z.literal('message'),
@@ -109,7 +154,8 @@ function strings(value: unknown, out: string[] = []): string[] {
 function slackMrkdwn(message: z.infer<typeof SlackMessage>): string[] {
   const texts = [message.text];
   for (const block of message.blocks) {
-    if (block.type === 'section') texts.push(...[block.text, ...(block.fields ?? [])].filter((t) => t?.type === 'mrkdwn').map((t) => t!.text));
+    if (block.type === 'section')
+      texts.push(...[block.text, ...(block.fields ?? [])].filter((t) => t?.type === 'mrkdwn').map((t) => t!.text));
     if (block.type === 'context') texts.push(...block.elements.filter((t) => t.type === 'mrkdwn').map((t) => t.text));
   }
   return texts;
@@ -120,7 +166,8 @@ function validChat(provider: (typeof chat)[number], body: string) {
   const parsed: unknown = JSON.parse(body);
   const result = schemas[provider].safeParse(parsed);
   expect(result.success ? [] : result.error.issues.slice(0, 5)).toEqual([]);
-  for (const s of strings(parsed)) expect(s.isWellFormed(), `ill-formed string ${JSON.stringify(s.slice(-20))}`).toBe(true);
+  for (const s of strings(parsed))
+    expect(s.isWellFormed(), `ill-formed string ${JSON.stringify(s.slice(-20))}`).toBe(true);
   if (provider === 'teams') expect(Buffer.byteLength(body)).toBeLessThanOrEqual(28 * 1024);
   if (provider === 'slack') {
     for (const text of slackMrkdwn(parsed as z.infer<typeof SlackMessage>)) {
@@ -152,13 +199,22 @@ const normal: SubmissionEvent = {
     empty: '',
     nothing: null,
   },
-  files: [{ id: 'fil_1', filename: 'cv.pdf', content_type: 'application/pdf', size: 1234, url: 'https://intake.example/d/fil_1?sig=abc&exp=1' }],
+  files: [
+    {
+      id: 'fil_1',
+      filename: 'cv.pdf',
+      content_type: 'application/pdf',
+      size: 1234,
+      url: 'https://intake.example/d/fil_1?sig=abc&exp=1',
+    },
+  ],
   meta: { category: 'support', score: 0.12, referrer: 'https://example.com/contact', user_agent: 'Mozilla/5.0' },
 };
 
 const KB100 = 100_000;
 const fill = (unit: string, units = KB100) => unit.repeat(Math.ceil(units / unit.length));
-const mentions = '@everyone @here <!channel> <!here> <@U123> <@&456> **bold** _it_ ~s~ `code` [x](https://evil.example) <script>alert(1)</script> > quote | pipe ';
+const mentions =
+  '@everyone @here <!channel> <!here> <@U123> <@&456> **bold** _it_ ~s~ `code` [x](https://evil.example) <script>alert(1)</script> > quote | pipe ';
 
 function hostile(offset: number): SubmissionEvent {
   const payload: Record<string, unknown> = {};
@@ -174,7 +230,8 @@ function hostile(offset: number): SubmissionEvent {
     () => fill('é😀ü\u0001"\\'),
   ];
   const keys = ['', '   ', '<!channel> @everyone', 'k'.repeat(10_000), '😀'.repeat(5_000), '*_~`|>&'];
-  for (let i = 0; i < 200; i += 1) payload[keys[i] ?? `field_${i}_${'😀'.repeat(i % 3)}`] = values[i % values.length]!();
+  for (let i = 0; i < 200; i += 1)
+    payload[keys[i] ?? `field_${i}_${'😀'.repeat(i % 3)}`] = values[i % values.length]!();
   return {
     type: 'submission.created',
     submission_id: 'sub_hostile',
@@ -224,7 +281,13 @@ const hostileInsights = (offset: number): InsightsEvent => ({
   categories: Array.from({ length: 100 }, (_, i) => ({ name: fill('&<>', 5000), count: i })),
 });
 
-const config = { channel: '#leads', username: 'Intake', icon_emoji: ':inbox_tray:', avatar_url: 'https://intake.example/logo.png', other: 'ignored' };
+const config = {
+  channel: '#leads',
+  username: 'Intake',
+  icon_emoji: ':inbox_tray:',
+  avatar_url: 'https://intake.example/logo.png',
+  other: 'ignored',
+};
 
 // --- Tests -------------------------------------------------------------------------------------------------
 
@@ -250,11 +313,26 @@ describe('renderBody: webhook, zapier, make', () => {
     const body = renderBody(provider, normal, {});
     const parsed = JSON.parse(body) as Record<string, unknown>;
     expect(parsed).toEqual(normal);
-    expect(Object.keys(parsed)).toEqual(['type', 'submission_id', 'form_id', 'form_name', 'received_at', 'payload', 'files', 'meta']);
+    expect(Object.keys(parsed)).toEqual([
+      'type',
+      'submission_id',
+      'form_id',
+      'form_name',
+      'received_at',
+      'payload',
+      'files',
+      'meta',
+    ]);
     expect(Object.keys(parsed.meta as object)).toEqual(['category', 'score', 'referrer', 'user_agent']);
     // Built in another key order, the bytes are the same (they are stored, replayed and signed).
     const { meta, files, payload, type, ...rest } = normal;
-    const shuffled = { meta: { user_agent: meta.user_agent, score: meta.score, referrer: meta.referrer, category: meta.category }, files, ...rest, payload, type };
+    const shuffled = {
+      meta: { user_agent: meta.user_agent, score: meta.score, referrer: meta.referrer, category: meta.category },
+      files,
+      ...rest,
+      payload,
+      type,
+    };
     expect(renderBody(provider, shuffled, {})).toBe(body);
   });
 
@@ -263,7 +341,16 @@ describe('renderBody: webhook, zapier, make', () => {
     expect(JSON.parse(renderBody(provider, event, config))).toEqual(event);
     expect(JSON.parse(renderBody(provider, insights, config))).toEqual(insights);
     expect(Object.keys(JSON.parse(renderBody(provider, insights, {})) as object)).toEqual([
-      'type', 'team_id', 'generated_at', 'period_start', 'period_end', 'submissions_total', 'delta_vs_prior_week', 'summary_md', 'themes', 'categories',
+      'type',
+      'team_id',
+      'generated_at',
+      'period_start',
+      'period_end',
+      'submissions_total',
+      'delta_vs_prior_week',
+      'summary_md',
+      'themes',
+      'categories',
     ]);
   });
 });
@@ -274,7 +361,10 @@ describe('renderBody: chat providers', () => {
     expect(m.text).toBe('New submission to Contact');
     expect(m).toMatchObject({ channel: '#leads', username: 'Intake', icon_emoji: ':inbox_tray:' });
     expect(m).not.toHaveProperty('avatar_url');
-    expect(m.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'New submission to Contact', emoji: false } });
+    expect(m.blocks[0]).toEqual({
+      type: 'header',
+      text: { type: 'plain_text', text: 'New submission to Contact', emoji: false },
+    });
     const fields = m.blocks.flatMap((b) => (b.type === 'section' ? (b.fields ?? []).map((f) => f.text) : []));
     expect(fields).toEqual([
       '*name*\nAda Lovelace',
@@ -320,9 +410,14 @@ describe('renderBody: chat providers', () => {
     const card = m.attachments[0]!.content;
     expect(card.body[0]).toMatchObject({ type: 'TextBlock', text: 'New submission to Contact' });
     const facts = card.body.find((b) => b.type === 'FactSet');
-    expect(facts?.type === 'FactSet' && facts.facts).toContainEqual({ title: 'message', value: 'Hello <b>there</b> & welcome' });
+    expect(facts?.type === 'FactSet' && facts.facts).toContainEqual({
+      title: 'message',
+      value: 'Hello <b>there</b> & welcome',
+    });
     expect(facts?.type === 'FactSet' && facts.facts).toContainEqual({ title: 'address', value: '{"city":"London"}' });
-    expect(card.actions).toEqual([{ type: 'Action.OpenUrl', title: 'cv.pdf', url: 'https://intake.example/d/fil_1?sig=abc&exp=1' }]);
+    expect(card.actions).toEqual([
+      { type: 'Action.OpenUrl', title: 'cv.pdf', url: 'https://intake.example/d/fil_1?sig=abc&exp=1' },
+    ]);
     expect(JSON.stringify(card.body)).toContain('Category: support');
   });
 
@@ -344,7 +439,9 @@ describe('renderBody: chat providers', () => {
         expect(embed!.fields.filter((f) => f.value.length >= 150).length).toBeGreaterThanOrEqual(15);
       }
       if (provider === 'slack') {
-        const sections = (parsed as z.infer<typeof SlackMessage>).blocks.filter((b) => b.type === 'section' && b.fields);
+        const sections = (parsed as z.infer<typeof SlackMessage>).blocks.filter(
+          (b) => b.type === 'section' && b.fields,
+        );
         expect(sections.flatMap((b) => (b.type === 'section' ? b.fields! : []))).toHaveLength(200);
       }
       if (provider === 'teams') {
@@ -357,7 +454,10 @@ describe('renderBody: chat providers', () => {
 });
 
 describe('renderBody: many fields', () => {
-  const many: SubmissionEvent = { ...normal, payload: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`f${i}`, `v${i}`])) };
+  const many: SubmissionEvent = {
+    ...normal,
+    payload: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`f${i}`, `v${i}`])),
+  };
 
   it('slack: 500 fields stay within 50 blocks, with a note for those left out', () => {
     const m = validChat('slack', renderBody('slack', many, {})) as z.infer<typeof SlackMessage>;

@@ -21,10 +21,18 @@ const hookedForm = hookedForms(t);
 const deadDeliveries = deadDeliverySeeder(t, 'rp');
 
 const replayed = async (teamId: string) =>
-  (await t.ctx.db.query<{ n: number }>('select count(*)::int as n from deliveries where team_id = $1 and replay_job_id is not null', [teamId])).rows[0]!.n;
+  (
+    await t.ctx.db.query<{ n: number }>(
+      'select count(*)::int as n from deliveries where team_id = $1 and replay_job_id is not null',
+      [teamId],
+    )
+  ).rows[0]!.n;
 
 async function replay(h: HookedForm): Promise<void> {
-  const res = await t.http.post(`/v1/webhooks/${h.webhookId}/replay`).set(bearer(h.owner.token)).send({ status: 'dead' });
+  const res = await t.http
+    .post(`/v1/webhooks/${h.webhookId}/replay`)
+    .set(bearer(h.owner.token))
+    .send({ status: 'dead' });
   expect(res.status, res.text).toBe(202);
 }
 
@@ -39,10 +47,18 @@ describe("a team's bulk replays", { timeout: 60_000 }, () => {
     // Two jobs of the same team (the replay of one webhook twice over) share the team's pace.
     await replay(a);
     await replay(a);
-    await eventually(() => replayed(a.owner.teamId), (n) => n > 0, 10_000);
+    await eventually(
+      () => replayed(a.owner.teamId),
+      (n) => n > 0,
+      10_000,
+    );
     await replay(c);
     // Team C's 8 are all queued at once: A's pace is A's alone.
-    await eventually(() => replayed(c.owner.teamId), (n) => n === 8, 10_000);
+    await eventually(
+      () => replayed(c.owner.teamId),
+      (n) => n === 8,
+      10_000,
+    );
 
     await new Promise((r) => setTimeout(r, 4_000));
     const seconds = (Date.now() - started) / 1000;
@@ -51,14 +67,19 @@ describe("a team's bulk replays", { timeout: 60_000 }, () => {
     const most = (Math.floor(seconds / 5) + 2) * 5 * RATE;
     expect(queued, `${queued} replays queued in ${seconds.toFixed(1)} s`).toBeLessThanOrEqual(most);
     // It goes on at its pace.
-    await eventually(() => replayed(a.owner.teamId), (n) => n > queued, 10_000);
+    await eventually(
+      () => replayed(a.owner.teamId),
+      (n) => n > queued,
+      10_000,
+    );
   });
 
   it('go out one after another across each window, not in a burst as each window opens', async () => {
     const d = await hookedForm();
     await deadDeliveries(d.owner.teamId, d.webhookId, 30);
     await replay(d);
-    const msOf = async (sql: string) => (await t.ctx.db.query<{ ms: number }>(sql, [d.owner.teamId])).rows.map((r) => r.ms);
+    const msOf = async (sql: string) =>
+      (await t.ctx.db.query<{ ms: number }>(sql, [d.owner.teamId])).rows.map((r) => r.ms);
     // When each replay's attempt was due (its job's start): 1/RATE s apart, across both windows. Due all at
     // once, a window's 25 went out within half a second.
     const due = await eventually(
@@ -72,7 +93,10 @@ describe("a team's bulk replays", { timeout: 60_000 }, () => {
     expect(Math.min(...gaps), `gaps ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(1000 / RATE - 1);
     // And sent so: all 30 delivered, over at least the pace's time.
     const sent = await eventually(
-      () => msOf(`select (extract(epoch from delivered_at) * 1000)::float8 as ms from deliveries where team_id = $1 and replay_job_id is not null and delivered_at is not null order by 1`),
+      () =>
+        msOf(
+          `select (extract(epoch from delivered_at) * 1000)::float8 as ms from deliveries where team_id = $1 and replay_job_id is not null and delivered_at is not null order by 1`,
+        ),
       (ms) => ms.length === 30,
       20_000,
     );

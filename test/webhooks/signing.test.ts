@@ -1,7 +1,14 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { decryptSecret, encryptSecret, generateSecret, secretHash, secretLast4, signatureHeaders } from '../../server/infra/outbound/signing.ts';
+import {
+  decryptSecret,
+  encryptSecret,
+  generateSecret,
+  secretHash,
+  secretLast4,
+  signatureHeaders,
+} from '../../server/infra/outbound/signing.ts';
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -53,7 +60,8 @@ describe('signatureHeaders', () => {
         'v1=4af9394a5a979b9f87a4d52a2d1ea186f8a57496d8b50a60ea8e70e1ca7bcf4c v1=4a62d52c5a64eb67e77bad488b2e61cc18af13fe822cce11cd732646e9b787fd',
       'webhook-id': 'whd_01',
       'webhook-timestamp': '1700000000',
-      'webhook-signature': 'v1,yhhNmrWc3zMQbx5zZrjRrnLD1SLwRi08KgG5ybUKxZI= v1,XypL+0xwcWOA76DjJsG0MRIx9UplrlHjw5wXfmavjtU=',
+      'webhook-signature':
+        'v1,yhhNmrWc3zMQbx5zZrjRrnLD1SLwRi08KgG5ybUKxZI= v1,XypL+0xwcWOA76DjJsG0MRIx9UplrlHjw5wXfmavjtU=',
     });
   });
 
@@ -65,9 +73,13 @@ describe('signatureHeaders', () => {
     const h = signatureHeaders([secret], 'whd_x', ts, text);
     expect(h['X-Service-Timestamp']).toBe(String(ts));
     expect(h['X-Service-Signature']).toBe(`v1=${createHmac('sha256', key).update(`${ts}.${text}`).digest('hex')}`);
-    expect(h['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(`whd_x.${ts}.${text}`).digest('base64')}`);
+    expect(h['webhook-signature']).toBe(
+      `v1,${createHmac('sha256', key).update(`whd_x.${ts}.${text}`).digest('base64')}`,
+    );
     // Not the secret's text as a key: that would be a different (and non-interoperable) signature.
-    expect(h['X-Service-Signature']).not.toBe(`v1=${createHmac('sha256', secret).update(`${ts}.${text}`).digest('hex')}`);
+    expect(h['X-Service-Signature']).not.toBe(
+      `v1=${createHmac('sha256', secret).update(`${ts}.${text}`).digest('hex')}`,
+    );
   });
 
   it('is accepted by the standardwebhooks package', () => {
@@ -127,7 +139,9 @@ describe('secret encryption', () => {
     const stored = encryptSecret(key, generateSecret());
     const raw = Buffer.from(stored.slice(3), 'base64url');
     expect(() => decryptSecret(key, `v1.${raw.subarray(0, 20).toString('base64url')}`)).toThrow(/truncated/);
-    expect(() => decryptSecret(key, `v1.${raw.subarray(0, raw.length - 1).toString('base64url')}`)).toThrow(/cannot be decrypted/);
+    expect(() => decryptSecret(key, `v1.${raw.subarray(0, raw.length - 1).toString('base64url')}`)).toThrow(
+      /cannot be decrypted/,
+    );
     expect(() => decryptSecret(key, stored.slice(3))).toThrow(/unknown format/);
   });
 });

@@ -16,7 +16,10 @@ async function setup() {
 }
 
 async function webhookRows(formId: string) {
-  const { rows } = await t.ctx.db.query<Record<string, unknown>>('select * from webhooks where form_id = $1 order by id', [formId]);
+  const { rows } = await t.ctx.db.query<Record<string, unknown>>(
+    'select * from webhooks where form_id = $1 order by id',
+    [formId],
+  );
   return rows;
 }
 
@@ -65,7 +68,10 @@ describe('webhooks API', () => {
       { provider: 'webhook', events: ['submission.created', 'ai-insights.regenerated'] },
     ];
     for (const body of ok) {
-      const res = await t.http.post(base).set(bearer(owner.token)).send({ label: body.provider, url: PUBLIC_URL, ...body });
+      const res = await t.http
+        .post(base)
+        .set(bearer(owner.token))
+        .send({ label: body.provider, url: PUBLIC_URL, ...body });
       expect(res.status, `${body.provider}: ${res.text}`).toBe(201);
       expect(res.body.data.provider).toBe(body.provider);
     }
@@ -86,7 +92,10 @@ describe('webhooks API', () => {
       [{ label: '' }, 'label'],
     ];
     for (const [body, path] of bad) {
-      const res = await t.http.post(base).set(bearer(owner.token)).send({ label: 'bad', url: PUBLIC_URL, ...body });
+      const res = await t.http
+        .post(base)
+        .set(bearer(owner.token))
+        .send({ label: 'bad', url: PUBLIC_URL, ...body });
       expect(res.status, `${JSON.stringify(body)}: ${res.text}`).toBe(400);
       expect(res.body.error).toBe('validation_failed');
       expect(JSON.stringify(res.body.details), JSON.stringify(body)).toContain(path.split('.')[0]);
@@ -121,7 +130,10 @@ describe('webhooks API', () => {
     }
     // The same rule on update.
     const created = await t.http.post(base).set(bearer(owner.token)).send({ label: 'ok', url: PUBLIC_URL });
-    const moved = await t.http.put(`${base}/${created.body.data.id}`).set(bearer(owner.token)).send({ url: 'https://127.0.0.1/hook' });
+    const moved = await t.http
+      .put(`${base}/${created.body.data.id}`)
+      .set(bearer(owner.token))
+      .send({ url: 'https://127.0.0.1/hook' });
     expect(moved.status).toBe(400);
     expect((await webhookRows(form.id))[0]!.url).toBe(PUBLIC_URL);
   });
@@ -133,12 +145,20 @@ describe('webhooks API', () => {
 
     const relabelled = await t.http.put(path).set(bearer(owner.token)).send({ label: 'Sales chat', active: false });
     expect(relabelled.status, relabelled.text).toBe(200);
-    expect(relabelled.body.data).toMatchObject({ label: 'Sales chat', active: false, url: PUBLIC_URL, provider: 'webhook' });
+    expect(relabelled.body.data).toMatchObject({
+      label: 'Sales chat',
+      active: false,
+      url: PUBLIC_URL,
+      provider: 'webhook',
+    });
     expect(relabelled.body.secret).toBeUndefined();
 
     // Slack with the current (empty) config is fine; a Discord-only key is not.
     expect((await t.http.put(path).set(bearer(owner.token)).send({ provider: 'slack' })).status).toBe(200);
-    const wrong = await t.http.put(path).set(bearer(owner.token)).send({ config: { avatar_url: 'https://example.com/a.png' } });
+    const wrong = await t.http
+      .put(path)
+      .set(bearer(owner.token))
+      .send({ config: { avatar_url: 'https://example.com/a.png' } });
     expect(wrong.status).toBe(400);
     expect(wrong.body.message).toMatch(/slack/);
 
@@ -147,16 +167,20 @@ describe('webhooks API', () => {
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(created.body.secret);
     expect(rotated.body.data.secret_last4).toBe((rotated.body.secret as string).slice(-4));
-    const [row] = await t.ctx.db.query<{ hours: number; hash: string }>(
-      `select extract(epoch from previous_secret_expires_at - now()) / 3600 as hours, secret_hash as hash from webhooks where id = $1`,
-      [created.body.data.id],
-    ).then((r) => r.rows);
+    const [row] = await t.ctx.db
+      .query<{ hours: number; hash: string }>(
+        `select extract(epoch from previous_secret_expires_at - now()) / 3600 as hours, secret_hash as hash from webhooks where id = $1`,
+        [created.body.data.id],
+      )
+      .then((r) => r.rows);
     expect(Number(row!.hours)).toBeGreaterThan(23.9);
     expect(Number(row!.hours)).toBeLessThanOrEqual(24);
     expect(row!.hash).toBe(createHash('sha256').update(rotated.body.secret).digest('hex'));
 
     // Reactivation clears the service's reason.
-    await t.ctx.db.query(`update webhooks set active = false, deactivated_reason = 'gone' where id = $1`, [created.body.data.id]);
+    await t.ctx.db.query(`update webhooks set active = false, deactivated_reason = 'gone' where id = $1`, [
+      created.body.data.id,
+    ]);
     const back = await t.http.put(path).set(bearer(owner.token)).send({ active: true });
     expect(back.body.data).toMatchObject({ active: true, deactivated_reason: null });
     expect((await webhookRows(form.id))[0]!.failing_since).toBeNull();
@@ -187,10 +211,17 @@ describe('webhooks API', () => {
   it(`keeps a form to ${WEBHOOKS_PER_FORM} webhooks`, async () => {
     const { owner, base } = await setup();
     const made = await Promise.all(
-      Array.from({ length: WEBHOOKS_PER_FORM + 3 }, (_, i) => t.http.post(base).set(bearer(owner.token)).send({ label: `h${i}`, url: PUBLIC_URL })),
+      Array.from({ length: WEBHOOKS_PER_FORM + 3 }, (_, i) =>
+        t.http
+          .post(base)
+          .set(bearer(owner.token))
+          .send({ label: `h${i}`, url: PUBLIC_URL }),
+      ),
     );
     expect(made.filter((r) => r.status === 201)).toHaveLength(WEBHOOKS_PER_FORM);
-    expect(made.filter((r) => r.status === 400).map((r) => r.body.message)).toEqual(Array(3).fill(expect.stringMatching(/at most 20/)));
+    expect(made.filter((r) => r.status === 400).map((r) => r.body.message)).toEqual(
+      Array(3).fill(expect.stringMatching(/at most 20/)),
+    );
   });
 
   it('needs webhooks:read to read and webhooks:write to change; a viewer reads but cannot create', async () => {
@@ -208,12 +239,22 @@ describe('webhooks API', () => {
   it("GET /v1/jobs/{id} shows the caller's team's job, 403 without the ability its type needs, 404 for another team's", async () => {
     const { owner, base } = await setup();
     const created = await t.http.post(base).set(bearer(owner.token)).send({ label: 'x', url: PUBLIC_URL });
-    const queued = await t.http.post(`/v1/webhooks/${created.body.data.id}/replay`).set(bearer(owner.token)).send({ status: 'dead' });
+    const queued = await t.http
+      .post(`/v1/webhooks/${created.body.data.id}/replay`)
+      .set(bearer(owner.token))
+      .send({ status: 'dead' });
     expect(queued.status, queued.text).toBe(202);
     expect(queued.body).toEqual({ job_id: expect.stringMatching(/^job_[0-9a-z]{26}$/), status: 'queued' });
     const job = await t.http.get(`/v1/jobs/${queued.body.job_id}`).set(bearer(owner.token));
     expect(job.status).toBe(200);
-    expect(job.body.data).toMatchObject({ id: queued.body.job_id, type: 'webhook_replay', total: 0, done: 0, failed: 0, errors: [] });
+    expect(job.body.data).toMatchObject({
+      id: queued.body.job_id,
+      type: 'webhook_replay',
+      total: 0,
+      done: 0,
+      failed: 0,
+      errors: [],
+    });
     const noRead = await makeToken(t, owner, ['forms:read', 'submissions:read']);
     const forbidden = await t.http.get(`/v1/jobs/${queued.body.job_id}`).set(bearer(noRead.token));
     expect(forbidden.status).toBe(403);

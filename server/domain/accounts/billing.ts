@@ -26,7 +26,12 @@ export async function billingPlan(ctx: AppContext, caller: Caller) {
       storage_bytes: plan.storageBytes ?? null,
       file_bytes: plan.maxFileBytes,
     },
-    features: { ai: plan.ai, api_tokens: plan.apiTokens, file_uploads: plan.fileUploads, autoresponder: plan.autoresponder },
+    features: {
+      ai: plan.ai,
+      api_tokens: plan.apiTokens,
+      file_uploads: plan.fileUploads,
+      autoresponder: plan.autoresponder,
+    },
   };
 }
 
@@ -49,7 +54,8 @@ export async function billingUsage(ctx: AppContext, caller: Caller) {
 export async function billingSubscription(ctx: AppContext, caller: Caller) {
   let sub = await findSubscription(ctx.db, caller.teamId);
   // Periods roll over lazily: the stored period is advanced when it is read after its end.
-  if (new Date(sub.currentPeriodEnd) <= new Date()) sub = await setSubscriptionPeriod(ctx.db, caller.teamId, currentPeriod());
+  if (new Date(sub.currentPeriodEnd) <= new Date())
+    sub = await setSubscriptionPeriod(ctx.db, caller.teamId, currentPeriod());
   return {
     id: sub.id,
     plan: sub.planId as PlanIdValue,

@@ -12,5 +12,6 @@ export type Caller = {
 
 /** 403 unless the caller's token holds `ability` (null: any valid token). REST and MCP check it here. */
 export function requireAbility(caller: Caller, ability: Ability | null): void {
-  if (ability && !caller.abilities.includes(ability)) throw new AppError('forbidden', `This token lacks the "${ability}" ability.`, { required: ability });
+  if (ability && !caller.abilities.includes(ability))
+    throw new AppError('forbidden', `This token lacks the "${ability}" ability.`, { required: ability });
 }

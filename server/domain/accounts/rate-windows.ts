@@ -58,7 +58,11 @@ async function refuseWhenSpent(
 }
 
 /** Whether a count is past `limit` on the sliding estimate, and the seconds until one more would fit. */
-function slidingVerdict(row: windows.TwoWindowRow, windowSeconds: number, limit: number): { spent: boolean; resetSeconds: number } {
+function slidingVerdict(
+  row: windows.TwoWindowRow,
+  windowSeconds: number,
+  limit: number,
+): { spent: boolean; resetSeconds: number } {
   const w = { previous: row.previous, current: row.current, elapsedMs: row.elapsed_ms, windowMs: windowSeconds * 1000 };
   if (slidingCount(w) <= limit) return { spent: false, resetSeconds: 0 };
   return { spent: true, resetSeconds: Math.max(1, Math.ceil(slidingWaitMs(w, limit - 1) / 1000)) };
@@ -82,9 +86,15 @@ export type ApiBudget = { limit: number; windowSeconds: number; remaining: numbe
  * Counts one request against the token's API budget and its team's (all its tokens together, so minting tokens
  * does not multiply it), across processes and transports. Answers the budget with less left; `exceeded` is the 429.
  */
-export async function chargeApiBudget(ctx: AppContext, caller: Pick<Caller, 'tokenId' | 'teamId'>): Promise<ApiBudget & { exceeded: AppError | null }> {
+export async function chargeApiBudget(
+  ctx: AppContext,
+  caller: Pick<Caller, 'tokenId' | 'teamId'>,
+): Promise<ApiBudget & { exceeded: AppError | null }> {
   const windowSeconds = 60;
-  const token = { limit: ctx.config.apiRateLimit, refusal: `Rate limit of ${ctx.config.apiRateLimit} requests per minute reached.` };
+  const token = {
+    limit: ctx.config.apiRateLimit,
+    refusal: `Rate limit of ${ctx.config.apiRateLimit} requests per minute reached.`,
+  };
   const team = {
     limit: ctx.config.apiTeamRateLimit,
     refusal: `Your team's rate limit of ${ctx.config.apiTeamRateLimit} requests per minute (all its tokens together) reached.`,
@@ -97,13 +107,19 @@ export async function chargeApiBudget(ctx: AppContext, caller: Pick<Caller, 'tok
     resetSeconds,
     exceeded: new AppError('rate_limited', b.refusal, { retry_after: resetSeconds }),
   });
-  for (const [key, b] of [[keys.token, token], [keys.team, team]] as const) {
+  for (const [key, b] of [
+    [keys.token, token],
+    [keys.team, team],
+  ] as const) {
     const resetSeconds = knownSpent(ctx, key);
     if (resetSeconds !== null) return refuse(b, resetSeconds);
   }
   const hits = await windows.hitTokenAndTeamWindows(ctx.db, keys, token.limit, windowSeconds);
   pruneWindows(ctx);
-  const charged = [{ ...token, key: keys.token, ...hits.token }, ...(hits.team ? [{ ...team, key: keys.team, ...hits.team }] : [])].map((b) => ({
+  const charged = [
+    { ...token, key: keys.token, ...hits.token },
+    ...(hits.team ? [{ ...team, key: keys.team, ...hits.team }] : []),
+  ].map((b) => ({
     ...b,
     remaining: b.limit - b.hits,
     resetSeconds: Math.max(1, b.reset),
@@ -113,7 +129,13 @@ export async function chargeApiBudget(ctx: AppContext, caller: Pick<Caller, 'tok
     rememberSpent(ctx, binding.key, binding.resetSeconds);
     return refuse(binding, binding.resetSeconds);
   }
-  return { limit: binding.limit, windowSeconds, remaining: binding.remaining, resetSeconds: binding.resetSeconds, exceeded: null };
+  return {
+    limit: binding.limit,
+    windowSeconds,
+    remaining: binding.remaining,
+    resetSeconds: binding.resetSeconds,
+    exceeded: null,
+  };
 }
 
 /** The search budget's window: a tenth of a minute, so a team's burst cannot spend a whole minute's searches at once. */
@@ -127,9 +149,13 @@ export async function chargeSearchBudget(ctx: AppContext, caller: Pick<Caller, '
   const perMinute = ctx.config.searchTeamRateLimit;
   const limit = Math.max(1, Math.floor((perMinute * SEARCH_WINDOW_SECONDS) / 60));
   const refusal = (retryAfter: number) =>
-    new AppError('rate_limited', `Your team's search limit of ${perMinute} searches per minute (${limit} every ${SEARCH_WINDOW_SECONDS} s, all its tokens together) reached.`, {
-      retry_after: retryAfter,
-    });
+    new AppError(
+      'rate_limited',
+      `Your team's search limit of ${perMinute} searches per minute (${limit} every ${SEARCH_WINDOW_SECONDS} s, all its tokens together) reached.`,
+      {
+        retry_after: retryAfter,
+      },
+    );
   const key = `search-team:${caller.teamId}`;
   await refuseWhenSpent(ctx, key, refusal, async () => {
     const row = await windows.hitTwoWindows(ctx.db, key, SEARCH_WINDOW_SECONDS);
@@ -150,9 +176,13 @@ export async function withinSearchTime<T>(ctx: AppContext, teamId: string, searc
   const key = `search-time-team:${teamId}`;
   const limit = ctx.config.searchTeamTimeMs;
   const refusal = (retryAfter: number) =>
-    new AppError('rate_limited', `Your team's searches have used their ${limit} ms of database time per minute (all its tokens together).`, {
-      retry_after: retryAfter,
-    });
+    new AppError(
+      'rate_limited',
+      `Your team's searches have used their ${limit} ms of database time per minute (all its tokens together).`,
+      {
+        retry_after: retryAfter,
+      },
+    );
   await refuseWhenSpent(ctx, key, refusal, async () => {
     const row = await windows.readTwoWindows(ctx.db, key, SEARCH_TIME_WINDOW_SECONDS);
     // A search may start while less than the limit is spent: the next one, once one millisecond is left.
@@ -163,7 +193,9 @@ export async function withinSearchTime<T>(ctx: AppContext, teamId: string, searc
     return await search();
   } finally {
     const ms = Math.ceil(performance.now() - started);
-    await windows.addToWindow(ctx.db, key, SEARCH_TIME_WINDOW_SECONDS, ms).catch((err: unknown) => ctx.log.warn({ err }, 'could not charge a search its time'));
+    await windows
+      .addToWindow(ctx.db, key, SEARCH_TIME_WINDOW_SECONDS, ms)
+      .catch((err: unknown) => ctx.log.warn({ err }, 'could not charge a search its time'));
   }
 }
 
@@ -174,9 +206,19 @@ const REPLAY_WINDOW_SECONDS = 5;
  * Takes up to `wanted` deliveries from a team's replay allowance (all its replay jobs, every process); `granted`
  * 0 once spent, then wait `resetSeconds`. Unpaced, one team's large replays would hold the worker for minutes.
  */
-export async function takeReplayAllowance(ctx: AppContext, teamId: string, wanted: number): Promise<{ granted: number; resetSeconds: number }> {
+export async function takeReplayAllowance(
+  ctx: AppContext,
+  teamId: string,
+  wanted: number,
+): Promise<{ granted: number; resetSeconds: number }> {
   const limit = Math.max(1, Math.floor(ctx.config.replayTeamRate * REPLAY_WINDOW_SECONDS));
-  const { granted, reset } = await windows.takeFromWindow(ctx.db, `replay-team:${teamId}`, REPLAY_WINDOW_SECONDS, wanted, limit);
+  const { granted, reset } = await windows.takeFromWindow(
+    ctx.db,
+    `replay-team:${teamId}`,
+    REPLAY_WINDOW_SECONDS,
+    wanted,
+    limit,
+  );
   pruneWindows(ctx);
   return { granted, resetSeconds: Math.max(1, reset) };
 }

@@ -11,7 +11,12 @@ const lanesOf = new WeakMap<Config, Lanes>();
  * answer 429. One team's burst is served a few at a time while other teams' requests pass beside it. A waiter
  * whose client goes away (`signal`) leaves the line; streams hold a place only until their first bytes.
  */
-export function inTeamLane<T>(ctx: AppContext, teamId: string, work: () => Promise<T>, signal?: AbortSignal | undefined): Promise<T> {
+export function inTeamLane<T>(
+  ctx: AppContext,
+  teamId: string,
+  work: () => Promise<T>,
+  signal?: AbortSignal | undefined,
+): Promise<T> {
   const { teamOperations } = ctx.config;
   let lanes = lanesOf.get(ctx.config);
   if (!lanes) lanesOf.set(ctx.config, (lanes = new Lanes(teamOperations)));

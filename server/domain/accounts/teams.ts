@@ -59,7 +59,14 @@ export async function setTeamPlan(ctx: AppContext, teamId: string, planId: strin
   });
 }
 
-export type TeamSummary = { id: string; name: string; plan: string; created_at: string; member_count: number; token_count: number };
+export type TeamSummary = {
+  id: string;
+  name: string;
+  plan: string;
+  created_at: string;
+  member_count: number;
+  token_count: number;
+};
 
 /** Every team, oldest first, with how many members and usable tokens it has (operator listing). */
 export async function listTeams(ctx: AppContext): Promise<TeamSummary[]> {
@@ -75,17 +82,38 @@ export async function listTeams(ctx: AppContext): Promise<TeamSummary[]> {
 }
 
 /** A member as an operator sees them; `token_count` counts usable tokens (not revoked, not expired). */
-export type MemberSummary = { id: string; email: string; name: string; role: string; joined_at: string; token_count: number };
+export type MemberSummary = {
+  id: string;
+  email: string;
+  name: string;
+  role: string;
+  joined_at: string;
+  token_count: number;
+};
 
 export function toMemberSummary(r: MemberRow): MemberSummary {
-  return { id: r.id, email: r.email, name: r.name, role: r.role, joined_at: iso(r.joined_at), token_count: r.token_count };
+  return {
+    id: r.id,
+    email: r.email,
+    name: r.name,
+    role: r.role,
+    joined_at: iso(r.joined_at),
+    token_count: r.token_count,
+  };
 }
 
 /** One team: plan, members with their roles, and its usable token count. */
 export async function showTeam(
   ctx: AppContext,
   teamId: string,
-): Promise<{ id: string; name: string; plan: string; created_at: string; token_count: number; members: MemberSummary[] }> {
+): Promise<{
+  id: string;
+  name: string;
+  plan: string;
+  created_at: string;
+  token_count: number;
+  members: MemberSummary[];
+}> {
   const team = await findTeam(ctx.db, teamId);
   const members = (await queries.listMembers(ctx.db, teamId)).map(toMemberSummary);
   return {

@@ -16,7 +16,14 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 /** The longest lifetime a token may be given: long enough for any deploy key, short of "forever by accident". */
 export const MAX_TOKEN_LIFETIME_YEARS = 10;
 
-export type TokenMetadata = { id: string; name: string; abilities: Ability[]; created_at: string; last4: string; expires_at: string | null };
+export type TokenMetadata = {
+  id: string;
+  name: string;
+  abilities: Ability[];
+  created_at: string;
+  last4: string;
+  expires_at: string | null;
+};
 
 /** Plaintext `intk_` + 40 base62 characters; only its SHA-256 is stored. */
 function mintPlaintext(): string {
@@ -46,14 +53,16 @@ function toMetadata(t: queries.TokenRow): TokenMetadata {
  */
 function parseExpiry(value: string | null | undefined, now = new Date()): string | null {
   if (value === undefined || value === null) return null;
-  const refuse = (message: string) => validationFailed([{ in: 'body', path: 'expires_at', message }], `Invalid expires_at: ${message}`);
+  const refuse = (message: string) =>
+    validationFailed([{ in: 'body', path: 'expires_at', message }], `Invalid expires_at: ${message}`);
   const instant = toInstant(value);
   const at = instant === null ? NaN : Date.parse(instant);
   if (Number.isNaN(at)) throw refuse(`"${value}" is not a real ISO 8601 date or date-time (without a zone it is UTC).`);
   if (at <= now.getTime()) throw refuse('it must be in the future.');
   const latest = new Date(now);
   latest.setUTCFullYear(latest.getUTCFullYear() + MAX_TOKEN_LIFETIME_YEARS);
-  if (at > latest.getTime()) throw refuse(`it must be at most ${MAX_TOKEN_LIFETIME_YEARS} years ahead (${latest.toISOString()}).`);
+  if (at > latest.getTime())
+    throw refuse(`it must be at most ${MAX_TOKEN_LIFETIME_YEARS} years ahead (${latest.toISOString()}).`);
   return instant;
 }
 
@@ -76,7 +85,8 @@ export async function authenticate(ctx: AppContext, plaintext: string): Promise<
 }
 
 function parseAbilities(requested: string[]): Ability[] {
-  if (requested.length === 0) throw validationFailed([{ in: 'body', path: 'abilities', message: 'At least one ability is required.' }]);
+  if (requested.length === 0)
+    throw validationFailed([{ in: 'body', path: 'abilities', message: 'At least one ability is required.' }]);
   const unknown = requested.filter((a) => !isAbility(a));
   if (unknown.length) {
     throw validationFailed(
@@ -139,11 +149,15 @@ export async function createToken(
       beyondRole.length ? `your role (${caller.role}) does not permit ${beyondRole.join(', ')}` : '',
       notHeld.length ? `the calling token does not hold ${notHeld.join(', ')}` : '',
     ].filter(Boolean);
-    throw new AppError('ability_exceeds_caller', `Cannot grant more than the caller has: ${reasons.join('; ')}.`, { exceeded });
+    throw new AppError('ability_exceeds_caller', `Cannot grant more than the caller has: ${reasons.join('; ')}.`, {
+      exceeded,
+    });
   }
   const forbidden = roleForbids(caller.role, abilities);
   if (forbidden.length) {
-    throw new AppError('forbidden', `Your role (${caller.role}) does not permit: ${forbidden.join(', ')}.`, { forbidden });
+    throw new AppError('forbidden', `Your role (${caller.role}) does not permit: ${forbidden.join(', ')}.`, {
+      forbidden,
+    });
   }
   return insertToken(ctx.db, caller, { name, abilities, expiresAt });
 }
@@ -155,7 +169,7 @@ export async function revokeToken(ctx: AppContext, caller: Caller, tokenId: stri
     throw new AppError('cannot_revoke_active_token', 'The token used for this request cannot revoke itself.');
   }
   if (token.user_id !== caller.userId) {
-    throw new AppError('forbidden', "Tokens of other members cannot be revoked.");
+    throw new AppError('forbidden', 'Tokens of other members cannot be revoked.');
   }
   await queries.revoke(ctx.db, token.id);
 }
@@ -199,7 +213,10 @@ function toTeamEntry(t: queries.TokenRow): TeamTokenEntry {
 }
 
 /** Admin path: a team's tokens not revoked (expired ones too), of every member or of one. */
-export async function listTeamTokens(ctx: AppContext, input: { teamId: string; userId?: string }): Promise<TeamTokenEntry[]> {
+export async function listTeamTokens(
+  ctx: AppContext,
+  input: { teamId: string; userId?: string },
+): Promise<TeamTokenEntry[]> {
   await findTeam(ctx.db, input.teamId);
   if (input.userId !== undefined) await findMember(ctx.db, input.teamId, input.userId);
   const rows = await queries.listLiveInTeam(ctx.db, input.teamId, input.userId ?? null);
@@ -207,7 +224,10 @@ export async function listTeamTokens(ctx: AppContext, input: { teamId: string; u
 }
 
 /** Admin path: revokes any token by id, whoever holds it; it fails with 401 from the next request on. */
-export async function revokeTokenById(ctx: AppContext, tokenId: string): Promise<TeamTokenEntry & { team_id: string; revoked_at: string }> {
+export async function revokeTokenById(
+  ctx: AppContext,
+  tokenId: string,
+): Promise<TeamTokenEntry & { team_id: string; revoked_at: string }> {
   const row = await queries.revokeById(ctx.db, tokenId);
   if (!row) throw new AppError('not_found', `Token "${tokenId}" not found (or already revoked).`);
   return { ...toTeamEntry(row), team_id: row.team_id, revoked_at: iso(row.revoked_at) };

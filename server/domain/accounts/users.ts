@@ -21,13 +21,16 @@ export async function addMember(
   const email = Email.safeParse(input.email);
   if (!email.success) throw new AppError('validation_failed', `"${input.email}" is not a valid e-mail address.`);
   const role = Role.safeParse(input.role);
-  if (!role.success) throw new AppError('validation_failed', `Unknown role "${input.role}": use one of ${Role.options.join(', ')}.`);
+  if (!role.success)
+    throw new AppError('validation_failed', `Unknown role "${input.role}": use one of ${Role.options.join(', ')}.`);
   const name = input.name.trim();
   if (!name) throw new AppError('validation_failed', 'Name must not be empty.');
   return ctx.db.transaction(async (tx) => {
     await findTeam(tx, input.teamId);
     const existing = await queries.findUserIdByEmail(tx, email.data);
-    const user = existing ? await queries.getUser(tx, existing) : await queries.insertUser(tx, { id: newId('usr'), email: email.data, name });
+    const user = existing
+      ? await queries.getUser(tx, existing)
+      : await queries.insertUser(tx, { id: newId('usr'), email: email.data, name });
     await queries.putMembership(tx, { teamId: input.teamId, userId: user.id, role: role.data });
     return { user, role: role.data };
   });
@@ -59,7 +62,10 @@ export async function removeMember(
     const { owners, member } = await queries.lockOwnersAndMember(tx, input.teamId, input.userId);
     if (!member) throw new AppError('not_found', `User "${input.userId}" is not a member of team "${input.teamId}".`);
     if (member.role === 'owner' && owners.length === 1) {
-      throw new AppError('conflict', `User "${input.userId}" is the last owner of team "${input.teamId}": make another member owner first.`);
+      throw new AppError(
+        'conflict',
+        `User "${input.userId}" is the last owner of team "${input.teamId}": make another member owner first.`,
+      );
     }
     const revoked = await revokeMemberTokens(tx, input.teamId, input.userId);
     await queries.deleteMembership(tx, input.teamId, input.userId);

@@ -41,7 +41,10 @@ export function deliverySender(ctx: AppContext, opts: { version: string; connect
 
 /** The rows a batch of attempt jobs needs, in one query. */
 export function loadAttempts(ctx: AppContext, jobs: AttemptJob[]): Promise<Map<string, AttemptRow>> {
-  return findForAttempts(ctx.db, jobs.map((j) => j.data.deliveryId));
+  return findForAttempts(
+    ctx.db,
+    jobs.map((j) => j.data.deliveryId),
+  );
 }
 
 function isNextAttempt(job: AttemptJob, row: AttemptRow | undefined): row is AttemptRow {
@@ -86,16 +89,24 @@ function openSecret(key: Buffer, stored: string): string {
  * secret(s) and posted, and what to record. A job whose attempt is no longer the next one is skipped; a
  * delivery whose webhook or submission is gone stops; a pace or a 429's pause postpones the attempt.
  */
-export async function makeAttempt(tools: AttemptTools, job: AttemptJob, row: AttemptRow | undefined): Promise<AttemptOutcome> {
+export async function makeAttempt(
+  tools: AttemptTools,
+  job: AttemptJob,
+  row: AttemptRow | undefined,
+): Promise<AttemptOutcome> {
   const { ctx, sender, pacing } = tools;
   if (!isNextAttempt(job, row)) return { job, kind: 'skip' };
   const reason = stopReason(row);
-  if (reason || row.request_body === null) return { job, kind: 'stop', expected: row.attempts, reason: reason ?? 'submission_deleted' };
+  if (reason || row.request_body === null)
+    return { job, kind: 'stop', expected: row.attempts, reason: reason ?? 'submission_deleted' };
   const slotAt = await pacing.slot(row);
   if (slotAt) return { job, kind: 'postpone', expected: row.attempts, at: slotAt };
 
   const key = ctx.keys.webhookSecrets;
-  const secrets = [openSecret(key, row.secret_encrypted), ...(row.previous_secret_encrypted ? [openSecret(key, row.previous_secret_encrypted)] : [])];
+  const secrets = [
+    openSecret(key, row.secret_encrypted),
+    ...(row.previous_secret_encrypted ? [openSecret(key, row.previous_secret_encrypted)] : []),
+  ];
   const headers = signatureHeaders(secrets, row.id, Math.floor(Date.now() / 1000), row.request_body);
   const out = await sender.send(row.url, row.request_body, headers);
   const pausedUntil = await pacing.pauseFor429(row.webhook_id, out);
@@ -106,7 +117,8 @@ export async function makeAttempt(tools: AttemptTools, job: AttemptJob, row: Att
   const ok = out.httpStatus !== null && out.httpStatus >= 200 && out.httpStatus < 300;
   const gone = out.httpStatus === 410;
   const status = ok ? 'succeeded' : gone || attempt >= schedule.length ? 'dead' : 'failed';
-  const next = status === 'failed' ? new Date(Date.now() + attemptDelay(schedule, attempt + 1, out.retryAfter) * 1000) : null;
+  const next =
+    status === 'failed' ? new Date(Date.now() + attemptDelay(schedule, attempt + 1, out.retryAfter) * 1000) : null;
   const record = {
     id: row.id,
     expected: row.attempts,

@@ -32,7 +32,12 @@ const SPAM_POSITION_REFRESH_MS = 60_000;
 /** The spam-deliveries job runs again this many seconds after it finished, while any webhook subscribes to spam. */
 const SPAM_DELIVERY_INTERVAL_SECONDS = 2;
 
-function newDelivery(target: TargetRow, event: SubmissionEvent | InsightsEvent, submissionId: string | null, at: Date): NewDelivery {
+function newDelivery(
+  target: TargetRow,
+  event: SubmissionEvent | InsightsEvent,
+  submissionId: string | null,
+  at: Date,
+): NewDelivery {
   return {
     id: newId('whd'),
     team_id: target.team_id,
@@ -55,7 +60,12 @@ function matching(targets: TargetRow[], row: SubmissionEventRow, status: 'proces
  * lost. A webhook that already has this submission's delivery from an earlier pass through processing (it
  * was set back to `received`) gets none: replay is the way to send it again.
  */
-export async function createSubmissionDeliveries(ctx: AppContext, tx: Tx, submissionId: string, formId: string): Promise<number> {
+export async function createSubmissionDeliveries(
+  ctx: AppContext,
+  tx: Tx,
+  submissionId: string,
+  formId: string,
+): Promise<number> {
   const subscribed = await webhooksFor(tx, formId, 'submission.created', submissionId);
   if (!subscribed.length) return 0;
   const row = await submissionForEvent(tx, submissionId);
@@ -67,10 +77,21 @@ export async function createSubmissionDeliveries(ctx: AppContext, tx: Tx, submis
 }
 
 /** A team-wide event (ai-insights.regenerated) to every webhook of the team subscribed to it. */
-export async function createTeamEventDeliveries(ctx: AppContext, tx: Tx, teamId: string, event: InsightsEvent): Promise<number> {
+export async function createTeamEventDeliveries(
+  ctx: AppContext,
+  tx: Tx,
+  teamId: string,
+  event: InsightsEvent,
+): Promise<number> {
   const targets = await teamWebhooksFor(tx, teamId, event.type);
   const at = firstAttemptAt(ctx);
-  return (await queueDeliveries(ctx, tx, targets.map((t) => newDelivery(t, event, null, at)))).length;
+  return (
+    await queueDeliveries(
+      ctx,
+      tx,
+      targets.map((t) => newDelivery(t, event, null, at)),
+    )
+  ).length;
 }
 
 /**
@@ -94,7 +115,9 @@ export async function runSpamDeliveries(ctx: AppContext): Promise<number> {
         backlog ||= batch.more;
         const at = firstAttemptAt(ctx);
         const rows = batch.rows.flatMap((row) =>
-          matching([hook], row, 'spam').map((t) => newDelivery(t, submissionEvent(ctx, row, 'submission.spam'), row.id, at)),
+          matching([hook], row, 'spam').map((t) =>
+            newDelivery(t, submissionEvent(ctx, row, 'submission.spam'), row.id, at),
+          ),
         );
         created += (await queueDeliveries(ctx, tx, rows)).length;
         if (batch.rows.length > 0 || Date.now() - (hook.spam_position.at ?? 0) > SPAM_POSITION_REFRESH_MS) {

@@ -15,7 +15,9 @@ function valuesOf(subject: FilterSubject, field: string): string[] {
   const v = subject.payload[field];
   const items = Array.isArray(v) ? v : [v];
   return items.flatMap((item) =>
-    item === null || item === undefined ? [] : [typeof item === 'object' ? JSON.stringify(item) : String(item as string | number | boolean)],
+    item === null || item === undefined
+      ? []
+      : [typeof item === 'object' ? JSON.stringify(item) : String(item as string | number | boolean)],
   );
 }
 

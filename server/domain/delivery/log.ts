@@ -31,9 +31,16 @@ export function deliveryView(r: DeliveryRow) {
 }
 
 /** A webhook's deliveries, newest first. A deleted webhook's log stays readable: its retries already scheduled still run. */
-export async function listDeliveries(ctx: AppContext, caller: Caller, formId: string, webhookId: string, q: z.infer<typeof DeliveryListQuery>) {
+export async function listDeliveries(
+  ctx: AppContext,
+  caller: Caller,
+  formId: string,
+  webhookId: string,
+  q: z.infer<typeof DeliveryListQuery>,
+) {
   await requireWebhook(ctx, caller, webhookId, { formId, deleted: true });
-  if (q.cursor !== undefined && !isId('whd', q.cursor)) throw validationFailed([{ in: 'query', path: 'cursor', message: 'Invalid cursor.' }]);
+  if (q.cursor !== undefined && !isId('whd', q.cursor))
+    throw validationFailed([{ in: 'query', path: 'cursor', message: 'Invalid cursor.' }]);
   const rows = await listRows(ctx.db, {
     webhookId,
     status: q.status,
@@ -43,5 +50,8 @@ export async function listDeliveries(ctx: AppContext, caller: Caller, formId: st
   });
   const page = rows.slice(0, q.per_page);
   const more = rows.length > q.per_page;
-  return { data: page.map(deliveryView), meta: { per_page: q.per_page, next_cursor: more ? page[page.length - 1]!.id : null } };
+  return {
+    data: page.map(deliveryView),
+    meta: { per_page: q.per_page, next_cursor: more ? page[page.length - 1]!.id : null },
+  };
 }

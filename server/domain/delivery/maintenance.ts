@@ -14,7 +14,10 @@ const BATCH = 1000;
  */
 export async function maintainDeliveries(ctx: AppContext): Promise<{ requeued: number; pruned: number }> {
   const overdue = await overdueDeliveries(ctx.db, LOST_AFTER_SECONDS, BATCH);
-  const live = await ctx.queue.liveKeys(deliverWebhook, overdue.map((d) => d.id));
+  const live = await ctx.queue.liveKeys(
+    deliverWebhook,
+    overdue.map((d) => d.id),
+  );
   const lost = overdue.filter((d) => !live.has(d.id));
   if (lost.length) {
     const jobs = lost.map((d) => requeuedAttemptJob(d.id, d.attempts + 1, d.bulk ? d.team_id : null));
@@ -28,7 +31,12 @@ export async function maintainDeliveries(ctx: AppContext): Promise<{ requeued: n
 
 /** A duration in words: "5 days", "36 hours", "10 minutes". */
 function span(seconds: number): string {
-  const [n, unit] = seconds >= 2 * 86_400 ? [seconds / 86_400, 'day'] : seconds >= 2 * 3600 ? [seconds / 3600, 'hour'] : [Math.max(1, seconds / 60), 'minute'];
+  const [n, unit] =
+    seconds >= 2 * 86_400
+      ? [seconds / 86_400, 'day']
+      : seconds >= 2 * 3600
+        ? [seconds / 3600, 'hour']
+        : [Math.max(1, seconds / 60), 'minute'];
   const rounded = Math.round(n);
   return `${rounded} ${unit}${rounded === 1 ? '' : 's'}`;
 }

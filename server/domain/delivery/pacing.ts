@@ -69,7 +69,11 @@ export class Pacing {
    */
   async pauseFor429(webhookId: string, out: Pick<SendOutcome, 'httpStatus' | 'retryAfter'>): Promise<Date | null> {
     if (out.httpStatus !== 429 || out.retryAfter === null || out.retryAfter > MAX_PAUSE_SECONDS) return null;
-    const until = await pauseWebhook(this.#ctx.db, webhookId, new Date(Date.now() + Math.max(1, out.retryAfter) * 1000));
+    const until = await pauseWebhook(
+      this.#ctx.db,
+      webhookId,
+      new Date(Date.now() + Math.max(1, out.retryAfter) * 1000),
+    );
     this.#pauses.set(webhookId, until.getTime());
     return until;
   }

@@ -2,7 +2,12 @@ import type { z } from 'zod';
 import type { ReplayWebhookBody } from '../../../contract/webhooks.ts';
 import type { AppContext } from '../../context.ts';
 import { findDelivery } from '../../infra/db/queries/deliveries.ts';
-import { countReplayable, nextReplayBatch, waitingReplays, type ReplayFilter } from '../../infra/db/queries/delivery-replays.ts';
+import {
+  countReplayable,
+  nextReplayBatch,
+  waitingReplays,
+  type ReplayFilter,
+} from '../../infra/db/queries/delivery-replays.ts';
 import * as jobQueries from '../../infra/db/queries/jobs.ts';
 import { replayWebhook } from '../../infra/queue/definitions.ts';
 import type { Caller } from '../accounts/caller.ts';
@@ -23,16 +28,26 @@ const REPLAY_BATCH = 500;
 const REPLAY_WINDOW = 1_000;
 const REPLAY_PAUSE_SECONDS = 2;
 
-const inactive = () => new AppError('webhook_inactive', 'The webhook is inactive: activate it (PUT active: true) before replaying.');
+const inactive = () =>
+  new AppError('webhook_inactive', 'The webhook is inactive: activate it (PUT active: true) before replaying.');
 
 /**
  * A replay is a new delivery: same webhook, submission and body bytes, attempts from 1, signed when sent
  * with the webhook's current secret. The original row and the submission stay as they are.
  */
-export async function replayDelivery(ctx: AppContext, caller: Caller, deliveryId: string, scope: { formId?: string; webhookId?: string } = {}): Promise<string> {
+export async function replayDelivery(
+  ctx: AppContext,
+  caller: Caller,
+  deliveryId: string,
+  scope: { formId?: string; webhookId?: string } = {},
+): Promise<string> {
   const original = await findDelivery(ctx.db, caller.teamId, deliveryId, scope);
   if (!original || original.webhook_deleted) throw notFound('Delivery');
-  if (original.request_body === null) throw new AppError('submission_deleted', 'The submission of this delivery was deleted; there is nothing to replay.');
+  if (original.request_body === null)
+    throw new AppError(
+      'submission_deleted',
+      'The submission of this delivery was deleted; there is nothing to replay.',
+    );
   if (!original.webhook_active) throw inactive();
   return ctx.db.transaction(async (tx) => {
     const [id] = await queueDeliveries(ctx, tx, [
@@ -57,19 +72,37 @@ export async function replayDelivery(ctx: AppContext, caller: Caller, deliveryId
  * filtered by status and creation time; deliveries of deleted submissions have no body and are left out, and
  * so are test calls' deliveries, which are no event of the webhook's.
  */
-export async function startWebhookReplay(ctx: AppContext, caller: Caller, webhookId: string, input: z.infer<typeof ReplayWebhookBody>): Promise<string> {
+export async function startWebhookReplay(
+  ctx: AppContext,
+  caller: Caller,
+  webhookId: string,
+  input: z.infer<typeof ReplayWebhookBody>,
+): Promise<string> {
   const webhook = await requireWebhook(ctx, caller, webhookId);
   if (!webhook.active) throw inactive();
   const filter = { webhookId, status: input.status, since: input.since, until: input.until };
   const total = await countReplayable(ctx.db, filter);
   if (total > REPLAY_JOB_LIMIT) {
     throw validationFailed(
-      [{ in: 'body', path: 'since', message: `Matches ${total} deliveries; narrow since/until to at most ${REPLAY_JOB_LIMIT}.` }],
+      [
+        {
+          in: 'body',
+          path: 'since',
+          message: `Matches ${total} deliveries; narrow since/until to at most ${REPLAY_JOB_LIMIT}.`,
+        },
+      ],
       `A replay job takes at most ${REPLAY_JOB_LIMIT} deliveries; this one matches ${total}.`,
     );
   }
   return ctx.db.transaction(async (tx) => {
-    const job = await jobQueries.insertJob(tx, { id: newId('job'), teamId: caller.teamId, type: 'webhook_replay', params: filter, total, createdBy: caller.tokenId });
+    const job = await jobQueries.insertJob(tx, {
+      id: newId('job'),
+      teamId: caller.teamId,
+      type: 'webhook_replay',
+      params: filter,
+      total,
+      createdBy: caller.tokenId,
+    });
     await ctx.queue.send(replayWebhook, { jobId: job.id }, { tx });
     return job.id;
   });

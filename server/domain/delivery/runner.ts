@@ -4,7 +4,14 @@ import type { GroupCommit } from '../../infra/group-commit.ts';
 import { countDeliveryAttempt } from '../../infra/metrics/deliveries.ts';
 import type { Sender } from '../../infra/outbound/sender.ts';
 import { ATTEMPT_LANES, deliverWebhook, isBulkAttempt, type AttemptJob } from '../../infra/queue/definitions.ts';
-import { attemptSends, deliverySender, loadAttempts, makeAttempt, type AttemptOutcome, type AttemptTools } from './attempt.ts';
+import {
+  attemptSends,
+  deliverySender,
+  loadAttempts,
+  makeAttempt,
+  type AttemptOutcome,
+  type AttemptTools,
+} from './attempt.ts';
 import { Pacing } from './pacing.ts';
 import { outcomeRecorder } from './record.ts';
 import { BulkPace, Shares, type Held, type Share } from './shares.ts';
@@ -34,11 +41,14 @@ function earliestTimer(fire: () => void) {
       if (ms >= due) return;
       if (timer) clearTimeout(timer);
       due = ms;
-      timer = setTimeout(() => {
-        timer = null;
-        due = Infinity;
-        fire();
-      }, Math.max(0, ms - Date.now()) + 20);
+      timer = setTimeout(
+        () => {
+          timer = null;
+          due = Infinity;
+          fire();
+        },
+        Math.max(0, ms - Date.now()) + 20,
+      );
       timer.unref();
     },
     clear() {
@@ -156,7 +166,8 @@ class DeliveryLoop {
   /** Attempts held for a webhook that is slow (or all, when stopping) go back to the queue, spread over its share's pace. */
   #postpone(groups: Array<{ share: Share; held: Held[] }>): void {
     for (const { share, held } of groups) {
-      for (const { job, row } of held) this.#recorder.add({ job, kind: 'postpone', expected: row.attempts, at: this.#shares.postponeUntil(share) });
+      for (const { job, row } of held)
+        this.#recorder.add({ job, kind: 'postpone', expected: row.attempts, at: this.#shares.postponeUntil(share) });
     }
   }
 
@@ -185,7 +196,10 @@ class DeliveryLoop {
             this.#recorder.add(outcome, isBulkAttempt(job) && freshOut ? { deferMs: BULK_RECORD_DEFER_MS } : undefined);
           },
           (err: unknown) => {
-            this.#ctx.log.warn({ err, deliveryId: job.data.deliveryId }, 'delivery attempt failed; its job will be retried');
+            this.#ctx.log.warn(
+              { err, deliveryId: job.data.deliveryId },
+              'delivery attempt failed; its job will be retried',
+            );
             this.#release([job]);
           },
         ),

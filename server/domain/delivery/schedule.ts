@@ -7,7 +7,12 @@ import { queueFirstAttempts } from '../../infra/queue/definitions.ts';
  * Seconds to wait before attempt `attempt` (2…n) after the previous one failed: the schedule's slot ±20 %
  * jitter. A `Retry-After` can push it later, up to the slot after it (never sooner than the schedule).
  */
-export function attemptDelay(schedule: number[], attempt: number, retryAfter: number | null, random: () => number = Math.random): number {
+export function attemptDelay(
+  schedule: number[],
+  attempt: number,
+  retryAfter: number | null,
+  random: () => number = Math.random,
+): number {
   const base = schedule[attempt - 1] ?? schedule[schedule.length - 1] ?? 0;
   const jittered = base * (0.8 + 0.4 * random());
   if (retryAfter === null) return jittered;
@@ -24,9 +29,19 @@ export function firstAttemptAt(ctx: AppContext): Date {
  * Inserts deliveries and their first attempts' jobs in the caller's transaction, so none is lost; returns the
  * ids inserted (a bulk replay's rows already made are skipped). `bulkTeam`: the team's bulk work.
  */
-export async function queueDeliveries(ctx: AppContext, tx: Tx, rows: NewDelivery[], bulkTeam?: string): Promise<string[]> {
+export async function queueDeliveries(
+  ctx: AppContext,
+  tx: Tx,
+  rows: NewDelivery[],
+  bulkTeam?: string,
+): Promise<string[]> {
   const ids = await insertDeliveries(tx, rows);
   const due = new Map(rows.map((r) => [r.id, r.next_attempt_at]));
-  await queueFirstAttempts(ctx.queue, tx, ids.map((id) => ({ deliveryId: id, at: due.get(id)! })), bulkTeam);
+  await queueFirstAttempts(
+    ctx.queue,
+    tx,
+    ids.map((id) => ({ deliveryId: id, at: due.get(id)! })),
+    bulkTeam,
+  );
   return ids;
 }

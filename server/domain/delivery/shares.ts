@@ -18,7 +18,15 @@ const FAST_MS = 100;
 export type Held = { job: AttemptJob; row: AttemptRow };
 
 /** A webhook's attempts in flight in this worker, those waiting for a place, and how long its recent attempts took. */
-export type Share = { webhookId: string; started: Map<string, number>; held: Held[]; averageMs: number; horizon: number; done: number; lastAt: number };
+export type Share = {
+  webhookId: string;
+  started: Map<string, number>;
+  held: Held[];
+  averageMs: number;
+  horizon: number;
+  done: number;
+  lastAt: number;
+};
 
 /**
  * The per-webhook shares of one worker's delivery slots (INTAKE_DELIVERY_CONCURRENCY_PER_WEBHOOK each). A
@@ -90,7 +98,8 @@ export class Shares {
 
   /** Forgets the shares of webhooks with nothing out or waiting for this long (their history with them). */
   prune(idleMs: number, now = Date.now()): void {
-    for (const [id, share] of this.#shares) if (!share.started.size && !share.held.length && now - share.lastAt > idleMs) this.#shares.delete(id);
+    for (const [id, share] of this.#shares)
+      if (!share.started.size && !share.held.length && now - share.lastAt > idleMs) this.#shares.delete(id);
   }
 
   /** The attempts waiting in any share that may start now, taken out (each share's in its order). */
@@ -128,7 +137,8 @@ export class Shares {
   takeHeld(all: boolean): Array<{ share: Share; held: Held[] }> {
     const out: Array<{ share: Share; held: Held[] }> = [];
     for (const share of this.#shares.values()) {
-      if (share.held.length && (all || (this.isFull(share) && this.isSlow(share)))) out.push({ share, held: share.held.splice(0) });
+      if (share.held.length && (all || (this.isFull(share) && this.isSlow(share))))
+        out.push({ share, held: share.held.splice(0) });
     }
     return out;
   }
@@ -172,7 +182,8 @@ export class BulkPace {
       return 0;
     }
     // Over the pace: pump again once a token is due. At the share, a release pumps.
-    if (room <= 0 && this.taken < this.#limit && free > 0) this.#schedule(now + ((1 - this.#tokens) / this.#rate) * 1000);
+    if (room <= 0 && this.taken < this.#limit && free > 0)
+      this.#schedule(now + ((1 - this.#tokens) / this.#rate) * 1000);
     return Math.max(0, room);
   }
 

@@ -53,18 +53,26 @@ export async function testWebhook(ctx: AppContext, caller: Caller, formId: strin
   const hook = await requireWebhook(ctx, caller, webhookId, { formId });
   const { hits, resetSeconds } = await hitWindow(ctx, `webhook-test:${webhookId}`, 60);
   if (hits > TEST_CALLS_PER_MINUTE) {
-    throw new AppError('rate_limited', `A webhook takes at most ${TEST_CALLS_PER_MINUTE} test calls a minute.`, { retry_after: resetSeconds });
+    throw new AppError('rate_limited', `A webhook takes at most ${TEST_CALLS_PER_MINUTE} test calls a minute.`, {
+      retry_after: resetSeconds,
+    });
   }
   const target = await webhookTarget(ctx.db, webhookId);
   if (!target) throw notFound('Webhook');
   const lastId = await lastDeliveredSubmission(ctx.db, webhookId);
   const last = lastId ? await submissionForEvent(ctx.db, lastId) : undefined;
-  const event: SubmissionEvent = { ...(last ? submissionEvent(ctx, last) : await sampleEvent(ctx, hook, target.form_name)), test: true };
+  const event: SubmissionEvent = {
+    ...(last ? submissionEvent(ctx, last) : await sampleEvent(ctx, hook, target.form_name)),
+    test: true,
+  };
   const body = renderBody(hook.provider as Provider, event, hook.config);
 
   const id = newId('whd');
   const key = ctx.keys.webhookSecrets;
-  const secrets = [decryptSecret(key, target.secret_encrypted), ...(target.previous_secret_encrypted ? [decryptSecret(key, target.previous_secret_encrypted)] : [])];
+  const secrets = [
+    decryptSecret(key, target.secret_encrypted),
+    ...(target.previous_secret_encrypted ? [decryptSecret(key, target.previous_secret_encrypted)] : []),
+  ];
   const headers = signatureHeaders(secrets, id, Math.floor(Date.now() / 1000), body);
   // A sender of its own, closed after: an API process holds no delivery connections between test calls.
   const sender = deliverySender(ctx, { version: VERSION, connections: 1 });

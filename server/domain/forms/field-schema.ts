@@ -35,13 +35,16 @@ export function normalizeSchema(fields: SchemaField[]): Field[] {
 /** What is wrong with a schema, as the API's validation details (empty when it is fine). */
 export function checkSchema(fields: SchemaField[]): ErrorDetail[] {
   const details: ErrorDetail[] = [];
-  const problem = (i: number, key: string, message: string) => details.push({ in: 'body', path: `settings.fields.${i}${key ? `.${key}` : ''}`, message });
+  const problem = (i: number, key: string, message: string) =>
+    details.push({ in: 'body', path: `settings.fields.${i}${key ? `.${key}` : ''}`, message });
   const seen = new Set<string>();
   fields.forEach((f, i) => {
     if (seen.has(f.name)) problem(i, 'name', `The field "${f.name}" is named twice.`);
     seen.add(f.name);
-    if (f.name.startsWith('_')) problem(i, 'name', 'Names starting with "_" are control fields (_replyto, _subject, …), not form fields.');
-    if ((CAPTCHA_TOKEN_FIELDS as readonly string[]).includes(f.name)) problem(i, 'name', 'This name carries a CAPTCHA token; it is never stored.');
+    if (f.name.startsWith('_'))
+      problem(i, 'name', 'Names starting with "_" are control fields (_replyto, _subject, …), not form fields.');
+    if ((CAPTCHA_TOKEN_FIELDS as readonly string[]).includes(f.name))
+      problem(i, 'name', 'This name carries a CAPTCHA token; it is never stored.');
     const choice = f.type === 'select' || f.type === 'multiselect';
     if (choice && !f.options) problem(i, 'options', `A ${f.type} field needs its options.`);
     if (!choice && f.options) problem(i, 'options', 'Options are for fields of type `select` or `multiselect`.');
@@ -54,11 +57,18 @@ export function checkSchema(fields: SchemaField[]): ErrorDetail[] {
     for (const key of ['min', 'max'] as const) {
       const v = f[key];
       if (v === undefined) continue;
-      if (!bounded) problem(i, key, `${key} is for lengths (text, email, url, tel), values (number, integer) and choices (multiselect).`);
-      else if (!VALUE_TYPES.has(f.type) && (!Number.isInteger(v) || v < 0)) problem(i, key, `${key} is a count here: a whole number, 0 or more.`);
+      if (!bounded)
+        problem(
+          i,
+          key,
+          `${key} is for lengths (text, email, url, tel), values (number, integer) and choices (multiselect).`,
+        );
+      else if (!VALUE_TYPES.has(f.type) && (!Number.isInteger(v) || v < 0))
+        problem(i, key, `${key} is a count here: a whole number, 0 or more.`);
     }
     if (f.min !== undefined && f.max !== undefined && f.min > f.max) problem(i, 'min', 'min is greater than max.');
-    if (f.type !== 'file' && (f.max_files !== undefined || f.accept !== undefined)) problem(i, '', 'max_files and accept are for file fields.');
+    if (f.type !== 'file' && (f.max_files !== undefined || f.accept !== undefined))
+      problem(i, '', 'max_files and accept are for file fields.');
   });
   return details;
 }
@@ -106,7 +116,8 @@ function scalar(v: Value): string | null {
 function coerce(f: Field, label: string, raw: Value): Coerced {
   if (f.type === 'multiselect') {
     const values = (Array.isArray(raw) ? raw : [raw]).filter((v) => !isEmpty(v)).map(scalar);
-    if (values.some((v) => v === null || !f.options!.includes(v))) return fail(`${label} must be chosen from: ${listed(f.options!)}.`);
+    if (values.some((v) => v === null || !f.options!.includes(v)))
+      return fail(`${label} must be chosen from: ${listed(f.options!)}.`);
     const chosen = [...new Set(values as string[])];
     if (f.min !== undefined && chosen.length < f.min) return fail(`Choose at least ${f.min} for ${label}.`);
     if (f.max !== undefined && chosen.length > f.max) return fail(`Choose at most ${f.max} for ${label}.`);
@@ -153,7 +164,8 @@ function coerce(f: Field, label: string, raw: Value): Coerced {
 /** text, email, url, tel: the format, the length in characters, the pattern. */
 function text(f: Field, label: string, value: string): Coerced {
   let v = f.type === 'text' ? value : value.trim();
-  if (f.type === 'email' && (v.length > 320 || !EMAIL.test(v))) return fail(`${label} must be an e-mail address, like name@example.com.`);
+  if (f.type === 'email' && (v.length > 320 || !EMAIL.test(v)))
+    return fail(`${label} must be an e-mail address, like name@example.com.`);
   if (f.type === 'url') {
     let url: URL | null = null;
     try {
@@ -161,7 +173,8 @@ function text(f: Field, label: string, value: string): Coerced {
     } catch {
       // not a URL
     }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return fail(`${label} must be a web address starting with http:// or https://.`);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      return fail(`${label} must be a web address starting with http:// or https://.`);
     v = url.toString();
   }
   if (f.type === 'tel') {
@@ -212,7 +225,8 @@ export function applySchema<F extends { field: string; contentType: string }>(in
       const files = input.files.filter((x) => x.field === f.name);
       if (!isEmpty(raw)) add(f.name, `${label} must be a file upload.`);
       if (f.required && !files.length) add(f.name, `${label} is required: choose a file.`);
-      if (files.length > (f.max_files ?? 1)) add(f.name, `${label} takes at most ${f.max_files ?? 1} file${(f.max_files ?? 1) === 1 ? '' : 's'}.`);
+      if (files.length > (f.max_files ?? 1))
+        add(f.name, `${label} takes at most ${f.max_files ?? 1} file${(f.max_files ?? 1) === 1 ? '' : 's'}.`);
       const wrong = f.accept ? files.filter((x) => !acceptsType(f.accept!, x.contentType)) : [];
       if (wrong.length) add(f.name, `${label} must be a file of type ${f.accept!.join(', ')}.`);
       continue;
@@ -273,14 +287,21 @@ const SELECT_MIN_SAMPLES = 20;
  */
 export function suggestSchema(samples: Sample[], order: string[]): Field[] {
   const names = [...order];
-  for (const s of samples) for (const n of [...Object.keys(s.payload), ...s.fileFields]) if (!names.includes(n)) names.push(n);
+  for (const s of samples)
+    for (const n of [...Object.keys(s.payload), ...s.fileFields]) if (!names.includes(n)) names.push(n);
   return names
     .filter((name) => !name.startsWith('_'))
     .map((name): Field | null => {
       const filled = samples.filter((s) => s.fileFields.includes(name) || !isEmpty(own(s.payload, name)));
       if (!filled.length) return null;
       const required = filled.length === samples.length;
-      if (filled.some((s) => s.fileFields.includes(name))) return { name, type: 'file', required, max_files: Math.max(...filled.map((s) => s.fileFields.filter((n) => n === name).length)) };
+      if (filled.some((s) => s.fileFields.includes(name)))
+        return {
+          name,
+          type: 'file',
+          required,
+          max_files: Math.max(...filled.map((s) => s.fileFields.filter((n) => n === name).length)),
+        };
       return { name, required, ...inferType(filled.map((s) => own(s.payload, name))) };
     })
     .filter((f): f is Field => f !== null);
@@ -299,8 +320,14 @@ function inferType(values: Value[]): Pick<Field, 'type' | 'options'> {
   if (all('email')) return { type: 'email' };
   if (all('url')) return { type: 'url' };
   const strings = values.map((v) => String(v).trim());
-  if (strings.every((s) => TEL.test(s) && /^\+|\d[ ().-]\d/.test(s) && s.replace(/\D/g, '').length >= 6)) return { type: 'tel' };
+  if (strings.every((s) => TEL.test(s) && /^\+|\d[ ().-]\d/.test(s) && s.replace(/\D/g, '').length >= 6))
+    return { type: 'tel' };
   const distinct = [...new Set(strings)];
-  if (values.length >= SELECT_MIN_SAMPLES && distinct.length <= SELECT_MAX_OPTIONS && strings.every((s) => s.length <= 200)) return { type: 'select', options: distinct.sort() };
+  if (
+    values.length >= SELECT_MIN_SAMPLES &&
+    distinct.length <= SELECT_MAX_OPTIONS &&
+    strings.every((s) => s.length <= 200)
+  )
+    return { type: 'select', options: distinct.sort() };
   return { type: 'text' };
 }

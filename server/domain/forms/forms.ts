@@ -7,7 +7,14 @@ import type { FormChanges, FormRecord } from '../../infra/db/queries/forms.ts';
 import { iso } from '../shared/timestamps.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { AppError, notFound } from '../shared/errors.ts';
-import { DEFAULT_SETTINGS, disabledRules, formSettings, mergeSettings, storedSettings, type StoredSettings } from '../spam/stored-rules.ts';
+import {
+  DEFAULT_SETTINGS,
+  disabledRules,
+  formSettings,
+  mergeSettings,
+  storedSettings,
+  type StoredSettings,
+} from '../spam/stored-rules.ts';
 import { recipientStatuses, requestConfirmations } from '../notifications/addresses.ts';
 import { retentionStatus } from '../lifecycle/retention.ts';
 import { retentionFacts } from '../../infra/db/queries/lifecycle.ts';
@@ -23,7 +30,13 @@ import { findTeamPlan } from '../accounts/teams.ts';
 
 type Recipients = FormView['notification_recipients'];
 
-export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: number, recipients: Recipients, retention: FormView['retention']): FormView {
+export function toFormView(
+  ctx: AppContext,
+  f: FormRecord,
+  submissionsCount: number,
+  recipients: Recipients,
+  retention: FormView['retention'],
+): FormView {
   return {
     id: f.id,
     name: f.name,
@@ -43,9 +56,20 @@ export function toFormView(ctx: AppContext, f: FormRecord, submissionsCount: num
 
 /** The forms as the API shows them, with their submission counts and the state of their addresses. */
 async function views(ctx: AppContext, teamId: string, forms: FormRecord[]): Promise<FormView[]> {
-  const counts = await queries.submissionCounts(ctx.db, forms.map((f) => f.id));
-  const statuses = new Map((await recipientStatuses(ctx, teamId, [...new Set(forms.flatMap((f) => f.notificationEmails))])).map((r) => [r.email, r.status]));
-  const facts = await retentionFacts(ctx.db, forms.map((f) => f.id));
+  const counts = await queries.submissionCounts(
+    ctx.db,
+    forms.map((f) => f.id),
+  );
+  const statuses = new Map(
+    (await recipientStatuses(ctx, teamId, [...new Set(forms.flatMap((f) => f.notificationEmails))])).map((r) => [
+      r.email,
+      r.status,
+    ]),
+  );
+  const facts = await retentionFacts(
+    ctx.db,
+    forms.map((f) => f.id),
+  );
   return forms.map((f) =>
     toFormView(
       ctx,
@@ -65,7 +89,8 @@ async function view(ctx: AppContext, form: FormRecord): Promise<FormView> {
 async function assertAutoresponderAllowed(on: Sql, teamId: string, settings: StoredSettings): Promise<void> {
   if (!settings.autoresponder.enabled) return;
   const plan = await findTeamPlan(on, teamId);
-  if (!plan.autoresponder) throw new AppError('plan_limit_reached', `The ${plan.name} plan has no autoresponder. Upgrade to send one.`);
+  if (!plan.autoresponder)
+    throw new AppError('plan_limit_reached', `The ${plan.name} plan has no autoresponder. Upgrade to send one.`);
 }
 
 async function findForm(on: Sql, caller: Caller, id: string, opts: { trashed?: boolean } = {}): Promise<FormRecord> {
@@ -75,7 +100,13 @@ async function findForm(on: Sql, caller: Caller, id: string, opts: { trashed?: b
 }
 
 /** Changes a form of the caller's team (live ones only, unless `trashed`): not found otherwise. */
-async function changeForm(on: Sql, caller: Caller, id: string, changes: FormChanges, opts: { trashed?: boolean } = {}): Promise<FormRecord> {
+async function changeForm(
+  on: Sql,
+  caller: Caller,
+  id: string,
+  changes: FormChanges,
+  opts: { trashed?: boolean } = {},
+): Promise<FormRecord> {
   const form = await queries.updateForm(on, caller.teamId, id, changes, opts);
   if (!form) throw notFound('Form');
   return form;
@@ -85,9 +116,13 @@ async function assertFormAllowance(on: Sql, teamId: string): Promise<void> {
   const plan = await findTeamPlan(on, teamId);
   if (plan.maxForms === null || plan.maxForms === undefined) return;
   if ((await queries.countLiveForms(on, teamId)) >= plan.maxForms) {
-    throw new AppError('plan_limit_reached', `The ${plan.name} plan allows ${plan.maxForms} forms. Delete one or upgrade.`, {
-      limit: plan.maxForms,
-    });
+    throw new AppError(
+      'plan_limit_reached',
+      `The ${plan.name} plan allows ${plan.maxForms} forms. Delete one or upgrade.`,
+      {
+        limit: plan.maxForms,
+      },
+    );
   }
 }
 
@@ -97,13 +132,21 @@ export async function listForms(ctx: AppContext, caller: Caller, q: z.infer<type
     limit: q.per_page,
     offset: (q.page - 1) * q.per_page,
   });
-  return pageEnvelope(
-    await views(ctx, caller.teamId, forms),
-    { page: q.page, perPage: q.per_page, total, baseUrl: ctx.config.baseUrl, path: '/v1/forms', query: { trashed: q.trashed } },
-  );
+  return pageEnvelope(await views(ctx, caller.teamId, forms), {
+    page: q.page,
+    perPage: q.per_page,
+    total,
+    baseUrl: ctx.config.baseUrl,
+    path: '/v1/forms',
+    query: { trashed: q.trashed },
+  });
 }
 
-export async function createForm(ctx: AppContext, caller: Caller, input: z.infer<typeof CreateFormBody>): Promise<FormView> {
+export async function createForm(
+  ctx: AppContext,
+  caller: Caller,
+  input: z.infer<typeof CreateFormBody>,
+): Promise<FormView> {
   const settings = mergeSettings(DEFAULT_SETTINGS, input.settings, ctx.keys.captchaSecrets);
   const form = await ctx.db.transaction(async (tx) => {
     await assertFormAllowance(tx, caller.teamId);
@@ -125,27 +168,42 @@ export async function getForm(ctx: AppContext, caller: Caller, id: string): Prom
   return view(ctx, await findForm(ctx.db, caller, id, { trashed: true }));
 }
 
-export async function updateForm(ctx: AppContext, caller: Caller, id: string, input: z.infer<typeof UpdateFormBody>): Promise<FormView> {
+export async function updateForm(
+  ctx: AppContext,
+  caller: Caller,
+  id: string,
+  input: z.infer<typeof UpdateFormBody>,
+): Promise<FormView> {
   const form = await ctx.db.transaction(async (tx) => {
     const f = await findForm(tx, caller, id);
     const changes: FormChanges = {};
     if (input.name !== undefined) changes.name = input.name;
     if (input.notification_emails !== undefined) changes.notificationEmails = input.notification_emails;
     if (input.settings !== undefined) {
-      const { disabled_rules: _stored, ...merged } = mergeSettings(storedSettings(f.settings), input.settings, ctx.keys.captchaSecrets);
+      const { disabled_rules: _stored, ...merged } = mergeSettings(
+        storedSettings(f.settings),
+        input.settings,
+        ctx.keys.captchaSecrets,
+      );
       if (input.settings.autoresponder?.enabled) await assertAutoresponderAllowed(tx, caller.teamId, merged);
       // Saving the regex rules is the editor's answer to the disabled ones; other settings leave them listed.
       const disabled = input.settings.custom_rules?.regex !== undefined ? [] : disabledRules(f.settings);
       changes.settings = disabled.length ? { ...merged, disabled_rules: disabled } : merged;
     }
     await changeForm(tx, caller, id, changes);
-    if (input.notification_emails !== undefined) await requestConfirmations(ctx, tx, caller.teamId, f.id, input.notification_emails);
+    if (input.notification_emails !== undefined)
+      await requestConfirmations(ctx, tx, caller.teamId, f.id, input.notification_emails);
     return f;
   });
   return view(ctx, form);
 }
 
-async function setStatus(ctx: AppContext, caller: Caller, id: string, status: 'draft' | 'published'): Promise<FormView> {
+async function setStatus(
+  ctx: AppContext,
+  caller: Caller,
+  id: string,
+  status: 'draft' | 'published',
+): Promise<FormView> {
   return view(ctx, await changeForm(ctx.db, caller, id, { status }));
 }
 
@@ -212,11 +270,16 @@ export async function suggestFormSchema(ctx: AppContext, caller: Caller, id: str
   await findForm(ctx.db, caller, id, { trashed: true });
   const samples: Sample[] = [];
   const [read, learned] = await Promise.all([
-    samplePayloads((after, rows, bytes) => queries.recentPayloadPage(ctx.db, id, after, rows, bytes), SUGGESTION_SAMPLE, (row, payload) =>
-      samples.push({ payload: payload as Sample['payload'], fileFields: row.file_fields }),
+    samplePayloads(
+      (after, rows, bytes) => queries.recentPayloadPage(ctx.db, id, after, rows, bytes),
+      SUGGESTION_SAMPLE,
+      (row, payload) => samples.push({ payload: payload as Sample['payload'], fileFields: row.file_fields }),
     ),
     queries.learnedFields(ctx.db, id),
   ]);
-  const fields = suggestSchema(samples, learned.map((f) => f.name));
+  const fields = suggestSchema(
+    samples,
+    learned.map((f) => f.name),
+  );
   return { data: { fields, unknown_fields: 'keep' as const }, meta: { sampled: read.rows } };
 }

@@ -113,7 +113,10 @@ export function hashIp(key: Buffer, ip: string): string {
 /** 404 for a form that takes no posts, saying why when it is only a draft (never another team's detail). */
 async function notTakingPosts(ctx: AppContext, formId: string): Promise<AppError> {
   if ((await forms.formStatus(ctx.db, formId)) === 'draft') {
-    return new AppError('not_found', 'This form is not published: it takes no submissions until its owner publishes it.');
+    return new AppError(
+      'not_found',
+      'This form is not published: it takes no submissions until its owner publishes it.',
+    );
   }
   return notFound('Form');
 }
@@ -122,13 +125,22 @@ function idempotencyKeyHash(key: string | null): string | null {
   const trimmed = key?.trim();
   if (!trimmed) return null;
   if (trimmed.length > IDEMPOTENCY_KEY_MAX) {
-    throw validationFailed([{ in: 'header', path: 'idempotency-key', message: `Idempotency-Key is limited to ${IDEMPOTENCY_KEY_MAX} characters.` }]);
+    throw validationFailed([
+      {
+        in: 'header',
+        path: 'idempotency-key',
+        message: `Idempotency-Key is limited to ${IDEMPOTENCY_KEY_MAX} characters.`,
+      },
+    ]);
   }
   return createHash('sha256').update(trimmed).digest('hex');
 }
 
 function quotaExceeded(form: PublicForm): AppError {
-  return new AppError('quota_exceeded', `This form's team has used its ${form.monthlyLimit} submissions for this month.`);
+  return new AppError(
+    'quota_exceeded',
+    `This form's team has used its ${form.monthlyLimit} submissions for this month.`,
+  );
 }
 
 function firstString(value: FieldValue | undefined): string | null {
@@ -156,13 +168,16 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
   if (opened.used !== null && form.monthlyLimit !== null && opened.used >= form.monthlyLimit) throw quotaExceeded(form);
   if (opened.hits > ctx.config.ingestFloodLimit) {
     const retryAfter = Math.max(1, opened.reset);
-    throw new AppError('rate_limited', 'Too many submissions from this address. Try again later.', { retry_after: retryAfter });
+    throw new AppError('rate_limited', 'Too many submissions from this address. Try again later.', {
+      retry_after: retryAfter,
+    });
   }
 
   const idempotencyKey = idempotencyKeyHash(post.idempotencyKey);
   if (idempotencyKey) {
     const existing = await inserts.findIdempotent(ctx.db, form.id, idempotencyKey);
-    if (existing) return { form, id: existing, replayed: true, redirect: redirectTarget(form.settings, null), bodyKind: null };
+    if (existing)
+      return { form, id: existing, replayed: true, redirect: redirectTarget(form.settings, null), bodyKind: null };
   }
 
   const body = await post.readBody(bodyLimitsFor(form));
@@ -173,8 +188,14 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
     // Without a prototype: a field named `__proto__` must not give the controls inherited values.
     const posted: Record<string, FieldValue> = Object.create(null);
     const controls: Record<string, FieldValue> = Object.create(null);
-    for (const [k, v] of Object.entries(withoutTokens(body.fields))) (k.startsWith(CONTROL_PREFIX) ? controls : posted)[k] = v;
-    const checked = applySchema({ fields: form.settings.fields, unknownFields: form.settings.unknown_fields, payload: posted, files: body.files });
+    for (const [k, v] of Object.entries(withoutTokens(body.fields)))
+      (k.startsWith(CONTROL_PREFIX) ? controls : posted)[k] = v;
+    const checked = applySchema({
+      fields: form.settings.fields,
+      unknownFields: form.settings.unknown_fields,
+      payload: posted,
+      files: body.files,
+    });
     if (Object.keys(checked.errors).length) throw fieldErrors(checked.errors);
     const payload = checked.payload as Record<string, FieldValue>;
     if (checked.files.length && form.storageLimit !== null) await assertStorageLeft(ctx, form, checked.files);
@@ -206,7 +227,13 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
         ...(captcha ? { captcha: { provider: form.captcha!.provider, ...captchaRecord(captcha) } } : {}),
       },
     });
-    return { form, ...accepted, redirect: redirectTarget(form.settings, firstString(controls._next), postingOrigin(post.client)), bodyKind: body.kind, spamReason };
+    return {
+      form,
+      ...accepted,
+      redirect: redirectTarget(form.settings, firstString(controls._next), postingOrigin(post.client)),
+      bodyKind: body.kind,
+      spamReason,
+    };
   } finally {
     body.discard();
   }
@@ -215,20 +242,42 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
 /** The public endpoint's 422 for a post that breaks the form's schema: what to fix, per field. */
 function fieldErrors(errors: FieldErrors): AppError {
   const count = Object.keys(errors).length;
-  return new AppError('validation_failed', count === 1 ? 'One field needs attention.' : `${count} fields need attention.`, { fields: errors }, 422);
+  return new AppError(
+    'validation_failed',
+    count === 1 ? 'One field needs attention.' : `${count} fields need attention.`,
+    { fields: errors },
+    422,
+  );
 }
 
 /**
  * The CAPTCHA, verified with its provider: a missing or refused token is 422 `captcha_failed` (nothing
  * stored); a provider that cannot be asked leaves the outcome `unverified` (the post is kept as spam).
  */
-async function verifyCaptcha(ctx: AppContext, captcha: StoredCaptcha, fields: Record<string, FieldValue>, ip: string): Promise<Verification> {
+async function verifyCaptcha(
+  ctx: AppContext,
+  captcha: StoredCaptcha,
+  fields: Record<string, FieldValue>,
+  ip: string,
+): Promise<Verification> {
   const token = captchaToken(captcha.provider, fields);
-  const failed = () => new AppError('captcha_failed', 'The CAPTCHA was not completed or has expired. Please go back, complete it and send the form again.');
+  const failed = () =>
+    new AppError(
+      'captcha_failed',
+      'The CAPTCHA was not completed or has expired. Please go back, complete it and send the form again.',
+    );
   if (!token || token.length > 4096) throw failed();
-  const verification = await ctx.verifyCaptcha({ ...captcha, secret: decryptSecret(ctx.keys.captchaSecrets, captcha.secret_encrypted) }, token, ip);
+  const verification = await ctx.verifyCaptcha(
+    { ...captcha, secret: decryptSecret(ctx.keys.captchaSecrets, captcha.secret_encrypted) },
+    token,
+    ip,
+  );
   if (verification.outcome === 'failed') throw failed();
-  if (verification.outcome === 'unverified') ctx.log.warn({ provider: captcha.provider, reason: verification.reason }, 'CAPTCHA provider unreachable: post kept as spam');
+  if (verification.outcome === 'unverified')
+    ctx.log.warn(
+      { provider: captcha.provider, reason: verification.reason },
+      'CAPTCHA provider unreachable: post kept as spam',
+    );
   return verification;
 }
 
@@ -244,9 +293,13 @@ async function assertStorageLeft(ctx: AppContext, form: PublicForm, files: Poste
   const used = await teamStorageBytes(ctx.db, form.teamId);
   const adding = files.reduce((n, f) => n + f.size, 0);
   if (used + adding > form.storageLimit!) {
-    throw new AppError('plan_limit_reached', `This form's team has used its file storage (${form.storageLimit} bytes).`, {
-      limit: form.storageLimit,
-    });
+    throw new AppError(
+      'plan_limit_reached',
+      `This form's team has used its file storage (${form.storageLimit} bytes).`,
+      {
+        limit: form.storageLimit,
+      },
+    );
   }
 }
 
@@ -255,7 +308,12 @@ export function storageKeyFor(form: PublicForm, submissionId: string, fileId: st
 }
 
 /** Streams each spooled upload to object storage; on any failure the objects already written are removed. */
-async function uploadFiles(ctx: AppContext, form: PublicForm, submissionId: string, files: PostedFile[]): Promise<inserts.FileInsert[]> {
+async function uploadFiles(
+  ctx: AppContext,
+  form: PublicForm,
+  submissionId: string,
+  files: PostedFile[],
+): Promise<inserts.FileInsert[]> {
   const uploaded: inserts.FileInsert[] = [];
   // The key cut off is included: a non-atomic store can hold part of an object whose PUT failed.
   const written: string[] = [];
@@ -286,7 +344,9 @@ async function removeObjects(ctx: AppContext, keys: string[]): Promise<void> {
     await ctx.storage.remove(keys);
   } catch (err) {
     ctx.log.warn({ err, count: keys.length }, 'could not remove the objects of a refused post; queued for removal');
-    await ctx.queue.send(deleteObjects, { keys }).catch((e: unknown) => ctx.log.error({ err: e, keys }, 'could not queue the removal of orphan objects'));
+    await ctx.queue
+      .send(deleteObjects, { keys })
+      .catch((e: unknown) => ctx.log.error({ err: e, keys }, 'could not queue the removal of orphan objects'));
   }
 }
 
@@ -307,7 +367,11 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
   const job: inserts.AcceptJob | null = clean
     ? {
         batchable: true,
-        insert: (ids) => ctx.queue.embeddedInsert(processSubmission, ids.length === 1 ? { submissionId: ids[0]! } : { submissionIds: ids }),
+        insert: (ids) =>
+          ctx.queue.embeddedInsert(
+            processSubmission,
+            ids.length === 1 ? { submissionId: ids[0]! } : { submissionIds: ids },
+          ),
       }
     : notifySpam
       ? { batchable: false, insert: () => ctx.queue.embeddedInsert(notificationEmail, { submissionId: s.id }) }
@@ -332,7 +396,10 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
     );
   } catch (err) {
     // Nothing of this post was kept: its uploaded objects go too.
-    await removeObjects(ctx, s.files.map((f) => f.storageKey));
+    await removeObjects(
+      ctx,
+      s.files.map((f) => f.storageKey),
+    );
     const code = (err as { code?: string }).code;
     if (code === inserts.QUOTA_EXCEEDED) throw quotaExceeded(form);
     if (code === inserts.KEY_HELD) {

@@ -41,7 +41,10 @@ export function deltaVsPrior(now: number, before: number): number {
 
 async function requireAi(ctx: AppContext, teamId: string): Promise<void> {
   if (!(await queries.teamHasAi(ctx.db, teamId))) {
-    throw new AppError('plan_lacks_ai', "The team's plan does not include AI features. Upgrade to Pro or above to use AI insights.");
+    throw new AppError(
+      'plan_lacks_ai',
+      "The team's plan does not include AI features. Upgrade to Pro or above to use AI insights.",
+    );
   }
 }
 
@@ -49,7 +52,8 @@ async function requireAi(ctx: AppContext, teamId: string): Promise<void> {
 export async function getInsights(ctx: AppContext, caller: Caller, formId?: string): Promise<InsightsData | null> {
   await requireAi(ctx, caller.teamId);
   if (formId !== undefined) {
-    if (!isId('frm', formId)) throw validationFailed([{ in: 'query', path: 'form', message: 'Must be a form id (frm_…).' }]);
+    if (!isId('frm', formId))
+      throw validationFailed([{ in: 'query', path: 'form', message: 'Must be a form id (frm_…).' }]);
     await requireForm(ctx, caller, formId);
   }
   const row = await queries.latestInsight(ctx.db, caller.teamId, formId ?? null);
@@ -61,13 +65,26 @@ export async function getInsights(ctx: AppContext, caller: Caller, formId?: stri
  * 5 minutes ago: then 409 `already_running` with the seconds left. The lock is a row taken atomically, so
  * it holds across processes; `now` is injectable for tests.
  */
-export async function regenerateInsights(ctx: AppContext, caller: Caller, now = new Date()): Promise<{ queued_at: string }> {
+export async function regenerateInsights(
+  ctx: AppContext,
+  caller: Caller,
+  now = new Date(),
+): Promise<{ queued_at: string }> {
   await requireAi(ctx, caller.teamId);
   return ctx.db.transaction(async (tx) => {
-    const held = await queries.takeRegenerationLock(tx, caller.teamId, now, new Date(now.getTime() + REGENERATE_LOCK_SECONDS * 1000));
+    const held = await queries.takeRegenerationLock(
+      tx,
+      caller.teamId,
+      now,
+      new Date(now.getTime() + REGENERATE_LOCK_SECONDS * 1000),
+    );
     if (held) {
       const retryAfter = Math.max(1, Math.ceil((held.getTime() - now.getTime()) / 1000));
-      throw new AppError('already_running', `Insights were regenerated less than 5 minutes ago; try again in ${retryAfter} s.`, { retry_after: retryAfter });
+      throw new AppError(
+        'already_running',
+        `Insights were regenerated less than 5 minutes ago; try again in ${retryAfter} s.`,
+        { retry_after: retryAfter },
+      );
     }
     await ctx.queue.send(generateJob, { teamId: caller.teamId, at: now.toISOString() }, { tx });
     return { queued_at: now.toISOString() };
@@ -80,14 +97,20 @@ export async function queueWeeklyInsights(ctx: AppContext, now = new Date()): Pr
   const week = lastFullWeek(now).start.toISOString();
   // Keyed by team and week: a retry of this job, or a second scheduler, queues nothing more.
   for (const teamId of teams) {
-    await ctx.queue.send(generateJob, { teamId, at: now.toISOString() }, { singletonKey: `${teamId}:${week}`, singletonSeconds: 7 * 86_400 });
+    await ctx.queue.send(
+      generateJob,
+      { teamId, at: now.toISOString() },
+      { singletonKey: `${teamId}:${week}`, singletonSeconds: 7 * 86_400 },
+    );
   }
   return teams.length;
 }
 
 /** One scope's counts (the team's rows come from the grouping set without form_id, so theirs is null), most frequent first. */
 const byCount = <K extends string>(rows: queries.CountRow[], formId: string | null, key: K) =>
-  rows.filter((r) => r.form_id === formId).map((r) => ({ [key]: r.key, count: r.count }) as Record<K, string> & { count: number });
+  rows
+    .filter((r) => r.form_id === formId)
+    .map((r) => ({ [key]: r.key, count: r.count }) as Record<K, string> & { count: number });
 
 /**
  * Generates the insights of the last full week before `now` for the team and each of its live forms that had
@@ -101,18 +124,34 @@ export async function generateInsights(ctx: AppContext, teamId: string, now = ne
   const [totals, counts, , forms] = await Promise.all([
     queries.weekTotals(ctx.db, teamId, week),
     queries.weekCounts(ctx.db, teamId, week),
-    samplePayloads((after, rows, bytes) => queries.weekPayloadPage(ctx.db, teamId, week, after, rows, bytes), INSIGHTS_SAMPLE, (row, payload) => {
-      const text = freeText(payload);
-      if (text) texts.push({ form_id: row.form_id, text });
-    }),
+    samplePayloads(
+      (after, rows, bytes) => queries.weekPayloadPage(ctx.db, teamId, week, after, rows, bytes),
+      INSIGHTS_SAMPLE,
+      (row, payload) => {
+        const text = freeText(payload);
+        if (text) texts.push({ form_id: row.form_id, text });
+      },
+    ),
     queries.teamForms(ctx.db, teamId),
   ]);
-  const teamTotals = totals.find((r) => r.form_id === null) ?? { form_id: null, total: 0, prior: 0, spam: 0, b0: 0, b1: 0, b2: 0, b3: 0 };
+  const teamTotals = totals.find((r) => r.form_id === null) ?? {
+    form_id: null,
+    total: 0,
+    prior: 0,
+    spam: 0,
+    b0: 0,
+    b1: 0,
+    b2: 0,
+    b3: 0,
+  };
   const formName = new Map(forms.map((f) => [f.id, f.name]));
   const formTotals = totals.filter((r) => r.form_id !== null);
   const changes = formTotals
     .map((r) => ({ name: formName.get(r.form_id!) ?? r.form_id!, total: r.total, prior: r.prior }))
-    .sort((a, b) => Math.abs(b.total - b.prior) - Math.abs(a.total - a.prior) || b.total - a.total || (a.name < b.name ? -1 : 1));
+    .sort(
+      (a, b) =>
+        Math.abs(b.total - b.prior) - Math.abs(a.total - a.prior) || b.total - a.total || (a.name < b.name ? -1 : 1),
+    );
 
   const figures = (r: queries.TotalsRow, scope: WeekFigures['scope']): WeekFigures => ({
     scope,
@@ -127,7 +166,8 @@ export async function generateInsights(ctx: AppContext, teamId: string, now = ne
     spam_reasons: byCount(counts.reasons, r.form_id, 'reason'),
     forms: scope.kind === 'team' ? changes : [],
   });
-  const textsOf = (formId: string | null) => texts.filter((p) => formId === null || p.form_id === formId).map((p) => p.text);
+  const textsOf = (formId: string | null) =>
+    texts.filter((p) => formId === null || p.form_id === formId).map((p) => p.text);
 
   const generatedAt = new Date();
   const scopes: Array<{ formId: string | null; figures: WeekFigures }> = [
@@ -152,7 +192,16 @@ export async function generateInsights(ctx: AppContext, teamId: string, now = ne
       summary_md: narrative.summary_md,
       spam_reasons: f.spam_reasons,
     };
-    rows.push({ id: newId('ins'), teamId, formId: s.formId, periodStart: week.start, periodEnd: week.end, generatedAt, provider: narrative.provider, data });
+    rows.push({
+      id: newId('ins'),
+      teamId,
+      formId: s.formId,
+      periodStart: week.start,
+      periodEnd: week.end,
+      generatedAt,
+      provider: narrative.provider,
+      data,
+    });
   }
 
   const team = rows[0]!;
@@ -191,7 +240,12 @@ export async function sendInsightsDigest(ctx: AppContext, insightId: string): Pr
     `${readers.name}: ${d.submissions_total} submissions in the week ${d.period_start.slice(0, 10)} – ${lastDay} (${signed(d.delta_vs_prior_week)} vs the week before).`,
     '',
     `Themes: ${d.themes.map((t) => `${t.label} (${t.count})`).join(', ') || '—'}`,
-    `Top categories: ${d.categories.slice(0, 5).map((c) => `${c.name} (${c.count})`).join(', ') || '—'}`,
+    `Top categories: ${
+      d.categories
+        .slice(0, 5)
+        .map((c) => `${c.name} (${c.count})`)
+        .join(', ') || '—'
+    }`,
     `Spam: ${spam} of ${d.submissions_total} (${d.submissions_total ? Math.round((spam / d.submissions_total) * 100) : 0} %)`,
     '',
     'Summary',
@@ -200,7 +254,11 @@ export async function sendInsightsDigest(ctx: AppContext, insightId: string): Pr
     '',
     `Per form, and through the API: GET ${ctx.config.baseUrl}/v1/ai-insights (?form=<form id>)`,
   ].join('\n');
-  await ctx.mailer.send({ to: readers.emails, subject: `Weekly insights: ${d.submissions_total} submissions (${signed(d.delta_vs_prior_week)})`, text });
+  await ctx.mailer.send({
+    to: readers.emails,
+    subject: `Weekly insights: ${d.submissions_total} submissions (${signed(d.delta_vs_prior_week)})`,
+    text,
+  });
   return 'sent';
 }
 

@@ -39,28 +39,46 @@ export function erasurePattern(value: string): string {
 export const DRY_RUN_IDS = 1000;
 
 function assertMayErase(caller: Caller): void {
-  if (caller.role !== 'owner' && caller.role !== 'admin') throw new AppError('forbidden', 'Only owners and admins can erase data.');
+  if (caller.role !== 'owner' && caller.role !== 'admin')
+    throw new AppError('forbidden', 'Only owners and admins can erase data.');
 }
 
 /**
  * A dry run: what a real run would erase, found by the same search in one read-only statement, answered at
  * once. Nothing is written and the value searched for is not kept.
  */
-export async function previewErasure(ctx: AppContext, caller: Caller, body: z.infer<typeof ErasureBody>): Promise<{ dry_run: true } & queries.ErasurePreview> {
+export async function previewErasure(
+  ctx: AppContext,
+  caller: Caller,
+  body: z.infer<typeof ErasureBody>,
+): Promise<{ dry_run: true } & queries.ErasurePreview> {
   assertMayErase(caller);
   const pattern = erasurePattern((body.email ?? body.value)!);
-  const preview = await inTeamScan(ctx, caller.teamId, () => queries.previewErasure(ctx.db, caller.teamId, pattern, DRY_RUN_IDS));
+  const preview = await inTeamScan(ctx, caller.teamId, () =>
+    queries.previewErasure(ctx.db, caller.teamId, pattern, DRY_RUN_IDS),
+  );
   return { dry_run: true, ...preview };
 }
 
 /** A real run: the request's receipt and its job, queued together; the job erases (see runErasure). */
-export async function createErasure(ctx: AppContext, caller: Caller, body: z.infer<typeof ErasureBody>): Promise<{ job_id: string; erasure_id: string }> {
+export async function createErasure(
+  ctx: AppContext,
+  caller: Caller,
+  body: z.infer<typeof ErasureBody>,
+): Promise<{ job_id: string; erasure_id: string }> {
   assertMayErase(caller);
   const kind = body.email !== undefined ? 'email' : 'value';
   const value = (body.email ?? body.value)!;
   return ctx.db.transaction(async (tx) => {
     const erasureId = newId('era');
-    const job = await jobQueries.insertJob(tx, { id: newId('job'), teamId: caller.teamId, type: 'erasure', params: { erasure_id: erasureId }, total: 0, createdBy: caller.tokenId });
+    const job = await jobQueries.insertJob(tx, {
+      id: newId('job'),
+      teamId: caller.teamId,
+      type: 'erasure',
+      params: { erasure_id: erasureId },
+      total: 0,
+      createdBy: caller.tokenId,
+    });
     await queries.insertErasure(tx, {
       id: erasureId,
       teamId: caller.teamId,
@@ -145,5 +163,12 @@ export async function getErasure(ctx: AppContext, caller: Caller, id: string) {
 export async function erasureJobResult(ctx: AppContext, erasureId: string): Promise<Record<string, unknown> | null> {
   const row = await queries.findErasure(ctx.db, erasureId);
   if (!row) return null;
-  return { erasure_id: row.id, dry_run: row.dry_run, submissions: row.submissions, files: row.files, deliveries_redacted: row.deliveries_redacted, forms: row.forms };
+  return {
+    erasure_id: row.id,
+    dry_run: row.dry_run,
+    submissions: row.submissions,
+    files: row.files,
+    deliveries_redacted: row.deliveries_redacted,
+    forms: row.forms,
+  };
 }

@@ -43,7 +43,9 @@ export function retentionStatus(facts: queries.RetentionFacts | undefined, now =
     [facts?.oldest_spam, spam],
   ]
     .filter((pair): pair is [string, number] => pair[0] != null && pair[1] !== null)
-    .map(([oldest, days]) => nextSweepAt(new Date(Math.max(new Date(oldest).getTime() + days * DAY_MS, now.getTime()))));
+    .map(([oldest, days]) =>
+      nextSweepAt(new Date(Math.max(new Date(oldest).getTime() + days * DAY_MS, now.getTime()))),
+    );
   const next = due.length ? new Date(Math.min(...due.map((d) => d.getTime()))) : null;
   return { submissions_days: submissions, spam_days: spam, next_deletion_at: next?.toISOString() ?? null };
 }
@@ -59,7 +61,10 @@ export async function sweepRetention(ctx: AppContext, now = new Date()): Promise
     for (const form of forms) {
       const retention = storedSettings(form.settings).retention;
       let touched = false;
-      for (const [spam, days] of [[false, effectiveDays(retention.submissions_days, form.cap)], [true, effectiveDays(retention.spam_days, form.cap)]] as const) {
+      for (const [spam, days] of [
+        [false, effectiveDays(retention.submissions_days, form.cap)],
+        [true, effectiveDays(retention.spam_days, form.cap)],
+      ] as const) {
         if (days === null) continue;
         const cutoff = new Date(now.getTime() - days * DAY_MS);
         for (;;) {

@@ -27,20 +27,30 @@ export type RenderedMail = { subject: string; text: string; html: string };
 /** Fills the placeholders of one string with the values as plain text (unknown names: nothing). */
 function filler(payload: Record<string, unknown>): (s: string) => string {
   let filled = 0;
-  return (s) => s.replace(PLACEHOLDER, (_m, name: string) => (filled++ < PLACEHOLDERS_FILLED && Object.hasOwn(payload, name) ? valueText(payload[name], VALUE_CHARS) : ''));
+  return (s) =>
+    s.replace(PLACEHOLDER, (_m, name: string) =>
+      filled++ < PLACEHOLDERS_FILLED && Object.hasOwn(payload, name) ? valueText(payload[name], VALUE_CHARS) : '',
+    );
 }
 
 /**
  * The e-mail for a payload. In the HTML, values go only into the rendered Markdown's text tokens, so they
  * are escaped and never become markup or a link's address.
  */
-export function renderAutoresponse(template: Pick<FormSettings['autoresponder'], 'subject' | 'body_markdown'>, payload: Record<string, unknown>): RenderedMail {
-  const subject = filler(payload)(template.subject).replace(/[\r\n\t]+/g, ' ').trim().slice(0, 250);
+export function renderAutoresponse(
+  template: Pick<FormSettings['autoresponder'], 'subject' | 'body_markdown'>,
+  payload: Record<string, unknown>,
+): RenderedMail {
+  const subject = filler(payload)(template.subject)
+    .replace(/[\r\n\t]+/g, ' ')
+    .trim()
+    .slice(0, 250);
   const text = filler(payload)(template.body_markdown);
   const fill = filler(payload);
   const tokens = markdown.parse(template.body_markdown, {});
   const fillText = (t: Token) => {
-    if (t.type === 'text' || t.type === 'code_inline' || t.type === 'code_block' || t.type === 'fence') t.content = fill(t.content);
+    if (t.type === 'text' || t.type === 'code_inline' || t.type === 'code_block' || t.type === 'fence')
+      t.content = fill(t.content);
     t.children?.forEach(fillText);
   };
   tokens.forEach(fillText);
@@ -49,14 +59,21 @@ export function renderAutoresponse(template: Pick<FormSettings['autoresponder'],
 }
 
 /** The submitter's address: `_replyto`, else the schema's first `email` field, else a field named like e-mail. */
-export function submitterAddress(settings: Pick<FormSettings, 'fields'>, payload: Record<string, unknown>, controls: Record<string, unknown>): { address: string | null; found: boolean } {
+export function submitterAddress(
+  settings: Pick<FormSettings, 'fields'>,
+  payload: Record<string, unknown>,
+  controls: Record<string, unknown>,
+): { address: string | null; found: boolean } {
   const schemaEmail = settings.fields.find((f) => f.type === 'email')?.name;
   const named = Object.keys(payload).find((k) => /e-?mail/i.test(k));
-  const candidate = [controls._replyto, schemaEmail && payload[schemaEmail], named && payload[named]].find((v) => typeof v === 'string' && v.trim());
+  const candidate = [controls._replyto, schemaEmail && payload[schemaEmail], named && payload[named]].find(
+    (v) => typeof v === 'string' && v.trim(),
+  );
   return { address: plainAddress(candidate), found: candidate !== undefined };
 }
 
-type Outcome = { sent_at: string; to: string } | { skipped: 'no_address' | 'invalid_address' | 'rate_limited' | 'plan' };
+type Outcome =
+  { sent_at: string; to: string } | { skipped: 'no_address' | 'invalid_address' | 'rate_limited' | 'plan' };
 
 /** The autoresponse-email job: decides, sends, records. Runs again harmlessly (a recorded outcome ends it). */
 export async function sendAutoresponse(ctx: AppContext, submissionId: string): Promise<Outcome | null> {
@@ -69,7 +86,11 @@ export async function sendAutoresponse(ctx: AppContext, submissionId: string): P
   return outcome;
 }
 
-async function decideAndSend(ctx: AppContext, row: queries.AutoresponseRow, settings: ReturnType<typeof storedSettings>): Promise<Outcome> {
+async function decideAndSend(
+  ctx: AppContext,
+  row: queries.AutoresponseRow,
+  settings: ReturnType<typeof storedSettings>,
+): Promise<Outcome> {
   if (!row.allowed) return { skipped: 'plan' };
   const { address, found } = submitterAddress(settings, row.payload, row.metadata.controls ?? {});
   if (!address) return { skipped: found ? 'invalid_address' : 'no_address' };

@@ -23,7 +23,9 @@ export function fieldRows(row: Pick<NotificationRow, 'payload' | 'settings'>): A
   const inSchema = new Set(fields.map((f) => f.name));
   const own = (name: string) => Object.hasOwn(row.payload, name);
   return [
-    ...fields.filter((f) => own(f.name)).map((f): [string, string] => [f.label ?? f.name, valueText(row.payload[f.name], VALUE_CHARS)]),
+    ...fields
+      .filter((f) => own(f.name))
+      .map((f): [string, string] => [f.label ?? f.name, valueText(row.payload[f.name], VALUE_CHARS)]),
     ...Object.entries(row.payload)
       .filter(([k]) => !inSchema.has(k))
       .map(([k, v]): [string, string] => [k, valueText(v, VALUE_CHARS)]),
@@ -62,7 +64,10 @@ function htmlBlock(row: NotificationRow, links: SubmissionLinks): string {
     .join('');
   const files = row.files.length
     ? `<p style="margin:12px 0 4px;color:#4b5563">Files (links work for 7 days):</p><ul style="margin:0;padding-left:20px">${row.files
-        .map((f) => `<li><a href="${escapeHtml(links.files[f.id] ?? '')}">${escapeHtml(f.filename || f.id)}</a> (${f.size} bytes)</li>`)
+        .map(
+          (f) =>
+            `<li><a href="${escapeHtml(links.files[f.id] ?? '')}">${escapeHtml(f.filename || f.id)}</a> (${f.size} bytes)</li>`,
+        )
         .join('')}</ul>`
     : '';
   const actions = links.actions
@@ -99,15 +104,24 @@ export function renderNotification(row: NotificationRow, links: SubmissionLinks,
 }
 
 /** A digest: the period's submissions, newest last, and how many more there were than it lists. */
-export function renderDigest(formName: string, period: string, rows: Array<{ row: NotificationRow; links: SubmissionLinks }>, more: number, footer: Footer): Rendered {
+export function renderDigest(
+  formName: string,
+  period: string,
+  rows: Array<{ row: NotificationRow; links: SubmissionLinks }>,
+  more: number,
+  footer: Footer,
+): Rendered {
   const title = `${rows.length + more} new submission${rows.length + more === 1 ? '' : 's'} to ${formName} (${period})`;
   const moreText = more ? `…and ${more} more: see the form's submissions in the API, CLI or export.` : '';
   return {
     text: `${title}\n\n${rows.map(({ row, links }, i) => `#${i + 1}\n${textBlock(row, links)}`).join('\n\n')}${moreText ? `\n\n${moreText}` : ''}\n\n--\n${footer.text} Unsubscribe: ${footer.url}\n`,
     html: page(
       title,
-      rows.map(({ row, links }, i) => `<h2 style="font-size:15px;margin:20px 0 6px">#${i + 1}</h2>${htmlBlock(row, links)}`).join('\n') +
-        (moreText ? `<p style="margin-top:16px">${escapeHtml(moreText)}</p>` : ''),
+      rows
+        .map(
+          ({ row, links }, i) => `<h2 style="font-size:15px;margin:20px 0 6px">#${i + 1}</h2>${htmlBlock(row, links)}`,
+        )
+        .join('\n') + (moreText ? `<p style="margin-top:16px">${escapeHtml(moreText)}</p>` : ''),
       footer,
     ),
   };

@@ -22,9 +22,17 @@ const ACTIONS: Record<EmailAction, { label: string; done: string }> = {
 
 const isAction = (a: string): a is EmailAction => Object.hasOwn(ACTIONS, a);
 
-export function actionLink(ctx: AppContext, submissionId: string, action: EmailAction, now = Date.now()): { label: string; url: string } {
+export function actionLink(
+  ctx: AppContext,
+  submissionId: string,
+  action: EmailAction,
+  now = Date.now(),
+): { label: string; url: string } {
   const expires = Math.floor(now / 1000) + ACTION_LINK_SECONDS;
-  return { label: ACTIONS[action].label, url: `${ctx.config.baseUrl}/a/${signToken(ctx.keys.emailActions, [submissionId, action, String(expires)])}` };
+  return {
+    label: ACTIONS[action].label,
+    url: `${ctx.config.baseUrl}/a/${signToken(ctx.keys.emailActions, [submissionId, action, String(expires)])}`,
+  };
 }
 
 export function unsubscribeLink(ctx: AppContext, formId: string, email: string): string {
@@ -34,7 +42,8 @@ export function unsubscribeLink(ctx: AppContext, formId: string, email: string):
 function readAction(ctx: AppContext, token: string, now: number): { submissionId: string; action: EmailAction } {
   const parts = readToken(ctx.keys.emailActions, token, 3);
   if (!parts || !isAction(parts[1]!)) throw new AppError('not_found', 'This link is not valid.');
-  if (Number(parts[2]) < Math.floor(now / 1000)) throw new AppError('not_found', 'This link has expired (action links work for 7 days).');
+  if (Number(parts[2]) < Math.floor(now / 1000))
+    throw new AppError('not_found', 'This link has expired (action links work for 7 days).');
   return { submissionId: parts[0]!, action: parts[1] };
 }
 
@@ -46,7 +55,10 @@ async function liveTarget(sql: Parameters<typeof queries.findActionTarget>[0], s
   const target = await queries.findActionTarget(sql, submissionId, lock);
   if (!target) throw new AppError('not_found', 'This submission no longer exists: it, or its form, was deleted.');
   if (!(await isLiveForm(sql, target.team_id, target.form_id))) {
-    throw new AppError('conflict', `The form "${target.form_name}" is in the trash: restore it to act on its submissions. Nothing was changed.`);
+    throw new AppError(
+      'conflict',
+      `The form "${target.form_name}" is in the trash: restore it to act on its submissions. Nothing was changed.`,
+    );
   }
   return target;
 }
@@ -57,7 +69,12 @@ export type ActionPrompt = { label: string; formName: string; receivedAt: string
 export async function describeAction(ctx: AppContext, token: string, now = Date.now()): Promise<ActionPrompt> {
   const { submissionId, action } = readAction(ctx, token, now);
   const target = await liveTarget(ctx.db, submissionId);
-  return { label: ACTIONS[action].label, formName: target.form_name, receivedAt: iso(target.received_at), status: target.status };
+  return {
+    label: ACTIONS[action].label,
+    formName: target.form_name,
+    receivedAt: iso(target.received_at),
+    status: target.status,
+  };
 }
 
 /** The link's action, done (the page's POST). Repeating it changes nothing more. */
@@ -65,8 +82,15 @@ export async function performAction(ctx: AppContext, token: string, now = Date.n
   const { submissionId, action } = readAction(ctx, token, now);
   return ctx.db.transaction(async (tx) => {
     const target = await liveTarget(tx, submissionId, true);
-    const changed = await actFromEmail(ctx, tx, { id: target.id, teamId: target.team_id, status: target.status }, action);
-    return changed ? `The submission to ${target.form_name} was ${ACTIONS[action].done}.` : `The submission to ${target.form_name} was already ${ACTIONS[action].done}.`;
+    const changed = await actFromEmail(
+      ctx,
+      tx,
+      { id: target.id, teamId: target.team_id, status: target.status },
+      action,
+    );
+    return changed
+      ? `The submission to ${target.form_name} was ${ACTIONS[action].done}.`
+      : `The submission to ${target.form_name} was already ${ACTIONS[action].done}.`;
   });
 }
 
@@ -76,7 +100,10 @@ function readUnsubscribe(ctx: AppContext, token: string): { formId: string; emai
   return { formId: parts[0]!, email: parts[1]! };
 }
 
-export async function describeUnsubscribe(ctx: AppContext, token: string): Promise<{ email: string; formName: string; subscribed: boolean }> {
+export async function describeUnsubscribe(
+  ctx: AppContext,
+  token: string,
+): Promise<{ email: string; formName: string; subscribed: boolean }> {
   const { formId, email } = readUnsubscribe(ctx, token);
   const form = await queries.findFormAddresses(ctx.db, formId);
   if (!form) throw new AppError('not_found', 'This form no longer exists.');

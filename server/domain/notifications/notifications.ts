@@ -28,8 +28,13 @@ function replyToAddress(payload: Record<string, unknown>, controls: Record<strin
 function linksFor(ctx: AppContext, row: NotificationRow, now: number): SubmissionLinks {
   const scope = { teamId: row.team_id, formId: row.form_id, expires: Math.floor(now / 1000) + EXPORT_LINK_SECONDS };
   return {
-    files: Object.fromEntries(row.files.map((f) => [f.id, fileLink(ctx.config.baseUrl, ctx.keys.linkSigning, f.id, scope)])),
-    actions: [actionLink(ctx, row.id, row.status === 'spam' ? 'not_spam' : 'spam', now), actionLink(ctx, row.id, 'delete', now)],
+    files: Object.fromEntries(
+      row.files.map((f) => [f.id, fileLink(ctx.config.baseUrl, ctx.keys.linkSigning, f.id, scope)]),
+    ),
+    actions: [
+      actionLink(ctx, row.id, row.status === 'spam' ? 'not_spam' : 'spam', now),
+      actionLink(ctx, row.id, 'delete', now),
+    ],
   };
 }
 
@@ -43,7 +48,10 @@ async function sendToEach(
 ): Promise<void> {
   for (const address of to) {
     const url = unsubscribeLink(ctx, form.id, address);
-    const content = render({ text: `You receive this because ${address} is a notification address of the form "${form.name}".`, url });
+    const content = render({
+      text: `You receive this because ${address} is a notification address of the form "${form.name}".`,
+      url,
+    });
     await ctx.mailer.send({
       to: [address],
       subject: mail.subject,
@@ -55,7 +63,11 @@ async function sendToEach(
 }
 
 /** The notification-email job: a processed submission (or spam, when asked) for forms in instant mode. */
-export async function sendNotification(ctx: AppContext, submissionId: string, now = Date.now()): Promise<'sent' | 'skipped'> {
+export async function sendNotification(
+  ctx: AppContext,
+  submissionId: string,
+  now = Date.now(),
+): Promise<'sent' | 'skipped'> {
   const row = await queries.findForNotification(ctx.db, submissionId);
   if (!row) return 'skipped';
   const settings = storedSettings(row.settings);
@@ -64,11 +76,21 @@ export async function sendNotification(ctx: AppContext, submissionId: string, no
   const to = await confirmedRecipients(ctx, row.team_id, row.notification_emails);
   if (!to.length) return 'skipped';
   const controls = (row.metadata?.controls ?? {}) as Record<string, unknown>;
-  const asked = typeof controls._subject === 'string' && controls._subject.trim() ? controls._subject.replace(/[\r\n]+/g, ' ').trim().slice(0, 200) : null;
+  const asked =
+    typeof controls._subject === 'string' && controls._subject.trim()
+      ? controls._subject
+          .replace(/[\r\n]+/g, ' ')
+          .trim()
+          .slice(0, 200)
+      : null;
   const subject = `${row.status === 'spam' ? '[Spam] ' : ''}${asked ?? `New submission to ${row.form_name}`}`;
   const links = linksFor(ctx, row, now);
-  await sendToEach(ctx, { id: row.form_id, name: row.form_name }, to, { subject, replyTo: replyToAddress(row.payload, controls) }, (footer) =>
-    renderNotification(row, links, footer),
+  await sendToEach(
+    ctx,
+    { id: row.form_id, name: row.form_name },
+    to,
+    { subject, replyTo: replyToAddress(row.payload, controls) },
+    (footer) => renderNotification(row, links, footer),
   );
   return 'sent';
 }
@@ -92,13 +114,20 @@ export async function sendDigests(ctx: AppContext, now = new Date()): Promise<{ 
   return { sent };
 }
 
-async function sendDigest(ctx: AppContext, formId: string, mode: 'hourly' | 'daily', from: Date, until: Date): Promise<boolean> {
+async function sendDigest(
+  ctx: AppContext,
+  formId: string,
+  mode: 'hourly' | 'daily',
+  from: Date,
+  until: Date,
+): Promise<boolean> {
   const rows = await queries.digestSubmissions(ctx.db, formId, from, until, DIGEST_LIMIT);
   if (!rows.length) return false;
   const first = rows[0]!;
   const to = await confirmedRecipients(ctx, first.team_id, first.notification_emails);
   if (!to.length) return false;
-  const total = rows.length < DIGEST_LIMIT ? rows.length : await queries.countDigestSubmissions(ctx.db, formId, from, until);
+  const total =
+    rows.length < DIGEST_LIMIT ? rows.length : await queries.countDigestSubmissions(ctx.db, formId, from, until);
   const period = `${mode === 'hourly' ? 'hour' : 'day'} to ${until.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   const now = Date.now();
   const items = rows.map((row) => ({ row, links: linksFor(ctx, row, now) }));

@@ -2,7 +2,8 @@ import { randomFillSync } from 'node:crypto';
 import { ulid } from 'ulid';
 import { notFound } from './errors.ts';
 
-export type IdPrefix = 'team' | 'usr' | 'frm' | 'subm' | 'file' | 'wh' | 'whd' | 'tok' | 'job' | 'sub' | 'inv' | 'evt' | 'ins' | 'era';
+export type IdPrefix =
+  'team' | 'usr' | 'frm' | 'subm' | 'file' | 'wh' | 'whd' | 'tok' | 'job' | 'sub' | 'inv' | 'evt' | 'ins' | 'era';
 
 /**
  * CSPRNG bytes from a pool refilled 4 KiB at a time: ulid's own source makes a crypto call per character,
@@ -25,7 +26,11 @@ export function newId(prefix: IdPrefix): string {
 
 /** Whether `id` has the shape of an id with this prefix: checked before any query uses it. */
 export function isId(prefix: IdPrefix, id: string): boolean {
-  return id.length === prefix.length + 27 && id.startsWith(`${prefix}_`) && /^[0-9a-z]{26}$/.test(id.slice(prefix.length + 1));
+  return (
+    id.length === prefix.length + 27 &&
+    id.startsWith(`${prefix}_`) &&
+    /^[0-9a-z]{26}$/.test(id.slice(prefix.length + 1))
+  );
 }
 
 /** Path parameters that name a record, with the id prefix and the name of what they name. */

@@ -45,8 +45,10 @@ function sizeMessage(limits: InputLimits): string {
  */
 export function inputProblem(value: unknown, opts: GuardOptions = {}): AppError | null {
   const limits = opts.limits ?? API_INPUT_LIMITS;
-  const whereOf = (path: string[]): Where => (typeof opts.in === 'function' ? (path.length ? opts.in(path[0]!) : 'body') : (opts.in ?? 'body'));
-  const fail = (path: string[], message: string) => invalidInput([{ in: whereOf(path), path: shownPath(path.join('.')), message }]);
+  const whereOf = (path: string[]): Where =>
+    typeof opts.in === 'function' ? (path.length ? opts.in(path[0]!) : 'body') : (opts.in ?? 'body');
+  const fail = (path: string[], message: string) =>
+    invalidInput([{ in: whereOf(path), path: shownPath(path.join('.')), message }]);
   const stack: Array<[unknown, string[]]> = [[value, []]];
   let nodes = 0;
   // JSON text holds each string and key at least once, so their UTF-8 bytes never exceed the body's.
@@ -82,7 +84,10 @@ export function guardInput(value: unknown, opts: GuardOptions = {}): void {
 export function jsonTextProblem(text: string, opts: GuardOptions = {}): AppError | null {
   const limits = opts.limits ?? API_INPUT_LIMITS;
   if (!jsonTextExcess(text, limits)) return null;
-  return invalidInput([{ in: typeof opts.in === 'string' ? opts.in : 'body', path: '(root)', message: sizeMessage(limits) }], 'The JSON is nested too deeply or holds too many values.');
+  return invalidInput(
+    [{ in: typeof opts.in === 'string' ? opts.in : 'body', path: '(root)', message: sizeMessage(limits) }],
+    'The JSON is nested too deeply or holds too many values.',
+  );
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -97,7 +102,11 @@ export function decodeJsonText(bytes: Uint8Array): string {
 }
 
 export function tooLargeInput(limits: InputLimits = API_INPUT_LIMITS): AppError {
-  return new AppError('payload_too_large', `The request body is limited to ${limits.maxBytes.toLocaleString('en-US')} bytes.`, { limit_bytes: limits.maxBytes });
+  return new AppError(
+    'payload_too_large',
+    `The request body is limited to ${limits.maxBytes.toLocaleString('en-US')} bytes.`,
+    { limit_bytes: limits.maxBytes },
+  );
 }
 
 /**

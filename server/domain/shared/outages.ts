@@ -15,7 +15,11 @@ export function isOutage(err: unknown): boolean {
 }
 
 export function serviceUnavailable(): AppError {
-  return new AppError('service_unavailable', 'The service is briefly unavailable (a database or storage outage). Nothing was changed; retry shortly.', {
-    retry_after: RETRY_AFTER_SECONDS,
-  });
+  return new AppError(
+    'service_unavailable',
+    'The service is briefly unavailable (a database or storage outage). Nothing was changed; retry shortly.',
+    {
+      retry_after: RETRY_AFTER_SECONDS,
+    },
+  );
 }

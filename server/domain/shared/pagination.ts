@@ -1,7 +1,14 @@
 /** The DESIGN pagination envelope: links keep the caller's other query parameters. */
 export function pageEnvelope<T>(
   items: T[],
-  opts: { page: number; perPage: number; total: number; baseUrl: string; path: string; query?: Record<string, string | undefined> },
+  opts: {
+    page: number;
+    perPage: number;
+    total: number;
+    baseUrl: string;
+    path: string;
+    query?: Record<string, string | undefined>;
+  },
 ) {
   const lastPage = Math.max(1, Math.ceil(opts.total / opts.perPage));
   const link = (page: number) => {

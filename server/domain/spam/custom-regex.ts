@@ -46,7 +46,11 @@ export function regexProblem(pattern: string): string | null {
 export function checkCustomRegex(patterns: string[]): void {
   const details: ErrorDetail[] = [];
   if (patterns.length > MAX_REGEX_RULES) {
-    details.push({ in: 'body', path: 'settings.custom_rules.regex', message: `At most ${MAX_REGEX_RULES} regular expressions per form.` });
+    details.push({
+      in: 'body',
+      path: 'settings.custom_rules.regex',
+      message: `At most ${MAX_REGEX_RULES} regular expressions per form.`,
+    });
   }
   patterns.forEach((pattern, i) => {
     const problem = regexProblem(pattern);

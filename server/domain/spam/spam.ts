@@ -2,7 +2,14 @@ import type { FormSettings } from '../../../contract/forms.ts';
 import { compileRule } from './custom-regex.ts';
 import { stringsIn } from '../shared/json-walk.ts';
 
-export type SpamReason = 'honeypot_filled' | 'rate_limited' | 'rule:blocked_email' | 'rule:keyword' | 'rule:regex' | 'captcha_unverified' | 'ai_moderation';
+export type SpamReason =
+  | 'honeypot_filled'
+  | 'rate_limited'
+  | 'rule:blocked_email'
+  | 'rule:keyword'
+  | 'rule:regex'
+  | 'captcha_unverified'
+  | 'ai_moderation';
 
 type Fields = Record<string, unknown>;
 

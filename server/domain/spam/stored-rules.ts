@@ -17,7 +17,10 @@ export const DEFAULT_AUTORESPONDER: FormSettings['autoresponder'] = {
 };
 
 /** A form's settings as stored in `forms.settings`: the view's, with the CAPTCHA secret encrypted. */
-export type StoredSettings = Omit<FormSettings, 'captcha'> & { captcha: StoredCaptcha | null; disabled_rules?: DisabledRule[] };
+export type StoredSettings = Omit<FormSettings, 'captcha'> & {
+  captcha: StoredCaptcha | null;
+  disabled_rules?: DisabledRule[];
+};
 
 export const DEFAULT_SETTINGS: StoredSettings = {
   redirect_url: null,
@@ -37,7 +40,9 @@ export const DEFAULT_SETTINGS: StoredSettings = {
 export function checkHoneypotField(name: string): void {
   if (!name.startsWith('_')) {
     // A honeypot must be a control field, or real payload fields could be mistaken for bot bait.
-    throw validationFailed([{ in: 'body', path: 'settings.honeypot_field', message: 'The honeypot field name must start with "_".' }]);
+    throw validationFailed([
+      { in: 'body', path: 'settings.honeypot_field', message: 'The honeypot field name must start with "_".' },
+    ]);
   }
 }
 
@@ -66,7 +71,14 @@ export function storedSettings(stored: unknown): StoredSettings {
 /** A form's settings as the API shows them: never the CAPTCHA secret, only its last 4 characters. */
 export function formSettings(stored: unknown): FormSettings {
   const { captcha, disabled_rules: _disabled, ...rest } = storedSettings(stored);
-  return { ...rest, captcha: captcha && { provider: captcha.provider, secret_last4: captcha.secret_last4, min_score: captcha.min_score } };
+  return {
+    ...rest,
+    captcha: captcha && {
+      provider: captcha.provider,
+      secret_last4: captcha.secret_last4,
+      min_score: captcha.min_score,
+    },
+  };
 }
 
 export type DisabledRule = { kind: 'regex'; pattern: string; reason: string };
@@ -80,18 +92,30 @@ export function disabledRules(stored: unknown): DisabledRule[] {
 type SettingsInput = z.infer<typeof FormSettingsInput>;
 
 /** The CAPTCHA after an edit: null removes it; a new provider needs its secret; min_score is reCAPTCHA v3's. */
-function mergeCaptcha(current: StoredCaptcha | null, input: SettingsInput['captcha'], key: Buffer, details: ErrorDetail[]): StoredCaptcha | null {
+function mergeCaptcha(
+  current: StoredCaptcha | null,
+  input: SettingsInput['captcha'],
+  key: Buffer,
+  details: ErrorDetail[],
+): StoredCaptcha | null {
   if (input === undefined) return current;
   if (input === null) return null;
-  const problem = (path: string, message: string) => details.push({ in: 'body', path: `settings.captcha.${path}`, message });
-  if (input.min_score !== undefined && input.provider !== 'recaptcha_v3') problem('min_score', 'min_score applies to reCAPTCHA v3 only.');
+  const problem = (path: string, message: string) =>
+    details.push({ in: 'body', path: `settings.captcha.${path}`, message });
+  if (input.min_score !== undefined && input.provider !== 'recaptcha_v3')
+    problem('min_score', 'min_score applies to reCAPTCHA v3 only.');
   const sameProvider = current?.provider === input.provider;
   if (!input.secret_key && !sameProvider) {
-    problem('secret_key', 'The provider\'s secret key is required.');
+    problem('secret_key', "The provider's secret key is required.");
     return current;
   }
-  const secret = input.secret_key ? { secret_encrypted: encryptSecret(key, input.secret_key), secret_last4: input.secret_key.slice(-4) } : { secret_encrypted: current!.secret_encrypted, secret_last4: current!.secret_last4 };
-  const minScore = input.provider === 'recaptcha_v3' ? (input.min_score ?? (sameProvider ? current!.min_score : null) ?? DEFAULT_MIN_SCORE) : null;
+  const secret = input.secret_key
+    ? { secret_encrypted: encryptSecret(key, input.secret_key), secret_last4: input.secret_key.slice(-4) }
+    : { secret_encrypted: current!.secret_encrypted, secret_last4: current!.secret_last4 };
+  const minScore =
+    input.provider === 'recaptcha_v3'
+      ? (input.min_score ?? (sameProvider ? current!.min_score : null) ?? DEFAULT_MIN_SCORE)
+      : null;
   return { provider: input.provider, ...secret, min_score: minScore };
 }
 
@@ -99,7 +123,11 @@ function mergeCaptcha(current: StoredCaptcha | null, input: SettingsInput['captc
  * The stored settings after an edit: settings are merged key by key, `custom_rules` per list, the
  * autoresponder field by field; the schema and rules are checked (400 naming each problem).
  */
-export function mergeSettings(current: StoredSettings, input: SettingsInput | undefined, captchaKey: Buffer): StoredSettings {
+export function mergeSettings(
+  current: StoredSettings,
+  input: SettingsInput | undefined,
+  captchaKey: Buffer,
+): StoredSettings {
   if (!input) return current;
   const details: ErrorDetail[] = [];
   const { custom_rules, captcha, autoresponder, retention, ...plain } = input;

@@ -21,15 +21,27 @@ export type HeldExportLease = { release(): void };
 /** Takes one of the team's export leases, or answers 429 `rate_limited` when the team holds them all. */
 export async function takeExportLease(ctx: AppContext, caller: Caller, formId: string): Promise<HeldExportLease> {
   const limit = ctx.config.exportsPerTeam;
-  const lease: leases.Lease = { id: randomUUID(), teamId: caller.teamId, tokenId: caller.tokenId, formId, seconds: LEASE_SECONDS };
+  const lease: leases.Lease = {
+    id: randomUUID(),
+    teamId: caller.teamId,
+    tokenId: caller.tokenId,
+    formId,
+    seconds: LEASE_SECONDS,
+  };
   const refused = await ctx.db.transaction((tx) => leases.takeLease(tx, 'export', lease, { team: limit }));
   if (refused) {
-    throw new AppError('rate_limited', `Your team already runs ${limit} export${limit === 1 ? '' : 's'} at once: wait for one to finish.`, {
-      retry_after: RETRY_AFTER_SECONDS,
-    });
+    throw new AppError(
+      'rate_limited',
+      `Your team already runs ${limit} export${limit === 1 ? '' : 's'} at once: wait for one to finish.`,
+      {
+        retry_after: RETRY_AFTER_SECONDS,
+      },
+    );
   }
   const renewal = setInterval(() => {
-    leases.renewLease(ctx.db, 'export', lease).catch((err: unknown) => ctx.log.warn({ err }, 'could not renew an export lease'));
+    leases
+      .renewLease(ctx.db, 'export', lease)
+      .catch((err: unknown) => ctx.log.warn({ err }, 'could not renew an export lease'));
   }, RENEW_MS);
   renewal.unref();
   exportsOpen.inc();
@@ -40,7 +52,9 @@ export async function takeExportLease(ctx: AppContext, caller: Caller, formId: s
       released = true;
       exportsOpen.dec();
       clearInterval(renewal);
-      leases.dropLease(ctx.db, 'export', lease.id).catch((err: unknown) => ctx.log.warn({ err }, 'could not drop an export lease; it expires by itself'));
+      leases
+        .dropLease(ctx.db, 'export', lease.id)
+        .catch((err: unknown) => ctx.log.warn({ err }, 'could not drop an export lease; it expires by itself'));
     },
   };
 }

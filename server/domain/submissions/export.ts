@@ -40,7 +40,13 @@ function csvCell(value: string): string {
  * chunk follow the previous chunk's bytes per row (aiming at `bytes`, `openingBytes` while it opens); a
  * chunk past `cap` is dropped half-read and read again with an eighth of the rows, so memory stays bounded.
  */
-const CHUNK = { firstRows: 500, maxRows: 5000, bytes: 2 * 1024 * 1024, openingBytes: 512 * 1024, cap: 16 * 1024 * 1024 };
+const CHUNK = {
+  firstRows: 500,
+  maxRows: 5000,
+  bytes: 2 * 1024 * 1024,
+  openingBytes: 512 * 1024,
+  cap: 16 * 1024 * 1024,
+};
 /** A chunk is bounded, so its statements' timeout only stops a pathological plan, not a busy machine's export. */
 const CHUNK_STATEMENT_TIMEOUT_MS = 300_000;
 
@@ -50,7 +56,12 @@ const CHUNK_STATEMENT_TIMEOUT_MS = 300_000;
  * own on a stream connection, so a slow client holds no connection while it waits. A team runs at most
  * INTAKE_EXPORTS_PER_TEAM exports at once (429 past it). Rows arriving after the export's position are included.
  */
-export async function exportSubmissions(ctx: AppContext, caller: Caller, formId: string, q: z.infer<typeof ExportQuery>): Promise<ExportStream> {
+export async function exportSubmissions(
+  ctx: AppContext,
+  caller: Caller,
+  formId: string,
+  q: z.infer<typeof ExportQuery>,
+): Promise<ExportStream> {
   await requireForm(ctx, caller, formId);
   const lease = await takeExportLease(ctx, caller, formId);
   try {
@@ -60,7 +71,14 @@ export async function exportSubmissions(ctx: AppContext, caller: Caller, formId:
     const fields = columns.names;
     const expires = Math.floor(Date.now() / 1000) + EXPORT_LINK_SECONDS;
     const selection = { formId, since: q.since, until: q.until, q: searchText(q.q) };
-    const select: ExportSelectOptions = { ...selection, fields, overflow, fileCount, baseUrl: ctx.config.baseUrl, expires };
+    const select: ExportSelectOptions = {
+      ...selection,
+      fields,
+      overflow,
+      fileCount,
+      baseUrl: ctx.config.baseUrl,
+      expires,
+    };
     // Only the key scoped to this form and expiry reaches Postgres (see file-links.ts).
     const linkKey = exportKey(ctx.keys.linkSigning, { teamId: caller.teamId, formId, expires });
     const stamp = new Date().toISOString().slice(0, 10);
@@ -99,7 +117,7 @@ type Flight = {
   done: Promise<{ pieces: Array<Buffer | string>; through: ExportKey | null; bytes: number; rowCount: number }>;
   session: Connection | null;
   /** The chunk's rows as they stream in: destroyed when the chunk is cancelled, so its reading ends. */
-  rowStream: NodeJS.ReadableStream & { destroy(): void } | null;
+  rowStream: (NodeJS.ReadableStream & { destroy(): void }) | null;
   cancelled: boolean;
   /** Ends the chunk's turn in its lanes at once when it is cancelled, whatever its reading still does. */
   stop: (err: Error) => void;
@@ -127,7 +145,13 @@ const openingLanes = new Lanes({ running: 1, spacingMs: OPENING_SPACING_MS });
  * being copied out: a fast client gets the export at nearly the speed of two backends, a slow one costs
  * at most two chunks read ahead, and no connection waits on it.
  */
-function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', select: ExportSelectOptions, linkKey: Buffer): ChunkReader {
+function chunkReader(
+  ctx: AppContext,
+  teamId: string,
+  format: 'csv' | 'json',
+  select: ExportSelectOptions,
+  linkKey: Buffer,
+): ChunkReader {
   let after: ExportKey | null = null;
   let rows = CHUNK.firstRows;
   let rowsSent = 0;
@@ -135,7 +159,9 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
   let aborted = false;
   /** Bytes of the chunks read so far: under OPENING_BYTES, the export is opening. */
   let bytesRead = 0;
-  const statementTimeoutMs = ctx.config.databaseStatementTimeoutMs && Math.max(ctx.config.databaseStatementTimeoutMs, CHUNK_STATEMENT_TIMEOUT_MS);
+  const statementTimeoutMs =
+    ctx.config.databaseStatementTimeoutMs &&
+    Math.max(ctx.config.databaseStatementTimeoutMs, CHUNK_STATEMENT_TIMEOUT_MS);
 
   const launch = (from: ExportKey | null, size: number): Flight => {
     let found!: { resolve: (k: ExportKey | null) => void; reject: (e: unknown) => void };
@@ -160,7 +186,13 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
       }
       flight.session = session;
       try {
-        const through = await beginExportChunk(session, { selection: select, after: from, rows: size, linkKey, statementTimeoutMs });
+        const through = await beginExportChunk(session, {
+          selection: select,
+          after: from,
+          rows: size,
+          linkKey,
+          statementTimeoutMs,
+        });
         found.resolve(through);
         const sql = exportSelect(format, { ...select, range: { after: from, through } });
         const pieces: Array<Buffer | string> = [];
@@ -203,7 +235,10 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
     };
     // Every chunk in the team's two; an opening's, first in the team's one for openings.
     const inChunkLane = () => chunkLanes.run(teamId, () => Promise.race([read(), stopped]));
-    flight.done = bytesRead < OPENING_BYTES ? openingLanes.run(teamId, () => Promise.race([inChunkLane(), stopped])) : inChunkLane();
+    flight.done =
+      bytesRead < OPENING_BYTES
+        ? openingLanes.run(teamId, () => Promise.race([inChunkLane(), stopped]))
+        : inChunkLane();
     flight.done.catch(() => {});
     return flight;
   };
@@ -221,9 +256,13 @@ function chunkReader(ctx: AppContext, teamId: string, format: 'csv' | 'json', se
       for (;;) {
         if (aborted) throw new Error('the export was aborted');
         const flight = flights[0] ?? (flights = [launch(after, rows)])[0]!;
-        void flight.through.then((through) => {
-          if (through !== null && !aborted && flights.length === 1 && flights[0] === flight) flights.push(launch(through, rows));
-        }, () => {});
+        void flight.through.then(
+          (through) => {
+            if (through !== null && !aborted && flights.length === 1 && flights[0] === flight)
+              flights.push(launch(through, rows));
+          },
+          () => {},
+        );
         try {
           const read = await flight.done;
           flights.shift();
@@ -271,7 +310,11 @@ function quiet<T extends NodeJS.EventEmitter>(stream: T): T {
  * held meanwhile. Destroying the stream (a client that disconnects, an error) closes the connection of a
  * chunk being read and ends the export (`onEnd`: its lease); so does the end of the data.
  */
-async function chunkedStream(chunks: ChunkReader, frame: { prefix: string; suffix: string }, onEnd: () => void): Promise<Readable> {
+async function chunkedStream(
+  chunks: ChunkReader,
+  frame: { prefix: string; suffix: string },
+  onEnd: () => void,
+): Promise<Readable> {
   const first = await chunks.next();
   let pending: Array<Buffer | string> | null = [frame.prefix, ...first.pieces, ...(first.last ? [frame.suffix] : [])];
   let exhausted = first.last;

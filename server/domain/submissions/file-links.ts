@@ -30,7 +30,13 @@ export function fileLink(baseUrl: string, linkSigning: Buffer, fileId: string, s
 
 /** `expires` a whole number of seconds, not past, and at most EXPORT_LINK_SECONDS ahead; a hex signature. */
 export function wellFormedLink(expires: unknown, signature: unknown): expires is string {
-  if (typeof expires !== 'string' || typeof signature !== 'string' || !/^[0-9a-f]{64}$/.test(signature) || !/^\d{1,12}$/.test(expires)) return false;
+  if (
+    typeof expires !== 'string' ||
+    typeof signature !== 'string' ||
+    !/^[0-9a-f]{64}$/.test(signature) ||
+    !/^\d{1,12}$/.test(expires)
+  )
+    return false;
   const exp = Number(expires);
   const now = Date.now() / 1000;
   return exp >= now && exp <= now + EXPORT_LINK_SECONDS + 60;
@@ -46,10 +52,16 @@ export function verifyFileLink(linkSigning: Buffer, fileId: string, scope: LinkS
  * form or team, a file that never existed or was deleted, a form in the trash or erased. Told apart, they
  * would let someone without a valid link learn which file ids exist: same status, same body.
  */
-export const fileLinkRefused = () => new AppError('not_found', 'This download link is not valid: it may have expired, or its file was deleted.');
+export const fileLinkRefused = () =>
+  new AppError('not_found', 'This download link is not valid: it may have expired, or its file was deleted.');
 
 /** `/d/{file}`: the link checked (shape and lifetime, the live file, the signature), then a fresh storage URL. */
-export async function openFileLink(ctx: AppContext, fileId: string, expires: unknown, signature: unknown): Promise<string> {
+export async function openFileLink(
+  ctx: AppContext,
+  fileId: string,
+  expires: unknown,
+  signature: unknown,
+): Promise<string> {
   if (!wellFormedLink(expires, signature) || !isId('file', fileId)) throw fileLinkRefused();
   const file = await queries.findLinkedFile(ctx.db, fileId);
   if (!file) throw fileLinkRefused();

@@ -21,7 +21,11 @@ export async function samplePayloads<R extends { payload: string; at: string; id
   let bytes = 0;
   let after: PayloadCursor | null = null;
   while (rows < limits.rows && bytes < limits.bytes) {
-    const batch = await page(after, Math.min(PAGE_ROWS, limits.rows - rows), Math.min(PAGE_BYTES, limits.bytes - bytes));
+    const batch = await page(
+      after,
+      Math.min(PAGE_ROWS, limits.rows - rows),
+      Math.min(PAGE_BYTES, limits.bytes - bytes),
+    );
     for (const row of batch) {
       rows += 1;
       bytes += Buffer.byteLength(row.payload);

@@ -36,7 +36,12 @@ export async function processSubmission(
   // The form's threshold, not the provider's own cut-off, decides what is spam: a submission kept in
   // the inbox is filed under what it is about (its topic), never under `spam`.
   const category = spam ? 'spam' : analysis.topic;
-  const moderation = { score: analysis.score, verdict: analysis.verdict, reasons: analysis.reasons.map(storableReason), provider: analysis.provider };
+  const moderation = {
+    score: analysis.score,
+    verdict: analysis.verdict,
+    reasons: analysis.reasons.map(storableReason),
+    provider: analysis.provider,
+  };
 
   return ctx.db.transaction(async (tx) => {
     const autoresponds = settings.autoresponder.enabled;
@@ -53,7 +58,8 @@ export async function processSubmission(
     if (row.unlearned) await recordFieldNames(tx, row.form_id, Object.keys(row.payload));
     tx.afterCommit(() => announceSubmissionEvent(ctx, row.form_id));
     // Instant notifications (digest forms are told by the digest job); spam only when the form asks.
-    const notify = row.notification_emails.length > 0 && settings.notification_mode === 'instant' && (!spam || settings.notify_spam);
+    const notify =
+      row.notification_emails.length > 0 && settings.notification_mode === 'instant' && (!spam || settings.notify_spam);
     if (notify) await ctx.queue.send(notificationEmail, { submissionId }, { tx });
     if (spam) return verdict.status;
     if (autoresponds) await ctx.queue.send(autoresponseEmail, { submissionId }, { tx });

@@ -11,7 +11,9 @@ export function searchText(q: string | undefined): string | undefined {
   const text = q?.trim();
   if (!text) return undefined;
   const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
-  if (!words.length) throw validationFailed([{ in: 'query', path: 'q', message: 'Search for at least one word (letters or digits).' }]);
-  if (words.length > MAX_WORDS) throw validationFailed([{ in: 'query', path: 'q', message: `Search for at most ${MAX_WORDS} words.` }]);
+  if (!words.length)
+    throw validationFailed([{ in: 'query', path: 'q', message: 'Search for at least one word (letters or digits).' }]);
+  if (words.length > MAX_WORDS)
+    throw validationFailed([{ in: 'query', path: 'q', message: `Search for at most ${MAX_WORDS} words.` }]);
   return text;
 }

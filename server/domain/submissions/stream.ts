@@ -79,13 +79,24 @@ function unpackSnapshot(packed: unknown): string | null {
 
 function encodePosition(formId: string, spam: boolean, p: Position): string {
   const w = p.within;
-  const fields = [1, formId, spam ? 1 : 0, packSnapshot(p.past), w ? packSnapshot(w.upto) : null, w ? BigInt(w.xid).toString(36) : null, w?.id ?? null];
+  const fields = [
+    1,
+    formId,
+    spam ? 1 : 0,
+    packSnapshot(p.past),
+    w ? packSnapshot(w.upto) : null,
+    w ? BigInt(w.xid).toString(36) : null,
+    w?.id ?? null,
+  ];
   return Buffer.from(JSON.stringify(fields)).toString('base64url');
 }
 
 function decodePosition(formId: string, spam: boolean, from: NonNullable<StreamOptions['lastEventId']>): Position {
   const invalid = (message: string) =>
-    validationFailed([{ in: from.in, path: from.in === 'header' ? 'last-event-id' : 'last_event_id', message }], message);
+    validationFailed(
+      [{ in: from.in, path: from.in === 'header' ? 'last-event-id' : 'last_event_id', message }],
+      message,
+    );
   let fields: unknown;
   try {
     fields = JSON.parse(Buffer.from(from.value, 'base64url').toString('utf8'));
@@ -95,13 +106,15 @@ function decodePosition(formId: string, spam: boolean, from: NonNullable<StreamO
   if (!Array.isArray(fields) || fields.length !== 7 || fields[0] !== 1) throw invalid('Not an event id of this API.');
   const [, form, flag, past, upto, xid, id] = fields as unknown[];
   if (form !== formId) throw invalid('This event id belongs to another form.');
-  if (flag !== (spam ? 1 : 0)) throw invalid(`This event id was given ${flag === 1 ? 'with' : 'without'} include=spam: resume with the same.`);
+  if (flag !== (spam ? 1 : 0))
+    throw invalid(`This event id was given ${flag === 1 ? 'with' : 'without'} include=spam: resume with the same.`);
   const pastText = unpackSnapshot(past);
   if (!pastText) throw invalid('Not an event id of this API.');
   if (upto === null && xid === null && id === null) return { past: pastText, within: null };
   const uptoText = unpackSnapshot(upto);
   const xidValue = typeof xid === 'string' ? fromBase36(xid) : null;
-  if (!uptoText || xidValue === null || typeof id !== 'string' || !isId('subm', id)) throw invalid('Not an event id of this API.');
+  if (!uptoText || xidValue === null || typeof id !== 'string' || !isId('subm', id))
+    throw invalid('Not an event id of this API.');
   return { past: pastText, within: { upto: uptoText, xid: xidValue.toString(), id } };
 }
 
@@ -139,7 +152,10 @@ async function readBatch(
   const full = rows.length === limit;
   // Finishing the batch of an earlier read keeps its snapshot; a fresh read is bounded by this one's.
   const upto = pos.within?.upto ?? snapshot;
-  const after = (r: queries.StreamEventRow): Position => ({ past: pos.past, within: { upto, xid: r.stream_xid, id: r.id } });
+  const after = (r: queries.StreamEventRow): Position => ({
+    past: pos.past,
+    within: { upto, xid: r.stream_xid, id: r.id },
+  });
   const done: Position = { past: upto, within: null };
   const events = rows.map((r, i) => {
     const p = !full && i === rows.length - 1 ? done : after(r);
@@ -213,7 +229,9 @@ const hubs = new WeakMap<AppContext, Hub>();
 function hubOf(ctx: AppContext): Hub {
   let hub = hubs.get(ctx);
   if (!hub) {
-    const listener = pooledListener(ctx.db, queries.STREAM_CHANNEL, (err) => ctx.log.warn({ err }, 'submission stream LISTEN session lost; streams poll meanwhile'));
+    const listener = pooledListener(ctx.db, queries.STREAM_CHANNEL, (err) =>
+      ctx.log.warn({ err }, 'submission stream LISTEN session lost; streams poll meanwhile'),
+    );
     hubs.set(ctx, (hub = { listener, streams: new Set(), closing: false, announced: new Map() }));
   }
   return hub;
@@ -231,7 +249,11 @@ export function announceSubmissionEvent(ctx: AppContext, formId: string): void {
     return;
   }
   announced.set(formId, false);
-  queries.announceEvents(ctx.db, formId).catch((err: unknown) => ctx.log.warn({ err, formId }, 'could not announce a submission to streams; they will poll'));
+  queries
+    .announceEvents(ctx.db, formId)
+    .catch((err: unknown) =>
+      ctx.log.warn({ err, formId }, 'could not announce a submission to streams; they will poll'),
+    );
   setTimeout(() => {
     const again = announced.get(formId);
     announced.delete(formId);
@@ -243,16 +265,31 @@ export function announceSubmissionEvent(ctx: AppContext, formId: string): void {
  * Opens a stream for the caller: the form must be a live form of the caller's team (404), the event id
  * one of this form's (400), and the token and team under their stream limits (429).
  */
-export async function openSubmissionStream(ctx: AppContext, caller: Caller, formId: string, opts: StreamOptions): Promise<SubmissionStream> {
+export async function openSubmissionStream(
+  ctx: AppContext,
+  caller: Caller,
+  formId: string,
+  opts: StreamOptions,
+): Promise<SubmissionStream> {
   const hub = hubOf(ctx);
   const scope = await scopeOf(ctx, caller, formId, opts);
   let position = await startingPosition(ctx, scope, opts);
-  const lease: leases.Lease = { id: newId('evt'), teamId: caller.teamId, tokenId: caller.tokenId, formId, seconds: LEASE_SECONDS };
+  const lease: leases.Lease = {
+    id: newId('evt'),
+    teamId: caller.teamId,
+    tokenId: caller.tokenId,
+    formId,
+    seconds: LEASE_SECONDS,
+  };
   const take = async () => {
-    const refused = await ctx.db.transaction((tx) => leases.takeLease(tx, 'stream', lease, { token: STREAM_LIMITS.token, team: STREAM_LIMITS.team }));
+    const refused = await ctx.db.transaction((tx) =>
+      leases.takeLease(tx, 'stream', lease, { token: STREAM_LIMITS.token, team: STREAM_LIMITS.team }),
+    );
     if (!refused) return;
     const limit = refused === 'token' ? `${STREAM_LIMITS.token} per token` : `${STREAM_LIMITS.team} per team`;
-    throw new AppError('rate_limited', `Too many open streams (at most ${limit}): close one first.`, { retry_after: STREAM_HEARTBEAT_SECONDS });
+    throw new AppError('rate_limited', `Too many open streams (at most ${limit}): close one first.`, {
+      retry_after: STREAM_HEARTBEAT_SECONDS,
+    });
   };
   await take();
 
@@ -291,7 +328,9 @@ export async function openSubmissionStream(ctx: AppContext, caller: Caller, form
         unsubscribe();
         hub.streams.delete(handle);
         eventStreamsOpen.dec();
-        await leases.dropLease(ctx.db, 'stream', lease.id).catch((err: unknown) => ctx.log.warn({ err }, 'could not drop a stream lease; it expires by itself'));
+        await leases
+          .dropLease(ctx.db, 'stream', lease.id)
+          .catch((err: unknown) => ctx.log.warn({ err }, 'could not drop a stream lease; it expires by itself'));
       })()),
   };
   hub.streams.add(handle);
@@ -316,7 +355,10 @@ export async function openSubmissionStream(ctx: AppContext, caller: Caller, form
       if (controller.signal.aborted) return;
       const r = await leases.renewStreamLease(ctx.db, lease);
       if (r.renewed) return;
-      if (!r.tokenUsable) controller.abort(new AppError('unauthenticated', 'The token was revoked or has expired: the stream has ended.'));
+      if (!r.tokenUsable)
+        controller.abort(
+          new AppError('unauthenticated', 'The token was revoked or has expired: the stream has ended.'),
+        );
       else if (!r.formLive) controller.abort(notFound('Form'));
       // The lease expired (this process stalled past it): take it again, within the limits like a new stream.
       else await take().catch((err: unknown) => controller.abort(err));

@@ -47,11 +47,20 @@ const SEARCH_COUNT_CAP = 1000;
  */
 const searchTurns = new Lanes({ running: 1 });
 
-export async function listSubmissions(ctx: AppContext, caller: Caller, formId: string, q: z.infer<typeof SubmissionListQuery>) {
+export async function listSubmissions(
+  ctx: AppContext,
+  caller: Caller,
+  formId: string,
+  q: z.infer<typeof SubmissionListQuery>,
+) {
   await requireForm(ctx, caller, formId);
   const { page: pageNumber, per_page: perPage, cursor, ...filters } = q;
   const filter = { ...filters, q: searchText(filters.q) };
-  const page = { limit: perPage + 1, offset: cursor ? 0 : (pageNumber - 1) * perPage, after: cursor ? decodeCursor(cursor) : undefined };
+  const page = {
+    limit: perPage + 1,
+    offset: cursor ? 0 : (pageNumber - 1) * perPage,
+    after: cursor ? decodeCursor(cursor) : undefined,
+  };
   const selection = { formId, ...filter };
   if (filter.q) await chargeSearchBudget(ctx, caller);
   const search = () => queries.searchPage(ctx.db, selection, page, SEARCH_COUNT_CAP);
@@ -86,7 +95,13 @@ export async function listSubmissions(ctx: AppContext, caller: Caller, formId: s
   };
 }
 
-async function loadSubmission(sql: Sql, caller: Caller, formId: string, id: string, lock = false): Promise<queries.SubmissionRow> {
+async function loadSubmission(
+  sql: Sql,
+  caller: Caller,
+  formId: string,
+  id: string,
+  lock = false,
+): Promise<queries.SubmissionRow> {
   const row = await queries.findSubmission(sql, caller.teamId, formId, id, lock);
   if (!row) throw notFound('Submission');
   return row;
@@ -110,7 +125,13 @@ async function audit(tx: Tx, caller: Caller, submissionId: string, action: strin
 }
 
 /** PUT: `payload` merged shallowly (null removes a key), `status` per the spec's transitions; audited. */
-export async function updateSubmission(ctx: AppContext, caller: Caller, formId: string, id: string, input: z.infer<typeof UpdateSubmissionBody>) {
+export async function updateSubmission(
+  ctx: AppContext,
+  caller: Caller,
+  formId: string,
+  id: string,
+  input: z.infer<typeof UpdateSubmissionBody>,
+) {
   await requireForm(ctx, caller, formId);
   const updated = await ctx.db.transaction(async (tx) => {
     const current = await loadSubmission(tx, caller, formId, id, true);
@@ -121,7 +142,10 @@ export async function updateSubmission(ctx: AppContext, caller: Caller, formId: 
       if (bad) throw validationFailed([{ in: 'body', path: `payload.${printable(bad)}`, message: TEXT_MESSAGE }]);
       const diff: Record<string, { from: unknown; to: unknown }> = {};
       for (const [key, value] of Object.entries(input.payload)) {
-        if (key.length > 64) throw validationFailed([{ in: 'body', path: `payload.${key.slice(0, 64)}…`, message: 'Field names are limited to 64 characters.' }]);
+        if (key.length > 64)
+          throw validationFailed([
+            { in: 'body', path: `payload.${key.slice(0, 64)}…`, message: 'Field names are limited to 64 characters.' },
+          ]);
         const from = payload[key] ?? null;
         if (value === null) delete payload[key];
         else payload[key] = value;
@@ -159,7 +183,11 @@ async function reprocess(ctx: AppContext, tx: Tx, submissionId: string, trusted:
  * in the same transaction, so they are removed even if this process dies right after. Used by deletes,
  * bulk deletes, retention and erasure. Returns how many files and delivery bodies went with them.
  */
-export async function deleteRows(ctx: AppContext, tx: Tx, ids: string[]): Promise<{ files: number; deliveriesRedacted: number }> {
+export async function deleteRows(
+  ctx: AppContext,
+  tx: Tx,
+  ids: string[],
+): Promise<{ files: number; deliveriesRedacted: number }> {
   if (!ids.length) return { files: 0, deliveriesRedacted: 0 };
   const keys = await queries.deleteSubmissions(tx, ids);
   await removeObjectsLater(ctx, tx, keys);
@@ -174,7 +202,12 @@ export type EmailAction = 'spam' | 'not_spam' | 'delete';
  * credential), so the audit event has no actor and names the link. Marking not spam sends the submission
  * through processing again, trusted, as the API does. Returns false when there was nothing to change.
  */
-export async function actFromEmail(ctx: AppContext, tx: Tx, s: { id: string; teamId: string; status: string }, action: EmailAction): Promise<boolean> {
+export async function actFromEmail(
+  ctx: AppContext,
+  tx: Tx,
+  s: { id: string; teamId: string; status: string },
+  action: EmailAction,
+): Promise<boolean> {
   if (action === 'delete') {
     await deleteRows(ctx, tx, [s.id]);
     return true;
@@ -209,10 +242,17 @@ export async function deleteSubmission(ctx: AppContext, caller: Caller, formId: 
  * id (too long, wrong prefix) — is skipped, never a 400 for the whole batch. Only the list itself is
  * refused: the form (404), then the count (413); ids that cannot be one never reach the query.
  */
-export async function bulkSubmissions(ctx: AppContext, caller: Caller, formId: string, input: z.infer<typeof BulkBody>) {
+export async function bulkSubmissions(
+  ctx: AppContext,
+  caller: Caller,
+  formId: string,
+  input: z.infer<typeof BulkBody>,
+) {
   await requireForm(ctx, caller, formId);
   if (input.ids.length > BULK_LIMIT) {
-    throw new AppError('payload_too_large', `At most ${BULK_LIMIT} ids per call; split the list.`, { limit: BULK_LIMIT });
+    throw new AppError('payload_too_large', `At most ${BULK_LIMIT} ids per call; split the list.`, {
+      limit: BULK_LIMIT,
+    });
   }
   const ids = [...new Set(input.ids)];
   const candidates = ids.filter((id) => isId('subm', id));
@@ -224,7 +264,9 @@ export async function bulkSubmissions(ctx: AppContext, caller: Caller, formId: s
       await deleteRows(ctx, tx, [...valid]);
     } else {
       const [to, reason] = input.action === 'mark_spam' ? (['spam', 'manual'] as const) : (['received', null] as const);
-      const moving = rows.filter((r) => (input.action === 'mark_spam' ? r.status !== 'spam' : r.status === 'spam')).map((r) => r.id);
+      const moving = rows
+        .filter((r) => (input.action === 'mark_spam' ? r.status !== 'spam' : r.status === 'spam'))
+        .map((r) => r.id);
       await queries.setStatus(tx, moving, to, reason);
       if (to === 'received') for (const movedId of moving) await reprocess(ctx, tx, movedId, true);
       for (const r of rows.filter((row) => moving.includes(row.id))) {
@@ -236,7 +278,13 @@ export async function bulkSubmissions(ctx: AppContext, caller: Caller, formId: s
 }
 
 /** The 302 target of a file download: a new 60-second signed storage URL on every request. */
-export async function fileDownloadUrl(ctx: AppContext, caller: Caller, formId: string, submissionId: string, fileId: string): Promise<string> {
+export async function fileDownloadUrl(
+  ctx: AppContext,
+  caller: Caller,
+  formId: string,
+  submissionId: string,
+  fileId: string,
+): Promise<string> {
   await requireForm(ctx, caller, formId);
   const file = await queries.findFile(ctx.db, { fileId, submissionId, formId, teamId: caller.teamId });
   if (!file) throw notFound('File');

@@ -53,7 +53,11 @@ export async function submissionDetail(ctx: AppContext, r: SubmissionRow): Promi
  * A submission event's body (`submission.created` by default), as every provider renders it and the stream
  * sends it: files as /d/ links valid EXPORT_LINK_SECONDS, `spam_reason` only on `submission.spam`.
  */
-export function submissionEvent(ctx: AppContext, r: SubmissionEventRow, type: SubmissionEvent['type'] = 'submission.created'): SubmissionEvent {
+export function submissionEvent(
+  ctx: AppContext,
+  r: SubmissionEventRow,
+  type: SubmissionEvent['type'] = 'submission.created',
+): SubmissionEvent {
   const scope = { teamId: r.team_id, formId: r.form_id, expires: Math.floor(Date.now() / 1000) + EXPORT_LINK_SECONDS };
   return {
     type,

@@ -1,5 +1,11 @@
 import type { z } from 'zod';
-import { PROVIDER_CONFIG, type CreateWebhookBody, type EVENTS, type FILTER_OPS, type UpdateWebhookBody } from '../../../contract/webhooks.ts';
+import {
+  PROVIDER_CONFIG,
+  type CreateWebhookBody,
+  type EVENTS,
+  type FILTER_OPS,
+  type UpdateWebhookBody,
+} from '../../../contract/webhooks.ts';
 import type { AppContext } from '../../context.ts';
 import * as queries from '../../infra/db/queries/webhooks.ts';
 import { checkWebhookUrl } from '../../infra/outbound/address-guard.ts';
@@ -54,13 +60,22 @@ function checkConfig(provider: Provider, config: Record<string, unknown>): Recor
 /** HTTPS, no credentials, and (unless INTAKE_ALLOW_PRIVATE_WEBHOOKS) a host that resolves only to public addresses. */
 async function checkUrl(ctx: AppContext, url: string): Promise<string> {
   const checked = await checkWebhookUrl(url, { allowPrivate: ctx.config.allowPrivateWebhooks });
-  if (!checked.ok) throw validationFailed([{ in: 'body', path: 'url', message: `The URL ${checked.reason}.` }], `The webhook URL ${checked.reason}.`);
+  if (!checked.ok)
+    throw validationFailed(
+      [{ in: 'body', path: 'url', message: `The URL ${checked.reason}.` }],
+      `The webhook URL ${checked.reason}.`,
+    );
   return url;
 }
 
 function newSecret(ctx: AppContext) {
   const secret = generateSecret();
-  return { secret, secret_encrypted: encryptSecret(ctx.keys.webhookSecrets, secret), secret_hash: secretHash(secret), secret_last4: secretLast4(secret) };
+  return {
+    secret,
+    secret_encrypted: encryptSecret(ctx.keys.webhookSecrets, secret),
+    secret_hash: secretHash(secret),
+    secret_last4: secretLast4(secret),
+  };
 }
 
 export async function listWebhooks(ctx: AppContext, caller: Caller, formId: string) {
@@ -68,7 +83,12 @@ export async function listWebhooks(ctx: AppContext, caller: Caller, formId: stri
   return (await queries.listWebhooks(ctx.db, formId)).map(webhookView);
 }
 
-export async function createWebhook(ctx: AppContext, caller: Caller, formId: string, input: z.infer<typeof CreateWebhookBody>) {
+export async function createWebhook(
+  ctx: AppContext,
+  caller: Caller,
+  formId: string,
+  input: z.infer<typeof CreateWebhookBody>,
+) {
   await requireForm(ctx, caller, formId);
   const config = checkConfig(input.provider, input.config);
   const url = await checkUrl(ctx, input.url);
@@ -117,11 +137,20 @@ export async function getWebhook(ctx: AppContext, caller: Caller, formId: string
   return webhookView(await requireWebhook(ctx, caller, id, { formId, deleted: true }));
 }
 
-export async function updateWebhook(ctx: AppContext, caller: Caller, formId: string, id: string, input: z.infer<typeof UpdateWebhookBody>) {
+export async function updateWebhook(
+  ctx: AppContext,
+  caller: Caller,
+  formId: string,
+  id: string,
+  input: z.infer<typeof UpdateWebhookBody>,
+) {
   const current = await requireWebhook(ctx, caller, id, { formId });
   const provider = input.provider ?? (current.provider as Provider);
   // A new provider is checked against the config it will have: the new one, or the current one.
-  const config = input.config !== undefined || input.provider !== undefined ? checkConfig(provider, input.config ?? current.config) : undefined;
+  const config =
+    input.config !== undefined || input.provider !== undefined
+      ? checkConfig(provider, input.config ?? current.config)
+      : undefined;
   const url = input.url !== undefined ? await checkUrl(ctx, input.url) : undefined;
   const rotated = input.rotate_secret ? newSecret(ctx) : undefined;
   const row = await ctx.db.transaction(async (tx) => {

@@ -1,5 +1,13 @@
 import { createRequire } from 'node:module';
-import { type AiProvider, type AnalysisInput, type Assessment, type InsightsInput, submissionText, type Topic, verdictFor } from './provider.ts';
+import {
+  type AiProvider,
+  type AnalysisInput,
+  type Assessment,
+  type InsightsInput,
+  submissionText,
+  type Topic,
+  verdictFor,
+} from './provider.ts';
 import { extractThemes } from './themes.ts';
 import { weekSummary } from './week-summary.ts';
 
@@ -7,18 +15,84 @@ const require = createRequire(import.meta.url);
 const disposableDomains = new Set<string>(require('disposable-email-domains') as string[]);
 
 const SPAM_TERMS = [
-  'viagra', 'cialis', 'casino', 'crypto', 'bitcoin', 'forex', 'payday loan', 'loan offer', 'seo services',
-  'backlinks', 'rank your website', 'first page of google', 'porn', 'xxx', 'escort', 'make money fast',
-  'work from home', 'guaranteed results', 'click here', 'buy now', 'limited offer', 'free money', 'winner',
-  'congratulations you', 'wire transfer', 'investment opportunity', 'web traffic', 'increase your sales',
+  'viagra',
+  'cialis',
+  'casino',
+  'crypto',
+  'bitcoin',
+  'forex',
+  'payday loan',
+  'loan offer',
+  'seo services',
+  'backlinks',
+  'rank your website',
+  'first page of google',
+  'porn',
+  'xxx',
+  'escort',
+  'make money fast',
+  'work from home',
+  'guaranteed results',
+  'click here',
+  'buy now',
+  'limited offer',
+  'free money',
+  'winner',
+  'congratulations you',
+  'wire transfer',
+  'investment opportunity',
+  'web traffic',
+  'increase your sales',
 ];
 
 const CATEGORY_TERMS: Record<Exclude<Topic, 'other'>, string[]> = {
-  support: ['help', 'issue', 'problem', 'cannot', "can't", 'unable', 'login', 'password', 'account', 'support', 'refund', 'order'],
+  support: [
+    'help',
+    'issue',
+    'problem',
+    'cannot',
+    "can't",
+    'unable',
+    'login',
+    'password',
+    'account',
+    'support',
+    'refund',
+    'order',
+  ],
   sales: ['pricing', 'price', 'quote', 'buy', 'purchase', 'demo', 'plan', 'enterprise', 'discount', 'license', 'trial'],
-  partnership: ['partner', 'partnership', 'collaborat', 'affiliate', 'reseller', 'integration', 'co-marketing', 'sponsor'],
-  'bug-report': ['bug', 'error', 'crash', 'broken', 'exception', 'stack trace', 'regression', 'not working', 'fails', '500'],
-  'feature-request': ['feature', 'would be great', 'please add', 'wish', 'suggest', 'could you add', 'support for', 'roadmap'],
+  partnership: [
+    'partner',
+    'partnership',
+    'collaborat',
+    'affiliate',
+    'reseller',
+    'integration',
+    'co-marketing',
+    'sponsor',
+  ],
+  'bug-report': [
+    'bug',
+    'error',
+    'crash',
+    'broken',
+    'exception',
+    'stack trace',
+    'regression',
+    'not working',
+    'fails',
+    '500',
+  ],
+  'feature-request': [
+    'feature',
+    'would be great',
+    'please add',
+    'wish',
+    'suggest',
+    'could you add',
+    'support for',
+    'roadmap',
+  ],
   feedback: ['feedback', 'love', 'great', 'awesome', 'thanks', 'thank you', 'disappointed', 'experience', 'review'],
   hiring: ['job', 'hiring', 'career', 'resume', 'cv', 'position', 'apply', 'application', 'internship', 'vacancy'],
   press: ['press', 'journalist', 'interview', 'article', 'media', 'podcast', 'story', 'magazine', 'reporter'],
@@ -68,12 +142,20 @@ export class LocalProvider implements AiProvider {
     const rep = repetition(text);
     if (rep >= 0.3) signals.push(['repetition', Math.min(0.8, rep)]);
     const letters = text.replace(/[^\p{L}]/gu, '');
-    if (letters.length >= 20 && letters.replace(/[^\p{Lu}]/gu, '').length / letters.length > 0.7) signals.push(['shouting', 0.3]);
+    if (letters.length >= 20 && letters.replace(/[^\p{Lu}]/gu, '').length / letters.length > 0.7)
+      signals.push(['shouting', 0.3]);
 
     const score = Math.round((1 - signals.reduce((acc, [, p]) => acc * (1 - p), 1)) * 1000) / 1000;
     const topic = categorize(lower);
     const category = score >= 0.75 ? 'spam' : topic;
-    return { score, verdict: verdictFor(score), reasons: signals.map(([r]) => r), category, topic, provider: this.name };
+    return {
+      score,
+      verdict: verdictFor(score),
+      reasons: signals.map(([r]) => r),
+      category,
+      topic,
+      provider: this.name,
+    };
   }
 
   /** Themes by phrase extraction, a summary written from the figures: deterministic, no network. */

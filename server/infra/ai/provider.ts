@@ -47,7 +47,8 @@ export function submissionText(fields: Record<string, unknown>): string {
   const parts: string[] = [];
   for (const [key, value] of Object.entries(fields)) {
     const values = Array.isArray(value) ? value : [value];
-    for (const v of values) if (v !== null && v !== undefined && typeof v !== 'object') parts.push(`${key}: ${String(v)}`);
+    for (const v of values)
+      if (v !== null && v !== undefined && typeof v !== 'object') parts.push(`${key}: ${String(v)}`);
   }
   return parts.join('\n');
 }

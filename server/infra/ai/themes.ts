@@ -11,8 +11,28 @@ const lists = require('stopword') as Record<string, unknown>;
 
 /** Stop-words of the languages forms are most often written in, merged (a word is a stop-word in any of them). */
 const LANGUAGES = ['eng', 'fra', 'deu', 'spa', 'ita', 'por', 'nld', 'swe', 'dan', 'nob', 'pol'];
-const FORM_WORDS = ['hello', 'hi', 'dear', 'thanks', 'thank', 'please', 'regards', 'best', 'kind', 'cheers', 'team', 'email', 'message', 'name', 'phone'];
-const STOP = new Set<string>([...LANGUAGES.flatMap((l) => (Array.isArray(lists[l]) ? (lists[l] as string[]) : [])), ...FORM_WORDS].map((w) => w.toLowerCase()));
+const FORM_WORDS = [
+  'hello',
+  'hi',
+  'dear',
+  'thanks',
+  'thank',
+  'please',
+  'regards',
+  'best',
+  'kind',
+  'cheers',
+  'team',
+  'email',
+  'message',
+  'name',
+  'phone',
+];
+const STOP = new Set<string>(
+  [...LANGUAGES.flatMap((l) => (Array.isArray(lists[l]) ? (lists[l] as string[]) : [])), ...FORM_WORDS].map((w) =>
+    w.toLowerCase(),
+  ),
+);
 
 export type Theme = { label: string; count: number };
 
@@ -72,7 +92,9 @@ export function extractThemes(texts: string[], max = 8): Theme[] {
   }
   const floor = Math.max(2, Math.ceil(texts.length * 0.01));
   const weight = (p: string, n: number) => n * (1 + 0.5 * (p.split(' ').length - 1));
-  const ranked = [...counts].filter(([, n]) => n >= floor).sort(([a, x], [b, y]) => weight(b, y) - weight(a, x) || y - x || (a < b ? -1 : a > b ? 1 : 0));
+  const ranked = [...counts]
+    .filter(([, n]) => n >= floor)
+    .sort(([a, x], [b, y]) => weight(b, y) - weight(a, x) || y - x || (a < b ? -1 : a > b ? 1 : 0));
   const chosen: Array<[string, number]> = [];
   for (const [p, n] of ranked) {
     if (chosen.length >= max) break;

@@ -8,7 +8,8 @@ import type { WeekFigures } from './provider.ts';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 const pct = (fraction: number) => `${Math.round(Math.abs(fraction) * 100)} %`;
-const day = (iso: string) => new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+const day = (iso: string) =>
+  new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 /** Markdown-safe text: submitted words (themes) and names must not become links, emphasis or headings. */
 const md = (s: string) => s.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&');
 
@@ -21,13 +22,27 @@ function change(now: number, before: number, delta: number): string {
 export function weekSummary(f: WeekFigures, themes: Theme[]): string {
   const lastDay = new Date(Date.parse(f.period_end) - 86_400_000).toISOString();
   const what = f.scope.kind === 'team' ? 'submissions' : `submissions to ${md(f.scope.name)}`;
-  const lines = [`**${fmt(f.submissions_total)} ${what}** in the week of ${day(f.period_start)} – ${day(lastDay)}, ${change(f.submissions_total, f.prior_week_total, f.delta_vs_prior_week)}.`];
+  const lines = [
+    `**${fmt(f.submissions_total)} ${what}** in the week of ${day(f.period_start)} – ${day(lastDay)}, ${change(f.submissions_total, f.prior_week_total, f.delta_vs_prior_week)}.`,
+  ];
   if (f.submissions_total === 0) return `${lines[0]}\n\nNothing to summarise this week.`;
 
   const clean = f.submissions_total - f.spam_total;
   const bullets: string[] = [];
-  if (themes.length) bullets.push(`**What people wrote about:** ${themes.slice(0, 5).map((t) => `${md(t.label)} (${fmt(t.count)})`).join(', ')}`);
-  if (f.categories.length) bullets.push(`**Top categories:** ${f.categories.slice(0, 4).map((c) => `${md(c.name)} (${fmt(c.count)})`).join(', ')}`);
+  if (themes.length)
+    bullets.push(
+      `**What people wrote about:** ${themes
+        .slice(0, 5)
+        .map((t) => `${md(t.label)} (${fmt(t.count)})`)
+        .join(', ')}`,
+    );
+  if (f.categories.length)
+    bullets.push(
+      `**Top categories:** ${f.categories
+        .slice(0, 4)
+        .map((c) => `${md(c.name)} (${fmt(c.count)})`)
+        .join(', ')}`,
+    );
   const topReason = f.spam_reasons[0];
   bullets.push(
     f.spam_total === 0
@@ -36,7 +51,9 @@ export function weekSummary(f: WeekFigures, themes: Theme[]): string {
   );
   const moved = f.forms.filter((x) => x.total !== x.prior).slice(0, 3);
   if (f.scope.kind === 'team' && moved.length) {
-    bullets.push(`**Forms that changed most:** ${moved.map((x) => `${md(x.name)} ${fmt(x.prior)} → ${fmt(x.total)}`).join(', ')}`);
+    bullets.push(
+      `**Forms that changed most:** ${moved.map((x) => `${md(x.name)} ${fmt(x.prior)} → ${fmt(x.total)}`).join(', ')}`,
+    );
   }
   const high = (f.score_distribution['0.6-0.85'] ?? 0) + (f.score_distribution['0.85-1.0'] ?? 0);
   if (high) bullets.push(`**Spam scores of 0.6 or more:** ${fmt(high)}`);

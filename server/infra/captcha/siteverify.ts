@@ -8,7 +8,11 @@ const ANSWER_LIMIT = 64 * 1024;
 /** Provider error codes that say the provider, not the token, failed: the post is kept as unverified spam. */
 const PROVIDER_FAULTS = new Set(['internal-error']);
 
-export type CaptchaVerifier = (captcha: StoredCaptcha & { secret: string }, token: string, remoteIp: string) => Promise<Verification>;
+export type CaptchaVerifier = (
+  captcha: StoredCaptcha & { secret: string },
+  token: string,
+  remoteIp: string,
+) => Promise<Verification>;
 
 function verifyUrl(config: Config, provider: CaptchaProvider): string {
   if (provider === 'turnstile') return config.captchaVerifyUrls.turnstile;
@@ -46,7 +50,10 @@ export function siteverify(config: Config): CaptchaVerifier {
       text = Buffer.concat(chunks).toString('utf8');
     } catch (err) {
       const e = err as { name?: string; code?: string; message?: string };
-      return { outcome: 'unverified', reason: e.name === 'TimeoutError' ? 'timeout' : (e.code ?? e.message ?? 'network error') };
+      return {
+        outcome: 'unverified',
+        reason: e.name === 'TimeoutError' ? 'timeout' : (e.code ?? e.message ?? 'network error'),
+      };
     }
     if (status !== 200) return { outcome: 'unverified', reason: `HTTP ${status}` };
     let answer: Record<string, unknown>;
@@ -55,9 +62,13 @@ export function siteverify(config: Config): CaptchaVerifier {
     } catch {
       return { outcome: 'unverified', reason: 'the answer is not JSON' };
     }
-    if (typeof answer?.success !== 'boolean') return { outcome: 'unverified', reason: 'the answer has no success flag' };
-    const errorCodes = Array.isArray(answer['error-codes']) ? answer['error-codes'].filter((c): c is string => typeof c === 'string').slice(0, 10) : [];
-    if (!answer.success && errorCodes.some((c) => PROVIDER_FAULTS.has(c))) return { outcome: 'unverified', reason: errorCodes.join(', ') };
+    if (typeof answer?.success !== 'boolean')
+      return { outcome: 'unverified', reason: 'the answer has no success flag' };
+    const errorCodes = Array.isArray(answer['error-codes'])
+      ? answer['error-codes'].filter((c): c is string => typeof c === 'string').slice(0, 10)
+      : [];
+    if (!answer.success && errorCodes.some((c) => PROVIDER_FAULTS.has(c)))
+      return { outcome: 'unverified', reason: errorCodes.join(', ') };
     return judge(captcha, {
       success: answer.success,
       score: typeof answer.score === 'number' ? answer.score : null,

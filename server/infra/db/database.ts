@@ -17,7 +17,11 @@ export type QueryResult<T> = { rows: T[]; rowCount: number };
  * process's pool (`Db`), one transaction (`Tx`) or one held connection (`Connection`).
  */
 export interface Sql {
-  query<T extends object = Record<string, unknown>>(text: string, values?: readonly unknown[], name?: string): Promise<QueryResult<T>>;
+  query<T extends object = Record<string, unknown>>(
+    text: string,
+    values?: readonly unknown[],
+    name?: string,
+  ): Promise<QueryResult<T>>;
 }
 
 /** One transaction: SQL, MikroORM (`entityManagerOf`) and pg-boss share its connection, so a write and its jobs commit together. */
@@ -90,15 +94,27 @@ class TxHandle implements Tx {
   /** Statement names are not used here: Kysely sends a transaction's statements unnamed. */
   async query<T extends object>(text: string, values: readonly unknown[] = []): Promise<QueryResult<T>> {
     const result = await this.#trx.executeQuery<T>(CompiledQuery.raw(text, [...values]));
-    return { rows: [...result.rows], rowCount: result.numAffectedRows === undefined ? result.rows.length : Number(result.numAffectedRows) };
+    return {
+      rows: [...result.rows],
+      rowCount: result.numAffectedRows === undefined ? result.rows.length : Number(result.numAffectedRows),
+    };
   }
   afterCommit(fn: () => void): void {
     this.hooks.push(fn);
   }
 }
 
-async function run<T extends object>(on: pg.Pool | pg.PoolClient, text: string, values: readonly unknown[], name?: string): Promise<QueryResult<T>> {
-  const results: pg.QueryResult<T> | Array<pg.QueryResult<T>> = await on.query<T>({ text, values: [...values], ...(name ? { name } : {}) });
+async function run<T extends object>(
+  on: pg.Pool | pg.PoolClient,
+  text: string,
+  values: readonly unknown[],
+  name?: string,
+): Promise<QueryResult<T>> {
+  const results: pg.QueryResult<T> | Array<pg.QueryResult<T>> = await on.query<T>({
+    text,
+    values: [...values],
+    ...(name ? { name } : {}),
+  });
   // A text of several statements (pg-boss's schema migrations) answers one result each: the last one counts.
   const result = Array.isArray(results) ? results[results.length - 1]! : results;
   return { rows: result.rows ?? [], rowCount: result.rowCount ?? result.rows?.length ?? 0 };
@@ -110,7 +126,8 @@ async function checkout(pool: pg.Pool, onRelease: () => void = () => {}): Promis
   let released = false;
   return {
     client,
-    query: <T extends object>(text: string, values: readonly unknown[] = [], name?: string) => run<T>(client, text, values, name),
+    query: <T extends object>(text: string, values: readonly unknown[] = [], name?: string) =>
+      run<T>(client, text, values, name),
     release(destroy = false) {
       if (released) return;
       released = true;
@@ -151,7 +168,9 @@ class Slots implements StreamSlots {
       };
       const timer = setTimeout(() => {
         this.#queue.splice(this.#queue.indexOf(waiter), 1);
-        reject(new Error('timeout exceeded when trying to connect (every stream connection of this process is in use)'));
+        reject(
+          new Error('timeout exceeded when trying to connect (every stream connection of this process is in use)'),
+        );
       }, this.#timeoutMs);
       this.#queue.push(waiter);
     });
@@ -166,7 +185,8 @@ function handle(pool: pg.Pool, orm: MikroORM, slots: Slots): Db {
   const db: Db = {
     pool,
     streams: slots,
-    query: <T extends object>(text: string, values: readonly unknown[] = [], name?: string) => run<T>(pool, text, values, name),
+    query: <T extends object>(text: string, values: readonly unknown[] = [], name?: string) =>
+      run<T>(pool, text, values, name),
     async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
       let tx: TxHandle | undefined;
       const result = await orm.em.fork().transactional(async (em) => {
@@ -199,7 +219,8 @@ export async function openDatabase(config: Config, opts: OpenOptions): Promise<D
   const embedded = config.databaseUrl ? null : await startEmbeddedPostgres(config.dataDir, log);
   const url = config.databaseUrl ?? embedded!.url;
   const max = opts.connections - (opts.reserved ?? 0);
-  if (max < 2) throw new Error(`DATABASE_POOL_SIZE=${opts.connections} leaves ${max} pooled connection(s); at least 2 are needed`);
+  if (max < 2)
+    throw new Error(`DATABASE_POOL_SIZE=${opts.connections} leaves ${max} pooled connection(s); at least 2 are needed`);
   const pool = new pg.Pool({
     connectionString: url,
     max,
@@ -224,7 +245,13 @@ export async function openDatabase(config: Config, opts: OpenOptions): Promise<D
     driverOptions: new PostgresDialect({ pool }),
     entities,
     extensions: [Migrator],
-    migrations: { migrationsList: migrations, tableName: 'intake_migrations', transactional: true, allOrNothing: true, snapshot: false },
+    migrations: {
+      migrationsList: migrations,
+      tableName: 'intake_migrations',
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+    },
     allowGlobalContext: false,
     debug: false,
     logger: (message: string) => log(stripVTControlCharacters(message)),

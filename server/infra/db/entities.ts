@@ -86,7 +86,10 @@ export const Subscription = defineEntity({
     currentPeriodEnd: p.datetime(),
     cancelAtPeriodEnd: p.boolean(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 
@@ -118,7 +121,10 @@ export const Form = defineEntity({
     notificationEmails: p.array(),
     settings: p.json<Record<string, unknown>>(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
     deletedAt: p.datetime().nullable(),
   },
 });

@@ -9,4 +9,3 @@ const asText = (value: string) => value;
 const textArray = pg.types.getTypeParser(1009 as never /* text[] */);
 for (const oid of [1082, 1114, 1184, 1186]) rowTypes.setTypeParser(oid, asText);
 for (const oid of [1182, 1115, 1185, 1187]) rowTypes.setTypeParser(oid, textArray);
-

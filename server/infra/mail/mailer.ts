@@ -23,7 +23,10 @@ export type Mailer = { send(mail: Mail): Promise<{ messageId: string; file?: str
  */
 export function createMailer(opts: { smtpUrl: string | undefined; from: string; dataDir: string }): Mailer {
   const fromAddress = /<([^<>]+)>\s*$/.exec(opts.from)?.[1] ?? opts.from.trim();
-  const message = ({ fromName, ...mail }: Mail) => ({ ...mail, from: fromName ? { name: fromName, address: fromAddress } : opts.from });
+  const message = ({ fromName, ...mail }: Mail) => ({
+    ...mail,
+    from: fromName ? { name: fromName, address: fromAddress } : opts.from,
+  });
   if (opts.smtpUrl) {
     const transport = nodemailer.createTransport(opts.smtpUrl);
     return {

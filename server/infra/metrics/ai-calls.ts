@@ -27,7 +27,11 @@ const duration = new Histogram({
 });
 
 /** Runs one call, counted; a result from another provider than the one asked is its fallback, so an error. */
-async function counted<R extends { provider: string }>(provider: string, operation: string, call: () => Promise<R>): Promise<R> {
+async function counted<R extends { provider: string }>(
+  provider: string,
+  operation: string,
+  call: () => Promise<R>,
+): Promise<R> {
   const labels = { provider, operation };
   calls.inc(labels);
   const end = duration.startTimer(labels);

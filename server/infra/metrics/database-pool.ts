@@ -14,13 +14,22 @@ const sum = (f: (s: PoolSource) => number) => [...sources].reduce((n, s) => n + 
 
 new Gauge({
   name: 'intake_db_pool_connections',
-  help: 'Pooled Postgres connections of this process, by state: in_use (checked out), idle, max (the pool\'s size).',
+  help: "Pooled Postgres connections of this process, by state: in_use (checked out), idle, max (the pool's size).",
   labelNames: ['state'] as const,
   registers: [registry],
   collect() {
-    this.set({ state: 'in_use' }, sum((s) => s.pool.totalCount - s.pool.idleCount));
-    this.set({ state: 'idle' }, sum((s) => s.pool.idleCount));
-    this.set({ state: 'max' }, sum((s) => s.pool.options.max ?? 0));
+    this.set(
+      { state: 'in_use' },
+      sum((s) => s.pool.totalCount - s.pool.idleCount),
+    );
+    this.set(
+      { state: 'idle' },
+      sum((s) => s.pool.idleCount),
+    );
+    this.set(
+      { state: 'max' },
+      sum((s) => s.pool.options.max ?? 0),
+    );
   },
 });
 
@@ -35,13 +44,22 @@ new Gauge({
 
 new Gauge({
   name: 'intake_db_stream_connections',
-  help: 'Pooled connections held by long-lived work (export chunks, the event streams\' LISTEN session), by state: in_use, waiting, limit.',
+  help: "Pooled connections held by long-lived work (export chunks, the event streams' LISTEN session), by state: in_use, waiting, limit.",
   labelNames: ['state'] as const,
   registers: [registry],
   collect() {
-    this.set({ state: 'in_use' }, sum((s) => s.streams.inUse));
-    this.set({ state: 'waiting' }, sum((s) => s.streams.waiting));
-    this.set({ state: 'limit' }, sum((s) => s.streams.limit));
+    this.set(
+      { state: 'in_use' },
+      sum((s) => s.streams.inUse),
+    );
+    this.set(
+      { state: 'waiting' },
+      sum((s) => s.streams.waiting),
+    );
+    this.set(
+      { state: 'limit' },
+      sum((s) => s.streams.limit),
+    );
   },
 });
 

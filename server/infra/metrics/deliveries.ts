@@ -12,7 +12,7 @@ const attempts = new Counter({
 
 const duration = new Histogram({
   name: 'intake_delivery_duration_seconds',
-  help: 'Time a sent attempt took, from the request to the receiver\'s answer (or the error), by outcome.',
+  help: "Time a sent attempt took, from the request to the receiver's answer (or the error), by outcome.",
   labelNames: ['outcome'] as const,
   buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
   registers: [registry],
@@ -27,6 +27,7 @@ type FinishedAttempt =
 export function countDeliveryAttempt(outcome: FinishedAttempt): void {
   if (outcome.kind === 'sent') {
     attempts.inc({ outcome: outcome.record.status, attempt: String(outcome.job.data.attempt) });
-    if (outcome.record.durationMs !== null) duration.observe({ outcome: outcome.record.status }, outcome.record.durationMs / 1000);
+    if (outcome.record.durationMs !== null)
+      duration.observe({ outcome: outcome.record.status }, outcome.record.durationMs / 1000);
   } else if (outcome.kind === 'stop') attempts.inc({ outcome: 'stopped', attempt: String(outcome.job.data.attempt) });
 }

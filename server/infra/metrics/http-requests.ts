@@ -11,7 +11,7 @@ const requests = new Counter({
 
 const duration = new Histogram({
   name: 'intake_http_request_duration_seconds',
-  help: 'Time from a request\'s arrival to the end of its answer, by method and route template (a stream or export: its whole length).',
+  help: "Time from a request's arrival to the end of its answer, by method and route template (a stream or export: its whole length).",
   labelNames: ['method', 'route'] as const,
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   registers: [registry],

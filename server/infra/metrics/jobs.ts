@@ -2,7 +2,13 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { registry } from './registry.ts';
 
 /** One queue's live jobs, as the queue tables hold them now. */
-export type QueueStat = { queue: string; waiting: number; running: number; deferred: number; oldestWaitingSeconds: number };
+export type QueueStat = {
+  queue: string;
+  waiting: number;
+  running: number;
+  deferred: number;
+  oldestWaitingSeconds: number;
+};
 
 /** Queue figures are read at most this often: scrapes in between (several Prometheus replicas) share them. */
 const QUEUE_STATS_TTL_MS = 5_000;
@@ -18,7 +24,7 @@ const processed = new Counter({
 
 const jobDuration = new Histogram({
   name: 'intake_job_duration_seconds',
-  help: 'Time a background job\'s handler ran, by queue.',
+  help: "Time a background job's handler ran, by queue.",
   labelNames: ['queue'] as const,
   buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
   registers: [registry],
@@ -94,12 +100,20 @@ function queueGauge(name: string, help: string, pick: (s: QueueStat) => number) 
   });
 }
 
-queueGauge('intake_jobs_waiting', 'Jobs due and waiting for a worker, by queue (over the whole database: every process reports the same figure).', (s) => s.waiting);
+queueGauge(
+  'intake_jobs_waiting',
+  'Jobs due and waiting for a worker, by queue (over the whole database: every process reports the same figure).',
+  (s) => s.waiting,
+);
 queueGauge('intake_jobs_running', 'Jobs a worker holds now, by queue (over the whole database).', (s) => s.running);
-queueGauge('intake_jobs_deferred', 'Jobs scheduled for later (retries and delayed attempts not yet due), by queue (over the whole database).', (s) => s.deferred);
+queueGauge(
+  'intake_jobs_deferred',
+  'Jobs scheduled for later (retries and delayed attempts not yet due), by queue (over the whole database).',
+  (s) => s.deferred,
+);
 queueGauge(
   'intake_jobs_oldest_waiting_seconds',
-  'How long the oldest due job of each queue has waited for a worker (0 when none waits): the backlog\'s lag. Bulk replay attempts, paced on purpose, are left out.',
+  "How long the oldest due job of each queue has waited for a worker (0 when none waits): the backlog's lag. Bulk replay attempts, paced on purpose, are left out.",
   (s) => s.oldestWaitingSeconds,
 );
 

@@ -25,7 +25,7 @@ export function countRefusedPost(code: string): void {
 const verdicts = new Counter({
   name: 'intake_submissions_processed_total',
   help:
-    'Submissions processing settled, by verdict: processed (clean), spam (AI moderation over the form\'s threshold: spam_reason ai_moderation), ' +
+    "Submissions processing settled, by verdict: processed (clean), spam (AI moderation over the form's threshold: spam_reason ai_moderation), " +
     'skipped (already settled: a repeated job).',
   labelNames: ['verdict'] as const,
   registers: [registry],

@@ -23,7 +23,9 @@ function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | 'opaque' | null {
     case 'rfc6052':
       // 64:ff9b::/96 carries it in the last 32 bits; the local-use 64:ff9b:1::/48 (RFC 8215) is a site's own
       // translator with any layout, so it is not public.
-      return v6.match(ipaddr.parseCIDR('64:ff9b::/96')) ? (ipaddr.fromByteArray(bytes.slice(12, 16)) as ipaddr.IPv4) : 'opaque';
+      return v6.match(ipaddr.parseCIDR('64:ff9b::/96'))
+        ? (ipaddr.fromByteArray(bytes.slice(12, 16)) as ipaddr.IPv4)
+        : 'opaque';
     case '6to4':
       return ipaddr.fromByteArray(bytes.slice(2, 6)) as ipaddr.IPv4;
     case 'teredo':
@@ -56,7 +58,8 @@ export function isPublicAddress(ip: string): boolean {
 /** The outcome of `checkWebhookUrl`; `reason` completes "The URL …". */
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
-const resolveAll = async (host: string) => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+const resolveAll = async (host: string) =>
+  (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
  * A webhook URL as create/update accept it: at most 2,048 characters, https, no user name or password, and —
@@ -80,7 +83,8 @@ export async function checkWebhookUrl(
   if (url.username || url.password) return { ok: false, reason: 'must not carry a user name or password' };
   if (opts.allowPrivate) return { ok: true, url };
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) return isPublicAddress(host) ? { ok: true, url } : { ok: false, reason: 'points to a private or reserved address' };
+  if (isIP(host))
+    return isPublicAddress(host) ? { ok: true, url } : { ok: false, reason: 'points to a private or reserved address' };
   let addresses: string[];
   try {
     addresses = await (opts.lookup ?? resolveAll)(host);
@@ -111,7 +115,8 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
-      if (!allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) return callback(blocked(hostname), '', 0);
+      if (!allowPrivate && addresses.some((a) => !isPublicAddress(a.address)))
+        return callback(blocked(hostname), '', 0);
       if (options.all) return (callback as unknown as AllCallback)(null, addresses);
       const first = addresses[0];
       if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);

@@ -119,14 +119,32 @@ function message(event: WebhookEvent): Message {
   }
   const delta = event.delta_vs_prior_week;
   const pct = Number.isFinite(delta) ? `${delta >= 0 ? '+' : ''}${Math.round(delta * 100)}%` : 'n/a';
-  const top = <T,>(items: T[], count: (t: T) => number, label: (t: T) => string) =>
-    [...items].sort((a, b) => count(b) - count(a)).slice(0, 5).map((t) => `${label(t)} (${count(t)})`).join(', ') || '—';
+  const top = <T>(items: T[], count: (t: T) => number, label: (t: T) => string) =>
+    [...items]
+      .sort((a, b) => count(b) - count(a))
+      .slice(0, 5)
+      .map((t) => `${label(t)} (${count(t)})`)
+      .join(', ') || '—';
   return {
     title: `Weekly insights: ${event.submissions_total} submissions (${pct} vs the week before)`,
     text: truncate(event.summary_md, SUMMARY_MAX),
     fields: [
-      ['Top themes', top(event.themes, (t) => t.count, (t) => t.label)],
-      ['Top categories', top(event.categories, (c) => c.count, (c) => c.name)],
+      [
+        'Top themes',
+        top(
+          event.themes,
+          (t) => t.count,
+          (t) => t.label,
+        ),
+      ],
+      [
+        'Top categories',
+        top(
+          event.categories,
+          (c) => c.count,
+          (c) => c.name,
+        ),
+      ],
     ],
     links: [],
     footer: `Week ${event.period_start.slice(0, 10)} – ${event.period_end.slice(0, 10)}`,
@@ -180,7 +198,9 @@ function slackText(raw: string, max: number): string {
 }
 
 function slack(m: Message, config: ProviderConfig) {
-  const blocks: unknown[] = [{ type: 'header', text: { type: 'plain_text', text: truncate(m.title, SLACK.header), emoji: false } }];
+  const blocks: unknown[] = [
+    { type: 'header', text: { type: 'plain_text', text: truncate(m.title, SLACK.header), emoji: false } },
+  ];
   if (m.text) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: slackText(m.text, SLACK.text) } });
 
   const fields = m.fields.slice(0, SLACK_FIELD_SECTIONS * SLACK.fields);
@@ -190,15 +210,23 @@ function slack(m: Message, config: ProviderConfig) {
     SLACK_FIELDS_BUDGET,
   );
   for (let i = 0; i < fields.length; i += SLACK.fields) {
-    const section = fields.slice(i, i + SLACK.fields).map(([, v], j) => ({ type: 'mrkdwn', text: labels[i + j]! + slackText(v, shares[i + j]!) }));
+    const section = fields
+      .slice(i, i + SLACK.fields)
+      .map(([, v], j) => ({ type: 'mrkdwn', text: labels[i + j]! + slackText(v, shares[i + j]!) }));
     blocks.push({ type: 'section', fields: section });
   }
   if (m.fields.length > fields.length) {
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `…and ${m.fields.length - fields.length} more fields` }] });
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: `…and ${m.fields.length - fields.length} more fields` }],
+    });
   }
   if (m.links.length) {
     const links = m.links.map(([name, url]) => `<${slackEscape(url)}|${slackText(name, 200).replaceAll('|', '¦')}>`);
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Files*\n${linkList(links, '\n', SLACK.text - 10)}` } });
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: `*Files*\n${linkList(links, '\n', SLACK.text - 10)}` },
+    });
   }
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: slackText(m.footer, SLACK.text) }] });
   return {
@@ -210,7 +238,16 @@ function slack(m: Message, config: ProviderConfig) {
 
 // --- Discord: https://discord.com/developers/docs/resources/message#embed-object-embed-limits --------------
 
-const DISCORD = { content: 2000, title: 256, description: 4096, fields: 25, name: 256, value: 1024, footer: 2048, total: 6000 };
+const DISCORD = {
+  content: 2000,
+  title: 256,
+  description: 4096,
+  fields: 25,
+  name: 256,
+  value: 1024,
+  footer: 2048,
+  total: 6000,
+};
 /** Our own, tighter cap on field names and the footer, so 25 of them cannot eat the 6000-unit embed total. */
 const DISCORD_NAME = 100;
 const DISCORD_FOOTER = 256;
@@ -220,11 +257,16 @@ function discord(m: Message, config: ProviderConfig) {
   const footer = truncate(m.footer, DISCORD_FOOTER);
   let entries = m.fields;
   if (entries.length > DISCORD.fields) {
-    entries = [...entries.slice(0, DISCORD.fields - 1), ['…', `${entries.length - (DISCORD.fields - 1)} more fields not shown`]];
+    entries = [
+      ...entries.slice(0, DISCORD.fields - 1),
+      ['…', `${entries.length - (DISCORD.fields - 1)} more fields not shown`],
+    ];
   }
   const names = entries.map(([k]) => truncate(k, DISCORD_NAME));
   // Markdown links; parentheses in a URL would end the link early.
-  const links = m.links.map(([name, url]) => `[${name.replaceAll(/[[\]]/g, '')}](${url.replaceAll('(', '%28').replaceAll(')', '%29')})`);
+  const links = m.links.map(
+    ([name, url]) => `[${name.replaceAll(/[[\]]/g, '')}](${url.replaceAll('(', '%28').replaceAll(')', '%29')})`,
+  );
   const descriptionWanted = [m.text, links.length ? `**Files**\n${links.join('\n')}` : ''].filter(Boolean).join('\n\n');
 
   // Every text of the embed counts toward 6000: title, description, field names and values, footer.
@@ -244,7 +286,9 @@ function discord(m: Message, config: ProviderConfig) {
   });
   return {
     content: truncate(m.title, DISCORD.content),
-    embeds: [{ title, ...(description ? { description } : {}), fields, timestamp: m.timestamp, footer: { text: footer } }],
+    embeds: [
+      { title, ...(description ? { description } : {}), fields, timestamp: m.timestamp, footer: { text: footer } },
+    ],
     // Submitted text must never ping @everyone, a role or a user.
     allowed_mentions: { parse: [] },
     ...pick(config, ['username', 'avatar_url']),
@@ -266,14 +310,36 @@ function teamsCard(m: Message, budget: number) {
     texts.map((t, i) => Math.min(t.length, i % 2 === 1 ? 200 : 2000)),
     budget,
   );
-  const body: unknown[] = [{ type: 'TextBlock', text: truncate(m.title, 500), weight: 'Bolder', size: 'Medium', wrap: true }];
+  const body: unknown[] = [
+    { type: 'TextBlock', text: truncate(m.title, 500), weight: 'Bolder', size: 'Medium', wrap: true },
+  ];
   if (m.text) body.push({ type: 'TextBlock', text: truncate(m.text, shares[0]!), wrap: true });
   if (facts.length) {
-    body.push({ type: 'FactSet', facts: facts.map((_, i) => ({ title: truncate(texts[1 + 2 * i]!, shares[1 + 2 * i]!), value: truncate(texts[2 + 2 * i]!, shares[2 + 2 * i]!) })) });
+    body.push({
+      type: 'FactSet',
+      facts: facts.map((_, i) => ({
+        title: truncate(texts[1 + 2 * i]!, shares[1 + 2 * i]!),
+        value: truncate(texts[2 + 2 * i]!, shares[2 + 2 * i]!),
+      })),
+    });
   }
-  if (m.fields.length > facts.length) body.push({ type: 'TextBlock', text: `…and ${m.fields.length - facts.length} more fields`, isSubtle: true, wrap: true });
-  const actions = m.links.slice(0, TEAMS_ACTIONS).map(([name, url]) => ({ type: 'Action.OpenUrl', title: truncate(name, 100), url }));
-  if (m.links.length > actions.length) body.push({ type: 'TextBlock', text: `…and ${m.links.length - actions.length} more files`, isSubtle: true, wrap: true });
+  if (m.fields.length > facts.length)
+    body.push({
+      type: 'TextBlock',
+      text: `…and ${m.fields.length - facts.length} more fields`,
+      isSubtle: true,
+      wrap: true,
+    });
+  const actions = m.links
+    .slice(0, TEAMS_ACTIONS)
+    .map(([name, url]) => ({ type: 'Action.OpenUrl', title: truncate(name, 100), url }));
+  if (m.links.length > actions.length)
+    body.push({
+      type: 'TextBlock',
+      text: `…and ${m.links.length - actions.length} more files`,
+      isSubtle: true,
+      wrap: true,
+    });
   body.push({ type: 'TextBlock', text: truncate(m.footer, 500), isSubtle: true, size: 'Small', wrap: true });
   return {
     type: 'message',
@@ -317,7 +383,13 @@ function canonical(event: WebhookEvent): WebhookEvent {
       form_name: event.form_name,
       received_at: event.received_at,
       payload: event.payload,
-      files: event.files.map((f) => ({ id: f.id, filename: f.filename, content_type: f.content_type, size: f.size, url: f.url })),
+      files: event.files.map((f) => ({
+        id: f.id,
+        filename: f.filename,
+        content_type: f.content_type,
+        size: f.size,
+        url: f.url,
+      })),
       meta: { category: meta.category, score: meta.score, referrer: meta.referrer, user_agent: meta.user_agent },
       ...(event.type === 'submission.spam' ? { spam_reason: event.spam_reason ?? null } : {}),
       ...(event.test ? { test: true as const } : {}),

@@ -50,8 +50,14 @@ const ERROR_CODES: Array<[RegExp, string]> = [
   [/^(ENOTFOUND|EAI_AGAIN|EAI_FAIL|EAI_NODATA|EAI_NONAME)$/, 'dns_error'],
   [/^ECONNREFUSED$/, 'connection_refused'],
   [/^(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/, 'connection_reset'],
-  [/^(UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT|ETIMEDOUT|ABORT_ERR|UND_ERR_ABORTED)$/, 'timeout'],
-  [/^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_|ERR_OSSL_|HOSTNAME_MISMATCH)/, 'tls_error'],
+  [
+    /^(UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT|ETIMEDOUT|ABORT_ERR|UND_ERR_ABORTED)$/,
+    'timeout',
+  ],
+  [
+    /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_|ERR_OSSL_|HOSTNAME_MISMATCH)/,
+    'tls_error',
+  ],
 ];
 
 /** The delivery log's name for a failure without an answer (the codes of undici, Node and OpenSSL). */
@@ -73,7 +79,12 @@ export function errorName(err: unknown): string {
  * arriving then is cut off, the status stands. Unless `allowPrivate`, a host must resolve (at connect time,
  * so DNS rebinding is caught) only to public addresses.
  */
-export function createSender(opts: { timeoutMs: number; allowPrivate: boolean; userAgent: string; connections?: number }): Sender {
+export function createSender(opts: {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  userAgent: string;
+  connections?: number;
+}): Sender {
   const agent = new Agent({
     connections: opts.connections ?? 64,
     keepAliveTimeout: 30_000,
@@ -89,7 +100,13 @@ export function createSender(opts: { timeoutMs: number; allowPrivate: boolean; u
       const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
       // An IP literal never reaches the resolver's check: judge it here.
       if (!opts.allowPrivate && isIP(host) && !isPublicAddress(host)) {
-        return { httpStatus: null, responseBody: null, error: 'blocked_address', durationMs: elapsed(), retryAfter: null };
+        return {
+          httpStatus: null,
+          responseBody: null,
+          error: 'blocked_address',
+          durationMs: elapsed(),
+          retryAfter: null,
+        };
       }
       const signal = AbortSignal.timeout(opts.timeoutMs);
       try {

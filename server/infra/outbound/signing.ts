@@ -33,7 +33,12 @@ function keyOf(secret: string): Buffer {
  * `secrets[0]` is the current secret; during a rotation the previous one follows and both sign, their
  * signatures separated by one space, so receivers holding either secret accept the request.
  */
-export function signatureHeaders(secrets: string[], deliveryId: string, timestampSeconds: number, body: string): Record<string, string> {
+export function signatureHeaders(
+  secrets: string[],
+  deliveryId: string,
+  timestampSeconds: number,
+  body: string,
+): Record<string, string> {
   if (!secrets.length) throw new Error('signatureHeaders needs at least one secret');
   const ts = String(Math.trunc(timestampSeconds));
   const keys = secrets.map(keyOf);

@@ -12,7 +12,10 @@ import type { InsertItem, JobDefinition, Queue } from './queue.ts';
  */
 export const processSubmissionFailed: JobDefinition<SubmissionsToProcess> = {
   name: 'process-submission-failed',
-  payload: z.union([z.object({ submissionId: z.string() }), z.object({ submissionIds: z.array(z.string()).min(1).max(1000) })]),
+  payload: z.union([
+    z.object({ submissionId: z.string() }),
+    z.object({ submissionIds: z.array(z.string()).min(1).max(1000) }),
+  ]),
   queue: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 60 },
 };
 
@@ -29,14 +32,22 @@ export function submissionIdsOf(data: SubmissionsToProcess): string[] {
 }
 
 /** `trusted`: a person marked the submission not spam; moderation may not move it back to spam. */
-export const processSubmission: JobDefinition<{ submissionId: string; trusted?: boolean } | { submissionIds: string[] }> = {
+export const processSubmission: JobDefinition<
+  { submissionId: string; trusted?: boolean } | { submissionIds: string[] }
+> = {
   name: 'process-submission',
   payload: z.union([
     z.object({ submissionId: z.string(), trusted: z.boolean().optional() }),
     z.object({ submissionIds: z.array(z.string()).min(1).max(1000) }),
   ]),
   // AI moderation and categorisation; retried with backoff, then dead-lettered (marked failed).
-  queue: { retryLimit: 4, retryDelay: 5, retryBackoff: true, expireInSeconds: 300, deadLetter: processSubmissionFailed.name },
+  queue: {
+    retryLimit: 4,
+    retryDelay: 5,
+    retryBackoff: true,
+    expireInSeconds: 300,
+    deadLetter: processSubmissionFailed.name,
+  },
 };
 
 export const notificationEmail: JobDefinition<{ submissionId: string }> = {
@@ -122,7 +133,13 @@ const BULK_RETRY_PRIORITY = -2_000_000_000;
 export const ATTEMPT_LANES = { fresh: { min: 0 }, bulk: { max: -1 } };
 
 /** An attempt job as the delivery loop fetched it: a bulk one has a negative priority and its team as group. */
-export type AttemptJob = { id: string; retryCount: number; priority?: number; groupId?: string | null; data: DeliveryAttempt };
+export type AttemptJob = {
+  id: string;
+  retryCount: number;
+  priority?: number;
+  groupId?: string | null;
+  data: DeliveryAttempt;
+};
 
 export function isBulkAttempt(job: AttemptJob): boolean {
   return (job.priority ?? 0) < 0;
@@ -165,7 +182,11 @@ export function nextAttemptJob(job: AttemptJob, kind: 'retry' | 'postpone', at: 
 }
 
 /** An attempt whose job was lost, queued again now; `bulkTeam`: a replay job's delivery, of that team. */
-export function requeuedAttemptJob(deliveryId: string, attempt: number, bulkTeam: string | null): InsertItem<DeliveryAttempt> {
+export function requeuedAttemptJob(
+  deliveryId: string,
+  attempt: number,
+  bulkTeam: string | null,
+): InsertItem<DeliveryAttempt> {
   const bulk = bulkTeam ? { priority: BULK_RETRY_PRIORITY, group: bulkTeam } : {};
   return { data: { deliveryId, attempt }, singletonKey: deliveryId, ...bulk };
 }

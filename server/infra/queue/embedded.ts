@@ -8,7 +8,8 @@ import type { JobDefinition } from './types.ts';
  */
 export type EmbeddedInsert = { text: string; value: string };
 
-export const PG_BOSS_VERSION: string = (createRequire(import.meta.url)('pg-boss/package.json') as { version: string }).version;
+export const PG_BOSS_VERSION: string = (createRequire(import.meta.url)('pg-boss/package.json') as { version: string })
+  .version;
 
 type Statement = { text: string; values: unknown[] };
 
@@ -41,7 +42,12 @@ async function captureSend(boss: PgBoss, name: string, payload: object): Promise
  * The one-statement ingest embeds pg-boss's private INSERT, checked at start against the live database, so a
  * pg-boss upgrade that changes it stops the process with a clear message rather than failing every post.
  */
-export async function verifyEmbedding(plan: PlanEmbedded, boss: PgBoss, job: JobDefinition<unknown>, sample: unknown): Promise<string> {
+export async function verifyEmbedding(
+  plan: PlanEmbedded,
+  boss: PgBoss,
+  job: JobDefinition<unknown>,
+  sample: unknown,
+): Promise<string> {
   const fail = (why: string) =>
     new Error(
       `pg-boss ${PG_BOSS_VERSION}: ${why}. The one-statement ingest (server/infra/db/queries/submission-inserts.ts) embeds pg-boss's job ` +
@@ -57,10 +63,13 @@ export async function verifyEmbedding(plan: PlanEmbedded, boss: PgBoss, job: Job
   const [{ text, values }] = captured as [Statement];
   const placeholders = new Set(text.match(/\$\d+/g) ?? []);
   if (values.length !== 1 || placeholders.size !== 1 || !placeholders.has('$1')) {
-    throw fail(`send's statement takes ${values.length} parameter(s) (${[...placeholders].join(', ') || 'none'}) instead of just $1`);
+    throw fail(
+      `send's statement takes ${values.length} parameter(s) (${[...placeholders].join(', ') || 'none'}) instead of just $1`,
+    );
   }
   // Batched ingest merges the jobs of several posts into one array: $1 must be the JSON text of an array.
-  if (typeof values[0] !== 'string' || !isJsonArrayOfOne(values[0])) throw fail("send's parameter is no longer a JSON array of jobs");
+  if (typeof values[0] !== 'string' || !isJsonArrayOfOne(values[0]))
+    throw fail("send's parameter is no longer a JSON array of jobs");
   try {
     await plan(text, values[0]);
   } catch (err) {
@@ -81,7 +90,8 @@ export async function embeddedInserts(
     const text = verified.get(job.name);
     if (!text) throw new Error(`${job.name} is not verified for embedding (list it in the queue's embeddable jobs)`);
     const [captured] = await captureSend(boss, job.name, job.payload.parse(data) as object);
-    if (captured?.text !== text) throw new Error(`pg-boss ${PG_BOSS_VERSION} changed its ${job.name} insert since start`);
+    if (captured?.text !== text)
+      throw new Error(`pg-boss ${PG_BOSS_VERSION} changed its ${job.name} insert since start`);
     return { text, value: captured.values[0] as string };
   };
 }

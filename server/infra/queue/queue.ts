@@ -15,7 +15,12 @@ import { startWorkerSlots } from './slots.ts';
 export type { JobDefinition, JobWorker, QueueOptions } from './types.ts';
 export { PG_BOSS_VERSION, type EmbeddedInsert } from './embedded.ts';
 
-export function worker<C, T>(job: JobDefinition<T>, handler: JobWorker<C, T>['handler'], concurrency?: number, perGroup?: number): JobWorker<C> {
+export function worker<C, T>(
+  job: JobDefinition<T>,
+  handler: JobWorker<C, T>['handler'],
+  concurrency?: number,
+  perGroup?: number,
+): JobWorker<C> {
   return { job, handler, concurrency, perGroup } as JobWorker<C>;
 }
 
@@ -61,12 +66,21 @@ export type Queue = {
   /** Creates many jobs of one queue in one statement, in the transaction `tx`; workers are woken after commit. */
   insert<T>(job: JobDefinition<T>, items: Array<InsertItem<T>>, opts: { tx: Tx }): Promise<void>;
   /** Up to `batchSize` jobs for a custom worker loop (the delivery runner), optionally within a priority range. */
-  fetch<T>(job: JobDefinition<T>, batchSize: number, priority?: { min?: number; max?: number }): Promise<Array<FetchedJob<T>>>;
+  fetch<T>(
+    job: JobDefinition<T>,
+    batchSize: number,
+    priority?: { min?: number; max?: number },
+  ): Promise<Array<FetchedJob<T>>>;
   /**
    * Among waiting jobs of priorities in `[min, max]`: the highest (the turn being served) and the group's lowest
    * (its last turn), null when none. Locks the group for `tx`, so one group's transactions take turns.
    */
-  bulkTurns(job: { name: string }, group: string, range: { min: number; max: number }, opts: { tx: Tx }): Promise<{ head: number | null; tail: number | null }>;
+  bulkTurns(
+    job: { name: string },
+    group: string,
+    range: { min: number; max: number },
+    opts: { tx: Tx },
+  ): Promise<{ head: number | null; tail: number | null }>;
   /**
    * Queues one job of `group` (a team) in the group's next turn, in `tx`: turns are priorities, fetched highest
    * first, so groups' jobs alternate however many one group queues.
@@ -101,7 +115,9 @@ const WAKE_MS = 50;
 function waker(db: Db, log: Logger) {
   const state = new Map<string, { last: number; timer: NodeJS.Timeout | null }>();
   const notify = (name: string) => {
-    notifyQueue(db, SCHEMA, name).catch((err: unknown) => log.warn({ err, queue: name }, 'could not wake workers; they will poll'));
+    notifyQueue(db, SCHEMA, name).catch((err: unknown) =>
+      log.warn({ err, queue: name }, 'could not wake workers; they will poll'),
+    );
   };
   return (name: string) => {
     const s = state.get(name) ?? { last: 0, timer: null };
@@ -159,7 +175,8 @@ async function ensureQueues(boss: PgBoss, jobs: QueueSpec[], keepFinishedSeconds
   for (const job of jobs) {
     // notify: false — the in-transaction NOTIFY is replaced by a wake after commit (see waker).
     const existing = await boss.getQueue(job.name);
-    if (!existing) await boss.createQueue(job.name, { ...defaults, ...job.queue, ...(job.policy ? { policy: job.policy } : {}) });
+    if (!existing)
+      await boss.createQueue(job.name, { ...defaults, ...job.queue, ...(job.policy ? { policy: job.policy } : {}) });
     else await boss.updateQueue(job.name, { ...defaults, ...job.queue });
   }
   // Refill pg-boss's queue cache, which creating or updating just emptied: a miss asks the pool, so a send
@@ -174,7 +191,11 @@ const through = (tx: Tx) => ({ executeSql: (text: string, values?: unknown[]) =>
 async function startBoss(db: Db, log: Logger, jobs: QueueSpec[], opts: QueueStartOptions) {
   const at = opts.listen;
   const listener = at
-    ? queueListener((channel, ...callbacks) => listen(at.url, at.applicationName, channel, ...callbacks), jobs.map((j) => j.name), log)
+    ? queueListener(
+        (channel, ...callbacks) => listen(at.url, at.applicationName, channel, ...callbacks),
+        jobs.map((j) => j.name),
+        log,
+      )
     : null;
   const adapter = {
     executeSql: (text: string, values?: unknown[]) => db.query(text, values),
@@ -203,7 +224,9 @@ export async function startQueue(db: Db, log: Logger, jobs: QueueSpec[], opts: Q
     async send(job, data, sendOpts = {}) {
       const payload = job.payload.parse(data) as object;
       const { tx, ...options } = sendOpts;
-      const via = tx ? through(tx) : { executeSql: (text: string, values?: unknown[]) => db.query(text, values, statementName(text)) };
+      const via = tx
+        ? through(tx)
+        : { executeSql: (text: string, values?: unknown[]) => db.query(text, values, statementName(text)) };
       const id = await boss.send(job.name, payload, { ...options, db: via });
       if (tx) tx.afterCommit(() => wake(job.name));
       else wake(job.name);
@@ -232,7 +255,10 @@ export async function startQueue(db: Db, log: Logger, jobs: QueueSpec[], opts: Q
       }),
     async bulkTurns(job, group, range, { tx }) {
       await lockGroup(tx, `${job.name}:${group}`);
-      return { head: await queueHead(tx, SCHEMA, job.name, range), tail: await groupTail(tx, SCHEMA, job.name, group, range) };
+      return {
+        head: await queueHead(tx, SCHEMA, job.name, range),
+        tail: await groupTail(tx, SCHEMA, job.name, group, range),
+      };
     },
     async sendInTurn(job, data, { tx, group }) {
       const { head, tail } = await queue.bulkTurns(job, group, TURNS, { tx });

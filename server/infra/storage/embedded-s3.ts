@@ -9,11 +9,21 @@ export type EmbeddedS3 = { url: string; stop(): Promise<void> };
  * The development default: s3rver serving `<dataDir>/s3` (no signature checks, no multipart: production uses
  * STORAGE_URL). Loaded on first start only. A given `port` lets a stopped server come back where clients expect it.
  */
-export async function startEmbeddedS3(dataDir: string, bucket: string, opts: { port?: number } = {}): Promise<EmbeddedS3> {
+export async function startEmbeddedS3(
+  dataDir: string,
+  bucket: string,
+  opts: { port?: number } = {},
+): Promise<EmbeddedS3> {
   const { default: S3rver } = await import('s3rver');
   const directory = path.join(dataDir, 's3');
   privateDir(directory);
-  const server = new S3rver({ address: '127.0.0.1', port: opts.port ?? 0, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: opts.port ?? 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
   keepPrivate((server as unknown as { store: FilesystemStore }).store, directory);
   const address = (await server.run()) as AddressInfo;
   privateTree(directory); // what the bucket's set-up wrote
@@ -28,7 +38,10 @@ export async function startEmbeddedS3(dataDir: string, bucket: string, opts: { p
   };
 }
 
-type FilesystemStore = Record<string, unknown> & { getResourcePath(bucket: string, key: string, resource: string): string; getBucketPath(bucket: string): string };
+type FilesystemStore = Record<string, unknown> & {
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  getBucketPath(bucket: string): string;
+};
 
 /** s3rver writes with the process's umask and takes no mode: after each store write, make what it wrote private. */
 function keepPrivate(store: FilesystemStore, root: string): void {

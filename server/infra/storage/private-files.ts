@@ -40,7 +40,8 @@ export function privatePath(root: string, dir: string): void {
   if (rel.startsWith('..') || path.isAbsolute(rel)) return;
   ignoringGone(() => {
     let current = root;
-    for (const part of ['', ...rel.split(path.sep).filter(Boolean)]) chmodIfLooser((current = path.join(current, part)), PRIVATE_DIR);
+    for (const part of ['', ...rel.split(path.sep).filter(Boolean)])
+      chmodIfLooser((current = path.join(current, part)), PRIVATE_DIR);
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       if (entry.isFile()) ignoringGone(() => chmodIfLooser(path.join(dir, entry.name), PRIVATE_FILE));
     }

@@ -43,7 +43,14 @@ function restCall(key: RouteKey, req: Request, res: Response, failures: AuthFail
   return {
     key,
     credentials: { authorization },
-    request: { params: req.params, query: req.query as Record<string, unknown>, body: req.body, headers: req.headers, refused: res.locals.bodyError, pathInUrl: true },
+    request: {
+      params: req.params,
+      query: req.query as Record<string, unknown>,
+      body: req.body,
+      headers: req.headers,
+      refused: res.locals.bodyError,
+      pathInUrl: true,
+    },
     signal: clientSignal(req, res),
     hooks: {
       unauthenticated: (err) => {
@@ -57,7 +64,10 @@ function restCall(key: RouteKey, req: Request, res: Response, failures: AuthFail
       },
       budget: (budget) => {
         res.setHeader('RateLimit-Policy', `${budget.limit};w=${budget.windowSeconds}`);
-        res.setHeader('RateLimit', `limit=${budget.limit}, remaining=${budget.remaining}, reset=${budget.resetSeconds}`);
+        res.setHeader(
+          'RateLimit',
+          `limit=${budget.limit}, remaining=${budget.remaining}, reset=${budget.resetSeconds}`,
+        );
         if (budget.exceeded) res.setHeader('Retry-After', String(budget.resetSeconds));
       },
     },

@@ -44,13 +44,22 @@ export class AuthFailures {
     if (!this.#hits.has(key) && this.#hits.size >= MAX_ADDRESSES) return null;
     const hits = (this.#hits.get(key) ?? 0) + 1;
     this.#hits.set(key, hits);
-    const windows = { previous: this.#previous.get(key) ?? 0, current: hits, elapsedMs: now - start, windowMs: this.#windowMs };
+    const windows = {
+      previous: this.#previous.get(key) ?? 0,
+      current: hits,
+      elapsedMs: now - start,
+      windowMs: this.#windowMs,
+    };
     if (slidingCount(windows) <= this.#limit) return null;
     // Until one more failure would be within the limit.
     const retryAfter = Math.max(1, Math.ceil(slidingWaitMs(windows, this.#limit - 1) / 1000));
-    return new AppError('rate_limited', `Too many requests without a valid token from this address (${this.#limit} a minute); try again later.`, {
-      retry_after: retryAfter,
-    });
+    return new AppError(
+      'rate_limited',
+      `Too many requests without a valid token from this address (${this.#limit} a minute); try again later.`,
+      {
+        retry_after: retryAfter,
+      },
+    );
   }
 }
 

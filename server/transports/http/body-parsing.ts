@@ -46,4 +46,3 @@ export function jsonBody(limit = API_INPUT_LIMITS.maxBytes) {
     });
   };
 }
-

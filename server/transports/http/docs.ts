@@ -43,6 +43,11 @@ export function docsRoutes(): Router {
   const router = Router();
   router.get(OPENAPI_URL, (_req, res) => void res.type('application/json').send(text));
   // swagger-ui-express takes the page options twice: serveFiles writes swagger-ui-init.js, setup the HTML.
-  router.use('/v1/docs', contentSecurityPolicy, swaggerUi.serveFiles(undefined, uiOptions), swaggerUi.setup(undefined, uiOptions));
+  router.use(
+    '/v1/docs',
+    contentSecurityPolicy,
+    swaggerUi.serveFiles(undefined, uiOptions),
+    swaggerUi.setup(undefined, uiOptions),
+  );
   return router;
 }

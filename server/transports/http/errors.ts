@@ -8,11 +8,13 @@ import { malformedPath } from './malformed-path.ts';
 /** Turns anything thrown into the error body: HTTP's own parse errors here, the rest as every transport does. */
 export function errorHandler(log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const appError = parseError(err) ?? errorAnswer(err, log, { requestId: res.locals.requestId, method: req.method, path: req.path });
+    const appError =
+      parseError(err) ?? errorAnswer(err, log, { requestId: res.locals.requestId, method: req.method, path: req.path });
     if (!appError) return void res.end();
     if (res.headersSent) return res.end();
     closeUnreadBody(req, res);
-    if (typeof appError.extra.retry_after === 'number') res.setHeader('Retry-After', String(appError.extra.retry_after));
+    if (typeof appError.extra.retry_after === 'number')
+      res.setHeader('Retry-After', String(appError.extra.retry_after));
     res.status(appError.status).json(appError.toBody());
   };
 }
@@ -27,7 +29,8 @@ function parseError(err: unknown): AppError | null {
   if (e?.type === 'entity.too.large') return new AppError('payload_too_large', 'The request body is too large.');
   // JSON text is UTF-8 (RFC 8259 §8.1): other bytes are malformed JSON, not a field-level validation failure.
   if (e?.code === 'invalid_utf8') return new AppError('invalid_json', 'The request body is not valid UTF-8.');
-  if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') return new AppError('unsupported_media_type', 'Unsupported body encoding.');
+  if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported')
+    return new AppError('unsupported_media_type', 'Unsupported body encoding.');
   return null;
 }
 

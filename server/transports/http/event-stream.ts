@@ -39,7 +39,9 @@ export function eventStreamBody(res: Response, stream: SubmissionStream, log: Lo
   const heartbeat = setInterval(() => {
     if (over) return;
     out.write(': heartbeat\n\n');
-    stream.renew().catch((err: unknown) => log.warn({ err }, 'could not renew a stream lease; retrying at the next heartbeat'));
+    stream
+      .renew()
+      .catch((err: unknown) => log.warn({ err }, 'could not renew a stream lease; retrying at the next heartbeat'));
   }, stream.heartbeatMs);
   stream.ended.addEventListener('abort', () => finish(stream.ended.reason), { once: true });
   res.on('close', () => {

@@ -28,7 +28,11 @@ export type HttpServer = {
 /** The readiness probe's answer once the process is shutting down (the app's own /readyz checks the database). */
 function notReady(res: http.ServerResponse): void {
   const error = new AppError('service_unavailable', 'This process is shutting down; another one takes its requests.');
-  res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
+  res.writeHead(error.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'close',
+  });
   res.end(JSON.stringify(error.toBody()));
 }
 
@@ -36,7 +40,10 @@ const CHECK_INTERVAL_MS = 1_000;
 /** The window over which a body's rate is measured. */
 export const BODY_RATE_WINDOW_MS = 10_000;
 
-export async function listenHttp(app: (req: http.IncomingMessage, res: http.ServerResponse) => void, config: Config): Promise<HttpServer> {
+export async function listenHttp(
+  app: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+  config: Config,
+): Promise<HttpServer> {
   const limits = config.http;
   let draining = false;
   let closing = false;
@@ -107,7 +114,10 @@ export function minBodyRate(minRate: number, windowMs = BODY_RATE_WINDOW_MS): Re
       // A full buffer means we are the slow reader (the app is busy), not the client.
       if (arrived >= (minRate * windowMs) / 1000 || req.readableLength >= req.readableHighWaterMark) return;
       stop();
-      const error = new AppError('request_timeout', `The request body arrived too slowly (under ${minRate} bytes a second); nothing was kept.`);
+      const error = new AppError(
+        'request_timeout',
+        `The request body arrived too slowly (under ${minRate} bytes a second); nothing was kept.`,
+      );
       if (!res.headersSent) {
         res.setHeader('Connection', 'close');
         res.status(error.status).json(error.toBody());

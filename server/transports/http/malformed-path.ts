@@ -18,7 +18,13 @@ export function refuseMalformedPath(req: Request, _res: Response, next: NextFunc
 
 export function malformedPath(): AppError {
   return validationFailed(
-    [{ in: 'path', path: '(path)', message: 'The path has a malformed percent-escape (each % takes two hex digits, and the bytes must be UTF-8).' }],
+    [
+      {
+        in: 'path',
+        path: '(path)',
+        message: 'The path has a malformed percent-escape (each % takes two hex digits, and the bytes must be UTF-8).',
+      },
+    ],
     'The request path is malformed.',
   );
 }

@@ -36,7 +36,12 @@ export function metricsRoutes(token: string | undefined): Router {
   router.get('/metrics', (req: Request, res: Response, next: NextFunction) => {
     if (!carriesToken(req.headers.authorization, token)) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="intake-metrics"');
-      return next(new AppError('unauthenticated', 'Metrics need the metrics token: send Authorization: Bearer <INTAKE_METRICS_TOKEN>.'));
+      return next(
+        new AppError(
+          'unauthenticated',
+          'Metrics need the metrics token: send Authorization: Bearer <INTAKE_METRICS_TOKEN>.',
+        ),
+      );
     }
     serveScrape(res).catch(next);
   });
@@ -56,13 +61,19 @@ export async function listenMetrics(opts: { host: string; port: number }): Promi
   const server = http.createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics') return sendError(res, new AppError('not_found', 'Only /metrics is served on this port.'));
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, new AppError('not_found', `No route for ${req.method} /metrics.`));
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return sendError(res, new AppError('not_found', `No route for ${req.method} /metrics.`));
     serveScrape(res).catch(() => sendError(res, new AppError('internal_error', 'The metrics could not be collected.')));
   });
   server.listen(opts.port, opts.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;
-  const host = opts.host === '0.0.0.0' || opts.host === '::' ? 'localhost' : opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const host =
+    opts.host === '0.0.0.0' || opts.host === '::'
+      ? 'localhost'
+      : opts.host.includes(':')
+        ? `[${opts.host}]`
+        : opts.host;
   return {
     url: `http://${host}:${port}/metrics`,
     async close() {
@@ -83,7 +94,12 @@ export async function startMetrics(
 ): Promise<() => Promise<void>> {
   const unwatchPool = watchPool(parts.db);
   const queue = parts.queue;
-  const unwatchQueues = queue ? watchQueues(() => queue.stats(), () => parts.db.pool.waitingCount > 0) : () => {};
+  const unwatchQueues = queue
+    ? watchQueues(
+        () => queue.stats(),
+        () => parts.db.pool.waitingCount > 0,
+      )
+    : () => {};
   const listener = opts.port === undefined ? null : await listenMetrics({ host: opts.host, port: opts.port });
   if (listener) opts.log.info({ url: listener.url }, 'metrics listening');
   return async () => {

@@ -42,7 +42,8 @@ function backParagraph(back: string | null, text: string): string {
   if (!back) return '';
   try {
     const u = new URL(back);
-    if (u.protocol === 'http:' || u.protocol === 'https:') return `<p><a href="${escapeHtml(u.toString())}">${escapeHtml(text)}</a></p>`;
+    if (u.protocol === 'http:' || u.protocol === 'https:')
+      return `<p><a href="${escapeHtml(u.toString())}">${escapeHtml(text)}</a></p>`;
   } catch {
     // not a URL: no link
   }
@@ -56,7 +57,10 @@ export function formUnavailablePage(message: string): string {
 
 /** The built-in page a browser lands on when the form has no redirect. */
 export function thankYouPage(back: string | null): string {
-  return page('Thank you', `<h1>Thank you!</h1><p>Your submission has been received.</p>${backParagraph(back, '← Back to the site')}`);
+  return page(
+    'Thank you',
+    `<h1>Thank you!</h1><p>Your submission has been received.</p>${backParagraph(back, '← Back to the site')}`,
+  );
 }
 
 /**
@@ -64,7 +68,10 @@ export function thankYouPage(back: string | null): string {
  * the way back to the form (the browser's Back button keeps what they typed).
  */
 export function fieldErrorsPage(fields: Record<string, string[]>, back: string | null): string {
-  const items = Object.values(fields).flat().map((m) => `<li>${escapeHtml(m)}</li>`).join('');
+  const items = Object.values(fields)
+    .flat()
+    .map((m) => `<li>${escapeHtml(m)}</li>`)
+    .join('');
   return page(
     'Please check the form',
     `<h1>Please check the form</h1><p>Nothing was sent yet. Please fix ${Object.keys(fields).length === 1 ? 'this' : 'these'} and send it again:</p>
@@ -84,7 +91,10 @@ export function captchaFailedPage(message: string, back: string | null): string 
 
 /** The answer to a notification address's confirmation link. */
 export function addressConfirmedPage(email: string, team: string): string {
-  return page('Address confirmed', `<h1>Address confirmed</h1><p><strong>${escapeHtml(email)}</strong> will now receive notifications of new submissions to ${escapeHtml(team)}'s forms.</p>`);
+  return page(
+    'Address confirmed',
+    `<h1>Address confirmed</h1><p><strong>${escapeHtml(email)}</strong> will now receive notifications of new submissions to ${escapeHtml(team)}'s forms.</p>`,
+  );
 }
 
 export function linkInvalidPage(message: string): string {
@@ -117,5 +127,8 @@ export function unsubscribePromptPage(u: { email: string; formName: string; subs
 }
 
 export function unsubscribedPage(u: { email: string; formName: string }): string {
-  return page('Unsubscribed', `<h1>Unsubscribed</h1><p><strong>${escapeHtml(u.email)}</strong> is no longer notified of submissions to <strong>${escapeHtml(u.formName)}</strong>.</p>`);
+  return page(
+    'Unsubscribed',
+    `<h1>Unsubscribed</h1><p><strong>${escapeHtml(u.email)}</strong> is no longer notified of submissions to <strong>${escapeHtml(u.formName)}</strong>.</p>`,
+  );
 }

@@ -12,7 +12,10 @@ export function responseValidation(log: Logger) {
       const route = res.locals.route as AppRoute | undefined;
       const problem = check(route, res.statusCode, body);
       if (problem) {
-        log.error({ method: req.method, path: req.path, status: res.statusCode, problem, body }, 'response does not match the contract');
+        log.error(
+          { method: req.method, path: req.path, status: res.statusCode, problem, body },
+          'response does not match the contract',
+        );
         res.status(500);
         return json({ error: 'response_invalid', message: `Response does not match the contract: ${problem}` });
       }

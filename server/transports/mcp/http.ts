@@ -5,7 +5,13 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { AppContext } from '../../context.ts';
 import type { Caller } from '../../domain/accounts/caller.ts';
 import { AppError } from '../../domain/shared/errors.ts';
-import { API_INPUT_LIMITS, decodeJsonText, jsonTextProblem, tooLargeInput, type InputLimits } from '../../domain/shared/input-guard.ts';
+import {
+  API_INPUT_LIMITS,
+  decodeJsonText,
+  jsonTextProblem,
+  tooLargeInput,
+  type InputLimits,
+} from '../../domain/shared/input-guard.ts';
 import { chargeApiBudget } from '../../domain/accounts/rate-windows.ts';
 import { inTeamLane } from '../../domain/accounts/team-lanes.ts';
 import { createMcpServer } from './server.ts';
@@ -36,13 +42,23 @@ type Session = {
  * add three levels and a few values to what a REST body of the same arguments holds; the arguments
  * themselves are held to the API's own limits in `callTool`.
  */
-const MESSAGE_LIMITS: InputLimits = { maxBytes: API_INPUT_LIMITS.maxBytes, maxDepth: API_INPUT_LIMITS.maxDepth + 3, maxNodes: API_INPUT_LIMITS.maxNodes + 100 };
+const MESSAGE_LIMITS: InputLimits = {
+  maxBytes: API_INPUT_LIMITS.maxBytes,
+  maxDepth: API_INPUT_LIMITS.maxDepth + 3,
+  maxNodes: API_INPUT_LIMITS.maxNodes + 100,
+};
 
 /** What reading a request's message returns once it has answered the request itself. */
 const ANSWERED = Symbol('answered');
 
 /** A JSON-RPC error answer; `body` is the API's error body, carried as the error's data. */
-function jsonRpcError(res: Response, status: number, code: number, message: string, body?: Record<string, unknown>): void {
+function jsonRpcError(
+  res: Response,
+  status: number,
+  code: number,
+  message: string,
+  body?: Record<string, unknown>,
+): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message, ...(body ? { data: body } : {}) }, id: null });
 }
 
@@ -103,7 +119,11 @@ export function mcpRoutes(ctx: AppContext, failures: AuthFailures) {
   const admitted = new Set<Session>();
   const perToken = new Map<string, Set<Session>>();
   const perTeam = new Map<string, Set<Session>>();
-  const groupsOf = (s: Session) => [[perToken, s.caller.tokenId], [perTeam, s.caller.teamId]] as const;
+  const groupsOf = (s: Session) =>
+    [
+      [perToken, s.caller.tokenId],
+      [perTeam, s.caller.teamId],
+    ] as const;
 
   const admit = (s: Session) => {
     admitted.add(s);
@@ -149,12 +169,21 @@ export function mcpRoutes(ctx: AppContext, failures: AuthFailures) {
     }
     const team = perTeam.get(caller.teamId);
     if (team && team.size >= limits.sessionsPerTeam) {
-      return new AppError('rate_limited', `This team's tokens have ${team.size} open MCP sessions, the most allowed (${limits.sessionsPerTeam}): end one or wait for one to expire.`, {
-        retry_after: retryAfter(team),
-        limit: limits.sessionsPerTeam,
-      });
+      return new AppError(
+        'rate_limited',
+        `This team's tokens have ${team.size} open MCP sessions, the most allowed (${limits.sessionsPerTeam}): end one or wait for one to expire.`,
+        {
+          retry_after: retryAfter(team),
+          limit: limits.sessionsPerTeam,
+        },
+      );
     }
-    if (admitted.size >= limits.sessionsMax) return new AppError('service_unavailable', 'This server holds as many MCP sessions as it can; try again shortly.', { retry_after: 30 });
+    if (admitted.size >= limits.sessionsMax)
+      return new AppError(
+        'service_unavailable',
+        'This server holds as many MCP sessions as it can; try again shortly.',
+        { retry_after: 30 },
+      );
     return null;
   };
 
@@ -200,7 +229,8 @@ export function mcpRoutes(ctx: AppContext, failures: AuthFailures) {
       }
       return JSON.parse(text) as unknown;
     } catch (err) {
-      const invalid = err instanceof AppError ? err : new AppError('invalid_json', 'The request body is not valid JSON.');
+      const invalid =
+        err instanceof AppError ? err : new AppError('invalid_json', 'The request body is not valid JSON.');
       appErrorAnswer(res, 400, -32700, new AppError('invalid_json', `Parse error: ${invalid.message}`));
       return ANSWERED;
     }
@@ -243,7 +273,8 @@ export function mcpRoutes(ctx: AppContext, failures: AuthFailures) {
         // It is opened in the team's lane, as an operation runs: fifty at once are served a few at a time.
         return await inTeamLane(ctx, caller.teamId, () => openSession(req, res, caller, body));
       }
-      if (req.method !== 'POST') return jsonRpcError(res, 400, -32000, 'Send Mcp-Session-Id, or POST a request (stateless).');
+      if (req.method !== 'POST')
+        return jsonRpcError(res, 400, -32000, 'Send Mcp-Session-Id, or POST a request (stateless).');
       // Stateless: a server and transport for this one request. Building them costs as much as a REST
       // request, so a message that calls no tool (tools/list, ping, a batch) counts against the token's API
       // budget here; a tool call is charged in invoke, as every operation is. The team's lane is taken by
@@ -255,7 +286,8 @@ export function mcpRoutes(ctx: AppContext, failures: AuthFailures) {
       }
       return await answerStateless(req, res, caller, body);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'rate_limited' && !res.headersSent) return appErrorAnswer(res, err.status, -32000, err);
+      if (err instanceof AppError && err.code === 'rate_limited' && !res.headersSent)
+        return appErrorAnswer(res, err.status, -32000, err);
       next(err);
     }
   };
@@ -303,5 +335,10 @@ export function mcpRoutes(ctx: AppContext, failures: AuthFailures) {
 
 /** One JSON-RPC tools/call message (not a batch). */
 function isToolCall(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === 'tools/call';
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    !Array.isArray(body) &&
+    (body as { method?: unknown }).method === 'tools/call'
+  );
 }

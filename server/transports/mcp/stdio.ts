@@ -26,7 +26,9 @@ export async function serveStdio(ctx: AppContext, token: string): Promise<() => 
 
 /** Relays JSON-RPC messages between stdio and the remote server until either side closes. */
 export async function relayStdio(url: string, token: string): Promise<Promise<void>> {
-  const remote = new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const remote = new StreamableHTTPClientTransport(new URL('/mcp', url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
   const local = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     remote.onclose = () => resolve();
@@ -36,7 +38,11 @@ export async function relayStdio(url: string, token: string): Promise<Promise<vo
     remote.send(message).catch((err: unknown) => {
       // A request that could not be relayed gets an error answer, so the client does not wait for ever.
       if ('id' in message && 'method' in message) {
-        void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `Intake at ${url}: ${(err as Error).message}` } });
+        void local.send({
+          jsonrpc: '2.0',
+          id: message.id,
+          error: { code: -32000, message: `Intake at ${url}: ${(err as Error).message}` },
+        });
       }
     });
   };

@@ -23,7 +23,8 @@ const SPEC_NAMES: Record<string, string> = {
   replayWebhook: 'service.replay_webhook',
 };
 
-export const toolName = (routeKey: string) => SPEC_NAMES[routeKey] ?? routeKey.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+export const toolName = (routeKey: string) =>
+  SPEC_NAMES[routeKey] ?? routeKey.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** At most this many submissions come back inline from the export tool. */
 export const EXPORT_INLINE_ROWS = 500;
@@ -43,7 +44,15 @@ export type ToolSpec = {
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
 };
 
-const DESTRUCTIVE = new Set(['deleteForm', 'forceDeleteForm', 'deleteSubmission', 'bulkSubmissions', 'deleteWebhook', 'revokeToken', 'pruneFormFields']);
+const DESTRUCTIVE = new Set([
+  'deleteForm',
+  'forceDeleteForm',
+  'deleteSubmission',
+  'bulkSubmissions',
+  'deleteWebhook',
+  'revokeToken',
+  'pruneFormFields',
+]);
 
 function describe(routeKey: string, route: AppRoute, ability: string | null): string {
   const returns =
@@ -53,7 +62,9 @@ function describe(routeKey: string, route: AppRoute, ability: string | null): st
         ? 'Returns `url`, a signed storage URL for the file valid 60 seconds.'
         : 'Returns the same JSON as the REST API.';
   const needs = ability ? ` Needs the \`${ability}\` ability.` : '';
-  return [route.summary, route.description, `REST: ${route.method} ${route.path}.${needs} ${returns}`].filter(Boolean).join('\n\n');
+  return [route.summary, route.description, `REST: ${route.method} ${route.path}.${needs} ${returns}`]
+    .filter(Boolean)
+    .join('\n\n');
 }
 
 /** Routes that are no tool: an open event stream is no answer to a call (agents list submissions instead). */
@@ -61,7 +72,9 @@ export const ROUTES_WITHOUT_TOOL: ReadonlySet<string> = new Set(['streamSubmissi
 
 /** The tool list, from the contract (computed once). */
 export const toolSpecs: ToolSpec[] = Object.entries(contract as Record<string, unknown>)
-  .filter((entry): entry is [string, AppRoute] => isAppRoute(entry[1] as AppRoute) && !ROUTES_WITHOUT_TOOL.has(entry[0]))
+  .filter(
+    (entry): entry is [string, AppRoute] => isAppRoute(entry[1] as AppRoute) && !ROUTES_WITHOUT_TOOL.has(entry[0]),
+  )
   .map(([routeKey, route]) => {
     const parts = partsOf(route);
     const shape: z.ZodRawShape = {};
@@ -73,10 +86,16 @@ export const toolSpecs: ToolSpec[] = Object.entries(contract as Record<string, u
     }
     // One success shape is the tool's output schema; a route with several (an erasure's dry run is 200, its
     // job 202) has none, since clients check every structured result against the one schema.
-    const successes = Object.entries(route.responses).filter(([status]) => Number(status) >= 200 && Number(status) < 300);
+    const successes = Object.entries(route.responses).filter(
+      ([status]) => Number(status) >= 200 && Number(status) < 300,
+    );
     const ok = successes.length === 1 ? (successes[0]![1] as z.ZodTypeAny) : undefined;
     const special = routeKey === 'exportSubmissions' || routeKey === 'downloadSubmissionFile';
-    const output = special ? undefined : ok && typeof ok.safeParse === 'function' && ok instanceof z.ZodObject ? ok : undefined;
+    const output = special
+      ? undefined
+      : ok && typeof ok.safeParse === 'function' && ok instanceof z.ZodObject
+        ? ok
+        : undefined;
     const ability = (route.metadata as RouteMetadata | undefined)?.ability ?? null;
     const readOnly = route.method === 'GET';
     return {
@@ -97,7 +116,8 @@ export const toolSpecs: ToolSpec[] = Object.entries(contract as Record<string, u
     };
   });
 
-export type ToolResult = { ok: true; body: unknown; untrusted: boolean } | { ok: false; error: Record<string, unknown> };
+export type ToolResult =
+  { ok: true; body: unknown; untrusted: boolean } | { ok: false; error: Record<string, unknown> };
 
 /** Reads the export's JSON array stream, one submission per line, stopping after `limit`. */
 async function inlineExport(stream: NodeJS.ReadableStream & { destroy(): void }, limit: number) {
@@ -127,7 +147,13 @@ async function inlineExport(stream: NodeJS.ReadableStream & { destroy(): void },
  * Runs one tool for a caller through the pipeline and returns its body or the API's error body. The
  * export comes back inline and a file as its signed URL: a tool answers with data, not a download.
  */
-export async function callTool(ctx: AppContext, caller: Caller, spec: ToolSpec, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
+export async function callTool(
+  ctx: AppContext,
+  caller: Caller,
+  spec: ToolSpec,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<ToolResult> {
   try {
     const key = spec.routeKey as RouteKey;
     if (key === 'exportSubmissions') {
@@ -142,14 +168,21 @@ export async function callTool(ctx: AppContext, caller: Caller, spec: ToolSpec, 
       // Past the inline rows: where the whole file is (the REST export, with the same token and filters).
       const file = new URL(`${ctx.config.baseUrl}/v1/forms/${String(input!.params.form)}/submissions/export`);
       for (const [k, v] of Object.entries(input!.query)) if (v !== undefined) file.searchParams.set(k, String(v));
-      return { ok: true, body: { ...inline, ...(inline.truncated ? { file_url: file.toString() } : {}) }, untrusted: true };
+      return {
+        ok: true,
+        body: { ...inline, ...(inline.truncated ? { file_url: file.toString() } : {}) },
+        untrusted: true,
+      };
     }
     const result = await invoke(ctx, key, { caller }, args ?? {}, { signal });
     if (key === 'downloadSubmissionFile') return { ok: true, body: result.body, untrusted: false };
     return { ok: true, body: result.body ?? { ok: true }, untrusted: /submission/i.test(spec.routeKey) };
   } catch (err) {
     const answer = errorAnswer(err, ctx.log, { tool: spec.name });
-    return { ok: false, error: answer ? answer.toBody() : { error: 'request_timeout', message: 'The client went away.' } };
+    return {
+      ok: false,
+      error: answer ? answer.toBody() : { error: 'request_timeout', message: 'The client went away.' },
+    };
   }
 }
 

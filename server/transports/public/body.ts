@@ -29,13 +29,22 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const tooLarge = (what: string) => new AppError('payload_too_large', what);
 /** One refusal for every kind of body past the values cap (JSON nodes, urlencoded pairs, multipart parts). */
 const tooManyValues = () =>
-  tooLarge(`At most ${LIMITS.values} values are accepted in all (fields, repeated values, list items, nested values, files).`);
+  tooLarge(
+    `At most ${LIMITS.values} values are accepted in all (fields, repeated values, list items, nested values, files).`,
+  );
 
 function checkName(name: string): void {
-  if (name.length === 0) throw validationFailed([{ in: 'body', path: '(field)', message: 'Field names must not be empty.' }]);
+  if (name.length === 0)
+    throw validationFailed([{ in: 'body', path: '(field)', message: 'Field names must not be empty.' }]);
   if (name.length > LIMITS.fieldName) {
     throw validationFailed(
-      [{ in: 'body', path: `${name.slice(0, LIMITS.fieldName)}…`, message: `Field names are limited to ${LIMITS.fieldName} characters.` }],
+      [
+        {
+          in: 'body',
+          path: `${name.slice(0, LIMITS.fieldName)}…`,
+          message: `Field names are limited to ${LIMITS.fieldName} characters.`,
+        },
+      ],
       `A field name is longer than ${LIMITS.fieldName} characters.`,
     );
   }
@@ -45,7 +54,10 @@ function checkName(name: string): void {
 function addField(fields: Map<string, FieldValue>, name: string, value: FieldValue): void {
   checkName(name);
   if (!isStorableText(name) || unstorableText(value) !== null) {
-    throw validationFailed([{ in: 'body', path: printable(name), message: TEXT_MESSAGE }], 'The body contains a NUL character or an unpaired surrogate.');
+    throw validationFailed(
+      [{ in: 'body', path: printable(name), message: TEXT_MESSAGE }],
+      'The body contains a NUL character or an unpaired surrogate.',
+    );
   }
   const existing = fields.get(name);
   if (existing === undefined) {
@@ -73,7 +85,10 @@ function decodeUtf8(buf: Buffer): string {
   try {
     return strictUtf8.decode(buf);
   } catch {
-    throw validationFailed([{ in: 'body', path: '(body)', message: 'The body is not valid UTF-8.' }], 'The body is not valid UTF-8.');
+    throw validationFailed(
+      [{ in: 'body', path: '(body)', message: 'The body is not valid UTF-8.' }],
+      'The body is not valid UTF-8.',
+    );
   }
 }
 
@@ -83,7 +98,7 @@ function parseUrlencoded(text: string): Record<string, FieldValue> {
   let values = 0;
   // Pair by pair without splitting the whole body first: a 1 MB body of 200,000 repeated values is
   // refused at the first value past the cap, before the rest is decoded.
-  for (let start = 0; start <= text.length; ) {
+  for (let start = 0; start <= text.length;) {
     let end = text.indexOf('&', start);
     if (end === -1) end = text.length;
     const pair = text.slice(start, end);
@@ -99,9 +114,13 @@ function parseUrlencoded(text: string): Record<string, FieldValue> {
       name = decodeURIComponent(rawName.replace(/\+/g, ' '));
       value = decodeURIComponent(rawValue.replace(/\+/g, ' '));
     } catch {
-      throw validationFailed([{ in: 'body', path: '(body)', message: 'Malformed percent-encoding or invalid UTF-8.' }], 'The form body is malformed.');
+      throw validationFailed(
+        [{ in: 'body', path: '(body)', message: 'Malformed percent-encoding or invalid UTF-8.' }],
+        'The form body is malformed.',
+      );
     }
-    if (Buffer.byteLength(value) > LIMITS.fieldValueBytes) throw tooLarge(`Field "${name.slice(0, 64)}" exceeds ${LIMITS.fieldValueBytes} bytes.`);
+    if (Buffer.byteLength(value) > LIMITS.fieldValueBytes)
+      throw tooLarge(`Field "${name.slice(0, 64)}" exceeds ${LIMITS.fieldValueBytes} bytes.`);
     addField(fields, name, value);
   }
   return Object.fromEntries(fields);
@@ -131,7 +150,8 @@ function parseJson(text: string): Record<string, FieldValue> {
   if (shape.depth > LIMITS.jsonDepth) throw tooDeep();
   if (shape.nodes > LIMITS.values) throw tooManyValues();
   // The same per-value limit as a form field (strings: characters, at most 4 bytes each in UTF-8).
-  if (shape.longestString > LIMITS.fieldValueBytes) throw tooLarge(`A value or key exceeds ${LIMITS.fieldValueBytes} characters.`);
+  if (shape.longestString > LIMITS.fieldValueBytes)
+    throw tooLarge(`A value or key exceeds ${LIMITS.fieldValueBytes} characters.`);
   const fields = new Map<string, FieldValue>();
   for (const [k, v] of Object.entries(data as Record<string, FieldValue>)) addField(fields, k, v);
   return Object.fromEntries(fields);
@@ -174,7 +194,10 @@ function removeAll(files: SpooledFile[]): void {
  * multipart/form-data through busboy. Each file is streamed to a temporary file while its size is
  * counted (never held in memory); over any limit the whole post is refused and the spool removed.
  */
-function parseMultipart(req: Request, opts: { maxFileBytes: number; filesAllowed: boolean; spoolDir: string }): Promise<ParsedBody> {
+function parseMultipart(
+  req: Request,
+  opts: { maxFileBytes: number; filesAllowed: boolean; spoolDir: string },
+): Promise<ParsedBody> {
   return new Promise((resolve, reject) => {
     const fields = new Map<string, FieldValue>();
     const files: SpooledFile[] = [];
@@ -202,7 +225,11 @@ function parseMultipart(req: Request, opts: { maxFileBytes: number; filesAllowed
         },
       });
     } catch {
-      reject(validationFailed([{ in: 'header', path: 'content-type', message: 'Malformed multipart Content-Type (boundary missing?).' }]));
+      reject(
+        validationFailed([
+          { in: 'header', path: 'content-type', message: 'Malformed multipart Content-Type (boundary missing?).' },
+        ]),
+      );
       return;
     }
     const streams: NodeJS.ReadableStream[] = [];
@@ -239,7 +266,8 @@ function parseMultipart(req: Request, opts: { maxFileBytes: number; filesAllowed
       if (!opts.filesAllowed) {
         // Refused at the first byte of a file rather than after reading it; a blank file input (no
         // name, no bytes) is what browsers send for an empty <input type=file>, and is no upload.
-        const refuse = () => fail(new AppError('plan_limit_reached', "File uploads are not included in this form's plan."));
+        const refuse = () =>
+          fail(new AppError('plan_limit_reached', "File uploads are not included in this form's plan."));
         if (info.filename) return refuse();
         stream.once('data', refuse);
         stream.resume();
@@ -262,14 +290,25 @@ function parseMultipart(req: Request, opts: { maxFileBytes: number; filesAllowed
     bb.on('filesLimit', () => fail(tooLarge(`At most ${LIMITS.files} files are accepted.`)));
     bb.on('partsLimit', () => fail(tooManyValues()));
     bb.on('error', (err: Error) =>
-      fail(validationFailed([{ in: 'body', path: '(body)', message: `Malformed multipart body: ${err.message}` }], 'Malformed multipart body.')),
+      fail(
+        validationFailed(
+          [{ in: 'body', path: '(body)', message: `Malformed multipart body: ${err.message}` }],
+          'Malformed multipart body.',
+        ),
+      ),
     );
     bb.on('close', () => {
       if (failed) return;
       if (parts.count() > handed) {
         return fail(
           validationFailed(
-            [{ in: 'body', path: '(body)', message: 'Every multipart part needs Content-Disposition: form-data with a name.' }],
+            [
+              {
+                in: 'body',
+                path: '(body)',
+                message: 'Every multipart part needs Content-Disposition: form-data with a name.',
+              },
+            ],
             'A multipart part had no form-data Content-Disposition; nothing was stored.',
           ),
         );
@@ -305,13 +344,24 @@ async function parseSubmissionBody(req: Request, opts: BodyLimits): Promise<Pars
     if (declared > LIMITS.multipartBytes) throw tooLarge(`The body exceeds ${LIMITS.multipartBytes} bytes.`);
     const spoolDir = path.join(os.tmpdir(), 'intake-uploads');
     fs.mkdirSync(spoolDir, { recursive: true });
-    return parseMultipart(req, { maxFileBytes: Math.max(1, opts.maxFileBytes), filesAllowed: opts.filesAllowed, spoolDir });
+    return parseMultipart(req, {
+      maxFileBytes: Math.max(1, opts.maxFileBytes),
+      filesAllowed: opts.filesAllowed,
+      spoolDir,
+    });
   }
   if (req.is('application/x-www-form-urlencoded')) {
-    return { fields: parseUrlencoded(decodeUtf8(await readBody(req, LIMITS.bodyBytes))), files: [], kind: 'urlencoded' };
+    return {
+      fields: parseUrlencoded(decodeUtf8(await readBody(req, LIMITS.bodyBytes))),
+      files: [],
+      kind: 'urlencoded',
+    };
   }
   if (req.is('application/json') || req.is('application/*+json')) {
     return { fields: parseJson(decodeUtf8(await readBody(req, LIMITS.bodyBytes))), files: [], kind: 'json' };
   }
-  throw new AppError('unsupported_media_type', 'Post forms as application/x-www-form-urlencoded, multipart/form-data or application/json.');
+  throw new AppError(
+    'unsupported_media_type',
+    'Post forms as application/x-www-form-urlencoded, multipart/form-data or application/json.',
+  );
 }

@@ -88,7 +88,10 @@ export function ingestRoutes(ctx: AppContext): Router {
       // A post the form refuses (its schema, its CAPTCHA): anyone but a JSON client is shown what to fix.
       if (err instanceof AppError && err.status === 422 && !wantsJson(req, null)) {
         closeUnreadBody(req, res);
-        const back = backLink(req.headers.referer ?? null, postingOrigin({ origin: req.headers.origin ?? null, referrer: req.headers.referer ?? null }));
+        const back = backLink(
+          req.headers.referer ?? null,
+          postingOrigin({ origin: req.headers.origin ?? null, referrer: req.headers.referer ?? null }),
+        );
         const fields = (err.extra.fields ?? null) as Record<string, string[]> | null;
         return sendPage(res, 422, fields ? fieldErrorsPage(fields, back) : captchaFailedPage(err.message, back));
       }
@@ -104,9 +107,14 @@ function respond(req: Request, res: Response, outcome: IngestOutcome) {
   // `redirect`: where a browser would be sent (a permitted `_next`, else the form's redirect_url), so the
   // browser helper follows only a target the server allowed (sdk/browser/intake.js).
   if (wantsJson(req, outcome.bodyKind)) {
-    return void res.status(201).json(outcome.redirect ? { ok: true, id: outcome.id, redirect: outcome.redirect } : { ok: true, id: outcome.id });
+    return void res
+      .status(201)
+      .json(outcome.redirect ? { ok: true, id: outcome.id, redirect: outcome.redirect } : { ok: true, id: outcome.id });
   }
-  const referrer = backLink(req.headers.referer ?? null, postingOrigin({ origin: req.headers.origin ?? null, referrer: req.headers.referer ?? null }));
+  const referrer = backLink(
+    req.headers.referer ?? null,
+    postingOrigin({ origin: req.headers.origin ?? null, referrer: req.headers.referer ?? null }),
+  );
   const back = referrer ? `?back=${encodeURIComponent(referrer)}` : '';
   res.redirect(303, outcome.redirect ?? `/f/${outcome.form.id}/thanks${back}`);
 }

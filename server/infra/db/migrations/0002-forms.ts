@@ -103,7 +103,9 @@ export class Migration0002Forms extends Migration {
         primary key (form_id, name)
       );`);
     // Partial: a new submission has no category yet, so ingest does not write to this index.
-    this.addSql(`create index submissions_team_category on submissions (form_id, category, received_at, id) where category is not null;`);
+    this.addSql(
+      `create index submissions_team_category on submissions (form_id, category, received_at, id) where category is not null;`,
+    );
     // Idempotency-Key → first submission, honoured for 24 hours (an expired key is taken over).
     this.addSql(`
       create table idempotency_keys (

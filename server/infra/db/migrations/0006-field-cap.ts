@@ -12,7 +12,9 @@ export class Migration0006FieldCap extends Migration {
   override name = '0006-field-cap';
 
   override up(): void {
-    this.addSql(`alter table forms add column field_count integer not null default 0, add column fields_overflow boolean not null default false;`);
+    this.addSql(
+      `alter table forms add column field_count integer not null default 0, add column fields_overflow boolean not null default false;`,
+    );
     this.addSql(`
       with ranked as (
         select form_id, name, row_number() over (partition by form_id order by first_seen_at, ordinal, name) as n from form_fields)
@@ -34,6 +36,8 @@ export class Migration0006FieldCap extends Migration {
         end if;
         return new;
       end $$;`);
-    this.addSql(`create trigger form_fields_limit before insert on form_fields for each row execute function learn_form_field();`);
+    this.addSql(
+      `create trigger form_fields_limit before insert on form_fields for each row execute function learn_form_field();`,
+    );
   }
 }

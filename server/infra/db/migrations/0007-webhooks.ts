@@ -58,7 +58,9 @@ export class Migration0007Webhooks extends Migration {
     this.addSql(`create index deliveries_submission on deliveries (submission_id) where submission_id is not null;`);
     this.addSql(`create index deliveries_due on deliveries (next_attempt_at) where status in ('pending', 'failed');`);
     this.addSql(`create index deliveries_created on deliveries (created_at);`);
-    this.addSql(`create unique index deliveries_replay_once on deliveries (replay_job_id, replay_of) where replay_job_id is not null;`);
+    this.addSql(
+      `create unique index deliveries_replay_once on deliveries (replay_job_id, replay_of) where replay_job_id is not null;`,
+    );
     this.addSql(`
       create table jobs (
         id text primary key,

@@ -16,7 +16,9 @@ export class Migration0010DataLifecycle extends Migration {
     this.addSql(`create extension if not exists unaccent;`);
     this.addSql(`create extension if not exists btree_gin;`);
     this.addSql(`create text search configuration intake_search (copy = simple);`);
-    this.addSql(`alter text search configuration intake_search alter mapping for word, hword, hword_part with unaccent, simple;`);
+    this.addSql(
+      `alter text search configuration intake_search alter mapping for word, hword, hword_part with unaccent, simple;`,
+    );
     this.addSql(`
       do $migration$ begin
         execute format($f$
@@ -45,7 +47,9 @@ export class Migration0010DataLifecycle extends Migration {
         new.search := case when new.status = 'received' then null else submission_search(new.payload, new.metadata) end;
         return new;
       end $$;`);
-    this.addSql(`create trigger submissions_search before insert or update of payload, metadata, status on submissions for each row execute function keep_submission_search();`);
+    this.addSql(
+      `create trigger submissions_search before insert or update of payload, metadata, status on submissions for each row execute function keep_submission_search();`,
+    );
     this.addSql(`update submissions set search = submission_search(payload, metadata) where status <> 'received';`);
     this.addSql(`create index submissions_search on submissions using gin (form_id, search) where search is not null;`);
 

@@ -10,7 +10,9 @@ export class Migration0012SubmissionStream extends Migration {
 
   override up(): void {
     this.addSql(`alter table submissions add column stream_xid xid8;`);
-    this.addSql(`create index submissions_stream on submissions (form_id, stream_xid, id) where stream_xid is not null;`);
+    this.addSql(
+      `create index submissions_stream on submissions (form_id, stream_xid, id) where stream_xid is not null;`,
+    );
     // Posts judged spam at the door never pass processing: their insert marks them.
     this.addSql(`
       create function mark_spam_stream_event() returns trigger language plpgsql as $$

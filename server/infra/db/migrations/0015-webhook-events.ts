@@ -11,7 +11,9 @@ export class Migration0015WebhookEvents extends Migration {
   override up(): void {
     this.addSql(`alter table webhooks add column filter jsonb not null default '[]';`);
     this.addSql(`alter table webhooks add column spam_position jsonb;`);
-    this.addSql(`create index webhooks_spam on webhooks (id) where deleted_at is null and 'submission.spam' = any(events);`);
+    this.addSql(
+      `create index webhooks_spam on webhooks (id) where deleted_at is null and 'submission.spam' = any(events);`,
+    );
   }
 
   override down(): void {

@@ -9,11 +9,15 @@ export class Migration0019LeanAnalyze extends Migration {
   override name = '0019-lean-analyze';
 
   override up(): void {
-    this.addSql(wideColumns.map(([table, column]) => `alter table ${table} alter column ${column} set statistics 0;`).join('\n'));
+    this.addSql(
+      wideColumns.map(([table, column]) => `alter table ${table} alter column ${column} set statistics 0;`).join('\n'),
+    );
   }
 
   override down(): void {
-    this.addSql(wideColumns.map(([table, column]) => `alter table ${table} alter column ${column} set statistics -1;`).join('\n'));
+    this.addSql(
+      wideColumns.map(([table, column]) => `alter table ${table} alter column ${column} set statistics -1;`).join('\n'),
+    );
   }
 }
 

@@ -19,4 +19,24 @@ import { Migration0018WebhookPacing } from './0018-webhook-pacing.ts';
 import { Migration0019LeanAnalyze } from './0019-lean-analyze.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
-export const migrations = [Migration0001Accounts, Migration0002Forms, Migration0003Exports, Migration0004TokenExpiry, Migration0005Re2Rules, Migration0006FieldCap, Migration0007Webhooks, Migration0008Insights, Migration0009FormFeatures, Migration0010DataLifecycle, Migration0011NotificationDigests, Migration0012SubmissionStream, Migration0013FolderCountDays, Migration0014ExportLeases, Migration0015WebhookEvents, Migration0016LeanPostWal, Migration0017SubmissionTeamOfForm, Migration0018WebhookPacing, Migration0019LeanAnalyze];
+export const migrations = [
+  Migration0001Accounts,
+  Migration0002Forms,
+  Migration0003Exports,
+  Migration0004TokenExpiry,
+  Migration0005Re2Rules,
+  Migration0006FieldCap,
+  Migration0007Webhooks,
+  Migration0008Insights,
+  Migration0009FormFeatures,
+  Migration0010DataLifecycle,
+  Migration0011NotificationDigests,
+  Migration0012SubmissionStream,
+  Migration0013FolderCountDays,
+  Migration0014ExportLeases,
+  Migration0015WebhookEvents,
+  Migration0016LeanPostWal,
+  Migration0017SubmissionTeamOfForm,
+  Migration0018WebhookPacing,
+  Migration0019LeanAnalyze,
+];

@@ -60,8 +60,16 @@ export async function lockOwnersAndMember(
   teamId: string,
   userId: string,
 ): Promise<{ owners: MembershipRecord[]; member: MembershipRecord | null }> {
-  const owners = await entityManager(tx).find(Membership, { teamId, role: 'owner' }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  const member = await entityManager(tx).findOne(Membership, { teamId, userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const owners = await entityManager(tx).find(
+    Membership,
+    { teamId, role: 'owner' },
+    { lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
+  const member = await entityManager(tx).findOne(
+    Membership,
+    { teamId, userId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
   return { owners, member };
 }
 
@@ -70,12 +78,18 @@ export async function deleteMembership(tx: Tx, teamId: string, userId: string): 
 }
 
 export async function memberCount(sql: Sql, teamId: string): Promise<number> {
-  const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from memberships where team_id = $1', [teamId]);
+  const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from memberships where team_id = $1', [
+    teamId,
+  ]);
   return rows[0]!.n;
 }
 
 /** The period's accepted posts, live forms and stored file bytes of a team. */
-export async function usageSummary(sql: Sql, teamId: string, periodStart: Date): Promise<{ submissions: number; forms: number; storage: number }> {
+export async function usageSummary(
+  sql: Sql,
+  teamId: string,
+  periodStart: Date,
+): Promise<{ submissions: number; forms: number; storage: number }> {
   const { rows } = await sql.query<{ submissions: string; forms: number; storage: string }>(
     `select
        coalesce((select sum(submissions) from usage_counters where team_id = $1 and period_start = $2), 0) as submissions,
@@ -93,7 +107,14 @@ export async function findUserIdByEmail(sql: Sql, email: string): Promise<string
   return rows[0]?.id;
 }
 
-export type TeamSummaryRow = { id: string; name: string; plan_id: string; created_at: string; member_count: number; token_count: number };
+export type TeamSummaryRow = {
+  id: string;
+  name: string;
+  plan_id: string;
+  created_at: string;
+  member_count: number;
+  token_count: number;
+};
 
 /** Every team with its member count and its members' usable token count, oldest first (operator listing). */
 export async function listTeamSummaries(sql: Sql): Promise<TeamSummaryRow[]> {
@@ -108,7 +129,14 @@ export async function listTeamSummaries(sql: Sql): Promise<TeamSummaryRow[]> {
   return rows;
 }
 
-export type MemberRow = { id: string; email: string; name: string; role: string; joined_at: string; token_count: number };
+export type MemberRow = {
+  id: string;
+  email: string;
+  name: string;
+  role: string;
+  joined_at: string;
+  token_count: number;
+};
 
 /** A team's members with their role and usable token count, in the order they joined. */
 export async function listMembers(sql: Sql, teamId: string): Promise<MemberRow[]> {

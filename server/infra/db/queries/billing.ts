@@ -16,7 +16,12 @@ export async function insertSubscription(
   tx: Tx,
   s: { id: string; teamId: string; planId: string; status: string; currentPeriodStart: Date; currentPeriodEnd: Date },
 ): Promise<SubscriptionRecord> {
-  const subscription = entityManager(tx).create(Subscription, { ...s, cancelAtPeriodEnd: false, createdAt: new Date(), updatedAt: new Date() });
+  const subscription = entityManager(tx).create(Subscription, {
+    ...s,
+    cancelAtPeriodEnd: false,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  });
   await entityManager(tx).flush();
   return subscription;
 }
@@ -32,7 +37,11 @@ export async function setSubscriptionPlan(tx: Tx, teamId: string, planId: string
   await entityManager(tx).flush();
 }
 
-export async function setSubscriptionPeriod(on: Sql, teamId: string, period: { start: Date; end: Date }): Promise<SubscriptionRecord> {
+export async function setSubscriptionPeriod(
+  on: Sql,
+  teamId: string,
+  period: { start: Date; end: Date },
+): Promise<SubscriptionRecord> {
   const em = entityManager(on);
   const subscription = await em.findOneOrFail(Subscription, { teamId });
   subscription.currentPeriodStart = period.start;

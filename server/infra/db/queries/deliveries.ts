@@ -62,7 +62,13 @@ export async function insertDeliveries(sql: Sql, rows: NewDelivery[]): Promise<s
   return inserted.map((r) => r.id);
 }
 
-export type DeliveryFilter = { webhookId: string; status?: DeliveryStatus; submissionId?: string; before?: string; limit: number };
+export type DeliveryFilter = {
+  webhookId: string;
+  status?: DeliveryStatus;
+  submissionId?: string;
+  before?: string;
+  limit: number;
+};
 
 /** Newest first, keyset on the id (ULIDs sort by creation). */
 export async function listDeliveries(sql: Sql, f: DeliveryFilter): Promise<DeliveryRow[]> {
@@ -76,7 +82,12 @@ export async function listDeliveries(sql: Sql, f: DeliveryFilter): Promise<Deliv
 }
 
 /** A delivery of the team with its webhook's state (`formId` when the path names the form and webhook). */
-export type DeliveryWithWebhook = DeliveryRow & { team_id: string; form_id: string; webhook_active: boolean; webhook_deleted: boolean };
+export type DeliveryWithWebhook = DeliveryRow & {
+  team_id: string;
+  form_id: string;
+  webhook_active: boolean;
+  webhook_deleted: boolean;
+};
 
 export async function findDelivery(
   sql: Sql,
@@ -180,7 +191,10 @@ export async function recordAttempts(sql: Sql, records: AttemptRecord[]): Promis
  * Moves the next attempt of deliveries later without counting an attempt (their webhook had its share in
  * flight, or its pace or a pause held it); only rows still waiting for that attempt. Returns the ids moved.
  */
-export async function postponeAttempts(sql: Sql, items: Array<{ id: string; expected: number; at: Date }>): Promise<Set<string>> {
+export async function postponeAttempts(
+  sql: Sql,
+  items: Array<{ id: string; expected: number; at: Date }>,
+): Promise<Set<string>> {
   if (!items.length) return new Set();
   const { rows } = await sql.query<{ id: string }>(
     `update deliveries d set next_attempt_at = i.at, updated_at = now()
@@ -242,8 +256,18 @@ export async function pruneDeliveries(sql: Sql, retentionDays: number, batch: nu
 export async function deactivationNotice(
   sql: Sql,
   webhookId: string,
-): Promise<{ label: string; url: string; reason: string | null; form_name: string; form_id: string; emails: string[] } | undefined> {
-  const { rows } = await sql.query<{ label: string; url: string; reason: string | null; form_name: string; form_id: string; emails: string[] }>(
+): Promise<
+  | { label: string; url: string; reason: string | null; form_name: string; form_id: string; emails: string[] }
+  | undefined
+> {
+  const { rows } = await sql.query<{
+    label: string;
+    url: string;
+    reason: string | null;
+    form_name: string;
+    form_id: string;
+    emails: string[];
+  }>(
     `select w.label, w.url, w.deactivated_reason as reason, f.name as form_name, f.id as form_id,
             array(select u.email from memberships m join users u on u.id = m.user_id
                    where m.team_id = w.team_id and m.role in ('owner', 'admin') order by u.email) as emails
@@ -284,7 +308,18 @@ export async function insertTestDelivery(sql: Sql, d: TestDelivery): Promise<Del
                                   response_body, error, delivered_at, next_attempt_at)
      values ($1, $2, $3, 'webhook.test', $4, $5, $6, 1, $7, $8, $9, $10, case when $6 = 'succeeded' then now() end, null)
      returning ${COLUMNS}`,
-    [d.id, d.team_id, d.webhook_id, d.submission_id, d.request_body, d.status, d.http_status, d.duration_ms, d.response_body, d.error],
+    [
+      d.id,
+      d.team_id,
+      d.webhook_id,
+      d.submission_id,
+      d.request_body,
+      d.status,
+      d.http_status,
+      d.duration_ms,
+      d.response_body,
+      d.error,
+    ],
   );
   return rows[0]!;
 }

@@ -60,7 +60,11 @@ export async function nextReplayBatch(
  * How many of a replay job's deliveries wait for their first attempt, counted up to `cap`, and when the last
  * of them is due (epoch ms; exact below the cap, null when none waits).
  */
-export async function waitingReplays(sql: Sql, jobId: string, cap: number): Promise<{ n: number; last_due_ms: number | null }> {
+export async function waitingReplays(
+  sql: Sql,
+  jobId: string,
+  cap: number,
+): Promise<{ n: number; last_due_ms: number | null }> {
   const { rows } = await sql.query<{ n: number; last_due_ms: number | null }>(
     `select count(*)::int as n, (extract(epoch from max(next_attempt_at)) * 1000)::float8 as last_due_ms
        from (select next_attempt_at from deliveries where replay_job_id = $1 and status = 'pending' and attempts = 0 limit $2) w`,

@@ -45,7 +45,9 @@ export async function matchingSubmissions(
 /** Locks those of `ids` that still exist (a concurrent delete may have taken some). */
 export async function lockExisting(sql: Sql, ids: string[]): Promise<string[]> {
   if (!ids.length) return [];
-  const { rows } = await sql.query<{ id: string }>('select id from submissions where id = any($1::text[]) for update', [ids]);
+  const { rows } = await sql.query<{ id: string }>('select id from submissions where id = any($1::text[]) for update', [
+    ids,
+  ]);
   return rows.map((r) => r.id);
 }
 
@@ -72,7 +74,16 @@ const ERASURE_COLUMNS = `id, team_id, job_id, kind, value_encrypted, dry_run, re
 
 export async function insertErasure(
   sql: Sql,
-  e: { id: string; teamId: string; jobId: string; kind: string; valueEncrypted: string; dryRun: boolean; tokenId: string | null; userId: string | null },
+  e: {
+    id: string;
+    teamId: string;
+    jobId: string;
+    kind: string;
+    valueEncrypted: string;
+    dryRun: boolean;
+    tokenId: string | null;
+    userId: string | null;
+  },
 ): Promise<void> {
   await sql.query(
     `insert into erasure_requests (id, team_id, job_id, kind, value_encrypted, dry_run, requested_by_token_id, requested_by_user_id)
@@ -82,10 +93,10 @@ export async function insertErasure(
 }
 
 export async function findErasure(sql: Sql, id: string, teamId?: string): Promise<ErasureRow | undefined> {
-  const { rows } = await sql.query<ErasureRow>(`select ${ERASURE_COLUMNS} from erasure_requests where id = $1 and ($2::text is null or team_id = $2)`, [
-    id,
-    teamId ?? null,
-  ]);
+  const { rows } = await sql.query<ErasureRow>(
+    `select ${ERASURE_COLUMNS} from erasure_requests where id = $1 and ($2::text is null or team_id = $2)`,
+    [id, teamId ?? null],
+  );
   return rows[0];
 }
 
@@ -93,21 +104,28 @@ export async function startErasure(sql: Sql, id: string): Promise<void> {
   await sql.query(`update erasure_requests set status = 'running' where id = $1 and finished_at is null`, [id]);
 }
 
-export type ErasedCounts = { submissions: number; files: number; deliveriesRedacted: number; forms: Record<string, number> };
+export type ErasedCounts = {
+  submissions: number;
+  files: number;
+  deliveriesRedacted: number;
+  forms: Record<string, number>;
+};
 
 /** A dry run's counts, written once at its end. */
 export async function setErased(sql: Sql, id: string, c: ErasedCounts): Promise<void> {
-  await sql.query('update erasure_requests set submissions = $2, files = $3, deliveries_redacted = $4, forms = $5 where id = $1', [
-    id,
-    c.submissions,
-    c.files,
-    c.deliveriesRedacted,
-    JSON.stringify(c.forms),
-  ]);
+  await sql.query(
+    'update erasure_requests set submissions = $2, files = $3, deliveries_redacted = $4, forms = $5 where id = $1',
+    [id, c.submissions, c.files, c.deliveriesRedacted, JSON.stringify(c.forms)],
+  );
 }
 
 /** Adds one batch's counts (in the batch's transaction, so a resumed erasure counts each row once). */
-export async function addErased(sql: Sql, id: string, formId: string, counts: { submissions: number; files: number; deliveriesRedacted: number }): Promise<void> {
+export async function addErased(
+  sql: Sql,
+  id: string,
+  formId: string,
+  counts: { submissions: number; files: number; deliveriesRedacted: number },
+): Promise<void> {
   await sql.query(
     `update erasure_requests set submissions = submissions + $3, files = files + $4, deliveries_redacted = deliveries_redacted + $5,
             forms = jsonb_set(forms, array[$2::text], to_jsonb(coalesce((forms ->> $2)::int, 0) + $3))
@@ -118,7 +136,10 @@ export async function addErased(sql: Sql, id: string, formId: string, counts: { 
 
 /** Done: the value searched for is dropped; the receipt stays. */
 export async function finishErasure(sql: Sql, id: string, status: 'succeeded' | 'failed'): Promise<void> {
-  await sql.query(`update erasure_requests set status = $2, value_encrypted = null, finished_at = now() where id = $1`, [id, status]);
+  await sql.query(
+    `update erasure_requests set status = $2, value_encrypted = null, finished_at = now() where id = $1`,
+    [id, status],
+  );
 }
 
 /** Files of these submissions (a dry run counts what would go). */
@@ -132,13 +153,24 @@ export async function countFiles(sql: Sql, ids: string[]): Promise<{ files: numb
   return rows[0]!;
 }
 
-export type ErasurePreview = { submissions: number; files: number; deliveries_redacted: number; forms: string[]; submission_ids: string[] };
+export type ErasurePreview = {
+  submissions: number;
+  files: number;
+  deliveries_redacted: number;
+  forms: string[];
+  submission_ids: string[];
+};
 
 /**
  * What an erasure of `pattern` would take from the team, in one read-only statement the pool's timeout bounds:
  * submissions, files, deliveries redacted, forms touched, and the first `idLimit` ids in the job's order.
  */
-export async function previewErasure(sql: Sql, teamId: string, pattern: string, idLimit: number): Promise<ErasurePreview> {
+export async function previewErasure(
+  sql: Sql,
+  teamId: string,
+  pattern: string,
+  idLimit: number,
+): Promise<ErasurePreview> {
   const { rows } = await sql.query<ErasurePreview>(
     `with hits as materialized (
        select s.id, s.form_id, s.received_at from submissions s

@@ -10,14 +10,25 @@ import { FILE_FIELDS, selectionWhere, type Selection } from './submissions.ts';
  * The form's learned field names in first-seen order, whether stored submissions have fields past them
  * (then an `_other` column), how many files it has, and its settings (its schema orders the columns).
  */
-export async function exportShape(sql: Sql, formId: string): Promise<{ fields: string[]; overflow: boolean; fileCount: number; settings: unknown }> {
-  const fields = await sql.query<{ name: string }>('select name from form_fields where form_id = $1 order by first_seen_at, ordinal, name', [formId]);
+export async function exportShape(
+  sql: Sql,
+  formId: string,
+): Promise<{ fields: string[]; overflow: boolean; fileCount: number; settings: unknown }> {
+  const fields = await sql.query<{ name: string }>(
+    'select name from form_fields where form_id = $1 order by first_seen_at, ordinal, name',
+    [formId],
+  );
   const form = await sql.query<{ n: number; overflow: boolean; settings: unknown }>(
     'select (select count(*)::int from submission_files where form_id = $1) as n, fields_overflow as overflow, settings from forms where id = $1',
     [formId],
   );
   const row = form.rows[0];
-  return { fields: fields.rows.map((r) => r.name), overflow: row?.overflow ?? false, fileCount: row?.n ?? 0, settings: row?.settings ?? {} };
+  return {
+    fields: fields.rows.map((r) => r.name),
+    overflow: row?.overflow ?? false,
+    fileCount: row?.n ?? 0,
+    settings: row?.settings ?? {},
+  };
 }
 
 /** A row's place in the export's order: `received_at` as Postgres's text (microseconds kept), then id. */
@@ -156,15 +167,20 @@ export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): st
   const from = `from submissions s where ${where.join(' and ')} order by s.received_at, s.id`;
   // Each field's text is read from the payload once per row: OFFSET 0 keeps the subquery from being
   // flattened, which would repeat the extraction wherever the cell uses it.
-  const values = o.fields.length ? `cross join lateral (select ${o.fields.map((name, i) => `s.payload ->> ${lit(name)} as f${i}`).join(', ')} offset 0) v` : '';
+  const values = o.fields.length
+    ? `cross join lateral (select ${o.fields.map((name, i) => `s.payload ->> ${lit(name)} as f${i}`).join(', ')} offset 0) v`
+    : '';
 
   if (format === 'csv') {
-    const fileLinks = withFiles(`(select string_agg(${fileUrl}, ' ' order by f.created_at, f.id) from submission_files f where f.submission_id = s.id)`);
+    const fileLinks = withFiles(
+      `(select string_agg(${fileUrl}, ' ' order by f.created_at, f.id) from submission_files f where f.submission_id = s.id)`,
+    );
     return `select ${Object.values(META_COLUMNS).join(', ')},
         ${[...o.fields.map((name, i) => sqlCell(lit(name), `v.f${i}`)), ...(o.overflow ? [otherCell(o.fields.map(lit))] : []), fileLinks].join(', ')}
       from submissions s ${values} where ${where.join(' and ')} order by s.received_at, s.id`;
   }
-  const files = withFiles(`(select json_agg(json_build_object(${FILE_FIELDS}, 'url', ${fileUrl}) order by f.created_at, f.id)
+  const files =
+    withFiles(`(select json_agg(json_build_object(${FILE_FIELDS}, 'url', ${fileUrl}) order by f.created_at, f.id)
     from submission_files f where f.submission_id = s.id)`);
   return `select json_build_object('id', s.id, 'received_at', ${META_COLUMNS.received_at}, 'status', s.status, 'spam_reason', s.spam_reason,
       'category', s.category, 'ai_moderation', s.ai_moderation, 'payload', s.payload, 'files', coalesce(${files}, '[]'::json))::text

@@ -8,12 +8,23 @@ import { windowHit } from './rate-windows.ts';
 export type FormRecord = InferEntity<typeof Form>;
 
 /** What an editor may change on a form; the rest is kept. */
-export type FormChanges = Partial<Pick<FormRecord, 'name' | 'status' | 'notificationEmails' | 'settings' | 'deletedAt'>>;
+export type FormChanges = Partial<
+  Pick<FormRecord, 'name' | 'status' | 'notificationEmails' | 'settings' | 'deletedAt'>
+>;
 
-const ofTeam = (teamId: string, id: string, opts: { trashed?: boolean }) => ({ id, teamId, ...(opts.trashed ? {} : { deletedAt: null }) });
+const ofTeam = (teamId: string, id: string, opts: { trashed?: boolean }) => ({
+  id,
+  teamId,
+  ...(opts.trashed ? {} : { deletedAt: null }),
+});
 
 /** A form of the team: live ones only, unless `trashed`. */
-export async function findForm(on: Sql, teamId: string, id: string, opts: { trashed?: boolean } = {}): Promise<FormRecord | null> {
+export async function findForm(
+  on: Sql,
+  teamId: string,
+  id: string,
+  opts: { trashed?: boolean } = {},
+): Promise<FormRecord | null> {
   return entityManager(on).findOne(Form, ofTeam(teamId, id, opts));
 }
 
@@ -44,7 +55,13 @@ export async function insertForm(
   tx: Tx,
   f: { id: string; teamId: string; name: string; notificationEmails: string[]; settings: Record<string, unknown> },
 ): Promise<FormRecord> {
-  const form = entityManager(tx).create(Form, { ...f, status: 'draft', createdAt: new Date(), updatedAt: new Date(), deletedAt: null });
+  const form = entityManager(tx).create(Form, {
+    ...f,
+    status: 'draft',
+    createdAt: new Date(),
+    updatedAt: new Date(),
+    deletedAt: null,
+  });
   await entityManager(tx).flush();
   return form;
 }
@@ -72,7 +89,10 @@ export async function deleteForm(sql: Sql, id: string): Promise<void> {
 }
 
 export async function countLiveForms(sql: Sql, teamId: string): Promise<number> {
-  const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from forms where team_id = $1 and deleted_at is null', [teamId]);
+  const { rows } = await sql.query<{ n: number }>(
+    'select count(*)::int as n from forms where team_id = $1 and deleted_at is null',
+    [teamId],
+  );
   return rows[0]!.n;
 }
 
@@ -88,12 +108,18 @@ export async function submissionCounts(sql: Sql, formIds: string[]): Promise<Map
 
 /** Whether the form is a live form of the team (every submission route starts here). */
 export async function isLiveForm(sql: Sql, teamId: string, formId: string): Promise<boolean> {
-  const { rowCount } = await sql.query('select 1 from forms where id = $1 and team_id = $2 and deleted_at is null', [formId, teamId]);
+  const { rowCount } = await sql.query('select 1 from forms where id = $1 and team_id = $2 and deleted_at is null', [
+    formId,
+    teamId,
+  ]);
   return rowCount > 0;
 }
 
 export async function formStorageKeys(sql: Sql, formId: string): Promise<string[]> {
-  const { rows } = await sql.query<{ storage_key: string }>('select storage_key from submission_files where form_id = $1', [formId]);
+  const { rows } = await sql.query<{ storage_key: string }>(
+    'select storage_key from submission_files where form_id = $1',
+    [formId],
+  );
   return rows.map((r) => r.storage_key);
 }
 
@@ -113,14 +139,18 @@ export async function eraseFormCounters(sql: Sql, formId: string): Promise<void>
 export type FieldRow = { name: string; first_seen_at: string };
 
 export async function learnedFields(sql: Sql, formId: string): Promise<FieldRow[]> {
-  const { rows } = await sql.query<FieldRow>('select name, first_seen_at from form_fields where form_id = $1 order by first_seen_at, ordinal, name', [formId]);
+  const { rows } = await sql.query<FieldRow>(
+    'select name, first_seen_at from form_fields where form_id = $1 order by first_seen_at, ordinal, name',
+    [formId],
+  );
   return rows;
 }
 
 export async function fieldState(sql: Sql, formId: string): Promise<{ count: number; overflow: boolean }> {
-  const { rows } = await sql.query<{ count: number; overflow: boolean }>('select field_count as count, fields_overflow as overflow from forms where id = $1', [
-    formId,
-  ]);
+  const { rows } = await sql.query<{ count: number; overflow: boolean }>(
+    'select field_count as count, fields_overflow as overflow from forms where id = $1',
+    [formId],
+  );
   return rows[0] ?? { count: 0, overflow: false };
 }
 
@@ -141,7 +171,10 @@ export async function pruneFields(sql: Sql, formId: string): Promise<string[]> {
     `delete from form_fields f where f.form_id = $1 and not exists (select 1 from used_fields u where u.name = f.name) returning f.name`,
     [formId],
   );
-  await sql.query('update forms set field_count = (select count(*) from form_fields where form_id = $1) where id = $1', [formId]);
+  await sql.query(
+    'update forms set field_count = (select count(*) from form_fields where form_id = $1) where id = $1',
+    [formId],
+  );
   // Through the learning trigger: it stops at the limit.
   await sql.query(
     `insert into form_fields (form_id, name, first_seen_at)
@@ -169,7 +202,13 @@ export type PayloadCursor = { at: string; id: string };
  * The form's inbox payloads after `after`, newest first: at most `rows`, and no more once their stored
  * (possibly compressed) sizes pass `bytes` — the first is always in.
  */
-export async function recentPayloadPage(sql: Sql, formId: string, after: PayloadCursor | null, rows: number, bytes: number): Promise<PayloadPageRow[]> {
+export async function recentPayloadPage(
+  sql: Sql,
+  formId: string,
+  after: PayloadCursor | null,
+  rows: number,
+  bytes: number,
+): Promise<PayloadPageRow[]> {
   const { rows: page } = await sql.query<PayloadPageRow>(
     `select payload::text as payload, at, id,
             coalesce((select array_agg(f.field) from submission_files f where f.submission_id = p.id), '{}') as file_fields
@@ -209,7 +248,10 @@ export async function findPublicForm(sql: Sql, formId: string): Promise<PublicFo
 
 /** 'draft' or 'published' for a live form, null for an unknown or deleted one. */
 export async function formStatus(sql: Sql, formId: string): Promise<string | null> {
-  const { rows } = await sql.query<{ status: string }>('select status from forms where id = $1 and deleted_at is null', [formId]);
+  const { rows } = await sql.query<{ status: string }>(
+    'select status from forms where id = $1 and deleted_at is null',
+    [formId],
+  );
   return rows[0]?.status ?? null;
 }
 
@@ -219,7 +261,12 @@ export type OpenedFormRow = PublicFormRow & { hits: number; reset: number; used:
  * In one round trip before the body is read: the form a post is for, the post counted in its client's
  * per-minute window (`$2`), and the team's usage in the period `$3` when the plan has a quota.
  */
-export async function openPublicForm(sql: Sql, formId: string, windowKey: string, periodStart: Date): Promise<OpenedFormRow | undefined> {
+export async function openPublicForm(
+  sql: Sql,
+  formId: string,
+  windowKey: string,
+  periodStart: Date,
+): Promise<OpenedFormRow | undefined> {
   const { rows } = await sql.query<OpenedFormRow>(
     `with form as (${PUBLIC_FORM}),
       hit as (${windowHit('$2::text', '60', 'from form')})
@@ -279,5 +326,8 @@ export async function foldCounterDay(tx: Sql, d: CounterDay): Promise<void> {
      on conflict (form_id, folder, day, shard) do update set n = form_folder_counts.n + excluded.n`,
     key,
   );
-  await tx.query('delete from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and shard = 0 and n = 0', key);
+  await tx.query(
+    'delete from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and shard = 0 and n = 0',
+    key,
+  );
 }

@@ -5,20 +5,34 @@ import type { PayloadCursor } from './forms.ts';
 
 /** Whether the team's plan includes AI features (undefined: no such team). */
 export async function teamHasAi(sql: Sql, teamId: string): Promise<boolean | undefined> {
-  const { rows } = await sql.query<{ ai: boolean }>('select p.ai from teams t join plans p on p.id = t.plan_id where t.id = $1', [teamId]);
+  const { rows } = await sql.query<{ ai: boolean }>(
+    'select p.ai from teams t join plans p on p.id = t.plan_id where t.id = $1',
+    [teamId],
+  );
   return rows[0]?.ai;
 }
 
 /** Every team whose plan has AI (for the weekly schedule). */
 export async function aiTeamIds(sql: Sql): Promise<string[]> {
-  const { rows } = await sql.query<{ id: string }>('select t.id from teams t join plans p on p.id = t.plan_id where p.ai order by t.id');
+  const { rows } = await sql.query<{ id: string }>(
+    'select t.id from teams t join plans p on p.id = t.plan_id where p.ai order by t.id',
+  );
   return rows.map((r) => r.id);
 }
 
 export type Week = { start: Date; end: Date; priorStart: Date };
 
 /** Per scope (`form_id` null: the whole team): this week's and the prior week's totals, spam and score buckets. */
-export type TotalsRow = { form_id: string | null; total: number; prior: number; spam: number; b0: number; b1: number; b2: number; b3: number };
+export type TotalsRow = {
+  form_id: string | null;
+  total: number;
+  prior: number;
+  spam: number;
+  b0: number;
+  b1: number;
+  b2: number;
+  b3: number;
+};
 export type CountRow = { form_id: string | null; key: string; count: number };
 
 /**
@@ -47,7 +61,11 @@ export async function weekTotals(sql: Sql, teamId: string, w: Week): Promise<Tot
 }
 
 /** This week's clean submissions by category, and spam by reason, per scope; most frequent first. */
-export async function weekCounts(sql: Sql, teamId: string, w: Week): Promise<{ categories: CountRow[]; reasons: CountRow[] }> {
+export async function weekCounts(
+  sql: Sql,
+  teamId: string,
+  w: Week,
+): Promise<{ categories: CountRow[]; reasons: CountRow[] }> {
   const { rows } = await sql.query<CountRow & { kind: 'category' | 'reason' }>(
     `with s as (${WEEK}),
      c as (select form_id, category as key from s where this_week and status <> 'spam' and category is not null),
@@ -97,11 +115,26 @@ export async function teamForms(sql: Sql, teamId: string): Promise<Array<{ id: s
   return rows;
 }
 
-export type InsightRow = { id: string; team_id: string; form_id: string | null; generated_at: string; data: Record<string, unknown> };
+export type InsightRow = {
+  id: string;
+  team_id: string;
+  form_id: string | null;
+  generated_at: string;
+  data: Record<string, unknown>;
+};
 
 export async function insertInsights(
   sql: Sql,
-  rows: Array<{ id: string; teamId: string; formId: string | null; periodStart: Date; periodEnd: Date; generatedAt: Date; provider: string; data: unknown }>,
+  rows: Array<{
+    id: string;
+    teamId: string;
+    formId: string | null;
+    periodStart: Date;
+    periodEnd: Date;
+    generatedAt: Date;
+    provider: string;
+    data: unknown;
+  }>,
 ): Promise<void> {
   if (!rows.length) return;
   await sql.query(
@@ -137,7 +170,10 @@ export async function latestInsight(sql: Sql, teamId: string, formId: string | n
 }
 
 export async function findInsight(sql: Sql, id: string): Promise<InsightRow | undefined> {
-  const { rows } = await sql.query<InsightRow>('select id, team_id, form_id, generated_at, data from insights where id = $1', [id]);
+  const { rows } = await sql.query<InsightRow>(
+    'select id, team_id, form_id, generated_at, data from insights where id = $1',
+    [id],
+  );
   return rows[0];
 }
 
@@ -171,7 +207,10 @@ export async function takeRegenerationLock(sql: Sql, teamId: string, now: Date, 
   const row = rows[0];
   if (row) return row.taken ? null : new Date(row.locked_until);
   // Another caller took it at the same moment: its row was not in this statement's snapshot. Read it now.
-  const { rows: held } = await sql.query<{ locked_until: Date }>('select locked_until from insight_locks where team_id = $1', [teamId]);
+  const { rows: held } = await sql.query<{ locked_until: Date }>(
+    'select locked_until from insight_locks where team_id = $1',
+    [teamId],
+  );
   if (!held[0]) throw new Error('the insights lock row vanished');
   return new Date(held[0].locked_until);
 }
@@ -181,7 +220,10 @@ export async function recentFormStats(
   sql: Sql,
   formId: string,
   days: number,
-): Promise<{ daily: Array<{ day: string; clean: number; spam: number }>; categories: Array<{ name: string; count: number }> }> {
+): Promise<{
+  daily: Array<{ day: string; clean: number; spam: number }>;
+  categories: Array<{ name: string; count: number }>;
+}> {
   const { rows: daily } = await sql.query<{ day: string; clean: number; spam: number }>(
     `select to_char(date_trunc('day', received_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
             count(*) filter (where status <> 'spam')::int as clean, count(*) filter (where status = 'spam')::int as spam

@@ -20,7 +20,14 @@ const COLUMNS = 'id, team_id, type, status, params, total, done, failed, errors,
 
 export async function insertJob(
   sql: Sql,
-  j: { id: string; teamId: string; type: string; params: Record<string, unknown>; total: number; createdBy: string | null },
+  j: {
+    id: string;
+    teamId: string;
+    type: string;
+    params: Record<string, unknown>;
+    total: number;
+    createdBy: string | null;
+  },
 ): Promise<JobRow> {
   const { rows } = await sql.query<JobRow>(
     `insert into jobs (id, team_id, type, params, total, created_by) values ($1, $2, $3, $4, $5, $6) returning ${COLUMNS}`,
@@ -30,16 +37,27 @@ export async function insertJob(
 }
 
 export async function findJob(sql: Sql, id: string, teamId?: string): Promise<JobRow | undefined> {
-  const { rows } = await sql.query<JobRow>(`select ${COLUMNS} from jobs where id = $1 and ($2::text is null or team_id = $2)`, [id, teamId ?? null]);
+  const { rows } = await sql.query<JobRow>(
+    `select ${COLUMNS} from jobs where id = $1 and ($2::text is null or team_id = $2)`,
+    [id, teamId ?? null],
+  );
   return rows[0];
 }
 
 export async function startJob(sql: Sql, id: string): Promise<void> {
-  await sql.query(`update jobs set status = 'running', started_at = coalesce(started_at, now()) where id = $1 and status in ('queued', 'running')`, [id]);
+  await sql.query(
+    `update jobs set status = 'running', started_at = coalesce(started_at, now()) where id = $1 and status in ('queued', 'running')`,
+    [id],
+  );
 }
 
 /** Adds to the counters; errors beyond the first 100 are only counted. */
-export async function addProgress(sql: Sql, id: string, done: number, failed: Array<{ id: string | null; error: string; message: string }>): Promise<void> {
+export async function addProgress(
+  sql: Sql,
+  id: string,
+  done: number,
+  failed: Array<{ id: string | null; error: string; message: string }>,
+): Promise<void> {
   await sql.query(
     `update jobs set done = done + $2, failed = failed + $3,
             errors = case when jsonb_array_length(errors) >= 100 then errors else errors || $4::jsonb end
@@ -49,7 +67,10 @@ export async function addProgress(sql: Sql, id: string, done: number, failed: Ar
 }
 
 export async function finishJob(sql: Sql, id: string, status: 'succeeded' | 'failed'): Promise<void> {
-  await sql.query('update jobs set status = $2, finished_at = now() where id = $1 and finished_at is null', [id, status]);
+  await sql.query('update jobs set status = $2, finished_at = now() where id = $1 and finished_at is null', [
+    id,
+    status,
+  ]);
 }
 
 /** Serialises, until the end of the caller's transaction, whoever takes this key (a queue's group). */
@@ -61,7 +82,12 @@ export async function lockGroup(sql: Sql, key: string): Promise<void> {
  * The highest priority among the queue's waiting jobs in the range (pg-boss's fetch takes those first),
  * read down its fetch index, so the cost does not grow with the queue.
  */
-export async function queueHead(sql: Sql, schema: string, queue: string, range: { min: number; max: number }): Promise<number | null> {
+export async function queueHead(
+  sql: Sql,
+  schema: string,
+  queue: string,
+  range: { min: number; max: number },
+): Promise<number | null> {
   const { rows } = await sql.query<{ priority: number }>(
     `select priority from ${schema}.job where name = $1 and state < 'active' and not blocked and priority between $2 and $3
       order by priority desc limit 1`,
@@ -71,7 +97,13 @@ export async function queueHead(sql: Sql, schema: string, queue: string, range: 
 }
 
 /** The lowest priority among a group's waiting jobs of the queue in the range. */
-export async function groupTail(sql: Sql, schema: string, queue: string, group: string, range: { min: number; max: number }): Promise<number | null> {
+export async function groupTail(
+  sql: Sql,
+  schema: string,
+  queue: string,
+  group: string,
+  range: { min: number; max: number },
+): Promise<number | null> {
   const { rows } = await sql.query<{ priority: number | null }>(
     `select min(priority) as priority from ${schema}.job
       where name = $1 and state < 'active' and not blocked and priority between $3 and $4 and group_id = $2`,

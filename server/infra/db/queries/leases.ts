@@ -19,7 +19,12 @@ export type LeaseLimits = { token?: number; team: number };
  * Takes a lease unless the token or team holds its limit (answering which), serialised per team by a
  * transaction lock so concurrent takers cannot both take the last one. Null when taken.
  */
-export async function takeLease(tx: Tx, kind: LeaseKind, lease: Lease, limits: LeaseLimits): Promise<'token' | 'team' | null> {
+export async function takeLease(
+  tx: Tx,
+  kind: LeaseKind,
+  lease: Lease,
+  limits: LeaseLimits,
+): Promise<'token' | 'team' | null> {
   const { table, lockSpace } = KINDS[kind];
   await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [lockSpace, lease.teamId]);
   // Leases of work that died with its process, any team's: the table stays as small as what runs.
@@ -31,18 +36,19 @@ export async function takeLease(tx: Tx, kind: LeaseKind, lease: Lease, limits: L
   const held = rows[0]!;
   if (limits.token !== undefined && held.token >= limits.token) return 'token';
   if (held.team >= limits.team) return 'team';
-  await tx.query(`insert into ${table} (id, team_id, token_id, form_id, expires_at) values ($1, $2, $3, $4, now() + make_interval(secs => $5))`, [
-    lease.id,
-    lease.teamId,
-    lease.tokenId,
-    lease.formId,
-    lease.seconds,
-  ]);
+  await tx.query(
+    `insert into ${table} (id, team_id, token_id, form_id, expires_at) values ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
+    [lease.id, lease.teamId, lease.tokenId, lease.formId, lease.seconds],
+  );
   return null;
 }
 
 export async function renewLease(sql: Sql, kind: LeaseKind, lease: Lease): Promise<void> {
-  await sql.query(`update ${KINDS[kind].table} set expires_at = now() + make_interval(secs => $2) where id = $1`, [lease.id, lease.seconds], `intake_${kind}_lease_renew`);
+  await sql.query(
+    `update ${KINDS[kind].table} set expires_at = now() + make_interval(secs => $2) where id = $1`,
+    [lease.id, lease.seconds],
+    `intake_${kind}_lease_renew`,
+  );
 }
 
 export async function dropLease(sql: Sql, kind: LeaseKind, id: string): Promise<void> {

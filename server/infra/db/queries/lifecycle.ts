@@ -27,7 +27,11 @@ export async function retentionFacts(sql: Sql, formIds: string[]): Promise<Map<s
 }
 
 /** Forms in id order after `afterId`, with their settings and plan cap: the retention sweep's walk. */
-export async function formsAfter(sql: Sql, afterId: string, limit: number): Promise<Array<{ id: string; settings: unknown; cap: number | null }>> {
+export async function formsAfter(
+  sql: Sql,
+  afterId: string,
+  limit: number,
+): Promise<Array<{ id: string; settings: unknown; cap: number | null }>> {
   const { rows } = await sql.query<{ id: string; settings: unknown; cap: number | null }>(
     `select f.id, f.settings, p.max_retention_days as cap
        from forms f join teams t on t.id = f.team_id join plans p on p.id = t.plan_id
@@ -41,7 +45,13 @@ export async function formsAfter(sql: Sql, afterId: string, limit: number): Prom
  * Up to `limit` of the form's submissions of one folder received before `cutoff`, oldest first, locked;
  * rows another sweeper holds are skipped, so several workers can sweep at once without waiting.
  */
-export async function lockAged(sql: Sql, formId: string, spam: boolean, cutoff: Date, limit: number): Promise<string[]> {
+export async function lockAged(
+  sql: Sql,
+  formId: string,
+  spam: boolean,
+  cutoff: Date,
+  limit: number,
+): Promise<string[]> {
   const { rows } = await sql.query<{ id: string }>(
     `select s.id from submissions s
       where s.form_id = $1 and ${spam ? "s.status = 'spam'" : "s.status <> 'spam'"} and s.received_at < $2

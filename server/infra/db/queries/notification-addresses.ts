@@ -48,5 +48,8 @@ export async function teamName(sql: Sql, teamId: string): Promise<string | null>
 
 /** An address that unsubscribed must confirm again before a form of the team notifies it. */
 export async function forgetConfirmation(sql: Sql, teamId: string, email: string): Promise<void> {
-  await sql.query('update notification_addresses set verified_at = null, confirmation_sent_at = null where team_id = $1 and email = $2', [teamId, email]);
+  await sql.query(
+    'update notification_addresses set verified_at = null, confirmation_sent_at = null where team_id = $1 and email = $2',
+    [teamId, email],
+  );
 }

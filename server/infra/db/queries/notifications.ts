@@ -27,7 +27,10 @@ const COLUMNS = `s.id, s.status, s.spam_reason, s.category, s.payload, s.metadat
      order by x.created_at, x.id), '[]') from submission_files x where x.submission_id = s.id) as files`;
 
 export async function findForNotification(sql: Sql, submissionId: string): Promise<NotificationRow | undefined> {
-  const { rows } = await sql.query<NotificationRow>(`select ${COLUMNS} from submissions s join forms f on f.id = s.form_id where s.id = $1`, [submissionId]);
+  const { rows } = await sql.query<NotificationRow>(
+    `select ${COLUMNS} from submissions s join forms f on f.id = s.form_id where s.id = $1`,
+    [submissionId],
+  );
   return rows[0];
 }
 export type DigestForm = { id: string; sent_until: string | null };
@@ -44,7 +47,13 @@ export async function digestForms(sql: Sql, mode: 'hourly' | 'daily'): Promise<D
 }
 
 /** The form's clean, processed submissions received in (from, to], oldest first, at most `limit`. */
-export async function digestSubmissions(sql: Sql, formId: string, from: Date, to: Date, limit: number): Promise<NotificationRow[]> {
+export async function digestSubmissions(
+  sql: Sql,
+  formId: string,
+  from: Date,
+  to: Date,
+  limit: number,
+): Promise<NotificationRow[]> {
   const { rows } = await sql.query<NotificationRow>(
     `select ${COLUMNS} from submissions s join forms f on f.id = s.form_id
       where s.form_id = $1 and s.status = 'processed' and s.received_at > $2 and s.received_at <= $3
@@ -73,10 +82,21 @@ export async function advanceDigest(sql: Sql, formId: string, from: string | nul
   return rowCount > 0;
 }
 
-export type ActionTarget = { id: string; status: string; form_id: string; team_id: string; form_name: string; received_at: string };
+export type ActionTarget = {
+  id: string;
+  status: string;
+  form_id: string;
+  team_id: string;
+  form_name: string;
+  received_at: string;
+};
 
 /** The submission an e-mail link acts on, with its form (locked when `lock`). */
-export async function findActionTarget(sql: Sql, submissionId: string, lock = false): Promise<ActionTarget | undefined> {
+export async function findActionTarget(
+  sql: Sql,
+  submissionId: string,
+  lock = false,
+): Promise<ActionTarget | undefined> {
   const { rows } = await sql.query<ActionTarget>(
     `select s.id, s.status, s.form_id, s.team_id, f.name as form_name, s.received_at
        from submissions s join forms f on f.id = s.form_id where s.id = $1 ${lock ? 'for update of s' : ''}`,
@@ -86,7 +106,11 @@ export async function findActionTarget(sql: Sql, submissionId: string, lock = fa
 }
 
 /** The form an unsubscribe link names: its team, name and addresses. */
-export async function findFormAddresses(sql: Sql, formId: string, lock = false): Promise<{ team_id: string; name: string; notification_emails: string[] } | undefined> {
+export async function findFormAddresses(
+  sql: Sql,
+  formId: string,
+  lock = false,
+): Promise<{ team_id: string; name: string; notification_emails: string[] } | undefined> {
   const { rows } = await sql.query<{ team_id: string; name: string; notification_emails: string[] }>(
     `select team_id, name, notification_emails from forms where id = $1 ${lock ? 'for no key update' : ''}`,
     [formId],

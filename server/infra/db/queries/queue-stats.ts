@@ -1,6 +1,12 @@
 import type { Db } from '../database.ts';
 
-export type QueueStatRow = { queue: string; waiting: number; running: number; deferred: number; oldestWaitingSeconds: number };
+export type QueueStatRow = {
+  queue: string;
+  waiting: number;
+  running: number;
+  deferred: number;
+  oldestWaitingSeconds: number;
+};
 
 /** A scrape reads queue figures under this limit: it must never hold a connection long. */
 const STATS_TIMEOUT_MS = 2_000;

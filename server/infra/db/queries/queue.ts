@@ -1,7 +1,8 @@
 import type { Sql } from '../database.ts';
 
 /** pg-boss's LISTEN channel for a schema (its notifyChannelSql); the queue-wake test fails if it ever differs. */
-const channel = (schema: string) => `'pgboss_' || left(encode(sha224('${schema.replace(/'/g, "''")}'::bytea), 'hex'), 24)`;
+const channel = (schema: string) =>
+  `'pgboss_' || left(encode(sha224('${schema.replace(/'/g, "''")}'::bytea), 'hex'), 24)`;
 
 /** Wakes the workers listening for a queue's jobs. */
 export async function notifyQueue(sql: Sql, schema: string, queue: string): Promise<void> {

@@ -16,13 +16,15 @@ export function windowHit(key: string, seconds: string, from = '', by = '1'): st
 /** The start of the fixed window of `seconds` that holds now. */
 const windowStart = (seconds: string) => `to_timestamp(floor(extract(epoch from now()) / ${seconds}) * ${seconds})`;
 /** Seconds until the window starting at `start` resets, as `reset`. */
-const resetOf = (start: string, seconds: string) => `ceil(extract(epoch from (${start} + make_interval(secs => ${seconds}) - now())))::int as reset`;
+const resetOf = (start: string, seconds: string) =>
+  `ceil(extract(epoch from (${start} + make_interval(secs => ${seconds}) - now())))::int as reset`;
 
 /** A fixed window's count and the one before it (0 when nothing was counted), and the milliseconds since it began. */
 export type TwoWindowRow = { current: number; previous: number; elapsed_ms: number };
 
 /** The count of `key`'s window starting at `start`, 0 when nothing was counted in it (SQL expressions). */
-const countAt = (key: string, start: string) => `coalesce((select c.hits from rate_limit_windows c where c.key = ${key} and c.window_start = ${start}), 0)::int`;
+const countAt = (key: string, start: string) =>
+  `coalesce((select c.hits from rate_limit_windows c where c.key = ${key} and c.window_start = ${start}), 0)::int`;
 
 /** The previous window's count as `previous`, and the milliseconds since `start` as `elapsed_ms` (SQL expressions). */
 const withPrevious = (key: string, start: string, seconds: string) =>
@@ -55,7 +57,13 @@ export async function hitTwoWindows(sql: Sql, key: string, windowSeconds: number
  * Takes up to `wanted` units from a window holding `limit`: how many were granted, and the seconds until reset.
  * All of `wanted` is counted, so a spent window stays spent however the takers race.
  */
-export async function takeFromWindow(sql: Sql, key: string, windowSeconds: number, wanted: number, limit: number): Promise<{ granted: number; reset: number }> {
+export async function takeFromWindow(
+  sql: Sql,
+  key: string,
+  windowSeconds: number,
+  wanted: number,
+  limit: number,
+): Promise<{ granted: number; reset: number }> {
   const { rows } = await sql.query<{ granted: number; reset: number }>(
     `with hit as (${windowHit('$1::text', '$2::int', '', '$3::int')})
      select greatest(0, least($3::int, $4::int - (hits - $3::int)))::int as granted, reset from hit`,
@@ -67,12 +75,20 @@ export async function takeFromWindow(sql: Sql, key: string, windowSeconds: numbe
 
 /** Adds `by` to a fixed window's count, answering the count and the seconds until it resets. */
 export async function addToWindow(sql: Sql, key: string, windowSeconds: number, by: number): Promise<WindowRow> {
-  const { rows } = await sql.query<WindowRow>(windowHit('$1::text', '$2::int', '', '$3::int'), [key, windowSeconds, by], 'intake_add_to_window');
+  const { rows } = await sql.query<WindowRow>(
+    windowHit('$1::text', '$2::int', '', '$3::int'),
+    [key, windowSeconds, by],
+    'intake_add_to_window',
+  );
   return rows[0]!;
 }
 
 export async function hitWindow(sql: Sql, key: string, windowSeconds: number): Promise<WindowRow> {
-  const { rows } = await sql.query<WindowRow>(windowHit('$1::text', '$2::int'), [key, windowSeconds], 'intake_hit_window');
+  const { rows } = await sql.query<WindowRow>(
+    windowHit('$1::text', '$2::int'),
+    [key, windowSeconds],
+    'intake_hit_window',
+  );
   return rows[0]!;
 }
 
@@ -86,7 +102,12 @@ export async function hitTokenAndTeamWindows(
   tokenLimit: number,
   windowSeconds: number,
 ): Promise<{ token: WindowRow; team: WindowRow | null }> {
-  const { rows } = await sql.query<{ token_hits: number; token_reset: number; team_hits: number | null; team_reset: number | null }>(
+  const { rows } = await sql.query<{
+    token_hits: number;
+    token_reset: number;
+    team_hits: number | null;
+    team_reset: number | null;
+  }>(
     `with token as (${windowHit('$1::text', '$3::int')}),
           team as (${windowHit('$2::text', '$3::int', 'where (select hits from token) <= $4::int')})
      select token.hits as token_hits, token.reset as token_reset, team.hits as team_hits, team.reset as team_reset
@@ -95,7 +116,10 @@ export async function hitTokenAndTeamWindows(
     'intake_hit_api_windows',
   );
   const r = rows[0]!;
-  return { token: { hits: r.token_hits, reset: r.token_reset }, team: r.team_hits === null ? null : { hits: r.team_hits, reset: r.team_reset! } };
+  return {
+    token: { hits: r.token_hits, reset: r.token_reset },
+    team: r.team_hits === null ? null : { hits: r.team_hits, reset: r.team_reset! },
+  };
 }
 
 export async function pruneWindows(sql: Sql): Promise<void> {

@@ -28,7 +28,14 @@ export async function findIdempotent(sql: Sql, formId: string, keyHash: string):
   return rows[0]?.submission_id ?? null;
 }
 
-export type FileInsert = { id: string; field: string; filename: string; contentType: string; size: number; storageKey: string };
+export type FileInsert = {
+  id: string;
+  field: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  storageKey: string;
+};
 
 export type SubmissionInsert = {
   id: string;
@@ -107,14 +114,17 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
        returning 1)`);
   }
   if (job) ctes.push(`job as (${job.text})`);
-  const quota = s.monthlyLimit === null
-    ? 'true'
-    : `(select coalesce(sum(submissions), 0) from usage_counters where team_id = ${team} and period_start = ${period}) < ${p(s.monthlyLimit)}`;
+  const quota =
+    s.monthlyLimit === null
+      ? 'true'
+      : `(select coalesce(sum(submissions), 0) from usage_counters where team_id = ${team} and period_start = ${period}) < ${p(s.monthlyLimit)}`;
   const claimed = s.idempotencyKey ? '(select count(*) from claim) = 1' : 'true';
   const text = `with ${ctes.join(',\n')}
     select intake_guard(${quota}, '${QUOTA_EXCEEDED}') and intake_guard(${claimed}, '${KEY_HELD}') as ok from usage`;
   // One prepared statement per shape of the text.
-  const shape = [s.files.length > 0, !!s.idempotencyKey, !!job, s.monthlyLimit !== null, s.status !== 'spam'].map(Number).join('');
+  const shape = [s.files.length > 0, !!s.idempotencyKey, !!job, s.monthlyLimit !== null, s.status !== 'spam']
+    .map(Number)
+    .join('');
   await sql.query(text, values, `intake_accept_${shape}`);
 }
 
@@ -252,7 +262,9 @@ async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
   }
   // One after another: posts near a quota must each see the ones before them.
   for (const w of alone) {
-    await underQuotaLocks(db, [w], async (sql) => insertSubmission(sql, w.s, w.job && (await w.job.insert([w.s.id])))).then(
+    await underQuotaLocks(db, [w], async (sql) =>
+      insertSubmission(sql, w.s, w.job && (await w.job.insert([w.s.id]))),
+    ).then(
       () => w.settle(),
       (err: unknown) => w.settle(err),
     );
@@ -265,5 +277,7 @@ const queues = new WeakMap<Db, GroupCommit<Waiting>>();
 export function acceptSubmission(db: Db, s: SubmissionInsert, job: AcceptJob | null): Promise<void> {
   let queue = queues.get(db);
   if (!queue) queues.set(db, (queue = new GroupCommit((batch) => acceptBatch(db, batch), ACCEPT_LIMITS)));
-  return new Promise((resolve, reject) => queue.add({ s, job, settle: (err) => (err === undefined ? resolve() : reject(err)) }));
+  return new Promise((resolve, reject) =>
+    queue.add({ s, job, settle: (err) => (err === undefined ? resolve() : reject(err)) }),
+  );
 }

@@ -42,7 +42,16 @@ export async function streamEvents(sql: Sql, q: StreamRead): Promise<{ rows: Str
           order by s.stream_xid, s.id
           limit $8
        ) e on true`,
-    [q.formId, q.teamId, q.past, q.statuses, q.within?.upto ?? null, q.within?.xid ?? null, q.within?.id ?? null, q.limit],
+    [
+      q.formId,
+      q.teamId,
+      q.past,
+      q.statuses,
+      q.within?.upto ?? null,
+      q.within?.xid ?? null,
+      q.within?.id ?? null,
+      q.limit,
+    ],
     'intake_stream_events',
   );
   return { snapshot: rows[0]!.snapshot, rows: rows.filter((r) => r.id !== null) };
@@ -50,7 +59,11 @@ export async function streamEvents(sql: Sql, q: StreamRead): Promise<{ rows: Str
 
 /** Now, as a position: everything committed so far counts as sent. */
 export async function currentSnapshot(sql: Sql): Promise<string> {
-  const { rows } = await sql.query<{ snapshot: string }>('select pg_current_snapshot()::text as snapshot', [], 'intake_stream_snapshot');
+  const { rows } = await sql.query<{ snapshot: string }>(
+    'select pg_current_snapshot()::text as snapshot',
+    [],
+    'intake_stream_snapshot',
+  );
   return rows[0]!.snapshot;
 }
 
@@ -58,4 +71,3 @@ export async function currentSnapshot(sql: Sql): Promise<string> {
 export async function announceEvents(sql: Sql, formId: string): Promise<void> {
   await sql.query('select pg_notify($1, $2)', [STREAM_CHANNEL, formId], 'intake_stream_notify');
 }
-

@@ -31,7 +31,8 @@ export type SubmissionRow = {
 };
 
 /** A file's fields as `json_build_object` arguments, over `submission_files f`; the export adds its link to them. */
-export const FILE_FIELDS = "'id', f.id, 'field', f.field, 'filename', f.filename, 'content_type', f.content_type, 'size', f.size_bytes";
+export const FILE_FIELDS =
+  "'id', f.id, 'field', f.field, 'filename', f.filename, 'content_type', f.content_type, 'size', f.size_bytes";
 
 /** The columns of a SubmissionRow, over `submissions s`. */
 export const SUBMISSION_COLUMNS = `s.id, s.team_id, s.form_id, s.status, s.spam_reason, s.category, s.ai_moderation, s.payload, s.metadata,
@@ -61,7 +62,11 @@ const FOLDER_SQL: Record<Folder, string> = {
  * The selection as conditions on `submissions s`, the form's first; each value goes through `param`
  * (a bind parameter, or a literal where none can be bound). `search: false` leaves out the text search.
  */
-export function selectionWhere(f: Selection, param: (value: string) => string, opts: { search?: boolean } = {}): string[] {
+export function selectionWhere(
+  f: Selection,
+  param: (value: string) => string,
+  opts: { search?: boolean } = {},
+): string[] {
   const where = [`s.form_id = ${param(f.formId)}`];
   if (f.folder) where.push(FOLDER_SQL[f.folder]);
   if (f.category) where.push(`s.category = ${param(f.category)}`);
@@ -152,7 +157,12 @@ const SEARCH_WINDOW = 5000;
  * word fills the page there); otherwise the words are rare and every match comes from the GIN index (a
  * materialized CTE, so the planner cannot walk the time index instead) and is sorted and counted.
  */
-export async function searchPage(sql: Sql, f: ListFilter, page: PageSpec, cap: number): Promise<{ rows: SubmissionRow[]; counted: number }> {
+export async function searchPage(
+  sql: Sql,
+  f: ListFilter,
+  page: PageSpec,
+  cap: number,
+): Promise<{ rows: SubmissionRow[]; counted: number }> {
   const recent = pageFilter(f, page, { search: false });
   const window = await sql.query<SubmissionRow>(
     pageRows(`with recent as materialized (
@@ -191,7 +201,10 @@ export async function searchPage(sql: Sql, f: ListFilter, page: PageSpec, cap: n
 export async function countMatching(sql: Sql, f: ListFilter): Promise<number> {
   const { where, values, filtered } = whereOf(f);
   if (filtered) {
-    const { rows } = await sql.query<{ n: number }>(`select count(*)::int as n from submissions s where ${where.join(' and ')}`, values);
+    const { rows } = await sql.query<{ n: number }>(
+      `select count(*)::int as n from submissions s where ${where.join(' and ')}`,
+      values,
+    );
     return rows[0]!.n;
   }
   const { rows } = await sql.query<{ n: number }>(
@@ -202,7 +215,13 @@ export async function countMatching(sql: Sql, f: ListFilter): Promise<number> {
 }
 
 /** A submission of the team's form, optionally locked for update. */
-export async function findSubmission(sql: Sql, teamId: string, formId: string, id: string, lock = false): Promise<SubmissionRow | undefined> {
+export async function findSubmission(
+  sql: Sql,
+  teamId: string,
+  formId: string,
+  id: string,
+  lock = false,
+): Promise<SubmissionRow | undefined> {
   const { rows } = await sql.query<SubmissionRow>(
     `select ${SUBMISSION_COLUMNS} from submissions s
       where s.id = $1 and s.form_id = $2 and s.team_id = $3 ${lock ? 'for update of s' : ''}`,
@@ -216,12 +235,10 @@ export async function updateSubmission(
   id: string,
   change: { payload: Record<string, unknown>; status: SubmissionStatus; spamReason: string | null },
 ): Promise<void> {
-  await sql.query('update submissions set payload = $2, status = $3, spam_reason = $4, updated_at = now() where id = $1', [
-    id,
-    JSON.stringify(change.payload),
-    change.status,
-    change.spamReason,
-  ]);
+  await sql.query(
+    'update submissions set payload = $2, status = $3, spam_reason = $4, updated_at = now() where id = $1',
+    [id, JSON.stringify(change.payload), change.status, change.spamReason],
+  );
 }
 
 export type AuditEvent = {
@@ -245,13 +262,21 @@ export async function insertEvent(sql: Sql, e: AuditEvent): Promise<void> {
 
 /** Deletes the rows (files and audit events cascade) and returns their files' storage keys. */
 export async function deleteSubmissions(sql: Sql, ids: string[]): Promise<string[]> {
-  const { rows } = await sql.query<{ storage_key: string }>('select storage_key from submission_files where submission_id = any($1::text[])', [ids]);
+  const { rows } = await sql.query<{ storage_key: string }>(
+    'select storage_key from submission_files where submission_id = any($1::text[])',
+    [ids],
+  );
   await sql.query('delete from submissions where id = any($1::text[])', [ids]);
   return rows.map((r) => r.storage_key);
 }
 
 /** The team's submissions of the form among `ids`, locked for a bulk action. */
-export async function lockSubmissions(sql: Sql, teamId: string, formId: string, ids: string[]): Promise<Array<{ id: string; status: SubmissionStatus }>> {
+export async function lockSubmissions(
+  sql: Sql,
+  teamId: string,
+  formId: string,
+  ids: string[],
+): Promise<Array<{ id: string; status: SubmissionStatus }>> {
   const { rows } = await sql.query<{ id: string; status: SubmissionStatus }>(
     'select id, status from submissions where id = any($1::text[]) and form_id = $2 and team_id = $3 for update',
     [ids, formId, teamId],
@@ -259,8 +284,16 @@ export async function lockSubmissions(sql: Sql, teamId: string, formId: string, 
   return rows;
 }
 
-export async function setStatus(sql: Sql, ids: string[], status: SubmissionStatus, spamReason: string | null): Promise<void> {
-  await sql.query('update submissions set status = $2, spam_reason = $3, updated_at = now() where id = any($1::text[])', [ids, status, spamReason]);
+export async function setStatus(
+  sql: Sql,
+  ids: string[],
+  status: SubmissionStatus,
+  spamReason: string | null,
+): Promise<void> {
+  await sql.query(
+    'update submissions set status = $2, spam_reason = $3, updated_at = now() where id = any($1::text[])',
+    [ids, status, spamReason],
+  );
 }
 
 /** A file whose form is live (not trashed, not erased), with where it lives: what an export link may serve. */
@@ -299,7 +332,11 @@ export async function teamStorageBytes(sql: Sql, teamId: string): Promise<number
 }
 
 /** What the autoresponder did for the submission (sent, or why not), so a retried job does not send again. */
-export async function recordAutoresponse(sql: Sql, submissionId: string, outcome: Record<string, unknown>): Promise<void> {
+export async function recordAutoresponse(
+  sql: Sql,
+  submissionId: string,
+  outcome: Record<string, unknown>,
+): Promise<void> {
   await sql.query('update submissions set autoresponse = $2 where id = $1', [submissionId, JSON.stringify(outcome)]);
 }
 
@@ -323,7 +360,14 @@ export async function settleReceived(sql: Sql, submissionId: string, v: Processi
     `update submissions set status = $2, spam_reason = $3, category = $4, ai_moderation = $5, stream_xid = pg_current_xact_id(),
             autoresponse = case when autoresponse ? 'sent_at' then autoresponse else $6::jsonb end, updated_at = now()
       where id = $1 and status = 'received'`,
-    [submissionId, v.status, v.spamReason, v.category, JSON.stringify(v.moderation), v.autoresponse && JSON.stringify(v.autoresponse)],
+    [
+      submissionId,
+      v.status,
+      v.spamReason,
+      v.category,
+      JSON.stringify(v.moderation),
+      v.autoresponse && JSON.stringify(v.autoresponse),
+    ],
   );
   return rowCount > 0;
 }

@@ -8,7 +8,14 @@ import type { Sql } from '../database.ts';
 /** A token that authenticates: not revoked and not past its expiry (`t` is the api_tokens alias). */
 export const USABLE_TOKEN = 't.revoked_at is null and (t.expires_at is null or t.expires_at > now())';
 
-export type CallerRow = { id: string; team_id: string; user_id: string; abilities: string[]; role: string; last_used_at: string | null };
+export type CallerRow = {
+  id: string;
+  team_id: string;
+  user_id: string;
+  abilities: string[];
+  role: string;
+  last_used_at: string | null;
+};
 
 /** The usable token with this hash and its member's current role (no membership, no caller). */
 export async function findByHash(sql: Sql, tokenHash: string): Promise<CallerRow | undefined> {
@@ -47,7 +54,16 @@ const TOKEN_COLUMNS = 'id, team_id, user_id, name, abilities, last4, created_at,
 
 export async function insertToken(
   sql: Sql,
-  t: { id: string; teamId: string; userId: string; name: string; abilities: string[]; tokenHash: string; last4: string; expiresAt: string | null },
+  t: {
+    id: string;
+    teamId: string;
+    userId: string;
+    name: string;
+    abilities: string[];
+    tokenHash: string;
+    last4: string;
+    expiresAt: string | null;
+  },
 ): Promise<TokenRow> {
   const { rows } = await sql.query<TokenRow>(
     `insert into api_tokens (id, team_id, user_id, name, abilities, token_hash, last4, expires_at)
@@ -78,7 +94,10 @@ export async function listLiveInTeam(sql: Sql, teamId: string, userId: string | 
 }
 
 export async function findLive(sql: Sql, teamId: string, id: string): Promise<TokenRow | undefined> {
-  const { rows } = await sql.query<TokenRow>(`select ${TOKEN_COLUMNS} from api_tokens where id = $1 and team_id = $2 and revoked_at is null`, [id, teamId]);
+  const { rows } = await sql.query<TokenRow>(
+    `select ${TOKEN_COLUMNS} from api_tokens where id = $1 and team_id = $2 and revoked_at is null`,
+    [id, teamId],
+  );
   return rows[0];
 }
 
@@ -97,9 +116,9 @@ export async function revokeById(sql: Sql, id: string): Promise<(TokenRow & { re
 
 /** Revokes every token a member holds in a team (the member is leaving it); returns how many. */
 export async function revokeMemberTokens(sql: Sql, teamId: string, userId: string): Promise<number> {
-  const { rowCount } = await sql.query('update api_tokens set revoked_at = now() where team_id = $1 and user_id = $2 and revoked_at is null', [
-    teamId,
-    userId,
-  ]);
+  const { rowCount } = await sql.query(
+    'update api_tokens set revoked_at = now() where team_id = $1 and user_id = $2 and revoked_at is null',
+    [teamId, userId],
+  );
   return rowCount;
 }

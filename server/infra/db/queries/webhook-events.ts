@@ -43,6 +43,7 @@ export async function spamEventsAfter(
   const events = rows.filter((r) => r.id !== null);
   const upto = pos.within?.upto ?? rows[0]!.snapshot;
   const last = events[events.length - 1];
-  if (events.length === limit && last) return { rows: events, next: { past: pos.past, within: { upto, xid: last.stream_xid, id: last.id! } }, more: true };
+  if (events.length === limit && last)
+    return { rows: events, next: { past: pos.past, within: { upto, xid: last.stream_xid, id: last.id! } }, more: true };
   return { rows: events, next: { past: upto, within: null }, more: false };
 }

@@ -35,7 +35,10 @@ const COLUMNS = `w.id, w.team_id, w.form_id, w.label, w.provider, w.url, w.activ
  */
 const SPAM_FROM_NOW = `jsonb_build_object('past', pg_current_snapshot()::text, 'within', null, 'at', floor(extract(epoch from now()) * 1000))`;
 
-export type NewWebhook = Omit<WebhookRow, 'created_at' | 'updated_at' | 'deleted_at' | 'deactivated_reason'> & { secret_encrypted: string; secret_hash: string };
+export type NewWebhook = Omit<WebhookRow, 'created_at' | 'updated_at' | 'deleted_at' | 'deactivated_reason'> & {
+  secret_encrypted: string;
+  secret_hash: string;
+};
 
 export async function insertWebhook(sql: Sql, w: NewWebhook): Promise<WebhookRow> {
   const { rows } = await sql.query<WebhookRow>(
@@ -63,7 +66,10 @@ export async function insertWebhook(sql: Sql, w: NewWebhook): Promise<WebhookRow
 }
 
 export async function listWebhooks(sql: Sql, formId: string): Promise<WebhookRow[]> {
-  const { rows } = await sql.query<WebhookRow>(`select ${COLUMNS} from webhooks w where w.form_id = $1 and w.deleted_at is null order by w.id`, [formId]);
+  const { rows } = await sql.query<WebhookRow>(
+    `select ${COLUMNS} from webhooks w where w.form_id = $1 and w.deleted_at is null order by w.id`,
+    [formId],
+  );
   return rows;
 }
 
@@ -85,7 +91,9 @@ export async function findWebhook(
   return rows[0];
 }
 
-export type WebhookChanges = Partial<Pick<WebhookRow, 'label' | 'url' | 'provider' | 'config' | 'events' | 'filter' | 'active' | 'max_per_second'>> & {
+export type WebhookChanges = Partial<
+  Pick<WebhookRow, 'label' | 'url' | 'provider' | 'config' | 'events' | 'filter' | 'active' | 'max_per_second'>
+> & {
   rotated?: { secret_encrypted: string; secret_hash: string; secret_last4: string; previousValidSeconds: number };
 };
 
@@ -135,14 +143,25 @@ export async function deleteWebhook(sql: Sql, id: string): Promise<void> {
 }
 
 /** What a new delivery is rendered from: the live, active webhooks of a form subscribed to an event. */
-export type TargetRow = { id: string; team_id: string; provider: string; config: Record<string, unknown>; filter: FilterCondition[] };
+export type TargetRow = {
+  id: string;
+  team_id: string;
+  provider: string;
+  config: Record<string, unknown>;
+  filter: FilterCondition[];
+};
 
 /**
  * The form's webhooks subscribed to a submission event; with `submissionId`, without those that already have
  * a delivery of it for that event from processing (not a replay): a submission is delivered to each webhook
  * at most once, however often it goes back to `received` and through processing again.
  */
-export async function webhooksFor(sql: Sql, formId: string, event: string, submissionId?: string): Promise<TargetRow[]> {
+export async function webhooksFor(
+  sql: Sql,
+  formId: string,
+  event: string,
+  submissionId?: string,
+): Promise<TargetRow[]> {
   const { rows } = await sql.query<TargetRow>(
     `select w.id, w.team_id, w.provider, w.config, w.filter from webhooks w
       where w.form_id = $1 and w.active and w.deleted_at is null and $2 = any(w.events)
@@ -167,7 +186,10 @@ export async function teamWebhooksFor(sql: Sql, teamId: string, event: string): 
 /** Locks the form's row and counts its live webhooks: creates on one form take turns. */
 export async function lockFormWebhooks(sql: Sql, formId: string): Promise<number> {
   await sql.query('select 1 from forms where id = $1 for no key update', [formId]);
-  const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from webhooks where form_id = $1 and deleted_at is null', [formId]);
+  const { rows } = await sql.query<{ n: number }>(
+    'select count(*)::int as n from webhooks where form_id = $1 and deleted_at is null',
+    [formId],
+  );
   return rows[0]!.n;
 }
 
@@ -209,8 +231,15 @@ export async function anySpamSubscriber(sql: Sql): Promise<boolean> {
 export async function webhookTarget(
   sql: Sql,
   id: string,
-): Promise<{ url: string; secret_encrypted: string; previous_secret_encrypted: string | null; form_name: string } | undefined> {
-  const { rows } = await sql.query<{ url: string; secret_encrypted: string; previous_secret_encrypted: string | null; form_name: string }>(
+): Promise<
+  { url: string; secret_encrypted: string; previous_secret_encrypted: string | null; form_name: string } | undefined
+> {
+  const { rows } = await sql.query<{
+    url: string;
+    secret_encrypted: string;
+    previous_secret_encrypted: string | null;
+    form_name: string;
+  }>(
     `select w.url, w.secret_encrypted, case when w.previous_secret_expires_at > now() then w.previous_secret_encrypted end as previous_secret_encrypted,
             f.name as form_name
        from webhooks w join forms f on f.id = w.form_id where w.id = $1`,
@@ -223,7 +252,11 @@ export async function webhookTarget(
  * Takes a paced webhook's next send slot if it is free now (and the webhook is not paused): the slot moves on
  * by `gapMs`, atomically, so workers in every process share one pace. Otherwise says when to try again.
  */
-export async function takeSendSlot(sql: Sql, webhookId: string, gapMs: number): Promise<{ taken: true } | { taken: false; at: Date }> {
+export async function takeSendSlot(
+  sql: Sql,
+  webhookId: string,
+  gapMs: number,
+): Promise<{ taken: true } | { taken: false; at: Date }> {
   const { rows } = await sql.query<{ taken: boolean; at: Date | null }>(
     `with t as (
        update webhooks set next_send_at = now() + make_interval(secs => $2::float8 / 1000)

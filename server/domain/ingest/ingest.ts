@@ -1,6 +1,4 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import type { FormSettings } from '../../../contract/forms.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../../../contract/public-endpoint.ts';
 import type { AppContext } from '../../context.ts';
 import * as forms from '../../infra/db/queries/forms.ts';
@@ -16,7 +14,7 @@ import { applySchema, type FieldErrors } from '../forms/field-schema.ts';
 import { formSettings, storedSettings } from '../spam/stored-rules.ts';
 import { decryptSecret } from '../../infra/outbound/signing.ts';
 import { newId, isId } from '../shared/ids.ts';
-import { bodyLimitsFor, type BodyLimits } from './limits.ts';
+import { bodyLimitsFor } from './limits.ts';
 import { currentPeriod } from '../accounts/plans.ts';
 import { pruneWindows } from '../accounts/rate-windows.ts';
 import { screen, type SpamReason } from '../spam/spam.ts';
@@ -24,64 +22,16 @@ import { screen, type SpamReason } from '../spam/spam.ts';
 /** Reserved control fields: kept out of the payload, recorded in metadata. */
 const CONTROL_PREFIX = '_';
 
-/** A published, live form as the public endpoint needs it, with its team's plan limits. */
-export type PublicForm = {
-  id: string;
-  teamId: string;
-  settings: FormSettings;
-  /** The form's CAPTCHA with its secret still encrypted, or null. */
-  captcha: StoredCaptcha | null;
-  /** Spam is notified too (instant mode, with addresses). */
-  notifySpam: boolean;
-  monthlyLimit: number | null;
-  fileUploads: boolean;
-  maxFileBytes: number;
-  /** The plan's storage for files, across the team; null = unlimited. */
-  storageLimit: number | null;
-};
-
-export type FieldValue = string | number | boolean | null | FieldValue[] | { [k: string]: FieldValue };
-
-/** A file of a post, spooled by whoever read the body; `open` streams it once to storage. */
-export type PostedFile = { field: string; filename: string; contentType: string; size: number; open(): Readable };
-
-export type PostedBody = {
-  kind: 'urlencoded' | 'multipart' | 'json';
-  fields: Record<string, FieldValue>;
-  files: PostedFile[];
-  /** Frees what the reader spooled (temporary files); called once the post is stored or refused. */
-  discard(): void;
-};
-
-/** Who posted, as far as the endpoint can tell. */
-export type ClientFacts = { ip: string; origin: string | null; userAgent: string | null; referrer: string | null };
-
-/**
- * A post to a form, from any door (the HTTP endpoint, an import, a tool). The body is read only once the
- * post is admitted — an unknown form, a refused origin, a spent quota or a flood never costs a body read.
- */
-export type IncomingPost = {
-  formId: string;
-  client: ClientFacts;
-  /** The Idempotency-Key as sent (hashed before it is stored). */
-  idempotencyKey: string | null;
-  readBody(limits: BodyLimits): Promise<PostedBody>;
-  /** Called once the form is known and the origin allowed (the endpoint answers CORS from it). */
-  onForm?(form: PublicForm): void;
-};
-
-export type IngestOutcome = {
-  form: PublicForm;
-  id: string;
-  /** An Idempotency-Key already held this submission: nothing new was stored. */
-  replayed: boolean;
-  /** Where a browser goes next, when the form or a permitted `_next` says (null: the thank-you page). */
-  redirect: string | null;
-  /** How the body came, when it was read. */
-  bodyKind: PostedBody['kind'] | null;
-  /** Why it was stored as spam (null: clean, or replayed); the endpoint's metrics count it. */
-  spamReason?: SpamReason | null;
-};
+export type {
+  ClientFacts,
+  FieldValue,
+  IncomingPost,
+  IngestOutcome,
+  PostedBody,
+  PostedFile,
+  PublicForm,
+} from './post.ts';
+import type { FieldValue, IncomingPost, IngestOutcome, PostedFile, PublicForm } from './post.ts';
 
 function toPublicForm(r: forms.PublicFormRow): PublicForm {
   const stored = storedSettings(r.settings);

@@ -187,7 +187,7 @@ describe('exports of one team and the rest of the service', () => {
 
   it(
     "a team's exports opened together for clients that read nothing read their first chunks on one backend",
-    { timeout: 60_000 },
+    { timeout: 150_000 },
     async () => {
       const { owner, formId } = await teamWithRows(20_000);
       const reading = await chunkReaders();
@@ -227,7 +227,7 @@ describe('exports of one team and the rest of the service', () => {
 
   it(
     "nine slow or silent exports of one team's viewers leave another team's API and public endpoint answering at once",
-    { timeout: 60_000 },
+    { timeout: 150_000 },
     async () => {
       const a = await teamWithRows(40_000);
       const viewers = await Promise.all(Array.from({ length: 3 }, () => makeMember(t, a.owner.teamId, 'viewer')));
@@ -307,7 +307,7 @@ describe('exports of one team and the rest of the service', () => {
     await waitFor('every lease of the team to be dropped', async () => (await leasesOf(c.owner.teamId)) === 0, 5_000);
   });
 
-  it('ten exports read flat out never hold more than half the pool', { timeout: 60_000 }, async () => {
+  it('ten exports read flat out never hold more than half the pool', { timeout: 150_000 }, async () => {
     // Half of the 9 pooled connections.
     const limit = 4;
     const teams = await Promise.all(Array.from({ length: 5 }, () => teamWithRows(8_000)));
@@ -342,7 +342,7 @@ describe('exports of one team and the rest of the service', () => {
 describe('statement and idle-in-transaction timeouts', () => {
   it(
     'a statement past DATABASE_STATEMENT_TIMEOUT_MS is cancelled and answered 503; a transaction left idle is closed; migrations are not cut',
-    { timeout: 60_000 },
+    { timeout: 150_000 },
     async () => {
       const started = performance.now();
       await expect(short.ctx.db.query('select pg_sleep(3)')).rejects.toMatchObject({ code: '57014' });

@@ -75,7 +75,7 @@ async function seed(): Promise<void> {
   await t.ctx.db.query('analyze submissions');
 }
 
-beforeAll(seed, 120_000);
+beforeAll(seed, 300_000);
 
 const exportPath = (format = 'csv') => `/v1/forms/${formId}/submissions/export?format=${format}`;
 

@@ -2,7 +2,8 @@ import { isAppRouteNoBody, isAppRouteOtherResponse } from '@ts-rest/core';
 import express, { type Request, type Response } from 'express';
 import { Stream } from 'node:stream';
 import type { AppContext } from '../../context.ts';
-import { operations, type RouteKey } from '../../operations/index.ts';
+import { contract } from '../../../contract/index.ts';
+import type { RouteKey } from '../../operations/index.ts';
 import { bearerChallenge, routeOf, runPipeline, type Call, type Result } from '../../operations/pipeline.ts';
 import { refuseFailedAuth, type AuthFailures } from './auth-failures.ts';
 import { eventsFraming } from './framing/events.ts';
@@ -21,7 +22,9 @@ const ANSWERED = Symbol('answered');
  */
 export function apiRoutes(ctx: AppContext, failures: AuthFailures): express.Router {
   const router = express.Router();
-  for (const key of Object.keys(operations) as RouteKey[]) {
+  // In the contract's order, as express matches the first route that fits (`…/submissions/export` before
+  // `…/submissions/:submission`).
+  for (const key of Object.keys(contract) as RouteKey[]) {
     const route = routeOf(key);
     const frame = framings[key];
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';

@@ -94,7 +94,7 @@ async function teamWithBacklog(hooks: number, n: number, reply: (req: ReceivedRe
 const REPLAY_WINDOW = 1_000;
 const REPLAY_BATCH = 500;
 
-describe("one team's bulk replays and another team's deliveries", { timeout: 120_000 }, () => {
+describe("one team's bulk replays and another team's deliveries", { timeout: 200_000 }, () => {
   it("a fresh delivery of another team arrives at once, and another team's small replay takes its turn, while 12,000 replays run", async () => {
     const a = await teamWithBacklog(3, 4000);
     const b = await hookedForm(FAST);
@@ -156,7 +156,7 @@ describe("one team's bulk replays and another team's deliveries", { timeout: 120
           [a.owner.teamId],
         )
       ).rows[0]!;
-    expect(await eventually(replays, (r) => r.ok === a.total, 90_000, context)).toEqual({ n: a.total, ok: a.total });
+    expect(await eventually(replays, (r) => r.ok === a.total, 150_000, context)).toEqual({ n: a.total, ok: a.total });
     await sampling;
     expect(mostWaiting).toBeGreaterThan(0);
     expect(mostWaiting, 'a replay job queued more than its window').toBeLessThanOrEqual(REPLAY_WINDOW + REPLAY_BATCH);

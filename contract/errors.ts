@@ -14,6 +14,8 @@ export const ERROR_CODES = [
   'conflict',
   'already_running',
   'submission_deleted',
+  'duplicate_submission',
+  'form_closed',
   'webhook_inactive',
   'payload_too_large',
   'captcha_failed',

@@ -13,6 +13,7 @@ import {
   UnknownFields,
 } from './form-features.ts';
 import { COSTS } from './costs.ts';
+import { AdmissionSettings } from './form-admission.ts';
 
 const c = initContract();
 
@@ -93,6 +94,7 @@ export const FormSettings = z.object({
     .describe(
       'Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false.',
     ),
+  ...AdmissionSettings.shape,
 });
 export type FormSettings = z.infer<typeof FormSettings>;
 

@@ -1238,6 +1238,8 @@ export interface components {
              *     - `conflict` (409): The request conflicts with the current state of the record.
              *     - `already_running` (409): The same work is already under way; wait for it.
              *     - `submission_deleted` (409): The submission was deleted.
+             *     - `duplicate_submission` (409): A clean submission the form keeps has the same values of a unique rule's fields (`fields`); nothing was stored.
+             *     - `form_closed` (403): The form is not taking submissions (`reason`: `not_yet_open`, `closed` or `limit_reached`); nothing was stored.
              *     - `webhook_inactive` (409): The webhook is deactivated; activate it first.
              *     - `payload_too_large` (413): The body, or an array or value in it, is past its limit; nothing was kept.
              *     - `captcha_failed` (422): The CAPTCHA token is missing, refused or expired.
@@ -1248,7 +1250,7 @@ export interface components {
              *     - `service_unavailable` (503): The database or object storage cannot be reached; nothing was changed. Retry after `Retry-After` seconds.
              * @enum {string}
              */
-            error: "validation_failed" | "invalid_json" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "ability_exceeds_caller" | "cannot_revoke_active_token" | "payment_required" | "plan_limit_reached" | "quota_exceeded" | "not_found" | "conflict" | "already_running" | "submission_deleted" | "webhook_inactive" | "payload_too_large" | "captcha_failed" | "plan_lacks_ai" | "rate_limited" | "request_timeout" | "internal_error" | "service_unavailable";
+            error: "validation_failed" | "invalid_json" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "ability_exceeds_caller" | "cannot_revoke_active_token" | "payment_required" | "plan_limit_reached" | "quota_exceeded" | "not_found" | "conflict" | "already_running" | "submission_deleted" | "duplicate_submission" | "form_closed" | "webhook_inactive" | "payload_too_large" | "captcha_failed" | "plan_lacks_ai" | "rate_limited" | "request_timeout" | "internal_error" | "service_unavailable";
             /** @description Human-readable explanation. */
             message?: string;
         } & {
@@ -1409,6 +1411,24 @@ export interface components {
             notification_mode: "instant" | "hourly" | "daily";
             /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
             notify_spam: boolean;
+            /** @description Up to 5 duplicate rules; default none. */
+            unique: components["schemas"]["UniqueRule"][];
+            /** @description Clean submissions the form keeps before it closes (`limit_reached`); spam and deleted ones do not count. null = no limit. */
+            max_submissions: number | null;
+            /**
+             * Format: date-time
+             * @description Before this instant the form is closed (`not_yet_open`); null = open now.
+             */
+            opens_at: string | null;
+            /**
+             * Format: date-time
+             * @description From this instant the form is closed (`closed`); after `opens_at`. null = never.
+             */
+            closes_at: string | null;
+            /** @description What a closed form tells people (the page a browser is shown, the `message` of the 403); null = a default. */
+            closed_message: string | null;
+            /** @description Where a browser posting to a closed form is sent (303) instead of the closed page. */
+            closed_redirect_url: string | null;
         };
         FormSettingsInput: {
             /** @description Where browsers go after a post (303): an absolute http(s) URL; null = built-in thank-you page. */
@@ -1436,6 +1456,24 @@ export interface components {
             notification_mode?: "instant" | "hourly" | "daily";
             /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
             notify_spam?: boolean;
+            /** @description Up to 5 duplicate rules; default none. */
+            unique?: components["schemas"]["UniqueRule"][];
+            /** @description Clean submissions the form keeps before it closes (`limit_reached`); spam and deleted ones do not count. null = no limit. */
+            max_submissions?: number | null;
+            /**
+             * Format: date-time
+             * @description Before this instant the form is closed (`not_yet_open`); null = open now.
+             */
+            opens_at?: string | null;
+            /**
+             * Format: date-time
+             * @description From this instant the form is closed (`closed`); after `opens_at`. null = never.
+             */
+            closes_at?: string | null;
+            /** @description What a closed form tells people (the page a browser is shown, the `message` of the 403); null = a default. */
+            closed_message?: string | null;
+            /** @description Where a browser posting to a closed form is sent (303) instead of the closed page. */
+            closed_redirect_url?: string | null;
             custom_rules?: {
                 /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
                 blocked_emails?: string[];
@@ -2196,6 +2234,27 @@ export interface components {
              */
             last_used_at: string | null;
         };
+        /** @description A post whose values of all the rule's fields equal those of a clean submission kept within the window is refused (409 `duplicate_submission`). A post with all of them empty is not checked. Spam and deleted submissions hold no values. */
+        UniqueRule: {
+            /** @description The fields whose values, together, may be submitted once (1–3 names). */
+            fields: string[];
+            /**
+             * @description How values are compared: `text` (default) trims, collapses inner whitespace and ignores case; `email` trims and ignores case; `exact` compares as sent.
+             * @default text
+             * @enum {string}
+             */
+            normalize: "text" | "exact" | "email";
+            /**
+             * @description Days a submission holds its values; null (default) = for ever.
+             * @default null
+             */
+            window_days: number | null;
+            /**
+             * @description What the submitter is told (409); null = a default message.
+             * @default null
+             */
+            message: string | null;
+        };
         /**
          * @description Fields the schema does not name: `keep` them (default), `drop` them, or `reject` the post (422).
          * @enum {string}
@@ -2435,6 +2494,7 @@ export type TestSubmissionCreatedEvent = components['schemas']['TestSubmissionCr
 export type TestWebhookResponse = components['schemas']['TestWebhookResponse'];
 export type Token = components['schemas']['Token'];
 export type TokenListEntry = components['schemas']['TokenListEntry'];
+export type UniqueRule = components['schemas']['UniqueRule'];
 export type UnknownFields = components['schemas']['UnknownFields'];
 export type UnpublishFormResponse = components['schemas']['UnpublishFormResponse'];
 export type UnsupportedMediaTypeBody = components['schemas']['UnsupportedMediaTypeBody'];

@@ -19,6 +19,10 @@ const MEANINGS = {
   conflict: 'The request conflicts with the current state of the record.',
   already_running: 'The same work is already under way; wait for it.',
   submission_deleted: 'The submission was deleted.',
+  duplicate_submission:
+    "A clean submission the form keeps has the same values of a unique rule's fields (`fields`); nothing was stored.",
+  form_closed:
+    'The form is not taking submissions (`reason`: `not_yet_open`, `closed` or `limit_reached`); nothing was stored.',
   webhook_inactive: 'The webhook is deactivated; activate it first.',
   payload_too_large: 'The body, or an array or value in it, is past its limit; nothing was kept.',
   captcha_failed: 'The CAPTCHA token is missing, refused or expired.',

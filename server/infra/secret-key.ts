@@ -23,6 +23,8 @@ export type Keys = {
   emailActions: Buffer;
   /** Signs the unsubscribe links of notification e-mails (`/u/{token}`). */
   unsubscribeLinks: Buffer;
+  /** Keys the digests of the values a form's unique rules compare (never stored as they were posted). */
+  uniqueValues: Buffer;
 };
 
 /** HKDF-SHA256 of the server secret, one `info` label per purpose (RFC 5869). */
@@ -38,6 +40,7 @@ export function deriveKeys(secret: Buffer): Keys {
     erasureValues: derive('erasure-values'),
     emailActions: derive('email-actions'),
     unsubscribeLinks: derive('unsubscribe-links'),
+    uniqueValues: derive('unique-values'),
   };
 }
 

@@ -18,6 +18,16 @@ import { bodyLimitsFor } from './limits.ts';
 import { currentPeriod } from '../accounts/plans.ts';
 import { pruneWindows } from '../accounts/rate-windows.ts';
 import { screen, type SpamReason } from '../spam/spam.ts';
+import {
+  closedByDate,
+  duplicateSubmission,
+  formClosed,
+  formStatus,
+  uniqueKeys,
+  type UniqueKey,
+} from '../forms/admission.ts';
+import type { FormStatus } from '../../../contract/form-admission.ts';
+import { announceIfFull } from '../forms/closing.ts';
 
 /** Reserved control fields: kept out of the payload, recorded in metadata. */
 const CONTROL_PREFIX = '_';
@@ -45,6 +55,7 @@ function toPublicForm(r: forms.PublicFormRow): PublicForm {
     fileUploads: r.file_uploads,
     maxFileBytes: Number(r.max_file_bytes),
     storageLimit: r.storage_bytes === null ? null : Number(r.storage_bytes),
+    kept: r.kept,
   };
 }
 
@@ -53,6 +64,12 @@ export async function findPublicForm(ctx: AppContext, formId: string): Promise<P
   if (!isId('frm', formId)) return null;
   const row = await forms.findPublicForm(ctx.db, formId);
   return row ? toPublicForm(row) : null;
+}
+
+/** `GET /f/{form}/status`: whether the form takes posts now (its dates, its limit), or null for no such form. */
+export async function publicFormStatus(ctx: AppContext, formId: string): Promise<FormStatus | null> {
+  const form = await findPublicForm(ctx, formId);
+  return form && formStatus(form.settings, new Date(), form.kept);
 }
 
 /** Rate limits key on a keyed hash of the address (or its IPv6 /64), never the address itself. */
@@ -129,6 +146,8 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
     if (existing)
       return { form, id: existing, replayed: true, redirect: redirectTarget(form.settings, null), bodyKind: null };
   }
+  const closed = closedByDate(form.settings, new Date()) ?? (isFull(form) ? 'limit_reached' : null);
+  if (closed) throw formClosed(form.settings, closed);
 
   const body = await post.readBody(bodyLimitsFor(form));
   try {
@@ -159,6 +178,7 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
         rateLimited: opened.hits > ctx.config.ingestRateLimit,
       }) ?? (captcha?.outcome === 'unverified' ? 'captcha_unverified' : null);
     const id = newId('subm');
+    const keys = spamReason === null ? uniqueKeys(ctx.keys.uniqueValues, form.settings.unique, payload) : [];
     const files = await uploadFiles(ctx, form, id, checked.files);
     const accepted = await accept(ctx, form, {
       id,
@@ -166,6 +186,8 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
       files,
       spamReason,
       idempotencyKey,
+      keys,
+      apiTokenId: post.apiTokenId ?? null,
       metadata: {
         ip: post.client.ip,
         ip_hash: ipHash,
@@ -300,8 +322,15 @@ async function removeObjects(ctx: AppContext, keys: string[]): Promise<void> {
   }
 }
 
+/** The form keeps its `max_submissions` already (as read when the post was admitted). */
+function isFull(form: PublicForm): boolean {
+  return form.settings.max_submissions !== null && (form.kept ?? 0) >= form.settings.max_submissions;
+}
+
 type NewSubmission = {
   id: string;
+  keys: UniqueKey[];
+  apiTokenId: string | null;
   payload: Record<string, unknown>;
   metadata: Record<string, unknown>;
   spamReason: SpamReason | null;
@@ -341,6 +370,9 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
         idempotencyKey: s.idempotencyKey,
         usagePeriod: currentPeriod().start,
         monthlyLimit: form.monthlyLimit,
+        entryLimit: clean ? form.settings.max_submissions : null,
+        uniqueKeys: s.keys,
+        apiTokenId: s.apiTokenId,
       },
       job,
     );
@@ -352,6 +384,8 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
     );
     const code = (err as { code?: string }).code;
     if (code === inserts.QUOTA_EXCEEDED) throw quotaExceeded(form);
+    if (code === inserts.LIMIT_REACHED) throw formClosed(form.settings, 'limit_reached');
+    if (code === inserts.DUPLICATE) throw await duplicateOf(ctx, form, s.keys);
     if (code === inserts.KEY_HELD) {
       const held = await inserts.findIdempotent(ctx.db, form.id, s.idempotencyKey!);
       if (held) return { id: held, replayed: true };
@@ -360,5 +394,14 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
   }
   if (clean) ctx.queue.wake(processSubmission);
   if (notifySpam) ctx.queue.wake(notificationEmail);
+  if (clean && form.settings.max_submissions !== null)
+    await announceIfFull(ctx, form.id, form.settings.max_submissions);
   return { id: s.id, replayed: false };
+}
+
+/** The 409 for a post whose key the statement found held: the first rule whose key is held within its window. */
+async function duplicateOf(ctx: AppContext, form: PublicForm, keys: UniqueKey[]): Promise<AppError> {
+  const held = new Set(await inserts.heldUniqueKeys(ctx.db, form.id, keys));
+  const holding = keys.find((k) => held.has(k.key)) ?? keys[0]!;
+  return duplicateSubmission(form.settings.unique[holding.rule]!);
 }

@@ -18,6 +18,8 @@ export type PublicForm = {
   maxFileBytes: number;
   /** The plan's storage for files, across the team; null = unlimited. */
   storageLimit: number | null;
+  /** The clean submissions it keeps, when it has a `max_submissions`. */
+  kept: number | null;
 };
 
 export type FieldValue = string | number | boolean | null | FieldValue[] | { [k: string]: FieldValue };
@@ -48,6 +50,8 @@ export type IncomingPost = {
   readBody(limits: BodyLimits): Promise<PostedBody>;
   /** Called once the form is known and the origin allowed (the endpoint answers CORS from it). */
   onForm?(form: PublicForm): void;
+  /** A server-side submit's token (`POST /v1/forms/{form}/submissions`); absent for the public endpoint. */
+  apiTokenId?: string;
 };
 
 export type IngestOutcome = {

@@ -18,6 +18,8 @@ export const ERROR_STATUS = {
   conflict: 409,
   already_running: 409,
   submission_deleted: 409,
+  duplicate_submission: 409,
+  form_closed: 403,
   webhook_inactive: 409,
   payload_too_large: 413,
   captcha_failed: 422,

@@ -7,6 +7,7 @@ import { DEFAULT_MIN_SCORE, type StoredCaptcha } from './captcha.ts';
 import { checkCustomRegex } from './custom-regex.ts';
 import { validationFailed, type ErrorDetail } from '../shared/errors.ts';
 import { checkSchema, normalizeSchema } from '../forms/field-schema.ts';
+import { admissionProblems, storedInstant } from '../forms/admission.ts';
 
 export const DEFAULT_AUTORESPONDER: FormSettings['autoresponder'] = {
   enabled: false,
@@ -35,6 +36,12 @@ export const DEFAULT_SETTINGS: StoredSettings = {
   retention: { submissions_days: null, spam_days: 30 },
   notification_mode: 'instant',
   notify_spam: false,
+  unique: [],
+  max_submissions: null,
+  opens_at: null,
+  closes_at: null,
+  closed_message: null,
+  closed_redirect_url: null,
 };
 
 export function checkHoneypotField(name: string): void {
@@ -64,6 +71,15 @@ export function storedSettings(stored: unknown): StoredSettings {
     retention: { ...DEFAULT_SETTINGS.retention, ...(s.retention ?? {}) },
     notification_mode: s.notification_mode ?? DEFAULT_SETTINGS.notification_mode,
     notify_spam: s.notify_spam ?? DEFAULT_SETTINGS.notify_spam,
+    unique: s.unique ?? DEFAULT_SETTINGS.unique,
+    max_submissions: s.max_submissions ?? null,
+    opens_at: s.opens_at ?? null,
+    closes_at: s.closes_at ?? null,
+    closed_message: s.closed_message ?? null,
+    closed_redirect_url:
+      s.closed_redirect_url && isHttpUrl(s.closed_redirect_url)
+        ? s.closed_redirect_url
+        : DEFAULT_SETTINGS.closed_redirect_url,
     ...(s.disabled_rules?.length ? { disabled_rules: s.disabled_rules } : {}),
   };
 }
@@ -130,7 +146,7 @@ export function mergeSettings(
 ): StoredSettings {
   if (!input) return current;
   const details: ErrorDetail[] = [];
-  const { custom_rules, captcha, autoresponder, retention, ...plain } = input;
+  const { custom_rules, captcha, autoresponder, retention, opens_at, closes_at, ...plain } = input;
   const merged: StoredSettings = {
     ...current,
     ...Object.fromEntries(Object.entries(plain).filter(([, v]) => v !== undefined)),
@@ -139,8 +155,11 @@ export function mergeSettings(
     captcha: mergeCaptcha(current.captcha, captcha, captchaKey, details),
     autoresponder: { ...current.autoresponder, ...(autoresponder ?? {}) },
     retention: { ...current.retention, ...(retention ?? {}) },
+    opens_at: opens_at === undefined ? current.opens_at : storedInstant(opens_at),
+    closes_at: closes_at === undefined ? current.closes_at : storedInstant(closes_at),
   };
   if (plain.fields) details.push(...checkSchema(plain.fields));
+  details.push(...admissionProblems(merged));
   if (details.length) throw validationFailed(details);
   checkCustomRegex(merged.custom_rules.regex);
   checkHoneypotField(merged.honeypot_field);

@@ -19,6 +19,7 @@ import { requireForm } from '../forms/live-form.ts';
 import { SIGNED_URL_SECONDS } from './file-links.ts';
 import { searchText } from './search.ts';
 import { submissionDetail, submissionView } from './view.ts';
+import { reclaimKeys } from './unique-keys.ts';
 
 export const BULK_LIMIT = 500;
 
@@ -162,6 +163,7 @@ export async function updateSubmission(
     if (!Object.keys(changes).length) return current;
     await queries.updateSubmission(tx, id, { payload, status, spamReason });
     if (status === 'received' && current.status !== 'received') await reprocess(ctx, tx, id, current.status === 'spam');
+    if (changes.payload || (current.status === 'spam' && status !== 'spam')) await reclaimKeys(ctx, tx, [id]);
     if (changes.payload) await recordFieldNames(tx, formId, Object.keys(payload));
     await audit(tx, caller, id, 'update', changes);
     return loadSubmission(tx, caller, formId, id);
@@ -215,7 +217,10 @@ export async function actFromEmail(
   const to = action === 'spam' ? 'spam' : 'received';
   if ((s.status === 'spam') === (to === 'spam')) return false;
   await queries.setStatus(tx, [s.id], to, action === 'spam' ? 'manual' : null);
-  if (to === 'received') await reprocess(ctx, tx, s.id, true);
+  if (to === 'received') {
+    await reprocess(ctx, tx, s.id, true);
+    await reclaimKeys(ctx, tx, [s.id]);
+  }
   await queries.insertEvent(tx, {
     id: newId('evt'),
     teamId: s.teamId,
@@ -268,7 +273,10 @@ export async function bulkSubmissions(
         .filter((r) => (input.action === 'mark_spam' ? r.status !== 'spam' : r.status === 'spam'))
         .map((r) => r.id);
       await queries.setStatus(tx, moving, to, reason);
-      if (to === 'received') for (const movedId of moving) await reprocess(ctx, tx, movedId, true);
+      if (to === 'received') {
+        for (const movedId of moving) await reprocess(ctx, tx, movedId, true);
+        await reclaimKeys(ctx, tx, moving);
+      }
       for (const r of rows.filter((row) => moving.includes(row.id))) {
         await audit(tx, caller, r.id, input.action, { status: { from: r.status, to } });
       }

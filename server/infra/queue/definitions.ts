@@ -225,6 +225,20 @@ export const webhookDeactivatedEmail: JobDefinition<{ webhookId: string }> = {
 };
 
 /**
+ * A form reached its `max_submissions`: emits `form.closed` to the webhooks subscribed to it and e-mails the
+ * form's notification addresses, queued by the post that filled the last place.
+ */
+export const formClosed: JobDefinition<{ formId: string; reason: 'limit_reached'; at: string }> = {
+  name: 'form-closed',
+  payload: z.object({
+    formId: z.string(),
+    reason: z.literal('limit_reached'),
+    at: z.string().datetime({ offset: true }),
+  }),
+  queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+};
+
+/**
  * Generates a team's weekly insights (the last full week before `at`), stores them, emits
  * `ai-insights.regenerated` and queues the digest e-mail. Queued by a regenerate call (under its 5-minute
  * lock) or by the weekly schedule (keyed by team and week, so a retried schedule queues nothing twice).
@@ -274,6 +288,7 @@ export const allJobs: JobDefinition<never>[] = [
   spamDeliveries,
   deliveriesMaintenance,
   webhookDeactivatedEmail,
+  formClosed,
   generateInsights,
   weeklyInsights,
   insightsDigestEmail,

@@ -89,6 +89,22 @@ export function captchaFailedPage(message: string, back: string | null): string 
   );
 }
 
+/** A post to a form that is not taking submissions (not yet open, closed, full), for a person. */
+export function formClosedPage(message: string, back: string | null): string {
+  return page(
+    'Form closed',
+    `<h1>This form is closed</h1><p>${escapeHtml(message)}</p>${backParagraph(back, '← Back to the site')}`,
+  );
+}
+
+/** A post repeating what a unique rule allows once, for a person: nothing new was stored. */
+export function duplicatePage(message: string, back: string | null): string {
+  return page(
+    'Already submitted',
+    `<h1>Already submitted</h1><p>${escapeHtml(message)}</p>${backParagraph(back, '← Back to the form')}`,
+  );
+}
+
 /** The answer to a notification address's confirmation link. */
 export function addressConfirmedPage(email: string, team: string): string {
   return page(

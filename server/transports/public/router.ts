@@ -3,9 +3,23 @@ import type { AppContext } from '../../context.ts';
 import { AppError, notFound } from '../../domain/shared/errors.ts';
 import { closeUnreadBody } from '../http/errors.ts';
 import { backLink, isAllowedOrigin, postingOrigin } from '../../domain/forms/origins.ts';
-import { findPublicForm, ingestPost, type IngestOutcome, type PublicForm } from '../../domain/ingest/ingest.ts';
+import {
+  findPublicForm,
+  ingestPost,
+  publicFormStatus,
+  type IngestOutcome,
+  type PublicForm,
+} from '../../domain/ingest/ingest.ts';
 import { readPostBody } from './body.ts';
-import { captchaFailedPage, fieldErrorsPage, formUnavailablePage, sendPage, thankYouPage } from '../http/pages.ts';
+import {
+  captchaFailedPage,
+  duplicatePage,
+  fieldErrorsPage,
+  formClosedPage,
+  formUnavailablePage,
+  sendPage,
+  thankYouPage,
+} from '../http/pages.ts';
 import { countPost, countRefusedPost } from '../../infra/metrics/public-posts.ts';
 
 function wantsJson(req: Request, bodyKind: string | null): boolean {
@@ -30,6 +44,18 @@ function allowOrigin(req: Request, res: Response, form: PublicForm): void {
 /** The public form endpoint, `POST /f/{form}`: no token; anything a real form posts. HTTP in, HTTP out. */
 export function ingestRoutes(ctx: AppContext): Router {
   const router = Router();
+
+  router.get('/f/:form/status', async (req, res, next) => {
+    try {
+      const form = await findPublicForm(ctx, req.params.form);
+      if (!form) throw notFound('Form');
+      allowOrigin(req, res, form);
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(200).json(await publicFormStatus(ctx, form.id));
+    } catch (err) {
+      next(err);
+    }
+  });
 
   router.options('/f/:form', async (req, res, next) => {
     try {
@@ -56,6 +82,7 @@ export function ingestRoutes(ctx: AppContext): Router {
   });
 
   router.post('/f/:form', async (req: Request, res: Response, next: NextFunction) => {
+    let admitted: PublicForm | null = null;
     try {
       const outcome = await ingestPost(ctx, {
         formId: req.params.form!,
@@ -67,7 +94,10 @@ export function ingestRoutes(ctx: AppContext): Router {
         },
         idempotencyKey: req.header('idempotency-key') ?? null,
         readBody: (limits) => readPostBody(req, limits),
-        onForm: (form) => allowOrigin(req, res, form),
+        onForm: (form) => {
+          admitted = form;
+          allowOrigin(req, res, form);
+        },
       });
       if (!outcome.bodyKind) req.resume(); // answered without reading the body (an idempotent replay)
       respond(req, res, outcome);
@@ -85,15 +115,26 @@ export function ingestRoutes(ctx: AppContext): Router {
         closeUnreadBody(req, res);
         return sendPage(res, 404, formUnavailablePage(err.message));
       }
-      // A post the form refuses (its schema, its CAPTCHA): anyone but a JSON client is shown what to fix.
-      if (err instanceof AppError && err.status === 422 && !wantsJson(req, null)) {
-        closeUnreadBody(req, res);
-        const back = backLink(
+      const back = () =>
+        backLink(
           req.headers.referer ?? null,
           postingOrigin({ origin: req.headers.origin ?? null, referrer: req.headers.referer ?? null }),
         );
+      // A closed form sends a person to its closed page (or shows its message); a repeat is told so.
+      if (err instanceof AppError && err.code === 'form_closed' && wantsHtml(req)) {
+        closeUnreadBody(req, res);
+        const redirect = (admitted as PublicForm | null)?.settings.closed_redirect_url;
+        return redirect ? res.redirect(303, redirect) : sendPage(res, 403, formClosedPage(err.message, back()));
+      }
+      if (err instanceof AppError && err.code === 'duplicate_submission' && wantsHtml(req)) {
+        closeUnreadBody(req, res);
+        return sendPage(res, 409, duplicatePage(err.message, back()));
+      }
+      // A post the form refuses (its schema, its CAPTCHA): anyone but a JSON client is shown what to fix.
+      if (err instanceof AppError && err.status === 422 && !wantsJson(req, null)) {
+        closeUnreadBody(req, res);
         const fields = (err.extra.fields ?? null) as Record<string, string[]> | null;
-        return sendPage(res, 422, fields ? fieldErrorsPage(fields, back) : captchaFailedPage(err.message, back));
+        return sendPage(res, 422, fields ? fieldErrorsPage(fields, back()) : captchaFailedPage(err.message, back()));
       }
       next(err);
     }

@@ -17,6 +17,7 @@ import { Migration0016LeanPostWal } from './0016-lean-post-wal.ts';
 import { Migration0017SubmissionTeamOfForm } from './0017-submission-team-of-form.ts';
 import { Migration0018WebhookPacing } from './0018-webhook-pacing.ts';
 import { Migration0019LeanAnalyze } from './0019-lean-analyze.ts';
+import { Migration0020FormAdmission } from './0020-form-admission.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   Migration0017SubmissionTeamOfForm,
   Migration0018WebhookPacing,
   Migration0019LeanAnalyze,
+  Migration0020FormAdmission,
 ];

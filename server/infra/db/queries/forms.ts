@@ -225,6 +225,15 @@ export async function recentPayloadPage(
 }
 
 /** The form as the public endpoint, `POST /f/{form}`, sees it: the hottest path, so every statement is prepared. */
+/** The clean submissions a form keeps, as its folder counters say (exact; spam and deleted ones are not there). */
+export const KEPT_SUBMISSIONS = (form: string) =>
+  `(select coalesce(sum(c.n), 0) from form_folder_counts c where c.form_id = ${form} and c.folder = 'inbox')`;
+
+export async function keptSubmissions(sql: Sql, formId: string): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(`select ${KEPT_SUBMISSIONS('$1')}::int as n`, [formId]);
+  return rows[0]!.n;
+}
+
 export type PublicFormRow = {
   id: string;
   team_id: string;
@@ -235,9 +244,12 @@ export type PublicFormRow = {
   storage_bytes: string | null;
   /** How many notification addresses the form has. */
   notification_count: number;
+  /** The clean submissions it keeps, when it has a `max_submissions` (null otherwise). */
+  kept: number | null;
 };
 
-const PUBLIC_FORM = `select f.id, f.team_id, f.settings, cardinality(f.notification_emails) as notification_count, p.monthly_submissions, p.file_uploads, p.max_file_bytes, p.storage_bytes
+const PUBLIC_FORM = `select f.id, f.team_id, f.settings, cardinality(f.notification_emails) as notification_count, p.monthly_submissions, p.file_uploads, p.max_file_bytes, p.storage_bytes,
+        case when f.settings->>'max_submissions' is null then null else ${KEPT_SUBMISSIONS('f.id')}::int end as kept
    from forms f join teams t on t.id = f.team_id join plans p on p.id = t.plan_id
   where f.id = $1 and f.status = 'published' and f.deleted_at is null`;
 

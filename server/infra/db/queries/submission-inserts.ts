@@ -5,6 +5,7 @@
  */
 import type { Db, Sql } from '../database.ts';
 import { GroupCommit } from '../../group-commit.ts';
+import { KEPT_SUBMISSIONS } from './forms.ts';
 
 /**
  * A post adds to its backend's counter row: a backend runs one transaction at a time, so posts rarely meet
@@ -51,11 +52,29 @@ export type SubmissionInsert = {
   usagePeriod: Date;
   /** The plan's monthly limit: the statement aborts when the period's usage has reached it. */
   monthlyLimit: number | null;
+  /** The form's `max_submissions` (clean posts only): the statement aborts when the form keeps that many. */
+  entryLimit: number | null;
+  /** The keys of the form's unique rules this (clean) post claims: the statement aborts when one is held. */
+  uniqueKeys: UniqueKeyClaim[];
+  /** The token of a server-side submit; null for the public endpoint. */
+  apiTokenId: string | null;
 };
+
+export type UniqueKeyClaim = { key: string; holdDays: number | null };
 
 /** SQLSTATEs raised by intake_guard() (migration 0002) to abort the accepting statement. */
 export const QUOTA_EXCEEDED = 'IQ001';
 export const KEY_HELD = 'IK001';
+export const LIMIT_REACHED = 'IL001';
+export const DUPLICATE = 'IU001';
+
+/**
+ * A unique key is taken over only when its holder's window has passed (by the window of the rule claiming it
+ * now); a holder that became spam or was deleted released it already (migration 0020's triggers).
+ */
+const UNIQUE_CLAIM_CONFLICT = `on conflict (form_id, key) do update
+       set submission_id = excluded.submission_id, hold_days = excluded.hold_days, created_at = now()
+     where excluded.hold_days is not null and submission_unique_keys.created_at <= now() - make_interval(days => excluded.hold_days)`;
 
 /**
  * Stores an accepted submission in ONE statement, so all of it commits before the 2xx; its job is pg-boss's
@@ -71,8 +90,8 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   const id = p(s.id);
   const ctes = [
     `submission as (
-       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata)
-       values (${id}, ${team}, ${form}, ${p(s.status)}, ${p(s.spamReason)}, ${p(JSON.stringify(s.payload))}, ${p(JSON.stringify(s.metadata))}))`,
+       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id)
+       values (${id}, ${team}, ${form}, ${p(s.status)}, ${p(s.spamReason)}, ${p(JSON.stringify(s.payload))}, ${p(JSON.stringify(s.metadata))}, ${p(s.apiTokenId)}))`,
     `bumped as (
        update usage_counters set submissions = submissions + 1
         where team_id = ${team} and period_start = ${period} and shard = ${USAGE_SHARD}
@@ -113,19 +132,36 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
          where idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW}
        returning 1)`);
   }
+  if (s.uniqueKeys.length) {
+    ctes.push(`unique_claim as (
+       insert into submission_unique_keys (form_id, key, submission_id, hold_days)
+       select ${form}, k.key, ${id}, k.hold from jsonb_to_recordset(${p(JSON.stringify(s.uniqueKeys.map((k) => ({ key: k.key, hold: k.holdDays }))))}::jsonb) as k(key text, hold int)
+       ${UNIQUE_CLAIM_CONFLICT}
+       returning 1)`);
+  }
   if (job) ctes.push(`job as (${job.text})`);
+  const unique = s.uniqueKeys.length ? `(select count(*) from unique_claim) = ${s.uniqueKeys.length}` : 'true';
+  const limit = s.entryLimit === null ? 'true' : `${KEPT_SUBMISSIONS(form)} < ${p(s.entryLimit)}`;
   const quota =
     s.monthlyLimit === null
       ? 'true'
       : `(select coalesce(sum(submissions), 0) from usage_counters where team_id = ${team} and period_start = ${period}) < ${p(s.monthlyLimit)}`;
   const claimed = s.idempotencyKey ? '(select count(*) from claim) = 1' : 'true';
   const text = `with ${ctes.join(',\n')}
-    select intake_guard(${quota}, '${QUOTA_EXCEEDED}') and intake_guard(${claimed}, '${KEY_HELD}') as ok from usage`;
+    select intake_guard(${quota}, '${QUOTA_EXCEEDED}') and intake_guard(${claimed}, '${KEY_HELD}')
+       and intake_guard(${limit}, '${LIMIT_REACHED}') and intake_guard(${unique}, '${DUPLICATE}') as ok from usage`;
   // One prepared statement per shape of the text.
-  const shape = [s.files.length > 0, !!s.idempotencyKey, !!job, s.monthlyLimit !== null, s.status !== 'spam']
+  const shape = [
+    s.files.length > 0,
+    !!s.idempotencyKey,
+    !!job,
+    s.monthlyLimit !== null,
+    s.status !== 'spam',
+    s.entryLimit !== null,
+  ]
     .map(Number)
     .join('');
-  await sql.query(text, values, `intake_accept_${shape}`);
+  await sql.query(text, values, `intake_accept_${shape}${s.uniqueKeys.length || ''}`);
 }
 
 /** pg-boss's insert of a job, embedded as a CTE whose `$1` is `value` (see infra/queue/embedded.ts). */
@@ -155,6 +191,9 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
     idem: s.idempotencyKey,
     fields: Object.keys(s.payload),
     quota: s.monthlyLimit,
+    entry_limit: s.entryLimit,
+    keys: s.uniqueKeys.map((k) => ({ key: k.key, hold: k.holdDays })),
+    token: s.apiTokenId,
   }));
   const files = batch.flatMap(({ s }) =>
     s.files.map((f) => ({
@@ -172,10 +211,10 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
   await sql.query(
     `with input as (
        select * from jsonb_to_recordset($2::jsonb) as x(id text, team_id text, form_id text, status text, spam_reason text,
-         payload jsonb, metadata jsonb, idem text, fields text[], quota int, seq int)),
+         payload jsonb, metadata jsonb, idem text, fields text[], quota int, entry_limit int, keys jsonb, token text, seq int)),
      submission as (
-       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata)
-       select id, team_id, form_id, status, spam_reason, payload, metadata from input),
+       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id)
+       select id, team_id, form_id, status, spam_reason, payload, metadata, token from input),
      posted as (select team_id, count(*)::int as n from input group by team_id),
      bumped as (
        update usage_counters u set submissions = u.submissions + posted.n from posted
@@ -207,12 +246,23 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
        on conflict (form_id, key) do update set submission_id = excluded.submission_id, created_at = now()
          where idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW}
        returning 1),
+     wanted_keys as (select i.form_id, k.key, i.id, k.hold from input i, jsonb_to_recordset(i.keys) as k(key text, hold int)),
+     unique_claim as (
+       insert into submission_unique_keys (form_id, key, submission_id, hold_days)
+       select form_id, key, id, hold from wanted_keys
+       ${UNIQUE_CLAIM_CONFLICT}
+       returning 1),
      job as (${job.text})
      select intake_guard(not exists (
               select 1 from input i where i.quota is not null group by i.team_id, i.quota
               having (select coalesce(sum(u.submissions), 0) from usage_counters u where u.team_id = i.team_id and u.period_start = $3) + count(*) > i.quota),
             '${QUOTA_EXCEEDED}')
-        and intake_guard((select count(*) from claim) = (select count(*) from input where idem is not null), '${KEY_HELD}') as ok
+        and intake_guard((select count(*) from claim) = (select count(*) from input where idem is not null), '${KEY_HELD}')
+        and intake_guard(not exists (
+              select 1 from input i where i.entry_limit is not null group by i.form_id, i.entry_limit
+              having ${KEPT_SUBMISSIONS('i.form_id')} + count(*) > i.entry_limit),
+            '${LIMIT_REACHED}')
+        and intake_guard((select count(*) from unique_claim) = (select count(*) from wanted_keys), '${DUPLICATE}') as ok
        from (select count(*) from usage) counted`,
     [job.value, JSON.stringify(rows), first.usagePeriod, JSON.stringify(files)],
     'intake_accept_batch',
@@ -229,12 +279,17 @@ type Waiting = { s: SubmissionInsert; job: AcceptJob | null; settle: (err?: unkn
 const ACCEPT_LIMITS = { maxRunning: 1, maxBatch: 64 };
 
 /**
- * Runs `write` so a monthly quota holds exactly: teams with a quota take their advisory lock first (in a fixed
- * order), so the write's snapshot sees every earlier holder's usage; concurrent statements would each miss
- * the others'. Teams without a quota take no lock.
+ * Runs `write` so a monthly quota and a form's entry limit hold exactly: teams with a quota and forms with a
+ * limit take their advisory lock first (in a fixed order), so the write's snapshot sees every earlier holder's
+ * rows; concurrent statements would each miss the others'. Posts under neither take no lock.
  */
 async function underQuotaLocks(db: Db, items: Waiting[], write: (sql: Sql) => Promise<void>): Promise<void> {
-  const keys = [...new Set(items.filter((w) => w.s.monthlyLimit !== null).map((w) => `intake:quota:${w.s.teamId}`))];
+  const keys = [
+    ...new Set([
+      ...items.filter((w) => w.s.monthlyLimit !== null).map((w) => `intake:quota:${w.s.teamId}`),
+      ...items.filter((w) => w.s.entryLimit !== null).map((w) => `intake:limit:${w.s.formId}`),
+    ]),
+  ];
   if (!keys.length) return write(db);
   await db.transaction(async (tx) => {
     await tx.query(
@@ -279,5 +334,36 @@ export function acceptSubmission(db: Db, s: SubmissionInsert, job: AcceptJob | n
   if (!queue) queues.set(db, (queue = new GroupCommit((batch) => acceptBatch(db, batch), ACCEPT_LIMITS)));
   return new Promise((resolve, reject) =>
     queue.add({ s, job, settle: (err) => (err === undefined ? resolve() : reject(err)) }),
+  );
+}
+
+/** Which of these keys the form's submissions hold within the claiming rule's window: the 409 names the first's rule. */
+export async function heldUniqueKeys(sql: Sql, formId: string, keys: UniqueKeyClaim[]): Promise<string[]> {
+  const { rows } = await sql.query<{ key: string }>(
+    `select h.key from submission_unique_keys h
+       join jsonb_to_recordset($2::jsonb) as k(key text, hold int) on k.key = h.key
+      where h.form_id = $1 and (k.hold is null or h.created_at > now() - make_interval(days => k.hold))`,
+    [formId, JSON.stringify(keys.map((k) => ({ key: k.key, hold: k.holdDays })))],
+  );
+  return rows.map((r) => r.key);
+}
+
+/**
+ * A submission's keys after a person changed it (not spam again, values edited): what it held is released and
+ * its keys now are claimed where free. A person's change is never refused, so a key held by another stays there.
+ */
+export async function reclaimUniqueKeys(
+  sql: Sql,
+  formId: string,
+  submissionId: string,
+  keys: UniqueKeyClaim[],
+): Promise<void> {
+  await sql.query('delete from submission_unique_keys where submission_id = $1', [submissionId]);
+  if (!keys.length) return;
+  await sql.query(
+    `insert into submission_unique_keys (form_id, key, submission_id, hold_days)
+     select $1, k.key, $2, k.hold from jsonb_to_recordset($3::jsonb) as k(key text, hold int)
+     ${UNIQUE_CLAIM_CONFLICT}`,
+    [formId, submissionId, JSON.stringify(keys.map((k) => ({ key: k.key, hold: k.holdDays })))],
   );
 }

@@ -284,6 +284,27 @@ export async function lockSubmissions(
   return rows;
 }
 
+export type HeldValuesRow = {
+  id: string;
+  form_id: string;
+  payload: Record<string, unknown>;
+  settings: unknown;
+  /** It holds unique keys now (released when it has no rule left). */
+  holds: boolean;
+};
+
+/** Clean submissions with their values and their form's settings: what their unique keys are made of. */
+export async function heldValuesOf(sql: Sql, ids: string[]): Promise<HeldValuesRow[]> {
+  const { rows } = await sql.query<HeldValuesRow>(
+    `select s.id, s.form_id, s.payload, f.settings,
+            exists (select 1 from submission_unique_keys k where k.submission_id = s.id) as holds
+       from submissions s join forms f on f.id = s.form_id
+      where s.id = any($1::text[]) and s.status <> 'spam'`,
+    [ids],
+  );
+  return rows;
+}
+
 export async function setStatus(
   sql: Sql,
   ids: string[],

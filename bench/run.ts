@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { BenchOptions } from './lib/bench-options.ts';
+import { INGEST_SHAPES, type BenchOptions, type IngestShape } from './lib/bench-options.ts';
 import { cleanupAll, installSignalHandlers, Interrupted } from './lib/cleanup.ts';
 
 type Benchmark = { run(opts: BenchOptions): Promise<unknown>; print(report: unknown): void };
@@ -22,7 +22,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
 
 const HELP = `Usage: node bench/run.ts [benchmark…] [options]
 
-Benchmarks: ${Object.keys(BENCHMARKS).join(', ')} (default: all)
+Benchmarks: ${Object.keys(BENCHMARKS).join(', ')} (default: all, each in every shape)
 
 Options:
   --connections N   concurrent connections (default 50)
@@ -30,6 +30,9 @@ Options:
   --duration S      measured seconds per target (default 25)
   --rounds N        run all targets N times, alternating; report the median round (default 1)
   --only TARGET     run a single target (e.g. intake, baseline)
+  --shape S[,S…]    ingest's form: default (a contact form), admission (the same with a unique rule on the
+                    e-mail and max_submissions out of reach); a list runs each in turn (default: default when
+                    a benchmark is named, every shape otherwise, as make bench runs it)
   --cpu-prof        profile the servers (node --cpu-prof) and summarise where CPU time goes
   --pg-stats        collect pg_stat_statements (embedded Postgres is restarted with it preloaded)
   --no-save         do not write bench/results/<name>-<date>.json
@@ -39,7 +42,9 @@ created on it and dropped afterwards), DATABASE_POOL_SIZE (Intake's and the base
 
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 
-function resultFile(name: string): string {
+/** `ingest` for the default shape, `ingest-admission` for another: bench/results keeps the latest of each. */
+function resultFile(bench: string, shape: IngestShape): string {
+  const name = shape === 'default' ? bench : `${bench}-${shape}`;
   const day = new Date().toISOString().slice(0, 10);
   let file = path.join(RESULTS, `${name}-${day}.json`);
   for (let n = 2; fs.existsSync(file); n++) file = path.join(RESULTS, `${name}-${day}-${n}.json`);
@@ -55,6 +60,7 @@ async function main(): Promise<number> {
       duration: { type: 'string', default: '25' },
       rounds: { type: 'string', default: '1' },
       only: { type: 'string' },
+      shape: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       'pg-stats': { type: 'boolean', default: false },
       'no-save': { type: 'boolean', default: false },
@@ -77,7 +83,17 @@ async function main(): Promise<number> {
     if (!Number.isInteger(n) || n < 1) throw new Error(`--${what} must be a positive integer`);
     return n;
   };
-  const opts: BenchOptions = {
+  const shapes = values.shape
+    ? values.shape.split(',').map((x) => x.trim())
+    : positionals.length
+      ? ['default']
+      : [...INGEST_SHAPES];
+  const badShape = shapes.find((x) => !(INGEST_SHAPES as readonly string[]).includes(x));
+  if (badShape !== undefined) {
+    console.error(`bench: unknown shape "${badShape}"; shapes: ${INGEST_SHAPES.join(', ')}`);
+    return 2;
+  }
+  const opts: Omit<BenchOptions, 'shape'> = {
     connections: int(values.connections, 'connections'),
     warmupSeconds: int(values.warmup, 'warmup'),
     durationSeconds: int(values.duration, 'duration'),
@@ -92,22 +108,25 @@ async function main(): Promise<number> {
   installSignalHandlers();
   let failed = false;
   for (const name of names) {
-    try {
-      const bench = await BENCHMARKS[name]!();
-      const report = await bench.run(opts);
-      await cleanupAll();
-      bench.print(report);
-      if (!values['no-save']) {
-        fs.mkdirSync(RESULTS, { recursive: true });
-        const file = resultFile(name);
-        fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-        console.log(`\nresults: ${path.relative(process.cwd(), file)}`);
+    for (const shape of shapes as IngestShape[]) {
+      const label = shape === 'default' ? name : `${name} (shape ${shape})`;
+      try {
+        const bench = await BENCHMARKS[name]!();
+        const report = await bench.run({ ...opts, shape });
+        await cleanupAll();
+        bench.print(report);
+        if (!values['no-save']) {
+          fs.mkdirSync(RESULTS, { recursive: true });
+          const file = resultFile(name, shape);
+          fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+          console.log(`\nresults: ${path.relative(process.cwd(), file)}`);
+        }
+      } catch (err) {
+        await cleanupAll();
+        if (err instanceof Interrupted) return 130;
+        console.error(`bench: ${label} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        failed = true;
       }
-    } catch (err) {
-      await cleanupAll();
-      if (err instanceof Interrupted) return 130;
-      console.error(`bench: ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      failed = true;
     }
   }
   return failed ? 1 : 0;

@@ -5,6 +5,7 @@ export const ABILITIES = [
   'forms:read',
   'forms:write',
   'submissions:read',
+  'submissions:create',
   'submissions:write',
   'submissions:export',
   'webhooks:read',

@@ -7,8 +7,11 @@ import { PUBLIC_POST_LIMITS } from './public-endpoint.ts';
  * SECURITY.md "Operation budgets" is generated from these declarations.
  */
 export type RouteCost = {
-  /** `api`: one request of the token's API budget (INTAKE_API_RATE_LIMIT a minute, then 429); `none`: nothing beyond the lane. */
-  budget: 'api' | 'none';
+  /**
+   * `api`: one request of the token's API budget (INTAKE_API_RATE_LIMIT a minute, then 429); `submit`: one of the
+   * token's server-side submits (INTAKE_SUBMIT_TOKEN_RATE_LIMIT a minute); `none`: nothing beyond the lane.
+   */
+  budget: 'api' | 'submit' | 'none';
   /**
    * The most rows one call reads at once (`form` or `team`: a scan of all of them, in the database, under a
    * one-at-a-time cap and the statement timeout), and the most payload bytes it holds in this process.
@@ -64,6 +67,7 @@ export const COSTS = {
   meteredRow: { budget: 'api', reads: { rows: 1, payloadBytes: 0 } },
   meteredRecords: { budget: 'api', reads: { rows: PAGE, payloadBytes: 0 } },
   submission: { budget: 'api', reads: { rows: 1, payloadBytes: PAYLOAD } },
+  submit: { budget: 'submit', reads: { rows: 1, payloadBytes: PAYLOAD } },
   submissions: { budget: 'api', reads: { rows: PAGE, payloadBytes: PAGE * PAYLOAD }, cap: 'searches' },
   deliveries: { budget: 'api', reads: { rows: PAGE, payloadBytes: PAGE * PAYLOAD } },
   bulk: { budget: 'api', reads: { rows: 500, payloadBytes: 0 } },

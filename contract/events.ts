@@ -79,8 +79,28 @@ export const InsightsRegeneratedEvent = z
   })
   .describe('The `ai-insights.regenerated` webhook body.');
 
+export const FormClosedEvent = z
+  .object({
+    type: z.literal('form.closed'),
+    form_id: z.string(),
+    form_name: z.string(),
+    reason: z
+      .literal('limit_reached')
+      .describe('Why it closed: `limit_reached`, it keeps `max_submissions` clean submissions.'),
+    closed_at: z.string().describe('When the post that took the last place was accepted: ISO 8601, UTC, milliseconds.'),
+    max_submissions: z.number().int().describe("The form's limit when the event was sent."),
+    submissions: z
+      .number()
+      .int()
+      .describe('The clean submissions the form keeps (spam and deleted ones do not count).'),
+  })
+  .describe(
+    'The `form.closed` webhook body: the form took its last place and refuses posts (403 `form_closed`) until the limit is ' +
+      'raised or a place freed (a submission deleted or marked spam).',
+  );
+
 /**
- * Every outgoing event, with the body a provider `webhook` (Zapier, Make) receives: the three a webhook
+ * Every outgoing event, with the body a provider `webhook` (Zapier, Make) receives: the four a webhook
  * subscribes to, and `webhook.test`, what its test call sends. Chat providers (slack, discord, teams) get a
  * message rendered from the same event instead.
  */
@@ -88,6 +108,7 @@ export const WEBHOOK_EVENT_BODIES = {
   'submission.created': SubmissionCreatedEvent,
   'submission.spam': SubmissionSpamEvent,
   'ai-insights.regenerated': InsightsRegeneratedEvent,
+  'form.closed': FormClosedEvent,
   'webhook.test': TestSubmissionCreatedEvent,
 } as const;
 

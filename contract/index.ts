@@ -40,4 +40,6 @@ export type RouteMetadata = {
   cost: import('./costs.ts').RouteCost;
   /** Further media types of the 200 response (ts-rest has one per status), for openapi.json. */
   alsoAnswers?: Record<string, import('zod').ZodTypeAny>;
+  /** The body may also come as multipart/form-data with files (read by the operation as it streams). */
+  uploads?: boolean;
 };

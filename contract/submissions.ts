@@ -14,6 +14,9 @@ import {
   Timestamp,
 } from './common.ts';
 import { COSTS } from './costs.ts';
+import { DuplicateSubmissionBody, FormClosedBody } from './form-admission.ts';
+import { FieldErrorsBody } from './form-features.ts';
+import { IdempotencyKey, LIMITS_TEXT, PublicPaymentRequiredBody } from './public-endpoint.ts';
 
 const c = initContract();
 
@@ -90,8 +93,40 @@ export const SubmissionDetail = SubmissionListItem.omit({ files: true }).extend(
     .optional()
     .describe('Present only if the submission had uploads, with signed URLs valid 60 seconds.'),
   autoresponse: Autoresponse,
+  source: z
+    .enum(['form', 'api'])
+    .describe(
+      '`form`: posted to the public endpoint; `api`: a server-side submit (`POST /v1/forms/{form}/submissions`).',
+    ),
+  api_token_id: z.string().nullable().describe('The token of a server-side submit (`tok_…`); null for `form`.'),
   updated_at: Timestamp,
 });
+
+export const CreateSubmissionBody = z
+  .object({
+    fields: z
+      .record(JsonValue)
+      .describe(
+        `The form's fields, as a website would post them (names starting with \`_\` are control fields, e.g. \`_replyto\`). ${LIMITS_TEXT}`,
+      ),
+    client: z
+      .object({
+        ip: z
+          .string()
+          .ip()
+          .optional()
+          .describe("The visitor's address: the form's per-address limits apply to it when given."),
+        user_agent: text(z.string().max(1000)).optional(),
+        referrer: text(z.string().max(2048)).optional(),
+      })
+      .strict()
+      .optional()
+      .describe('What your server knows of the person who filled the form in; kept in `metadata`.'),
+  })
+  .strict()
+  .describe(
+    'As JSON; or as multipart/form-data with files: each part a field or a file, and the client as parts `client[ip]`, `client[user_agent]`, `client[referrer]`.',
+  );
 
 const IsoDate = Instant;
 
@@ -159,6 +194,7 @@ export const ExportedSubmission = z.object({
   ai_moderation: z
     .object({ score: z.number(), verdict: z.string(), reasons: z.array(z.string()), provider: z.string() })
     .nullable(),
+  source: z.enum(['form', 'api']).describe('`form`: the public endpoint; `api`: a server-side submit.'),
   payload: z.record(JsonValue),
   files: z.array(
     z.object({
@@ -204,6 +240,29 @@ const SubmissionParams = FormParams.extend({ submission: z.string().describe('Su
 const FileParams = SubmissionParams.extend({ file: z.string().describe('File id (`file_…`) from the submission.') });
 
 export const submissionsContract = c.router({
+  createSubmission: {
+    method: 'POST',
+    path: '/v1/forms/:form/submissions',
+    summary: "Submit to a form from your own server: the public endpoint's checks, without CORS, honeypot or CAPTCHA",
+    description:
+      'The field schema (422 per field), custom rules, AI moderation, unique rules (409), limits and dates (403 `form_closed`), ' +
+      'file limits and plan quotas apply as at `POST /f/{form}`; a repeated `Idempotency-Key` answers the first submission. ' +
+      'Counted against INTAKE_SUBMIT_TOKEN_RATE_LIMIT a minute per token (not the API budget).',
+    pathParams: FormParams,
+    headers: z.object({ 'idempotency-key': IdempotencyKey.optional() }),
+    body: CreateSubmissionBody,
+    responses: {
+      201: z.object({ data: SubmissionDetail }),
+      ...authErrors,
+      402: PublicPaymentRequiredBody,
+      403: z.union([FormClosedBody, ErrorBody]),
+      409: DuplicateSubmissionBody,
+      413: ErrorBody,
+      422: FieldErrorsBody,
+      ...rateLimitErrors,
+    },
+    metadata: { ability: 'submissions:create', cost: COSTS.submit, uploads: true },
+  },
   listSubmissions: {
     method: 'GET',
     path: '/v1/forms/:form/submissions',

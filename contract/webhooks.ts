@@ -20,12 +20,13 @@ export const Provider = z
   .enum(PROVIDERS)
   .describe('How the body is formatted: a chat message (slack, discord, teams) or the event JSON.');
 
-export const EVENTS = ['submission.created', 'submission.spam', 'ai-insights.regenerated'] as const;
+export const EVENTS = ['submission.created', 'submission.spam', 'ai-insights.regenerated', 'form.closed'] as const;
 export const WebhookEvent = z
   .enum(EVENTS)
   .describe(
     '`submission.created`: a clean submission, once processed. `submission.spam`: a submission stored as spam (at the door or by ' +
-      "moderation; not one a person marked spam). `ai-insights.regenerated`: the team's weekly insights were (re)computed.",
+      "moderation; not one a person marked spam). `ai-insights.regenerated`: the team's weekly insights were (re)computed. " +
+      '`form.closed`: the form reached its `max_submissions` and takes no more posts.',
   );
 /** What a delivery carries: an event a webhook subscribes to, or `webhook.test` (the test call). */
 export const DELIVERY_EVENTS = [...EVENTS, 'webhook.test'] as const;
@@ -75,7 +76,7 @@ export const WebhookFilter = z
     `Conditions that must all hold for a submission event to be delivered (at most ${FILTER_CONDITIONS}); empty: every submission. ` +
       '`equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); ' +
       '`exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to ' +
-      '`ai-insights.regenerated`.',
+      '`ai-insights.regenerated` nor `form.closed`.',
   );
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead'] as const;

@@ -21,7 +21,8 @@ export function operationBudgets(): string {
     '',
     "Every operation runs in its team's lane (`INTAKE_TEAM_CONCURRENCY` at once per process, `INTAKE_TEAM_QUEUE` in line for at most",
     "`INTAKE_TEAM_QUEUE_WAIT_MS`). **API** is one request of the token's budget (`INTAKE_API_RATE_LIMIT` a minute, and the",
-    "team's `INTAKE_API_TEAM_RATE_LIMIT`). Rows and payload bytes are the most one call reads at once.",
+    "team's `INTAKE_API_TEAM_RATE_LIMIT`); **Submit** one of the token's server-side submits (`INTAKE_SUBMIT_TOKEN_RATE_LIMIT`",
+    'a minute). Rows and payload bytes are the most one call reads at once.',
     '',
     '| Operation | Budget | Rows at once | Payload bytes at once | Team bound | Queue share |',
     '|---|---|---|---|---|---|',
@@ -29,7 +30,7 @@ export function operationBudgets(): string {
   for (const [key, route] of routes) {
     const cost = (route.metadata as RouteMetadata).cost;
     lines.push(
-      `| \`${key}\` ${route.method} \`${route.path}\` | ${cost.budget === 'api' ? 'API' : '—'} | ${rows(cost.reads.rows)} | ${bytes(cost.reads.payloadBytes)} | ${cost.cap ?? '—'} | ${cost.queue ?? '—'} |`,
+      `| \`${key}\` ${route.method} \`${route.path}\` | ${{ api: 'API', submit: 'Submit', none: '—' }[cost.budget]} | ${rows(cost.reads.rows)} | ${bytes(cost.reads.payloadBytes)} | ${cost.cap ?? '—'} | ${cost.queue ?? '—'} |`,
     );
   }
   lines.push('', '| Team bound | What it allows |', '|---|---|');

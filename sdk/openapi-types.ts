@@ -423,7 +423,13 @@ export interface paths {
          */
         get: operations["listSubmissions"];
         put?: never;
-        post?: never;
+        /**
+         * Submit to a form from your own server: the public endpoint's checks, without CORS, honeypot or CAPTCHA
+         * @description The field schema (422 per field), custom rules, AI moderation, unique rules (409), limits and dates (403 `form_closed`), file limits and plan quotas apply as at `POST /f/{form}`; a repeated `Idempotency-Key` answers the first submission. Counted against INTAKE_SUBMIT_TOKEN_RATE_LIMIT a minute per token (not the API budget).
+         *
+         *     Requires the `submissions:create` ability.
+         */
+        post: operations["createSubmission"];
         delete?: never;
         options?: never;
         head?: never;
@@ -850,6 +856,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "form.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `form.closed` event
+         * @description The `form.closed` webhook body: the form took its last place and refuses posts (403 `form_closed`) until the limit is raised or a place freed (a submission deleted or marked spam).
+         *
+         *     Posted as JSON to the webhook's URL (provider `webhook`, `zapier`, `make`; chat providers get a message rendered from it), signed with the webhook's secret: verify the headers before trusting the body (the SDK's `verifyWebhook`).
+         */
+        post: operations["formClosedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -879,7 +907,7 @@ export interface components {
          * @description An ability string, `<resource>:<action>`.
          * @enum {string}
          */
-        Ability: "forms:read" | "forms:write" | "submissions:read" | "submissions:write" | "submissions:export" | "webhooks:read" | "webhooks:write" | "insights:read" | "insights:write" | "tokens:read" | "tokens:write" | "billing:read";
+        Ability: "forms:read" | "forms:write" | "submissions:read" | "submissions:create" | "submissions:write" | "submissions:export" | "webhooks:read" | "webhooks:write" | "insights:read" | "insights:write" | "tokens:read" | "tokens:write" | "billing:read";
         AbilityExceedsCallerBody: {
             /** @enum {string} */
             error: "ability_exceeds_caller";
@@ -1037,6 +1065,28 @@ export interface components {
         CreateFormResponse: {
             data: components["schemas"]["Form"];
         };
+        CreateSubmission403Error: components["schemas"]["FormClosedBody"] | components["schemas"]["ErrorBody"];
+        /** @description As JSON; or as multipart/form-data with files: each part a field or a file, and the client as parts `client[ip]`, `client[user_agent]`, `client[referrer]`. */
+        CreateSubmissionBody: {
+            /** @description The form's fields, as a website would post them (names starting with `_` are control fields, e.g. `_replyto`). at most 200 fields, names of at most 64 characters, values of at most 64 KB; at most 2000 values in all, in any kind of body (a name sent more than once counts each value; JSON counts every list item and nested value); urlencoded and JSON bodies of at most 1 MB; multipart: at most 10 files of at most 10 MB each (when the plan includes uploads, within its own file limit); JSON nested at most 5 levels. */
+            fields: {
+                [key: string]: unknown;
+            };
+            /** @description What your server knows of the person who filled the form in; kept in `metadata`. */
+            client?: {
+                /** @description The visitor's address: the form's per-address limits apply to it when given. */
+                ip?: string;
+                user_agent?: string;
+                referrer?: string;
+            };
+        };
+        /** @description Each part a field (text) or a file (binary); the client as parts `client[ip]`, `client[user_agent]`, `client[referrer]`. */
+        CreateSubmissionMultipartBody: {
+            [key: string]: string;
+        };
+        CreateSubmissionResponse: {
+            data: components["schemas"]["SubmissionDetail"];
+        };
         /** @description Every error body: `{ error, message, ...extra }`. */
         CreateToken403Error: components["schemas"]["ErrorBody"] | components["schemas"]["AbilityExceedsCallerBody"];
         CreateTokenBody: {
@@ -1099,7 +1149,7 @@ export interface components {
              * @description The event sent; `webhook.test` for a test call (a sample `submission.created` body with `test: true`).
              * @enum {string}
              */
-            event: "submission.created" | "submission.spam" | "ai-insights.regenerated" | "webhook.test";
+            event: "submission.created" | "submission.spam" | "ai-insights.regenerated" | "form.closed" | "webhook.test";
             status: components["schemas"]["DeliveryStatus"];
             /** @description Status the receiver answered on the last attempt; null without an answer. */
             http_status: number | null;
@@ -1152,6 +1202,15 @@ export interface components {
          * @enum {string}
          */
         DeliveryStatus: "pending" | "succeeded" | "failed" | "dead";
+        /** @description A clean submission kept within the window has the same values of these fields; nothing was stored. */
+        DuplicateSubmissionBody: {
+            /** @enum {string} */
+            error: "duplicate_submission";
+            /** @description The rule's `message`, or a default. */
+            message: string;
+            /** @description The rule's fields. */
+            fields: string[];
+        };
         ErasureBody: {
             /**
              * Format: email
@@ -1270,6 +1329,11 @@ export interface components {
                 reasons: string[];
                 provider: string;
             } | null;
+            /**
+             * @description `form`: the public endpoint; `api`: a server-side submit.
+             * @enum {string}
+             */
+            source: "form" | "api";
             payload: {
                 [key: string]: unknown;
             };
@@ -1349,6 +1413,46 @@ export interface components {
              * @description ISO 8601 timestamp in UTC.
              */
             deleted_at: string | null;
+        };
+        /** @description The form is not taking submissions; nothing was stored. */
+        FormClosedBody: {
+            /** @enum {string} */
+            error: "form_closed";
+            /** @description The form's `closed_message`, or a default. */
+            message: string;
+            /**
+             * @description `not_yet_open`: before `opens_at`; `closed`: from `closes_at`; `limit_reached`: `max_submissions` kept.
+             * @enum {string}
+             */
+            reason: "not_yet_open" | "closed" | "limit_reached";
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            opens_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            closes_at: string | null;
+        };
+        /** @description The `form.closed` webhook body: the form took its last place and refuses posts (403 `form_closed`) until the limit is raised or a place freed (a submission deleted or marked spam). */
+        FormClosedEvent: {
+            /** @enum {string} */
+            type: "form.closed";
+            form_id: string;
+            form_name: string;
+            /**
+             * @description Why it closed: `limit_reached`, it keeps `max_submissions` clean submissions.
+             * @enum {string}
+             */
+            reason: "limit_reached";
+            /** @description When the post that took the last place was accepted: ISO 8601, UTC, milliseconds. */
+            closed_at: string;
+            /** @description The form's limit when the event was sent. */
+            max_submissions: number;
+            /** @description The clean submissions the form keeps (spam and deleted ones do not count). */
+            submissions: number;
         };
         FormField: {
             name: string;
@@ -2011,6 +2115,13 @@ export interface components {
                 skipped?: "spam" | "no_address" | "invalid_address" | "rate_limited" | "plan";
             } | null;
             /**
+             * @description `form`: posted to the public endpoint; `api`: a server-side submit (`POST /v1/forms/{form}/submissions`).
+             * @enum {string}
+             */
+            source: "form" | "api";
+            /** @description The token of a server-side submit (`tok_…`); null for `form`. */
+            api_token_id: string | null;
+            /**
              * Format: date-time
              * @description ISO 8601 timestamp in UTC.
              */
@@ -2344,7 +2455,7 @@ export interface components {
                 [key: string]: unknown;
             };
             events: components["schemas"]["WebhookEvent"][];
-            /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated`. */
+            /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated` nor `form.closed`. */
             filter: components["schemas"]["WebhookFilterCondition"][];
             /** @description At most this many deliveries a second to this webhook, across every worker (0.5–100). Unset (null): slack 1, discord 0.5, teams 4 (their documented limits), other providers unpaced. A receiver's 429 with `Retry-After` pauses the whole webhook until then, without spending an attempt. */
             max_per_second: number | null;
@@ -2367,10 +2478,10 @@ export interface components {
             deleted_at: string | null;
         };
         /**
-         * @description `submission.created`: a clean submission, once processed. `submission.spam`: a submission stored as spam (at the door or by moderation; not one a person marked spam). `ai-insights.regenerated`: the team's weekly insights were (re)computed.
+         * @description `submission.created`: a clean submission, once processed. `submission.spam`: a submission stored as spam (at the door or by moderation; not one a person marked spam). `ai-insights.regenerated`: the team's weekly insights were (re)computed. `form.closed`: the form reached its `max_submissions` and takes no more posts.
          * @enum {string}
          */
-        WebhookEvent: "submission.created" | "submission.spam" | "ai-insights.regenerated";
+        WebhookEvent: "submission.created" | "submission.spam" | "ai-insights.regenerated" | "form.closed";
         WebhookFilterCondition: {
             /** @description A payload field name, or `category` / `status` (the submission's own). */
             field: string;
@@ -2409,6 +2520,10 @@ export type CreateErasure200Response = components['schemas']['CreateErasure200Re
 export type CreateErasure202Response = components['schemas']['CreateErasure202Response'];
 export type CreateFormBody = components['schemas']['CreateFormBody'];
 export type CreateFormResponse = components['schemas']['CreateFormResponse'];
+export type CreateSubmission403Error = components['schemas']['CreateSubmission403Error'];
+export type CreateSubmissionBody = components['schemas']['CreateSubmissionBody'];
+export type CreateSubmissionMultipartBody = components['schemas']['CreateSubmissionMultipartBody'];
+export type CreateSubmissionResponse = components['schemas']['CreateSubmissionResponse'];
 export type CreateToken403Error = components['schemas']['CreateToken403Error'];
 export type CreateTokenBody = components['schemas']['CreateTokenBody'];
 export type CreateTokenResponse = components['schemas']['CreateTokenResponse'];
@@ -2418,6 +2533,7 @@ export type CustomRules = components['schemas']['CustomRules'];
 export type Delivery = components['schemas']['Delivery'];
 export type DeliveryPage = components['schemas']['DeliveryPage'];
 export type DeliveryStatus = components['schemas']['DeliveryStatus'];
+export type DuplicateSubmissionBody = components['schemas']['DuplicateSubmissionBody'];
 export type ErasureBody = components['schemas']['ErasureBody'];
 export type ErasureDryRun = components['schemas']['ErasureDryRun'];
 export type ErasureReceipt = components['schemas']['ErasureReceipt'];
@@ -2427,6 +2543,8 @@ export type ExportedSubmission = components['schemas']['ExportedSubmission'];
 export type FieldErrorsBody = components['schemas']['FieldErrorsBody'];
 export type ForbiddenOriginBody = components['schemas']['ForbiddenOriginBody'];
 export type Form = components['schemas']['Form'];
+export type FormClosedBody = components['schemas']['FormClosedBody'];
+export type FormClosedEvent = components['schemas']['FormClosedEvent'];
 export type FormField = components['schemas']['FormField'];
 export type FormFieldList = components['schemas']['FormFieldList'];
 export type FormSettings = components['schemas']['FormSettings'];
@@ -4888,6 +5006,152 @@ export interface operations {
             };
         };
     };
+    createSubmission: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        /** @description As JSON; or as multipart/form-data with files: each part a field or a file, and the client as parts `client[ip]`, `client[user_agent]`, `client[referrer]`. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSubmissionBody"];
+                "multipart/form-data": components["schemas"]["CreateSubmissionMultipartBody"];
+            };
+        };
+        responses: {
+            /** @description Created — submit to a form from your own server: the public endpoint's checks, without CORS, honeypot or CAPTCHA. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateSubmissionResponse"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `quota_exceeded`: the team used its plan's submissions for this month. `plan_limit_reached`: files on a plan without uploads, or past the team's file storage. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicPaymentRequiredBody"];
+                };
+            };
+            /** @description The token lacks the `submissions:create` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateSubmission403Error"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A clean submission kept within the window has the same values of these fields; nothing was stored. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DuplicateSubmissionBody"];
+                };
+            };
+            /** @description The request is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is well-formed but cannot be processed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrorsBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     bulkSubmissions: {
         parameters: {
             query?: never;
@@ -7117,6 +7381,46 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InsightsRegeneratedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (`succeeded`). Anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery is `dead` at once and the webhook is deactivated. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    formClosedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (`whd_…`), the same on each attempt of a delivery; dedupe on it. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds when the attempt was signed; refuse ones more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")>`, the key being the base64-decoded part of the secret after `whsec_`. During a secret rotation, one signature per secret, separated by a space. */
+                "webhook-signature": string;
+                /** @description Unix seconds when the attempt was signed. */
+                "X-Service-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(key, "<timestamp>.<body>")>`; during a secret rotation, one per secret, separated by a space. */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FormClosedEvent"];
             };
         };
         responses: {

@@ -25,6 +25,7 @@ const Env = z.object({
   STORAGE_BUCKET: z.string().default('intake'),
   INTAKE_SECRET_KEY: z.string().optional(),
   INTAKE_API_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
+  INTAKE_SUBMIT_TOKEN_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   INTAKE_API_TEAM_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   INTAKE_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(60),
   INTAKE_AUTH_FAILURE_DELAY_MS: z.coerce.number().int().min(0).max(30_000).default(1_000),
@@ -116,6 +117,8 @@ export type Config = {
   storageBucket: string;
   secretKey: string | undefined;
   apiRateLimit: number;
+  /** Server-side submits per token per minute (`POST /v1/forms/{form}/submissions`). */
+  submitTokenRateLimit: number;
   /** The same budget for all of a team's tokens together: a member who mints tokens does not multiply it. */
   apiTeamRateLimit: number;
   /** Requests failing authentication per client address and minute, in each process; past it 429 and the connection is cut. */
@@ -226,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storageBucket: e.STORAGE_BUCKET,
     secretKey: e.INTAKE_SECRET_KEY || undefined,
     apiRateLimit: e.INTAKE_API_RATE_LIMIT,
+    submitTokenRateLimit: e.INTAKE_SUBMIT_TOKEN_RATE_LIMIT,
     apiTeamRateLimit: e.INTAKE_API_TEAM_RATE_LIMIT,
     authFailureLimit: e.INTAKE_AUTH_FAILURE_LIMIT,
     authFailureDelayMs: e.INTAKE_AUTH_FAILURE_DELAY_MS,

@@ -91,6 +91,29 @@ export function contactFormBodies(count: number, seed = 42): string[] {
   return bodies;
 }
 
+/**
+ * The same bodies with an e-mail no other post has: `body(n)` is variant `n % count` with the address
+ * `<first>.<last>.<n>@example.com` (for a form whose unique rule is the e-mail). Each variant is split
+ * around the number once, so a post costs the load generator a concatenation.
+ */
+export function uniqueEmailBodies(bodies: string[]): (n: number) => string {
+  const slot = '__N__';
+  const parts = bodies.map((body) => {
+    const params = new URLSearchParams(body);
+    const local = params
+      .get('email')!
+      .split('@')[0]!
+      .replace(/\.\d+$/, '');
+    params.set('email', `${local}.${slot}@example.com`);
+    const [before, after] = params.toString().split(slot) as [string, string];
+    return { before, after };
+  });
+  return (n) => {
+    const p = parts[n % parts.length]!;
+    return `${p.before}${n}${p.after}`;
+  };
+}
+
 /** What a browser sends along with the post (Intake stores user agent and referrer as metadata). */
 export const BROWSER_HEADERS = {
   'content-type': 'application/x-www-form-urlencoded',

@@ -131,7 +131,7 @@ function mapResponses(operation: Json, route: AppRoute, ability: string | null):
   }
   if ('body' in route && isZodType(route.body)) out['408'] = slowBodyResponse();
   out['503'] = unavailableResponse();
-  documentRateLimit(out, (route.metadata as RouteMetadata | undefined)?.cost.budget === 'api');
+  documentRateLimit(out, ((route.metadata as RouteMetadata | undefined)?.cost.budget ?? 'none') !== 'none');
   return out;
 }
 
@@ -160,6 +160,18 @@ function mapOperation(operation: Json, route: AppRoute): Json {
     delete requestBody.description;
     if (body.description) requestBody.description = body.description;
     if (!body.isOptional()) requestBody.required = true;
+    if ((route.metadata as RouteMetadata | undefined)?.uploads) {
+      (requestBody.content as Record<string, Json>)['multipart/form-data'] = {
+        schema: {
+          type: 'object',
+          description:
+            'Each part a field (text) or a file (binary); the client as parts `client[ip]`, `client[user_agent]`, `client[referrer]`.',
+          additionalProperties: {
+            oneOf: [{ type: 'string' }, { type: 'string', format: 'binary' }],
+          },
+        },
+      };
+    }
   }
   const responses = mapResponses(operation, route, ability);
 

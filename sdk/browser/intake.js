@@ -167,7 +167,8 @@
       form.reset();
       return say(state, text(form, 'success'), 'success');
     }
-    if (data.fields && typeof data.fields === 'object') showFieldErrors(form, state, data);
+    if (data.fields && typeof data.fields === 'object' && !Array.isArray(data.fields))
+      showFieldErrors(form, state, data);
     else say(state, typeof data.message === 'string' ? data.message : text(form, 'error'), 'error');
     emit(form, 'error', { status: res.status, body: data });
   }

@@ -4,12 +4,13 @@ import { contract, type RouteMetadata } from '../../contract/index.ts';
 import { objectShape } from '../../contract/schema-shape.ts';
 import type { AppContext } from '../context.ts';
 import { requireAbility, type Caller } from '../domain/accounts/caller.ts';
-import { chargeApiBudget, type ApiBudget } from '../domain/accounts/rate-windows.ts';
+import { chargeApiBudget, chargeSubmitBudget, type ApiBudget } from '../domain/accounts/rate-windows.ts';
 import { inTeamLane } from '../domain/accounts/team-lanes.ts';
 import { authenticate, bearerToken } from '../domain/accounts/tokens.ts';
 import { AppError, validationFailed, type ErrorDetail } from '../domain/shared/errors.ts';
 import { assertPathIds } from '../domain/shared/ids.ts';
 import { guardInput } from '../domain/shared/input-guard.ts';
+import type { Upload } from '../domain/ingest/post.ts';
 import { operations, type RouteKey } from './index.ts';
 
 /**
@@ -18,12 +19,13 @@ import { operations, type RouteKey } from './index.ts';
  * (server/transports/mcp/tools.ts) a flat set of tool arguments (`invoke`).
  */
 
-/** An operation's input once parsed by its route's schemas. */
+/** An operation's input once parsed by its route's schemas; `upload` instead of `body` for a streamed body. */
 export type Input = {
   params: Record<string, unknown>;
   query: Record<string, unknown>;
   body: unknown;
   headers: Record<string, string | undefined>;
+  upload?: Upload;
 };
 export type Result = { status: number; body?: unknown; stream?: unknown };
 
@@ -42,6 +44,8 @@ export type RawRequest = {
   headers: Record<string, unknown>;
   refused?: unknown;
   pathInUrl?: boolean;
+  /** A streamed body (only for a route whose metadata takes `uploads`). */
+  upload?: Upload;
 };
 
 /** What a transport adds to a step: HTTP answers a failed authentication and the API budget in headers. */
@@ -123,8 +127,9 @@ const guard: Step = (s) => {
 const checkPathIds: Step = (s) => assertPathIds(s.call.request.params);
 
 const chargeBudget: Step = async (s) => {
-  if (metadataOf(s.route).cost.budget !== 'api') return;
-  const budget = await chargeApiBudget(s.ctx, s.caller);
+  const kind = metadataOf(s.route).cost.budget;
+  if (kind === 'none') return;
+  const budget = await (kind === 'api' ? chargeApiBudget : chargeSubmitBudget)(s.ctx, s.caller);
   s.call.hooks?.budget?.(budget);
   if (budget.exceeded) throw budget.exceeded;
 };
@@ -154,9 +159,10 @@ const parse: Step = (s) => {
   const params = pick(parts.params, raw.params, 'path', {}, true);
   const headers = pick(parts.headers, raw.headers, 'header', raw.headers, true) as Input['headers'];
   const query = pick(parts.query, raw.query, 'query', {});
-  const body = pick(parts.body, raw.body, 'body', undefined as unknown);
+  const upload = metadataOf(s.route).uploads ? raw.upload : undefined;
+  const body = upload ? undefined : pick(parts.body, raw.body, 'body', undefined as unknown);
   if (details.length) throw validationFailed(details, details.map((d) => `${d.in} ${d.path}: ${d.message}`).join('; '));
-  s.input = { params, query, body, headers };
+  s.input = { params, query, body, headers, ...(upload ? { upload } : {}) };
 };
 
 /** The steps, in order. */

@@ -1,7 +1,9 @@
 import type { submissionsContract } from '../../contract/submissions.ts';
 import { exportSubmissions, type ExportStream } from '../domain/submissions/export.ts';
 import * as submissions from '../domain/submissions/submissions.ts';
-import type { Operation, OperationInput, OperationsOf } from './types.ts';
+import type { Operation, OperationInput, OperationResult, OperationsOf } from './types.ts';
+import { submitFromServer } from '../domain/ingest/server-submit.ts';
+import type { Upload } from '../domain/ingest/post.ts';
 
 type Routes = typeof submissionsContract;
 
@@ -11,6 +13,11 @@ type Routes = typeof submissionsContract;
  * (Content-Disposition, a 302 with Location), MCP inlines the export's rows and hands over the URL.
  */
 type Special = {
+  createSubmission: Operation<
+    Routes['createSubmission'],
+    OperationInput<Routes['createSubmission']> & { upload?: Upload },
+    OperationResult<Routes['createSubmission']>
+  >;
   exportSubmissions: Operation<
     Routes['exportSubmissions'],
     OperationInput<Routes['exportSubmissions']>,
@@ -24,6 +31,15 @@ type Special = {
 };
 
 export const submissionsOperations = {
+  createSubmission: async (ctx, caller, { params, body, headers, upload }) => ({
+    status: 201,
+    body: {
+      data: await submitFromServer(ctx, caller, params.form, {
+        ...(upload ? { upload } : { body }),
+        idempotencyKey: headers['idempotency-key'] ?? null,
+      }),
+    },
+  }),
   listSubmissions: async (ctx, caller, { params, query }) => ({
     status: 200,
     body: await submissions.listSubmissions(ctx, caller, params.form, query),

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.ts';
 import { runSpamDeliveries } from '../domain/delivery/fan-out.ts';
 import { maintainDeliveries, sendDeactivationNotice } from '../domain/delivery/maintenance.ts';
 import { runReplayJob } from '../domain/delivery/replay.ts';
+import { announceFormClosed } from '../domain/forms/closed-notice.ts';
 import { generateInsights, queueWeeklyInsights, sendInsightsDigest } from '../domain/insights/insights.ts';
 import { sendAutoresponse } from '../domain/notifications/autoresponder.ts';
 import { runErasure } from '../domain/lifecycle/erasure.ts';
@@ -95,6 +96,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
       async (c: AppContext, data) => void (await sendDeactivationNotice(c, data.webhookId)),
       1,
     ),
+    worker(jobs.formClosed, async (c: AppContext, data) => void (await announceFormClosed(c, data)), 1),
     worker(
       jobs.generateInsights,
       async (c: AppContext, data) =>

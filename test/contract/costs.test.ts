@@ -21,7 +21,7 @@ const keys = Object.keys(operations);
 function problems(cost: RouteCost | undefined): string[] {
   if (!cost) return ['no cost declared'];
   const found: string[] = [];
-  if (cost.budget !== 'api' && cost.budget !== 'none') found.push(`budget ${String(cost.budget)}`);
+  if (!['api', 'submit', 'none'].includes(cost.budget)) found.push(`budget ${String(cost.budget)}`);
   const rows = cost.reads?.rows;
   if (!(rows === 'form' || rows === 'team' || (Number.isInteger(rows) && (rows as number) > 0)))
     found.push(`rows ${String(rows)}`);
@@ -49,18 +49,22 @@ describe('operation costs', () => {
     for (const key of keys) expect(security).toContain(`| \`${key}\` `);
   });
 
-  it('the API budget is charged on exactly the routes that declare it', { timeout: 120_000 }, async () => {
-    const owner = await makeTeam(t, { plan: 'scale' });
-    for (const key of keys) {
-      const entry = routeByKey.get(key)!;
-      const res = await send(entry, await makeRecords(t, owner, entry.params), { token: owner.token });
-      expect(res.status, `${key}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
-      const charged = res.headers.get('ratelimit') !== null;
-      expect(charged, `${key} (${res.status}) declares budget ${entry.meta.cost.budget}`).toBe(
-        entry.meta.cost.budget === 'api',
-      );
-    }
-  });
+  it(
+    'a per-token budget (API or submit) is charged on exactly the routes that declare one',
+    { timeout: 120_000 },
+    async () => {
+      const owner = await makeTeam(t, { plan: 'scale' });
+      for (const key of keys) {
+        const entry = routeByKey.get(key)!;
+        const res = await send(entry, await makeRecords(t, owner, entry.params), { token: owner.token });
+        expect(res.status, `${key}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+        const charged = res.headers.get('ratelimit') !== null;
+        expect(charged, `${key} (${res.status}) declares budget ${entry.meta.cost.budget}`).toBe(
+          entry.meta.cost.budget !== 'none',
+        );
+      }
+    },
+  );
 
   it(
     'a declared scan waits while another scan of the team runs, and another team scans meanwhile',

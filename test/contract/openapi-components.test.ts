@@ -170,7 +170,7 @@ describe('openapi.json for code generators', () => {
 
   it('documents 429 and the RateLimit headers on exactly the routes the per-token budget meters', () => {
     const routes = routesOf(contract);
-    const limited = routes.filter((r) => (r.metadata as RouteMetadata | undefined)?.cost.budget === 'api');
+    const limited = routes.filter((r) => ((r.metadata as RouteMetadata | undefined)?.cost.budget ?? 'none') !== 'none');
     expect(limited.length).toBeGreaterThan(10);
     for (const route of routes) {
       const where = `${route.method} ${route.path}`;

@@ -73,10 +73,11 @@ type Factory = (app: TestApp, other: TestMember, made: Record<string, string>) =
 
 async function otherForm(app: TestApp, other: TestMember): Promise<string> {
   const id = newId('frm');
-  await app.ctx.db.query(`insert into forms (id, team_id, name) values ($1, $2, 'Other team form')`, [
-    id,
-    other.teamId,
-  ]);
+  // Published: the server-side submit, like the public endpoint, takes posts for published forms only.
+  await app.ctx.db.query(
+    `insert into forms (id, team_id, name, status) values ($1, $2, 'Other team form', 'published')`,
+    [id, other.teamId],
+  );
   return id;
 }
 
@@ -149,6 +150,7 @@ const sampleBodies: Record<string, unknown> = {
   createToken: { name: 'security table', abilities: ['forms:read'] },
   createForm: { name: 'security table' },
   bulkSubmissions: { ids: ['subm_00000000000000000000000000'], action: 'mark_spam' },
+  createSubmission: { fields: { message: 'security table' } },
   createWebhook: { label: 'security table', url: 'https://example.com/hook' },
   createErasure: { email: 'nobody@example.test', dry_run: true },
 };

@@ -236,6 +236,7 @@ describe('bad settings are 400 validation_failed naming the field, and change no
     [{ unique: [{ fields: ['_replyto'] }] }, 'settings.unique.0.fields.0'],
     [{ unique: [{ fields: [] }] }, 'settings.unique.0.fields'],
     [{ closed_redirect_url: 'javascript:alert(1)' }, 'settings.closed_redirect_url'],
+    [{ unique: [{ fields: ['a', 'b'] }, { fields: ['b', 'a'], window_days: 3 }] }, 'settings.unique.1'],
   ])('%j', async (settings, path) => {
     const form = await makePublishedForm(t, owner);
     const res = await t.http.put(`/v1/forms/${form.id}`).set(bearer(owner.token)).send({ settings });

@@ -138,6 +138,28 @@ export async function chargeApiBudget(
   };
 }
 
+/** Counts one server-side submit against its token's own budget (INTAKE_SUBMIT_TOKEN_RATE_LIMIT a minute). */
+export async function chargeSubmitBudget(
+  ctx: AppContext,
+  caller: Pick<Caller, 'tokenId'>,
+): Promise<ApiBudget & { exceeded: AppError | null }> {
+  const limit = ctx.config.submitTokenRateLimit;
+  const key = `submit:${caller.tokenId}`;
+  const refusal = (resetSeconds: number) =>
+    new AppError('rate_limited', `Rate limit of ${limit} submissions per minute reached.`, {
+      retry_after: resetSeconds,
+    });
+  const budget = { limit, windowSeconds: 60, remaining: 0 };
+  const known = knownSpent(ctx, key);
+  if (known !== null) return { ...budget, resetSeconds: known, exceeded: refusal(known) };
+  const { hits, resetSeconds } = await hitWindow(ctx, key, 60);
+  if (hits > limit) {
+    rememberSpent(ctx, key, resetSeconds);
+    return { ...budget, resetSeconds, exceeded: refusal(resetSeconds) };
+  }
+  return { ...budget, remaining: limit - hits, resetSeconds, exceeded: null };
+}
+
 /** The search budget's window: a tenth of a minute, so a team's burst cannot spend a whole minute's searches at once. */
 const SEARCH_WINDOW_SECONDS = 10;
 

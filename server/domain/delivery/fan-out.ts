@@ -5,13 +5,20 @@ import type { SubmissionEventRow } from '../../infra/db/queries/submissions.ts';
 import { spamEventsAfter, submissionForEvent } from '../../infra/db/queries/webhook-events.ts';
 import {
   anySpamSubscriber,
+  formEventWebhooksFor,
   lockSpamSubscribers,
   setSpamPosition,
   teamWebhooksFor,
   webhooksFor,
   type TargetRow,
 } from '../../infra/db/queries/webhooks.ts';
-import { renderBody, type InsightsEvent, type Provider, type SubmissionEvent } from '../../infra/outbound/providers.ts';
+import {
+  renderBody,
+  type FormClosedEvent,
+  type InsightsEvent,
+  type Provider,
+  type WebhookEvent,
+} from '../../infra/outbound/providers.ts';
 import { spamDeliveries } from '../../infra/queue/definitions.ts';
 import { newId } from '../shared/ids.ts';
 import { submissionEvent } from '../submissions/view.ts';
@@ -32,12 +39,7 @@ const SPAM_POSITION_REFRESH_MS = 60_000;
 /** The spam-deliveries job runs again this many seconds after it finished, while any webhook subscribes to spam. */
 const SPAM_DELIVERY_INTERVAL_SECONDS = 2;
 
-function newDelivery(
-  target: TargetRow,
-  event: SubmissionEvent | InsightsEvent,
-  submissionId: string | null,
-  at: Date,
-): NewDelivery {
+function newDelivery(target: TargetRow, event: WebhookEvent, submissionId: string | null, at: Date): NewDelivery {
   return {
     id: newId('whd'),
     team_id: target.team_id,
@@ -84,6 +86,27 @@ export async function createTeamEventDeliveries(
   event: InsightsEvent,
 ): Promise<number> {
   const targets = await teamWebhooksFor(tx, teamId, event.type);
+  const at = firstAttemptAt(ctx);
+  return (
+    await queueDeliveries(
+      ctx,
+      tx,
+      targets.map((t) => newDelivery(t, event, null, at)),
+    )
+  ).length;
+}
+
+/**
+ * An event of one form (form.closed) to every active webhook of that form subscribed to it, filters not applied.
+ * A webhook that has a delivery of the event made since `since` gets none: a retried job sends it once.
+ */
+export async function createFormEventDeliveries(
+  ctx: AppContext,
+  tx: Tx,
+  event: FormClosedEvent,
+  since: Date,
+): Promise<number> {
+  const targets = await formEventWebhooksFor(tx, event.form_id, event.type, since);
   const at = firstAttemptAt(ctx);
   return (
     await queueDeliveries(

@@ -24,8 +24,12 @@ export function admissionProblems(s: Admission): ErrorDetail[] {
     problem('closes_at', 'closes_at must be after opens_at.');
   }
   const named = new Set(s.fields.map((f) => f.name));
+  const seen = new Map<string, number>();
   s.unique.forEach((rule, i) => {
     if (new Set(rule.fields).size !== rule.fields.length) problem(`unique.${i}.fields`, 'A field is named twice.');
+    const earlier = seen.get(ruleIdentity(rule));
+    if (earlier !== undefined) problem(`unique.${i}`, `Compares the same fields the same way as rule ${earlier}.`);
+    seen.set(ruleIdentity(rule), i);
     for (const [j, field] of rule.fields.entries()) {
       if (field.startsWith('_')) {
         problem(`unique.${i}.fields.${j}`, `"${field}" is a control field (it starts with "_"): it is never stored.`);
@@ -86,6 +90,11 @@ function normalized(value: unknown, how: UniqueRule['normalize']): string {
   return how === 'email' ? trimmed : trimmed.replace(/\s+/g, ' ');
 }
 
+/** What a rule's keys are made of: its fields (in any order) and how it compares them. */
+function ruleIdentity(rule: Pick<UniqueRule, 'fields' | 'normalize'>): string {
+  return JSON.stringify([[...rule.fields].sort(), rule.normalize]);
+}
+
 /** A unique rule's key for a post: which rule (its fields and normalization) and the digest of its values. */
 export type UniqueKey = { rule: number; key: string; holdDays: number | null };
 
@@ -99,7 +108,7 @@ export function uniqueKeys(secret: Buffer, rules: UniqueRule[], payload: Record<
   rules.forEach((rule, i) => {
     const values = rule.fields.map((f) => normalized(payload[f], rule.normalize));
     if (values.every((v) => v === '')) return;
-    const identity = JSON.stringify([[...rule.fields].sort(), rule.normalize]);
+    const identity = ruleIdentity(rule);
     const ordered = rule.fields.map((f, j) => [f, values[j]]).sort(([a], [b]) => (a! < b! ? -1 : 1));
     const key = createHmac('sha256', secret)
       .update(identity)

@@ -1,18 +1,11 @@
 import type { AppContext } from '../../context.ts';
-import { keptSubmissions } from '../../infra/db/queries/forms.ts';
 import { formClosed } from '../../infra/queue/definitions.ts';
 
 /**
- * After a clean post to a form with `max_submissions`: when it took the last place, `form.closed` is queued
- * (webhooks and the notification addresses are told). Posts to a limited form are accepted one at a time under
- * the form's lock; posts sharing one statement may both see the count reach it, so the job is one per form a
- * minute. A place freed and taken again closes the form again.
+ * A clean post took the last place of a form's `max_submissions` (the accepting statement, under the form's
+ * lock, saw the count reach it): `form.closed` is queued for its webhooks and notification addresses. A place
+ * freed and taken again closes the form again.
  */
-export async function announceIfFull(ctx: AppContext, formId: string, max: number): Promise<void> {
-  if ((await keptSubmissions(ctx.db, formId)) !== max) return;
-  await ctx.queue.send(
-    formClosed,
-    { formId, reason: 'limit_reached', at: new Date().toISOString() },
-    { singletonKey: formId, singletonSeconds: 60 },
-  );
+export async function announceClosed(ctx: AppContext, formId: string): Promise<void> {
+  await ctx.queue.send(formClosed, { formId, reason: 'limit_reached', at: new Date().toISOString() });
 }

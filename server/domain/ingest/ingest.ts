@@ -27,7 +27,7 @@ import {
   type UniqueKey,
 } from '../forms/admission.ts';
 import type { FormStatus } from '../../../contract/form-admission.ts';
-import { announceIfFull } from '../forms/closing.ts';
+import { announceClosed } from '../forms/closing.ts';
 
 /** Reserved control fields: kept out of the payload, recorded in metadata. */
 const CONTROL_PREFIX = '_';
@@ -122,9 +122,9 @@ function firstString(value: FieldValue | undefined): string | null {
  */
 export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<IngestOutcome> {
   if (!isId('frm', post.formId)) throw notFound('Form');
-  const ipHash = hashIp(ctx.keys.ipHashing, post.client.ip);
+  const ipHash = post.client.ip === null ? null : hashIp(ctx.keys.ipHashing, post.client.ip);
   const period = currentPeriod().start;
-  const opened = await forms.openPublicForm(ctx.db, post.formId, `ingest:${post.formId}:${ipHash}`, period);
+  const opened = await forms.openPublicForm(ctx.db, post.formId, ipHash && `ingest:${post.formId}:${ipHash}`, period);
   pruneWindows(ctx);
   if (!opened) throw await notTakingPosts(ctx, post.formId);
   const form = toPublicForm(opened);
@@ -168,7 +168,11 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
     if (Object.keys(checked.errors).length) throw fieldErrors(checked.errors);
     const payload = checked.payload as Record<string, FieldValue>;
     if (checked.files.length && form.storageLimit !== null) await assertStorageLeft(ctx, form, checked.files);
-    const captcha = form.captcha ? await verifyCaptcha(ctx, form.captcha, body.fields, post.client.ip) : null;
+    const fromServer = post.apiTokenId !== undefined;
+    const captcha =
+      form.captcha && post.client.ip !== null && !fromServer
+        ? await verifyCaptcha(ctx, form.captcha, body.fields, post.client.ip)
+        : null;
     const spamReason =
       screen({
         settings: form.settings,
@@ -176,6 +180,7 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
         controls,
         replyTo: firstString(controls._replyto),
         rateLimited: opened.hits > ctx.config.ingestRateLimit,
+        honeypot: !fromServer,
       }) ?? (captcha?.outcome === 'unverified' ? 'captcha_unverified' : null);
     const id = newId('subm');
     const keys = spamReason === null ? uniqueKeys(ctx.keys.uniqueValues, form.settings.unique, payload) : [];
@@ -355,8 +360,9 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
     : notifySpam
       ? { batchable: false, insert: () => ctx.queue.embeddedInsert(notificationEmail, { submissionId: s.id }) }
       : null;
+  let filled: boolean;
   try {
-    await inserts.acceptSubmission(
+    ({ filled } = await inserts.acceptSubmission(
       ctx.db,
       {
         id: s.id,
@@ -375,7 +381,7 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
         apiTokenId: s.apiTokenId,
       },
       job,
-    );
+    ));
   } catch (err) {
     // Nothing of this post was kept: its uploaded objects go too.
     await removeObjects(
@@ -394,8 +400,7 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
   }
   if (clean) ctx.queue.wake(processSubmission);
   if (notifySpam) ctx.queue.wake(notificationEmail);
-  if (clean && form.settings.max_submissions !== null)
-    await announceIfFull(ctx, form.id, form.settings.max_submissions);
+  if (filled) await announceClosed(ctx, form.id);
   return { id: s.id, replayed: false };
 }
 

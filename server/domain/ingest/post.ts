@@ -35,8 +35,16 @@ export type PostedBody = {
   discard(): void;
 };
 
-/** Who posted, as far as the endpoint can tell. */
-export type ClientFacts = { ip: string; origin: string | null; userAgent: string | null; referrer: string | null };
+/** A body read as it streams (multipart with files), within the limits the reader is given. */
+export type Upload = (limits: BodyLimits) => Promise<PostedBody>;
+
+/** Who posted, as far as the endpoint can tell; a server-side submit may not know the address. */
+export type ClientFacts = {
+  ip: string | null;
+  origin: string | null;
+  userAgent: string | null;
+  referrer: string | null;
+};
 
 /**
  * A post to a form, from any door (the HTTP endpoint, an import, a tool). The body is read only once the
@@ -50,7 +58,10 @@ export type IncomingPost = {
   readBody(limits: BodyLimits): Promise<PostedBody>;
   /** Called once the form is known and the origin allowed (the endpoint answers CORS from it). */
   onForm?(form: PublicForm): void;
-  /** A server-side submit's token (`POST /v1/forms/{form}/submissions`); absent for the public endpoint. */
+  /**
+   * A server-side submit's token (`POST /v1/forms/{form}/submissions`): no honeypot, no CAPTCHA, and the
+   * per-address limits only for an address it names. Absent for the public endpoint.
+   */
   apiTokenId?: string;
 };
 

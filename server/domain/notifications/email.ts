@@ -126,3 +126,46 @@ export function renderDigest(
     ),
   };
 }
+
+/** What the form-closed e-mail says: the form, its limit, when it closed and how to take more. */
+export type FormClosedNotice = {
+  formId: string;
+  formName: string;
+  maxSubmissions: number;
+  submissions: number;
+  closedAt: string;
+  /** `PUT` of the form in the API. */
+  formUrl: string;
+};
+
+const submissionsText = (n: number) => `${n} submission${n === 1 ? '' : 's'}`;
+
+/** The subject and title of the form-closed e-mail. */
+export function formClosedTitle(formName: string, maxSubmissions: number): string {
+  return `Your form ${formName} is closed: it reached its limit of ${submissionsText(maxSubmissions)}`;
+}
+
+/** The form-closed e-mail: the form took the last place of its `max_submissions`. */
+export function renderFormClosed(n: FormClosedNotice, footer: Footer): Rendered {
+  const title = formClosedTitle(n.formName, n.maxSubmissions);
+  const settings = '{"settings": {"max_submissions": <new limit>}}';
+  const lines = [
+    `It took its last place at ${n.closedAt} and keeps ${submissionsText(n.submissions)}; new posts are refused (403 form_closed, or the closed page in a browser).`,
+    '',
+    'To take more, raise its limit (max_submissions; null removes it):',
+    `  PUT ${n.formUrl}  ${settings}`,
+    `  intake forms update ${n.formId} --settings '{"max_submissions": <new limit>}'`,
+    'Deleting a submission, or marking one as spam, frees a place too.',
+  ];
+  const code = (s: string) =>
+    `<pre style="margin:4px 0;padding:6px 10px;background:#f3f4f6;border-radius:6px;white-space:pre-wrap;word-break:break-all">${escapeHtml(s)}</pre>`;
+  const html = `<p style="margin:0 0 8px">${escapeHtml(lines[0]!)}</p>
+<p style="margin:12px 0 4px">To take more, raise its limit (<code>max_submissions</code>; null removes it):</p>
+${code(`PUT ${n.formUrl}\n${settings}`)}
+${code(`intake forms update ${n.formId} --settings '{"max_submissions": <new limit>}'`)}
+<p style="margin:8px 0 0;color:#4b5563">Deleting a submission, or marking one as spam, frees a place too.</p>`;
+  return {
+    text: `${title}\n\n${lines.join('\n')}\n\n--\n${footer.text} Unsubscribe: ${footer.url}\n`,
+    html: page(title, html, footer),
+  };
+}

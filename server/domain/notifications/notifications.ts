@@ -6,7 +6,14 @@ import { actionLink, unsubscribeLink } from './links.ts';
 import { EXPORT_LINK_SECONDS, fileLink } from '../submissions/file-links.ts';
 import { storedSettings } from '../spam/stored-rules.ts';
 import { confirmedRecipients } from './addresses.ts';
-import { renderDigest, renderNotification, type SubmissionLinks } from './email.ts';
+import {
+  formClosedTitle,
+  renderDigest,
+  renderFormClosed,
+  renderNotification,
+  type FormClosedNotice,
+  type SubmissionLinks,
+} from './email.ts';
 import { senderEmail } from '../spam/spam.ts';
 
 /** Notification e-mails to a form's confirmed addresses: instant per submission, or hourly/daily digests per form. */
@@ -139,4 +146,31 @@ async function sendDigest(
     (footer) => renderDigest(first.form_name, period, items, total - rows.length, footer),
   );
   return true;
+}
+
+/**
+ * The form took the last place of its `max_submissions`: one e-mail to each confirmed notification address,
+ * whatever the form's notification mode (it happens once, and stops the form's submissions).
+ */
+export async function sendFormClosedNotice(
+  ctx: AppContext,
+  form: { id: string; teamId: string; name: string; notificationEmails: string[] },
+  closed: { maxSubmissions: number; submissions: number; closedAt: string },
+): Promise<'sent' | 'skipped'> {
+  const to = await confirmedRecipients(ctx, form.teamId, form.notificationEmails);
+  if (!to.length) return 'skipped';
+  const notice: FormClosedNotice = {
+    formId: form.id,
+    formName: form.name,
+    ...closed,
+    formUrl: `${ctx.config.baseUrl}/v1/forms/${form.id}`,
+  };
+  await sendToEach(
+    ctx,
+    { id: form.id, name: form.name },
+    to,
+    { subject: formClosedTitle(form.name, closed.maxSubmissions).replace(/[\r\n]+/g, ' ') },
+    (footer) => renderFormClosed(notice, footer),
+  );
+  return 'sent';
 }

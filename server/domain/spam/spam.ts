@@ -84,8 +84,10 @@ export function screen(input: {
   controls: Record<string, unknown>;
   replyTo: string | null;
   rateLimited: boolean;
+  /** A server-side submit has no honeypot: no bot fills in a server's fields. */
+  honeypot: boolean;
 }): SpamReason | null {
-  const honeypot = input.controls[input.settings.honeypot_field];
+  const honeypot = input.honeypot ? input.controls[input.settings.honeypot_field] : undefined;
   if (strings(honeypot).some((s) => s.trim() !== '')) return 'honeypot_filled';
   if (input.rateLimited) return 'rate_limited';
 

@@ -45,6 +45,8 @@ export async function submissionDetail(ctx: AppContext, r: SubmissionRow): Promi
     metadata: r.metadata,
     ...(files.length ? { files } : {}),
     autoresponse: r.autoresponse,
+    source: r.api_token_id ? 'api' : 'form',
+    api_token_id: r.api_token_id,
     updated_at: iso(r.updated_at),
   };
 }

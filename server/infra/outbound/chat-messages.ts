@@ -44,7 +44,7 @@ const nonBlank = (s: string) => (s.trim() === '' ? '—' : s);
 /** What the three chat formats show, before each one's own markup and limits. */
 export type Message = {
   title: string;
-  /** Longer prose (the insights summary); empty for submissions. */
+  /** Longer prose (the insights summary); empty for submissions and form.closed. */
   text: string;
   fields: Array<[string, string]>;
   links: Array<[string, string]>;
@@ -56,6 +56,19 @@ export type Message = {
 const SUMMARY_MAX = 1000;
 
 export function message(event: WebhookEvent): Message {
+  if (event.type === 'form.closed') {
+    return {
+      title: `${event.form_name} is closed: it reached its limit of ${event.max_submissions} submission${event.max_submissions === 1 ? '' : 's'}`,
+      text: '',
+      fields: [
+        ['Submissions kept', String(event.submissions)],
+        ['Limit', String(event.max_submissions)],
+      ],
+      links: [],
+      footer: `Closed ${event.closed_at} · raise settings.max_submissions to reopen it`,
+      timestamp: event.closed_at,
+    };
+  }
   if (event.type !== 'ai-insights.regenerated') {
     const { category, score } = event.meta;
     const spam = event.type === 'submission.spam';

@@ -41,5 +41,18 @@ export type InsightsEvent = {
   categories: Array<{ name: string; count: number }>;
 };
 
+/** `form.closed`: a form took the last place of its `max_submissions`. */
+export type FormClosedEvent = {
+  type: 'form.closed';
+  form_id: string;
+  form_name: string;
+  reason: 'limit_reached';
+  /** ISO 8601, UTC, milliseconds. */
+  closed_at: string;
+  max_submissions: number;
+  /** The clean submissions the form keeps. */
+  submissions: number;
+};
+
 /** Any event a webhook can receive. */
-export type WebhookEvent = SubmissionEvent | InsightsEvent;
+export type WebhookEvent = SubmissionEvent | InsightsEvent | FormClosedEvent;

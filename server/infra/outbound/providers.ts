@@ -12,6 +12,17 @@ export { truncate } from './chat-messages.ts';
 
 /** The event with its keys in the documented order, whatever order the caller built it in. */
 function canonical(event: WebhookEvent): WebhookEvent {
+  if (event.type === 'form.closed') {
+    return {
+      type: event.type,
+      form_id: event.form_id,
+      form_name: event.form_name,
+      reason: event.reason,
+      closed_at: event.closed_at,
+      max_submissions: event.max_submissions,
+      submissions: event.submissions,
+    };
+  }
   if (event.type !== 'ai-insights.regenerated') {
     const { meta } = event;
     return {

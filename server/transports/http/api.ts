@@ -4,7 +4,17 @@ import { Stream } from 'node:stream';
 import type { AppContext } from '../../context.ts';
 import { contract } from '../../../contract/index.ts';
 import type { RouteKey } from '../../operations/index.ts';
-import { bearerChallenge, routeOf, runPipeline, type Call, type Result } from '../../operations/pipeline.ts';
+import {
+  bearerChallenge,
+  routeOf,
+  runPipeline,
+  type Call,
+  type RawRequest,
+  type Result,
+} from '../../operations/pipeline.ts';
+import type { RouteMetadata } from '../../../contract/index.ts';
+import { unsupportedBody } from './body-parsing.ts';
+import { readPostBody } from '../public/body.ts';
 import { refuseFailedAuth, type AuthFailures } from './auth-failures.ts';
 import { eventsFraming } from './framing/events.ts';
 import type { Framing } from './framing/framing.ts';
@@ -41,6 +51,13 @@ export function apiRoutes(ctx: AppContext, failures: AuthFailures): express.Rout
   return router;
 }
 
+/** A multipart body: streamed by a route that takes uploads, refused (415) by any other. */
+function multipart(key: RouteKey, req: Request, res: Response): Pick<RawRequest, 'upload' | 'refused'> {
+  if (!res.locals.multipart) return {};
+  if (!(routeOf(key).metadata as RouteMetadata).uploads) return { refused: unsupportedBody() };
+  return { upload: (limits) => readPostBody(req, limits) };
+}
+
 function restCall(key: RouteKey, req: Request, res: Response, failures: AuthFailures): Call {
   const authorization = req.headers.authorization;
   return {
@@ -53,6 +70,7 @@ function restCall(key: RouteKey, req: Request, res: Response, failures: AuthFail
       headers: req.headers,
       refused: res.locals.bodyError,
       pathInUrl: true,
+      ...multipart(key, req, res),
     },
     signal: clientSignal(req, res),
     hooks: {

@@ -11,6 +11,8 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
  * A refused body is held in `res.locals.bodyError` for the pipeline's guard step, so a missing token is 401
  * whatever the body holds and an unknown route stays 404. An oversized body is refused at once (413), unread.
  */
+export const unsupportedBody = () => new AppError('unsupported_media_type', 'Send request bodies as application/json.');
+
 export function jsonBody(limit = API_INPUT_LIMITS.maxBytes) {
   const parse = express.json({
     limit,
@@ -31,8 +33,13 @@ export function jsonBody(limit = API_INPUT_LIMITS.maxBytes) {
   });
   return (req: Request, res: Response, next: NextFunction) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (hasBody && req.is('multipart/form-data')) {
+      // Left unread: a route that takes uploads streams it (api.ts); any other refuses it.
+      res.locals.multipart = true;
+      return next();
+    }
     if (hasBody && !req.is(JSON_TYPES)) {
-      res.locals.bodyError = new AppError('unsupported_media_type', 'Send request bodies as application/json.');
+      res.locals.bodyError = unsupportedBody();
       return next();
     }
     parse(req, res, (err?: unknown) => {

@@ -183,6 +183,7 @@ export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): st
     withFiles(`(select json_agg(json_build_object(${FILE_FIELDS}, 'url', ${fileUrl}) order by f.created_at, f.id)
     from submission_files f where f.submission_id = s.id)`);
   return `select json_build_object('id', s.id, 'received_at', ${META_COLUMNS.received_at}, 'status', s.status, 'spam_reason', s.spam_reason,
-      'category', s.category, 'ai_moderation', s.ai_moderation, 'payload', s.payload, 'files', coalesce(${files}, '[]'::json))::text
+      'category', s.category, 'ai_moderation', s.ai_moderation, 'source', case when s.api_token_id is null then 'form' else 'api' end,
+      'payload', s.payload, 'files', coalesce(${files}, '[]'::json))::text
     ${from}`;
 }

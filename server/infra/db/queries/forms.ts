@@ -229,11 +229,6 @@ export async function recentPayloadPage(
 export const KEPT_SUBMISSIONS = (form: string) =>
   `(select coalesce(sum(c.n), 0) from form_folder_counts c where c.form_id = ${form} and c.folder = 'inbox')`;
 
-export async function keptSubmissions(sql: Sql, formId: string): Promise<number> {
-  const { rows } = await sql.query<{ n: number }>(`select ${KEPT_SUBMISSIONS('$1')}::int as n`, [formId]);
-  return rows[0]!.n;
-}
-
 export type PublicFormRow = {
   id: string;
   team_id: string;
@@ -276,16 +271,16 @@ export type OpenedFormRow = PublicFormRow & { hits: number; reset: number; used:
 export async function openPublicForm(
   sql: Sql,
   formId: string,
-  windowKey: string,
+  windowKey: string | null,
   periodStart: Date,
 ): Promise<OpenedFormRow | undefined> {
   const { rows } = await sql.query<OpenedFormRow>(
     `with form as (${PUBLIC_FORM}),
-      hit as (${windowHit('$2::text', '60', 'from form')})
-      select form.*, hit.hits, hit.reset,
+      hit as (${windowHit('$2::text', '60', 'from form where $2::text is not null')})
+      select form.*, coalesce(hit.hits, 0) as hits, coalesce(hit.reset, 0) as reset,
              case when form.monthly_submissions is null then null else
                (select coalesce(sum(u.submissions), 0)::int from usage_counters u where u.team_id = form.team_id and u.period_start = $3) end as used
-        from form, hit`,
+        from form left join hit on true`,
     [formId, windowKey, periodStart],
     'intake_open_public_form',
   );

@@ -80,7 +80,7 @@ const UNIQUE_CLAIM_CONFLICT = `on conflict (form_id, key) do update
  * Stores an accepted submission in ONE statement, so all of it commits before the 2xx; its job is pg-boss's
  * own insert as a CTE (`job.text`, parameter `$1`). A spent quota or a key another post holds aborts it whole.
  */
-export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobInsert | null): Promise<void> {
+export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobInsert | null): Promise<Filled> {
   // With a job, `$1` is pg-boss's parameter and ours follow it.
   const values: unknown[] = job ? [job.value] : [];
   const p = (value: unknown) => `$${values.push(value)}`;
@@ -141,7 +141,9 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   }
   if (job) ctes.push(`job as (${job.text})`);
   const unique = s.uniqueKeys.length ? `(select count(*) from unique_claim) = ${s.uniqueKeys.length}` : 'true';
-  const limit = s.entryLimit === null ? 'true' : `${KEPT_SUBMISSIONS(form)} < ${p(s.entryLimit)}`;
+  const entryLimit = s.entryLimit === null ? null : p(s.entryLimit);
+  const limit = entryLimit === null ? 'true' : `${KEPT_SUBMISSIONS(form)} < ${entryLimit}`;
+  const filled = entryLimit === null ? 'false' : `${KEPT_SUBMISSIONS(form)} + 1 = ${entryLimit}`;
   const quota =
     s.monthlyLimit === null
       ? 'true'
@@ -149,7 +151,8 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   const claimed = s.idempotencyKey ? '(select count(*) from claim) = 1' : 'true';
   const text = `with ${ctes.join(',\n')}
     select intake_guard(${quota}, '${QUOTA_EXCEEDED}') and intake_guard(${claimed}, '${KEY_HELD}')
-       and intake_guard(${limit}, '${LIMIT_REACHED}') and intake_guard(${unique}, '${DUPLICATE}') as ok from usage`;
+       and intake_guard(${limit}, '${LIMIT_REACHED}') and intake_guard(${unique}, '${DUPLICATE}') as ok,
+       ${filled} as filled from usage`;
   // One prepared statement per shape of the text.
   const shape = [
     s.files.length > 0,
@@ -161,8 +164,16 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   ]
     .map(Number)
     .join('');
-  await sql.query(text, values, `intake_accept_${shape}${s.uniqueKeys.length || ''}`);
+  const { rows } = await sql.query<{ filled: boolean }>(
+    text,
+    values,
+    `intake_accept_${shape}${s.uniqueKeys.length || ''}`,
+  );
+  return { filled: rows[0]!.filled };
 }
+
+/** Whether the post took its form's last place (`max_submissions`): the statement saw the count reach it. */
+export type Filled = { filled: boolean };
 
 /** pg-boss's insert of a job, embedded as a CTE whose `$1` is `value` (see infra/queue/embedded.ts). */
 export type JobInsert = { text: string; value: string };
@@ -177,9 +188,9 @@ export type AcceptJob = { batchable: boolean; insert(submissionIds: string[]): P
  * What insertSubmission writes, for several posts in ONE statement: rows as JSON (`$2`, files `$4`), the
  * period `$3`, the shared job `$1`. Guards are per team and per key; any failure aborts the whole statement.
  */
-async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Promise<void> {
+async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Promise<Set<string>> {
   const first = batch[0]!.s;
-  const rows = batch.map(({ s }, seq) => ({
+  const input = batch.map(({ s }, seq) => ({
     seq,
     id: s.id,
     team_id: s.teamId,
@@ -208,7 +219,7 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
       storage_key: f.storageKey,
     })),
   );
-  await sql.query(
+  const { rows } = await sql.query<{ filled: string[] }>(
     `with input as (
        select * from jsonb_to_recordset($2::jsonb) as x(id text, team_id text, form_id text, status text, spam_reason text,
          payload jsonb, metadata jsonb, idem text, fields text[], quota int, entry_limit int, keys jsonb, token text, seq int)),
@@ -262,14 +273,17 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
               select 1 from input i where i.entry_limit is not null group by i.form_id, i.entry_limit
               having ${KEPT_SUBMISSIONS('i.form_id')} + count(*) > i.entry_limit),
             '${LIMIT_REACHED}')
-        and intake_guard((select count(*) from unique_claim) = (select count(*) from wanted_keys), '${DUPLICATE}') as ok
+        and intake_guard((select count(*) from unique_claim) = (select count(*) from wanted_keys), '${DUPLICATE}') as ok,
+        array(select i.form_id from input i where i.entry_limit is not null group by i.form_id, i.entry_limit
+              having ${KEPT_SUBMISSIONS('i.form_id')} + count(*) = i.entry_limit) as filled
        from (select count(*) from usage) counted`,
-    [job.value, JSON.stringify(rows), first.usagePeriod, JSON.stringify(files)],
+    [job.value, JSON.stringify(input), first.usagePeriod, JSON.stringify(files)],
     'intake_accept_batch',
   );
+  return new Set(rows[0]!.filled);
 }
 
-type Waiting = { s: SubmissionInsert; job: AcceptJob | null; settle: (err?: unknown) => void };
+type Waiting = { s: SubmissionInsert; job: AcceptJob | null; settle: (err: unknown, filled?: boolean) => void };
 
 /**
  * One accepting statement in flight per process; posts arriving meanwhile share the next one, since each
@@ -283,7 +297,7 @@ const ACCEPT_LIMITS = { maxRunning: 1, maxBatch: 64 };
  * limit take their advisory lock first (in a fixed order), so the write's snapshot sees every earlier holder's
  * rows; concurrent statements would each miss the others'. Posts under neither take no lock.
  */
-async function underQuotaLocks(db: Db, items: Waiting[], write: (sql: Sql) => Promise<void>): Promise<void> {
+async function underQuotaLocks<T>(db: Db, items: Waiting[], write: (sql: Sql) => Promise<T>): Promise<T> {
   const keys = [
     ...new Set([
       ...items.filter((w) => w.s.monthlyLimit !== null).map((w) => `intake:quota:${w.s.teamId}`),
@@ -291,13 +305,13 @@ async function underQuotaLocks(db: Db, items: Waiting[], write: (sql: Sql) => Pr
     ]),
   ];
   if (!keys.length) return write(db);
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     await tx.query(
       'select pg_advisory_xact_lock(k) from (select hashtextextended(key, 0) as k from unnest($1::text[]) as key order by key) ordered',
       [keys],
       'intake_quota_locks',
     );
-    await write(tx);
+    return write(tx);
   });
 }
 
@@ -308,8 +322,9 @@ async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
   if (together.length > 1 && sharing.length) {
     try {
       const job = await sharing[0]!.job!.insert(sharing.map((w) => w.s.id));
-      await underQuotaLocks(db, together, (sql) => insertSubmissions(sql, together, job));
-      for (const w of together) w.settle();
+      const filled = await underQuotaLocks(db, together, (sql) => insertSubmissions(sql, together, job));
+      // The batch's last post to a form it filled took the last place.
+      for (const w of [...together].reverse()) w.settle(undefined, filled.delete(w.s.formId));
       alone = batch.filter((w) => !together.includes(w));
     } catch {
       // Each post on its own, for its own outcome.
@@ -320,7 +335,7 @@ async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
     await underQuotaLocks(db, [w], async (sql) =>
       insertSubmission(sql, w.s, w.job && (await w.job.insert([w.s.id]))),
     ).then(
-      () => w.settle(),
+      (done) => w.settle(undefined, done.filled),
       (err: unknown) => w.settle(err),
     );
   }
@@ -329,11 +344,15 @@ async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
 const queues = new WeakMap<Db, GroupCommit<Waiting>>();
 
 /** insertSubmission through the process's group commit: resolves once committed. */
-export function acceptSubmission(db: Db, s: SubmissionInsert, job: AcceptJob | null): Promise<void> {
+export function acceptSubmission(db: Db, s: SubmissionInsert, job: AcceptJob | null): Promise<Filled> {
   let queue = queues.get(db);
   if (!queue) queues.set(db, (queue = new GroupCommit((batch) => acceptBatch(db, batch), ACCEPT_LIMITS)));
   return new Promise((resolve, reject) =>
-    queue.add({ s, job, settle: (err) => (err === undefined ? resolve() : reject(err)) }),
+    queue.add({
+      s,
+      job,
+      settle: (err, filled = false) => (err === undefined ? resolve({ filled }) : reject(err)),
+    }),
   );
 }
 

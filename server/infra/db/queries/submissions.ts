@@ -22,6 +22,8 @@ export type SubmissionRow = {
   payload: Record<string, unknown>;
   metadata: Record<string, unknown> & { referrer?: string | null; user_agent?: string | null };
   autoresponse: z.infer<typeof Autoresponse>;
+  /** The token of a server-side submit; null for a post to the public endpoint. */
+  api_token_id: string | null;
   received_at: string;
   updated_at: string;
   /** received_at with microseconds, for keyset cursors. */
@@ -36,7 +38,7 @@ export const FILE_FIELDS =
 
 /** The columns of a SubmissionRow, over `submissions s`. */
 export const SUBMISSION_COLUMNS = `s.id, s.team_id, s.form_id, s.status, s.spam_reason, s.category, s.ai_moderation, s.payload, s.metadata,
-  s.autoresponse, s.received_at, s.updated_at,
+  s.autoresponse, s.api_token_id, s.received_at, s.updated_at,
   to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts,
   (select json_agg(json_build_object(${FILE_FIELDS}, 'key', f.storage_key) order by f.created_at, f.id)
      from submission_files f where f.submission_id = s.id) as files`;

@@ -173,6 +173,22 @@ export async function webhooksFor(
   return rows;
 }
 
+/**
+ * The form's webhooks subscribed to an event of the form itself (form.closed), without those that already have a
+ * delivery of it (not a replay) made since `since`: a job retried after its deliveries committed makes none again.
+ */
+export async function formEventWebhooksFor(sql: Sql, formId: string, event: string, since: Date): Promise<TargetRow[]> {
+  const { rows } = await sql.query<TargetRow>(
+    `select w.id, w.team_id, w.provider, w.config, w.filter from webhooks w
+      where w.form_id = $1 and w.active and w.deleted_at is null and $2 = any(w.events)
+        and not exists (
+          select 1 from deliveries d where d.webhook_id = w.id and d.event = $2 and d.replay_of is null and d.created_at >= $3)
+      order by w.id`,
+    [formId, event, since],
+  );
+  return rows;
+}
+
 /** The same for a team-wide event (ai-insights.regenerated): every live form's webhooks that subscribe. */
 export async function teamWebhooksFor(sql: Sql, teamId: string, event: string): Promise<TargetRow[]> {
   const { rows } = await sql.query<TargetRow>(

@@ -31,6 +31,7 @@ export const COMMANDS: Record<string, [string, string]> = {
   createErasure: ['erasure', 'create'],
   getErasure: ['erasure', 'show'],
   pruneFormFields: ['forms', 'prune-fields'],
+  createSubmission: ['submissions', 'create'],
   listSubmissions: ['submissions', 'list'],
   getSubmission: ['submissions', 'get'],
   updateSubmission: ['submissions', 'update'],
@@ -69,8 +70,9 @@ export const RESOURCES: Record<string, [string, string[]]> = {
     ['intake forms create --name "Contact us"', 'intake forms publish frm_…', 'intake forms list --per-page 50 --json'],
   ],
   submissions: [
-    'Submissions of a form: list, read, change, bulk actions, export, files',
+    'Submissions of a form: submit from a server, list, read, change, bulk actions, export, files',
     [
+      `intake submissions create --form frm_… --fields '{"email":"ada@example.com"}'`,
       'intake submissions list --form frm_… --folder spam',
       'intake submissions get subm_… --form frm_…',
       'intake submissions bulk --form frm_… --ids subm_a,subm_b --action mark_not_spam',

@@ -11,6 +11,7 @@ import { sendConfirmation } from '../domain/notifications/addresses.ts';
 import { sendDigests, sendNotification } from '../domain/notifications/notifications.ts';
 import { markFailed, processSubmission, recordProcessingError } from '../domain/submissions/processing.ts';
 import { compactFolderCounts } from '../domain/submissions/submissions.ts';
+import { backfillUniqueKeys } from '../domain/submissions/unique-keys.ts';
 import { countVerdict } from '../infra/metrics/public-posts.ts';
 import * as jobs from '../infra/queue/definitions.ts';
 import { worker, type JobWorker } from '../infra/queue/queue.ts';
@@ -91,6 +92,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
       },
       1,
     ),
+    worker(jobs.uniqueKeysBackfill, async (c: AppContext, data) => void (await backfillUniqueKeys(c, data.formId)), 1),
     worker(
       jobs.webhookDeactivatedEmail,
       async (c: AppContext, data) => void (await sendDeactivationNotice(c, data.webhookId)),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makePublishedForm, submissionsOf } from '../support/forms.ts';
 import { bearer, makeTeam, startTestApp } from '../support/harness.ts';
+import { backfillUniqueKeys } from '../../server/domain/submissions/unique-keys.ts';
 
 /** Who may submit, when and how often: unique fields, entry limits, open and close dates, the status endpoint. */
 const t = await startTestApp({ INTAKE_TRUST_PROXY: 'loopback' });
@@ -114,6 +115,29 @@ describe('unique rules', () => {
     );
     expect((await post(form.endpoint, { email: 'w@example.com' })).status).toBe(201);
     expect((await post(form.endpoint, { email: 'w@example.com' })).status).toBe(409);
+  });
+
+  it('a rule added later covers the clean submissions kept before it (its backfill job)', async () => {
+    const form = await makePublishedForm(t, owner);
+    await post(form.endpoint, { email: 'old@example.com' });
+    await post(form.endpoint, { email: 'old@example.com' });
+    await post(form.endpoint, { email: 'spam@example.com', _gotcha: 'bot' });
+    await settle(form.id, { unique: [{ fields: ['email'], normalize: 'email' }] });
+    const { rows } = await t.ctx.db.query(
+      `select 1 from pgboss.job where name = 'unique-keys-backfill' and data->>'formId' = $1`,
+      [form.id],
+    );
+    expect(rows).toHaveLength(1);
+    // Changing only the message adds no rule: no second backfill.
+    await settle(form.id, { unique: [{ fields: ['email'], normalize: 'email', message: 'Once.' }] });
+    expect((await t.ctx.db.query(`select 1 from pgboss.job where data->>'formId' = $1`, [form.id])).rows).toHaveLength(
+      1,
+    );
+    expect(await backfillUniqueKeys(t.ctx, form.id)).toEqual({ submissions: 2 });
+    const again = await post(form.endpoint, { email: 'OLD@example.com' });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toBe('Once.');
+    expect((await post(form.endpoint, { email: 'spam@example.com' })).status).toBe(201);
   });
 
   it('an Idempotency-Key replay of the first post still gets the first answer', async () => {

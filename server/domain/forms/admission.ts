@@ -95,6 +95,12 @@ function ruleIdentity(rule: Pick<UniqueRule, 'fields' | 'normalize'>): string {
   return JSON.stringify([[...rule.fields].sort(), rule.normalize]);
 }
 
+/** Whether `after` has a rule `before` had not (its fields or normalization are new): kept submissions must claim it. */
+export function addsUniqueRule(before: UniqueRule[], after: UniqueRule[]): boolean {
+  const known = new Set(before.map(ruleIdentity));
+  return after.some((rule) => !known.has(ruleIdentity(rule)));
+}
+
 /** A unique rule's key for a post: which rule (its fields and normalization) and the digest of its values. */
 export type UniqueKey = { rule: number; key: string; holdDays: number | null };
 

@@ -24,6 +24,11 @@ import { samplePayloads } from '../submissions/payload-samples.ts';
 import { inTeamScan } from '../accounts/team-scans.ts';
 import { SUGGESTION_SAMPLE } from '../../../contract/costs.ts';
 import { FORM_FIELD_LIMIT } from '../ingest/limits.ts';
+import { uniqueKeysBackfill } from '../../infra/queue/definitions.ts';
+import { addsUniqueRule } from './admission.ts';
+
+/** A form's unique-rule backfill waits this long, so the rule changes of a few seconds share one. */
+const BACKFILL_SLOT_SECONDS = 5;
 import { pageEnvelope } from '../shared/pagination.ts';
 import { removeObjectsLater } from '../lifecycle/object-removal.ts';
 import { findTeamPlan } from '../accounts/teams.ts';
@@ -180,11 +185,16 @@ export async function updateForm(
     if (input.name !== undefined) changes.name = input.name;
     if (input.notification_emails !== undefined) changes.notificationEmails = input.notification_emails;
     if (input.settings !== undefined) {
-      const { disabled_rules: _stored, ...merged } = mergeSettings(
-        storedSettings(f.settings),
-        input.settings,
-        ctx.keys.captchaSecrets,
-      );
+      const current = storedSettings(f.settings);
+      const { disabled_rules: _stored, ...merged } = mergeSettings(current, input.settings, ctx.keys.captchaSecrets);
+      // Rules saved within the slot are read when the job runs: one backfill covers them all.
+      if (addsUniqueRule(current.unique, merged.unique)) {
+        await ctx.queue.send(
+          uniqueKeysBackfill,
+          { formId: id },
+          { tx, singletonKey: id, singletonSeconds: BACKFILL_SLOT_SECONDS, startAfter: BACKFILL_SLOT_SECONDS },
+        );
+      }
       if (input.settings.autoresponder?.enabled) await assertAutoresponderAllowed(tx, caller.teamId, merged);
       // Saving the regex rules is the editor's answer to the disabled ones; other settings leave them listed.
       const disabled = input.settings.custom_rules?.regex !== undefined ? [] : disabledRules(f.settings);

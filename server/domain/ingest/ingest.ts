@@ -391,7 +391,7 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
     const code = (err as { code?: string }).code;
     if (code === inserts.QUOTA_EXCEEDED) throw quotaExceeded(form);
     if (code === inserts.LIMIT_REACHED) throw formClosed(form.settings, 'limit_reached');
-    if (code === inserts.DUPLICATE) throw await duplicateOf(ctx, form, s.keys);
+    if (inserts.isDuplicate(err)) throw await duplicateOf(ctx, form, s.keys);
     if (code === inserts.KEY_HELD) {
       const held = await inserts.findIdempotent(ctx.db, form.id, s.idempotencyKey!);
       if (held) return { id: held, replayed: true };

@@ -239,6 +239,16 @@ export const formClosed: JobDefinition<{ formId: string; reason: 'limit_reached'
 };
 
 /**
+ * A form's unique rules changed: its clean submissions kept before claim their keys, so a new post repeating
+ * one is a duplicate too. One per form at a time (later saves within the slot are read when it runs).
+ */
+export const uniqueKeysBackfill: JobDefinition<{ formId: string }> = {
+  name: 'unique-keys-backfill',
+  payload: z.object({ formId: z.string() }),
+  queue: { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 600 },
+};
+
+/**
  * Generates a team's weekly insights (the last full week before `at`), stores them, emits
  * `ai-insights.regenerated` and queues the digest e-mail. Queued by a regenerate call (under its 5-minute
  * lock) or by the weekly schedule (keyed by team and week, so a retried schedule queues nothing twice).
@@ -289,6 +299,7 @@ export const allJobs: JobDefinition<never>[] = [
   deliveriesMaintenance,
   webhookDeactivatedEmail,
   formClosed,
+  uniqueKeysBackfill,
   generateInsights,
   weeklyInsights,
   insightsDigestEmail,

@@ -16,7 +16,6 @@ export class Migration0020FormAdmission extends Migration {
         form_id text not null,
         key text not null,
         submission_id text not null,
-        hold_days integer,
         created_at timestamptz not null default now(),
         primary key (form_id, key)
       );`);

@@ -229,6 +229,15 @@ export async function recentPayloadPage(
 export const KEPT_SUBMISSIONS = (form: string) =>
   `(select coalesce(sum(c.n), 0) from form_folder_counts c where c.form_id = ${form} and c.folder = 'inbox')`;
 
+/** A live form's settings (any status), or undefined. */
+export async function findFormSettings(sql: Sql, formId: string): Promise<{ settings: unknown } | undefined> {
+  const { rows } = await sql.query<{ settings: unknown }>(
+    'select settings from forms where id = $1 and deleted_at is null',
+    [formId],
+  );
+  return rows[0];
+}
+
 export type PublicFormRow = {
   id: string;
   team_id: string;

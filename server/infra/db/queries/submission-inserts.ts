@@ -66,15 +66,15 @@ export type UniqueKeyClaim = { key: string; holdDays: number | null };
 export const QUOTA_EXCEEDED = 'IQ001';
 export const KEY_HELD = 'IK001';
 export const LIMIT_REACHED = 'IL001';
-export const DUPLICATE = 'IU001';
 
 /**
- * A unique key is taken over only when its holder's window has passed (by the window of the rule claiming it
- * now); a holder that became spam or was deleted released it already (migration 0020's triggers).
+ * A key another submission holds: the primary key of `submission_unique_keys` refused the claim (a plain insert,
+ * the cheapest write: no speculative insertion), aborting the accepting statement.
  */
-const UNIQUE_CLAIM_CONFLICT = `on conflict (form_id, key) do update
-       set submission_id = excluded.submission_id, hold_days = excluded.hold_days, created_at = now()
-     where excluded.hold_days is not null and submission_unique_keys.created_at <= now() - make_interval(days => excluded.hold_days)`;
+export function isDuplicate(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e.code === '23505' && e.constraint === 'submission_unique_keys_pkey';
+}
 
 /**
  * Stores an accepted submission in ONE statement, so all of it commits before the 2xx; its job is pg-boss's
@@ -134,13 +134,10 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   }
   if (s.uniqueKeys.length) {
     ctes.push(`unique_claim as (
-       insert into submission_unique_keys (form_id, key, submission_id, hold_days)
-       select ${form}, k.key, ${id}, k.hold from jsonb_to_recordset(${p(JSON.stringify(s.uniqueKeys.map((k) => ({ key: k.key, hold: k.holdDays }))))}::jsonb) as k(key text, hold int)
-       ${UNIQUE_CLAIM_CONFLICT}
-       returning 1)`);
+       insert into submission_unique_keys (form_id, key, submission_id)
+       select ${form}, key, ${id} from unnest(${p(s.uniqueKeys.map((k) => k.key))}::text[]) as key)`);
   }
   if (job) ctes.push(`job as (${job.text})`);
-  const unique = s.uniqueKeys.length ? `(select count(*) from unique_claim) = ${s.uniqueKeys.length}` : 'true';
   const entryLimit = s.entryLimit === null ? null : p(s.entryLimit);
   const limit = entryLimit === null ? 'true' : `${KEPT_SUBMISSIONS(form)} < ${entryLimit}`;
   const filled = entryLimit === null ? 'false' : `${KEPT_SUBMISSIONS(form)} + 1 = ${entryLimit}`;
@@ -151,7 +148,7 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   const claimed = s.idempotencyKey ? '(select count(*) from claim) = 1' : 'true';
   const text = `with ${ctes.join(',\n')}
     select intake_guard(${quota}, '${QUOTA_EXCEEDED}') and intake_guard(${claimed}, '${KEY_HELD}')
-       and intake_guard(${limit}, '${LIMIT_REACHED}') and intake_guard(${unique}, '${DUPLICATE}') as ok,
+       and intake_guard(${limit}, '${LIMIT_REACHED}') as ok,
        ${filled} as filled from usage`;
   // One prepared statement per shape of the text.
   const shape = [
@@ -203,7 +200,7 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
     fields: Object.keys(s.payload),
     quota: s.monthlyLimit,
     entry_limit: s.entryLimit,
-    keys: s.uniqueKeys.map((k) => ({ key: k.key, hold: k.holdDays })),
+    keys: s.uniqueKeys.map((k) => k.key),
     token: s.apiTokenId,
   }));
   const files = batch.flatMap(({ s }) =>
@@ -222,7 +219,7 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
   const { rows } = await sql.query<{ filled: string[] }>(
     `with input as (
        select * from jsonb_to_recordset($2::jsonb) as x(id text, team_id text, form_id text, status text, spam_reason text,
-         payload jsonb, metadata jsonb, idem text, fields text[], quota int, entry_limit int, keys jsonb, token text, seq int)),
+         payload jsonb, metadata jsonb, idem text, fields text[], quota int, entry_limit int, keys text[], token text, seq int)),
      submission as (
        insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id)
        select id, team_id, form_id, status, spam_reason, payload, metadata, token from input),
@@ -257,12 +254,9 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
        on conflict (form_id, key) do update set submission_id = excluded.submission_id, created_at = now()
          where idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW}
        returning 1),
-     wanted_keys as (select i.form_id, k.key, i.id, k.hold from input i, jsonb_to_recordset(i.keys) as k(key text, hold int)),
      unique_claim as (
-       insert into submission_unique_keys (form_id, key, submission_id, hold_days)
-       select form_id, key, id, hold from wanted_keys
-       ${UNIQUE_CLAIM_CONFLICT}
-       returning 1),
+       insert into submission_unique_keys (form_id, key, submission_id)
+       select i.form_id, key, i.id from input i, unnest(i.keys) as key),
      job as (${job.text})
      select intake_guard(not exists (
               select 1 from input i where i.quota is not null group by i.team_id, i.quota
@@ -273,7 +267,7 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
               select 1 from input i where i.entry_limit is not null group by i.form_id, i.entry_limit
               having ${KEPT_SUBMISSIONS('i.form_id')} + count(*) > i.entry_limit),
             '${LIMIT_REACHED}')
-        and intake_guard((select count(*) from unique_claim) = (select count(*) from wanted_keys), '${DUPLICATE}') as ok,
+        as ok,
         array(select i.form_id from input i where i.entry_limit is not null group by i.form_id, i.entry_limit
               having ${KEPT_SUBMISSIONS('i.form_id')} + count(*) = i.entry_limit) as filled
        from (select count(*) from usage) counted`,
@@ -332,13 +326,33 @@ async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
   }
   // One after another: posts near a quota must each see the ones before them.
   for (const w of alone) {
-    await underQuotaLocks(db, [w], async (sql) =>
-      insertSubmission(sql, w.s, w.job && (await w.job.insert([w.s.id]))),
-    ).then(
+    await acceptAlone(db, w).then(
       (done) => w.settle(undefined, done.filled),
       (err: unknown) => w.settle(err),
     );
   }
+}
+
+/** One post in its own statement; a key held past its window is released and the post tried once more. */
+async function acceptAlone(db: Db, w: Waiting): Promise<Filled> {
+  const attempt = () =>
+    underQuotaLocks(db, [w], async (sql) => insertSubmission(sql, w.s, w.job && (await w.job.insert([w.s.id]))));
+  try {
+    return await attempt();
+  } catch (err) {
+    if (!isDuplicate(err) || !(await releaseExpiredKeys(db, w.s.formId, w.s.uniqueKeys))) throw err;
+    return attempt();
+  }
+}
+
+/** Releases these keys where their holder's window has passed (by the window of the rule claiming them now). */
+async function releaseExpiredKeys(sql: Sql, formId: string, keys: UniqueKeyClaim[]): Promise<number> {
+  const { rowCount } = await sql.query(
+    `delete from submission_unique_keys h using jsonb_to_recordset($2::jsonb) as k(key text, hold int)
+      where h.form_id = $1 and h.key = k.key and k.hold is not null and h.created_at <= now() - make_interval(days => k.hold)`,
+    [formId, JSON.stringify(keys.map((k) => ({ key: k.key, hold: k.holdDays })))],
+  );
+  return rowCount ?? 0;
 }
 
 const queues = new WeakMap<Db, GroupCommit<Waiting>>();
@@ -367,6 +381,24 @@ export async function heldUniqueKeys(sql: Sql, formId: string, keys: UniqueKeyCl
   return rows.map((r) => r.key);
 }
 
+/** Keys of submissions kept before their rule was saved, held from when each was received; a held key stays held. */
+export async function claimKeptKeys(
+  sql: Sql,
+  formId: string,
+  claims: { submissionId: string; key: string; receivedAt: Date }[],
+): Promise<void> {
+  if (!claims.length) return;
+  await sql.query(
+    `insert into submission_unique_keys (form_id, key, submission_id, created_at)
+     select $1, c.key, c.submission_id, c.received_at from jsonb_to_recordset($2::jsonb) as c(key text, submission_id text, received_at timestamptz)
+     on conflict (form_id, key) do nothing`,
+    [
+      formId,
+      JSON.stringify(claims.map((c) => ({ key: c.key, submission_id: c.submissionId, received_at: c.receivedAt }))),
+    ],
+  );
+}
+
 /**
  * A submission's keys after a person changed it (not spam again, values edited): what it held is released and
  * its keys now are claimed where free. A person's change is never refused, so a key held by another stays there.
@@ -380,9 +412,9 @@ export async function reclaimUniqueKeys(
   await sql.query('delete from submission_unique_keys where submission_id = $1', [submissionId]);
   if (!keys.length) return;
   await sql.query(
-    `insert into submission_unique_keys (form_id, key, submission_id, hold_days)
-     select $1, k.key, $2, k.hold from jsonb_to_recordset($3::jsonb) as k(key text, hold int)
-     ${UNIQUE_CLAIM_CONFLICT}`,
-    [formId, submissionId, JSON.stringify(keys.map((k) => ({ key: k.key, hold: k.holdDays })))],
+    `insert into submission_unique_keys (form_id, key, submission_id)
+     select $1, key, $2 from unnest($3::text[]) as key
+     on conflict (form_id, key) do nothing`,
+    [formId, submissionId, keys.map((k) => k.key)],
   );
 }

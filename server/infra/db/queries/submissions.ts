@@ -307,6 +307,26 @@ export async function heldValuesOf(sql: Sql, ids: string[]): Promise<HeldValuesR
   return rows;
 }
 
+export type KeptValuesRow = { id: string; payload: Record<string, unknown>; received_at: Date; cursor_ts: string };
+
+/** A page of a form's clean submissions, oldest first, after a (cursor_ts, id) position. */
+export async function keptValuesPage(
+  sql: Sql,
+  formId: string,
+  after: { cursorTs: string; id: string } | null,
+  limit: number,
+): Promise<KeptValuesRow[]> {
+  const { rows } = await sql.query<KeptValuesRow>(
+    `select s.id, s.payload, s.received_at,
+            to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
+       from submissions s
+      where s.form_id = $1 and s.status <> 'spam' and ($2::timestamptz is null or (s.received_at, s.id) > ($2::timestamptz, $3))
+      order by s.received_at, s.id limit $4`,
+    [formId, after?.cursorTs ?? null, after?.id ?? '', limit],
+  );
+  return rows;
+}
+
 export async function setStatus(
   sql: Sql,
   ids: string[],

@@ -41,6 +41,11 @@ export const SubmissionCreatedEvent = z
         .describe('Spam likelihood from moderation, 0 to 1; null for spam caught before moderation.'),
       referrer: z.string().nullable(),
       user_agent: z.string().nullable(),
+      source: z
+        .enum(['form', 'api'])
+        .describe(
+          '`form`: posted to the public endpoint; `api`: a server-side submit (`POST /v1/forms/{form}/submissions`).',
+        ),
     }),
   })
   .describe('The `submission.created` webhook body.');

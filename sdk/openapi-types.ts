@@ -2071,6 +2071,11 @@ export interface components {
                 score: number | null;
                 referrer: string | null;
                 user_agent: string | null;
+                /**
+                 * @description `form`: posted to the public endpoint; `api`: a server-side submit (`POST /v1/forms/{form}/submissions`).
+                 * @enum {string}
+                 */
+                source: "form" | "api";
             };
         };
         SubmissionDetail: {
@@ -2191,6 +2196,11 @@ export interface components {
                 score: number | null;
                 referrer: string | null;
                 user_agent: string | null;
+                /**
+                 * @description `form`: posted to the public endpoint; `api`: a server-side submit (`POST /v1/forms/{form}/submissions`).
+                 * @enum {string}
+                 */
+                source: "form" | "api";
             };
             /** @description Why it was filed as spam: at the door `honeypot_filled`, `rate_limited`, `rule:blocked_email`, `rule:keyword`, `rule:regex`, `captcha_unverified`; by moderation `ai_moderation`. */
             spam_reason: string;
@@ -2294,6 +2304,11 @@ export interface components {
                 score: number | null;
                 referrer: string | null;
                 user_agent: string | null;
+                /**
+                 * @description `form`: posted to the public endpoint; `api`: a server-side submit (`POST /v1/forms/{form}/submissions`).
+                 * @enum {string}
+                 */
+                source: "form" | "api";
             };
             /**
              * @description Only on a test event: the body is a sample (or a past submission sent again), not a new submission.

@@ -208,7 +208,13 @@ const normal: SubmissionEvent = {
       url: 'https://intake.example/d/fil_1?sig=abc&exp=1',
     },
   ],
-  meta: { category: 'support', score: 0.12, referrer: 'https://example.com/contact', user_agent: 'Mozilla/5.0' },
+  meta: {
+    category: 'support',
+    score: 0.12,
+    referrer: 'https://example.com/contact',
+    user_agent: 'Mozilla/5.0',
+    source: 'form',
+  },
 };
 
 const KB100 = 100_000;
@@ -246,7 +252,13 @@ function hostile(offset: number): SubmissionEvent {
       size: i,
       url: `https://intake.example/d/fil_${i}?sig=${'a'.repeat(100)}&exp=1`,
     })),
-    meta: { category: 'sales', score: 0.97, referrer: fill('<!channel>', 5000), user_agent: fill('😀', 10_000) },
+    meta: {
+      category: 'sales',
+      score: 0.97,
+      referrer: fill('<!channel>', 5000),
+      user_agent: fill('😀', 10_000),
+      source: 'api',
+    },
   };
 }
 
@@ -323,11 +335,17 @@ describe('renderBody: webhook, zapier, make', () => {
       'files',
       'meta',
     ]);
-    expect(Object.keys(parsed.meta as object)).toEqual(['category', 'score', 'referrer', 'user_agent']);
+    expect(Object.keys(parsed.meta as object)).toEqual(['category', 'score', 'referrer', 'user_agent', 'source']);
     // Built in another key order, the bytes are the same (they are stored, replayed and signed).
     const { meta, files, payload, type, ...rest } = normal;
     const shuffled = {
-      meta: { user_agent: meta.user_agent, score: meta.score, referrer: meta.referrer, category: meta.category },
+      meta: {
+        source: meta.source,
+        user_agent: meta.user_agent,
+        score: meta.score,
+        referrer: meta.referrer,
+        category: meta.category,
+      },
       files,
       ...rest,
       payload,

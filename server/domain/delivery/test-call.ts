@@ -38,7 +38,7 @@ async function sampleEvent(ctx: AppContext, hook: WebhookRow, formName: string):
     received_at: new Date().toISOString(),
     payload: Object.fromEntries(names.map((name) => [name, sampleValue(name)])),
     files: [],
-    meta: { category: null, score: null, referrer: null, user_agent: null },
+    meta: { category: null, score: null, referrer: null, user_agent: null, source: 'form' },
   };
 }
 

@@ -80,6 +80,7 @@ export function submissionEvent(
       score: r.ai_moderation?.score ?? null,
       referrer: r.metadata.referrer ?? null,
       user_agent: r.metadata.user_agent ?? null,
+      source: r.api_token_id ? 'api' : 'form',
     },
     ...(type === 'submission.spam' ? { spam_reason: r.spam_reason } : {}),
   };

@@ -19,7 +19,13 @@ export type SubmissionEvent = {
   received_at: string;
   payload: Record<string, unknown>;
   files: Array<{ id: string; filename: string; content_type: string; size: number; url: string }>;
-  meta: { category: string | null; score: number | null; referrer: string | null; user_agent: string | null };
+  meta: {
+    category: string | null;
+    score: number | null;
+    referrer: string | null;
+    user_agent: string | null;
+    source: 'form' | 'api';
+  };
   /** `submission.spam` only: why it was filed as spam. */
   spam_reason?: string | null;
   /** Only on a test call's event (`POST …/webhooks/{id}/test`). */

@@ -39,7 +39,13 @@ function canonical(event: WebhookEvent): WebhookEvent {
         size: f.size,
         url: f.url,
       })),
-      meta: { category: meta.category, score: meta.score, referrer: meta.referrer, user_agent: meta.user_agent },
+      meta: {
+        category: meta.category,
+        score: meta.score,
+        referrer: meta.referrer,
+        user_agent: meta.user_agent,
+        source: meta.source,
+      },
       ...(event.type === 'submission.spam' ? { spam_reason: event.spam_reason ?? null } : {}),
       ...(event.test ? { test: true as const } : {}),
     };

@@ -98,7 +98,7 @@ describe('unique rules', () => {
     const form = await makePublishedForm(t, owner, { settings: { unique: [{ fields: ['email'] }] } });
     await post(form.endpoint, { email: 'secret-value@example.com' });
     const { rows } = await t.ctx.db.query<Record<string, unknown>>(
-      'select * from submission_unique_keys where form_id = $1',
+      'select k.* from submission_unique_keys k join submissions s on s.id = k.submission_id where s.form_id = $1',
       [form.id],
     );
     expect(rows).toHaveLength(1);
@@ -110,7 +110,8 @@ describe('unique rules', () => {
     await post(form.endpoint, { email: 'w@example.com' });
     expect((await post(form.endpoint, { email: 'w@example.com' })).status).toBe(409);
     await t.ctx.db.query(
-      `update submission_unique_keys set created_at = now() - interval '25 hours' where form_id = $1`,
+      `update submission_unique_keys set created_at = now() - interval '25 hours'
+        where submission_id in (select id from submissions where form_id = $1)`,
       [form.id],
     );
     expect((await post(form.endpoint, { email: 'w@example.com' })).status).toBe(201);
@@ -146,6 +147,16 @@ describe('unique rules', () => {
     const replay = await post(form.endpoint, { email: 'i@example.com' }, { 'Idempotency-Key': 'k-1' });
     expect(replay.status).toBe(201);
     expect(replay.body.id).toBe(first.body.id);
+  });
+
+  it('concurrent posts with one Idempotency-Key and the same values: every one answers the first id', async () => {
+    const form = await makePublishedForm(t, owner, { settings: { unique: [{ fields: ['email'] }] } });
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => post(form.endpoint, { email: 'k@example.com' }, { 'Idempotency-Key': 'same' })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    expect(await submissionsOf(t, form.id)).toHaveLength(1);
   });
 
   it('a browser is shown a 409 page with the message', async () => {

@@ -106,10 +106,16 @@ export type UniqueKey = { rule: number; key: string; holdDays: number | null };
 
 /**
  * The keys a clean post claims, one per rule that applies to it (a rule whose fields are all empty does not):
- * keyed digests, so the values are never stored a second time. The key names the rule's fields and
- * normalization, not its window or message, so editing those keeps what is held.
+ * keyed digests of the form, the rule and the values, so the values are never stored a second time. The key
+ * names the rule's fields and normalization, not its window or message, so editing those keeps what is held.
+ * 128 bits: a chance collision among all forms' keys would need some 2^64 of them.
  */
-export function uniqueKeys(secret: Buffer, rules: UniqueRule[], payload: Record<string, unknown>): UniqueKey[] {
+export function uniqueKeys(
+  secret: Buffer,
+  formId: string,
+  rules: UniqueRule[],
+  payload: Record<string, unknown>,
+): UniqueKey[] {
   const keys: UniqueKey[] = [];
   rules.forEach((rule, i) => {
     const values = rule.fields.map((f) => normalized(payload[f], rule.normalize));
@@ -117,10 +123,14 @@ export function uniqueKeys(secret: Buffer, rules: UniqueRule[], payload: Record<
     const identity = ruleIdentity(rule);
     const ordered = rule.fields.map((f, j) => [f, values[j]]).sort(([a], [b]) => (a! < b! ? -1 : 1));
     const key = createHmac('sha256', secret)
+      .update(formId)
+      .update('\u0000')
       .update(identity)
       .update('\u0000')
       .update(JSON.stringify(ordered))
-      .digest('base64url');
+      .digest()
+      .subarray(0, 16)
+      .toString('base64url');
     keys.push({ rule: i, key, holdDays: rule.window_days });
   });
   return keys;

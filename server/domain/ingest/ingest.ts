@@ -183,7 +183,7 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
         honeypot: !fromServer,
       }) ?? (captcha?.outcome === 'unverified' ? 'captcha_unverified' : null);
     const id = newId('subm');
-    const keys = spamReason === null ? uniqueKeys(ctx.keys.uniqueValues, form.settings.unique, payload) : [];
+    const keys = spamReason === null ? uniqueKeys(ctx.keys.uniqueValues, form.id, form.settings.unique, payload) : [];
     const files = await uploadFiles(ctx, form, id, checked.files);
     const accepted = await accept(ctx, form, {
       id,
@@ -391,11 +391,12 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
     const code = (err as { code?: string }).code;
     if (code === inserts.QUOTA_EXCEEDED) throw quotaExceeded(form);
     if (code === inserts.LIMIT_REACHED) throw formClosed(form.settings, 'limit_reached');
-    if (inserts.isDuplicate(err)) throw await duplicateOf(ctx, form, s.keys);
-    if (code === inserts.KEY_HELD) {
-      const held = await inserts.findIdempotent(ctx.db, form.id, s.idempotencyKey!);
+    // A concurrent post with the same Idempotency-Key may have stored these values first: its answer is ours.
+    if (s.idempotencyKey && (code === inserts.KEY_HELD || inserts.isDuplicate(err))) {
+      const held = await inserts.findIdempotent(ctx.db, form.id, s.idempotencyKey);
       if (held) return { id: held, replayed: true };
     }
+    if (inserts.isDuplicate(err)) throw await duplicateOf(ctx, form, s.keys);
     throw err;
   }
   if (clean) ctx.queue.wake(processSubmission);
@@ -406,7 +407,7 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
 
 /** The 409 for a post whose key the statement found held: the first rule whose key is held within its window. */
 async function duplicateOf(ctx: AppContext, form: PublicForm, keys: UniqueKey[]): Promise<AppError> {
-  const held = new Set(await inserts.heldUniqueKeys(ctx.db, form.id, keys));
+  const held = new Set(await inserts.heldUniqueKeys(ctx.db, keys));
   const holding = keys.find((k) => held.has(k.key)) ?? keys[0]!;
   return duplicateSubmission(form.settings.unique[holding.rule]!);
 }

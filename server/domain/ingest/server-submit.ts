@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { findSubmission } from '../../infra/db/queries/submissions.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { requireForm } from '../forms/live-form.ts';
-import { validationFailed } from '../shared/errors.ts';
+import { notFound, validationFailed } from '../shared/errors.ts';
 import { submissionDetail } from '../submissions/view.ts';
 import { findPublicForm, ingestPost, type ClientFacts, type FieldValue, type PostedBody } from './ingest.ts';
 import { bodyLimitsFor, checkPostedFields } from './limits.ts';
@@ -38,7 +38,9 @@ export async function submitFromServer(
       apiTokenId: caller.tokenId,
     });
     const row = await findSubmission(ctx.db, caller.teamId, formId, outcome.id);
-    return submissionDetail(ctx, row!);
+    // An Idempotency-Key repeated after its submission was deleted.
+    if (!row) throw notFound('Submission');
+    return submissionDetail(ctx, row);
   } finally {
     body.discard();
   }

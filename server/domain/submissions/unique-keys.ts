@@ -15,7 +15,7 @@ export async function reclaimKeys(ctx: AppContext, tx: Tx, submissionIds: string
   for (const row of await heldValuesOf(tx, submissionIds)) {
     const rules = storedSettings(row.settings).unique;
     if (!rules.length && !row.holds) continue;
-    await reclaimUniqueKeys(tx, row.form_id, row.id, uniqueKeys(ctx.keys.uniqueValues, rules, row.payload));
+    await reclaimUniqueKeys(tx, row.id, uniqueKeys(ctx.keys.uniqueValues, row.form_id, rules, row.payload));
   }
 }
 
@@ -36,13 +36,13 @@ export async function backfillUniqueKeys(ctx: AppContext, formId: string): Promi
     if (!rules.length) return { submissions: seen };
     const page = await keptValuesPage(ctx.db, formId, after, BACKFILL_PAGE);
     const claims = page.flatMap((row) =>
-      uniqueKeys(ctx.keys.uniqueValues, rules, row.payload).map((k) => ({
+      uniqueKeys(ctx.keys.uniqueValues, formId, rules, row.payload).map((k) => ({
         submissionId: row.id,
         key: k.key,
         receivedAt: row.received_at,
       })),
     );
-    await claimKeptKeys(ctx.db, formId, claims);
+    await claimKeptKeys(ctx.db, claims);
     seen += page.length;
     if (page.length < BACKFILL_PAGE) return { submissions: seen };
     after = { cursorTs: page.at(-1)!.cursor_ts, id: page.at(-1)!.id };

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Unique rules and server-side submits. A clean submission holds one key per unique rule that applies to it
- * (a keyed digest of its normalized values, never the values); the primary key decides which of two
+ * (a keyed digest of its form, its rule and its normalized values, never the values); the primary key decides which of two
  * concurrent posts is the duplicate. Spam and deleted submissions hold none: marking one spam or deleting it
  * releases its keys here, whoever does it (a person, moderation, retention, erasure). `api_token_id`: the
  * token of a server-side submit (null for a post to the public endpoint).
@@ -13,11 +13,9 @@ export class Migration0020FormAdmission extends Migration {
   override up(): void {
     this.addSql(`
       create table submission_unique_keys (
-        form_id text not null,
-        key text not null,
+        key text primary key,
         submission_id text not null,
-        created_at timestamptz not null default now(),
-        primary key (form_id, key)
+        created_at timestamptz not null default now()
       );`);
     this.addSql(`create index submission_unique_keys_holder on submission_unique_keys (submission_id);`);
     this.addSql(`

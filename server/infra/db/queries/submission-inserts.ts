@@ -134,8 +134,8 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   }
   if (s.uniqueKeys.length) {
     ctes.push(`unique_claim as (
-       insert into submission_unique_keys (form_id, key, submission_id)
-       select ${form}, key, ${id} from unnest(${p(s.uniqueKeys.map((k) => k.key))}::text[]) as key)`);
+       insert into submission_unique_keys (key, submission_id)
+       select key, ${id} from unnest(${p(s.uniqueKeys.map((k) => k.key))}::text[]) as key)`);
   }
   if (job) ctes.push(`job as (${job.text})`);
   const entryLimit = s.entryLimit === null ? null : p(s.entryLimit);
@@ -158,14 +158,11 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
     s.monthlyLimit !== null,
     s.status !== 'spam',
     s.entryLimit !== null,
+    s.uniqueKeys.length > 0,
   ]
     .map(Number)
     .join('');
-  const { rows } = await sql.query<{ filled: boolean }>(
-    text,
-    values,
-    `intake_accept_${shape}${s.uniqueKeys.length || ''}`,
-  );
+  const { rows } = await sql.query<{ filled: boolean }>(text, values, `intake_accept_${shape}`);
   return { filled: rows[0]!.filled };
 }
 
@@ -255,8 +252,8 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
          where idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW}
        returning 1),
      unique_claim as (
-       insert into submission_unique_keys (form_id, key, submission_id)
-       select i.form_id, key, i.id from input i, unnest(i.keys) as key),
+       insert into submission_unique_keys (key, submission_id)
+       select key, i.id from input i, unnest(i.keys) as key),
      job as (${job.text})
      select intake_guard(not exists (
               select 1 from input i where i.quota is not null group by i.team_id, i.quota
@@ -340,17 +337,17 @@ async function acceptAlone(db: Db, w: Waiting): Promise<Filled> {
   try {
     return await attempt();
   } catch (err) {
-    if (!isDuplicate(err) || !(await releaseExpiredKeys(db, w.s.formId, w.s.uniqueKeys))) throw err;
+    if (!isDuplicate(err) || !(await releaseExpiredKeys(db, w.s.uniqueKeys))) throw err;
     return attempt();
   }
 }
 
 /** Releases these keys where their holder's window has passed (by the window of the rule claiming them now). */
-async function releaseExpiredKeys(sql: Sql, formId: string, keys: UniqueKeyClaim[]): Promise<number> {
+async function releaseExpiredKeys(sql: Sql, keys: UniqueKeyClaim[]): Promise<number> {
   const { rowCount } = await sql.query(
-    `delete from submission_unique_keys h using jsonb_to_recordset($2::jsonb) as k(key text, hold int)
-      where h.form_id = $1 and h.key = k.key and k.hold is not null and h.created_at <= now() - make_interval(days => k.hold)`,
-    [formId, JSON.stringify(keys.map((k) => ({ key: k.key, hold: k.holdDays })))],
+    `delete from submission_unique_keys h using jsonb_to_recordset($1::jsonb) as k(key text, hold int)
+      where h.key = k.key and k.hold is not null and h.created_at <= now() - make_interval(days => k.hold)`,
+    [JSON.stringify(keys.map((k) => ({ key: k.key, hold: k.holdDays })))],
   );
   return rowCount ?? 0;
 }
@@ -370,13 +367,13 @@ export function acceptSubmission(db: Db, s: SubmissionInsert, job: AcceptJob | n
   );
 }
 
-/** Which of these keys the form's submissions hold within the claiming rule's window: the 409 names the first's rule. */
-export async function heldUniqueKeys(sql: Sql, formId: string, keys: UniqueKeyClaim[]): Promise<string[]> {
+/** Which of these keys are held within the claiming rule's window: the 409 names the first's rule. */
+export async function heldUniqueKeys(sql: Sql, keys: UniqueKeyClaim[]): Promise<string[]> {
   const { rows } = await sql.query<{ key: string }>(
     `select h.key from submission_unique_keys h
-       join jsonb_to_recordset($2::jsonb) as k(key text, hold int) on k.key = h.key
-      where h.form_id = $1 and (k.hold is null or h.created_at > now() - make_interval(days => k.hold))`,
-    [formId, JSON.stringify(keys.map((k) => ({ key: k.key, hold: k.holdDays })))],
+       join jsonb_to_recordset($1::jsonb) as k(key text, hold int) on k.key = h.key
+      where k.hold is null or h.created_at > now() - make_interval(days => k.hold)`,
+    [JSON.stringify(keys.map((k) => ({ key: k.key, hold: k.holdDays })))],
   );
   return rows.map((r) => r.key);
 }
@@ -384,18 +381,14 @@ export async function heldUniqueKeys(sql: Sql, formId: string, keys: UniqueKeyCl
 /** Keys of submissions kept before their rule was saved, held from when each was received; a held key stays held. */
 export async function claimKeptKeys(
   sql: Sql,
-  formId: string,
   claims: { submissionId: string; key: string; receivedAt: Date }[],
 ): Promise<void> {
   if (!claims.length) return;
   await sql.query(
-    `insert into submission_unique_keys (form_id, key, submission_id, created_at)
-     select $1, c.key, c.submission_id, c.received_at from jsonb_to_recordset($2::jsonb) as c(key text, submission_id text, received_at timestamptz)
-     on conflict (form_id, key) do nothing`,
-    [
-      formId,
-      JSON.stringify(claims.map((c) => ({ key: c.key, submission_id: c.submissionId, received_at: c.receivedAt }))),
-    ],
+    `insert into submission_unique_keys (key, submission_id, created_at)
+     select c.key, c.submission_id, c.received_at from jsonb_to_recordset($1::jsonb) as c(key text, submission_id text, received_at timestamptz)
+     on conflict (key) do nothing`,
+    [JSON.stringify(claims.map((c) => ({ key: c.key, submission_id: c.submissionId, received_at: c.receivedAt })))],
   );
 }
 
@@ -403,18 +396,13 @@ export async function claimKeptKeys(
  * A submission's keys after a person changed it (not spam again, values edited): what it held is released and
  * its keys now are claimed where free. A person's change is never refused, so a key held by another stays there.
  */
-export async function reclaimUniqueKeys(
-  sql: Sql,
-  formId: string,
-  submissionId: string,
-  keys: UniqueKeyClaim[],
-): Promise<void> {
+export async function reclaimUniqueKeys(sql: Sql, submissionId: string, keys: UniqueKeyClaim[]): Promise<void> {
   await sql.query('delete from submission_unique_keys where submission_id = $1', [submissionId]);
   if (!keys.length) return;
   await sql.query(
-    `insert into submission_unique_keys (form_id, key, submission_id)
-     select $1, key, $2 from unnest($3::text[]) as key
-     on conflict (form_id, key) do nothing`,
-    [formId, submissionId, keys.map((k) => k.key)],
+    `insert into submission_unique_keys (key, submission_id)
+     select key, $1 from unnest($2::text[]) as key
+     on conflict (key) do nothing`,
+    [submissionId, keys.map((k) => k.key)],
   );
 }

@@ -256,7 +256,7 @@ export const submissionsContract = c.router({
       ...authErrors,
       402: PublicPaymentRequiredBody,
       403: z.union([FormClosedBody, ErrorBody]),
-      409: DuplicateSubmissionBody,
+      409: z.union([DuplicateSubmissionBody, ErrorBody]),
       413: ErrorBody,
       422: FieldErrorsBody,
       ...rateLimitErrors,

@@ -21,9 +21,11 @@ import type * as forms from '../contract/forms.ts';
 import type * as features from '../contract/form-features.ts';
 import { backoffMs, retryAfterMs, sleep } from './backoff.ts';
 import { listenTo, type ListenEvent, type ListenOptions } from './listen.ts';
+import type * as admission from '../contract/form-admission.ts';
 import type {
   BulkBody,
   BulkResult,
+  CreateSubmissionBody,
   ExportedSubmission,
   SubmissionFile,
   SubmissionStatus,
@@ -77,6 +79,11 @@ export type SubmissionStatus = z.infer<typeof SubmissionStatus>;
 export type ExportedSubmission = z.infer<typeof ExportedSubmission>;
 export type UpdateSubmissionBody = z.input<typeof UpdateSubmissionBody>;
 export type BulkBody = z.input<typeof BulkBody>;
+export type CreateSubmissionBody = z.input<typeof CreateSubmissionBody>;
+export type UniqueRule = z.input<typeof admission.UniqueRule>;
+export type FormStatus = z.infer<typeof admission.FormStatus>;
+export type FormClosedBody = z.infer<typeof admission.FormClosedBody>;
+export type DuplicateSubmissionBody = z.infer<typeof admission.DuplicateSubmissionBody>;
 export type BulkResult = z.infer<typeof BulkResult>;
 export type WebhookProvider = z.infer<typeof Provider>;
 export type WebhookEvent = z.infer<typeof WebhookEvent>;

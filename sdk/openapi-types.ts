@@ -1066,6 +1066,7 @@ export interface components {
             data: components["schemas"]["Form"];
         };
         CreateSubmission403Error: components["schemas"]["FormClosedBody"] | components["schemas"]["ErrorBody"];
+        CreateSubmission409Error: components["schemas"]["DuplicateSubmissionBody"] | components["schemas"]["ErrorBody"];
         /** @description As JSON; or as multipart/form-data with files: each part a field or a file, and the client as parts `client[ip]`, `client[user_agent]`, `client[referrer]`. */
         CreateSubmissionBody: {
             /** @description The form's fields, as a website would post them (names starting with `_` are control fields, e.g. `_replyto`). at most 200 fields, names of at most 64 characters, values of at most 64 KB; at most 2000 values in all, in any kind of body (a name sent more than once counts each value; JSON counts every list item and nested value); urlencoded and JSON bodies of at most 1 MB; multipart: at most 10 files of at most 10 MB each (when the plan includes uploads, within its own file limit); JSON nested at most 5 levels. */
@@ -2536,6 +2537,7 @@ export type CreateErasure202Response = components['schemas']['CreateErasure202Re
 export type CreateFormBody = components['schemas']['CreateFormBody'];
 export type CreateFormResponse = components['schemas']['CreateFormResponse'];
 export type CreateSubmission403Error = components['schemas']['CreateSubmission403Error'];
+export type CreateSubmission409Error = components['schemas']['CreateSubmission409Error'];
 export type CreateSubmissionBody = components['schemas']['CreateSubmissionBody'];
 export type CreateSubmissionMultipartBody = components['schemas']['CreateSubmissionMultipartBody'];
 export type CreateSubmissionResponse = components['schemas']['CreateSubmissionResponse'];
@@ -5106,13 +5108,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A clean submission kept within the window has the same values of these fields; nothing was stored. */
+            /** @description Conflict with the current state of the resource. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DuplicateSubmissionBody"];
+                    "application/json": components["schemas"]["CreateSubmission409Error"];
                 };
             };
             /** @description The request is too large. */

@@ -118,6 +118,13 @@ describe('server-side submit', () => {
     expect((await submit(form.id, { fields: { a: 1 } }, editor.token)).status).toBe(201);
   });
 
+  it('a draft form is 409 conflict (publish it first), not 404', async () => {
+    const created = await t.http.post('/v1/forms').set(bearer(owner.token)).send({ name: 'Draft' });
+    const res = await submit(created.body.data.id, { fields: { a: 1 } });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ error: 'conflict' });
+  });
+
   it('bad bodies are 400 and store nothing', async () => {
     const form = await makePublishedForm(t, owner);
     expect((await submit(form.id, { fields: { a: 1 }, extra: true })).status).toBe(400);

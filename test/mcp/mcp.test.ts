@@ -361,6 +361,10 @@ describe('every tool, called successfully', () => {
     });
     const erasure = await ok('create_erasure', { email: 'nobody@example.com' });
     await same('get_erasure', { erasure: erasure.erasure_id }, `/v1/erasure/${erasure.erasure_id}`);
+    expect((await ok('create_submission', { form, fields: { message: 'from an agent' } })).data).toMatchObject({
+      source: 'api',
+      payload: { message: 'from an agent' },
+    });
     await ok('bulk_submissions', { form, ids: [submission], action: 'mark_spam' });
     await ok('delete_submission', { form, submission: second.body.id });
     await ok('prune_form_fields', { form });

@@ -86,6 +86,32 @@ describe('getMe', () => {
   });
 });
 
+describe('createSubmission', () => {
+  it('submits from a server: 201 with the typed submission, the first answer on a repeated key, 409 typed', async () => {
+    const owner = await makeTeam(t, { plan: 'pro' });
+    const form = await makePublishedForm(t, owner, {
+      settings: { unique: [{ fields: ['email'], normalize: 'email' }] },
+    });
+    const intake = clientFor(owner);
+    const send = (email: string, key: string) =>
+      intake.createSubmission({
+        params: { form: form.id },
+        headers: { 'idempotency-key': key },
+        body: { fields: { email }, client: { ip: '198.51.100.4' } },
+      });
+    const first = await send('ada@example.com', 'order-1');
+    expect(first.status).toBe(201);
+    if (first.status !== 201) return;
+    expect(first.body.data).toMatchObject({ source: 'api', status: 'received', payload: { email: 'ada@example.com' } });
+    const again = await send('ada@example.com', 'order-1');
+    expect(again.status === 201 && again.body.data.id).toBe(first.body.data.id);
+    const duplicate = await send('ADA@example.com', 'order-2');
+    expect(duplicate.status).toBe(409);
+    if (duplicate.status === 409)
+      expect(duplicate.body).toMatchObject({ error: 'duplicate_submission', fields: ['email'] });
+  });
+});
+
 describe('listTokens', () => {
   it("lists the caller's own live tokens with their metadata, newest first", async () => {
     const owner = await makeTeam(t);

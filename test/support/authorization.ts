@@ -75,6 +75,7 @@ export const sampleBodies: Record<string, unknown> = {
   createToken: { name: 'authorization matrix', abilities: ['forms:read'] },
   createForm: { name: 'authorization matrix' },
   bulkSubmissions: { ids: ['subm_00000000000000000000000000'], action: 'mark_spam' },
+  createSubmission: { fields: { message: 'authorization matrix' } },
   createWebhook: { label: 'authorization matrix', url: 'https://example.com/hook' },
   createErasure: { email: 'nobody@example.test', dry_run: true },
 };

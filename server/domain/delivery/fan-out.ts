@@ -85,15 +85,14 @@ export async function createTeamEventDeliveries(
   teamId: string,
   event: InsightsEvent,
 ): Promise<number> {
-  const targets = await teamWebhooksFor(tx, teamId, event.type);
+  return deliverToEach(ctx, tx, await teamWebhooksFor(tx, teamId, event.type), event);
+}
+
+/** One delivery of an event that belongs to no submission per target, due now. */
+async function deliverToEach(ctx: AppContext, tx: Tx, targets: TargetRow[], event: WebhookEvent): Promise<number> {
   const at = firstAttemptAt(ctx);
-  return (
-    await queueDeliveries(
-      ctx,
-      tx,
-      targets.map((t) => newDelivery(t, event, null, at)),
-    )
-  ).length;
+  const made = targets.map((t) => newDelivery(t, event, null, at));
+  return (await queueDeliveries(ctx, tx, made)).length;
 }
 
 /**
@@ -106,15 +105,7 @@ export async function createFormEventDeliveries(
   event: FormClosedEvent,
   since: Date,
 ): Promise<number> {
-  const targets = await formEventWebhooksFor(tx, event.form_id, event.type, since);
-  const at = firstAttemptAt(ctx);
-  return (
-    await queueDeliveries(
-      ctx,
-      tx,
-      targets.map((t) => newDelivery(t, event, null, at)),
-    )
-  ).length;
+  return deliverToEach(ctx, tx, await formEventWebhooksFor(tx, event.form_id, event.type, since), event);
 }
 
 /**

@@ -2,10 +2,11 @@ import { isIP } from 'node:net';
 import type { z } from 'zod';
 import type { CreateSubmissionBody, SubmissionDetail } from '../../../contract/submissions.ts';
 import type { AppContext } from '../../context.ts';
+import { formStatus } from '../../infra/db/queries/forms.ts';
 import { findSubmission } from '../../infra/db/queries/submissions.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { requireForm } from '../forms/live-form.ts';
-import { notFound, validationFailed } from '../shared/errors.ts';
+import { AppError, notFound, validationFailed } from '../shared/errors.ts';
 import { submissionDetail } from '../submissions/view.ts';
 import { findPublicForm, ingestPost, type ClientFacts, type FieldValue, type PostedBody } from './ingest.ts';
 import { bodyLimitsFor, checkPostedFields } from './limits.ts';
@@ -28,6 +29,10 @@ export async function submitFromServer(
   input: { body?: Body; upload?: Upload; idempotencyKey: string | null },
 ): Promise<z.infer<typeof SubmissionDetail>> {
   await requireForm(ctx, caller, formId);
+  // The caller sees the form: a draft is a state to change (409), not a form that is not there.
+  if ((await formStatus(ctx.db, formId)) === 'draft') {
+    throw new AppError('conflict', 'This form is a draft: publish it to take submissions.');
+  }
   const { body, client } = input.upload ? await readUpload(ctx, formId, input.upload) : jsonSubmit(input.body!);
   try {
     const outcome = await ingestPost(ctx, {

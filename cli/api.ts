@@ -7,6 +7,7 @@ import { print, spinning } from './output.ts';
 import { connection, withConnectionOptions } from './profiles.ts';
 import { addFieldOptions, addPathParams, pathParamNames, requestParts, scopeParams } from './route-options.ts';
 import { saveStream } from './save-stream.ts';
+import { humanBody, registerTriage } from './triage.ts';
 
 /**
  * The API commands (`intake forms list`, `intake submissions export --form …`), one per contract route, through
@@ -27,6 +28,8 @@ export const COMMANDS: Record<string, [string, string]> = {
   restoreForm: ['forms', 'restore'],
   forceDeleteForm: ['forms', 'erase'],
   listFormFields: ['forms', 'fields'],
+  listFormStages: ['forms', 'stages'],
+  listFormTags: ['forms', 'tags'],
   suggestFormSchema: ['forms', 'suggest-schema'],
   createErasure: ['erasure', 'create'],
   getErasure: ['erasure', 'show'],
@@ -40,6 +43,10 @@ export const COMMANDS: Record<string, [string, string]> = {
   exportSubmissions: ['submissions', 'export'],
   streamSubmissions: ['listen', ''], // its own command: cli/listen.ts
   downloadSubmissionFile: ['submissions', 'download'],
+  listSubmissionNotes: ['submissions', 'notes'],
+  createSubmissionNote: ['submissions', 'note'],
+  deleteSubmissionNote: ['submissions', 'delete-note'],
+  listSubmissionActivity: ['submissions', 'activity'],
   listWebhooks: ['webhooks', 'list'],
   getWebhook: ['webhooks', 'get'],
   createWebhook: ['webhooks', 'create'],
@@ -67,14 +74,25 @@ export const COMMANDS: Record<string, [string, string]> = {
 export const RESOURCES: Record<string, [string, string[]]> = {
   forms: [
     'Forms: create, publish, list, trash and restore',
-    ['intake forms create --name "Contact us"', 'intake forms publish frm_…', 'intake forms list --per-page 50 --json'],
+    [
+      'intake forms create --name "Contact us"',
+      'intake forms publish frm_…',
+      'intake forms list --per-page 50 --json',
+      'intake forms stages frm_…',
+    ],
   ],
   submissions: [
-    'Submissions of a form: submit from a server, list, read, change, bulk actions, export, files',
+    'Submissions of a form: submit from a server, list, read, change, triage (tags, stage, assignee, notes), bulk actions, export, files',
     [
       `intake submissions create --form frm_… --fields '{"email":"ada@example.com"}'`,
       'intake submissions list --form frm_… --folder spam',
+      'intake submissions list --form frm_… --tag urgent --stage new --assignee none',
       'intake submissions get subm_… --form frm_…',
+      'intake submissions tag subm_… --form frm_… --add urgent,vip --remove old',
+      'intake submissions stage subm_… --form frm_… in_progress',
+      'intake submissions assign subm_… --form frm_… me',
+      'intake submissions note subm_… --form frm_… --body "Called back, sending a quote"',
+      'intake submissions activity subm_… --form frm_…',
       'intake submissions bulk --form frm_… --ids subm_a,subm_b --action mark_not_spam',
       'intake submissions export --form frm_… --format csv -o all.csv',
     ],
@@ -141,6 +159,7 @@ async function run(
   const body = await ok[routeKey]!({
     params: parts.params,
     query: parts.query,
+    headers: parts.headers,
     ...(parts.body !== undefined ? { body: parts.body } : {}),
   });
   if (opts.wait && routeKey === 'replayWebhook') {
@@ -161,7 +180,7 @@ async function run(
     })();
     return print(await spinning('generating insights', done), Boolean(global.json));
   }
-  print(body, Boolean(global.json));
+  print(global.json ? body : humanBody(routeKey, body), Boolean(global.json));
 }
 
 /** The path parameter a group's commands act on, given positionally: `intake forms publish frm_…`. */
@@ -232,4 +251,6 @@ export function registerApi(program: Command): void {
       fail(err);
     }
   });
+  // Triage verbs on top of updateSubmission: tag, stage, assign (cli/triage.ts).
+  registerTriage(groups.get('submissions')!);
 }

@@ -26,6 +26,11 @@ type Kind = 'string' | 'number' | 'boolean' | 'list' | 'json';
 
 function kindOf(s: z.ZodTypeAny): Kind {
   const inner = unwrapSchema(s);
+  // A value or a list of them (a repeatable query such as `tag`): a list.
+  if (inner instanceof z.ZodUnion) {
+    const kinds = (inner.options as z.ZodTypeAny[]).map(kindOf);
+    return kinds.every((k) => k === 'string' || k === 'list') && kinds.includes('list') ? 'list' : 'json';
+  }
   if (inner instanceof z.ZodNumber) return 'number';
   if (inner instanceof z.ZodBoolean) return 'boolean';
   if (inner instanceof z.ZodArray && !(unwrapSchema(inner.element as z.ZodTypeAny) instanceof z.ZodObject))
@@ -35,7 +40,17 @@ function kindOf(s: z.ZodTypeAny): Kind {
 }
 
 const flag = (key: string) => key.replace(/_/g, '-');
-const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+/** Commander's attribute name of a field's option: `per_page` and `if-match` → `perPage`, `ifMatch`. */
+const camel = (key: string) => key.replace(/[_-]([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** A list option's values: comma-separated, and the option may be repeated (`--tag a --tag b`, `--tag a,b`). */
+export const collectList = (raw: string, previous: string[] | undefined): string[] => [
+  ...(previous ?? []),
+  ...raw
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean),
+];
 
 function parseValue(kind: Kind, raw: string, key: string): unknown {
   if (kind === 'number') {
@@ -43,11 +58,7 @@ function parseValue(kind: Kind, raw: string, key: string): unknown {
     if (raw.trim() === '' || Number.isNaN(n)) throw new UsageError(`--${flag(key)} must be a number`);
     return n;
   }
-  if (kind === 'list')
-    return raw
-      .split(',')
-      .map((v) => v.trim())
-      .filter(Boolean);
+  if (kind === 'list') return collectList(raw, undefined);
   if (kind === 'json') {
     try {
       return JSON.parse(raw) as unknown;
@@ -118,7 +129,10 @@ export function pathParams(
   );
 }
 
-/** Adds a route's query and body fields as options (body fields the contract requires are mandatory). */
+/**
+ * Adds a route's query and body fields as options (body fields the contract requires are mandatory), and its
+ * request headers (`--if-match <value>`).
+ */
 export function addFieldOptions(cmd: Command, route: AppRoute, scoped: string[]): void {
   const seen = new Set<string>(scoped);
   const add = (schema: unknown, required: boolean) => {
@@ -128,7 +142,7 @@ export function addFieldOptions(cmd: Command, route: AppRoute, scoped: string[])
       const kind = kindOf(s);
       const desc = [
         s.description ?? unwrapSchema(s).description ?? '',
-        kind === 'list' ? '(comma-separated)' : kind === 'json' ? '(JSON)' : '',
+        kind === 'list' ? '(comma-separated, or repeat the option)' : kind === 'json' ? '(JSON)' : '',
       ]
         .filter(Boolean)
         .join(' ');
@@ -138,6 +152,7 @@ export function addFieldOptions(cmd: Command, route: AppRoute, scoped: string[])
           ? new Option(`--${flag(key)}`, desc)
           : new Option(`--${flag(key)} <${kind === 'number' ? 'n' : 'value'}>`, desc);
       if (inner instanceof z.ZodEnum) option.choices(inner.options as string[]);
+      if (kind === 'list') option.argParser(collectList);
       if (required && !s.isOptional()) option.makeOptionMandatory();
       cmd.addOption(option);
       if (kind === 'boolean') cmd.addOption(new Option(`--no-${flag(key)}`).hideHelp());
@@ -145,12 +160,14 @@ export function addFieldOptions(cmd: Command, route: AppRoute, scoped: string[])
   };
   add(route.query, false);
   if ('body' in route) add(route.body, true);
+  add(route.headers, false);
 }
 
 export type RequestParts = {
   params: Record<string, string>;
   query: Record<string, unknown>;
   body: Record<string, unknown> | undefined;
+  headers: Record<string, string>;
 };
 
 /** The request a command line makes: path parameters, then query and body fields from the options. */
@@ -167,10 +184,17 @@ export function requestParts(
       if (scoped.includes(key)) continue;
       const raw = opts[camel(key)];
       if (raw === undefined) continue;
-      out[key] = kindOf(s) === 'boolean' ? raw : parseValue(kindOf(s), String(raw), key);
+      const kind = kindOf(s);
+      out[key] =
+        kind === 'boolean' || (kind === 'list' && Array.isArray(raw)) ? raw : parseValue(kind, String(raw), key);
     }
     return out;
   };
   const hasBody = 'body' in route && route.body && typeof (route.body as z.ZodTypeAny).safeParse === 'function';
-  return { params, query: pick(route.query), body: hasBody ? pick(route.body) : undefined };
+  return {
+    params,
+    query: pick(route.query),
+    body: hasBody ? pick(route.body) : undefined,
+    headers: pick(route.headers) as Record<string, string>,
+  };
 }

@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'duplicate_submission',
   'form_closed',
   'webhook_inactive',
+  'precondition_failed',
   'payload_too_large',
   'captcha_failed',
   'plan_lacks_ai',

@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { authErrors, rateLimitErrors, text } from './common.ts';
 import { COSTS, STREAM_BATCH, STREAM_LIMITS } from './costs.ts';
+import { Actor, TriageChanges, TriageFields } from './triage.ts';
 
 export { STREAM_BATCH, STREAM_LIMITS };
 
@@ -47,6 +48,7 @@ export const SubmissionCreatedEvent = z
           '`form`: posted to the public endpoint; `api`: a server-side submit (`POST /v1/forms/{form}/submissions`).',
         ),
     }),
+    ...TriageFields.shape,
   })
   .describe('The `submission.created` webhook body.');
 
@@ -67,6 +69,15 @@ export const SubmissionSpamEvent = SubmissionCreatedEvent.extend({
     ),
 }).describe(
   'The `submission.spam` webhook body: a submission stored as spam (at the door or by moderation), `spam_reason` after `meta`.',
+);
+
+export const SubmissionUpdatedEvent = SubmissionCreatedEvent.extend({
+  type: z.literal('submission.updated'),
+  changes: TriageChanges,
+  actor: Actor,
+}).describe(
+  "The `submission.updated` webhook body: a person changed a submission's stage, tags or assignee; the submission as it is now, " +
+    '`changes` and `actor` after the triage fields. Notes are never sent.',
 );
 
 export const InsightsRegeneratedEvent = z
@@ -112,6 +123,7 @@ export const FormClosedEvent = z
 export const WEBHOOK_EVENT_BODIES = {
   'submission.created': SubmissionCreatedEvent,
   'submission.spam': SubmissionSpamEvent,
+  'submission.updated': SubmissionUpdatedEvent,
   'ai-insights.regenerated': InsightsRegeneratedEvent,
   'form.closed': FormClosedEvent,
   'webhook.test': TestSubmissionCreatedEvent,

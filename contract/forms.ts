@@ -14,6 +14,7 @@ import {
 } from './form-features.ts';
 import { COSTS } from './costs.ts';
 import { AdmissionSettings } from './form-admission.ts';
+import { ReassignStages, TriageSettings } from './triage.ts';
 
 const c = initContract();
 
@@ -95,6 +96,7 @@ export const FormSettings = z.object({
       'Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false.',
     ),
   ...AdmissionSettings.shape,
+  ...TriageSettings.shape,
 });
 export type FormSettings = z.infer<typeof FormSettings>;
 
@@ -150,6 +152,7 @@ export const UpdateFormBody = z
     name: z.string().trim().min(1).max(200).optional(),
     notification_emails: NotificationEmails.optional(),
     settings: FormSettingsInput.optional(),
+    reassign_stages: ReassignStages.optional(),
   })
   .strict();
 

@@ -8,6 +8,7 @@ import { insightsContract } from './insights.ts';
 import { jobsContract } from './jobs.ts';
 import { submissionsContract } from './submissions.ts';
 import { tokensContract } from './tokens.ts';
+import { triageContract } from './triage.ts';
 import { webhooksContract } from './webhooks.ts';
 
 export * from './abilities.ts';
@@ -25,6 +26,7 @@ export const contract = c.router(
     // Before the submissions routes: express would take `/submissions/stream` for `/submissions/:submission`.
     ...eventsContract,
     ...submissionsContract,
+    ...triageContract,
     ...webhooksContract,
     ...insightsContract,
     ...jobsContract,

@@ -17,6 +17,7 @@ import { COSTS } from './costs.ts';
 import { DuplicateSubmissionBody, FormClosedBody } from './form-admission.ts';
 import { FieldErrorsBody } from './form-features.ts';
 import { IdempotencyKey, LIMITS_TEXT, PublicPaymentRequiredBody } from './public-endpoint.ts';
+import { IfMatch, Member, StageKey, Tag, TriageFields, TriageUpdate } from './triage.ts';
 
 const c = initContract();
 
@@ -76,6 +77,9 @@ export const SubmissionListItem = z.object({
   payload: Payload,
   received_at: Timestamp,
   files: z.array(SubmissionFile).optional().describe('Present only if the submission had uploads.'),
+  ...TriageFields.shape,
+  notes_count: z.number().int(),
+  updated_at: Timestamp.describe('When it last changed (triage, status, payload or a note).'),
 });
 
 export const ParsedField = z.object({
@@ -99,7 +103,7 @@ export const SubmissionDetail = SubmissionListItem.omit({ files: true }).extend(
       '`form`: posted to the public endpoint; `api`: a server-side submit (`POST /v1/forms/{form}/submissions`).',
     ),
   api_token_id: z.string().nullable().describe('The token of a server-side submit (`tok_…`); null for `form`.'),
-  updated_at: Timestamp,
+  etag: z.string().describe('The `ETag` header of this version: send it as `If-Match` to change only this version.'),
 });
 
 export const CreateSubmissionBody = z
@@ -130,6 +134,8 @@ export const CreateSubmissionBody = z
 
 const IsoDate = Instant;
 
+export const MAX_TAG_FILTERS = 10;
+
 const SearchText = text(z.string().trim().max(200))
   .optional()
   .describe(
@@ -153,6 +159,16 @@ export const SubmissionListQuery = z.object({
     .optional()
     .describe('Opaque keyset cursor from `meta.next_cursor`; takes precedence over `page`.'),
   q: SearchText,
+  tag: z
+    .union([Tag, z.array(Tag).max(MAX_TAG_FILTERS)])
+    .optional()
+    .describe(`Only submissions with this tag; repeat (\`tag=a&tag=b\`, at most ${MAX_TAG_FILTERS}) for all of them.`),
+  stage: StageKey.optional().describe('Only submissions in this stage.'),
+  assignee: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('`me` (the token\'s user), `none` (unassigned) or a user id (`usr_…`).'),
 });
 
 /** What a list selects its submissions by: every field of its query but the page's. */
@@ -181,6 +197,7 @@ export const UpdateSubmissionBody = z
       .optional()
       .describe('Merged shallowly: omitted keys stay, a key set to null is removed.'),
     status: SubmissionStatus.optional(),
+    ...TriageUpdate.shape,
   })
   .strict();
 
@@ -195,6 +212,9 @@ export const ExportedSubmission = z.object({
     .object({ score: z.number(), verdict: z.string(), reasons: z.array(z.string()), provider: z.string() })
     .nullable(),
   source: z.enum(['form', 'api']).describe('`form`: the public endpoint; `api`: a server-side submit.'),
+  tags: z.array(z.string()),
+  stage: z.string(),
+  assignee: Member.nullable(),
   payload: z.record(JsonValue),
   files: z.array(
     z.object({
@@ -215,7 +235,12 @@ export const BulkBody = z.object({
     .describe(
       'At most 500 submission ids; more gives 413 (after a 404 for an unknown form). An id that is not a submission of this form, whatever its shape or length, is listed in `skipped` (NUL and unpaired surrogates are refused in any body, 400).',
     ),
-  action: z.enum(['delete', 'mark_spam', 'mark_not_spam']),
+  action: z
+    .enum(['delete', 'mark_spam', 'mark_not_spam', 'add_tags', 'remove_tags', 'set_stage', 'assign'])
+    .describe('`add_tags` / `remove_tags` take `tags`, `set_stage` takes `stage`, `assign` takes `assignee_id`.'),
+  tags: z.array(Tag).min(1).max(20).optional(),
+  stage: StageKey.optional(),
+  assignee_id: z.string().max(64).nullable().optional().describe('A member of the team; null unassigns.'),
 });
 
 export const BulkResult = z.object({
@@ -275,7 +300,7 @@ export const submissionsContract = c.router({
   bulkSubmissions: {
     method: 'POST',
     path: '/v1/forms/:form/submissions/bulk',
-    summary: 'Delete, mark as spam or mark as not spam up to 500 submissions at once',
+    summary: 'Delete, mark as spam or not spam, tag, untag, move to a stage or assign up to 500 submissions at once',
     pathParams: FormParams,
     body: BulkBody,
     responses: { 200: BulkResult, ...authErrors, ...rateLimitErrors, 413: ErrorBody },
@@ -294,7 +319,7 @@ export const submissionsContract = c.router({
           .string()
           .describe(
             'CSV (format=csv): id, received_at, status, category, score, one column per learned field, `_other` (JSON of fields past ' +
-              'the learned ones, when any), _files (links). JSON (format=json): an array of submissions.',
+              'the learned ones, when any), _files (links), _tags (joined with ", "), _stage, _assignee (e-mail). JSON (format=json): an array of submissions.',
           ),
       }),
       ...authErrors,
@@ -310,6 +335,7 @@ export const submissionsContract = c.router({
     method: 'GET',
     path: '/v1/forms/:form/submissions/:submission',
     summary: 'Show a submission with typed fields, metadata and signed file URLs',
+    description: 'Answers an `ETag` (also in `data.etag`) to send as `If-Match` with a change.',
     pathParams: SubmissionParams,
     responses: { 200: z.object({ data: SubmissionDetail }), ...authErrors, ...rateLimitErrors },
     metadata: { ability: 'submissions:read', cost: COSTS.submission },
@@ -317,10 +343,19 @@ export const submissionsContract = c.router({
   updateSubmission: {
     method: 'PUT',
     path: '/v1/forms/:form/submissions/:submission',
-    summary: 'Edit the payload (shallow merge) or move the submission between states',
+    summary: 'Edit the payload (shallow merge), move the submission between states, or triage it: tags, stage, assignee',
+    description:
+      'With `If-Match`, a submission changed since that `ETag` answers 412 `precondition_failed` and nothing changes. ' +
+      'A triage change is recorded in the activity and sent as `submission.updated`; a new assignee is e-mailed.',
     pathParams: SubmissionParams,
+    headers: z.object({ 'if-match': IfMatch }),
     body: UpdateSubmissionBody,
-    responses: { 200: z.object({ data: SubmissionDetail }), ...authErrors, ...rateLimitErrors },
+    responses: {
+      200: z.object({ data: SubmissionDetail }),
+      ...authErrors,
+      412: ErrorBody,
+      ...rateLimitErrors,
+    },
     metadata: { ability: 'submissions:write', cost: COSTS.submission },
   },
   deleteSubmission: {

@@ -20,12 +20,18 @@ export const Provider = z
   .enum(PROVIDERS)
   .describe('How the body is formatted: a chat message (slack, discord, teams) or the event JSON.');
 
-export const EVENTS = ['submission.created', 'submission.spam', 'ai-insights.regenerated', 'form.closed'] as const;
+export const EVENTS = [
+  'submission.created',
+  'submission.spam',
+  'submission.updated',
+  'ai-insights.regenerated',
+  'form.closed',
+] as const;
 export const WebhookEvent = z
   .enum(EVENTS)
   .describe(
     '`submission.created`: a clean submission, once processed. `submission.spam`: a submission stored as spam (at the door or by ' +
-      "moderation; not one a person marked spam). `ai-insights.regenerated`: the team's weekly insights were (re)computed. " +
+      "moderation; not one a person marked spam). `submission.updated`: a person changed a submission's stage, tags or assignee. `ai-insights.regenerated`: the team's weekly insights were (re)computed. " +
       '`form.closed`: the form reached its `max_submissions` and takes no more posts.',
   );
 /** What a delivery carries: an event a webhook subscribes to, or `webhook.test` (the test call). */

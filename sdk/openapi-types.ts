@@ -446,7 +446,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete, mark as spam or mark as not spam up to 500 submissions at once
+         * Delete, mark as spam or not spam, tag, untag, move to a stage or assign up to 500 submissions at once
          * @description Requires the `submissions:write` ability.
          */
         post: operations["bulkSubmissions"];
@@ -485,12 +485,16 @@ export interface paths {
         };
         /**
          * Show a submission with typed fields, metadata and signed file URLs
-         * @description Requires the `submissions:read` ability.
+         * @description Answers an `ETag` (also in `data.etag`) to send as `If-Match` with a change.
+         *
+         *     Requires the `submissions:read` ability.
          */
         get: operations["getSubmission"];
         /**
-         * Edit the payload (shallow merge) or move the submission between states
-         * @description Requires the `submissions:write` ability.
+         * Edit the payload (shallow merge), move the submission between states, or triage it: tags, stage, assignee
+         * @description With `If-Match`, a submission changed since that `ETag` answers 412 `precondition_failed` and nothing changes. A triage change is recorded in the activity and sent as `submission.updated`; a new assignee is e-mailed.
+         *
+         *     Requires the `submissions:write` ability.
          */
         put: operations["updateSubmission"];
         post?: never;
@@ -516,6 +520,110 @@ export interface paths {
          * @description Requires the `submissions:read` ability.
          */
         get: operations["downloadSubmissionFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/stages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The form's stages, each with how many inbox submissions are in it
+         * @description Requires the `submissions:read` ability.
+         */
+        get: operations["listFormStages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tags in use on the form's inbox submissions, each with its count, the most used first (at most 1000)
+         * @description Requires the `submissions:read` ability.
+         */
+        get: operations["listFormTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/submissions/{submission}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A submission's notes, oldest first. Notes are the team's: never sent to webhooks, the stream or e-mail
+         * @description Requires the `submissions:read` ability.
+         */
+        get: operations["listSubmissionNotes"];
+        put?: never;
+        /**
+         * Add a note to a submission (at most 1,000 per submission)
+         * @description Requires the `submissions:write` ability.
+         */
+        post: operations["createSubmissionNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/submissions/{submission}/notes/{note}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a note: its author, or an admin or owner of the team
+         * @description Requires the `submissions:write` ability.
+         */
+        delete: operations["deleteSubmissionNote"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/submissions/{submission}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A submission's changes of stage, tags, assignee, folder and notes, newest first
+         * @description Requires the `submissions:read` ability.
+         */
+        get: operations["listSubmissionActivity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -834,6 +942,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "submission.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `submission.updated` event
+         * @description The `submission.updated` webhook body: a person changed a submission's stage, tags or assignee; the submission as it is now, `changes` and `actor` after the triage fields. Notes are never sent.
+         *
+         *     Posted as JSON to the webhook's URL (provider `webhook`, `zapier`, `make`; chat providers get a message rendered from it), signed with the webhook's secret: verify the headers before trusting the body (the SDK's `verifyWebhook`).
+         */
+        post: operations["submissionUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "ai-insights.regenerated": {
         parameters: {
             query?: never;
@@ -913,6 +1043,33 @@ export interface components {
             error: "ability_exceeds_caller";
             exceeded: string[];
             message: string;
+        };
+        ActivityEntry: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            at: string;
+            /** @description Who made it; null for a change made through a signed link of a notification e-mail. */
+            actor: {
+                /** @description Prefix `usr_`. */
+                id: string;
+                email: string;
+                name: string;
+                /** @description The API token the change was made with. */
+                token: {
+                    id: string;
+                    name: string;
+                } | null;
+            } | null;
+            change: {
+                /** @enum {string} */
+                field: "stage" | "tags" | "assignee" | "folder" | "notes";
+                /** @description stage: its key; tags: the list; assignee: a member or null; folder: `inbox` or `spam`; notes: the note id. */
+                from: string | string[] | components["schemas"]["Member"] | (string | null) | null;
+                /** @description stage: its key; tags: the list; assignee: a member or null; folder: `inbox` or `spam`; notes: the note id. */
+                to: string | string[] | components["schemas"]["Member"] | (string | null) | null;
+            };
         };
         /** @description Set once the submission has been processed; null before. */
         AiModeration: {
@@ -1027,8 +1184,16 @@ export interface components {
         BulkBody: {
             /** @description At most 500 submission ids; more gives 413 (after a 404 for an unknown form). An id that is not a submission of this form, whatever its shape or length, is listed in `skipped` (NUL and unpaired surrogates are refused in any body, 400). */
             ids: string[];
-            /** @enum {string} */
-            action: "delete" | "mark_spam" | "mark_not_spam";
+            /**
+             * @description `add_tags` / `remove_tags` take `tags`, `set_stage` takes `stage`, `assign` takes `assignee_id`.
+             * @enum {string}
+             */
+            action: "delete" | "mark_spam" | "mark_not_spam" | "add_tags" | "remove_tags" | "set_stage" | "assign";
+            tags?: string[];
+            /** @description 1–32 characters of a-z, 0-9 and `_`. */
+            stage?: string;
+            /** @description A member of the team; null unassigns. */
+            assignee_id?: string | null;
         };
         BulkResult: {
             ok: boolean;
@@ -1065,6 +1230,10 @@ export interface components {
         CreateFormResponse: {
             data: components["schemas"]["Form"];
         };
+        CreateNoteBody: {
+            /** @description Plain text, 1–10,000 characters. */
+            body: string;
+        };
         CreateSubmission403Error: components["schemas"]["FormClosedBody"] | components["schemas"]["ErrorBody"];
         CreateSubmission409Error: components["schemas"]["DuplicateSubmissionBody"] | components["schemas"]["ErrorBody"];
         /** @description As JSON; or as multipart/form-data with files: each part a field or a file, and the client as parts `client[ip]`, `client[user_agent]`, `client[referrer]`. */
@@ -1084,6 +1253,9 @@ export interface components {
         /** @description Each part a field (text) or a file (binary); the client as parts `client[ip]`, `client[user_agent]`, `client[referrer]`. */
         CreateSubmissionMultipartBody: {
             [key: string]: string;
+        };
+        CreateSubmissionNoteResponse: {
+            data: components["schemas"]["Note"];
         };
         CreateSubmissionResponse: {
             data: components["schemas"]["SubmissionDetail"];
@@ -1142,6 +1314,10 @@ export interface components {
             /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
             regex: string[];
         };
+        DeleteSubmissionNoteResponse: {
+            /** @enum {boolean} */
+            ok: true;
+        };
         Delivery: {
             /** @description Prefix `whd_`. */
             id: string;
@@ -1150,7 +1326,7 @@ export interface components {
              * @description The event sent; `webhook.test` for a test call (a sample `submission.created` body with `test: true`).
              * @enum {string}
              */
-            event: "submission.created" | "submission.spam" | "ai-insights.regenerated" | "form.closed" | "webhook.test";
+            event: "submission.created" | "submission.spam" | "submission.updated" | "ai-insights.regenerated" | "form.closed" | "webhook.test";
             status: components["schemas"]["DeliveryStatus"];
             /** @description Status the receiver answered on the last attempt; null without an answer. */
             http_status: number | null;
@@ -1301,6 +1477,7 @@ export interface components {
              *     - `duplicate_submission` (409): A clean submission the form keeps has the same values of a unique rule's fields (`fields`); nothing was stored.
              *     - `form_closed` (403): The form is not taking submissions (`reason`: `not_yet_open`, `closed` or `limit_reached`); nothing was stored.
              *     - `webhook_inactive` (409): The webhook is deactivated; activate it first.
+             *     - `precondition_failed` (412): The resource changed since the `ETag` sent as `If-Match`; read it again and retry; nothing was changed.
              *     - `payload_too_large` (413): The body, or an array or value in it, is past its limit; nothing was kept.
              *     - `captcha_failed` (422): The CAPTCHA token is missing, refused or expired.
              *     - `plan_lacks_ai` (423): The team's plan does not include AI features.
@@ -1310,7 +1487,7 @@ export interface components {
              *     - `service_unavailable` (503): The database or object storage cannot be reached; nothing was changed. Retry after `Retry-After` seconds.
              * @enum {string}
              */
-            error: "validation_failed" | "invalid_json" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "ability_exceeds_caller" | "cannot_revoke_active_token" | "payment_required" | "plan_limit_reached" | "quota_exceeded" | "not_found" | "conflict" | "already_running" | "submission_deleted" | "duplicate_submission" | "form_closed" | "webhook_inactive" | "payload_too_large" | "captcha_failed" | "plan_lacks_ai" | "rate_limited" | "request_timeout" | "internal_error" | "service_unavailable";
+            error: "validation_failed" | "invalid_json" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "ability_exceeds_caller" | "cannot_revoke_active_token" | "payment_required" | "plan_limit_reached" | "quota_exceeded" | "not_found" | "conflict" | "already_running" | "submission_deleted" | "duplicate_submission" | "form_closed" | "webhook_inactive" | "precondition_failed" | "payload_too_large" | "captcha_failed" | "plan_lacks_ai" | "rate_limited" | "request_timeout" | "internal_error" | "service_unavailable";
             /** @description Human-readable explanation. */
             message?: string;
         } & {
@@ -1335,6 +1512,9 @@ export interface components {
              * @enum {string}
              */
             source: "form" | "api";
+            tags: string[];
+            stage: string;
+            assignee: components["schemas"]["Member"] | null;
             payload: {
                 [key: string]: unknown;
             };
@@ -1534,6 +1714,8 @@ export interface components {
             closed_message: string | null;
             /** @description Where a browser posting to a closed form is sent (303) instead of the closed page. */
             closed_redirect_url: string | null;
+            /** @description Up to 20 stages, keys unique; new submissions get the first. Default New (`new`), In progress (`in_progress`), Done (`done`, done). Removing a stage that submissions are in needs `reassign_stages` in the same update. */
+            stages: components["schemas"]["Stage"][];
         };
         FormSettingsInput: {
             /** @description Where browsers go after a post (303): an absolute http(s) URL; null = built-in thank-you page. */
@@ -1579,6 +1761,8 @@ export interface components {
             closed_message?: string | null;
             /** @description Where a browser posting to a closed form is sent (303) instead of the closed page. */
             closed_redirect_url?: string | null;
+            /** @description Up to 20 stages, keys unique; new submissions get the first. Default New (`new`), In progress (`in_progress`), Done (`done`, done). Removing a stage that submissions are in needs `reassign_stages` in the same update. */
+            stages?: components["schemas"]["Stage"][];
             custom_rules?: {
                 /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
                 blocked_emails?: string[];
@@ -1766,6 +1950,12 @@ export interface components {
              */
             finished_at: string | null;
         };
+        ListFormStagesResponse: {
+            data: components["schemas"]["StageCount"][];
+        };
+        ListFormTagsResponse: {
+            data: components["schemas"]["TagCount"][];
+        };
         ListFormsResponse: {
             data: components["schemas"]["Form"][];
             links: components["schemas"]["PageLinks"];
@@ -1773,6 +1963,16 @@ export interface components {
         };
         ListInvoicesResponse: {
             data: components["schemas"]["Invoice"][];
+        };
+        ListSubmissionActivityResponse: {
+            data: components["schemas"]["ActivityEntry"][];
+            links: components["schemas"]["PageLinks"];
+            meta: components["schemas"]["PageMeta"];
+        };
+        ListSubmissionNotesResponse: {
+            data: components["schemas"]["Note"][];
+            links: components["schemas"]["PageLinks"];
+            meta: components["schemas"]["PageMeta"];
         };
         ListTokensResponse: {
             data: components["schemas"]["TokenListEntry"][];
@@ -1807,6 +2007,35 @@ export interface components {
                 name: string;
                 abilities: components["schemas"]["Ability"][];
             };
+        };
+        /** @description A member of the team. */
+        Member: {
+            /** @description Prefix `usr_`. */
+            id: string;
+            email: string;
+            name: string;
+        };
+        Note: {
+            /** @description Prefix `note_`. */
+            id: string;
+            body: string;
+            /** @description Who made it; null for a change made through a signed link of a notification e-mail. */
+            author: {
+                /** @description Prefix `usr_`. */
+                id: string;
+                email: string;
+                name: string;
+                /** @description The API token the change was made with. */
+                token: {
+                    id: string;
+                    name: string;
+                } | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            created_at: string;
         };
         NotificationRecipient: {
             email: string;
@@ -2005,6 +2234,23 @@ export interface components {
              */
             url_expires_at: string;
         };
+        Stage: {
+            /** @description 1–32 characters of a-z, 0-9 and `_`. */
+            key: string;
+            label: string;
+            /**
+             * @description Work on a submission in this stage is finished.
+             * @default false
+             */
+            done: boolean;
+        };
+        StageCount: {
+            key: string;
+            label: string;
+            done: boolean;
+            /** @description Submissions in the inbox (not spam) in this stage. */
+            count: number;
+        };
         StreamedSubmission: {
             /** @description The event id: send it back (`Last-Event-ID` or `last_event_id`) to resume right after this event. */
             id: string;
@@ -2034,6 +2280,17 @@ export interface components {
             received_at: string;
             /** @description Present only if the submission had uploads. */
             files?: components["schemas"]["SubmissionFile"][];
+            /** @description In the order they were added. */
+            tags: string[];
+            /** @description A key of the form's `settings.stages`. */
+            stage: string;
+            assignee: components["schemas"]["Member"] | null;
+            notes_count: number;
+            /**
+             * Format: date-time
+             * @description When it last changed (triage, status, payload or a note).
+             */
+            updated_at: string;
         };
         SubmissionAccepted: {
             /** @enum {boolean} */
@@ -2078,6 +2335,11 @@ export interface components {
                  */
                 source: "form" | "api";
             };
+            /** @description In the order they were added. */
+            tags: string[];
+            /** @description A key of the form's `settings.stages`. */
+            stage: string;
+            assignee: components["schemas"]["Member"] | null;
         };
         SubmissionDetail: {
             /** @description Prefix `subm_`. */
@@ -2096,6 +2358,17 @@ export interface components {
              * @description ISO 8601 timestamp in UTC.
              */
             received_at: string;
+            /** @description In the order they were added. */
+            tags: string[];
+            /** @description A key of the form's `settings.stages`. */
+            stage: string;
+            assignee: components["schemas"]["Member"] | null;
+            notes_count: number;
+            /**
+             * Format: date-time
+             * @description When it last changed (triage, status, payload or a note).
+             */
+            updated_at: string;
             form_id: string;
             /** @description The payload with each value recognised and typed. */
             fields: components["schemas"]["ParsedField"][];
@@ -2127,11 +2400,8 @@ export interface components {
             source: "form" | "api";
             /** @description The token of a server-side submit (`tok_…`); null for `form`. */
             api_token_id: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 timestamp in UTC.
-             */
-            updated_at: string;
+            /** @description The `ETag` header of this version: send it as `If-Match` to change only this version. */
+            etag: string;
         };
         SubmissionEventBatch: {
             /** @description The events after `last_event_id`, oldest first; at most 100. */
@@ -2203,11 +2473,70 @@ export interface components {
                  */
                 source: "form" | "api";
             };
+            /** @description In the order they were added. */
+            tags: string[];
+            /** @description A key of the form's `settings.stages`. */
+            stage: string;
+            assignee: components["schemas"]["Member"] | null;
             /** @description Why it was filed as spam: at the door `honeypot_filled`, `rate_limited`, `rule:blocked_email`, `rule:keyword`, `rule:regex`, `captcha_unverified`; by moderation `ai_moderation`. */
             spam_reason: string;
         };
         /** @enum {string} */
         SubmissionStatus: "received" | "spam" | "processed" | "failed";
+        /** @description The `submission.updated` webhook body: a person changed a submission's stage, tags or assignee; the submission as it is now, `changes` and `actor` after the triage fields. Notes are never sent. */
+        SubmissionUpdatedEvent: {
+            /** @enum {string} */
+            type: "submission.updated";
+            /** @description Prefix `subm_`. */
+            submission_id: string;
+            form_id: string;
+            form_name: string;
+            /** @description ISO 8601, UTC, milliseconds. */
+            received_at: string;
+            /** @description The submitted fields. */
+            payload: {
+                [key: string]: unknown;
+            };
+            files: {
+                id: string;
+                filename: string;
+                content_type: string;
+                /** @description Bytes. */
+                size: number;
+                /** @description A link valid for 7 days; each visit redirects to a fresh 60-second storage URL. */
+                url: string;
+            }[];
+            meta: {
+                category: string | null;
+                /** @description Spam likelihood from moderation, 0 to 1; null for spam caught before moderation. */
+                score: number | null;
+                referrer: string | null;
+                user_agent: string | null;
+                /**
+                 * @description `form`: posted to the public endpoint; `api`: a server-side submit (`POST /v1/forms/{form}/submissions`).
+                 * @enum {string}
+                 */
+                source: "form" | "api";
+            };
+            /** @description In the order they were added. */
+            tags: string[];
+            /** @description A key of the form's `settings.stages`. */
+            stage: string;
+            assignee: components["schemas"]["Member"] | null;
+            changes: components["schemas"]["TriageChanges"];
+            /** @description Who made it; null for a change made through a signed link of a notification e-mail. */
+            actor: {
+                /** @description Prefix `usr_`. */
+                id: string;
+                email: string;
+                name: string;
+                /** @description The API token the change was made with. */
+                token: {
+                    id: string;
+                    name: string;
+                } | null;
+            } | null;
+        };
         /** @description The form's own fields, by name, beside the reserved ones. A name starting with `_` is a control field: kept in the submission's `metadata.controls`, never in its payload. When the form has a field schema, a post that breaks it is refused (422) and fields the schema does not name are kept, dropped or refused as its `unknown_fields` says. The body must be one object, at most 1 MB, nested at most 5 levels, with at most 2000 values in all (fields, list items, nested values). */
         SubmitFormBody: {
             /** @description The sender's address: the notification e-mail's Reply-To and the autoresponder's recipient, checked against the form's blocked e-mails. */
@@ -2276,6 +2605,11 @@ export interface components {
                 sampled: number;
             };
         };
+        TagCount: {
+            tag: string;
+            /** @description Submissions in the inbox (not spam) with this tag. */
+            count: number;
+        };
         /** @description The body of a test event: a `submission.created` body with `test: true` after `meta`. */
         TestSubmissionCreatedEvent: {
             /** @enum {string} */
@@ -2311,6 +2645,11 @@ export interface components {
                  */
                 source: "form" | "api";
             };
+            /** @description In the order they were added. */
+            tags: string[];
+            /** @description A key of the form's `settings.stages`. */
+            stage: string;
+            assignee: components["schemas"]["Member"] | null;
             /**
              * @description Only on a test event: the body is a sample (or a past submission sent again), not a new submission.
              * @enum {boolean}
@@ -2361,6 +2700,21 @@ export interface components {
              */
             last_used_at: string | null;
         };
+        /** @description What changed: only the fields that did. */
+        TriageChanges: {
+            stage?: {
+                from: string;
+                to: string;
+            };
+            tags?: {
+                added: string[];
+                removed: string[];
+            };
+            assignee?: {
+                from: components["schemas"]["Member"] | null;
+                to: components["schemas"]["Member"] | null;
+            };
+        };
         /** @description A post whose values of all the rule's fields equal those of a clean submission kept within the window is refused (409 `duplicate_submission`). A post with all of them empty is not checked. Spam and deleted submissions hold no values. */
         UniqueRule: {
             /** @description The fields whose values, together, may be submitted once (1–3 names). */
@@ -2405,6 +2759,10 @@ export interface components {
             /** @description At most 10 addresses notified of each clean submission. */
             notification_emails?: string[];
             settings?: components["schemas"]["FormSettingsInput"];
+            /** @description Where the submissions of each removed stage go: `{ "<removed key>": "<kept key>" }`. */
+            reassign_stages?: {
+                [key: string]: string;
+            };
         };
         UpdateFormResponse: {
             data: components["schemas"]["Form"];
@@ -2415,6 +2773,15 @@ export interface components {
                 [key: string]: unknown;
             };
             status?: components["schemas"]["SubmissionStatus"];
+            /** @description Replaces the tags. */
+            tags?: string[];
+            /** @description Added after the current tags (ones already there are kept in place). */
+            add_tags?: string[];
+            remove_tags?: string[];
+            /** @description A key of the form's stages. */
+            stage?: string;
+            /** @description A member of the team (`usr_…`); null unassigns. */
+            assignee_id?: string | null;
         };
         UpdateSubmissionResponse: {
             data: components["schemas"]["SubmissionDetail"];
@@ -2494,10 +2861,10 @@ export interface components {
             deleted_at: string | null;
         };
         /**
-         * @description `submission.created`: a clean submission, once processed. `submission.spam`: a submission stored as spam (at the door or by moderation; not one a person marked spam). `ai-insights.regenerated`: the team's weekly insights were (re)computed. `form.closed`: the form reached its `max_submissions` and takes no more posts.
+         * @description `submission.created`: a clean submission, once processed. `submission.spam`: a submission stored as spam (at the door or by moderation; not one a person marked spam). `submission.updated`: a person changed a submission's stage, tags or assignee. `ai-insights.regenerated`: the team's weekly insights were (re)computed. `form.closed`: the form reached its `max_submissions` and takes no more posts.
          * @enum {string}
          */
-        WebhookEvent: "submission.created" | "submission.spam" | "ai-insights.regenerated" | "form.closed";
+        WebhookEvent: "submission.created" | "submission.spam" | "submission.updated" | "ai-insights.regenerated" | "form.closed";
         WebhookFilterCondition: {
             /** @description A payload field name, or `category` / `status` (the submission's own). */
             field: string;
@@ -2522,6 +2889,7 @@ export interface components {
 }
 export type Ability = components['schemas']['Ability'];
 export type AbilityExceedsCallerBody = components['schemas']['AbilityExceedsCallerBody'];
+export type ActivityEntry = components['schemas']['ActivityEntry'];
 export type AiModeration = components['schemas']['AiModeration'];
 export type AlreadyRunningBody = components['schemas']['AlreadyRunningBody'];
 export type AutoresponderInput = components['schemas']['AutoresponderInput'];
@@ -2536,10 +2904,12 @@ export type CreateErasure200Response = components['schemas']['CreateErasure200Re
 export type CreateErasure202Response = components['schemas']['CreateErasure202Response'];
 export type CreateFormBody = components['schemas']['CreateFormBody'];
 export type CreateFormResponse = components['schemas']['CreateFormResponse'];
+export type CreateNoteBody = components['schemas']['CreateNoteBody'];
 export type CreateSubmission403Error = components['schemas']['CreateSubmission403Error'];
 export type CreateSubmission409Error = components['schemas']['CreateSubmission409Error'];
 export type CreateSubmissionBody = components['schemas']['CreateSubmissionBody'];
 export type CreateSubmissionMultipartBody = components['schemas']['CreateSubmissionMultipartBody'];
+export type CreateSubmissionNoteResponse = components['schemas']['CreateSubmissionNoteResponse'];
 export type CreateSubmissionResponse = components['schemas']['CreateSubmissionResponse'];
 export type CreateToken403Error = components['schemas']['CreateToken403Error'];
 export type CreateTokenBody = components['schemas']['CreateTokenBody'];
@@ -2547,6 +2917,7 @@ export type CreateTokenResponse = components['schemas']['CreateTokenResponse'];
 export type CreateWebhookBody = components['schemas']['CreateWebhookBody'];
 export type CreateWebhookResponse = components['schemas']['CreateWebhookResponse'];
 export type CustomRules = components['schemas']['CustomRules'];
+export type DeleteSubmissionNoteResponse = components['schemas']['DeleteSubmissionNoteResponse'];
 export type Delivery = components['schemas']['Delivery'];
 export type DeliveryPage = components['schemas']['DeliveryPage'];
 export type DeliveryStatus = components['schemas']['DeliveryStatus'];
@@ -2581,11 +2952,17 @@ export type Insights = components['schemas']['Insights'];
 export type InsightsRegeneratedEvent = components['schemas']['InsightsRegeneratedEvent'];
 export type Invoice = components['schemas']['Invoice'];
 export type Job = components['schemas']['Job'];
+export type ListFormStagesResponse = components['schemas']['ListFormStagesResponse'];
+export type ListFormTagsResponse = components['schemas']['ListFormTagsResponse'];
 export type ListFormsResponse = components['schemas']['ListFormsResponse'];
 export type ListInvoicesResponse = components['schemas']['ListInvoicesResponse'];
+export type ListSubmissionActivityResponse = components['schemas']['ListSubmissionActivityResponse'];
+export type ListSubmissionNotesResponse = components['schemas']['ListSubmissionNotesResponse'];
 export type ListTokensResponse = components['schemas']['ListTokensResponse'];
 export type ListWebhooksResponse = components['schemas']['ListWebhooksResponse'];
 export type Me = components['schemas']['Me'];
+export type Member = components['schemas']['Member'];
+export type Note = components['schemas']['Note'];
 export type NotificationRecipient = components['schemas']['NotificationRecipient'];
 export type OkBody = components['schemas']['OkBody'];
 export type PageLinks = components['schemas']['PageLinks'];
@@ -2611,6 +2988,8 @@ export type Role = components['schemas']['Role'];
 export type SchemaField = components['schemas']['SchemaField'];
 export type SchemaFieldView = components['schemas']['SchemaFieldView'];
 export type SignedSubmissionFile = components['schemas']['SignedSubmissionFile'];
+export type Stage = components['schemas']['Stage'];
+export type StageCount = components['schemas']['StageCount'];
 export type StreamedSubmission = components['schemas']['StreamedSubmission'];
 export type Submission = components['schemas']['Submission'];
 export type SubmissionAccepted = components['schemas']['SubmissionAccepted'];
@@ -2621,14 +3000,17 @@ export type SubmissionFile = components['schemas']['SubmissionFile'];
 export type SubmissionPage = components['schemas']['SubmissionPage'];
 export type SubmissionSpamEvent = components['schemas']['SubmissionSpamEvent'];
 export type SubmissionStatus = components['schemas']['SubmissionStatus'];
+export type SubmissionUpdatedEvent = components['schemas']['SubmissionUpdatedEvent'];
 export type SubmitFormBody = components['schemas']['SubmitFormBody'];
 export type SubmitFormMultipartBody = components['schemas']['SubmitFormMultipartBody'];
 export type SubmitFormUrlencodedBody = components['schemas']['SubmitFormUrlencodedBody'];
 export type SuggestedSchema = components['schemas']['SuggestedSchema'];
+export type TagCount = components['schemas']['TagCount'];
 export type TestSubmissionCreatedEvent = components['schemas']['TestSubmissionCreatedEvent'];
 export type TestWebhookResponse = components['schemas']['TestWebhookResponse'];
 export type Token = components['schemas']['Token'];
 export type TokenListEntry = components['schemas']['TokenListEntry'];
+export type TriageChanges = components['schemas']['TriageChanges'];
 export type UniqueRule = components['schemas']['UniqueRule'];
 export type UnknownFields = components['schemas']['UnknownFields'];
 export type UnpublishFormResponse = components['schemas']['UnpublishFormResponse'];
@@ -4932,6 +5314,12 @@ export interface operations {
                 cursor?: string;
                 /** @description Full-text search: each word must begin a word of the submission's text and number values or the submitter's e-mail (case and accents ignored, no stemming, any language). */
                 q?: string;
+                /** @description Only submissions with this tag; repeat (`tag=a&tag=b`, at most 10) for all of them. */
+                tag?: string | string[];
+                /** @description Only submissions in this stage. */
+                stage?: string;
+                /** @description `me` (the token's user), `none` (unassigned) or a user id (`usr_…`). */
+                assignee?: string;
             };
             header?: never;
             path: {
@@ -5185,7 +5573,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK — delete, mark as spam or mark as not spam up to 500 submissions at once. */
+            /** @description OK — delete, mark as spam or not spam, tag, untag, move to a stage or assign up to 500 submissions at once. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5484,7 +5872,9 @@ export interface operations {
     updateSubmission: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "if-match"?: string;
+            };
             path: {
                 /** @description Form id (`frm_…`). */
                 form: string;
@@ -5499,7 +5889,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK — edit the payload (shallow merge) or move the submission between states. */
+            /** @description OK — edit the payload (shallow merge), move the submission between states, or triage it: tags, stage, assignee. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5548,6 +5938,15 @@ export interface operations {
             };
             /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description HTTP 412 — edit the payload (shallow merge), move the submission between states, or triage it: tags, stage, assignee. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5708,6 +6107,606 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listFormStages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — the form's stages, each with how many inbox submissions are in it. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListFormStagesResponse"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listFormTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — the tags in use on the form's inbox submissions, each with its count, the most used first (at most 1000). */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListFormTagsResponse"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSubmissionNotes: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1,000,000). */
+                page?: number;
+                /** @description Items per page, 1 to 100. */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+                /** @description Submission id (`subm_…`). */
+                submission: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — A submission's notes, oldest first. Notes are the team's: never sent to webhooks, the stream or e-mail. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSubmissionNotesResponse"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `submissions:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createSubmissionNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+                /** @description Submission id (`subm_…`). */
+                submission: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateNoteBody"];
+            };
+        };
+        responses: {
+            /** @description Created — add a note to a submission (at most 1,000 per submission). */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateSubmissionNoteResponse"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `submissions:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteSubmissionNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+                /** @description Submission id (`subm_…`). */
+                submission: string;
+                /** @description Note id (`note_…`). */
+                note: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — delete a note: its author, or an admin or owner of the team. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteSubmissionNoteResponse"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `submissions:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSubmissionActivity: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1,000,000). */
+                page?: number;
+                /** @description Items per page, 1 to 100. */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+                /** @description Submission id (`subm_…`). */
+                submission: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — A submission's changes of stage, tags, assignee, folder and notes, newest first. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSubmissionActivityResponse"];
+                };
             };
             /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
             400: {
@@ -7358,6 +8357,46 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SubmissionSpamEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (`succeeded`). Anything else, or no answer, is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery is `dead` at once and the webhook is deactivated. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    submissionUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (`whd_…`), the same on each attempt of a delivery; dedupe on it. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds when the attempt was signed; refuse ones more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")>`, the key being the base64-decoded part of the secret after `whsec_`. During a secret rotation, one signature per secret, separated by a space. */
+                "webhook-signature": string;
+                /** @description Unix seconds when the attempt was signed. */
+                "X-Service-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(key, "<timestamp>.<body>")>`; during a secret rotation, one per secret, separated by a space. */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmissionUpdatedEvent"];
             };
         };
         responses: {

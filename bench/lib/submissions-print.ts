@@ -8,6 +8,11 @@ export function printReport(r: Report) {
     `\nSubmissions benchmark — ${r.data.rows.toLocaleString('en')} submissions (${r.data.inbox.toLocaleString('en')} inbox), payload ~${r.data.payload_text_bytes} B JSON, table ${r.data.table_size}`,
   );
   console.log(`command: ${r.command}   (load average at the end: ${r.machine.loadAverage.join(' ')})`);
+  console.log(
+    `server configured for a load test (one token sends everything): ${Object.entries(r.serverEnv)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
+  );
   const e = r.export;
   if (e) {
     console.log('\nCSV export of every row');

@@ -7,6 +7,7 @@ import { insightsOperations } from './insights.ts';
 import { jobsOperations } from './jobs.ts';
 import { submissionsOperations } from './submissions.ts';
 import { tokensOperations } from './tokens.ts';
+import { triageOperations } from './triage.ts';
 import { webhooksOperations } from './webhooks.ts';
 
 /**
@@ -21,6 +22,7 @@ export const operations = {
   ...formsOperations,
   ...eventsOperations,
   ...submissionsOperations,
+  ...triageOperations,
   ...webhooksOperations,
   ...insightsOperations,
   ...jobsOperations,

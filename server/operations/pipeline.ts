@@ -4,7 +4,13 @@ import { contract, type RouteMetadata } from '../../contract/index.ts';
 import { objectShape } from '../../contract/schema-shape.ts';
 import type { AppContext } from '../context.ts';
 import { requireAbility, type Caller } from '../domain/accounts/caller.ts';
-import { chargeApiBudget, chargeSubmitBudget, type ApiBudget } from '../domain/accounts/rate-windows.ts';
+import {
+  authenticateCharging,
+  chargeApiBudget,
+  chargeSubmitBudget,
+  type ApiBudget,
+  type ApiCharge,
+} from '../domain/accounts/rate-windows.ts';
 import { inTeamLane } from '../domain/accounts/team-lanes.ts';
 import { authenticate, bearerToken } from '../domain/accounts/tokens.ts';
 import { AppError, validationFailed, type ErrorDetail } from '../domain/shared/errors.ts';
@@ -12,6 +18,7 @@ import { assertPathIds } from '../domain/shared/ids.ts';
 import { guardInput } from '../domain/shared/input-guard.ts';
 import type { Upload } from '../domain/ingest/post.ts';
 import { operations, type RouteKey } from './index.ts';
+import * as perf from './perf-trace.ts';
 
 /**
  * The steps from a request to its operation, defined once and run in this order by every transport:
@@ -27,7 +34,8 @@ export type Input = {
   headers: Record<string, string | undefined>;
   upload?: Upload;
 };
-export type Result = { status: number; body?: unknown; stream?: unknown };
+/** `headers`: response headers of the answer's own (an `ETag`); a transport without headers leaves them out. */
+export type Result = { status: number; body?: unknown; stream?: unknown; headers?: Record<string, string> };
 
 /** Who calls: a bearer header to authenticate, or a caller the transport has authenticated for this request. */
 export type Credentials = { authorization: string | undefined } | { caller: Caller };
@@ -66,7 +74,21 @@ export type Call = {
   adapt?: (input: Input) => Input;
 };
 
-type State = { ctx: AppContext; call: Call; route: AppRoute; caller: Caller; input: Input };
+/**
+ * `refusals`: what the guard and path-id steps throw, found before authentication (they read only the request);
+ * `charge`: the API budget when authentication charged it in the same statement.
+ */
+type State = {
+  ctx: AppContext;
+  call: Call;
+  route: AppRoute;
+  caller: Caller;
+  input: Input;
+  refusals: { guard: Refusal; pathIds: Refusal };
+  charge?: ApiCharge | null;
+};
+type Refusal = { error: unknown } | null;
+
 type Step = (state: State) => void | Promise<void>;
 
 export const routeOf = (key: string): AppRoute => (contract as unknown as Record<string, AppRoute>)[key]!;
@@ -79,12 +101,18 @@ export function bearerChallenge(header: string | undefined): string {
 
 /** The caller of an `Authorization` header, or 401 `unauthenticated`. */
 export async function authenticateBearer(ctx: AppContext, header: string | undefined): Promise<Caller> {
-  const token = bearerToken(header);
-  if (token === null) throw new AppError('unauthenticated', 'Send a token: Authorization: Bearer <token>.');
-  const caller = await authenticate(ctx, token);
-  if (!caller) throw new AppError('unauthenticated', 'The token is invalid or has been revoked.');
+  const caller = await authenticate(ctx, bearerOrRefuse(header));
+  if (!caller) throw invalidToken();
   return caller;
 }
+
+function bearerOrRefuse(header: string | undefined): string {
+  const token = bearerToken(header);
+  if (token === null) throw new AppError('unauthenticated', 'Send a token: Authorization: Bearer <token>.');
+  return token;
+}
+
+const invalidToken = () => new AppError('unauthenticated', 'The token is invalid or has been revoked.');
 
 type Parts = { params?: z.ZodTypeAny; query?: z.ZodTypeAny; body?: z.ZodTypeAny; headers?: z.ZodTypeAny };
 
@@ -104,7 +132,16 @@ const authenticateCaller: Step = async (s) => {
   const { credentials, hooks } = s.call;
   if ('caller' in credentials) return void (s.caller = credentials.caller);
   try {
-    s.caller = await authenticateBearer(s.ctx, credentials.authorization);
+    if (chargedWithAuthentication(s)) {
+      const found = await authenticateCharging(
+        s.ctx,
+        bearerOrRefuse(credentials.authorization),
+        metadataOf(s.route).ability ?? null,
+      );
+      if (!found) throw invalidToken();
+      s.caller = found.caller;
+      s.charge = found.charge;
+    } else s.caller = await authenticateBearer(s.ctx, credentials.authorization);
   } catch (err) {
     if (err instanceof AppError && err.code === 'unauthenticated' && hooks?.unauthenticated)
       throw hooks.unauthenticated(err);
@@ -114,22 +151,43 @@ const authenticateCaller: Step = async (s) => {
 
 const authorize: Step = (s) => requireAbility(s.caller, metadataOf(s.route).ability ?? null);
 
+/**
+ * A call to be charged the API budget once it passes the guard and path-id steps is charged by the statement
+ * that authenticates it, when the token may make it (one round trip, not two).
+ */
+const chargedWithAuthentication = (s: State) =>
+  process.env.PERF_OLD !== '1' && metadataOf(s.route).cost.budget === 'api' && !s.refusals.guard && !s.refusals.pathIds;
+
 /** Size, depth, value count, NUL and unpaired surrogates in every string and key, before any schema walks them. */
-const guard: Step = (s) => {
-  const { refused, params, query, body, pathInUrl } = s.call.request;
+function guardRequest({ refused, params, query, body, pathInUrl }: RawRequest): void {
   if (refused) throw refused;
   if (!pathInUrl) guardInput(params, { in: 'path' });
   guardInput(query, { in: 'query' });
   if (body !== undefined) guardInput(body, { in: 'body' });
+}
+
+function refusalOf(check: () => void): Refusal {
+  try {
+    check();
+    return null;
+  } catch (error) {
+    return { error };
+  }
+}
+
+const guard: Step = (s) => {
+  if (s.refusals.guard) throw s.refusals.guard.error;
 };
 
 /** What cannot be an id is a record that does not exist (404), before any query. */
-const checkPathIds: Step = (s) => assertPathIds(s.call.request.params);
+const checkPathIds: Step = (s) => {
+  if (s.refusals.pathIds) throw s.refusals.pathIds.error;
+};
 
 const chargeBudget: Step = async (s) => {
   const kind = metadataOf(s.route).cost.budget;
   if (kind === 'none') return;
-  const budget = await (kind === 'api' ? chargeApiBudget : chargeSubmitBudget)(s.ctx, s.caller);
+  const budget = s.charge ?? (await (kind === 'api' ? chargeApiBudget : chargeSubmitBudget)(s.ctx, s.caller));
   s.call.hooks?.budget?.(budget);
   if (budget.exceeded) throw budget.exceeded;
 };
@@ -173,15 +231,39 @@ const STEPS: readonly Step[] = [authenticateCaller, authorize, guard, checkPathI
  * operations at once, a bounded line behind them: server/domain/accounts/team-lanes.ts).
  */
 export async function runPipeline(ctx: AppContext, call: Call): Promise<Result> {
-  const state = { ctx, call, route: routeOf(call.key) } as State;
-  for (const step of STEPS) await step(state);
+  const { request } = call;
+  const refusals = {
+    guard: refusalOf(() => guardRequest(request)),
+    pathIds: refusalOf(() => assertPathIds(request.params)),
+  };
+  const state = { ctx, call, route: routeOf(call.key), refusals } as State;
+  for (const step of STEPS) {
+    const t = performance.now();
+    await step(state);
+    perf.add(step.name || 'step', performance.now() - t);
+  }
   const operation = operations[call.key] as unknown as (
     ctx: AppContext,
     caller: Caller,
     input: Input,
   ) => Promise<Result>;
   const input = call.adapt ? call.adapt(state.input) : state.input;
-  return inTeamLane(ctx, state.caller.teamId, () => operation(ctx, state.caller, input), call.signal);
+  const tl = performance.now();
+  return inTeamLane(
+    ctx,
+    state.caller.teamId,
+    async () => {
+      perf.add('lane wait', performance.now() - tl);
+      const t = performance.now();
+      try {
+        return await operation(ctx, state.caller, input);
+      } finally {
+        perf.add('operation', performance.now() - t);
+        perf.add('lane+op', performance.now() - tl);
+      }
+    },
+    call.signal,
+  ).finally(() => perf.add('lane total', performance.now() - tl));
 }
 
 /** Flat arguments (an MCP tool's) split into the route's parts by the names each part's schema holds. */

@@ -12,6 +12,9 @@ type Routes = typeof submissionsContract;
  * signed storage URL to send the caller to. The operation returns them as data; REST frames them
  * (Content-Disposition, a 302 with Location), MCP inlines the export's rows and hands over the URL.
  */
+/** A submission answered with its `ETag` header. */
+type WithEtag<K extends keyof Routes> = OperationResult<Routes[K]> & { headers?: { etag: string } };
+
 type Special = {
   createSubmission: Operation<
     Routes['createSubmission'],
@@ -22,6 +25,12 @@ type Special = {
     Routes['exportSubmissions'],
     OperationInput<Routes['exportSubmissions']>,
     { status: 200; body: ExportStream }
+  >;
+  getSubmission: Operation<Routes['getSubmission'], OperationInput<Routes['getSubmission']>, WithEtag<'getSubmission'>>;
+  updateSubmission: Operation<
+    Routes['updateSubmission'],
+    OperationInput<Routes['updateSubmission']>,
+    WithEtag<'updateSubmission'>
   >;
   downloadSubmissionFile: Operation<
     Routes['downloadSubmissionFile'],
@@ -52,14 +61,21 @@ export const submissionsOperations = {
     status: 200,
     body: await exportSubmissions(ctx, caller, params.form, query),
   }),
-  getSubmission: async (ctx, caller, { params }) => ({
-    status: 200,
-    body: { data: await submissions.getSubmission(ctx, caller, params.form, params.submission) },
-  }),
-  updateSubmission: async (ctx, caller, { params, body }) => ({
-    status: 200,
-    body: { data: await submissions.updateSubmission(ctx, caller, params.form, params.submission, body) },
-  }),
+  getSubmission: async (ctx, caller, { params }) => {
+    const data = await submissions.getSubmission(ctx, caller, params.form, params.submission);
+    return { status: 200, body: { data }, headers: { etag: data.etag } };
+  },
+  updateSubmission: async (ctx, caller, { params, body, headers }) => {
+    const data = await submissions.updateSubmission(
+      ctx,
+      caller,
+      params.form,
+      params.submission,
+      body,
+      headers['if-match'],
+    );
+    return { status: 200, body: { data }, headers: { etag: data.etag } };
+  },
   deleteSubmission: async (ctx, caller, { params }) => {
     await submissions.deleteSubmission(ctx, caller, params.form, params.submission);
     return { status: 200, body: { ok: true } };

@@ -1,3 +1,4 @@
+import { sendAssignmentNotice } from '../domain/notifications/assignment.ts';
 import type { AppContext } from '../context.ts';
 import { runSpamDeliveries } from '../domain/delivery/fan-out.ts';
 import { maintainDeliveries, sendDeactivationNotice } from '../domain/delivery/maintenance.ts';
@@ -99,6 +100,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
       1,
     ),
     worker(jobs.formClosed, async (c: AppContext, data) => void (await announceFormClosed(c, data)), 1),
+    worker(jobs.assignmentEmail, async (c: AppContext, data) => void (await sendAssignmentNotice(c, data)), 1),
     worker(
       jobs.generateInsights,
       async (c: AppContext, data) =>

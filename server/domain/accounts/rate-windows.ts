@@ -4,6 +4,8 @@ import type { Caller } from './caller.ts';
 import { AppError } from '../shared/errors.ts';
 import { slidingCount, slidingWaitMs } from '../../infra/sliding-window.ts';
 import * as windows from '../../infra/db/queries/rate-windows.ts';
+import { ROLE_CEILINGS, ROLES, type Ability } from '../../../contract/abilities.ts';
+import { authenticate, callerOf, hashToken, isTokenShaped } from './tokens.ts';
 
 export type WindowHit = { hits: number; resetSeconds: number };
 
@@ -81,61 +83,118 @@ export function pruneWindows(ctx: AppContext): void {
 }
 
 export type ApiBudget = { limit: number; windowSeconds: number; remaining: number; resetSeconds: number };
+export type ApiCharge = ApiBudget & { exceeded: AppError | null };
+
+const API_WINDOW_SECONDS = 60;
+
+/** A caller's API budgets, the token's own and its team's (all its tokens together), with their window keys. */
+function apiBudgets(ctx: AppContext, caller: Pick<Caller, 'tokenId' | 'teamId'>) {
+  return [
+    {
+      key: `api:${caller.tokenId}`,
+      limit: ctx.config.apiRateLimit,
+      refusal: `Rate limit of ${ctx.config.apiRateLimit} requests per minute reached.`,
+    },
+    {
+      key: `api-team:${caller.teamId}`,
+      limit: ctx.config.apiTeamRateLimit,
+      refusal: `Your team's rate limit of ${ctx.config.apiTeamRateLimit} requests per minute (all its tokens together) reached.`,
+    },
+  ] as const;
+}
+
+type Budget = ReturnType<typeof apiBudgets>[number];
+
+function refuseApi(b: Budget, resetSeconds: number): ApiCharge {
+  return {
+    limit: b.limit,
+    windowSeconds: API_WINDOW_SECONDS,
+    remaining: 0,
+    resetSeconds,
+    exceeded: new AppError('rate_limited', b.refusal, { retry_after: resetSeconds }),
+  };
+}
+
+/** The refusal of a budget this process knows is spent, else null (nothing charged). */
+function knownSpentApi(ctx: AppContext, caller: Pick<Caller, 'tokenId' | 'teamId'>): ApiCharge | null {
+  for (const b of apiBudgets(ctx, caller)) {
+    const resetSeconds = knownSpent(ctx, b.key);
+    if (resetSeconds !== null) return refuseApi(b, resetSeconds);
+  }
+  return null;
+}
+
+/** The budget with the least left after a charge; a spent one is remembered and refused. */
+function apiChargeOf(ctx: AppContext, caller: Pick<Caller, 'tokenId' | 'teamId'>, hits: windows.ApiWindowHits): ApiCharge {
+  pruneWindows(ctx);
+  const [token, team] = apiBudgets(ctx, caller);
+  const charged = [
+    { ...token, ...hits.token },
+    ...(hits.team ? [{ ...team, ...hits.team }] : []),
+  ].map((b) => ({ ...b, remaining: b.limit - b.hits, resetSeconds: Math.max(1, b.reset) }));
+  const binding = charged.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+  if (binding.remaining < 0) {
+    rememberSpent(ctx, binding.key, binding.resetSeconds);
+    return refuseApi(binding, binding.resetSeconds);
+  }
+  return {
+    limit: binding.limit,
+    windowSeconds: API_WINDOW_SECONDS,
+    remaining: binding.remaining,
+    resetSeconds: binding.resetSeconds,
+    exceeded: null,
+  };
+}
 
 /**
  * Counts one request against the token's API budget and its team's (all its tokens together, so minting tokens
  * does not multiply it), across processes and transports. Answers the budget with less left; `exceeded` is the 429.
  */
-export async function chargeApiBudget(
+export async function chargeApiBudget(ctx: AppContext, caller: Pick<Caller, 'tokenId' | 'teamId'>): Promise<ApiCharge> {
+  const known = knownSpentApi(ctx, caller);
+  if (known) return known;
+  const [token, team] = apiBudgets(ctx, caller);
+  const keys = { token: token.key, team: team.key };
+  const hits = await windows.hitTokenAndTeamWindows(ctx.db, keys, token.limit, API_WINDOW_SECONDS);
+  return apiChargeOf(ctx, caller, hits);
+}
+
+/** Token hash → its token and team, for this process's spent budgets; past MAX_SPENT entries it starts afresh. */
+const tokensSeen = new WeakMap<Db, Map<string, Pick<Caller, 'tokenId' | 'teamId'>>>();
+
+/**
+ * Authenticates a bearer token and charges its API budget (as chargeApiBudget) in one statement, for a call
+ * that needs `ability` (null: any token) and would be charged once authorized. `charge` is null when nothing
+ * was charged: the token may not make the call, or this process knows its budget is spent (chargeApiBudget
+ * then refuses it without a statement). Null for a token that does not authenticate.
+ */
+export async function authenticateCharging(
   ctx: AppContext,
-  caller: Pick<Caller, 'tokenId' | 'teamId'>,
-): Promise<ApiBudget & { exceeded: AppError | null }> {
-  const windowSeconds = 60;
-  const token = {
-    limit: ctx.config.apiRateLimit,
-    refusal: `Rate limit of ${ctx.config.apiRateLimit} requests per minute reached.`,
-  };
-  const team = {
-    limit: ctx.config.apiTeamRateLimit,
-    refusal: `Your team's rate limit of ${ctx.config.apiTeamRateLimit} requests per minute (all its tokens together) reached.`,
-  };
-  const keys = { token: `api:${caller.tokenId}`, team: `api-team:${caller.teamId}` };
-  const refuse = (b: { limit: number; refusal: string }, resetSeconds: number) => ({
-    limit: b.limit,
-    windowSeconds,
-    remaining: 0,
-    resetSeconds,
-    exceeded: new AppError('rate_limited', b.refusal, { retry_after: resetSeconds }),
+  plaintext: string,
+  ability: Ability | null,
+): Promise<{ caller: Caller; charge: ApiCharge | null } | null> {
+  if (!isTokenShaped(plaintext)) return null;
+  const hash = hashToken(plaintext);
+  let seen = tokensSeen.get(ctx.db);
+  if (!seen) tokensSeen.set(ctx.db, (seen = new Map()));
+  const known = seen.get(hash);
+  if (known && knownSpentApi(ctx, known)) {
+    const caller = await authenticate(ctx, plaintext);
+    return caller && { caller, charge: null };
+  }
+  const found = await windows.findCallerHittingApiWindows(ctx.db, hash, {
+    ability,
+    roles: ability ? ROLES.filter((role) => ROLE_CEILINGS[role].includes(ability)) : ROLES,
+    tokenLimit: ctx.config.apiRateLimit,
+    windowSeconds: API_WINDOW_SECONDS,
   });
-  for (const [key, b] of [
-    [keys.token, token],
-    [keys.team, team],
-  ] as const) {
-    const resetSeconds = knownSpent(ctx, key);
-    if (resetSeconds !== null) return refuse(b, resetSeconds);
+  if (!found) return null;
+  const caller = await callerOf(ctx, found.caller);
+  if (!known) {
+    if (seen.size >= MAX_SPENT) seen.clear();
+    seen.set(hash, { tokenId: caller.tokenId, teamId: caller.teamId });
   }
-  const hits = await windows.hitTokenAndTeamWindows(ctx.db, keys, token.limit, windowSeconds);
-  pruneWindows(ctx);
-  const charged = [
-    { ...token, key: keys.token, ...hits.token },
-    ...(hits.team ? [{ ...team, key: keys.team, ...hits.team }] : []),
-  ].map((b) => ({
-    ...b,
-    remaining: b.limit - b.hits,
-    resetSeconds: Math.max(1, b.reset),
-  }));
-  const binding = charged.reduce((a, b) => (b.remaining < a.remaining ? b : a));
-  if (binding.remaining < 0) {
-    rememberSpent(ctx, binding.key, binding.resetSeconds);
-    return refuse(binding, binding.resetSeconds);
-  }
-  return {
-    limit: binding.limit,
-    windowSeconds,
-    remaining: binding.remaining,
-    resetSeconds: binding.resetSeconds,
-    exceeded: null,
-  };
+  return { caller, charge: found.hits ? apiChargeOf(ctx, caller, found.hits) : null };
 }
 
 /** Counts one server-side submit against its token's own budget (INTAKE_SUBMIT_TOKEN_RATE_LIMIT a minute). */

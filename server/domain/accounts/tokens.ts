@@ -71,9 +71,18 @@ function parseExpiry(value: string | null | undefined, now = new Date()): string
  * cached, and an expired token is refused exactly like a revoked one.
  */
 export async function authenticate(ctx: AppContext, plaintext: string): Promise<Caller | null> {
-  if (!/^intk_[0-9A-Za-z]{40}$/.test(plaintext)) return null;
+  if (!isTokenShaped(plaintext)) return null;
   const row = await queries.findByHash(ctx.db, hashToken(plaintext));
-  if (!row) return null;
+  return row ? callerOf(ctx, row) : null;
+}
+
+/** Whether a bearer value can be a token at all (no lookup for one that cannot). */
+export function isTokenShaped(plaintext: string): boolean {
+  return /^intk_[0-9A-Za-z]{40}$/.test(plaintext);
+}
+
+/** The caller of a usable token's row, its abilities within its role's ceiling; last use noted once a minute. */
+export async function callerOf(ctx: AppContext, row: queries.CallerRow): Promise<Caller> {
   if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() >= LAST_USED_RESOLUTION_MS) {
     await queries.touchLastUsed(ctx.db, row.id);
   }

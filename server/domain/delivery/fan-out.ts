@@ -14,7 +14,9 @@ import {
 } from '../../infra/db/queries/webhooks.ts';
 import {
   renderBody,
+  type Actor,
   type FormClosedEvent,
+  type TriageChanges,
   type InsightsEvent,
   type Provider,
   type WebhookEvent,
@@ -75,6 +77,32 @@ export async function createSubmissionDeliveries(
   const event = submissionEvent(ctx, row);
   const at = firstAttemptAt(ctx);
   const rows = matching(subscribed, row, 'processed').map((t) => newDelivery(t, event, submissionId, at));
+  return (await queueDeliveries(ctx, tx, rows)).length;
+}
+
+/**
+ * People changed submissions' triage (`submission.updated`): one delivery per active webhook of the form
+ * subscribed to it whose filter the submission meets, each submission's body read after the change, in the
+ * transaction that made it.
+ */
+export async function createUpdateDeliveries(
+  ctx: AppContext,
+  tx: Tx,
+  formId: string,
+  updates: Array<{ submissionId: string; changes: TriageChanges }>,
+  actor: Actor,
+): Promise<number> {
+  const subscribed = await webhooksFor(tx, formId, 'submission.updated');
+  if (!subscribed.length) return 0;
+  const at = firstAttemptAt(ctx);
+  const rows: NewDelivery[] = [];
+  for (const u of updates) {
+    const row = await submissionForEvent(tx, u.submissionId);
+    if (!row) continue;
+    const event = { ...submissionEvent(ctx, row, 'submission.updated'), changes: u.changes, actor };
+    const status = row.status === 'spam' ? 'spam' : 'processed';
+    rows.push(...matching(subscribed, row, status).map((t) => newDelivery(t, event, u.submissionId, at)));
+  }
   return (await queueDeliveries(ctx, tx, rows)).length;
 }
 

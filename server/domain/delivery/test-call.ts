@@ -1,3 +1,4 @@
+import { DEFAULT_STAGES } from '../../../contract/triage.ts';
 import { TEST_CALLS_PER_MINUTE } from '../../../contract/webhooks.ts';
 import type { AppContext } from '../../context.ts';
 import { insertTestDelivery, lastDeliveredSubmission } from '../../infra/db/queries/deliveries.ts';
@@ -39,6 +40,9 @@ async function sampleEvent(ctx: AppContext, hook: WebhookRow, formName: string):
     payload: Object.fromEntries(names.map((name) => [name, sampleValue(name)])),
     files: [],
     meta: { category: null, score: null, referrer: null, user_agent: null, source: 'form' },
+    tags: [],
+    stage: DEFAULT_STAGES[0]!.key,
+    assignee: null,
   };
 }
 

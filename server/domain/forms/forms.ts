@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { CreateFormBody, Form as FormView, FormListQuery, UpdateFormBody } from '../../../contract/forms.ts';
 import type { AppContext } from '../../context.ts';
-import type { Sql } from '../../infra/db/database.ts';
+import type { Sql, Tx } from '../../infra/db/database.ts';
 import * as queries from '../../infra/db/queries/forms.ts';
 import type { FormChanges, FormRecord } from '../../infra/db/queries/forms.ts';
 import { iso } from '../shared/timestamps.ts';
@@ -26,6 +26,9 @@ import { SUGGESTION_SAMPLE } from '../../../contract/costs.ts';
 import { FORM_FIELD_LIMIT } from '../ingest/limits.ts';
 import { uniqueKeysBackfill } from '../../infra/queue/definitions.ts';
 import { addsUniqueRule } from './admission.ts';
+import type { Stage } from '../../../contract/triage.ts';
+import { assertStage, removedStages } from '../submissions/triage-rules.ts';
+import { reassignStages, stagesInUse } from '../../infra/db/queries/submissions.ts';
 
 /** A form's unique-rule backfill waits this long, so the rule changes of a few seconds share one. */
 const BACKFILL_SLOT_SECONDS = 5;
@@ -195,6 +198,7 @@ export async function updateForm(
           { tx, singletonKey: id, singletonSeconds: BACKFILL_SLOT_SECONDS, startAfter: BACKFILL_SLOT_SECONDS },
         );
       }
+      await moveRemovedStages(tx, caller, id, current.stages, merged.stages, input.reassign_stages);
       if (input.settings.autoresponder?.enabled) await assertAutoresponderAllowed(tx, caller.teamId, merged);
       // Saving the regex rules is the editor's answer to the disabled ones; other settings leave them listed.
       const disabled = input.settings.custom_rules?.regex !== undefined ? [] : disabledRules(f.settings);
@@ -206,6 +210,37 @@ export async function updateForm(
     return f;
   });
   return view(ctx, form);
+}
+
+/**
+ * Stages an update removes must hold no submission, or be mapped by `reassign_stages` to a stage kept (409
+ * `conflict` naming the stages in use otherwise); the mapped submissions move, each with its activity.
+ */
+async function moveRemovedStages(
+  tx: Tx,
+  caller: Caller,
+  formId: string,
+  before: Stage[],
+  after: Stage[],
+  reassign: Record<string, string> = {},
+): Promise<void> {
+  const removed = removedStages(before, after);
+  const moves: Record<string, string> = {};
+  for (const [from, to] of Object.entries(reassign)) {
+    if (!removed.includes(from)) continue;
+    assertStage(after, to, 'body', `reassign_stages.${from}`);
+    moves[from] = to;
+  }
+  const stranded = await stagesInUse(tx, formId, removed.filter((k) => !(k in moves)));
+  if (stranded.length) {
+    throw new AppError(
+      'conflict',
+      `Submissions are in the stage${stranded.length > 1 ? 's' : ''} ${stranded.join(', ')}: say where they go with reassign_stages ({ "<removed>": "<kept>" }).`,
+      { stages: stranded },
+    );
+  }
+  if (Object.keys(moves).length)
+    await reassignStages(tx, formId, moves, { teamId: caller.teamId, userId: caller.userId, tokenId: caller.tokenId });
 }
 
 async function setStatus(

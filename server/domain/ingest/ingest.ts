@@ -379,6 +379,7 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
         entryLimit: clean ? form.settings.max_submissions : null,
         uniqueKeys: s.keys,
         apiTokenId: s.apiTokenId,
+        stage: form.settings.stages[0]!.key,
       },
       job,
     ));

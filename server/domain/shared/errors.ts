@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   duplicate_submission: 409,
   form_closed: 403,
   webhook_inactive: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   captcha_failed: 422,
   plan_lacks_ai: 423,

@@ -3,7 +3,21 @@ import { ulid } from 'ulid';
 import { notFound } from './errors.ts';
 
 export type IdPrefix =
-  'team' | 'usr' | 'frm' | 'subm' | 'file' | 'wh' | 'whd' | 'tok' | 'job' | 'sub' | 'inv' | 'evt' | 'ins' | 'era';
+  | 'team'
+  | 'usr'
+  | 'frm'
+  | 'subm'
+  | 'file'
+  | 'wh'
+  | 'whd'
+  | 'tok'
+  | 'job'
+  | 'sub'
+  | 'inv'
+  | 'evt'
+  | 'ins'
+  | 'era'
+  | 'note';
 
 /**
  * CSPRNG bytes from a pool refilled 4 KiB at a time: ulid's own source makes a crypto call per character,
@@ -38,6 +52,7 @@ const PATH_IDS: Record<string, [IdPrefix, string]> = {
   form: ['frm', 'Form'],
   submission: ['subm', 'Submission'],
   file: ['file', 'File'],
+  note: ['note', 'Note'],
   token: ['tok', 'Token'],
   webhook: ['wh', 'Webhook'],
   webhook_id: ['wh', 'Webhook'],

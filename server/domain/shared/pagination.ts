@@ -7,13 +7,13 @@ export function pageEnvelope<T>(
     total: number;
     baseUrl: string;
     path: string;
-    query?: Record<string, string | undefined>;
+    query?: Record<string, string | string[] | undefined>;
   },
 ) {
   const lastPage = Math.max(1, Math.ceil(opts.total / opts.perPage));
   const link = (page: number) => {
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) params.set(k, v);
+    for (const [k, v] of Object.entries(opts.query ?? {})) for (const one of [v ?? []].flat()) params.append(k, one);
     params.set('page', String(page));
     params.set('per_page', String(opts.perPage));
     return `${opts.baseUrl}${opts.path}?${params.toString()}`;

@@ -8,6 +8,8 @@ import { checkCustomRegex } from './custom-regex.ts';
 import { validationFailed, type ErrorDetail } from '../shared/errors.ts';
 import { checkSchema, normalizeSchema } from '../forms/field-schema.ts';
 import { admissionProblems, storedInstant } from '../forms/admission.ts';
+import { DEFAULT_STAGES } from '../../../contract/triage.ts';
+import { stageProblems } from '../submissions/triage-rules.ts';
 
 export const DEFAULT_AUTORESPONDER: FormSettings['autoresponder'] = {
   enabled: false,
@@ -42,6 +44,7 @@ export const DEFAULT_SETTINGS: StoredSettings = {
   closes_at: null,
   closed_message: null,
   closed_redirect_url: null,
+  stages: DEFAULT_STAGES,
 };
 
 export function checkHoneypotField(name: string): void {
@@ -80,6 +83,7 @@ export function storedSettings(stored: unknown): StoredSettings {
       s.closed_redirect_url && isHttpUrl(s.closed_redirect_url)
         ? s.closed_redirect_url
         : DEFAULT_SETTINGS.closed_redirect_url,
+    stages: s.stages?.length ? s.stages : DEFAULT_SETTINGS.stages,
     ...(s.disabled_rules?.length ? { disabled_rules: s.disabled_rules } : {}),
   };
 }
@@ -159,7 +163,7 @@ export function mergeSettings(
     closes_at: closes_at === undefined ? current.closes_at : storedInstant(closes_at),
   };
   if (plain.fields) details.push(...checkSchema(plain.fields));
-  details.push(...admissionProblems(merged));
+  details.push(...admissionProblems(merged), ...stageProblems(merged.stages));
   if (details.length) throw validationFailed(details);
   checkCustomRegex(merged.custom_rules.regex);
   checkHoneypotField(merged.honeypot_field);

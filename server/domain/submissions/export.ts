@@ -11,6 +11,7 @@ import {
   exportSelect,
   exportShape,
   META_COLUMNS,
+  TRIAGE_COLUMNS,
   type ExportKey,
   type ExportSelectOptions,
 } from '../../infra/db/queries/exports.ts';
@@ -85,7 +86,13 @@ export async function exportSubmissions(
     const chunks = chunkReader(ctx, caller.teamId, q.format, select, linkKey);
 
     if (q.format === 'csv') {
-      const headers = [...Object.keys(META_COLUMNS), ...columns.headers, ...(overflow ? ['_other'] : []), '_files'];
+      const headers = [
+        ...Object.keys(META_COLUMNS),
+        ...columns.headers,
+        ...(overflow ? ['_other'] : []),
+        '_files',
+        ...Object.keys(TRIAGE_COLUMNS),
+      ];
       const header = headers.map((h) => csvCell(csvSafe(h))).join(',') + '\n'; // COPY ends rows with \n too
       const stream = await chunkedStream(chunks, { prefix: header, suffix: '' }, lease.release);
       return { contentType: 'text/csv; charset=utf-8', filename: `${formId}-${stamp}.csv`, stream };

@@ -15,10 +15,23 @@ import { removeObjectsLater } from '../lifecycle/object-removal.ts';
 import { pageEnvelope } from '../shared/pagination.ts';
 import { Lanes } from '../../infra/lanes.ts';
 import { chargeSearchBudget, withinSearchTime } from '../accounts/rate-windows.ts';
-import { requireForm } from '../forms/live-form.ts';
+import { requireForm, requireFormSettings } from '../forms/live-form.ts';
 import { SIGNED_URL_SECONDS } from './file-links.ts';
 import { searchText } from './search.ts';
-import { submissionDetail, submissionView } from './view.ts';
+import { submissionDetail, submissionEtag, submissionView } from './view.ts';
+import {
+  commitTriage,
+  planTriage,
+  resolveAssignee,
+  touchesTriage,
+  triageSelection,
+  type TriageInput,
+  type TriagePlan,
+} from './triage.ts';
+import { assertStage } from './triage-rules.ts';
+import type { Stage } from '../../../contract/triage.ts';
+import type { Member } from '../../infra/db/queries/submissions.ts';
+import { findUsers } from '../../infra/db/queries/accounts.ts';
 import { reclaimKeys } from './unique-keys.ts';
 
 export const BULK_LIMIT = 500;
@@ -54,15 +67,17 @@ export async function listSubmissions(
   formId: string,
   q: z.infer<typeof SubmissionListQuery>,
 ) {
-  await requireForm(ctx, caller, formId);
-  const { page: pageNumber, per_page: perPage, cursor, ...filters } = q;
+  const { page: pageNumber, per_page: perPage, cursor, tag, stage, assignee, ...filters } = q;
+  // A stage filter reads the form's stages (and so checks the form); otherwise the form is only checked.
+  const triage = await triageSelection(ctx, caller, formId, { tag, stage, assignee });
+  if (stage === undefined) await requireForm(ctx, caller, formId);
   const filter = { ...filters, q: searchText(filters.q) };
   const page = {
     limit: perPage + 1,
     offset: cursor ? 0 : (pageNumber - 1) * perPage,
     after: cursor ? decodeCursor(cursor) : undefined,
   };
-  const selection = { formId, ...filter };
+  const selection = { formId, ...filter, ...triage };
   if (filter.q) await chargeSearchBudget(ctx, caller);
   const search = () => queries.searchPage(ctx.db, selection, page, SEARCH_COUNT_CAP);
   const list = () => Promise.all([queries.listPage(ctx.db, selection, page), queries.countMatching(ctx.db, selection)]);
@@ -81,7 +96,7 @@ export async function listSubmissions(
     total,
     baseUrl: ctx.config.baseUrl,
     path: `/v1/forms/${formId}/submissions`,
-    query: filter,
+    query: { ...filter, tag, stage, assignee },
   });
   const nextCursor = more && last ? encodeCursor(last.cursor_ts, last.id) : null;
   if (!cursor) return { ...envelope, meta: { ...envelope.meta, total_capped: totalCapped, next_cursor: nextCursor } };
@@ -125,17 +140,54 @@ async function audit(tx: Tx, caller: Caller, submissionId: string, action: strin
   });
 }
 
-/** PUT: `payload` merged shallowly (null removes a key), `status` per the spec's transitions; audited. */
+/** 412 unless `ifMatch` (an `If-Match` header: `*` or a list of ETags) names the submission's version. */
+function assertVersion(current: queries.SubmissionRow, ifMatch: string | undefined): void {
+  if (ifMatch === undefined) return;
+  const tags = ifMatch.split(',').map((t) => t.trim());
+  if (tags.includes('*') || tags.includes(submissionEtag(current))) return;
+  throw new AppError('precondition_failed', 'The submission changed since that ETag: read it again, then retry.', {
+    etag: submissionEtag(current),
+  });
+}
+
+/**
+ * PUT: `payload` merged shallowly (null removes a key), `status` per the spec's transitions, triage (tags,
+ * stage, assignee); audited. With `If-Match`, only the version it names is changed (412 otherwise).
+ */
 export async function updateSubmission(
   ctx: AppContext,
   caller: Caller,
   formId: string,
   id: string,
   input: z.infer<typeof UpdateSubmissionBody>,
+  ifMatch?: string,
 ) {
-  await requireForm(ctx, caller, formId);
+  const { tags, add_tags, remove_tags, stage, assignee_id, ...rest } = input;
+  const triage = { tags, add_tags, remove_tags, stage, assignee_id };
+  const settings = await requireFormSettings(ctx, caller, formId);
   const updated = await ctx.db.transaction(async (tx) => {
     const current = await loadSubmission(tx, caller, formId, id, true);
+    assertVersion(current, ifMatch);
+    const assignee =
+      assignee_id === undefined ? undefined : await resolveAssignee(tx, caller, assignee_id, 'body', 'assignee_id');
+    const plan = touchesTriage(triage) ? planTriage(current, triage, settings.stages, assignee) : null;
+    const changed = await applyEdit(ctx, tx, caller, formId, current, rest);
+    if (plan) await commitTriage(ctx, tx, caller, formId, [plan]);
+    return changed || plan ? loadSubmission(tx, caller, formId, id) : current;
+  });
+  return submissionDetail(ctx, updated);
+}
+
+/** The payload and status part of a PUT; false when it changes nothing. */
+async function applyEdit(
+  ctx: AppContext,
+  tx: Tx,
+  caller: Caller,
+  formId: string,
+  current: queries.SubmissionRow,
+  input: Pick<z.infer<typeof UpdateSubmissionBody>, 'payload' | 'status'>,
+): Promise<boolean> {
+  const id = current.id;
     const changes: Record<string, unknown> = {};
     const payload = { ...current.payload };
     if (input.payload) {
@@ -160,15 +212,13 @@ export async function updateSubmission(
       spamReason = input.status === 'spam' ? 'manual' : null;
     }
     const status = input.status ?? current.status;
-    if (!Object.keys(changes).length) return current;
+    if (!Object.keys(changes).length) return false;
     await queries.updateSubmission(tx, id, { payload, status, spamReason });
     if (status === 'received' && current.status !== 'received') await reprocess(ctx, tx, id, current.status === 'spam');
     if (changes.payload || (current.status === 'spam' && status !== 'spam')) await reclaimKeys(ctx, tx, [id]);
     if (changes.payload) await recordFieldNames(tx, formId, Object.keys(payload));
     await audit(tx, caller, id, 'update', changes);
-    return loadSubmission(tx, caller, formId, id);
-  });
-  return submissionDetail(ctx, updated);
+    return true;
 }
 
 /**
@@ -253,19 +303,30 @@ export async function bulkSubmissions(
   formId: string,
   input: z.infer<typeof BulkBody>,
 ) {
-  await requireForm(ctx, caller, formId);
+  const settings = await requireFormSettings(ctx, caller, formId);
   if (input.ids.length > BULK_LIMIT) {
     throw new AppError('payload_too_large', `At most ${BULK_LIMIT} ids per call; split the list.`, {
       limit: BULK_LIMIT,
     });
   }
+  const triage = bulkTriageInput(input, settings.stages);
   const ids = [...new Set(input.ids)];
   const candidates = ids.filter((id) => isId('subm', id));
   return ctx.db.transaction(async (tx) => {
+    const assignee =
+      triage?.assignee_id === undefined
+        ? undefined
+        : await resolveAssignee(tx, caller, triage.assignee_id, 'body', 'assignee_id');
     const rows = candidates.length ? await queries.lockSubmissions(tx, caller.teamId, formId, candidates) : [];
     const valid = new Set(rows.map((r) => r.id));
     const skipped = ids.filter((id) => !valid.has(id));
-    if (input.action === 'delete') {
+    if (triage) {
+      const members = await assigneesOf(tx, rows);
+      const plans = rows
+        .map((r) => planTriage({ ...r, assignee: members.get(r.assignee_id ?? '') ?? null }, triage, settings.stages, assignee))
+        .filter((p): p is TriagePlan => p !== null);
+      await commitTriage(ctx, tx, caller, formId, plans);
+    } else if (input.action === 'delete') {
       await deleteRows(ctx, tx, [...valid]);
     } else {
       const [to, reason] = input.action === 'mark_spam' ? (['spam', 'manual'] as const) : (['received', null] as const);
@@ -283,6 +344,33 @@ export async function bulkSubmissions(
     }
     return { ok: true, affected: valid.size, skipped };
   });
+}
+
+/** A bulk triage action as the triage input it applies to each submission; null for the other actions. 400 without its argument. */
+function bulkTriageInput(input: z.infer<typeof BulkBody>, stages: readonly Stage[]): TriageInput | null {
+  const missing = (path: string) =>
+    validationFailed([{ in: 'body', path, message: `\`${input.action}\` needs \`${path}\`.` }]);
+  switch (input.action) {
+    case 'add_tags':
+    case 'remove_tags':
+      if (!input.tags) throw missing('tags');
+      return { [input.action]: input.tags };
+    case 'set_stage':
+      if (input.stage === undefined) throw missing('stage');
+      assertStage(stages, input.stage, 'body', 'stage');
+      return { stage: input.stage };
+    case 'assign':
+      if (input.assignee_id === undefined) throw missing('assignee_id');
+      return { assignee_id: input.assignee_id };
+    default:
+      return null;
+  }
+}
+
+/** The current assignees of locked rows, by id. */
+async function assigneesOf(sql: Sql, rows: queries.LockedSubmission[]): Promise<Map<string, Member>> {
+  const ids = [...new Set(rows.map((r) => r.assignee_id).filter((id): id is string => id !== null))];
+  return new Map((await findUsers(sql, ids)).map((u) => [u.id, u]));
 }
 
 /** The 302 target of a file download: a new 60-second signed storage URL on every request. */

@@ -24,8 +24,16 @@ export function submissionView(r: SubmissionRow): z.infer<typeof SubmissionListI
     payload: r.payload,
     received_at: iso(r.received_at),
     ...(r.files?.length ? { files: r.files.map(fileView) } : {}),
+    tags: r.tags,
+    stage: r.stage,
+    assignee: r.assignee,
+    notes_count: r.notes_count,
+    updated_at: iso(r.updated_at),
   };
 }
+
+/** The strong ETag of a submission's version (its updated_at, to the microsecond). */
+export const submissionEtag = (r: Pick<SubmissionRow, 'version'>): string => `"${r.version}"`;
 
 /** One submission with its typed fields, its metadata and storage URLs signed for SIGNED_URL_SECONDS. */
 export async function submissionDetail(ctx: AppContext, r: SubmissionRow): Promise<z.infer<typeof SubmissionDetail>> {
@@ -47,7 +55,7 @@ export async function submissionDetail(ctx: AppContext, r: SubmissionRow): Promi
     autoresponse: r.autoresponse,
     source: r.api_token_id ? 'api' : 'form',
     api_token_id: r.api_token_id,
-    updated_at: iso(r.updated_at),
+    etag: submissionEtag(r),
   };
 }
 
@@ -82,6 +90,9 @@ export function submissionEvent(
       user_agent: r.metadata.user_agent ?? null,
       source: r.api_token_id ? 'api' : 'form',
     },
+    tags: r.tags,
+    stage: r.stage,
+    assignee: r.assignee,
     ...(type === 'submission.spam' ? { spam_reason: r.spam_reason } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import type { ProviderConfig, WebhookEvent } from './events.ts';
+import type { ProviderConfig, SubmissionEvent, WebhookEvent } from './events.ts';
 
 /**
  * Chat messages for `slack`, `discord` and `teams`, in each platform's documented format. Submitted text is
@@ -55,6 +55,18 @@ export type Message = {
 /** Chat messages show at most this much of the insights summary: a teaser, the full text is in the app. */
 const SUMMARY_MAX = 1000;
 
+/** A `submission.updated` event's changes, one line each, and who made them. */
+function changeLines(event: SubmissionEvent): string[] {
+  const c = event.changes ?? {};
+  const who = (m: { name: string; email: string } | null) => (m ? m.name || m.email : 'nobody');
+  return [
+    c.stage && `Stage: ${c.stage.from} → ${c.stage.to}`,
+    c.tags && `Tags: ${[...c.tags.added.map((t) => `+${t}`), ...c.tags.removed.map((t) => `-${t}`)].join(' ')}`,
+    c.assignee && `Assignee: ${who(c.assignee.from)} → ${who(c.assignee.to)}`,
+    event.actor && `By ${who(event.actor)}`,
+  ].filter((line): line is string => Boolean(line));
+}
+
 export function message(event: WebhookEvent): Message {
   if (event.type === 'form.closed') {
     return {
@@ -76,9 +88,11 @@ export function message(event: WebhookEvent): Message {
       category !== null && !spam && `Category: ${category}`,
       spam && `Spam: ${event.spam_reason ?? 'unknown'}`,
       score !== null && `Spam score: ${score.toFixed(2)}`,
+      ...(event.type === 'submission.updated' ? changeLines(event) : []),
     ].filter(Boolean);
+    const what = spam ? 'Spam submission' : event.type === 'submission.updated' ? 'Submission updated' : 'New submission';
     return {
-      title: `${event.test ? 'Test: ' : ''}${spam ? 'Spam submission' : 'New submission'} to ${event.form_name}`,
+      title: `${event.test ? 'Test: ' : ''}${what} ${event.type === 'submission.updated' ? 'on' : 'to'} ${event.form_name}`,
       text: '',
       fields: Object.entries(event.payload).map(([k, v]) => [nonBlank(k), show(v)]),
       links: event.files.map((f) => [nonBlank(f.filename), f.url]),

@@ -10,9 +10,22 @@ export type SlackConfig = { channel?: string; username?: string; icon_emoji?: st
 /** Keys read for `discord`. */
 export type DiscordConfig = { username?: string; avatar_url?: string };
 
-/** `submission.created`: a clean submission was processed; `submission.spam`: one was stored as spam. */
+export type Member = { id: string; email: string; name: string };
+export type Actor = (Member & { token: { id: string; name: string } | null }) | null;
+
+/** What a `submission.updated` event says changed: only the fields that did. */
+export type TriageChanges = {
+  stage?: { from: string; to: string };
+  tags?: { added: string[]; removed: string[] };
+  assignee?: { from: Member | null; to: Member | null };
+};
+
+/**
+ * `submission.created`: a clean submission was processed; `submission.spam`: one was stored as spam;
+ * `submission.updated`: a person changed its stage, tags or assignee.
+ */
 export type SubmissionEvent = {
-  type: 'submission.created' | 'submission.spam';
+  type: 'submission.created' | 'submission.spam' | 'submission.updated';
   submission_id: string;
   form_id: string;
   form_name: string;
@@ -26,10 +39,16 @@ export type SubmissionEvent = {
     user_agent: string | null;
     source: 'form' | 'api';
   };
+  tags: string[];
+  stage: string;
+  assignee: Member | null;
   /** `submission.spam` only: why it was filed as spam. */
   spam_reason?: string | null;
   /** Only on a test call's event (`POST …/webhooks/{id}/test`). */
   test?: true;
+  /** `submission.updated` only. */
+  changes?: TriageChanges;
+  actor?: Actor;
 };
 
 /** `ai-insights.regenerated`: a team's weekly insights were (re)computed. */

@@ -46,7 +46,11 @@ function canonical(event: WebhookEvent): WebhookEvent {
         user_agent: meta.user_agent,
         source: meta.source,
       },
+      tags: [...event.tags],
+      stage: event.stage,
+      assignee: event.assignee && { id: event.assignee.id, email: event.assignee.email, name: event.assignee.name },
       ...(event.type === 'submission.spam' ? { spam_reason: event.spam_reason ?? null } : {}),
+      ...(event.type === 'submission.updated' ? { changes: event.changes ?? {}, actor: event.actor ?? null } : {}),
       ...(event.test ? { test: true as const } : {}),
     };
   }

@@ -238,6 +238,13 @@ export const formClosed: JobDefinition<{ formId: string; reason: 'limit_reached'
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 
+/** Tells a member that a submission was assigned to them (by someone else). */
+export const assignmentEmail: JobDefinition<{ submissionId: string; assigneeId: string; byUserId: string }> = {
+  name: 'assignment-email',
+  payload: z.object({ submissionId: z.string(), assigneeId: z.string(), byUserId: z.string() }),
+  queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+};
+
 /**
  * A form's unique rules changed: its clean submissions kept before claim their keys, so a new post repeating
  * one is a duplicate too. One per form at a time (later saves within the slot are read when it runs).
@@ -299,6 +306,7 @@ export const allJobs: JobDefinition<never>[] = [
   deliveriesMaintenance,
   webhookDeactivatedEmail,
   formClosed,
+  assignmentEmail,
   uniqueKeysBackfill,
   generateInsights,
   weeklyInsights,

@@ -19,6 +19,7 @@ import { refuseFailedAuth, type AuthFailures } from './auth-failures.ts';
 import { eventsFraming } from './framing/events.ts';
 import type { Framing } from './framing/framing.ts';
 import { submissionsFraming } from './framing/submissions.ts';
+import * as perf from '../../operations/perf-trace.ts';
 
 const framings: Partial<Record<RouteKey, Framing>> = { ...eventsFraming, ...submissionsFraming };
 
@@ -40,9 +41,17 @@ export function apiRoutes(ctx: AppContext, failures: AuthFailures): express.Rout
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](route.path, async (req, res, next) => {
       res.locals.route = route;
+      const t0 = performance.now();
+      res.once('finish', () => {
+        perf.add('handler→finish', performance.now() - t0);
+        perf.endRequest();
+      });
       try {
         const result = await runPipeline(ctx, restCall(key, req, res, failures));
+        const t1 = performance.now();
+        perf.add('pipeline', t1 - t0);
         send(res, key, frame ? frame(ctx, result, { req, res }) : result);
+        perf.add('send', performance.now() - t1);
       } catch (err) {
         if (err !== ANSWERED) next(err);
       }
@@ -96,7 +105,8 @@ function restCall(key: RouteKey, req: Request, res: Response, failures: AuthFail
 }
 
 /** A result as the route's response: a stream piped, no body, another content type, or JSON. */
-function send(res: Response, key: RouteKey, { status, body }: Result): void {
+function send(res: Response, key: RouteKey, { status, body, headers }: Result): void {
+  for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
   if (body instanceof Stream) return void body.pipe(res.status(status));
   const response = routeOf(key).responses[status];
   if (isAppRouteNoBody(response)) return void res.status(status).end();

@@ -18,6 +18,7 @@ import { Migration0017SubmissionTeamOfForm } from './0017-submission-team-of-for
 import { Migration0018WebhookPacing } from './0018-webhook-pacing.ts';
 import { Migration0019LeanAnalyze } from './0019-lean-analyze.ts';
 import { Migration0020FormAdmission } from './0020-form-admission.ts';
+import { Migration0021Triage } from './0021-triage.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   Migration0018WebhookPacing,
   Migration0019LeanAnalyze,
   Migration0020FormAdmission,
+  Migration0021Triage,
 ];

@@ -150,3 +150,42 @@ export async function listMembers(sql: Sql, teamId: string): Promise<MemberRow[]
   );
   return rows;
 }
+
+/** A member of the team as `{ id, email, name }`, or undefined. */
+export async function findMember(
+  sql: Sql,
+  teamId: string,
+  userId: string,
+): Promise<{ id: string; email: string; name: string } | undefined> {
+  const { rows } = await sql.query<{ id: string; email: string; name: string }>(
+    `select u.id, u.email, u.name from memberships m join users u on u.id = m.user_id
+      where m.team_id = $1 and m.user_id = $2`,
+    [teamId, userId],
+  );
+  return rows[0];
+}
+
+/** A user and the token they act with, as an actor. */
+export async function findActor(
+  sql: Sql,
+  userId: string,
+  tokenId: string,
+): Promise<{ id: string; email: string; name: string; token: { id: string; name: string } | null } | undefined> {
+  const { rows } = await sql.query<{ id: string; email: string; name: string; token: { id: string; name: string } | null }>(
+    `select u.id, u.email, u.name,
+            (select json_build_object('id', t.id, 'name', t.name) from api_tokens t where t.id = $2) as token
+       from users u where u.id = $1`,
+    [userId, tokenId],
+  );
+  return rows[0];
+}
+
+/** Users by id, as `{ id, email, name }` (ids of users no longer there are left out). */
+export async function findUsers(sql: Sql, ids: string[]): Promise<Array<{ id: string; email: string; name: string }>> {
+  if (!ids.length) return [];
+  const { rows } = await sql.query<{ id: string; email: string; name: string }>(
+    'select id, email, name from users where id = any($1::text[])',
+    [ids],
+  );
+  return rows;
+}

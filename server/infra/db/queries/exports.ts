@@ -146,6 +146,17 @@ export const META_COLUMNS = {
   score: "s.ai_moderation ->> 'score'",
 };
 
+/** The triage columns after `_files`, by header. */
+export const TRIAGE_COLUMNS = {
+  _tags: "csv_safe(array_to_string(s.tags, ', '))",
+  _stage: 's.stage',
+  _assignee: `case when s.assignee_id is not null then csv_safe((select u.email from users u where u.id = s.assignee_id)) end`,
+};
+
+/** The assignee as the API shows it (`{ id, email, name }`, null when none), over `submissions s`. */
+const ASSIGNEE_JSON = `case when s.assignee_id is not null then
+  (select json_build_object('id', u.id, 'email', u.email, 'name', u.name) from users u where u.id = s.assignee_id) end`;
+
 /**
  * The export's SELECT, oldest first. CSV: one column per meta column, per known field and `_files`, for
  * `COPY (…) TO STDOUT WITH CSV`; JSON: one pre-rendered object per row (ExportedSubmission). Values are
@@ -176,7 +187,7 @@ export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): st
       `(select string_agg(${fileUrl}, ' ' order by f.created_at, f.id) from submission_files f where f.submission_id = s.id)`,
     );
     return `select ${Object.values(META_COLUMNS).join(', ')},
-        ${[...o.fields.map((name, i) => sqlCell(lit(name), `v.f${i}`)), ...(o.overflow ? [otherCell(o.fields.map(lit))] : []), fileLinks].join(', ')}
+        ${[...o.fields.map((name, i) => sqlCell(lit(name), `v.f${i}`)), ...(o.overflow ? [otherCell(o.fields.map(lit))] : []), fileLinks, ...Object.values(TRIAGE_COLUMNS)].join(', ')}
       from submissions s ${values} where ${where.join(' and ')} order by s.received_at, s.id`;
   }
   const files =
@@ -184,6 +195,6 @@ export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): st
     from submission_files f where f.submission_id = s.id)`);
   return `select json_build_object('id', s.id, 'received_at', ${META_COLUMNS.received_at}, 'status', s.status, 'spam_reason', s.spam_reason,
       'category', s.category, 'ai_moderation', s.ai_moderation, 'source', case when s.api_token_id is null then 'form' else 'api' end,
-      'payload', s.payload, 'files', coalesce(${files}, '[]'::json))::text
+      'tags', s.tags, 'stage', s.stage, 'assignee', ${ASSIGNEE_JSON}, 'payload', s.payload, 'files', coalesce(${files}, '[]'::json))::text
     ${from}`;
 }

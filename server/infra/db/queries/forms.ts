@@ -115,6 +115,15 @@ export async function isLiveForm(sql: Sql, teamId: string, formId: string): Prom
   return rowCount > 0;
 }
 
+/** The settings of a live form of the team; undefined for another team's, a trashed or an unknown form. */
+export async function liveFormSettings(sql: Sql, teamId: string, formId: string): Promise<{ settings: unknown } | undefined> {
+  const { rows } = await sql.query<{ settings: unknown }>(
+    'select settings from forms where id = $1 and team_id = $2 and deleted_at is null',
+    [formId, teamId],
+  );
+  return rows[0];
+}
+
 export async function formStorageKeys(sql: Sql, formId: string): Promise<string[]> {
   const { rows } = await sql.query<{ storage_key: string }>(
     'select storage_key from submission_files where form_id = $1',

@@ -117,3 +117,33 @@ export async function findFormAddresses(
   );
   return rows[0];
 }
+
+export type AssignmentRow = {
+  submission_id: string;
+  form_id: string;
+  form_name: string;
+  payload: Record<string, unknown>;
+  received_at: Date;
+  /** The submission's assignee now (the e-mail is sent only while it is still the one it was assigned to). */
+  assignee_id: string | null;
+  email: string;
+  by_name: string | null;
+  by_email: string | null;
+};
+
+/** A submission, its form, the member it was assigned to and who assigned it. */
+export async function findAssignment(
+  sql: Sql,
+  submissionId: string,
+  assigneeId: string,
+  byUserId: string,
+): Promise<AssignmentRow | undefined> {
+  const { rows } = await sql.query<AssignmentRow>(
+    `select s.id as submission_id, s.form_id, f.name as form_name, s.payload, s.received_at, s.assignee_id,
+            u.email, b.name as by_name, b.email as by_email
+       from submissions s join forms f on f.id = s.form_id join users u on u.id = $2 left join users b on b.id = $3
+      where s.id = $1 and f.deleted_at is null`,
+    [submissionId, assigneeId, byUserId],
+  );
+  return rows[0];
+}

@@ -1,4 +1,5 @@
 import type { Sql } from '../database.ts';
+import { USABLE_TOKEN, type CallerRow } from './tokens.ts';
 
 export type WindowRow = { hits: number; reset: number };
 
@@ -120,6 +121,50 @@ export async function hitTokenAndTeamWindows(
     token: { hits: r.token_hits, reset: r.token_reset },
     team: r.team_hits === null ? null : { hits: r.team_hits, reset: r.team_reset! },
   };
+}
+
+/** The token window's, then (within the token's limit) the team window's hits of one API request. */
+export type ApiWindowHits = { token: WindowRow; team: WindowRow | null };
+
+/** The statement of hitTokenAndTeamWindows over a CTE `caller` (id, team_id): `charged` a condition on `c`. */
+const apiWindowsHit = (windowSeconds: string, tokenLimit: string, charged: string) =>
+  `token as (${windowHit(`'api:' || c.id`, windowSeconds, `from caller c where ${charged}`)}),
+   team as (${windowHit(`'api-team:' || c.team_id`, windowSeconds, `from caller c where (select hits from token) <= ${tokenLimit}`)})`;
+
+/**
+ * The usable token with this hash and its member's role (tokens.ts's findByHash), and in the same statement
+ * its API windows hit as hitTokenAndTeamWindows does, only when the token may make the call: `ability` among
+ * its abilities (null: any token) and its role one of `roles` (those whose ceiling holds the ability).
+ */
+export async function findCallerHittingApiWindows(
+  sql: Sql,
+  tokenHash: string,
+  charge: { ability: string | null; roles: readonly string[]; tokenLimit: number; windowSeconds: number },
+): Promise<{ caller: CallerRow; hits: ApiWindowHits | null } | undefined> {
+  const { rows } = await sql.query<
+    CallerRow & { token_hits: number | null; token_reset: number | null; team_hits: number | null; team_reset: number | null }
+  >(
+    `with caller as (
+       select t.id, t.team_id, t.user_id, t.abilities, m.role, t.last_used_at
+         from api_tokens t join memberships m on m.team_id = t.team_id and m.user_id = t.user_id
+        where t.token_hash = $1 and ${USABLE_TOKEN}),
+     ${apiWindowsHit('$2::int', '$3::int', '($4::text is null or ($4::text = any(c.abilities) and c.role = any($5::text[])))')}
+     select caller.*, token.hits as token_hits, token.reset as token_reset, team.hits as team_hits, team.reset as team_reset
+       from caller left join token on true left join team on true`,
+    [tokenHash, charge.windowSeconds, charge.tokenLimit, charge.ability, charge.roles],
+    'intake_token_hit_api_windows',
+  );
+  const r = rows[0];
+  if (!r) return undefined;
+  const { token_hits, token_reset, team_hits, team_reset, ...caller } = r;
+  const hits =
+    token_hits === null
+      ? null
+      : {
+          token: { hits: token_hits, reset: token_reset! },
+          team: team_hits === null ? null : { hits: team_hits, reset: team_reset! },
+        };
+  return { caller, hits };
 }
 
 export async function pruneWindows(sql: Sql): Promise<void> {

@@ -58,6 +58,8 @@ export type SubmissionInsert = {
   uniqueKeys: UniqueKeyClaim[];
   /** The token of a server-side submit; null for the public endpoint. */
   apiTokenId: string | null;
+  /** The form's first stage. */
+  stage: string;
 };
 
 export type UniqueKeyClaim = { key: string; holdDays: number | null };
@@ -90,8 +92,8 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   const id = p(s.id);
   const ctes = [
     `submission as (
-       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id)
-       values (${id}, ${team}, ${form}, ${p(s.status)}, ${p(s.spamReason)}, ${p(JSON.stringify(s.payload))}, ${p(JSON.stringify(s.metadata))}, ${p(s.apiTokenId)}))`,
+       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id, stage)
+       values (${id}, ${team}, ${form}, ${p(s.status)}, ${p(s.spamReason)}, ${p(JSON.stringify(s.payload))}, ${p(JSON.stringify(s.metadata))}, ${p(s.apiTokenId)}, ${p(s.stage)}))`,
     `bumped as (
        update usage_counters set submissions = submissions + 1
         where team_id = ${team} and period_start = ${period} and shard = ${USAGE_SHARD}
@@ -199,6 +201,7 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
     entry_limit: s.entryLimit,
     keys: s.uniqueKeys.map((k) => k.key),
     token: s.apiTokenId,
+    stage: s.stage,
   }));
   const files = batch.flatMap(({ s }) =>
     s.files.map((f) => ({
@@ -216,10 +219,10 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
   const { rows } = await sql.query<{ filled: string[] }>(
     `with input as (
        select * from jsonb_to_recordset($2::jsonb) as x(id text, team_id text, form_id text, status text, spam_reason text,
-         payload jsonb, metadata jsonb, idem text, fields text[], quota int, entry_limit int, keys text[], token text, seq int)),
+         payload jsonb, metadata jsonb, idem text, fields text[], quota int, entry_limit int, keys text[], token text, stage text, seq int)),
      submission as (
-       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id)
-       select id, team_id, form_id, status, spam_reason, payload, metadata, token from input),
+       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id, stage)
+       select id, team_id, form_id, status, spam_reason, payload, metadata, token, stage from input),
      posted as (select team_id, count(*)::int as n from input group by team_id),
      bumped as (
        update usage_counters u set submissions = u.submissions + posted.n from posted

@@ -30,7 +30,15 @@ export type SubmissionRow = {
   cursor_ts: string;
   /** In upload order; null when there are none. */
   files: FileRow[] | null;
+  tags: string[];
+  stage: string;
+  assignee: Member | null;
+  notes_count: number;
+  /** updated_at with microseconds: the version an ETag names. */
+  version: string;
 };
+
+export type Member = { id: string; email: string; name: string };
 
 /** A file's fields as `json_build_object` arguments, over `submission_files f`; the export adds its link to them. */
 export const FILE_FIELDS =
@@ -38,8 +46,11 @@ export const FILE_FIELDS =
 
 /** The columns of a SubmissionRow, over `submissions s`. */
 export const SUBMISSION_COLUMNS = `s.id, s.team_id, s.form_id, s.status, s.spam_reason, s.category, s.ai_moderation, s.payload, s.metadata,
-  s.autoresponse, s.api_token_id, s.received_at, s.updated_at,
+  s.autoresponse, s.api_token_id, s.received_at, s.updated_at, s.tags, s.stage, s.notes_count,
   to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts,
+  to_char(s.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as version,
+  case when s.assignee_id is not null then
+    (select json_build_object('id', u.id, 'email', u.email, 'name', u.name) from users u where u.id = s.assignee_id) end as assignee,
   (select json_agg(json_build_object(${FILE_FIELDS}, 'key', f.storage_key) order by f.created_at, f.id)
      from submission_files f where f.submission_id = s.id) as files`;
 
@@ -49,9 +60,15 @@ export type SubmissionEventRow = SubmissionRow & { form_name: string };
 /** The columns of a SubmissionEventRow, over `submissions s join forms f on f.id = s.form_id`. */
 export const SUBMISSION_EVENT_COLUMNS = `${SUBMISSION_COLUMNS}, f.name as form_name`;
 
-/** Which submissions of a form: a list's filters; the export takes its own (no folder, no category). */
-export type Selection = { formId: string } & Partial<SubmissionFilter>;
-export type ListFilter = { formId: string } & SubmissionFilter;
+/**
+ * Which submissions of a form: a list's filters, with triage filters resolved (tags as stored, the assignee a
+ * user id or null for none); the export takes its own (no folder, no category).
+ */
+export type Selection = { formId: string } & Partial<Omit<SubmissionFilter, 'tag' | 'assignee'>> & {
+  tags?: string[];
+  assigneeId?: string | null;
+};
+export type ListFilter = Selection & Pick<SubmissionFilter, 'folder'>;
 
 /** Folder predicates, written exactly as the partial indexes' so the planner uses them. */
 const FOLDER_SQL: Record<Folder, string> = {
@@ -74,6 +91,10 @@ export function selectionWhere(
   if (f.category) where.push(`s.category = ${param(f.category)}`);
   if (f.since) where.push(`s.received_at > ${param(f.since)}::timestamptz`);
   if (f.until) where.push(`s.received_at < ${param(f.until)}::timestamptz`);
+  if (f.tags?.length) where.push(`s.tags @> ${param(`{${f.tags.map((t) => JSON.stringify(t)).join(',')}}`)}::text[]`);
+  if (f.stage) where.push(`s.stage = ${param(f.stage)}`);
+  if (f.assigneeId !== undefined)
+    where.push(f.assigneeId === null ? 's.assignee_id is null' : `s.assignee_id = ${param(f.assigneeId)}`);
   if (f.q && opts.search !== false) where.push(`s.search @@ submission_search_query(${param(f.q)})`);
   return where;
 }
@@ -272,15 +293,24 @@ export async function deleteSubmissions(sql: Sql, ids: string[]): Promise<string
   return rows.map((r) => r.storage_key);
 }
 
+export type LockedSubmission = {
+  id: string;
+  status: SubmissionStatus;
+  tags: string[];
+  stage: string;
+  assignee_id: string | null;
+};
+
 /** The team's submissions of the form among `ids`, locked for a bulk action. */
 export async function lockSubmissions(
   sql: Sql,
   teamId: string,
   formId: string,
   ids: string[],
-): Promise<Array<{ id: string; status: SubmissionStatus }>> {
-  const { rows } = await sql.query<{ id: string; status: SubmissionStatus }>(
-    'select id, status from submissions where id = any($1::text[]) and form_id = $2 and team_id = $3 for update',
+): Promise<LockedSubmission[]> {
+  const { rows } = await sql.query<LockedSubmission>(
+    `select id, status, tags, stage, assignee_id from submissions
+      where id = any($1::text[]) and form_id = $2 and team_id = $3 order by id for update`,
     [ids, formId, teamId],
   );
   return rows;
@@ -433,4 +463,121 @@ export async function markFailed(sql: Sql, submissionId: string): Promise<boolea
     [submissionId],
   );
   return rowCount > 0;
+}
+
+/** An ETag's version moves on with every change, even two in the same microsecond. */
+const TOUCH = `greatest(clock_timestamp(), s.updated_at + interval '1 microsecond')`;
+
+/** A submission's triage after a change: each field given is set (`assigneeId` null unassigns). */
+export type TriageSet = { id: string; tags?: string[]; stage?: string; assigneeId?: string | null };
+
+/** Sets each submission's triage fields in one statement. */
+export async function setTriage(sql: Sql, sets: TriageSet[]): Promise<void> {
+  if (!sets.length) return;
+  const rows = sets.map((t) => ({
+    id: t.id,
+    tags: t.tags ?? null,
+    stage: t.stage ?? null,
+    set_assignee: t.assigneeId !== undefined,
+    assignee_id: t.assigneeId ?? null,
+  }));
+  await sql.query(
+    `update submissions s
+        set tags = coalesce(v.tags, s.tags), stage = coalesce(v.stage, s.stage),
+            assignee_id = case when v.set_assignee then v.assignee_id else s.assignee_id end, updated_at = ${TOUCH}
+       from jsonb_to_recordset($1::jsonb) as v(id text, tags text[], stage text, set_assignee boolean, assignee_id text)
+      where s.id = v.id`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/** A note was added (+1) or deleted (-1): the count and the version move on. */
+export async function countNote(sql: Sql, id: string, delta: 1 | -1): Promise<void> {
+  await sql.query(`update submissions s set notes_count = s.notes_count + $2, updated_at = ${TOUCH} where s.id = $1`, [
+    id,
+    delta,
+  ]);
+}
+
+/** A triage change as its audit event records it: one field, from and to. */
+export type TriageEvent = { submissionId: string; field: string; from: unknown; to: unknown };
+
+/** Audit events of triage changes (action `triage`, `changes` `{ <field>: { from, to } }`), one per change. */
+export async function insertTriageEvents(
+  sql: Sql,
+  actor: { teamId: string; userId: string | null; tokenId: string | null },
+  events: Array<TriageEvent & { id: string }>,
+): Promise<void> {
+  if (!events.length) return;
+  await sql.query(
+    `insert into submission_events (id, team_id, submission_id, actor_user_id, actor_token_id, action, changes)
+     select e.id, $2, e.submission_id, $3, $4, 'triage', jsonb_build_object(e.field, jsonb_build_object('from', e."from", 'to', e."to"))
+       from jsonb_to_recordset($1::jsonb) as e(id text, submission_id text, field text, "from" jsonb, "to" jsonb)`,
+    [
+      JSON.stringify(
+        events.map((e) => ({ id: e.id, submission_id: e.submissionId, field: e.field, from: e.from, to: e.to })),
+      ),
+      actor.teamId,
+      actor.userId,
+      actor.tokenId,
+    ],
+  );
+}
+
+/** Which of `keys` hold any of the form's submissions (spam included). */
+export async function stagesInUse(sql: Sql, formId: string, keys: string[]): Promise<string[]> {
+  const { rows } = await sql.query<{ key: string }>(
+    `select k.key from unnest($2::text[]) as k(key)
+      where exists (select 1 from submissions s where s.form_id = $1 and s.stage = k.key)`,
+    [formId, keys],
+  );
+  return rows.map((r) => r.key);
+}
+
+/**
+ * Moves the form's submissions out of removed stages (`moves`: from → to), recording a triage event on each
+ * with the caller as its actor. Answers how many moved.
+ */
+export async function reassignStages(
+  sql: Sql,
+  formId: string,
+  moves: Record<string, string>,
+  actor: { teamId: string; userId: string; tokenId: string },
+): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(
+    `with moved as (
+       update submissions s set stage = m.value, updated_at = ${TOUCH}
+         from jsonb_each_text($2::jsonb) as m(key, value)
+        where s.form_id = $1 and s.stage = m.key
+       returning s.id, m.key as from_stage, m.value as to_stage),
+     audited as (
+       insert into submission_events (id, team_id, submission_id, actor_user_id, actor_token_id, action, changes)
+       select 'evt_' || lower(replace(gen_random_uuid()::text, '-', '')), $3, id, $4, $5, 'triage',
+              jsonb_build_object('stage', jsonb_build_object('from', from_stage, 'to', to_stage))
+         from moved)
+     select count(*)::int as n from moved`,
+    [formId, JSON.stringify(moves), actor.teamId, actor.userId, actor.tokenId],
+  );
+  return rows[0]!.n;
+}
+
+/** The form's inbox submissions per stage other than `new` (the stage index holds only those). */
+export async function stageCounts(sql: Sql, formId: string): Promise<Map<string, number>> {
+  const { rows } = await sql.query<{ stage: string; n: number }>(
+    `select s.stage, count(*)::int as n from submissions s
+      where s.form_id = $1 and s.stage <> 'new' and s.status <> 'spam' group by s.stage`,
+    [formId],
+  );
+  return new Map(rows.map((r) => [r.stage, r.n]));
+}
+
+/** The tags of the form's inbox submissions with their counts, the most used first. */
+export async function tagCounts(sql: Sql, formId: string, limit: number): Promise<Array<{ tag: string; count: number }>> {
+  const { rows } = await sql.query<{ tag: string; count: number }>(
+    `select t.tag, count(*)::int as count from submissions s, unnest(s.tags) as t(tag)
+      where s.form_id = $1 and s.tags <> '{}' and s.status <> 'spam'
+      group by t.tag order by count desc, t.tag limit $2`,
+    [formId, limit],
+  );
+  return rows;
 }

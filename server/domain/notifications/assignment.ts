@@ -1,0 +1,35 @@
+import type { AppContext } from '../../context.ts';
+import { findAssignment } from '../../infra/db/queries/notifications.ts';
+import { valueText } from './display-text.ts';
+
+/** Fields of the submission shown in the e-mail, at most. */
+const SHOWN_FIELDS = 10;
+const FIELD_CHARS = 200;
+
+/**
+ * The e-mail to a member a submission was assigned to: who assigned it, on which form, its first fields, and
+ * where to read and answer it. Nothing when the submission, its form or the assignment is gone by then.
+ */
+export async function sendAssignmentNotice(
+  ctx: AppContext,
+  job: { submissionId: string; assigneeId: string; byUserId: string },
+): Promise<'sent' | 'skipped'> {
+  const a = await findAssignment(ctx.db, job.submissionId, job.assigneeId, job.byUserId);
+  if (!a || a.assignee_id !== job.assigneeId) return 'skipped';
+  const by = a.by_name || a.by_email || 'A teammate';
+  const fields = Object.entries(a.payload)
+    .slice(0, SHOWN_FIELDS)
+    .map(([k, v]) => `  ${k}: ${valueText(v, FIELD_CHARS)}`);
+  const text = [
+    `${by} assigned you a submission to "${a.form_name}" (received ${new Date(a.received_at).toISOString()}).`,
+    '',
+    ...fields,
+    '',
+    `Read it: GET ${ctx.config.baseUrl}/v1/forms/${a.form_id}/submissions/${a.submission_id}`,
+    `  intake submissions get ${a.submission_id} --form ${a.form_id}`,
+    `Add a note: intake submissions note ${a.submission_id} --form ${a.form_id} --body "…"`,
+  ].join('\n');
+  const subject = `Assigned to you: a submission to ${a.form_name}`.replace(/[\r\n]+/g, ' ').slice(0, 200);
+  await ctx.mailer.send({ to: [a.email], subject, text });
+  return 'sent';
+}

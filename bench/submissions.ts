@@ -13,6 +13,11 @@
  *     10,000 (per_page=25) and a deep cursor page (reached by following next_cursor from page 1 once,
  *     and checked to be the same rows as page 10,000). Target: p99 < 50 ms.
  *
+ * The server is configured as an operator would for a load test from one token: the API budgets (token and
+ * team) and the team's search budgets (INTAKE_SEARCH_TEAM_RATE_LIMIT, INTAKE_SEARCH_TEAM_TIME_MS) raised out of
+ * the way (LOAD_TEST_BUDGETS in bench/lib/submissions-run.ts, printed with the report); the team's lane runs
+ * as configured by default.
+ *
  * The parts live in bench/lib/submissions-*.ts (seed, export, list, run, print); infrastructure, processes
  * and cleanup are bench/lib's. Prints a summary and writes bench/results/submissions-<date>.json, with EXPLAIN (ANALYZE, BUFFERS) of
  * the queries behind each measurement. Everything it starts (embedded Postgres or a database on

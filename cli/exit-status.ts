@@ -9,7 +9,7 @@ export class UsageError extends Error {}
 function exitFor(err: IntakeError): number {
   if (err.status === 401 || err.status === 403 || err.status === 402) return EXIT.auth;
   if (err.status === 404) return EXIT.notFound;
-  if (err.status === 409 || err.status === 423) return EXIT.conflict;
+  if (err.status === 409 || err.status === 412 || err.status === 423) return EXIT.conflict;
   if (err.status === 429) return EXIT.rateLimited;
   if (err.status === 400 || err.status === 413 || err.status === 415) return EXIT.usage;
   return EXIT.server;
@@ -23,6 +23,7 @@ const HINTS: Record<string, string> = {
   already_running: 'wait for the time given, then try again',
   plan_lacks_ai: 'AI insights need the pro, team or scale plan',
   validation_failed: 'see `--help` for the options',
+  precondition_failed: 'it changed since you read it: read it again (its etag), then retry with the new one',
 };
 
 /** Reports an error on stderr (the API's message, its details and a hint) and exits with its class's status. */

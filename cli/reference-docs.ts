@@ -10,7 +10,7 @@ const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   usage: 'usage: an unknown command or option, a missing or conflicting argument, or a 400/413/415 from the API',
   auth: 'not allowed: 401, 402 or 403 (check the token and its abilities)',
   notFound: 'not found: 404 (the id is wrong, or belongs to another team)',
-  conflict: 'conflict: 409 or 423',
+  conflict: 'conflict: 409, 412 or 423',
   rateLimited: 'rate limited: 429 (wait and try again)',
 };
 

@@ -215,7 +215,7 @@ export const formsContract = c.router({
     summary: 'Update a form; settings are merged, custom_rules per list',
     pathParams: FormParams,
     body: UpdateFormBody,
-    responses: { 200: one, ...authErrors, 402: ErrorBody },
+    responses: { 200: one, ...authErrors, 402: ErrorBody, 409: ErrorBody },
     metadata: { ability: 'forms:write', cost: COSTS.row },
   },
   deleteForm: {

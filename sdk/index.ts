@@ -32,6 +32,8 @@ import type {
   UpdateSubmissionBody,
 } from '../contract/submissions.ts';
 import type { AbilityExceedsCallerBody, CreateTokenBody, TokenListEntry, TokenMetadata } from '../contract/tokens.ts';
+import type * as triage from '../contract/triage.ts';
+import type { SubmissionUpdatedEvent as SubmissionUpdatedEventSchema } from '../contract/events.ts';
 import type {
   CreateWebhookBody,
   DeliveryStatus,
@@ -60,6 +62,7 @@ export { JOB_TYPES } from '../contract/jobs.ts';
 export { CATEGORIES, SUBMISSION_STATUSES } from '../contract/submissions.ts';
 export { CAPTCHA_PROVIDERS, FIELD_TYPES, UNKNOWN_FIELDS } from '../contract/form-features.ts';
 export { DELIVERY_STATUSES, EVENTS, PROVIDERS } from '../contract/webhooks.ts';
+export { DEFAULT_STAGES, MAX_TAGS } from '../contract/triage.ts';
 export type FormSettings = z.infer<typeof forms.FormSettings>;
 export type FormField = z.infer<typeof forms.FormField>;
 export type SchemaField = z.infer<typeof features.SchemaFieldView>;
@@ -85,6 +88,17 @@ export type FormStatus = z.infer<typeof admission.FormStatus>;
 export type FormClosedBody = z.infer<typeof admission.FormClosedBody>;
 export type DuplicateSubmissionBody = z.infer<typeof admission.DuplicateSubmissionBody>;
 export type BulkResult = z.infer<typeof BulkResult>;
+export type Stage = z.input<typeof triage.Stage>;
+export type StageCount = z.infer<typeof triage.StageCount>;
+export type TagCount = z.infer<typeof triage.TagCount>;
+export type Member = z.infer<typeof triage.Member>;
+export type Actor = z.infer<typeof triage.Actor>;
+export type Note = z.infer<typeof triage.Note>;
+export type ActivityEntry = z.infer<typeof triage.ActivityEntry>;
+export type CreateNoteBody = z.input<typeof triage.CreateNoteBody>;
+export type TriageChanges = z.infer<typeof triage.TriageChanges>;
+/** The `submission.updated` webhook body. */
+export type SubmissionUpdatedEvent = z.infer<typeof SubmissionUpdatedEventSchema>;
 export type WebhookProvider = z.infer<typeof Provider>;
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 export type CreateWebhookBody = z.input<typeof CreateWebhookBody>;

@@ -18,7 +18,6 @@ import { assertPathIds } from '../domain/shared/ids.ts';
 import { guardInput } from '../domain/shared/input-guard.ts';
 import type { Upload } from '../domain/ingest/post.ts';
 import { operations, type RouteKey } from './index.ts';
-import * as perf from './perf-trace.ts';
 
 /**
  * The steps from a request to its operation, defined once and run in this order by every transport:
@@ -156,7 +155,7 @@ const authorize: Step = (s) => requireAbility(s.caller, metadataOf(s.route).abil
  * that authenticates it, when the token may make it (one round trip, not two).
  */
 const chargedWithAuthentication = (s: State) =>
-  process.env.PERF_OLD !== '1' && metadataOf(s.route).cost.budget === 'api' && !s.refusals.guard && !s.refusals.pathIds;
+  metadataOf(s.route).cost.budget === 'api' && !s.refusals.guard && !s.refusals.pathIds;
 
 /** Size, depth, value count, NUL and unpaired surrogates in every string and key, before any schema walks them. */
 function guardRequest({ refused, params, query, body, pathInUrl }: RawRequest): void {
@@ -237,45 +236,31 @@ export async function runPipeline(ctx: AppContext, call: Call): Promise<Result> 
     pathIds: refusalOf(() => assertPathIds(request.params)),
   };
   const state = { ctx, call, route: routeOf(call.key), refusals } as State;
-  for (const step of STEPS) {
-    const t = performance.now();
-    await step(state);
-    perf.add(step.name || 'step', performance.now() - t);
-  }
+  for (const step of STEPS) await step(state);
   const operation = operations[call.key] as unknown as (
     ctx: AppContext,
     caller: Caller,
     input: Input,
   ) => Promise<Result>;
   const input = call.adapt ? call.adapt(state.input) : state.input;
-  const tl = performance.now();
-  return inTeamLane(
-    ctx,
-    state.caller.teamId,
-    async () => {
-      perf.add('lane wait', performance.now() - tl);
-      const t = performance.now();
-      try {
-        return await operation(ctx, state.caller, input);
-      } finally {
-        perf.add('operation', performance.now() - t);
-        perf.add('lane+op', performance.now() - tl);
-      }
-    },
-    call.signal,
-  ).finally(() => perf.add('lane total', performance.now() - tl));
+  return inTeamLane(ctx, state.caller.teamId, () => operation(ctx, state.caller, input), call.signal);
 }
+
+/** A request header as a flat argument: `if-match` is `if_match`. */
+export const headerArg = (header: string) => header.replaceAll('-', '_');
 
 /** Flat arguments (an MCP tool's) split into the route's parts by the names each part's schema holds. */
 export function splitArgs(route: AppRoute, args: Record<string, unknown>): RawRequest {
   const parts = partsOf(route);
   const keysOf = (schema: z.ZodTypeAny | undefined) => new Set(Object.keys(objectShape(schema)));
   const [path, query, body] = [keysOf(parts.params), keysOf(parts.query), keysOf(parts.body)];
+  const headers = new Map(Object.keys(objectShape(parts.headers)).map((h) => [headerArg(h), h]));
   const request: RawRequest = { params: {}, query: {}, body: parts.body ? {} : undefined, headers: {} };
   for (const [key, value] of Object.entries(args)) {
     if (path.has(key)) request.params[key] = value;
     else if (query.has(key)) request.query[key] = value;
     else if (body.has(key)) (request.body as Record<string, unknown>)[key] = value;
+    else if (headers.has(key)) request.headers[headers.get(key)!] = value;
   }
   return request;
 }

@@ -122,6 +122,14 @@ const factories: Record<string, Factory> = {
     );
     return id;
   },
+  note: async (app, other, made) => {
+    const id = newId('note');
+    await app.ctx.db.query(
+      `insert into submission_notes (id, team_id, submission_id, author_user_id, body) values ($1, $2, $3, $4, 'note')`,
+      [id, other.teamId, made.submission, other.userId],
+    );
+    return id;
+  },
   webhook: (app, other, made) => otherWebhook(app, other, made.form!),
   webhook_id: async (app, other) => otherWebhook(app, other, await otherForm(app, other)),
   delivery: (app, other, made) => otherDelivery(app, other, made.webhook!),
@@ -151,6 +159,7 @@ const sampleBodies: Record<string, unknown> = {
   createForm: { name: 'security table' },
   bulkSubmissions: { ids: ['subm_00000000000000000000000000'], action: 'mark_spam' },
   createSubmission: { fields: { message: 'security table' } },
+  createSubmissionNote: { body: 'security table' },
   createWebhook: { label: 'security table', url: 'https://example.com/hook' },
   createErasure: { email: 'nobody@example.test', dry_run: true },
 };

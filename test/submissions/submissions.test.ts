@@ -34,13 +34,19 @@ describe('GET …/submissions', () => {
     const item = inbox.body.data[0];
     expect(Object.keys(item).sort()).toEqual([
       'ai_moderation',
+      'assignee',
       'category',
       'id',
+      'notes_count',
       'payload',
       'received_at',
       'spam_reason',
+      'stage',
       'status',
+      'tags',
+      'updated_at',
     ]);
+    expect(item).toMatchObject({ tags: [], stage: 'new', assignee: null, notes_count: 0 });
     expect(item.payload).toEqual({ name: 'person2', n: '2' });
     const spam = await list(owner, form.id, '?folder=spam');
     expect(spam.body.data.map((s: { id: string }) => s.id)).toEqual([...form.spamIds].reverse());
@@ -375,11 +381,14 @@ describe('GET …/submissions/export', () => {
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="frm_.*\.csv"$/);
     const lines = (res.body as string).trimEnd().split('\n');
-    expect(lines[0]).toBe('id,received_at,status,category,score,name,formula,quote,multi,extra,_files');
+    expect(lines[0]).toBe(
+      'id,received_at,status,category,score,name,formula,quote,multi,extra,_files,_tags,_stage,_assignee',
+    );
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain(`,Ada,"'=HYPERLINK(""x"")","say ""hi"", ok",a; b,,`);
     expect(lines[2]).toContain(`,'@Bob,,,,'-1+1,http://intake.test/d/file_`);
-    const link = new URL(lines[2]!.split(',').pop()!);
+    expect(lines[2]).toMatch(/,,new,$/);
+    const link = new URL(lines[2]!.split(',').at(-4)!);
     const follow = await t.http.get(link.pathname + link.search);
     expect(follow.status).toBe(302);
     expect((await fetch(follow.headers.location!)).status).toBe(200);

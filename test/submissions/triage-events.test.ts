@@ -114,8 +114,9 @@ describe('submission.updated', { timeout: 60_000 }, () => {
     const createdOnly = await anotherHook(h, { events: ['submission.created'] });
     const editor = await makeMember(t, h.owner.teamId, 'editor');
     const id = await postForm(t, h.endpoint, { name: 'Ada', topic: 'sales' });
-    await waitForProcessing(t, id);
-    await createdOnly.receiver.waitFor(1);
+    // The first test of the file: the worker process may still be starting.
+    await waitForProcessing(t, id, 30_000);
+    await createdOnly.receiver.waitFor(1, 30_000);
 
     await put(h.owner, h.formId, id, { stage: 'in_progress', add_tags: ['Lead', 'vip'], assignee_id: editor.userId });
     const [req] = await h.receiver.waitFor(1);

@@ -274,6 +274,35 @@ describe('activity', () => {
     );
   });
 
+  it('bulk actions record an entry on each submission they change, and none on one already so', async () => {
+    const owner = await makeTeam(t);
+    const editor = await makeMember(t, owner.teamId, 'editor');
+    const form = await formWith(owner, 2);
+    const [a, b] = form.subs as [string, string];
+    await put(owner, form.id, b, { stage: 'done', tags: ['x'] });
+    const before = await entries(owner, form.id, b);
+    const bulk = async (body: Record<string, unknown>) => {
+      const res = await t.http
+        .post(`/v1/forms/${form.id}/submissions/bulk`)
+        .set(bearer(editor.token))
+        .send({ ids: [a, b], ...body });
+      expect(res.body, res.text).toEqual({ ok: true, affected: 2, skipped: [] });
+    };
+    await bulk({ action: 'set_stage', stage: 'done' });
+    await bulk({ action: 'add_tags', tags: ['X'] });
+    await bulk({ action: 'assign', assignee_id: owner.userId });
+    const actor = await actorOf(editor);
+    expect((await entries(owner, form.id, a)).map((e) => [e.actor, e.change])).toEqual([
+      [actor, { field: 'assignee', from: null, to: await memberView(owner) }],
+      [actor, { field: 'tags', from: [], to: ['x'] }],
+      [actor, { field: 'stage', from: 'new', to: 'done' }],
+    ]);
+    // b was in `done` with `x` already: only the assignee changed.
+    const onB = await entries(owner, form.id, b);
+    expect(onB.slice(1)).toEqual(before);
+    expect(onB[0]).toMatchObject({ actor, change: { field: 'assignee', from: null, to: await memberView(owner) } });
+  });
+
   it('records notes added (null → id) and deleted (id → null) by whoever did it', async () => {
     const owner = await makeTeam(t);
     const editor = await makeMember(t, owner.teamId, 'editor');

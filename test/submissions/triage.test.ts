@@ -274,6 +274,31 @@ describe('ETag and If-Match', () => {
     expect(any.body.data.etag).not.toBe(current.etag);
   });
 
+  it('of concurrent changes sent with the same If-Match, exactly one is made; the others are 412', async () => {
+    const owner = await makeTeam(t);
+    const form = await formWith(owner, 1);
+    const id = form.subs[0]!;
+    const { etag } = (await get(owner, form.id, id)).body.data;
+    const bodies = [
+      { stage: 'done' },
+      { stage: 'in_progress' },
+      { tags: ['one'] },
+      { tags: ['two'] },
+      { assignee_id: owner.userId },
+      { add_tags: ['three'] },
+    ];
+    const answers = await Promise.all(bodies.map((body) => put(owner, form.id, id, body, etag)));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 412, 412, 412, 412, 412]);
+    const won = bodies[answers.findIndex((r) => r.status === 200)]!;
+    const now = (await stored(form.id))[0]!;
+    expect(now).toEqual({
+      id,
+      tags: 'tags' in won ? won.tags : 'add_tags' in won ? won.add_tags : [],
+      stage: 'stage' in won ? won.stage : 'new',
+      assignee_id: 'assignee_id' in won ? won.assignee_id : null,
+    });
+  });
+
   it('every kind of change moves the ETag and updated_at: triage, status and payload', async () => {
     const owner = await makeTeam(t);
     const form = await formWith(owner, 1);
@@ -339,6 +364,8 @@ describe('list filters', () => {
     expectInvalid(await list(owner, form.id, '?stage=review'), 'stage');
     expectInvalid(await list(owner, form.id, '?assignee=someone'), 'assignee');
     expectInvalid(await list(owner, form.id, '?tag=a%2Cb'), /^tag/);
+    const elevenTags = Array.from({ length: 11 }, (_, i) => `tag=t${i}`).join('&');
+    expectInvalid(await list(owner, form.id, `?${elevenTags}`), /^tag/);
   });
 
   it('combines with the folder and with cursor pagination', async () => {
@@ -444,6 +471,30 @@ describe("a form's stages (settings.stages)", () => {
     });
     expect(withoutDone.status, withoutDone.text).toBe(200);
     expect(withoutDone.body.data.settings.stages.map((s: { key: string }) => s.key)).toEqual(['new', 'in_progress']);
+  });
+
+  it('removing two used stages names both; a reassign_stages covering one of them is still 409 naming the other', async () => {
+    const owner = await makeTeam(t);
+    const form = await formWith(owner, 3);
+    await triage(owner, form.id, form.subs[0]!, { stage: 'in_progress' });
+    await triage(owner, form.id, form.subs[1]!, { stage: 'done' });
+    const onlyOpen = [{ key: 'open', label: 'Open' }];
+    const both = await updateForm(owner, form.id, { settings: { stages: onlyOpen } });
+    expect(both.status, both.text).toBe(409);
+    expect([...both.body.stages].sort()).toEqual(['done', 'in_progress', 'new']);
+    const partly = await updateForm(owner, form.id, {
+      settings: { stages: onlyOpen },
+      reassign_stages: { new: 'open', done: 'open' },
+    });
+    expect(partly.status, partly.text).toBe(409);
+    expect(partly.body).toMatchObject({ error: 'conflict', stages: ['in_progress'] });
+    expect((await stored(form.id)).map((s) => s.stage)).toEqual(['in_progress', 'done', 'new']);
+    const all = await updateForm(owner, form.id, {
+      settings: { stages: onlyOpen },
+      reassign_stages: { new: 'open', done: 'open', in_progress: 'open' },
+    });
+    expect(all.status, all.text).toBe(200);
+    expect((await stored(form.id)).map((s) => s.stage)).toEqual(['open', 'open', 'open']);
   });
 
   it('reassign_stages moves the submissions of each removed stage; its target must be a stage of the new list', async () => {

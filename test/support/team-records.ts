@@ -92,6 +92,16 @@ export const recordFactories: Record<string, RecordFactory> = {
     const form = made.form ?? (await insertForm(t, member.teamId));
     return insertFile(t, member.teamId, form, made.submission ?? (await insertSubmission(t, member.teamId, form)));
   },
+  note: async (t, member, made) => {
+    const form = made.form ?? (await insertForm(t, member.teamId));
+    const submission = made.submission ?? (await insertSubmission(t, member.teamId, form));
+    const id = newId('note');
+    await t.ctx.db.query(
+      `insert into submission_notes (id, team_id, submission_id, author_user_id, body) values ($1, $2, $3, $4, 'note')`,
+      [id, member.teamId, submission, member.userId],
+    );
+    return id;
+  },
   webhook: async (t, member, made) =>
     insertWebhook(t, member.teamId, made.form ?? (await insertForm(t, member.teamId))),
   webhook_id: async (t, member) => insertWebhook(t, member.teamId, await insertForm(t, member.teamId)),

@@ -148,6 +148,9 @@ describe('webhook deliveries', { timeout: 60_000 }, () => {
       'payload',
       'files',
       'meta',
+      'tags',
+      'stage',
+      'assignee',
     ]);
     // Verified with the Standard Webhooks library and the SDK, from the secret shown at creation.
     expect(new StandardWebhook(h.secret).verify(req!.body, req!.headers)).toEqual(event);

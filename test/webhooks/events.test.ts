@@ -152,6 +152,9 @@ describe('webhook events and filters', { timeout: 60_000 }, () => {
       'payload',
       'files',
       'meta',
+      'tags',
+      'stage',
+      'assignee',
       'spam_reason',
     ]);
     expect(verifyWebhook(spamOnly.secret, spam!.headers, spam!.body)).toEqual(event);

@@ -215,6 +215,9 @@ const normal: SubmissionEvent = {
     user_agent: 'Mozilla/5.0',
     source: 'form',
   },
+  tags: ['vip'],
+  stage: 'new',
+  assignee: null,
 };
 
 const KB100 = 100_000;
@@ -259,6 +262,9 @@ function hostile(offset: number): SubmissionEvent {
       user_agent: fill('😀', 10_000),
       source: 'api',
     },
+    tags: Array.from({ length: 20 }, (_, i) => `${'t'.repeat(48)}${i}`),
+    stage: 'in_progress',
+    assignee: { id: 'usr_1', email: 'a@example.com', name: `<!channel> ${'😀'.repeat(100)}` },
   };
 }
 
@@ -334,6 +340,9 @@ describe('renderBody: webhook, zapier, make', () => {
       'payload',
       'files',
       'meta',
+      'tags',
+      'stage',
+      'assignee',
     ]);
     expect(Object.keys(parsed.meta as object)).toEqual(['category', 'score', 'referrer', 'user_agent', 'source']);
     // Built in another key order, the bytes are the same (they are stored, replayed and signed).

@@ -174,7 +174,9 @@ export async function stagesWithCounts(ctx: AppContext, caller: Caller, formId: 
   const elsewhere = [...others.values()].reduce((a, b) => a + b, 0);
   return {
     data: stages.map((s) => ({
-      ...s,
+      key: s.key,
+      label: s.label,
+      done: s.done,
       count: s.key === 'new' ? Math.max(0, inbox - elsewhere) : (others.get(s.key) ?? 0),
     })),
   };

@@ -19,7 +19,6 @@ import { refuseFailedAuth, type AuthFailures } from './auth-failures.ts';
 import { eventsFraming } from './framing/events.ts';
 import type { Framing } from './framing/framing.ts';
 import { submissionsFraming } from './framing/submissions.ts';
-import * as perf from '../../operations/perf-trace.ts';
 
 const framings: Partial<Record<RouteKey, Framing>> = { ...eventsFraming, ...submissionsFraming };
 
@@ -41,17 +40,9 @@ export function apiRoutes(ctx: AppContext, failures: AuthFailures): express.Rout
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](route.path, async (req, res, next) => {
       res.locals.route = route;
-      const t0 = performance.now();
-      res.once('finish', () => {
-        perf.add('handler→finish', performance.now() - t0);
-        perf.endRequest();
-      });
       try {
         const result = await runPipeline(ctx, restCall(key, req, res, failures));
-        const t1 = performance.now();
-        perf.add('pipeline', t1 - t0);
         send(res, key, frame ? frame(ctx, result, { req, res }) : result);
-        perf.add('send', performance.now() - t1);
       } catch (err) {
         if (err !== ANSWERED) next(err);
       }

@@ -8,7 +8,7 @@ import type { Caller } from '../../domain/accounts/caller.ts';
 import type { ExportStream } from '../../domain/submissions/export.ts';
 import type { RouteKey } from '../../operations/index.ts';
 import { errorAnswer } from '../../operations/errors.ts';
-import { invoke, partsOf, type Input } from '../../operations/pipeline.ts';
+import { headerArg, invoke, partsOf, type Input } from '../../operations/pipeline.ts';
 
 /**
  * Every API route as an MCP tool (route key = tool name root), generated from the contract: the input
@@ -84,6 +84,7 @@ export const toolSpecs: ToolSpec[] = Object.entries(contract as Record<string, u
         shape[key] = value;
       }
     }
+    for (const [header, value] of Object.entries(objectShape(parts.headers))) shape[headerArg(header)] = value;
     // One success shape is the tool's output schema; a route with several (an erasure's dry run is 200, its
     // job 202) has none, since clients check every structured result against the one schema.
     const successes = Object.entries(route.responses).filter(

@@ -148,7 +148,7 @@ export const META_COLUMNS = {
 
 /** The triage columns after `_files`, by header. */
 export const TRIAGE_COLUMNS = {
-  _tags: "csv_safe(array_to_string(s.tags, ', '))",
+  _tags: "csv_safe(nullif(array_to_string(s.tags, ', '), ''))",
   _stage: 's.stage',
   _assignee: `case when s.assignee_id is not null then csv_safe((select u.email from users u where u.id = s.assignee_id)) end`,
 };

@@ -168,7 +168,7 @@ export const SubmissionListQuery = z.object({
     .string()
     .max(64)
     .optional()
-    .describe('`me` (the token\'s user), `none` (unassigned) or a user id (`usr_…`).'),
+    .describe("`me` (the token's user), `none` (unassigned) or a user id (`usr_…`)."),
 });
 
 /** What a list selects its submissions by: every field of its query but the page's. */
@@ -343,7 +343,8 @@ export const submissionsContract = c.router({
   updateSubmission: {
     method: 'PUT',
     path: '/v1/forms/:form/submissions/:submission',
-    summary: 'Edit the payload (shallow merge), move the submission between states, or triage it: tags, stage, assignee',
+    summary:
+      'Edit the payload (shallow merge), move the submission between states, or triage it: tags, stage, assignee',
     description:
       'With `If-Match`, a submission changed since that `ETag` answers 412 `precondition_failed` and nothing changes. ' +
       'A triage change is recorded in the activity and sent as `submission.updated`; a new assignee is e-mailed.',

@@ -18,8 +18,9 @@ export const MAX_TAG_COUNTS = 1000;
 /** Letters, digits, space, `-`, `_`, `:`; at least one that is not a space. */
 export const TAG_PATTERN = /^[\p{L}\p{N} _:-]*[\p{L}\p{N}_:-][\p{L}\p{N} _:-]*$/u;
 
-export const Tag = text(z.string().max(50).regex(TAG_PATTERN, 'A tag is 1–50 letters, digits, spaces, "-", "_" or ":".'))
-  .describe('1–50 letters, digits, spaces, `-`, `_` or `:`; stored trimmed and lower-cased.');
+export const Tag = text(
+  z.string().max(50).regex(TAG_PATTERN, 'A tag is 1–50 letters, digits, spaces, "-", "_" or ":".'),
+).describe('1–50 letters, digits, spaces, `-`, `_` or `:`; stored trimmed and lower-cased.');
 
 export const TagList = z.array(Tag).max(MAX_TAGS);
 
@@ -118,7 +119,9 @@ export const ACTIVITY_FIELDS = ['stage', 'tags', 'assignee', 'folder', 'notes'] 
 
 const ActivityValue = z
   .union([z.string(), z.array(z.string()), Member, z.null()])
-  .describe('stage: its key; tags: the list; assignee: a member or null; folder: `inbox` or `spam`; notes: the note id.');
+  .describe(
+    'stage: its key; tags: the list; assignee: a member or null; folder: `inbox` or `spam`; notes: the note id.',
+  );
 
 export const ActivityEntry = z.object({
   at: Timestamp,

@@ -24,7 +24,8 @@ const MEANINGS = {
   form_closed:
     'The form is not taking submissions (`reason`: `not_yet_open`, `closed` or `limit_reached`); nothing was stored.',
   webhook_inactive: 'The webhook is deactivated; activate it first.',
-  precondition_failed: 'The resource changed since the `ETag` sent as `If-Match`; read it again and retry; nothing was changed.',
+  precondition_failed:
+    'The resource changed since the `ETag` sent as `If-Match`; read it again and retry; nothing was changed.',
   payload_too_large: 'The body, or an array or value in it, is past its limit; nothing was kept.',
   captcha_failed: 'The CAPTCHA token is missing, refused or expired.',
   plan_lacks_ai: "The team's plan does not include AI features.",

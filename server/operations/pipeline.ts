@@ -158,9 +158,12 @@ const chargedWithAuthentication = (s: State) =>
   metadataOf(s.route).cost.budget === 'api' && !s.refusals.guard && !s.refusals.pathIds;
 
 /** Size, depth, value count, NUL and unpaired surrogates in every string and key, before any schema walks them. */
-function guardRequest({ refused, params, query, body, pathInUrl }: RawRequest): void {
+function guardRequest({ refused, params, query, body, headers, pathInUrl }: RawRequest): void {
   if (refused) throw refused;
   if (!pathInUrl) guardInput(params, { in: 'path' });
+  // Not from a URL: headers are arguments too, named as the caller named them (`if_match`).
+  if (!pathInUrl)
+    guardInput(Object.fromEntries(Object.entries(headers).map(([h, v]) => [headerArg(h), v])), { in: 'header' });
   guardInput(query, { in: 'query' });
   if (body !== undefined) guardInput(body, { in: 'body' });
 }

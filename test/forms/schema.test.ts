@@ -301,9 +301,11 @@ describe('the CSV export of a form with a schema', () => {
       .buffer(true);
     expect(res.status).toBe(200);
     const [header, first, second] = res.text.trim().split('\n');
-    expect(header).toBe('id,received_at,status,category,score,E-mail,How many,message,extra,_files');
-    expect(first!.split(',').slice(5)).toEqual(['a@example.com', '', 'first', 'e', '']);
-    expect(second!.split(',').slice(5)).toEqual(['b@example.com', '3', 'second', '', '']);
+    expect(header).toBe(
+      'id,received_at,status,category,score,E-mail,How many,message,extra,_files,_tags,_stage,_assignee',
+    );
+    expect(first!.split(',').slice(5)).toEqual(['a@example.com', '', 'first', 'e', '', '', 'new', '']);
+    expect(second!.split(',').slice(5)).toEqual(['b@example.com', '3', 'second', '', '', '', 'new', '']);
   });
 });
 

@@ -323,6 +323,18 @@ describe('every tool, called successfully', () => {
     );
     expect((await ok('export_submissions', { form })).rows).toHaveLength(2);
     await ok('update_submission', { form, submission, payload: { message: 'Hello again' } });
+    const etag = (await ok('get_submission', { form, submission })).data.etag as string;
+    await ok('update_submission', { form, submission, add_tags: ['vip'], stage: 'in_progress', if_match: etag });
+    await same('list_form_stages', { form }, `/v1/forms/${form}/stages`);
+    await same('list_form_tags', { form }, `/v1/forms/${form}/tags`);
+    const note = (await ok('create_submission_note', { form, submission, body: 'Called back' })).data.id as string;
+    await same('list_submission_notes', { form, submission }, `/v1/forms/${form}/submissions/${submission}/notes`);
+    await same(
+      'list_submission_activity',
+      { form, submission },
+      `/v1/forms/${form}/submissions/${submission}/activity`,
+    );
+    await ok('delete_submission_note', { form, submission, note });
 
     const hook = await ok('create_webhook', { form, label: 'CRM', url: 'https://127.0.0.1:9/hook' });
     const webhook = hook.data.id as string;

@@ -125,13 +125,18 @@ function knownSpentApi(ctx: AppContext, caller: Pick<Caller, 'tokenId' | 'teamId
 }
 
 /** The budget with the least left after a charge; a spent one is remembered and refused. */
-function apiChargeOf(ctx: AppContext, caller: Pick<Caller, 'tokenId' | 'teamId'>, hits: windows.ApiWindowHits): ApiCharge {
+function apiChargeOf(
+  ctx: AppContext,
+  caller: Pick<Caller, 'tokenId' | 'teamId'>,
+  hits: windows.ApiWindowHits,
+): ApiCharge {
   pruneWindows(ctx);
   const [token, team] = apiBudgets(ctx, caller);
-  const charged = [
-    { ...token, ...hits.token },
-    ...(hits.team ? [{ ...team, ...hits.team }] : []),
-  ].map((b) => ({ ...b, remaining: b.limit - b.hits, resetSeconds: Math.max(1, b.reset) }));
+  const charged = [{ ...token, ...hits.token }, ...(hits.team ? [{ ...team, ...hits.team }] : [])].map((b) => ({
+    ...b,
+    remaining: b.limit - b.hits,
+    resetSeconds: Math.max(1, b.reset),
+  }));
   const binding = charged.reduce((a, b) => (b.remaining < a.remaining ? b : a));
   if (binding.remaining < 0) {
     rememberSpent(ctx, binding.key, binding.resetSeconds);

@@ -231,7 +231,11 @@ async function moveRemovedStages(
     assertStage(after, to, 'body', `reassign_stages.${from}`);
     moves[from] = to;
   }
-  const stranded = await stagesInUse(tx, formId, removed.filter((k) => !(k in moves)));
+  const stranded = await stagesInUse(
+    tx,
+    formId,
+    removed.filter((k) => !(k in moves)),
+  );
   if (stranded.length) {
     throw new AppError(
       'conflict',

@@ -83,7 +83,11 @@ export function storedSettings(stored: unknown): StoredSettings {
       s.closed_redirect_url && isHttpUrl(s.closed_redirect_url)
         ? s.closed_redirect_url
         : DEFAULT_SETTINGS.closed_redirect_url,
-    stages: (s.stages?.length ? s.stages : DEFAULT_SETTINGS.stages).map(({ key, label, done }) => ({ key, label, done })),
+    stages: (s.stages?.length ? s.stages : DEFAULT_SETTINGS.stages).map(({ key, label, done }) => ({
+      key,
+      label,
+      done,
+    })),
     ...(s.disabled_rules?.length ? { disabled_rules: s.disabled_rules } : {}),
   };
 }

@@ -102,7 +102,11 @@ function entryOf(row: notes.ActivityRow): Entry {
   }
   const [field, change] = Object.entries(row.changes)[0]!;
   if (!(ACTIVITY_FIELDS as readonly string[]).includes(field)) throw new Error(`unknown activity field ${field}`);
-  return { at, actor: row.actor, change: { field: field as Field, ...(change as Pick<Entry['change'], 'from' | 'to'>) } };
+  return {
+    at,
+    actor: row.actor,
+    change: { field: field as Field, ...(change as Pick<Entry['change'], 'from' | 'to'>) },
+  };
 }
 
 export async function listActivity(ctx: AppContext, caller: Caller, formId: string, id: string, q: Page) {

@@ -188,37 +188,37 @@ async function applyEdit(
   input: Pick<z.infer<typeof UpdateSubmissionBody>, 'payload' | 'status'>,
 ): Promise<boolean> {
   const id = current.id;
-    const changes: Record<string, unknown> = {};
-    const payload = { ...current.payload };
-    if (input.payload) {
-      const bad = unstorableText(input.payload);
-      if (bad) throw validationFailed([{ in: 'body', path: `payload.${printable(bad)}`, message: TEXT_MESSAGE }]);
-      const diff: Record<string, { from: unknown; to: unknown }> = {};
-      for (const [key, value] of Object.entries(input.payload)) {
-        if (key.length > 64)
-          throw validationFailed([
-            { in: 'body', path: `payload.${key.slice(0, 64)}…`, message: 'Field names are limited to 64 characters.' },
-          ]);
-        const from = payload[key] ?? null;
-        if (value === null) delete payload[key];
-        else payload[key] = value;
-        if (JSON.stringify(from) !== JSON.stringify(value)) diff[key] = { from, to: value };
-      }
-      if (Object.keys(diff).length) changes.payload = diff;
+  const changes: Record<string, unknown> = {};
+  const payload = { ...current.payload };
+  if (input.payload) {
+    const bad = unstorableText(input.payload);
+    if (bad) throw validationFailed([{ in: 'body', path: `payload.${printable(bad)}`, message: TEXT_MESSAGE }]);
+    const diff: Record<string, { from: unknown; to: unknown }> = {};
+    for (const [key, value] of Object.entries(input.payload)) {
+      if (key.length > 64)
+        throw validationFailed([
+          { in: 'body', path: `payload.${key.slice(0, 64)}…`, message: 'Field names are limited to 64 characters.' },
+        ]);
+      const from = payload[key] ?? null;
+      if (value === null) delete payload[key];
+      else payload[key] = value;
+      if (JSON.stringify(from) !== JSON.stringify(value)) diff[key] = { from, to: value };
     }
-    let spamReason = current.spam_reason;
-    if (input.status && input.status !== current.status) {
-      changes.status = { from: current.status, to: input.status };
-      spamReason = input.status === 'spam' ? 'manual' : null;
-    }
-    const status = input.status ?? current.status;
-    if (!Object.keys(changes).length) return false;
-    await queries.updateSubmission(tx, id, { payload, status, spamReason });
-    if (status === 'received' && current.status !== 'received') await reprocess(ctx, tx, id, current.status === 'spam');
-    if (changes.payload || (current.status === 'spam' && status !== 'spam')) await reclaimKeys(ctx, tx, [id]);
-    if (changes.payload) await recordFieldNames(tx, formId, Object.keys(payload));
-    await audit(tx, caller, id, 'update', changes);
-    return true;
+    if (Object.keys(diff).length) changes.payload = diff;
+  }
+  let spamReason = current.spam_reason;
+  if (input.status && input.status !== current.status) {
+    changes.status = { from: current.status, to: input.status };
+    spamReason = input.status === 'spam' ? 'manual' : null;
+  }
+  const status = input.status ?? current.status;
+  if (!Object.keys(changes).length) return false;
+  await queries.updateSubmission(tx, id, { payload, status, spamReason });
+  if (status === 'received' && current.status !== 'received') await reprocess(ctx, tx, id, current.status === 'spam');
+  if (changes.payload || (current.status === 'spam' && status !== 'spam')) await reclaimKeys(ctx, tx, [id]);
+  if (changes.payload) await recordFieldNames(tx, formId, Object.keys(payload));
+  await audit(tx, caller, id, 'update', changes);
+  return true;
 }
 
 /**
@@ -323,7 +323,9 @@ export async function bulkSubmissions(
     if (triage) {
       const members = await assigneesOf(tx, rows);
       const plans = rows
-        .map((r) => planTriage({ ...r, assignee: members.get(r.assignee_id ?? '') ?? null }, triage, settings.stages, assignee))
+        .map((r) =>
+          planTriage({ ...r, assignee: members.get(r.assignee_id ?? '') ?? null }, triage, settings.stages, assignee),
+        )
         .filter((p): p is TriagePlan => p !== null);
       await commitTriage(ctx, tx, caller, formId, plans);
     } else if (input.action === 'delete') {

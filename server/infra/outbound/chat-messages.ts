@@ -90,7 +90,11 @@ export function message(event: WebhookEvent): Message {
       score !== null && `Spam score: ${score.toFixed(2)}`,
       ...(event.type === 'submission.updated' ? changeLines(event) : []),
     ].filter(Boolean);
-    const what = spam ? 'Spam submission' : event.type === 'submission.updated' ? 'Submission updated' : 'New submission';
+    const what = spam
+      ? 'Spam submission'
+      : event.type === 'submission.updated'
+        ? 'Submission updated'
+        : 'New submission';
     return {
       title: `${event.test ? 'Test: ' : ''}${what} ${event.type === 'submission.updated' ? 'on' : 'to'} ${event.form_name}`,
       text: '',

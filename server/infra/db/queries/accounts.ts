@@ -171,7 +171,12 @@ export async function findActor(
   userId: string,
   tokenId: string,
 ): Promise<{ id: string; email: string; name: string; token: { id: string; name: string } | null } | undefined> {
-  const { rows } = await sql.query<{ id: string; email: string; name: string; token: { id: string; name: string } | null }>(
+  const { rows } = await sql.query<{
+    id: string;
+    email: string;
+    name: string;
+    token: { id: string; name: string } | null;
+  }>(
     `select u.id, u.email, u.name,
             (select json_build_object('id', t.id, 'name', t.name) from api_tokens t where t.id = $2) as token
        from users u where u.id = $1`,

@@ -116,7 +116,11 @@ export async function isLiveForm(sql: Sql, teamId: string, formId: string): Prom
 }
 
 /** The settings of a live form of the team; undefined for another team's, a trashed or an unknown form. */
-export async function liveFormSettings(sql: Sql, teamId: string, formId: string): Promise<{ settings: unknown } | undefined> {
+export async function liveFormSettings(
+  sql: Sql,
+  teamId: string,
+  formId: string,
+): Promise<{ settings: unknown } | undefined> {
   const { rows } = await sql.query<{ settings: unknown }>(
     'select settings from forms where id = $1 and team_id = $2 and deleted_at is null',
     [formId, teamId],

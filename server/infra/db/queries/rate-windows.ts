@@ -142,7 +142,12 @@ export async function findCallerHittingApiWindows(
   charge: { ability: string | null; roles: readonly string[]; tokenLimit: number; windowSeconds: number },
 ): Promise<{ caller: CallerRow; hits: ApiWindowHits | null } | undefined> {
   const { rows } = await sql.query<
-    CallerRow & { token_hits: number | null; token_reset: number | null; team_hits: number | null; team_reset: number | null }
+    CallerRow & {
+      token_hits: number | null;
+      token_reset: number | null;
+      team_hits: number | null;
+      team_reset: number | null;
+    }
   >(
     `with caller as (
        select t.id, t.team_id, t.user_id, t.abilities, m.role, t.last_used_at

@@ -58,7 +58,12 @@ export async function deleteNote(sql: Sql, id: string): Promise<void> {
   await sql.query('delete from submission_notes where id = $1', [id]);
 }
 
-export type ActivityRow = { action: string; changes: Record<string, { from: unknown; to: unknown }>; at: string; actor: ActorRow };
+export type ActivityRow = {
+  action: string;
+  changes: Record<string, { from: unknown; to: unknown }>;
+  at: string;
+  actor: ActorRow;
+};
 
 /**
  * The submission's events that are activity, newest first: triage changes, and status changes that moved it

@@ -65,9 +65,9 @@ export const SUBMISSION_EVENT_COLUMNS = `${SUBMISSION_COLUMNS}, f.name as form_n
  * user id or null for none); the export takes its own (no folder, no category).
  */
 export type Selection = { formId: string } & Partial<Omit<SubmissionFilter, 'tag' | 'assignee'>> & {
-  tags?: string[];
-  assigneeId?: string | null;
-};
+    tags?: string[];
+    assigneeId?: string | null;
+  };
 export type ListFilter = Selection & Pick<SubmissionFilter, 'folder'>;
 
 /** Folder predicates, written exactly as the partial indexes' so the planner uses them. */
@@ -572,7 +572,11 @@ export async function stageCounts(sql: Sql, formId: string): Promise<Map<string,
 }
 
 /** The tags of the form's inbox submissions with their counts, the most used first. */
-export async function tagCounts(sql: Sql, formId: string, limit: number): Promise<Array<{ tag: string; count: number }>> {
+export async function tagCounts(
+  sql: Sql,
+  formId: string,
+  limit: number,
+): Promise<Array<{ tag: string; count: number }>> {
   const { rows } = await sql.query<{ tag: string; count: number }>(
     `select t.tag, count(*)::int as count from submissions s, unnest(s.tags) as t(tag)
       where s.form_id = $1 and s.tags <> '{}' and s.status <> 'spam'

@@ -185,7 +185,10 @@ export const SubmissionPage = z.object({
       .describe('The page number; null when the page was asked for by `cursor`.'),
     total_capped: z
       .boolean()
-      .describe('A search (`q`) counts its matches up to 1,000: true when there are more (then `total` is 1,000).'),
+      .describe(
+        'A search (`q`) or a triage filter (`tag`, `stage`, `assignee`) counts its matches up to 1,000: true when there are more ' +
+          '(then `total` is 1,000; `GET …/tags` and `GET …/stages` count them all).',
+      ),
     next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last.'),
   }),
 });

@@ -2432,7 +2432,7 @@ export interface components {
                 per_page: number;
                 total: number;
                 last_page: number;
-                /** @description A search (`q`) counts its matches up to 1,000: true when there are more (then `total` is 1,000). */
+                /** @description A search (`q`) or a triage filter (`tag`, `stage`, `assignee`) counts its matches up to 1,000: true when there are more (then `total` is 1,000; `GET …/tags` and `GET …/stages` count them all). */
                 total_capped: boolean;
                 /** @description Pass as `cursor` for the next page; null on the last. */
                 next_cursor: string | null;

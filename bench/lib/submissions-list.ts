@@ -106,6 +106,9 @@ export async function measureList(c: BenchContext) {
     searchAddress: `${base}?per_page=${perPage}&q=${encodeURIComponent(rare!.email)}`,
     searchName: `${base}?per_page=${perPage}&q=tanaka`,
     searchPrefix: `${base}?per_page=${perPage}&q=tana`,
+    // Triage filters: a tag on 4 % of the submissions, and a stage with an assignee (0.25 %).
+    tagVip: `${base}?per_page=${perPage}&tag=vip`,
+    stageAssignee: `${base}?per_page=${perPage}&stage=in_progress&assignee=me`,
   };
   const results: Record<
     string,

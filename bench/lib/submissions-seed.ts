@@ -34,6 +34,8 @@ export async function seedAccount(
       teamId: team.id,
       role: 'owner',
     });
+    for (const name of ['Ana', 'Ben', 'Chloe'])
+      await addMember(rt.ctx, { email: `${name.toLowerCase()}@bench.example`, name, teamId: team.id, role: 'editor' });
     const { token } = await issueToken(rt.ctx, { teamId: team.id, userId: user.id, name: 'bench' });
     const caller: Caller = { userId: user.id, teamId: team.id, role: 'owner', tokenId: 'bench', abilities: [] };
     const form = await createForm(rt.ctx, caller, { name: 'Contact us', notification_emails: [] });
@@ -59,13 +61,20 @@ export async function seedSubmissions(
   const started = performance.now();
   const chunk = 100_000;
   const stepUs = Math.floor((365 * 24 * 3600 * 1e6) / a.rows);
+  // Triage as a team that works its inbox would leave it: a fifth of the submissions assigned among the members.
+  const members = (
+    await c.query<{ user_id: string }>('select user_id from memberships where team_id = $1 order by created_at', [
+      a.teamId,
+    ])
+  ).rows.map((r) => r.user_id);
   await c.query('begin');
   await c.query('alter table submissions disable trigger user');
   for (let from = 1; from <= a.rows; from += chunk) {
     checkInterrupted();
     const to = Math.min(a.rows, from + chunk - 1);
     await c.query(
-      `insert into submissions (id, team_id, form_id, status, spam_reason, category, ai_moderation, payload, metadata, received_at, updated_at)
+      `insert into submissions (id, team_id, form_id, status, spam_reason, category, ai_moderation, payload, metadata, received_at, updated_at,
+                                tags, stage, assignee_id)
        select 'subm_' || lpad(upper(to_hex(i)), 10, '0') || upper(substr(md5(i::text), 1, 16)), $1, $2,
               case when h % 25 = 0 then 'spam' when h % 97 = 1 then 'received' else 'processed' end,
               case when h % 25 = 0 then (array['honeypot_filled', 'ai_moderation', 'rule:keyword'])[1 + h % 3] end,
@@ -83,12 +92,17 @@ export async function seedSubmissions(
               jsonb_build_object('ip_hash', substr(md5('ip' || (h % 5000)), 1, 32), 'content_type', 'urlencoded',
                 'user_agent', 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
                 'referrer', 'https://www.example.com/contact'),
-              ts, ts
+              ts, ts,
+              case when h % 50 = 0 then '{vip}' when h % 50 = 1 then '{vip,follow-up}' when h % 10 = 5 then '{follow-up}'
+                   when h % 100 = 7 then '{partner:acme}' else '{}' end::text[],
+              case when ts < now() - interval '14 days' and h % 10 < 8 then 'done' when h % 20 = 3 then 'in_progress'
+                   else 'new' end,
+              case when h % 5 = 0 then ($6::text[])[1 + (h / 5) % cardinality($6::text[])] end
          from (select i, h, ${SQL_ARRAY(SENTENCES)} as s,
                       (${SQL_ARRAY(FIRST)})[1 + h % ${FIRST.length}] as f, (${SQL_ARRAY(LAST)})[1 + (h / 3) % ${LAST.length}] as l,
                       now() - interval '365 days' + make_interval(secs => (i::float8 * $3 + h % 1000000) / 1e6) as ts
                  from (select i, (i::bigint * 2654435761) % 4294967296 as h from generate_series($4::int, $5::int) i) g) x`,
-      [a.teamId, a.formId, stepUs, from, to],
+      [a.teamId, a.formId, stepUs, from, to, members],
     );
     log(`seeded ${to.toLocaleString('en')} / ${a.rows.toLocaleString('en')} submissions`);
   }

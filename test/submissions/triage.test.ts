@@ -400,6 +400,29 @@ describe('list filters', () => {
     expect(ids(second)).toEqual([form.subs[0]]);
     expect(second.body.meta.next_cursor).toBeNull();
   });
+
+  it('counts the matches of a triage filter up to 1,000 (total_capped); GET …/tags counts them all', async () => {
+    const owner = await makeTeam(t);
+    const form = await formWith(owner, 1);
+    // 1,001 tagged submissions and 500 others, stored as the public endpoint would have.
+    await t.ctx.db.query(
+      `insert into submissions (id, team_id, form_id, status, payload, tags)
+       select 'subm_' || lpad(to_hex(i), 26, '0'), $1, $2, 'processed', '{}'::jsonb,
+              case when i <= 1001 then '{bulk}'::text[] else '{}'::text[] end
+         from generate_series(1, 1501) i`,
+      [owner.teamId, form.id],
+    );
+    const tagged = await list(owner, form.id, '?tag=bulk&per_page=5');
+    expect(tagged.body.meta).toMatchObject({ total: 1000, total_capped: true });
+    expect(tagged.body.data).toHaveLength(5);
+    expect((await list(owner, form.id, '?tag=bulk&folder=spam')).body.meta).toMatchObject({
+      total: 0,
+      total_capped: false,
+    });
+    expect((await list(owner, form.id)).body.meta).toMatchObject({ total: 1502, total_capped: false });
+    const tags = await t.http.get(`/v1/forms/${form.id}/tags`).set(bearer(owner.token));
+    expect(tags.body.data).toEqual([{ tag: 'bulk', count: 1001 }]);
+  });
 });
 
 describe('GET …/stages and …/tags', () => {

@@ -51,8 +51,11 @@ function decodeCursor(cursor: string): [string, string] {
   throw validationFailed([{ in: 'query', path: 'cursor', message: 'Invalid cursor.' }]);
 }
 
-/** A search's matches are counted up to this many (a common word would otherwise count half the form). */
-const SEARCH_COUNT_CAP = 1000;
+/**
+ * A search's or a triage filter's matches are counted up to this many: a common word or tag would otherwise
+ * count half the form (a tag's exact count is `GET …/tags`, a stage's `GET …/stages`).
+ */
+const COUNT_CAP = 1000;
 
 /**
  * A team's searches run one at a time in each process, the rest waiting their turn: the team's budget
@@ -69,8 +72,8 @@ export async function listSubmissions(
 ) {
   const { page: pageNumber, per_page: perPage, cursor, tag, stage, assignee, ...filters } = q;
   // A stage filter reads the form's stages (and so checks the form); otherwise the form is only checked.
-  const triage = await triageSelection(ctx, caller, formId, { tag, stage, assignee });
   if (stage === undefined) await requireForm(ctx, caller, formId);
+  const triage = await triageSelection(ctx, caller, formId, { tag, stage, assignee });
   const filter = { ...filters, q: searchText(filters.q) };
   const page = {
     limit: perPage + 1,
@@ -79,14 +82,19 @@ export async function listSubmissions(
   };
   const selection = { formId, ...filter, ...triage };
   if (filter.q) await chargeSearchBudget(ctx, caller);
-  const search = () => queries.searchPage(ctx.db, selection, page, SEARCH_COUNT_CAP);
-  const list = () => Promise.all([queries.listPage(ctx.db, selection, page), queries.countMatching(ctx.db, selection)]);
+  const capped = Boolean(filter.q) || Object.keys(triage).length > 0;
+  const search = () => queries.searchPage(ctx.db, selection, page, COUNT_CAP);
+  const list = () =>
+    Promise.all([
+      queries.listPage(ctx.db, selection, page),
+      queries.countMatching(ctx.db, selection, capped ? COUNT_CAP : null),
+    ]);
   const { rows, counted } = filter.q
     ? await searchTurns.run(caller.teamId, () => withinSearchTime(ctx, caller.teamId, search))
     : await list().then(([r, n]) => ({ rows: r, counted: n }));
-  // A search counts its matches up to the cap: past it, `total` is the cap and `total_capped` says so.
-  const totalCapped = Boolean(filter.q) && counted > SEARCH_COUNT_CAP;
-  const total = totalCapped ? SEARCH_COUNT_CAP : counted;
+  // Past the cap, `total` is the cap and `total_capped` says so.
+  const totalCapped = capped && counted > COUNT_CAP;
+  const total = totalCapped ? COUNT_CAP : counted;
   const more = rows.length > perPage;
   const pageRows = rows.slice(0, perPage);
   const last = pageRows[pageRows.length - 1];

@@ -220,12 +220,16 @@ export async function searchPage(
   return { rows: rows.rows, counted: Math.min(counted.rows[0]!.n, cap + 1) };
 }
 
-/** How many rows the filter matches: the folder counters when it is only a folder, else a count. */
-export async function countMatching(sql: Sql, f: ListFilter): Promise<number> {
+/**
+ * How many rows the filter matches: the folder counters when it is only a folder, else a count, up to
+ * `cap` + 1 when there is a cap.
+ */
+export async function countMatching(sql: Sql, f: ListFilter, cap: number | null = null): Promise<number> {
   const { where, values, filtered } = whereOf(f);
   if (filtered) {
+    const matches = `select 1 from submissions s where ${where.join(' and ')}`;
     const { rows } = await sql.query<{ n: number }>(
-      `select count(*)::int as n from submissions s where ${where.join(' and ')}`,
+      `select count(*)::int as n from (${matches}${cap === null ? '' : ` limit ${cap + 1}`}) m`,
       values,
     );
     return rows[0]!.n;

@@ -91,7 +91,9 @@ export function selectionWhere(
   if (f.category) where.push(`s.category = ${param(f.category)}`);
   if (f.since) where.push(`s.received_at > ${param(f.since)}::timestamptz`);
   if (f.until) where.push(`s.received_at < ${param(f.until)}::timestamptz`);
-  if (f.tags?.length) where.push(`s.tags @> ${param(`{${f.tags.map((t) => JSON.stringify(t)).join(',')}}`)}::text[]`);
+  // `tags <> '{}'` is the tag index's predicate: said here, the planner may use it.
+  if (f.tags?.length)
+    where.push(`s.tags <> '{}' and s.tags @> ${param(`{${f.tags.map((t) => JSON.stringify(t)).join(',')}}`)}::text[]`);
   if (f.stage) where.push(`s.stage = ${param(f.stage)}`);
   if (f.assigneeId !== undefined)
     where.push(f.assigneeId === null ? 's.assignee_id is null' : `s.assignee_id = ${param(f.assigneeId)}`);
@@ -227,11 +229,11 @@ export async function searchPage(
 export async function countMatching(sql: Sql, f: ListFilter, cap: number | null = null): Promise<number> {
   const { where, values, filtered } = whereOf(f);
   if (filtered) {
+    // In any order: a tag's matches come from its index, cap + 1 heap rows at most (newest first, a common
+    // tag would walk the time index past every row without it).
     const matches = `select 1 from submissions s where ${where.join(' and ')}`;
-    const { rows } = await sql.query<{ n: number }>(
-      `select count(*)::int as n from (${matches}${cap === null ? '' : ` limit ${cap + 1}`}) m`,
-      values,
-    );
+    const capped = cap === null ? '' : ` limit ${cap + 1}`;
+    const { rows } = await sql.query<{ n: number }>(`select count(*)::int as n from (${matches}${capped}) m`, values);
     return rows[0]!.n;
   }
   const { rows } = await sql.query<{ n: number }>(

@@ -158,6 +158,50 @@ const idFieldCases: Record<string, () => Promise<void>> = {
     expect((theirs.body!.data as unknown[]).length, 'their own resume finds their submission').toBe(1);
   },
 
+  'updateSubmission.body.assignee_id': async () => {
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const other = await makeTeam(t, { plan: 'scale' });
+    const form = await insertForm(t, owner.teamId);
+    const mine = await insertSubmission(t, owner.teamId, form);
+    const path = `/v1/forms/${form}/submissions/${mine}`;
+    const res = await rest('PUT', path, { token: owner.token, body: { assignee_id: other.userId } });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body?.error).toBe('validation_failed');
+    const after = await rest('GET', path, { token: owner.token });
+    expect((after.body!.data as { assignee: unknown }).assignee, "another team's user is not assigned").toBeNull();
+  },
+
+  'listSubmissions.query.assignee': async () => {
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const other = await makeTeam(t, { plan: 'scale' });
+    const form = await insertForm(t, owner.teamId);
+    await insertSubmission(t, owner.teamId, form);
+    const theirForm = await insertForm(t, other.teamId);
+    const theirs = await insertSubmission(t, other.teamId, theirForm);
+    await t.ctx.db.query('update submissions set assignee_id = $2 where id = $1', [theirs, other.userId]);
+    const res = await rest('GET', `/v1/forms/${form}/submissions`, {
+      token: owner.token,
+      query: { assignee: other.userId },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body?.data, "a list filtered by another team's user").toEqual([]);
+    expect(res.text).not.toContain(theirs);
+  },
+
+  'bulkSubmissions.body.assignee_id': async () => {
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const other = await makeTeam(t, { plan: 'scale' });
+    const form = await insertForm(t, owner.teamId);
+    const mine = await insertSubmission(t, owner.teamId, form);
+    const res = await rest('POST', `/v1/forms/${form}/submissions/bulk`, {
+      token: owner.token,
+      body: { ids: [mine], action: 'assign', assignee_id: other.userId },
+    });
+    expect(res.status, res.text).toBe(400);
+    const after = await rest('GET', `/v1/forms/${form}/submissions/${mine}`, { token: owner.token });
+    expect((after.body!.data as { assignee: unknown }).assignee, "another team's user is not assigned").toBeNull();
+  },
+
   'listDeliveries.query.submission_id': async () => {
     const owner = await makeTeam(t, { plan: 'scale' });
     const other = await makeTeam(t, { plan: 'scale' });

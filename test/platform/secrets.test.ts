@@ -33,7 +33,7 @@ async function exportedFile() {
     .get(`/v1/forms/${form.id}/submissions/export?format=csv`)
     .set(bearer(owner.token))
     .buffer(true);
-  const link = new URL(/http:\/\/intake\.test\/d\/\S+/.exec(csv.text)![0]);
+  const link = new URL(/http:\/\/intake\.test\/d\/[^\s,]+/.exec(csv.text)![0]);
   const fileId = link.pathname.split('/').pop()!;
   return { owner, form, link, fileId, path: `${link.pathname}${link.search}` };
 }

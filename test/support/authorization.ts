@@ -76,6 +76,7 @@ export const sampleBodies: Record<string, unknown> = {
   createForm: { name: 'authorization matrix' },
   bulkSubmissions: { ids: ['subm_00000000000000000000000000'], action: 'mark_spam' },
   createSubmission: { fields: { message: 'authorization matrix' } },
+  createSubmissionNote: { body: 'authorization matrix' },
   createWebhook: { label: 'authorization matrix', url: 'https://example.com/hook' },
   createErasure: { email: 'nobody@example.test', dry_run: true },
 };

@@ -8,6 +8,7 @@ import { insightsContract } from './insights.ts';
 import { jobsContract } from './jobs.ts';
 import { submissionsContract } from './submissions.ts';
 import { tokensContract } from './tokens.ts';
+import { rulesContract } from './rules.ts';
 import { triageContract } from './triage.ts';
 import { webhooksContract } from './webhooks.ts';
 
@@ -27,6 +28,7 @@ export const contract = c.router(
     ...eventsContract,
     ...submissionsContract,
     ...triageContract,
+    ...rulesContract,
     ...webhooksContract,
     ...insightsContract,
     ...jobsContract,

@@ -7,7 +7,11 @@ import { ROOT, round, type BenchServer } from './submissions-context.ts';
 export async function stopAndProfile(server: BenchServer, profileDir: string | null) {
   await server.stop();
   if (!profileDir || !fs.existsSync(profileDir)) return null;
-  const file = fs.readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+  // Every node process of the server writes one (a launcher too): the server's is the largest.
+  const file = fs
+    .readdirSync(profileDir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort((a, b) => fs.statSync(path.join(profileDir, b)).size - fs.statSync(path.join(profileDir, a)).size)[0];
   if (!file) return null;
   type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number } };
   const prof = JSON.parse(fs.readFileSync(path.join(profileDir, file), 'utf8')) as {
@@ -32,7 +36,7 @@ export async function stopAndProfile(server: BenchServer, profileDir: string | n
   self.delete('(idle)');
   const top = [...self.entries()]
     .sort((a, b) => b[1] - a[1])
-    .slice(0, 20)
+    .slice(0, 30)
     .map(([fn, us]) => ({ fn, ms: Math.round(us / 1000), pct: round((100 * us) / busy) }));
   const kept = path.join(os.tmpdir(), `intake-bench-submissions-${process.pid}.cpuprofile`);
   fs.copyFileSync(path.join(profileDir, file), kept);

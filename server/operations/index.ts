@@ -7,6 +7,7 @@ import { insightsOperations } from './insights.ts';
 import { jobsOperations } from './jobs.ts';
 import { submissionsOperations } from './submissions.ts';
 import { tokensOperations } from './tokens.ts';
+import { rulesOperations } from './rules.ts';
 import { triageOperations } from './triage.ts';
 import { webhooksOperations } from './webhooks.ts';
 
@@ -23,6 +24,7 @@ export const operations = {
   ...eventsOperations,
   ...submissionsOperations,
   ...triageOperations,
+  ...rulesOperations,
   ...webhooksOperations,
   ...insightsOperations,
   ...jobsOperations,

@@ -17,6 +17,7 @@ import { COSTS } from './costs.ts';
 import { DuplicateSubmissionBody, FormClosedBody } from './form-admission.ts';
 import { FieldErrorsBody } from './form-features.ts';
 import { IdempotencyKey, LIMITS_TEXT, PublicPaymentRequiredBody } from './public-endpoint.ts';
+import { RuleApplied } from './rules.ts';
 import { IfMatch, Member, StageKey, Tag, TriageFields, TriageUpdate } from './triage.ts';
 
 const c = initContract();
@@ -104,6 +105,9 @@ export const SubmissionDetail = SubmissionListItem.omit({ files: true }).extend(
     ),
   api_token_id: z.string().nullable().describe('The token of a server-side submit (`tok_…`); null for `form`.'),
   etag: z.string().describe('The `ETag` header of this version: send it as `If-Match` to change only this version.'),
+  rules_applied: z
+    .array(RuleApplied)
+    .describe("The form's rules that fired on it when it was processed, in order (empty: none did)."),
 });
 
 export const CreateSubmissionBody = z
@@ -218,6 +222,7 @@ export const ExportedSubmission = z.object({
   tags: z.array(z.string()),
   stage: z.string(),
   assignee: Member.nullable(),
+  rules_applied: z.array(RuleApplied),
   payload: z.record(JsonValue),
   files: z.array(
     z.object({

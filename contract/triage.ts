@@ -68,7 +68,9 @@ export const Actor = Member.extend({
   token: z.object({ id: z.string(), name: z.string() }).nullable().describe('The API token the change was made with.'),
 })
   .nullable()
-  .describe('Who made it; null for a change made through a signed link of a notification e-mail.');
+  .describe(
+    "Who made it; null for a change made through a signed link of a notification e-mail or by the form's rules.",
+  );
 
 /** The triage fields of a submission, in list items, the detail, export and event bodies. */
 export const TriageFields = z.object({
@@ -115,12 +117,13 @@ export const CreateNoteBody = z
   })
   .strict();
 
-export const ACTIVITY_FIELDS = ['stage', 'tags', 'assignee', 'folder', 'notes'] as const;
+export const ACTIVITY_FIELDS = ['stage', 'tags', 'assignee', 'folder', 'notes', 'rules'] as const;
 
 const ActivityValue = z
   .union([z.string(), z.array(z.string()), Member, z.null()])
   .describe(
-    'stage: its key; tags: the list; assignee: a member or null; folder: `inbox` or `spam`; notes: the note id.',
+    'stage: its key; tags: the list; assignee: a member or null; folder: `inbox` or `spam`; notes: the note id; ' +
+      'rules: the names of the rules that fired (from null).',
   );
 
 export const ActivityEntry = z.object({

@@ -54,7 +54,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
     ),
     worker(
       jobs.notificationEmail,
-      async (c: AppContext, data) => void (await sendNotification(c, data.submissionId)),
+      async (c: AppContext, data) => void (await sendNotification(c, data.submissionId, data.rule)),
       2,
     ),
     worker(

@@ -12,11 +12,11 @@ const FIELD_CHARS = 200;
  */
 export async function sendAssignmentNotice(
   ctx: AppContext,
-  job: { submissionId: string; assigneeId: string; byUserId: string },
+  job: { submissionId: string; assigneeId: string; byUserId: string | null },
 ): Promise<'sent' | 'skipped'> {
   const a = await findAssignment(ctx.db, job.submissionId, job.assigneeId, job.byUserId);
   if (!a || a.assignee_id !== job.assigneeId) return 'skipped';
-  const by = a.by_name || a.by_email || 'A teammate';
+  const by = job.byUserId === null ? "A rule of the form" : a.by_name || a.by_email || 'A teammate';
   const fields = Object.entries(a.payload)
     .slice(0, SHOWN_FIELDS)
     .map(([k, v]) => `  ${k}: ${valueText(v, FIELD_CHARS)}`);

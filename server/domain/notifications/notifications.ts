@@ -15,6 +15,7 @@ import {
   type SubmissionLinks,
 } from './email.ts';
 import { senderEmail } from '../spam/spam.ts';
+import { parseTemplate, renderText, templateContext } from '../templates/templates.ts';
 
 /** Notification e-mails to a form's confirmed addresses: instant per submission, or hourly/daily digests per form. */
 
@@ -73,15 +74,17 @@ async function sendToEach(
 export async function sendNotification(
   ctx: AppContext,
   submissionId: string,
+  rule?: RuleNotice,
   now = Date.now(),
 ): Promise<'sent' | 'skipped'> {
   const row = await queries.findForNotification(ctx.db, submissionId);
   if (!row) return 'skipped';
   const settings = storedSettings(row.settings);
   const wanted = row.status === 'processed' || (row.status === 'spam' && settings.notify_spam);
-  if (!wanted || settings.notification_mode !== 'instant') return 'skipped';
-  const to = await confirmedRecipients(ctx, row.team_id, row.notification_emails);
+  if (!rule && (!wanted || settings.notification_mode !== 'instant')) return 'skipped';
+  const to = await confirmedRecipients(ctx, row.team_id, rule ? rule.to : row.notification_emails);
   if (!to.length) return 'skipped';
+  if (rule?.subject) return sendRuleNotification(ctx, row, to, rule.subject, now);
   const controls = (row.metadata?.controls ?? {}) as Record<string, unknown>;
   const asked =
     typeof controls._subject === 'string' && controls._subject.trim()
@@ -98,6 +101,40 @@ export async function sendNotification(
     to,
     { subject, replyTo: replyToAddress(row.payload, controls) },
     (footer) => renderNotification(row, links, footer),
+  );
+  return 'sent';
+}
+
+/** A fired rule's `notify`: its addresses and its subject template, rendered for this submission. */
+type RuleNotice = { ruleId: string; to: string[]; subject: string | null };
+
+async function sendRuleNotification(
+  ctx: AppContext,
+  row: NotificationRow,
+  to: string[],
+  subjectTemplate: string,
+  now: number,
+): Promise<'sent'> {
+  const scope = templateContext({
+    payload: row.payload,
+    form: { id: row.form_id, name: row.form_name },
+    submission: {
+      id: row.id,
+      received_at: new Date(row.received_at).toISOString(),
+      category: row.category,
+      source: row.api_token_id ? 'api' : 'form',
+    },
+  });
+  // A subject is one line: a rendered newline would start the headers' end.
+  const rendered = renderText(parseTemplate(subjectTemplate), scope).replace(/[\r\n]+/g, ' ').trim().slice(0, 200);
+  const subject = `${row.status === 'spam' ? '[Spam] ' : ''}${rendered || `New submission to ${row.form_name}`}`;
+  const controls = (row.metadata?.controls ?? {}) as Record<string, unknown>;
+  await sendToEach(
+    ctx,
+    { id: row.form_id, name: row.form_name },
+    to,
+    { subject, replyTo: replyToAddress(row.payload, controls) },
+    (footer) => renderNotification(row, linksFor(ctx, row, now), footer),
   );
   return 'sent';
 }

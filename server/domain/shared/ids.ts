@@ -17,7 +17,8 @@ export type IdPrefix =
   | 'evt'
   | 'ins'
   | 'era'
-  | 'note';
+  | 'note'
+  | 'rule';
 
 /**
  * CSPRNG bytes from a pool refilled 4 KiB at a time: ulid's own source makes a crypto call per character,
@@ -53,6 +54,7 @@ const PATH_IDS: Record<string, [IdPrefix, string]> = {
   submission: ['subm', 'Submission'],
   file: ['file', 'File'],
   note: ['note', 'Note'],
+  rule: ['rule', 'Rule'],
   token: ['tok', 'Token'],
   webhook: ['wh', 'Webhook'],
   webhook_id: ['wh', 'Webhook'],

@@ -2,8 +2,12 @@ import type { AppContext } from '../../context.ts';
 import * as queries from '../../infra/db/queries/processing.ts';
 import * as submissionRows from '../../infra/db/queries/submissions.ts';
 import { recordFieldNames } from '../../infra/db/queries/forms.ts';
-import { autoresponseEmail, notificationEmail } from '../../infra/queue/definitions.ts';
-import { createSubmissionDeliveries } from '../delivery/fan-out.ts';
+import type { Tx } from '../../infra/db/database.ts';
+import type { ProcessingRow } from '../../infra/db/queries/processing.ts';
+import { assignmentEmail, autoresponseEmail, notificationEmail } from '../../infra/queue/definitions.ts';
+import { createRuleDeliveries, createSubmissionDeliveries } from '../delivery/fan-out.ts';
+import { runFormRules, type RulesRun } from '../rules/apply.ts';
+import { newId } from '../shared/ids.ts';
 import { storedSettings } from '../spam/stored-rules.ts';
 import { announceSubmissionEvent } from './stream.ts';
 import { senderEmail } from '../spam/spam.ts';
@@ -43,29 +47,74 @@ export async function processSubmission(
     provider: analysis.provider,
   };
 
+  // The form's rules, once per submission: on its first pass, or when a person marked it not spam (then no
+  // rule moves it back).
+  const event = spam ? 'submission.spam' : 'submission.created';
+  const runsRules = row.rules_applied === null || opts.trusted === true;
+  const subject = {
+    payload: row.payload,
+    category,
+    ai_score: analysis.score,
+    spam_reason: spam ? 'ai_moderation' : null,
+    referrer: row.metadata.referrer ?? null,
+    source: row.api_token_id ? ('api' as const) : ('form' as const),
+    status: spam ? ('spam' as const) : ('processed' as const),
+  };
+  const rules = runsRules ? await runFormRules(ctx.db, row, event, subject, settings.stages) : null;
+  const effects = rules?.effects;
+  const ruledSpam = !spam && !opts.trusted && effects?.spamReason != null;
+  const isSpam = spam || ruledSpam;
+
   return ctx.db.transaction(async (tx) => {
-    const autoresponds = settings.autoresponder.enabled;
+    const autoresponds = settings.autoresponder.enabled && !effects?.skipAutoresponder;
     const verdict = {
-      status: spam ? 'spam' : 'processed',
-      spamReason: spam ? 'ai_moderation' : null,
-      category,
+      status: isSpam ? 'spam' : 'processed',
+      spamReason: spam ? 'ai_moderation' : ruledSpam ? 'form_rule' : null,
+      category: isSpam ? 'spam' : category,
       moderation,
-      autoresponse: spam && autoresponds ? ({ skipped: 'spam' } as const) : null,
+      autoresponse: isSpam && autoresponds ? ({ skipped: 'spam' } as const) : null,
+      rulesApplied: rules ? rules.effects.applied : null,
+      triage: rules?.triage ?? {},
     } as const;
     if (!(await submissionRows.settleReceived(tx, submissionId, verdict))) return 'skipped' as const;
+    if (rules?.events.length) await recordRuleActivity(ctx, tx, row, rules);
     // Names its post could not learn at once (its form's row was held: submission-inserts.ts, LEARNING); the
     // read above says whether there are any, so most posts cost no statement here.
     if (row.unlearned) await recordFieldNames(tx, row.form_id, Object.keys(row.payload));
     tx.afterCommit(() => announceSubmissionEvent(ctx, row.form_id));
-    // Instant notifications (digest forms are told by the digest job); spam only when the form asks.
+    // Instant notifications (digest forms are told by the digest job); spam only when the form asks; a rule
+    // may skip them or send to its own addresses instead.
     const notify =
-      row.notification_emails.length > 0 && settings.notification_mode === 'instant' && (!spam || settings.notify_spam);
+      row.notification_emails.length > 0 &&
+      settings.notification_mode === 'instant' &&
+      (!isSpam || settings.notify_spam) &&
+      !effects?.skipNotifications &&
+      !effects?.replaceDefault;
     if (notify) await ctx.queue.send(notificationEmail, { submissionId }, { tx });
-    if (spam) return verdict.status;
+    for (const n of effects?.notify ?? []) await ctx.queue.send(notificationEmail, { submissionId, rule: n }, { tx });
+    if (isSpam) {
+      if (effects?.webhookIds.length) await createRuleDeliveries(ctx, tx, submissionId, row.form_id, effects.webhookIds);
+      return verdict.status;
+    }
     if (autoresponds) await ctx.queue.send(autoresponseEmail, { submissionId }, { tx });
-    await createSubmissionDeliveries(ctx, tx, submissionId, row.form_id);
+    await createSubmissionDeliveries(ctx, tx, submissionId, row.form_id, effects?.webhookIds ?? []);
     return verdict.status;
   });
+}
+
+/** The rules' activity on the submission (no actor: the form's rules made it), and a mail to a new assignee. */
+async function recordRuleActivity(ctx: AppContext, tx: Tx, row: ProcessingRow, rules: RulesRun): Promise<void> {
+  await submissionRows.insertTriageEvents(
+    tx,
+    { teamId: row.team_id, userId: null, tokenId: null },
+    rules.events.map((e) => ({ ...e, id: newId('evt') })),
+  );
+  if (rules.assigned)
+    await ctx.queue.send(
+      assignmentEmail,
+      { submissionId: row.id, assigneeId: rules.assigned.id, byUserId: null },
+      { tx },
+    );
 }
 
 /** A failed attempt leaves its reason on the submission (metadata.processing_error); the job is retried. */

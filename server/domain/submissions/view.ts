@@ -56,6 +56,7 @@ export async function submissionDetail(ctx: AppContext, r: SubmissionRow): Promi
     source: r.api_token_id ? 'api' : 'form',
     api_token_id: r.api_token_id,
     etag: submissionEtag(r),
+    rules_applied: r.rules_applied ?? [],
   };
 }
 

@@ -50,9 +50,16 @@ export const processSubmission: JobDefinition<
   },
 };
 
-export const notificationEmail: JobDefinition<{ submissionId: string }> = {
+/** `rule`: a fired rule's `notify`, to its own addresses with its subject template, whatever the form's mode. */
+export const notificationEmail: JobDefinition<{
+  submissionId: string;
+  rule?: { ruleId: string; to: string[]; subject: string | null } | undefined;
+}> = {
   name: 'notification-email',
-  payload: z.object({ submissionId: z.string() }),
+  payload: z.object({
+    submissionId: z.string(),
+    rule: z.object({ ruleId: z.string(), to: z.array(z.string()), subject: z.string().nullable() }).optional(),
+  }),
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 
@@ -239,9 +246,10 @@ export const formClosed: JobDefinition<{ formId: string; reason: 'limit_reached'
 };
 
 /** Tells a member that a submission was assigned to them (by someone else). */
-export const assignmentEmail: JobDefinition<{ submissionId: string; assigneeId: string; byUserId: string }> = {
+/** `byUserId` null: a rule of the form assigned it. */
+export const assignmentEmail: JobDefinition<{ submissionId: string; assigneeId: string; byUserId: string | null }> = {
   name: 'assignment-email',
-  payload: z.object({ submissionId: z.string(), assigneeId: z.string(), byUserId: z.string() }),
+  payload: z.object({ submissionId: z.string(), assigneeId: z.string(), byUserId: z.string().nullable() }),
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 

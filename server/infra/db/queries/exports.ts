@@ -151,6 +151,7 @@ export const TRIAGE_COLUMNS = {
   _tags: "csv_safe(nullif(array_to_string(s.tags, ', '), ''))",
   _stage: 's.stage',
   _assignee: `case when s.assignee_id is not null then csv_safe((select u.email from users u where u.id = s.assignee_id)) end`,
+  _rules: "csv_safe((select string_agg(r->>'name', ', ') from jsonb_array_elements(s.rules_applied) r))",
 };
 
 /** The assignee as the API shows it (`{ id, email, name }`, null when none), over `submissions s`. */
@@ -195,6 +196,6 @@ export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): st
     from submission_files f where f.submission_id = s.id)`);
   return `select json_build_object('id', s.id, 'received_at', ${META_COLUMNS.received_at}, 'status', s.status, 'spam_reason', s.spam_reason,
       'category', s.category, 'ai_moderation', s.ai_moderation, 'source', case when s.api_token_id is null then 'form' else 'api' end,
-      'tags', s.tags, 'stage', s.stage, 'assignee', ${ASSIGNEE_JSON}, 'payload', s.payload, 'files', coalesce(${files}, '[]'::json))::text
+      'tags', s.tags, 'stage', s.stage, 'assignee', ${ASSIGNEE_JSON}, 'rules_applied', coalesce(s.rules_applied, '[]'::jsonb), 'payload', s.payload, 'files', coalesce(${files}, '[]'::json))::text
     ${from}`;
 }

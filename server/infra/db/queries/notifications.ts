@@ -9,6 +9,7 @@ export type NotificationRow = {
   status: string;
   spam_reason: string | null;
   category: string | null;
+  api_token_id: string | null;
   payload: Record<string, unknown>;
   metadata: { controls?: Record<string, unknown> } | null;
   /** As Postgres prints it (timestamps are read as text). */
@@ -21,7 +22,7 @@ export type NotificationRow = {
   files: NotifiedFile[];
 };
 
-const COLUMNS = `s.id, s.status, s.spam_reason, s.category, s.payload, s.metadata, s.received_at, s.team_id, f.id as form_id, f.name as form_name,
+const COLUMNS = `s.id, s.status, s.spam_reason, s.category, s.api_token_id, s.payload, s.metadata, s.received_at, s.team_id, f.id as form_id, f.name as form_name,
   f.settings, f.notification_emails,
   (select coalesce(json_agg(json_build_object('id', x.id, 'filename', x.filename, 'size', x.size_bytes, 'content_type', x.content_type)
      order by x.created_at, x.id), '[]') from submission_files x where x.submission_id = s.id) as files`;
@@ -136,7 +137,7 @@ export async function findAssignment(
   sql: Sql,
   submissionId: string,
   assigneeId: string,
-  byUserId: string,
+  byUserId: string | null,
 ): Promise<AssignmentRow | undefined> {
   const { rows } = await sql.query<AssignmentRow>(
     `select s.id as submission_id, s.form_id, f.name as form_name, s.payload, s.received_at, s.assignee_id,

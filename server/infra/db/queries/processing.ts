@@ -1,4 +1,5 @@
 import type { Sql } from '../database.ts';
+import type { RuleRow } from './rules.ts';
 
 /**
  * What the process-submission job and the notification e-mail read. Their writes to the submission (the
@@ -7,21 +8,32 @@ import type { Sql } from '../database.ts';
 
 export type ProcessingRow = {
   id: string;
+  team_id: string;
   form_id: string;
   status: string;
   payload: Record<string, unknown>;
-  metadata: { controls?: Record<string, unknown> };
+  metadata: { controls?: Record<string, unknown>; referrer?: string | null };
+  api_token_id: string | null;
+  tags: string[];
+  stage: string;
+  assignee_id: string | null;
+  /** Set when the submission was processed before (it was marked not spam since). */
+  rules_applied: unknown[] | null;
   settings: unknown;
   notification_emails: string[];
   /** The team's plan includes AI. */
   ai: boolean;
   /** The payload has a name its form has not learned (its post could not learn it when accepted, or the form is at its limit). */
   unlearned: boolean;
+  /** The form's enabled rules, in order. */
+  rules: RuleRow[];
 };
 
 export async function findForProcessing(sql: Sql, submissionId: string): Promise<ProcessingRow | undefined> {
   const { rows } = await sql.query<ProcessingRow>(
-    `select s.id, s.form_id, s.status, s.payload, s.metadata, f.settings, f.notification_emails, p.ai,
+    `select s.id, s.team_id, s.form_id, s.status, s.payload, s.metadata, s.api_token_id, s.tags, s.stage, s.assignee_id, s.rules_applied, f.settings,
+            f.notification_emails, p.ai,
+            (select coalesce(json_agg(r order by r.position), '[]') from form_rules r where r.form_id = s.form_id and r.enabled) as rules,
             exists (select 1 from jsonb_object_keys(s.payload) k where not exists (select 1 from form_fields ff where ff.form_id = s.form_id and ff.name = k)) as unlearned
        from submissions s join forms f on f.id = s.form_id join teams t on t.id = s.team_id join plans p on p.id = t.plan_id
       where s.id = $1`,

@@ -47,6 +47,13 @@ export const COMMANDS: Record<string, [string, string]> = {
   createSubmissionNote: ['submissions', 'note'],
   deleteSubmissionNote: ['submissions', 'delete-note'],
   listSubmissionActivity: ['submissions', 'activity'],
+  listRules: ['rules', 'list'],
+  getRule: ['rules', 'get'],
+  createRule: ['rules', 'create'],
+  updateRule: ['rules', 'update'],
+  deleteRule: ['rules', 'delete'],
+  orderRules: ['rules', 'order'],
+  testRules: ['rules', 'test'],
   listWebhooks: ['webhooks', 'list'],
   getWebhook: ['webhooks', 'get'],
   createWebhook: ['webhooks', 'create'],
@@ -54,6 +61,7 @@ export const COMMANDS: Record<string, [string, string]> = {
   deleteWebhook: ['webhooks', 'delete'],
   replayWebhook: ['webhooks', 'replay'],
   testWebhook: ['webhooks', 'test'],
+  previewWebhook: ['webhooks', 'preview'],
   listDeliveries: ['deliveries', 'list'],
   replayDeliveryById: ['deliveries', 'replay'],
   replayDelivery: ['deliveries', 'resend'],
@@ -97,11 +105,22 @@ export const RESOURCES: Record<string, [string, string[]]> = {
       'intake submissions export --form frm_… --format csv -o all.csv',
     ],
   ],
+  rules: [
+    "A form's rules: what it does with each submission, chosen by its answers (docs/rules.md)",
+    [
+      `intake rules create --form frm_… --name "Sales to sales@" --when '{"all":[{"field":"department","op":"equals","value":"sales"}]}' --actions '[{"type":"notify","to":["sales@example.com"]}]'`,
+      'intake rules list --form frm_…',
+      `intake rules test --form frm_… --payload '{"department":"Sales"}'`,
+      'intake rules order --form frm_… --ids rule_b,rule_a',
+      'intake rules update rule_… --form frm_… --enabled false',
+    ],
+  ],
   webhooks: [
     "A form's webhooks, and bulk replay of their deliveries",
     [
       'intake webhooks create --form frm_… --label CRM --url https://crm.example.com/hook',
       'intake webhooks rotate-secret wh_… --form frm_…',
+      `intake webhooks preview wh_… --form frm_… --payload '{"email":"ada@example.com"}' --body-template '{"to":"{{ email }}"}'`,
       'intake webhooks replay wh_… --status dead --wait',
     ],
   ],
@@ -180,7 +199,16 @@ async function run(
     })();
     return print(await spinning('generating insights', done), Boolean(global.json));
   }
+  if (routeKey === 'previewWebhook' && !global.json) return printRequest(body as Preview);
   print(global.json ? body : humanBody(routeKey, body), Boolean(global.json));
+}
+
+type Preview = { headers: Record<string, string>; body: string };
+
+/** A previewed request as it would go out: its headers, a blank line, the body. */
+function printRequest(preview: Preview): void {
+  const headers = Object.entries(preview.headers).map(([name, value]) => `${name}: ${value}\n`);
+  process.stdout.write(`${headers.join('')}\n${preview.body}\n`);
 }
 
 /** The path parameter a group's commands act on, given positionally: `intake forms publish frm_…`. */

@@ -24,6 +24,9 @@ export const scopeParams = (names: string[], record?: string) => names.filter((n
 
 type Kind = 'string' | 'number' | 'boolean' | 'list' | 'json';
 
+const isScalar = (s: z.ZodTypeAny) =>
+  s instanceof z.ZodString || s instanceof z.ZodEnum || s instanceof z.ZodLiteral || s instanceof z.ZodNumber;
+
 function kindOf(s: z.ZodTypeAny): Kind {
   const inner = unwrapSchema(s);
   // A value or a list of them (a repeatable query such as `tag`): a list.
@@ -33,8 +36,8 @@ function kindOf(s: z.ZodTypeAny): Kind {
   }
   if (inner instanceof z.ZodNumber) return 'number';
   if (inner instanceof z.ZodBoolean) return 'boolean';
-  if (inner instanceof z.ZodArray && !(unwrapSchema(inner.element as z.ZodTypeAny) instanceof z.ZodObject))
-    return 'list';
+  // A list of scalars is a list option; a list of objects (rule actions, webhook filters) is JSON.
+  if (inner instanceof z.ZodArray) return isScalar(unwrapSchema(inner.element as z.ZodTypeAny)) ? 'list' : 'json';
   if (inner instanceof z.ZodString || inner instanceof z.ZodEnum || inner instanceof z.ZodLiteral) return 'string';
   return 'json';
 }

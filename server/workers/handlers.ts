@@ -11,6 +11,7 @@ import { sweepRetention } from '../domain/lifecycle/retention.ts';
 import { sendConfirmation } from '../domain/notifications/addresses.ts';
 import { sendDigests, sendNotification } from '../domain/notifications/notifications.ts';
 import { markFailed, processSubmission, recordProcessingError } from '../domain/submissions/processing.ts';
+import { runSpamRules } from '../domain/rules/spam-rules.ts';
 import { compactFolderCounts } from '../domain/submissions/submissions.ts';
 import { backfillUniqueKeys } from '../domain/submissions/unique-keys.ts';
 import { countVerdict } from '../infra/metrics/public-posts.ts';
@@ -101,6 +102,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
     ),
     worker(jobs.formClosed, async (c: AppContext, data) => void (await announceFormClosed(c, data)), 1),
     worker(jobs.assignmentEmail, async (c: AppContext, data) => void (await sendAssignmentNotice(c, data)), 1),
+    worker(jobs.spamRulesJob, async (c: AppContext, data) => void (await runSpamRules(c, data.submissionId)), 1),
     worker(
       jobs.generateInsights,
       async (c: AppContext, data) =>

@@ -154,9 +154,8 @@ describe('rules: the dry run', () => {
       { rule_id: sales.id, action: { type: 'tag', add: ['sales'] } },
       { rule_id: big.id, action: { type: 'tag', add: ['big'] } },
     ]);
-    const traced = Object.fromEntries(
-      (both.trace as Array<{ rule_id: string }>).map((r) => [r.rule_id, r]),
-    ) as Record<string, { fired: boolean; skipped: string | null; conditions: unknown[] }>;
+    type Traced = { rule_id: string; fired: boolean; skipped: string | null; conditions: unknown[] };
+    const traced = Object.fromEntries((both.trace as Traced[]).map((r) => [r.rule_id, r]));
     expect(traced[sales.id]!.conditions).toEqual([
       { field: 'department', op: 'equals', value: 'Sales', actual: 'SALES', holds: true },
     ]);

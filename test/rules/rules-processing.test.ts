@@ -6,6 +6,7 @@ import { startHttpsReceiver } from '../support/https-receiver.ts';
 import { postForm, startProcessingApp, waitForProcessing } from '../support/processing.ts';
 import { startSmtpTestServer } from '../support/smtp.ts';
 import { eventually, workerProcesses } from '../support/worker-process.ts';
+import { DEFAULT_HONEYPOT_FIELD as HONEYPOT } from '../../contract/public-endpoint.ts';
 
 // Rules as they run in processing, sent by a real `intake worker` (the process that trusts the receivers'
 // certificate): triage set, rules recorded, e-mail to the rule's addresses with a templated subject (real
@@ -158,5 +159,47 @@ describe('rules in processing', () => {
     expect(event).toMatchObject({ type: 'submission.created', submission_id: big });
     await new Promise((r) => setTimeout(r, 1500));
     expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('runs the rules on spam caught at the door, once, and notifies the form after them', async () => {
+    const receiver = await startHttpsReceiver();
+    afterAll(() => receiver.close());
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const form = await makePublishedForm(t, owner, {
+      notification_emails: ['spam-watch@example.com'],
+      settings: { notify_spam: true },
+    });
+    const hook = await t.http
+      .post(`/v1/forms/${form.id}/webhooks`)
+      .set(bearer(owner.token))
+      .send({ label: 'Spam log', url: `${receiver.localhostUrl}/spam`, events: [] });
+    expect(hook.status, hook.text).toBe(201);
+    const bots = await rule(owner, form.id, {
+      name: 'Bots',
+      on: 'submission.spam',
+      when: { all: [{ field: '@spam_reason', op: 'equals', value: 'honeypot_filled' }] },
+      actions: [{ type: 'tag', add: ['bot'] }, { type: 'webhook', webhook_id: hook.body.data.id }],
+    });
+    // A rule on clean submissions does not run on spam.
+    await rule(owner, form.id, { name: 'Everything clean', actions: [{ type: 'tag', add: ['clean'] }] });
+
+    const id = await postForm(t, form.endpoint, { email: 'bot@example.org', [HONEYPOT]: 'gotcha' });
+    await eventually(
+      async () => (await detail(owner, form.id, id)).rules_applied as unknown[],
+      (applied) => applied.length === 1,
+      20_000,
+    );
+    const got = await detail(owner, form.id, id);
+    expect(got).toMatchObject({ status: 'spam', spam_reason: 'honeypot_filled', tags: ['bot'] });
+    expect(got.rules_applied).toEqual([{ rule_id: bots, name: 'Bots', actions: ['tag', 'webhook'] }]);
+    const [req] = await receiver.waitFor(1, 20_000);
+    const event = new StandardWebhook(hook.body.secret).verify(req!.body, req!.headers as Record<string, string>);
+    expect(event).toMatchObject({ type: 'submission.spam', submission_id: id, spam_reason: 'honeypot_filled' });
+    await eventually(
+      async () => mailTo('spam-watch@example.com').length,
+      (n) => n >= 1,
+      20_000,
+    );
+    expect(mailTo('spam-watch@example.com')[0]!.subject).toMatch(/^\[Spam\]/);
   });
 });

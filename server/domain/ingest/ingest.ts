@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import * as forms from '../../infra/db/queries/forms.ts';
 import * as inserts from '../../infra/db/queries/submission-inserts.ts';
 import { teamStorageBytes } from '../../infra/db/queries/submissions.ts';
-import { deleteObjects, notificationEmail, processSubmission } from '../../infra/queue/definitions.ts';
+import { deleteObjects, notificationEmail, processSubmission, spamRulesJob } from '../../infra/queue/definitions.ts';
 import { limitSubject } from './client-address.ts';
 import { AppError, notFound, validationFailed } from '../shared/errors.ts';
 import { isOutage, serviceUnavailable } from '../shared/outages.ts';
@@ -51,6 +51,7 @@ function toPublicForm(r: forms.PublicFormRow): PublicForm {
     settings: formSettings(stored),
     captcha: stored.captcha,
     notifySpam: stored.notify_spam && stored.notification_mode === 'instant' && r.notification_count > 0,
+    spamRules: r.spam_rules,
     monthlyLimit: r.monthly_submissions,
     fileUploads: r.file_uploads,
     maxFileBytes: Number(r.max_file_bytes),
@@ -346,8 +347,10 @@ type NewSubmission = {
 /** Stores the submission with its job in one statement, so nothing acknowledged can be lost; wakes workers after commit. */
 async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Promise<{ id: string; replayed: boolean }> {
   const clean = s.spamReason === null;
-  // A clean post carries its processing job, shared with the batch; spam carries its own notification when asked.
-  const notifySpam = !clean && form.notifySpam;
+  // A clean post carries its processing job, shared with the batch; spam carries the job of the form's spam
+  // rules when it has any (which notifies after them), else its own notification when asked.
+  const spamRules = !clean && form.spamRules;
+  const notifySpam = !clean && !spamRules && form.notifySpam;
   const job: inserts.AcceptJob | null = clean
     ? {
         batchable: true,
@@ -357,9 +360,11 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
             ids.length === 1 ? { submissionId: ids[0]! } : { submissionIds: ids },
           ),
       }
-    : notifySpam
-      ? { batchable: false, insert: () => ctx.queue.embeddedInsert(notificationEmail, { submissionId: s.id }) }
-      : null;
+    : spamRules
+      ? { batchable: false, insert: () => ctx.queue.embeddedInsert(spamRulesJob, { submissionId: s.id }) }
+      : notifySpam
+        ? { batchable: false, insert: () => ctx.queue.embeddedInsert(notificationEmail, { submissionId: s.id }) }
+        : null;
   let filled: boolean;
   try {
     ({ filled } = await inserts.acceptSubmission(
@@ -402,6 +407,7 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
   }
   if (clean) ctx.queue.wake(processSubmission);
   if (notifySpam) ctx.queue.wake(notificationEmail);
+  if (spamRules) ctx.queue.wake(spamRulesJob);
   if (filled) await announceClosed(ctx, form.id);
   return { id: s.id, replayed: false };
 }

@@ -13,6 +13,8 @@ export type PublicForm = {
   captcha: StoredCaptcha | null;
   /** Spam is notified too (instant mode, with addresses). */
   notifySpam: boolean;
+  /** An enabled rule runs on spam: spam posts carry the job that runs the rules (and then notifies). */
+  spamRules: boolean;
   monthlyLimit: number | null;
   fileUploads: boolean;
   maxFileBytes: number;

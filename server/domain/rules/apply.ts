@@ -1,8 +1,11 @@
 import { MAX_TAGS, type Stage } from '../../../contract/triage.ts';
-import type { Sql } from '../../infra/db/database.ts';
+import type { AppContext } from '../../context.ts';
+import type { Sql, Tx } from '../../infra/db/database.ts';
 import { findMember } from '../../infra/db/queries/accounts.ts';
 import type { ProcessingRow } from '../../infra/db/queries/processing.ts';
-import type { TriageEvent, TriageSet } from '../../infra/db/queries/submissions.ts';
+import { insertTriageEvents, type TriageEvent, type TriageSet } from '../../infra/db/queries/submissions.ts';
+import { assignmentEmail } from '../../infra/queue/definitions.ts';
+import { newId } from '../shared/ids.ts';
 import { normalizeTags } from '../submissions/triage-rules.ts';
 import { planTriage, type TriagePlan } from '../submissions/triage.ts';
 import type { ConditionSubject } from './conditions.ts';
@@ -55,4 +58,15 @@ export async function runFormRules(
     run.assigned = plan.assigned;
   }
   return run;
+}
+
+/** The rules' activity on the submission (no actor: the form's rules made it), and a mail to a new assignee. */
+export async function recordRuleActivity(ctx: AppContext, tx: Tx, row: ProcessingRow, rules: RulesRun): Promise<void> {
+  await insertTriageEvents(
+    tx,
+    { teamId: row.team_id, userId: null, tokenId: null },
+    rules.events.map((e) => ({ ...e, id: newId('evt') })),
+  );
+  if (rules.assigned)
+    await ctx.queue.send(assignmentEmail, { submissionId: row.id, assigneeId: rules.assigned.id, byUserId: null }, { tx });
 }

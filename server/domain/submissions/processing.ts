@@ -2,12 +2,9 @@ import type { AppContext } from '../../context.ts';
 import * as queries from '../../infra/db/queries/processing.ts';
 import * as submissionRows from '../../infra/db/queries/submissions.ts';
 import { recordFieldNames } from '../../infra/db/queries/forms.ts';
-import type { Tx } from '../../infra/db/database.ts';
-import type { ProcessingRow } from '../../infra/db/queries/processing.ts';
-import { assignmentEmail, autoresponseEmail, notificationEmail } from '../../infra/queue/definitions.ts';
+import { autoresponseEmail, notificationEmail } from '../../infra/queue/definitions.ts';
 import { createRuleDeliveries, createSubmissionDeliveries } from '../delivery/fan-out.ts';
-import { runFormRules, type RulesRun } from '../rules/apply.ts';
-import { newId } from '../shared/ids.ts';
+import { recordRuleActivity, runFormRules } from '../rules/apply.ts';
 import { storedSettings } from '../spam/stored-rules.ts';
 import { announceSubmissionEvent } from './stream.ts';
 import { senderEmail } from '../spam/spam.ts';
@@ -100,21 +97,6 @@ export async function processSubmission(
     await createSubmissionDeliveries(ctx, tx, submissionId, row.form_id, effects?.webhookIds ?? []);
     return verdict.status;
   });
-}
-
-/** The rules' activity on the submission (no actor: the form's rules made it), and a mail to a new assignee. */
-async function recordRuleActivity(ctx: AppContext, tx: Tx, row: ProcessingRow, rules: RulesRun): Promise<void> {
-  await submissionRows.insertTriageEvents(
-    tx,
-    { teamId: row.team_id, userId: null, tokenId: null },
-    rules.events.map((e) => ({ ...e, id: newId('evt') })),
-  );
-  if (rules.assigned)
-    await ctx.queue.send(
-      assignmentEmail,
-      { submissionId: row.id, assigneeId: rules.assigned.id, byUserId: null },
-      { tx },
-    );
 }
 
 /** A failed attempt leaves its reason on the submission (metadata.processing_error); the job is retried. */

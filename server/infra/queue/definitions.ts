@@ -63,6 +63,13 @@ export const notificationEmail: JobDefinition<{
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 
+/** A post stored as spam at the door of a form whose rules run on spam: the rules, then its notification. */
+export const spamRulesJob: JobDefinition<{ submissionId: string }> = {
+  name: 'spam-rules',
+  payload: z.object({ submissionId: z.string() }),
+  queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+};
+
 /** The autoresponder's e-mail to the submitter of a clean submission (queued by processing). */
 export const autoresponseEmail: JobDefinition<{ submissionId: string }> = {
   name: 'autoresponse-email',
@@ -295,12 +302,15 @@ export const embeddableJobs = [
   { job: processSubmission as JobDefinition<unknown>, sample: { submissionId: 'subm_00000000000000000000000000' } },
   // Spam the form asks to be told about (notify_spam) carries its notification instead.
   { job: notificationEmail as JobDefinition<unknown>, sample: { submissionId: 'subm_00000000000000000000000000' } },
+  // Spam of a form whose rules run on spam carries the job that runs them.
+  { job: spamRulesJob as JobDefinition<unknown>, sample: { submissionId: 'subm_00000000000000000000000000' } },
 ];
 
 export const allJobs: JobDefinition<never>[] = [
   processSubmissionFailed,
   processSubmission,
   notificationEmail,
+  spamRulesJob,
   autoresponseEmail,
   confirmAddressEmail,
   eraseData,

@@ -263,9 +263,11 @@ export type PublicFormRow = {
   notification_count: number;
   /** The clean submissions it keeps, when it has a `max_submissions` (null otherwise). */
   kept: number | null;
+  /** An enabled rule of the form runs on spam. */
+  spam_rules: boolean;
 };
 
-const PUBLIC_FORM = `select f.id, f.team_id, f.settings, cardinality(f.notification_emails) as notification_count, p.monthly_submissions, p.file_uploads, p.max_file_bytes, p.storage_bytes,
+const PUBLIC_FORM = `select f.id, f.team_id, f.settings, f.spam_rules, cardinality(f.notification_emails) as notification_count, p.monthly_submissions, p.file_uploads, p.max_file_bytes, p.storage_bytes,
         case when f.settings->>'max_submissions' is null then null else ${KEPT_SUBMISSIONS('f.id')}::int end as kept
    from forms f join teams t on t.id = f.team_id join plans p on p.id = t.plan_id
   where f.id = $1 and f.status = 'published' and f.deleted_at is null`;

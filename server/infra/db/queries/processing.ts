@@ -11,6 +11,8 @@ export type ProcessingRow = {
   team_id: string;
   form_id: string;
   status: string;
+  spam_reason: string | null;
+  category: string | null;
   payload: Record<string, unknown>;
   metadata: { controls?: Record<string, unknown>; referrer?: string | null };
   api_token_id: string | null;
@@ -31,7 +33,7 @@ export type ProcessingRow = {
 
 export async function findForProcessing(sql: Sql, submissionId: string): Promise<ProcessingRow | undefined> {
   const { rows } = await sql.query<ProcessingRow>(
-    `select s.id, s.team_id, s.form_id, s.status, s.payload, s.metadata, s.api_token_id, s.tags, s.stage, s.assignee_id, s.rules_applied, f.settings,
+    `select s.id, s.team_id, s.form_id, s.status, s.spam_reason, s.category, s.payload, s.metadata, s.api_token_id, s.tags, s.stage, s.assignee_id, s.rules_applied, f.settings,
             f.notification_emails, p.ai,
             (select coalesce(json_agg(r order by r.position), '[]') from form_rules r where r.form_id = s.form_id and r.enabled) as rules,
             exists (select 1 from jsonb_object_keys(s.payload) k where not exists (select 1 from form_fields ff where ff.form_id = s.form_id and ff.name = k)) as unlearned

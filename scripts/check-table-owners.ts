@@ -37,6 +37,7 @@ export const OWNERS: Record<string, string> = {
   submission_files: 'submissions.ts',
   submission_events: 'submissions.ts',
   submission_notes: 'submission-notes.ts',
+  form_rules: 'rules.ts',
   idempotency_keys: 'submission-inserts.ts',
   submission_unique_keys: 'submission-inserts.ts',
   usage_counters: 'submission-inserts.ts',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { objectShape, unwrapSchema } from '../../contract/schema-shape.ts';
 import { makeTeam } from '../support/harness.ts';
-import { insertDelivery, insertForm, insertSubmission, insertWebhook } from '../support/team-records.ts';
+import { insertDelivery, insertForm, insertSubmission, insertWebhook, recordFactories } from '../support/team-records.ts';
 import {
   type Entry,
   callTool,
@@ -200,6 +200,50 @@ const idFieldCases: Record<string, () => Promise<void>> = {
     expect(res.status, res.text).toBe(400);
     const after = await rest('GET', `/v1/forms/${form}/submissions/${mine}`, { token: owner.token });
     expect((after.body!.data as { assignee: unknown }).assignee, "another team's user is not assigned").toBeNull();
+  },
+
+  'orderRules.body.ids': async () => {
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const other = await makeTeam(t, { plan: 'scale' });
+    const form = await insertForm(t, owner.teamId);
+    const ours = await recordFactories.rule(t, owner, { form });
+    const theirs = await recordFactories.rule(t, other, {});
+    const path = `/v1/forms/${form}/rules/order`;
+    expectError(
+      await rest('PUT', path, { token: owner.token, body: { ids: [theirs, ours] } }),
+      400,
+      'validation_failed',
+      "another team's rule in an order",
+    );
+    const { rows } = await t.ctx.db.query<{ form_id: string; position: number }>(
+      'select form_id, position from form_rules where id = $1',
+      [theirs],
+    );
+    expect(rows[0], "another team's rule untouched").toMatchObject({ position: 1 });
+    expect(rows[0]!.form_id).not.toBe(form);
+    expectNotRefused(await rest('PUT', path, { token: owner.token, body: { ids: [ours] } }), 'our own order');
+  },
+
+  'testRules.body.submission_id': async () => {
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const other = await makeTeam(t, { plan: 'scale' });
+    const form = await insertForm(t, owner.teamId);
+    const theirs = await insertSubmission(t, other.teamId, await insertForm(t, other.teamId));
+    const otherForm = await insertSubmission(t, owner.teamId, await insertForm(t, owner.teamId));
+    const path = `/v1/forms/${form}/rules/test`;
+    for (const [id, label] of [
+      [theirs, "another team's submission"],
+      [otherForm, "another form's submission"],
+    ] as const) {
+      const res = await rest('POST', path, { token: owner.token, body: { submission_id: id } });
+      expectError(res, 404, 'not_found', `dry run on ${label}`);
+      expect(res.text).not.toContain('payload');
+    }
+    const mine = await insertSubmission(t, owner.teamId, form);
+    expectNotRefused(
+      await rest('POST', path, { token: owner.token, body: { submission_id: mine } }),
+      'dry run on our submission',
+    );
   },
 
   'listDeliveries.query.submission_id': async () => {

@@ -353,6 +353,28 @@ describe('every tool, called successfully', () => {
     await ok('service.replay_delivery', { delivery_id: delivery });
     const job = (await ok('service.replay_webhook', { webhook_id: webhook, status: 'dead' })).job_id as string;
     await same('get_job', { job_id: job }, `/v1/jobs/${job}`);
+    const preview = await ok('preview_webhook', {
+      form,
+      webhook,
+      submission_id: submission,
+      body_template: '{"email":"{{ email }}"}',
+    });
+    expect(preview).toEqual({
+      content_type: 'application/json',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email":"ada@example.com"}',
+    });
+    const vip = { all: [{ field: 'email', op: 'ends_with', value: '@example.com' }] };
+    const rule = (await ok('create_rule', { form, name: 'VIP', when: vip, actions: [{ type: 'tag', add: ['vip'] }] }))
+      .data.id as string;
+    const crm = (await ok('create_rule', { form, name: 'CRM', actions: [{ type: 'webhook', webhook_id: webhook }] }))
+      .data.id as string;
+    await ok('update_rule', { form, rule, stop: true });
+    await same('get_rule', { form, rule }, `/v1/forms/${form}/rules/${rule}`);
+    await ok('order_rules', { form, ids: [crm, rule] });
+    await same('list_rules', { form }, `/v1/forms/${form}/rules`);
+    expect((await ok('test_rules', { form, submission_id: submission })).data.fired).toEqual([crm, rule]);
+    await ok('delete_rule', { form, rule: crm });
     // Nothing listens on port 9: the test call answers the failed attempt, recorded in the log.
     expect((await ok('test_webhook', { form, webhook })).data).toMatchObject({
       event: 'webhook.test',

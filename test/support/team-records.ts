@@ -102,6 +102,15 @@ export const recordFactories: Record<string, RecordFactory> = {
     );
     return id;
   },
+  rule: async (t, member, made) => {
+    const id = newId('rule');
+    await t.ctx.db.query(
+      `insert into form_rules (id, team_id, form_id, position, name, enabled, on_event, "when", actions, stop, fallback)
+       values ($1, $2, $3, 1, 'Rule', true, 'submission.created', '{"all":[]}', '[{"type":"tag","add":["x"]}]', false, false)`,
+      [id, member.teamId, made.form ?? (await insertForm(t, member.teamId))],
+    );
+    return id;
+  },
   webhook: async (t, member, made) =>
     insertWebhook(t, member.teamId, made.form ?? (await insertForm(t, member.teamId))),
   webhook_id: async (t, member) => insertWebhook(t, member.teamId, await insertForm(t, member.teamId)),

@@ -3,6 +3,7 @@ import { MAX_RULES, type CreateRuleBody, type RuleAction, type UpdateRuleBody } 
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../infra/db/database.ts';
 import * as queries from '../../infra/db/queries/rules.ts';
+import { recordSpamRules } from '../../infra/db/queries/forms.ts';
 import { findWebhook } from '../../infra/db/queries/webhooks.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { requireForm, requireFormSettings } from '../forms/live-form.ts';
@@ -113,7 +114,7 @@ export async function createRule(ctx: AppContext, caller: Caller, formId: string
       stop: input.stop,
       fallback: input.fallback,
     });
-    await queries.recordSpamRules(tx, formId);
+    await recordSpamRules(tx, formId);
     await confirmAddresses(ctx, tx, caller, formId, input.actions);
     return created;
   });
@@ -135,7 +136,7 @@ export async function updateRule(ctx: AppContext, caller: Caller, formId: string
       stop: input.stop ?? current.stop,
       fallback: input.fallback ?? current.fallback,
     });
-    await queries.recordSpamRules(tx, formId);
+    await recordSpamRules(tx, formId);
     if (input.actions) await confirmAddresses(ctx, tx, caller, formId, input.actions);
     return updated;
   });
@@ -148,7 +149,7 @@ export async function deleteRule(ctx: AppContext, caller: Caller, formId: string
     await queries.lockFormRules(tx, formId);
     await requireRule(tx, formId, id);
     await queries.deleteRule(tx, formId, id);
-    await queries.recordSpamRules(tx, formId);
+    await recordSpamRules(tx, formId);
   });
 }
 

@@ -362,3 +362,12 @@ export async function foldCounterDay(tx: Sql, d: CounterDay): Promise<void> {
     key,
   );
 }
+
+/** Records on the form whether any of its enabled rules runs on spam (read by the public endpoint). */
+export async function recordSpamRules(sql: Sql, formId: string): Promise<void> {
+  await sql.query(
+    `with s as (select exists (select 1 from form_rules where form_id = $1 and enabled and on_event = 'submission.spam') as on_spam)
+     update forms f set spam_rules = s.on_spam from s where f.id = $1 and f.spam_rules <> s.on_spam`,
+    [formId],
+  );
+}

@@ -1,6 +1,6 @@
 import type { Sql } from '../database.ts';
 
-/** The owner of `form_rules`, and of `forms.spam_rules` (whether any enabled rule runs on spam). */
+/** The owner of `form_rules`. */
 
 export type RuleRow = {
   id: string;
@@ -101,14 +101,5 @@ export async function orderRules(sql: Sql, formId: string, ids: string[]): Promi
        from unnest($2::text[]) with ordinality as o(id, n)
       where r.form_id = $1 and r.id = o.id and r.position <> o.n`,
     [formId, ids],
-  );
-}
-
-/** Records on the form whether any of its enabled rules runs on spam (read by the public endpoint). */
-export async function recordSpamRules(sql: Sql, formId: string): Promise<void> {
-  await sql.query(
-    `with s as (select exists (select 1 from form_rules where form_id = $1 and enabled and on_event = 'submission.spam') as on_spam)
-     update forms f set spam_rules = s.on_spam from s where f.id = $1 and f.spam_rules <> s.on_spam`,
-    [formId],
   );
 }

@@ -111,8 +111,8 @@ describe('the CSV export of a form past the limit', () => {
     expect(res.status).toBe(200);
     const [header, ...rows] = res.text.trim().split('\n');
     const columns = header!.split(',');
-    expect(columns).toHaveLength(5 + 500 + 2 + 3);
-    expect(columns.slice(-5)).toEqual(['_other', '_files', '_tags', '_stage', '_assignee']);
+    expect(columns).toHaveLength(5 + 500 + 2 + 4);
+    expect(columns.slice(-6)).toEqual(['_other', '_files', '_tags', '_stage', '_assignee', '_rules']);
     expect(rows).toHaveLength(9);
     // The last post learned nothing: all its fields are in _other, as JSON.
     const last = rows.find((r) => r.includes('p8_0'))!;

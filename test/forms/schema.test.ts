@@ -302,10 +302,10 @@ describe('the CSV export of a form with a schema', () => {
     expect(res.status).toBe(200);
     const [header, first, second] = res.text.trim().split('\n');
     expect(header).toBe(
-      'id,received_at,status,category,score,E-mail,How many,message,extra,_files,_tags,_stage,_assignee',
+      'id,received_at,status,category,score,E-mail,How many,message,extra,_files,_tags,_stage,_assignee,_rules',
     );
-    expect(first!.split(',').slice(5)).toEqual(['a@example.com', '', 'first', 'e', '', '', 'new', '']);
-    expect(second!.split(',').slice(5)).toEqual(['b@example.com', '3', 'second', '', '', '', 'new', '']);
+    expect(first!.split(',').slice(5)).toEqual(['a@example.com', '', 'first', 'e', '', '', 'new', '', '']);
+    expect(second!.split(',').slice(5)).toEqual(['b@example.com', '3', 'second', '', '', '', 'new', '', '']);
   });
 });
 

@@ -35,6 +35,7 @@ const HEADER = [
   '_tags',
   '_stage',
   '_assignee',
+  '_rules',
 ];
 const FILE_EVERY = 20_000;
 const BATCH = 10_000;

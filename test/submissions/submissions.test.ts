@@ -382,13 +382,13 @@ describe('GET …/submissions/export', () => {
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="frm_.*\.csv"$/);
     const lines = (res.body as string).trimEnd().split('\n');
     expect(lines[0]).toBe(
-      'id,received_at,status,category,score,name,formula,quote,multi,extra,_files,_tags,_stage,_assignee',
+      'id,received_at,status,category,score,name,formula,quote,multi,extra,_files,_tags,_stage,_assignee,_rules',
     );
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain(`,Ada,"'=HYPERLINK(""x"")","say ""hi"", ok",a; b,,`);
     expect(lines[2]).toContain(`,'@Bob,,,,'-1+1,http://intake.test/d/file_`);
-    expect(lines[2]).toMatch(/,,new,$/);
-    const link = new URL(lines[2]!.split(',').at(-4)!);
+    expect(lines[2]).toMatch(/,,new,,$/);
+    const link = new URL(lines[2]!.split(',').at(-5)!);
     const follow = await t.http.get(link.pathname + link.search);
     expect(follow.status).toBe(302);
     expect((await fetch(follow.headers.location!)).status).toBe(200);

@@ -233,7 +233,7 @@ describe('exports', () => {
     expect(csv.status, csv.text).toBe(200);
     expect(csv.text).not.toContain('private remark');
     const [header, ...rows] = parseCsv(csv.text.trimEnd());
-    for (const column of ['_tags', '_stage', '_assignee']) expect(header).toContain(column);
+    for (const column of ['_tags', '_stage', '_assignee', '_rules']) expect(header).toContain(column);
     const row = (id: string) => {
       const r = rows.find((cells) => cells[0] === id)!;
       return Object.fromEntries(header!.map((h, i) => [h, r[i]]));

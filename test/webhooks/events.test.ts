@@ -208,7 +208,7 @@ describe('webhook events and filters', { timeout: 60_000 }, () => {
     const base = `/v1/forms/${h.formId}/webhooks`;
     const eleven = Array.from({ length: FILTER_CONDITIONS + 1 }, (_, i) => ({ field: `f${i}`, op: 'exists' }));
     const bad: Array<[Record<string, unknown>, string]> = [
-      [{ filter: [{ field: 'topic', op: 'matches', value: 'x' }] }, 'filter'],
+      [{ filter: [{ field: 'topic', op: 'like', value: 'x' }] }, 'filter'],
       [{ filter: eleven }, 'filter'],
       [{ filter: [{ field: 'topic', op: 'equals' }] }, 'filter'],
       [{ events: ['submission.deleted'] }, 'events'],

@@ -84,7 +84,7 @@ describe('webhooks API', () => {
       [{ provider: 'teams', config: { title: 'x' } }, 'config'],
       [{ provider: 'webhook', config: { secret: 'mine' } }, 'config'],
       [{ events: ['submission.deleted'] }, 'events'],
-      [{ events: [] }, 'events'],
+      [{ events: 'submission.created' }, 'events'],
       [{ url: 'http://93.184.215.14/hook' }, 'url'],
       [{ url: 'ftp://93.184.215.14/hook' }, 'url'],
       [{ url: 'https://user:pass@93.184.215.14/hook' }, 'url'],

@@ -19,6 +19,8 @@ import { contract, type Contract } from '../contract/index.ts';
 import type { ErrorCode } from '../contract/errors.ts';
 import type * as forms from '../contract/forms.ts';
 import type * as features from '../contract/form-features.ts';
+import type * as rules from '../contract/rules.ts';
+import type * as conditions from '../contract/conditions.ts';
 import { backoffMs, retryAfterMs, sleep } from './backoff.ts';
 import { listenTo, type ListenEvent, type ListenOptions } from './listen.ts';
 import type * as admission from '../contract/form-admission.ts';
@@ -97,6 +99,16 @@ export type Note = z.infer<typeof triage.Note>;
 export type ActivityEntry = z.infer<typeof triage.ActivityEntry>;
 export type CreateNoteBody = z.input<typeof triage.CreateNoteBody>;
 export type TriageChanges = z.infer<typeof triage.TriageChanges>;
+export type Rule = z.infer<typeof rules.Rule>;
+export type RuleAction = z.infer<typeof rules.RuleAction>;
+export type RuleWhen = z.infer<typeof rules.RuleWhen>;
+export type RuleApplied = z.infer<typeof rules.RuleApplied>;
+export type Condition = z.infer<typeof conditions.Condition>;
+export type CreateRuleBody = z.input<typeof rules.CreateRuleBody>;
+export type UpdateRuleBody = z.input<typeof rules.UpdateRuleBody>;
+export type TestRulesBody = z.input<typeof rules.TestRulesBody>;
+/** The dry run's answer: the rules that fire, their actions, a trace of every condition. */
+export type TestRulesResult = z.infer<typeof rules.TestRulesResult>;
 /** The `submission.updated` webhook body. */
 export type SubmissionUpdatedEvent = z.infer<typeof SubmissionUpdatedEventSchema>;
 export type WebhookProvider = z.infer<typeof Provider>;

@@ -47,7 +47,12 @@ import type {
 import type { Job } from './openapi-types.ts';
 
 export { contract, type Contract };
-export { verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from './webhooks.ts';
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type WebhookEventBody,
+  type WebhookVerificationReason,
+} from './webhooks.ts';
 export {
   parseEventStream,
   type ListenEvent,

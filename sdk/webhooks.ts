@@ -1,4 +1,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { z } from 'zod';
+import type { WEBHOOK_EVENT_BODIES } from '../contract/events.ts';
+
+type Bodies = typeof WEBHOOK_EVENT_BODIES;
+/**
+ * A webhook body as Intake sends it (provider `webhook`, `zapier`, `make`, no `body_template`), one type per
+ * event: narrow it by `type` (`submission.updated` has `changes`, `submission.spam` has `spam_reason`). The same
+ * schemas as the `webhooks` section of openapi.json.
+ */
+export type WebhookEventBody = { [K in keyof Bodies]: z.infer<Bodies[K]> }[keyof Bodies];
 
 /** Why `verifyWebhook` refused a request. */
 export type WebhookVerificationReason = 'missing_headers' | 'timestamp_out_of_tolerance' | 'invalid_signature';
@@ -34,7 +44,8 @@ function hmac(key: Buffer, prefix: string, body: Uint8Array): Buffer {
 }
 
 /**
- * Verifies a webhook request from Intake and returns its parsed JSON body.
+ * Verifies a webhook request from Intake and returns its parsed JSON body, typed as the event union
+ * (`WebhookEventBody`; a webhook with a JSON `body_template` names its own shape as `T`).
  *
  * Accepts Intake's headers (`X-Service-Timestamp`, `X-Service-Signature: v1=<hex>`) or the Standard Webhooks
  * ones (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`), names in any case. During a
@@ -46,12 +57,12 @@ function hmac(key: Buffer, prefix: string, body: Uint8Array): Buffer {
  * A secret that encodes no key bytes, or a `toleranceSeconds` that is not a finite number >= 0, is a
  * configuration error, not a bad request: it throws a `TypeError` or `RangeError`.
  */
-export function verifyWebhook(
+export function verifyWebhook<T = WebhookEventBody>(
   secret: string | string[],
   headers: HeaderBag,
   rawBody: string | Uint8Array,
   opts: { toleranceSeconds?: number; now?: number } = {},
-): unknown {
+): T {
   // Anyone can sign with an empty key, so such a secret would make every forged request genuine.
   const keys = (typeof secret === 'string' ? [secret] : secret).map((s) => {
     const key = keyOf(s);
@@ -110,5 +121,5 @@ export function verifyWebhook(
   if (!ok)
     throw new WebhookVerificationError('invalid_signature', 'No webhook signature matches the body and the secret.');
 
-  return JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as unknown;
+  return JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as T;
 }

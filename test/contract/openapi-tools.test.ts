@@ -131,6 +131,7 @@ describe('generated types', () => {
           'node',
           'sdk/openapi-types.ts',
           'test/support/sdk-named-types.ts',
+          'test/support/sdk-webhook-types.ts',
         ],
         { cwd: ROOT, encoding: 'utf8' },
       );

@@ -22,9 +22,13 @@ const Email = text(z.string().email().max(320));
 export const NotifyAction = z
   .object({
     type: z.literal('notify'),
-    to: z.array(Email).min(1).max(MAX_NOTIFY_ADDRESSES).describe(
-      `1–${MAX_NOTIFY_ADDRESSES} addresses sent the notification e-mail (confirmed like the form's own when the team confirms addresses).`,
-    ),
+    to: z
+      .array(Email)
+      .min(1)
+      .max(MAX_NOTIFY_ADDRESSES)
+      .describe(
+        `1–${MAX_NOTIFY_ADDRESSES} addresses sent the notification e-mail (confirmed like the form's own when the team confirms addresses).`,
+      ),
     subject: text(z.string().min(1).max(MAX_SUBJECT_TEMPLATE))
       .optional()
       .describe('A template for the subject (`{{ field }}`, `{{ form.name }}`, filters); default: the usual subject.'),
@@ -156,7 +160,7 @@ export const OrderRulesBody = z
     ids: z
       .array(z.string().max(64))
       .max(MAX_RULES)
-      .describe("Every rule of the form, once each, in the order they are to run."),
+      .describe('Every rule of the form, once each, in the order they are to run.'),
   })
   .strict();
 

@@ -11,6 +11,7 @@ import {
   text,
   Timestamp,
 } from './common.ts';
+import { CONDITION_FIELDS_DESCRIPTION, CONDITION_OPS, CONDITION_SEMANTICS, conditionSchema } from './conditions.ts';
 import { COSTS } from './costs.ts';
 
 const c = initContract();
@@ -37,7 +38,8 @@ export const WebhookEvent = z
 /** What a delivery carries: an event a webhook subscribes to, or `webhook.test` (the test call). */
 export const DELIVERY_EVENTS = [...EVENTS, 'webhook.test'] as const;
 
-export const FILTER_OPS = ['equals', 'not_equals', 'contains', 'exists'] as const;
+/** A filter's ops: the whole condition grammar (contract/conditions.ts), as per-form rules have it. */
+export const FILTER_OPS = CONDITION_OPS;
 /** A webhook takes at most this many test calls a minute (counted in Postgres, across every API process). */
 export const TEST_CALLS_PER_MINUTE = 6;
 
@@ -59,30 +61,21 @@ const MaxPerSecond = z
 /** A webhook's filter holds at most this many conditions. */
 export const FILTER_CONDITIONS = 10;
 
-export const WebhookFilterCondition = z
-  .object({
-    field: text(z.string().min(1).max(200)).describe(
-      "A payload field name, or `category` / `status` (the submission's own).",
-    ),
-    op: z.enum(FILTER_OPS),
-    value: text(z.string().max(1000))
-      .optional()
-      .describe('Compared as text, case-insensitive; required except with `exists`.'),
-  })
-  .strict()
-  .refine((c) => c.op === 'exists' || c.value !== undefined, {
-    message: 'A value is required with this op.',
-    path: ['value'],
-  });
+/** The condition grammar of rules; `category` and `status` keep naming the submission's own, as they always did. */
+export const WebhookFilterCondition = conditionSchema(
+  `A payload field name, or one of ${CONDITION_FIELDS_DESCRIPTION}; \`category\` (the same as \`@category\`) and ` +
+    "`status` (`processed` or `spam`) also name the submission's own.",
+).describe(`One condition of a webhook filter. ${CONDITION_SEMANTICS}`);
 
 export const WebhookFilter = z
   .array(WebhookFilterCondition)
   .max(FILTER_CONDITIONS)
   .describe(
     `Conditions that must all hold for a submission event to be delivered (at most ${FILTER_CONDITIONS}); empty: every submission. ` +
-      '`equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); ' +
-      '`exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to ' +
-      '`ai-insights.regenerated` nor `form.closed`.',
+      'The condition grammar of per-form rules: text ops compare case-insensitively (a list field: any of its items; ' +
+      '`not_equals`, `not_contains`, `not_in`: none of them), `gt` / `gte` / `lt` / `lte` compare numbers, `in` / `not_in` ' +
+      'take a list, `matches` an RE2 pattern, `exists` / `not_exists` no value. A submission that does not match creates ' +
+      'no delivery. Not applied to `ai-insights.regenerated` nor `form.closed`.',
   );
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead'] as const;
@@ -122,6 +115,56 @@ const Config = z
       'teams, zapier, make, webhook: none. Unknown keys are refused.',
   );
 
+/** How a webhook's `body_template` is read and what its deliveries are sent as. */
+export const CONTENT_TYPES = ['json', 'form', 'text'] as const;
+/** A body template holds at most this many characters. */
+export const BODY_TEMPLATE_MAX_CHARS = 10_000;
+/** A webhook has at most this many extra headers, each value at most HEADER_VALUE_MAX_CHARS characters. */
+export const EXTRA_HEADERS_MAX = 10;
+export const HEADER_VALUE_MAX_CHARS = 1000;
+/** Header names a webhook's extra headers may not use (case-insensitive): the service sets them, or HTTP does. */
+export const REFUSED_HEADERS = [
+  'host',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+  'user-agent',
+] as const;
+/** …nor names starting with these (the signature headers, Standard Webhooks' reserved names, proxies'). */
+export const REFUSED_HEADER_PREFIXES = ['webhook-', 'x-service-', 'proxy-'] as const;
+
+const BodyTemplate = text(z.string().min(1).max(BODY_TEMPLATE_MAX_CHARS)).describe(
+  `A Liquid template of the body of submission events (\`submission.created\`, \`submission.spam\`, \`submission.updated\`), ` +
+    `at most ${BODY_TEMPLATE_MAX_CHARS.toLocaleString('en')} characters; provider \`webhook\` only. Only \`{{ … }}\` placeholders ` +
+    '(no `{% … %}` tag) with the filters `default`, `lower`, `upper`, `truncate`, `json` and `join`. They read each payload ' +
+    'field (`{{ email }}`, `{{ ["first name"] }}`, also `{{ fields.email }}`), `form.id`, `form.name`, `submission.id`, ' +
+    '`submission.received_at`, `submission.category`, `submission.source`, `submission.event`, `submission.tags`, ' +
+    '`submission.stage`, `submission.referrer`, `submission.spam_reason`. With `content_type` `json` it is a JSON object whose ' +
+    "string values are templates (a string that is exactly one placeholder keeps the value's JSON type); `form`: a JSON " +
+    'object of field → template, sent urlencoded; `text`: a text template. Null: the default event JSON. Test calls, ' +
+    '`form.closed` and `ai-insights.regenerated` always send the default body.',
+);
+const ContentType = z
+  .enum(CONTENT_TYPES)
+  .describe(
+    'How `body_template` is read and sent: `json` (application/json, the default), `form` ' +
+      '(application/x-www-form-urlencoded) or `text` (text/plain; charset=utf-8). Without a template the default JSON is sent.',
+  );
+const ExtraHeaders = z
+  .record(text(z.string().max(HEADER_VALUE_MAX_CHARS)))
+  .describe(
+    `Extra request headers sent with every delivery and test call (at most ${EXTRA_HEADERS_MAX}; provider \`webhook\` only), ` +
+      `e.g. \`{"Authorization": "Bearer …"}\`. Names are HTTP tokens; values at most ${HEADER_VALUE_MAX_CHARS.toLocaleString('en')} ` +
+      `visible ASCII characters, no line breaks. Refused names (any case): ${REFUSED_HEADERS.join(', ')}, and names starting ` +
+      `with ${REFUSED_HEADER_PREFIXES.join(', ')}. Values are stored as given and shown to whoever can read the webhook.`,
+  );
+
 export const Webhook = z.object({
   id: z.string().describe('Prefix `wh_`.'),
   form_id: z.string(),
@@ -139,6 +182,9 @@ export const Webhook = z.object({
   events: z.array(WebhookEvent),
   filter: WebhookFilter,
   max_per_second: MaxPerSecond.nullable(),
+  body_template: BodyTemplate.nullable(),
+  content_type: ContentType,
+  headers: ExtraHeaders,
   secret_last4: z.string().describe('Last four characters of the signing secret.'),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -150,9 +196,10 @@ export const Webhook = z.object({
 
 const Events = z
   .array(WebhookEvent)
-  .min(1)
   .max(EVENTS.length)
-  .describe('Events delivered; default `["submission.created"]`.');
+  .describe(
+    'Events delivered; default `["submission.created"]`. `[]`: only the submissions a rule sends to it (a `webhook` action).',
+  );
 
 export const CreateWebhookBody = z
   .object({
@@ -163,6 +210,9 @@ export const CreateWebhookBody = z
     events: Events.default(['submission.created']),
     filter: WebhookFilter.optional().describe('Default: none (every submission).'),
     max_per_second: MaxPerSecond.nullable().optional(),
+    body_template: BodyTemplate.nullable().optional().describe('Default: none (the default event JSON).'),
+    content_type: ContentType.optional().describe('Default: `json`.'),
+    headers: ExtraHeaders.optional().describe('Default: none.'),
     active: z.boolean().default(true),
   })
   .strict();
@@ -176,6 +226,11 @@ export const UpdateWebhookBody = z
     events: Events.optional(),
     filter: WebhookFilter.optional().describe('Replaces the filter; `[]` removes it.'),
     max_per_second: MaxPerSecond.nullable().optional().describe("Replaces the pace; null: the provider's default."),
+    body_template: BodyTemplate.nullable()
+      .optional()
+      .describe('Replaces the template; null: the default event JSON again.'),
+    content_type: ContentType.optional(),
+    headers: ExtraHeaders.optional().describe('Replaces the extra headers; `{}` removes them.'),
     active: z.boolean().optional().describe('`true` reactivates a webhook the service deactivated.'),
     rotate_secret: z
       .boolean()
@@ -200,16 +255,26 @@ export const Delivery = z.object({
   duration_ms: z.number().int().nullable().describe('Duration of the last attempt.'),
   submission_id: z.string().nullable(),
   request_body: z
-    .record(z.unknown())
+    .union([z.record(z.unknown()), z.string()])
     .nullable()
-    .describe('The JSON body sent (the same bytes on every attempt and replay); null once its submission was deleted.'),
+    .describe(
+      'The body sent (the same bytes on every attempt and replay): the JSON, parsed; a templated `form` or `text` body as ' +
+        'the text sent. Null once its submission was deleted, or when its body template could not be rendered.',
+    ),
+  content_type: z
+    .string()
+    .describe(
+      "The media type the body was sent as: application/json, or a templated body's application/x-www-form-urlencoded " +
+        'or text/plain; charset=utf-8.',
+    ),
   response_body: z.string().nullable().describe('First 4 KB of the last answer.'),
   error: z
     .string()
     .nullable()
     .describe(
       'Why the last attempt failed without a usable answer: timeout, dns_error, tls_error, connection_refused, connection_reset, ' +
-        "blocked_address, network_error; or webhook_inactive when its retries were stopped (a deleted webhook's continue).",
+        "blocked_address, network_error; or webhook_inactive when its retries were stopped (a deleted webhook's continue); " +
+        'or `template_error: <why>` when the body template could not be rendered (nothing was sent; the delivery is dead).',
     ),
   delivered_at: Timestamp.nullable(),
   next_attempt_at: Timestamp.nullable().describe('When the next attempt is due; null when none is.'),
@@ -240,6 +305,37 @@ export const ReplayWebhookBody = z
     until: Instant.optional().describe('Only deliveries created before this time.'),
   })
   .strict();
+
+export const PreviewWebhookBody = z
+  .object({
+    submission_id: text(z.string().max(64))
+      .optional()
+      .describe(
+        'A submission of the form: the body its `submission.created` (or, if it is spam, `submission.spam`) would send.',
+      ),
+    payload: z
+      .record(z.unknown())
+      .optional()
+      .describe('Fields of a made-up submission (nothing is stored), as a website would post them.'),
+    body_template: BodyTemplate.nullable()
+      .optional()
+      .describe("Preview this template instead of the webhook's (null: the default body)."),
+    content_type: ContentType.optional().describe("Preview with this content type instead of the webhook's."),
+    headers: ExtraHeaders.optional().describe("Preview these extra headers instead of the webhook's."),
+  })
+  .strict()
+  .describe('Exactly one of `submission_id` and `payload`; the other fields preview changes not saved yet.');
+
+export const WebhookPreview = z.object({
+  content_type: z.string().describe('The media type of the body.'),
+  headers: z
+    .record(z.string())
+    .describe(
+      'The headers of the request besides those made when it is sent (the signature headers, User-Agent): ' +
+        '`content-type` and the extra headers.',
+    ),
+  body: z.string().describe('The body, exactly as it would be sent.'),
+});
 
 const FormParams = z.object({ form: z.string().describe('Form id (`frm_…`).') });
 const WebhookParams = FormParams.extend({ webhook: z.string().describe('Webhook id (`wh_…`).') });
@@ -315,6 +411,20 @@ export const webhooksContract = c.router({
     body: c.noBody(),
     responses: { 200: z.object({ data: Delivery }), ...authErrors, ...rateLimitErrors },
     metadata: { ability: 'webhooks:write', cost: COSTS.meteredRow },
+  },
+  previewWebhook: {
+    method: 'POST',
+    path: '/v1/forms/:form/webhooks/:webhook/preview',
+    summary: 'Render the request a submission event would send to a webhook, without sending or storing anything',
+    description:
+      'Renders the `submission.created` request of one submission of the form (`submission_id`) or of a made-up one ' +
+      "(`payload`) with the webhook's body template, content type and extra headers — or with the `body_template`, " +
+      '`content_type` and `headers` given here, to try changes before saving them (checked as a save would: a template that ' +
+      'does not parse or a refused header is a 400 naming the field). Nothing is sent, stored or changed.',
+    pathParams: WebhookParams,
+    body: PreviewWebhookBody,
+    responses: { 200: WebhookPreview, ...authErrors, ...rateLimitErrors },
+    metadata: { ability: 'webhooks:write', cost: COSTS.submission },
   },
   listDeliveries: {
     method: 'GET',

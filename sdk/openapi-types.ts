@@ -632,6 +632,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/forms/{form}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A form's rules, in the order they run
+         * @description Requires the `forms:read` ability.
+         */
+        get: operations["listRules"];
+        put?: never;
+        /**
+         * Add a rule (at most 50 per form)
+         * @description Requires the `forms:write` ability.
+         */
+        post: operations["createRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/rules/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Put the rules in a new order
+         * @description Requires the `forms:write` ability.
+         */
+        put: operations["orderRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/rules/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dry run: which rules fire on a submission or a payload, and why (nothing is sent, stored or changed)
+         * @description Runs the saved rules (or `rules`, unsaved) on a submission of the form or on a payload, and answers the rules that fire, their actions and a trace of every condition. With `submission_id` the caller needs `submissions:read` too.
+         *
+         *     Requires the `forms:write` ability.
+         */
+        post: operations["testRules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/rules/{rule}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show a rule
+         * @description Requires the `forms:read` ability.
+         */
+        get: operations["getRule"];
+        /**
+         * Change a rule (the fields sent)
+         * @description Requires the `forms:write` ability.
+         */
+        put: operations["updateRule"];
+        post?: never;
+        /**
+         * Delete a rule (the rules after it move up)
+         * @description Requires the `forms:write` ability.
+         */
+        delete: operations["deleteRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/forms/{form}/webhooks": {
         parameters: {
             query?: never;
@@ -702,6 +796,28 @@ export interface paths {
          *     Requires the `webhooks:write` ability.
          */
         post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{form}/webhooks/{webhook}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render the request a submission event would send to a webhook, without sending or storing anything
+         * @description Renders the `submission.created` request of one submission of the form (`submission_id`) or of a made-up one (`payload`) with the webhook's body template, content type and extra headers — or with the `body_template`, `content_type` and `headers` given here, to try changes before saving them (checked as a save would: a template that does not parse or a refused header is a 400 naming the field). Nothing is sent, stored or changed.
+         *
+         *     Requires the `webhooks:write` ability.
+         */
+        post: operations["previewWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1050,7 +1166,7 @@ export interface components {
              * @description ISO 8601 timestamp in UTC.
              */
             at: string;
-            /** @description Who made it; null for a change made through a signed link of a notification e-mail. */
+            /** @description Who made it; null for a change made through a signed link of a notification e-mail or by the form's rules. */
             actor: {
                 /** @description Prefix `usr_`. */
                 id: string;
@@ -1064,10 +1180,10 @@ export interface components {
             } | null;
             change: {
                 /** @enum {string} */
-                field: "stage" | "tags" | "assignee" | "folder" | "notes";
-                /** @description stage: its key; tags: the list; assignee: a member or null; folder: `inbox` or `spam`; notes: the note id. */
+                field: "stage" | "tags" | "assignee" | "folder" | "notes" | "rules";
+                /** @description stage: its key; tags: the list; assignee: a member or null; folder: `inbox` or `spam`; notes: the note id; rules: the names of the rules that fired (from null). */
                 from: string | string[] | components["schemas"]["Member"] | (string | null) | null;
-                /** @description stage: its key; tags: the list; assignee: a member or null; folder: `inbox` or `spam`; notes: the note id. */
+                /** @description stage: its key; tags: the list; assignee: a member or null; folder: `inbox` or `spam`; notes: the note id; rules: the names of the rules that fired (from null). */
                 to: string | string[] | components["schemas"]["Member"] | (string | null) | null;
             };
         };
@@ -1087,6 +1203,15 @@ export interface components {
             message: string;
             /** @description Seconds until the lock ends. */
             retry_after: number;
+        };
+        AssignAction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "AssignAction";
+            /** @description A member of the team (`usr_…`). */
+            user_id: string;
         };
         AutoresponderInput: {
             enabled?: boolean;
@@ -1211,6 +1336,24 @@ export interface components {
             /** @description Human-readable explanation. */
             message: string;
         };
+        /** @description One condition on a submission. Text compares case-insensitively: equals, contains, starts_with, ends_with as their names say; in: equals one of the list. On a list field, a positive op holds when any item does; not_equals, not_contains and not_in hold when the positive op does not (no item equals, contains or is in the list), so they hold on a missing field too. gt, gte, lt, lte compare numbers: the field must be a number or a string that is one once trimmed, otherwise the condition does not hold. exists: the field is present and not empty or blank; not_exists: the opposite. matches: the RE2 pattern is found anywhere in the text, case-insensitive. */
+        Condition: {
+            /** @description A payload field name, or one of `@category` (the AI category), `@ai_score` (the AI spam score, 0 to 1), `@spam_reason`, `@referrer` (the page's URL), `@source` (`form` or `api`): the submission's own. */
+            field: string;
+            /** @enum {string} */
+            op: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "exists" | "not_exists" | "matches";
+            /** @description By op: a string (at most 1000 characters) for equals, not_equals, contains, not_contains, starts_with, ends_with; a list of 1–50 strings for in, not_in; a number (or a numeric string) for gt, gte, lt, lte; an RE2 pattern of at most 200 characters for matches (no backreferences nor lookaround; at most 500 instructions once compiled, so no large repeat counts); none for exists, not_exists. */
+            value?: string | number | string[];
+        };
+        ConditionTrace: {
+            field: string;
+            op: string;
+            /** @description As written in the condition. */
+            value?: unknown;
+            /** @description The submission's value of the field; null when it has none. */
+            actual?: unknown;
+            holds: boolean;
+        };
         CreateErasure200Response: {
             data: components["schemas"]["ErasureDryRun"];
         };
@@ -1233,6 +1376,33 @@ export interface components {
         CreateNoteBody: {
             /** @description Plain text, 1–10,000 characters. */
             body: string;
+        };
+        CreateRuleBody: {
+            name: string;
+            /** @default true */
+            enabled: boolean;
+            /**
+             * @description Which submissions the rule runs on: clean ones (default) or spam.
+             * @default submission.created
+             * @enum {string}
+             */
+            on: "submission.created" | "submission.spam";
+            /**
+             * @default {
+             *       "all": []
+             *     }
+             */
+            when: components["schemas"]["RuleWhen"];
+            actions: components["schemas"]["RuleAction"][];
+            /** @default false */
+            stop: boolean;
+            /** @default false */
+            fallback: boolean;
+            /** @description Where it goes (the rules from there move down one); default: last. */
+            position?: number;
+        };
+        CreateRuleResponse: {
+            data: components["schemas"]["Rule"];
         };
         CreateSubmission403Error: components["schemas"]["FormClosedBody"] | components["schemas"]["ErrorBody"];
         CreateSubmission409Error: components["schemas"]["DuplicateSubmissionBody"] | components["schemas"]["ErrorBody"];
@@ -1288,7 +1458,7 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description Events delivered; default `["submission.created"]`.
+             * @description Events delivered; default `["submission.created"]`. `[]`: only the submissions a rule sends to it (a `webhook` action).
              * @default [
              *       "submission.created"
              *     ]
@@ -1298,6 +1468,17 @@ export interface components {
             filter?: components["schemas"]["WebhookFilterCondition"][];
             /** @description At most this many deliveries a second to this webhook, across every worker (0.5–100). Unset (null): slack 1, discord 0.5, teams 4 (their documented limits), other providers unpaced. A receiver's 429 with `Retry-After` pauses the whole webhook until then, without spending an attempt. */
             max_per_second?: number | null;
+            /** @description Default: none (the default event JSON). */
+            body_template?: string | null;
+            /**
+             * @description Default: `json`.
+             * @enum {string}
+             */
+            content_type?: "json" | "form" | "text";
+            /** @description Default: none. */
+            headers?: {
+                [key: string]: string;
+            };
             /** @default true */
             active: boolean;
         };
@@ -1335,13 +1516,15 @@ export interface components {
             /** @description Duration of the last attempt. */
             duration_ms: number | null;
             submission_id: string | null;
-            /** @description The JSON body sent (the same bytes on every attempt and replay); null once its submission was deleted. */
+            /** @description The body sent (the same bytes on every attempt and replay): the JSON, parsed; a templated `form` or `text` body as the text sent. Null once its submission was deleted, or when its body template could not be rendered. */
             request_body: {
                 [key: string]: unknown;
-            } | null;
+            } | string | null;
+            /** @description The media type the body was sent as: application/json, or a templated body's application/x-www-form-urlencoded or text/plain; charset=utf-8. */
+            content_type: string;
             /** @description First 4 KB of the last answer. */
             response_body: string | null;
-            /** @description Why the last attempt failed without a usable answer: timeout, dns_error, tls_error, connection_refused, connection_reset, blocked_address, network_error; or webhook_inactive when its retries were stopped (a deleted webhook's continue). */
+            /** @description Why the last attempt failed without a usable answer: timeout, dns_error, tls_error, connection_refused, connection_reset, blocked_address, network_error; or webhook_inactive when its retries were stopped (a deleted webhook's continue); or `template_error: <why>` when the body template could not be rendered (nothing was sent; the delivery is dead). */
             error: string | null;
             /**
              * Format: date-time
@@ -1379,6 +1562,30 @@ export interface components {
          * @enum {string}
          */
         DeliveryStatus: "pending" | "succeeded" | "failed" | "dead";
+        DraftRule: {
+            name: string;
+            /** @default true */
+            enabled: boolean;
+            /**
+             * @description Which submissions the rule runs on: clean ones (default) or spam.
+             * @default submission.created
+             * @enum {string}
+             */
+            on: "submission.created" | "submission.spam";
+            /**
+             * @default {
+             *       "all": []
+             *     }
+             */
+            when: components["schemas"]["RuleWhen"];
+            actions: components["schemas"]["RuleAction"][];
+            /** @default false */
+            stop: boolean;
+            /** @default false */
+            fallback: boolean;
+            /** @description Named in the trace; default `draft_<n>`. */
+            id?: string;
+        };
         /** @description A clean submission kept within the window has the same values of these fields; nothing was stored. */
         DuplicateSubmissionBody: {
             /** @enum {string} */
@@ -1515,6 +1722,7 @@ export interface components {
             tags: string[];
             stage: string;
             assignee: components["schemas"]["Member"] | null;
+            rules_applied: components["schemas"]["RuleApplied"][];
             payload: {
                 [key: string]: unknown;
             };
@@ -1809,6 +2017,9 @@ export interface components {
         GetMeResponse: {
             data: components["schemas"]["Me"];
         };
+        GetRuleResponse: {
+            data: components["schemas"]["Rule"];
+        };
         GetSubmissionResponse: {
             data: components["schemas"]["SubmissionDetail"];
         };
@@ -1964,6 +2175,9 @@ export interface components {
         ListInvoicesResponse: {
             data: components["schemas"]["Invoice"][];
         };
+        ListRulesResponse: {
+            data: components["schemas"]["Rule"][];
+        };
         ListSubmissionActivityResponse: {
             data: components["schemas"]["ActivityEntry"][];
             links: components["schemas"]["PageLinks"];
@@ -2015,11 +2229,20 @@ export interface components {
             email: string;
             name: string;
         };
+        MoveToSpamAction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "MoveToSpamAction";
+            /** @description Recorded as the submission's `spam_reason` detail. */
+            reason: string;
+        };
         Note: {
             /** @description Prefix `note_`. */
             id: string;
             body: string;
-            /** @description Who made it; null for a change made through a signed link of a notification e-mail. */
+            /** @description Who made it; null for a change made through a signed link of a notification e-mail or by the form's rules. */
             author: {
                 /** @description Prefix `usr_`. */
                 id: string;
@@ -2045,9 +2268,32 @@ export interface components {
              */
             status: "verified" | "pending" | "not_required";
         };
+        NotifyAction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "NotifyAction";
+            /** @description 1–10 addresses sent the notification e-mail (confirmed like the form's own when the team confirms addresses). */
+            to: string[];
+            /** @description A template for the subject (`{{ field }}`, `{{ form.name }}`, filters); default: the usual subject. */
+            subject?: string;
+            /**
+             * @description When true, the form's own notification addresses are not mailed for a submission this rule fires on.
+             * @default false
+             */
+            replace_default: boolean;
+        };
         OkBody: {
             /** @enum {boolean} */
             ok: true;
+        };
+        OrderRulesBody: {
+            /** @description Every rule of the form, once each, in the order they are to run. */
+            ids: string[];
+        };
+        OrderRulesResponse: {
+            data: components["schemas"]["Rule"][];
         };
         PageLinks: {
             first: string | null;
@@ -2081,6 +2327,26 @@ export interface components {
         /** @enum {string} */
         PlanId: "free" | "pro" | "team" | "scale";
         PostRefusedBody: components["schemas"]["FieldErrorsBody"] | components["schemas"]["CaptchaFailedBody"];
+        /** @description Exactly one of `submission_id` and `payload`; the other fields preview changes not saved yet. */
+        PreviewWebhookBody: {
+            /** @description A submission of the form: the body its `submission.created` (or, if it is spam, `submission.spam`) would send. */
+            submission_id?: string;
+            /** @description Fields of a made-up submission (nothing is stored), as a website would post them. */
+            payload?: {
+                [key: string]: unknown;
+            };
+            /** @description Preview this template instead of the webhook's (null: the default body). */
+            body_template?: string | null;
+            /**
+             * @description Preview with this content type instead of the webhook's.
+             * @enum {string}
+             */
+            content_type?: "json" | "form" | "text";
+            /** @description Preview these extra headers instead of the webhook's. */
+            headers?: {
+                [key: string]: string;
+            };
+        };
         /**
          * @description How the body is formatted: a chat message (slack, discord, teams) or the event JSON.
          * @enum {string}
@@ -2174,6 +2440,58 @@ export interface components {
         };
         /** @enum {string} */
         Role: "owner" | "admin" | "editor" | "viewer";
+        Rule: {
+            /** @description Prefix `rule_`. */
+            id: string;
+            form_id: string;
+            name: string;
+            enabled: boolean;
+            /** @description Rules run in this order, from 1. */
+            position: number;
+            /** @enum {string} */
+            on: "submission.created" | "submission.spam";
+            when: components["schemas"]["RuleWhen"];
+            actions: components["schemas"]["RuleAction"][];
+            /** @description When this rule fires, the rules after it do not run. */
+            stop: boolean;
+            /** @description Fires only when no other rule did (its conditions must still hold). */
+            fallback: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in UTC.
+             */
+            updated_at: string;
+        };
+        RuleAction: components["schemas"]["NotifyAction"] | components["schemas"]["WebhookAction"] | components["schemas"]["TagAction"] | components["schemas"]["StageAction"] | components["schemas"]["AssignAction"] | components["schemas"]["MoveToSpamAction"] | components["schemas"]["SkipNotificationsAction"] | components["schemas"]["SkipAutoresponderAction"];
+        RuleApplied: {
+            rule_id: string;
+            name: string;
+            /** @description The types of the actions it took. */
+            actions: string[];
+        };
+        RuleTrace: {
+            rule_id: string;
+            conditions: components["schemas"]["ConditionTrace"][];
+            /** @description Its conditions hold. */
+            holds: boolean;
+            fired: boolean;
+            /**
+             * @description Why it did not run: disabled, it runs on the other event, a rule before it stopped, or it is a fallback and another rule fired.
+             * @enum {string|null}
+             */
+            skipped: "disabled" | "other_event" | "stopped" | "fallback" | null;
+        };
+        /** @description `{ "all": [...] }`: every condition holds; `{ "any": [...] }`: at least one does (at most 10). No conditions (or no `when`): the rule always holds. */
+        RuleWhen: {
+            all: components["schemas"]["Condition"][];
+        } | {
+            any: components["schemas"]["Condition"][];
+        };
         SchemaField: {
             /** @description The posted field name (not starting with `_`, which marks control fields). */
             name: string;
@@ -2234,6 +2552,22 @@ export interface components {
              */
             url_expires_at: string;
         };
+        /** @description The autoresponder does not answer this submission. */
+        SkipAutoresponderAction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "SkipAutoresponderAction";
+        };
+        /** @description The form's notification e-mail is not sent (a rule's own `notify` still is). */
+        SkipNotificationsAction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "SkipNotificationsAction";
+        };
         Stage: {
             /** @description 1–32 characters of a-z, 0-9 and `_`. */
             key: string;
@@ -2243,6 +2577,15 @@ export interface components {
              * @default false
              */
             done: boolean;
+        };
+        StageAction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "StageAction";
+            /** @description A key of the form's stages. */
+            to: string;
         };
         StageCount: {
             key: string;
@@ -2402,6 +2745,8 @@ export interface components {
             api_token_id: string | null;
             /** @description The `ETag` header of this version: send it as `If-Match` to change only this version. */
             etag: string;
+            /** @description The form's rules that fired on it when it was processed, in order (empty: none did). */
+            rules_applied: components["schemas"]["RuleApplied"][];
         };
         SubmissionEventBatch: {
             /** @description The events after `last_event_id`, oldest first; at most 100. */
@@ -2524,7 +2869,7 @@ export interface components {
             stage: string;
             assignee: components["schemas"]["Member"] | null;
             changes: components["schemas"]["TriageChanges"];
-            /** @description Who made it; null for a change made through a signed link of a notification e-mail. */
+            /** @description Who made it; null for a change made through a signed link of a notification e-mail or by the form's rules. */
             actor: {
                 /** @description Prefix `usr_`. */
                 id: string;
@@ -2605,10 +2950,47 @@ export interface components {
                 sampled: number;
             };
         };
+        TagAction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "TagAction";
+            /** @description Tags added to the submission. */
+            add: string[];
+        };
         TagCount: {
             tag: string;
             /** @description Submissions in the inbox (not spam) with this tag. */
             count: number;
+        };
+        TestRulesBody: {
+            /** @description A submission of the form to run the rules on. */
+            submission_id?: string;
+            /** @description Or a payload as posted (the `@` fields are then those of a clean post: no category, no score). */
+            payload?: {
+                [key: string]: unknown;
+            };
+            /** @description Rules to try instead of the form's saved ones (nothing is saved). */
+            rules?: components["schemas"]["DraftRule"][];
+        };
+        TestRulesResponse: {
+            data: components["schemas"]["TestRulesResult"];
+        };
+        TestRulesResult: {
+            /**
+             * @description The event the rules ran for: `submission.spam` for a spam submission.
+             * @enum {string}
+             */
+            event: "submission.created" | "submission.spam";
+            /** @description The ids of the rules that fired, in order. */
+            fired: string[];
+            /** @description What they would do, in order: each action with the rule it is of. */
+            actions: {
+                rule_id: string;
+                action: components["schemas"]["RuleAction"];
+            }[];
+            trace: components["schemas"]["RuleTrace"][];
         };
         /** @description The body of a test event: a `submission.created` body with `test: true` after `meta`. */
         TestSubmissionCreatedEvent: {
@@ -2767,6 +3149,22 @@ export interface components {
         UpdateFormResponse: {
             data: components["schemas"]["Form"];
         };
+        UpdateRuleBody: {
+            name?: string;
+            enabled?: boolean;
+            /**
+             * @description Which submissions the rule runs on: clean ones (default) or spam.
+             * @enum {string}
+             */
+            on?: "submission.created" | "submission.spam";
+            when?: components["schemas"]["RuleWhen"];
+            actions?: components["schemas"]["RuleAction"][];
+            stop?: boolean;
+            fallback?: boolean;
+        };
+        UpdateRuleResponse: {
+            data: components["schemas"]["Rule"];
+        };
         UpdateSubmissionBody: {
             /** @description Merged shallowly: omitted keys stay, a key set to null is removed. */
             payload?: {
@@ -2795,12 +3193,23 @@ export interface components {
             config?: {
                 [key: string]: unknown;
             };
-            /** @description Events delivered; default `["submission.created"]`. */
+            /** @description Events delivered; default `["submission.created"]`. `[]`: only the submissions a rule sends to it (a `webhook` action). */
             events?: components["schemas"]["WebhookEvent"][];
             /** @description Replaces the filter; `[]` removes it. */
             filter?: components["schemas"]["WebhookFilterCondition"][];
             /** @description Replaces the pace; null: the provider's default. */
             max_per_second?: number | null;
+            /** @description Replaces the template; null: the default event JSON again. */
+            body_template?: string | null;
+            /**
+             * @description How `body_template` is read and sent: `json` (application/json, the default), `form` (application/x-www-form-urlencoded) or `text` (text/plain; charset=utf-8). Without a template the default JSON is sent.
+             * @enum {string}
+             */
+            content_type?: "json" | "form" | "text";
+            /** @description Replaces the extra headers; `{}` removes them. */
+            headers?: {
+                [key: string]: string;
+            };
             /** @description `true` reactivates a webhook the service deactivated. */
             active?: boolean;
             /** @description Issue a new secret (returned once); the old one keeps signing for 24 hours. */
@@ -2838,10 +3247,21 @@ export interface components {
                 [key: string]: unknown;
             };
             events: components["schemas"]["WebhookEvent"][];
-            /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. `equals` / `not_equals` / `contains` compare the field as text, case-insensitive (a list field: any of its items); `exists`: the field is present and not empty. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated` nor `form.closed`. */
+            /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. The condition grammar of per-form rules: text ops compare case-insensitively (a list field: any of its items; `not_equals`, `not_contains`, `not_in`: none of them), `gt` / `gte` / `lt` / `lte` compare numbers, `in` / `not_in` take a list, `matches` an RE2 pattern, `exists` / `not_exists` no value. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated` nor `form.closed`. */
             filter: components["schemas"]["WebhookFilterCondition"][];
             /** @description At most this many deliveries a second to this webhook, across every worker (0.5–100). Unset (null): slack 1, discord 0.5, teams 4 (their documented limits), other providers unpaced. A receiver's 429 with `Retry-After` pauses the whole webhook until then, without spending an attempt. */
             max_per_second: number | null;
+            /** @description A Liquid template of the body of submission events (`submission.created`, `submission.spam`, `submission.updated`), at most 10,000 characters; provider `webhook` only. Only `{{ … }}` placeholders (no `{% … %}` tag) with the filters `default`, `lower`, `upper`, `truncate`, `json` and `join`. They read each payload field (`{{ email }}`, `{{ ["first name"] }}`, also `{{ fields.email }}`), `form.id`, `form.name`, `submission.id`, `submission.received_at`, `submission.category`, `submission.source`, `submission.event`, `submission.tags`, `submission.stage`, `submission.referrer`, `submission.spam_reason`. With `content_type` `json` it is a JSON object whose string values are templates (a string that is exactly one placeholder keeps the value's JSON type); `form`: a JSON object of field → template, sent urlencoded; `text`: a text template. Null: the default event JSON. Test calls, `form.closed` and `ai-insights.regenerated` always send the default body. */
+            body_template: string | null;
+            /**
+             * @description How `body_template` is read and sent: `json` (application/json, the default), `form` (application/x-www-form-urlencoded) or `text` (text/plain; charset=utf-8). Without a template the default JSON is sent.
+             * @enum {string}
+             */
+            content_type: "json" | "form" | "text";
+            /** @description Extra request headers sent with every delivery and test call (at most 10; provider `webhook` only), e.g. `{"Authorization": "Bearer …"}`. Names are HTTP tokens; values at most 1,000 visible ASCII characters, no line breaks. Refused names (any case): host, content-length, content-type, transfer-encoding, connection, keep-alive, upgrade, expect, te, trailer, user-agent, and names starting with webhook-, x-service-, proxy-. Values are stored as given and shown to whoever can read the webhook. */
+            headers: {
+                [key: string]: string;
+            };
             /** @description Last four characters of the signing secret. */
             secret_last4: string;
             /**
@@ -2860,18 +3280,38 @@ export interface components {
              */
             deleted_at: string | null;
         };
+        WebhookAction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "WebhookAction";
+            /** @description A webhook of the same form (`wh_…`): the submission is delivered to it (signed, retried and logged as any delivery), whatever its events and filter. A webhook with `events: []` receives only such deliveries. */
+            webhook_id: string;
+        };
         /**
          * @description `submission.created`: a clean submission, once processed. `submission.spam`: a submission stored as spam (at the door or by moderation; not one a person marked spam). `submission.updated`: a person changed a submission's stage, tags or assignee. `ai-insights.regenerated`: the team's weekly insights were (re)computed. `form.closed`: the form reached its `max_submissions` and takes no more posts.
          * @enum {string}
          */
         WebhookEvent: "submission.created" | "submission.spam" | "submission.updated" | "ai-insights.regenerated" | "form.closed";
+        /** @description One condition of a webhook filter. Text compares case-insensitively: equals, contains, starts_with, ends_with as their names say; in: equals one of the list. On a list field, a positive op holds when any item does; not_equals, not_contains and not_in hold when the positive op does not (no item equals, contains or is in the list), so they hold on a missing field too. gt, gte, lt, lte compare numbers: the field must be a number or a string that is one once trimmed, otherwise the condition does not hold. exists: the field is present and not empty or blank; not_exists: the opposite. matches: the RE2 pattern is found anywhere in the text, case-insensitive. */
         WebhookFilterCondition: {
-            /** @description A payload field name, or `category` / `status` (the submission's own). */
+            /** @description A payload field name, or one of `@category` (the AI category), `@ai_score` (the AI spam score, 0 to 1), `@spam_reason`, `@referrer` (the page's URL), `@source` (`form` or `api`): the submission's own; `category` (the same as `@category`) and `status` (`processed` or `spam`) also name the submission's own. */
             field: string;
             /** @enum {string} */
-            op: "equals" | "not_equals" | "contains" | "exists";
-            /** @description Compared as text, case-insensitive; required except with `exists`. */
-            value?: string;
+            op: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "exists" | "not_exists" | "matches";
+            /** @description By op: a string (at most 1000 characters) for equals, not_equals, contains, not_contains, starts_with, ends_with; a list of 1–50 strings for in, not_in; a number (or a numeric string) for gt, gte, lt, lte; an RE2 pattern of at most 200 characters for matches (no backreferences nor lookaround; at most 500 instructions once compiled, so no large repeat counts); none for exists, not_exists. */
+            value?: string | number | string[];
+        };
+        WebhookPreview: {
+            /** @description The media type of the body. */
+            content_type: string;
+            /** @description The headers of the request besides those made when it is sent (the signature headers, User-Agent): `content-type` and the extra headers. */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The body, exactly as it would be sent. */
+            body: string;
         };
     };
     responses: never;
@@ -2892,6 +3332,7 @@ export type AbilityExceedsCallerBody = components['schemas']['AbilityExceedsCall
 export type ActivityEntry = components['schemas']['ActivityEntry'];
 export type AiModeration = components['schemas']['AiModeration'];
 export type AlreadyRunningBody = components['schemas']['AlreadyRunningBody'];
+export type AssignAction = components['schemas']['AssignAction'];
 export type AutoresponderInput = components['schemas']['AutoresponderInput'];
 export type BillingPlan = components['schemas']['BillingPlan'];
 export type BillingSubscription = components['schemas']['BillingSubscription'];
@@ -2900,11 +3341,15 @@ export type BillingUsage = components['schemas']['BillingUsage'];
 export type BulkBody = components['schemas']['BulkBody'];
 export type BulkResult = components['schemas']['BulkResult'];
 export type CaptchaFailedBody = components['schemas']['CaptchaFailedBody'];
+export type Condition = components['schemas']['Condition'];
+export type ConditionTrace = components['schemas']['ConditionTrace'];
 export type CreateErasure200Response = components['schemas']['CreateErasure200Response'];
 export type CreateErasure202Response = components['schemas']['CreateErasure202Response'];
 export type CreateFormBody = components['schemas']['CreateFormBody'];
 export type CreateFormResponse = components['schemas']['CreateFormResponse'];
 export type CreateNoteBody = components['schemas']['CreateNoteBody'];
+export type CreateRuleBody = components['schemas']['CreateRuleBody'];
+export type CreateRuleResponse = components['schemas']['CreateRuleResponse'];
 export type CreateSubmission403Error = components['schemas']['CreateSubmission403Error'];
 export type CreateSubmission409Error = components['schemas']['CreateSubmission409Error'];
 export type CreateSubmissionBody = components['schemas']['CreateSubmissionBody'];
@@ -2921,6 +3366,7 @@ export type DeleteSubmissionNoteResponse = components['schemas']['DeleteSubmissi
 export type Delivery = components['schemas']['Delivery'];
 export type DeliveryPage = components['schemas']['DeliveryPage'];
 export type DeliveryStatus = components['schemas']['DeliveryStatus'];
+export type DraftRule = components['schemas']['DraftRule'];
 export type DuplicateSubmissionBody = components['schemas']['DuplicateSubmissionBody'];
 export type ErasureBody = components['schemas']['ErasureBody'];
 export type ErasureDryRun = components['schemas']['ErasureDryRun'];
@@ -2946,6 +3392,7 @@ export type GetErasureResponse = components['schemas']['GetErasureResponse'];
 export type GetFormResponse = components['schemas']['GetFormResponse'];
 export type GetJobResponse = components['schemas']['GetJobResponse'];
 export type GetMeResponse = components['schemas']['GetMeResponse'];
+export type GetRuleResponse = components['schemas']['GetRuleResponse'];
 export type GetSubmissionResponse = components['schemas']['GetSubmissionResponse'];
 export type GetWebhookResponse = components['schemas']['GetWebhookResponse'];
 export type Insights = components['schemas']['Insights'];
@@ -2956,21 +3403,27 @@ export type ListFormStagesResponse = components['schemas']['ListFormStagesRespon
 export type ListFormTagsResponse = components['schemas']['ListFormTagsResponse'];
 export type ListFormsResponse = components['schemas']['ListFormsResponse'];
 export type ListInvoicesResponse = components['schemas']['ListInvoicesResponse'];
+export type ListRulesResponse = components['schemas']['ListRulesResponse'];
 export type ListSubmissionActivityResponse = components['schemas']['ListSubmissionActivityResponse'];
 export type ListSubmissionNotesResponse = components['schemas']['ListSubmissionNotesResponse'];
 export type ListTokensResponse = components['schemas']['ListTokensResponse'];
 export type ListWebhooksResponse = components['schemas']['ListWebhooksResponse'];
 export type Me = components['schemas']['Me'];
 export type Member = components['schemas']['Member'];
+export type MoveToSpamAction = components['schemas']['MoveToSpamAction'];
 export type Note = components['schemas']['Note'];
 export type NotificationRecipient = components['schemas']['NotificationRecipient'];
+export type NotifyAction = components['schemas']['NotifyAction'];
 export type OkBody = components['schemas']['OkBody'];
+export type OrderRulesBody = components['schemas']['OrderRulesBody'];
+export type OrderRulesResponse = components['schemas']['OrderRulesResponse'];
 export type PageLinks = components['schemas']['PageLinks'];
 export type PageMeta = components['schemas']['PageMeta'];
 export type ParsedField = components['schemas']['ParsedField'];
 export type PayloadTooLargeBody = components['schemas']['PayloadTooLargeBody'];
 export type PlanId = components['schemas']['PlanId'];
 export type PostRefusedBody = components['schemas']['PostRefusedBody'];
+export type PreviewWebhookBody = components['schemas']['PreviewWebhookBody'];
 export type Provider = components['schemas']['Provider'];
 export type PruneFormFieldsResponse = components['schemas']['PruneFormFieldsResponse'];
 export type PublicNotFoundBody = components['schemas']['PublicNotFoundBody'];
@@ -2985,10 +3438,18 @@ export type ReplayWebhookResponse = components['schemas']['ReplayWebhookResponse
 export type RestoreFormResponse = components['schemas']['RestoreFormResponse'];
 export type Retention = components['schemas']['Retention'];
 export type Role = components['schemas']['Role'];
+export type Rule = components['schemas']['Rule'];
+export type RuleAction = components['schemas']['RuleAction'];
+export type RuleApplied = components['schemas']['RuleApplied'];
+export type RuleTrace = components['schemas']['RuleTrace'];
+export type RuleWhen = components['schemas']['RuleWhen'];
 export type SchemaField = components['schemas']['SchemaField'];
 export type SchemaFieldView = components['schemas']['SchemaFieldView'];
 export type SignedSubmissionFile = components['schemas']['SignedSubmissionFile'];
+export type SkipAutoresponderAction = components['schemas']['SkipAutoresponderAction'];
+export type SkipNotificationsAction = components['schemas']['SkipNotificationsAction'];
 export type Stage = components['schemas']['Stage'];
+export type StageAction = components['schemas']['StageAction'];
 export type StageCount = components['schemas']['StageCount'];
 export type StreamedSubmission = components['schemas']['StreamedSubmission'];
 export type Submission = components['schemas']['Submission'];
@@ -3005,7 +3466,11 @@ export type SubmitFormBody = components['schemas']['SubmitFormBody'];
 export type SubmitFormMultipartBody = components['schemas']['SubmitFormMultipartBody'];
 export type SubmitFormUrlencodedBody = components['schemas']['SubmitFormUrlencodedBody'];
 export type SuggestedSchema = components['schemas']['SuggestedSchema'];
+export type TagAction = components['schemas']['TagAction'];
 export type TagCount = components['schemas']['TagCount'];
+export type TestRulesBody = components['schemas']['TestRulesBody'];
+export type TestRulesResponse = components['schemas']['TestRulesResponse'];
+export type TestRulesResult = components['schemas']['TestRulesResult'];
 export type TestSubmissionCreatedEvent = components['schemas']['TestSubmissionCreatedEvent'];
 export type TestWebhookResponse = components['schemas']['TestWebhookResponse'];
 export type Token = components['schemas']['Token'];
@@ -3017,14 +3482,18 @@ export type UnpublishFormResponse = components['schemas']['UnpublishFormResponse
 export type UnsupportedMediaTypeBody = components['schemas']['UnsupportedMediaTypeBody'];
 export type UpdateFormBody = components['schemas']['UpdateFormBody'];
 export type UpdateFormResponse = components['schemas']['UpdateFormResponse'];
+export type UpdateRuleBody = components['schemas']['UpdateRuleBody'];
+export type UpdateRuleResponse = components['schemas']['UpdateRuleResponse'];
 export type UpdateSubmissionBody = components['schemas']['UpdateSubmissionBody'];
 export type UpdateSubmissionResponse = components['schemas']['UpdateSubmissionResponse'];
 export type UpdateWebhookBody = components['schemas']['UpdateWebhookBody'];
 export type UpdateWebhookResponse = components['schemas']['UpdateWebhookResponse'];
 export type ValidationErrorBody = components['schemas']['ValidationErrorBody'];
 export type Webhook = components['schemas']['Webhook'];
+export type WebhookAction = components['schemas']['WebhookAction'];
 export type WebhookEvent = components['schemas']['WebhookEvent'];
 export type WebhookFilterCondition = components['schemas']['WebhookFilterCondition'];
+export type WebhookPreview = components['schemas']['WebhookPreview'];
 export type HeaderRateLimit = components['headers']['RateLimit'];
 export type HeaderRateLimitPolicy = components['headers']['RateLimit-Policy'];
 export type HeaderRetryAfter = components['headers']['Retry-After'];
@@ -6787,6 +7256,715 @@ export interface operations {
             };
         };
     };
+    listRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — A form's rules, in the order they run. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRulesResponse"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `forms:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRuleBody"];
+            };
+        };
+        responses: {
+            /** @description Created — add a rule (at most 50 per form). */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateRuleResponse"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    orderRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderRulesBody"];
+            };
+        };
+        responses: {
+            /** @description OK — put the rules in a new order. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderRulesResponse"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestRulesBody"];
+            };
+        };
+        responses: {
+            /** @description OK — dry run: which rules fire on a submission or a payload, and why (nothing is sent, stored or changed). */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRulesResponse"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+                /** @description Rule id (`rule_…`). */
+                rule: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — show a rule. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetRuleResponse"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `forms:read` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+                /** @description Rule id (`rule_…`). */
+                rule: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateRuleBody"];
+            };
+        };
+        responses: {
+            /** @description OK — change a rule (the fields sent). */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateRuleResponse"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+                /** @description Rule id (`rule_…`). */
+                rule: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK — delete a rule (the rules after it move up). */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OkBody"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `forms:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -7338,6 +8516,115 @@ export interface operations {
             };
             /** @description Not found. Records of other teams are reported as not found too. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: send `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit reached (`rate_limited`): the token's or team's budget, or too many requests without a valid token from this address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedBody"];
+                };
+            };
+            /** @description Temporarily unavailable (`service_unavailable`: the database or object storage cannot be reached); nothing was changed. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    previewWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Form id (`frm_…`). */
+                form: string;
+                /** @description Webhook id (`wh_…`). */
+                webhook: string;
+            };
+            cookie?: never;
+        };
+        /** @description Exactly one of `submission_id` and `payload`; the other fields preview changes not saved yet. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description OK — render the request a submission event would send to a webhook, without sending or storing anything. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPreview"];
+                };
+            };
+            /** @description Invalid request: `validation_failed` lists every failing field in `details`; malformed JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The bearer token is missing, unknown or revoked (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the `webhooks:write` ability, or the caller may not perform this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. Records of other teams are reported as not found too. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body arrived too slowly (under `INTAKE_MIN_BODY_RATE` bytes a second) or not in full within `INTAKE_REQUEST_TIMEOUT_MS`; nothing was kept. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

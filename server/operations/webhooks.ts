@@ -2,6 +2,7 @@ import type { webhooksContract } from '../../contract/webhooks.ts';
 import { listDeliveries } from '../domain/delivery/log.ts';
 import { replayDelivery, startWebhookReplay } from '../domain/delivery/replay.ts';
 import { testWebhook } from '../domain/delivery/test-call.ts';
+import { previewWebhook } from '../domain/webhooks/preview.ts';
 import * as webhooks from '../domain/webhooks/webhooks.ts';
 import type { OperationsOf } from './types.ts';
 
@@ -29,6 +30,10 @@ export const webhooksOperations = {
   testWebhook: async (ctx, caller, { params }) => ({
     status: 200,
     body: { data: await testWebhook(ctx, caller, params.form, params.webhook) },
+  }),
+  previewWebhook: async (ctx, caller, { params, body }) => ({
+    status: 200,
+    body: await previewWebhook(ctx, caller, params.form, params.webhook, body),
   }),
   listDeliveries: async (ctx, caller, { params, query }) => ({
     status: 200,

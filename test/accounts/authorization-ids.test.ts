@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { objectShape, unwrapSchema } from '../../contract/schema-shape.ts';
 import { makeTeam } from '../support/harness.ts';
-import { insertDelivery, insertForm, insertSubmission, insertWebhook, recordFactories } from '../support/team-records.ts';
+import {
+  insertDelivery,
+  insertForm,
+  insertSubmission,
+  insertWebhook,
+  recordFactories,
+} from '../support/team-records.ts';
 import {
   type Entry,
   callTool,
@@ -243,6 +249,29 @@ const idFieldCases: Record<string, () => Promise<void>> = {
     expectNotRefused(
       await rest('POST', path, { token: owner.token, body: { submission_id: mine } }),
       'dry run on our submission',
+    );
+  },
+
+  'previewWebhook.body.submission_id': async () => {
+    const owner = await makeTeam(t, { plan: 'scale' });
+    const other = await makeTeam(t, { plan: 'scale' });
+    const form = await insertForm(t, owner.teamId);
+    const webhook = await insertWebhook(t, owner.teamId, form);
+    const theirs = await insertSubmission(t, other.teamId, await insertForm(t, other.teamId));
+    const otherForm = await insertSubmission(t, owner.teamId, await insertForm(t, owner.teamId));
+    const path = `/v1/forms/${form}/webhooks/${webhook}/preview`;
+    for (const [id, label] of [
+      [theirs, "another team's submission"],
+      [otherForm, "another form's submission"],
+    ] as const) {
+      const res = await rest('POST', path, { token: owner.token, body: { submission_id: id } });
+      expectError(res, 404, 'not_found', `preview of ${label}`);
+      expect(res.text).not.toContain('payload');
+    }
+    const mine = await insertSubmission(t, owner.teamId, form);
+    expectNotRefused(
+      await rest('POST', path, { token: owner.token, body: { submission_id: mine } }),
+      'preview of our submission',
     );
   },
 

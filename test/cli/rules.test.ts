@@ -58,7 +58,15 @@ describe('intake rules', () => {
     const ordered = await json(owner, 'rules', 'order', '--form', form, '--ids', `${vip.id},${sales.id}`);
     expect(ordered.map((r: { name: string }) => r.name)).toEqual(['VIP domain', 'Sales']);
 
-    const run = await json(owner, 'rules', 'test', '--form', form, '--payload', '{"department":"Sales","email":"a@vip.example"}');
+    const run = await json(
+      owner,
+      'rules',
+      'test',
+      '--form',
+      form,
+      '--payload',
+      '{"department":"Sales","email":"a@vip.example"}',
+    );
     expect(run.fired).toEqual([vip.id]);
     expect(run.trace[1]).toMatchObject({ rule_id: sales.id, holds: true, fired: false, skipped: 'stopped' });
 

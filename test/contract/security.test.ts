@@ -130,6 +130,15 @@ const factories: Record<string, Factory> = {
     );
     return id;
   },
+  rule: async (app, other, made) => {
+    const id = newId('rule');
+    await app.ctx.db.query(
+      `insert into form_rules (id, team_id, form_id, position, name, enabled, on_event, "when", actions, stop, fallback)
+       values ($1, $2, $3, 1, 'Rule', true, 'submission.created', '{"all":[]}', '[{"type":"tag","add":["x"]}]', false, false)`,
+      [id, other.teamId, made.form],
+    );
+    return id;
+  },
   webhook: (app, other, made) => otherWebhook(app, other, made.form!),
   webhook_id: async (app, other) => otherWebhook(app, other, await otherForm(app, other)),
   delivery: (app, other, made) => otherDelivery(app, other, made.webhook!),
@@ -160,7 +169,11 @@ const sampleBodies: Record<string, unknown> = {
   bulkSubmissions: { ids: ['subm_00000000000000000000000000'], action: 'mark_spam' },
   createSubmission: { fields: { message: 'security table' } },
   createSubmissionNote: { body: 'security table' },
+  createRule: { name: 'security table', actions: [{ type: 'skip_autoresponder' }] },
+  orderRules: { ids: [] },
+  testRules: { payload: { message: 'security table' } },
   createWebhook: { label: 'security table', url: 'https://example.com/hook' },
+  previewWebhook: { payload: { message: 'security table' } },
   createErasure: { email: 'nobody@example.test', dry_run: true },
 };
 const sampleQueries: Record<string, Record<string, string>> = {};

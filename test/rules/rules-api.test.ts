@@ -85,7 +85,10 @@ describe('rules: create, order, change, delete', () => {
       [{ name: 'x', actions: [{ type: 'stage', to: 'nowhere' }] }, 'actions.0.to'],
       [{ name: 'x', actions: [{ type: 'assign', user_id: outsider.userId }] }, 'actions.0.user_id'],
       [{ name: 'x', actions: [{ type: 'notify', to: ['a@example.com'], subject: '{% if x %}' }] }, 'actions.0.subject'],
-      [{ name: 'x', actions: [{ type: 'notify', to: ['a@example.com'], subject: '{{ a | shout }}' }] }, 'actions.0.subject'],
+      [
+        { name: 'x', actions: [{ type: 'notify', to: ['a@example.com'], subject: '{{ a | shout }}' }] },
+        'actions.0.subject',
+      ],
       [{ name: 'x', actions: [] }, 'actions'],
       [{ name: '', actions: tag('a') }, 'name'],
     ];
@@ -94,7 +97,10 @@ describe('rules: create, order, change, delete', () => {
       expect(res.status, `${JSON.stringify(body)} → ${res.text}`).toBe(400);
       expect(res.body.error).toBe('validation_failed');
       const paths = (res.body.details as Array<{ path: string }>).map((d) => d.path);
-      expect(paths.some((p) => p.startsWith(path)), `${paths.join()} names ${path}`).toBe(true);
+      expect(
+        paths.some((p) => p.startsWith(path)),
+        `${paths.join()} names ${path}`,
+      ).toBe(true);
     }
     expect(await names(owner, formId)).toEqual([]);
   });
@@ -102,7 +108,10 @@ describe('rules: create, order, change, delete', () => {
   it('holds at most 50 rules per form, and an order must name every rule once', async () => {
     const { owner, formId } = await setup();
     for (let i = 0; i < 50; i++) await create(owner, formId, { name: `R${i}`, actions: tag('x') });
-    const over = await t.http.post(rules(formId)).set(bearer(owner.token)).send({ name: 'R50', actions: tag('x') });
+    const over = await t.http
+      .post(rules(formId))
+      .set(bearer(owner.token))
+      .send({ name: 'R50', actions: tag('x') });
     expect(over.status).toBe(400);
     expect(over.body.error).toBe('validation_failed');
     const list = (await t.http.get(rules(formId)).set(bearer(owner.token))).body.data as Array<{ id: string }>;
@@ -125,7 +134,10 @@ describe('rules: create, order, change, delete', () => {
     await create(owner, formId, { name: 'A', actions: tag('a') });
     const viewer = await makeMember(t, owner.teamId, 'viewer');
     expect((await t.http.get(rules(formId)).set(bearer(viewer.token))).status).toBe(200);
-    const res = await t.http.post(rules(formId)).set(bearer(viewer.token)).send({ name: 'B', actions: tag('b') });
+    const res = await t.http
+      .post(rules(formId))
+      .set(bearer(viewer.token))
+      .send({ name: 'B', actions: tag('b') });
     expect(res.status).toBe(403);
   });
 });
@@ -144,7 +156,10 @@ describe('rules: the dry run', () => {
     const fallback = await create(owner, formId, { name: 'Fallback', actions: tag('other'), fallback: true });
 
     const run = async (payload: Record<string, unknown>) => {
-      const res = await t.http.post(`${rules(formId)}/test`).set(bearer(owner.token)).send({ payload });
+      const res = await t.http
+        .post(`${rules(formId)}/test`)
+        .set(bearer(owner.token))
+        .send({ payload });
       expect(res.status, res.text).toBe(200);
       return res.body.data;
     };
@@ -173,19 +188,32 @@ describe('rules: the dry run', () => {
       .send({
         payload: { email: 'a@competitor.example' },
         rules: [
-          { name: 'Competitor', when: { all: [{ field: 'email', op: 'ends_with', value: '@competitor.example' }] }, actions: tag('competitor'), enabled: false },
+          {
+            name: 'Competitor',
+            when: { all: [{ field: 'email', op: 'ends_with', value: '@competitor.example' }] },
+            actions: tag('competitor'),
+            enabled: false,
+          },
           { name: 'Else', actions: [{ type: 'skip_autoresponder' }], fallback: true },
         ],
       });
     expect(drafts.status, drafts.text).toBe(200);
     expect(drafts.body.data.fired).toEqual(['draft_2']);
-    expect(drafts.body.data.trace[0]).toMatchObject({ rule_id: 'draft_1', holds: true, fired: false, skipped: 'disabled' });
+    expect(drafts.body.data.trace[0]).toMatchObject({
+      rule_id: 'draft_1',
+      holds: true,
+      fired: false,
+      skipped: 'disabled',
+    });
     expect(await names(owner, formId)).toEqual(['1:Sales', '2:Big budget', '3:After stop', '4:Fallback']);
   });
 
   it('refuses both or neither of submission_id and payload, and an unknown submission is 404', async () => {
     const { owner, formId } = await setup();
-    const neither = await t.http.post(`${rules(formId)}/test`).set(bearer(owner.token)).send({});
+    const neither = await t.http
+      .post(`${rules(formId)}/test`)
+      .set(bearer(owner.token))
+      .send({});
     expect(neither.status).toBe(400);
     const both = await t.http
       .post(`${rules(formId)}/test`)

@@ -53,7 +53,12 @@ describe('rules in processing', () => {
       name: 'Sales to sales@',
       when: { all: [{ field: 'department', op: 'equals', value: 'sales' }] },
       actions: [
-        { type: 'notify', to: ['sales@example.com'], subject: 'Lead: {{ name | upper }} on {{ form.name }}', replace_default: true },
+        {
+          type: 'notify',
+          to: ['sales@example.com'],
+          subject: 'Lead: {{ name | upper }} on {{ form.name }}',
+          replace_default: true,
+        },
         { type: 'tag', add: ['Lead'] },
         { type: 'stage', to: 'in_progress' },
         { type: 'assign', user_id: editor.userId },
@@ -75,7 +80,11 @@ describe('rules in processing', () => {
       stage: 'in_progress',
       assignee: { id: editor.userId },
       rules_applied: [
-        { rule_id: sales, name: 'Sales to sales@', actions: ['notify', 'tag', 'stage', 'assign', 'skip_autoresponder'] },
+        {
+          rule_id: sales,
+          name: 'Sales to sales@',
+          actions: ['notify', 'tag', 'stage', 'assign', 'skip_autoresponder'],
+        },
       ],
     });
 
@@ -100,7 +109,14 @@ describe('rules in processing', () => {
     const fields = (activity.body.data as Array<{ actor: unknown; change: { field: string; to: unknown } }>).map(
       (e) => [e.change.field, e.actor],
     );
-    expect(fields).toEqual(expect.arrayContaining([['rules', null], ['tags', null], ['stage', null], ['assignee', null]]));
+    expect(fields).toEqual(
+      expect.arrayContaining([
+        ['rules', null],
+        ['tags', null],
+        ['stage', null],
+        ['assignee', null],
+      ]),
+    );
 
     // The CSV export names the rules that fired.
     const csv = await t.http.get(`/v1/forms/${form.id}/submissions/export?format=csv`).set(bearer(owner.token));
@@ -178,7 +194,10 @@ describe('rules in processing', () => {
       name: 'Bots',
       on: 'submission.spam',
       when: { all: [{ field: '@spam_reason', op: 'equals', value: 'honeypot_filled' }] },
-      actions: [{ type: 'tag', add: ['bot'] }, { type: 'webhook', webhook_id: hook.body.data.id }],
+      actions: [
+        { type: 'tag', add: ['bot'] },
+        { type: 'webhook', webhook_id: hook.body.data.id },
+      ],
     });
     // A rule on clean submissions does not run on spam.
     await rule(owner, form.id, { name: 'Everything clean', actions: [{ type: 'tag', add: ['clean'] }] });

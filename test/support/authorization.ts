@@ -77,7 +77,11 @@ export const sampleBodies: Record<string, unknown> = {
   bulkSubmissions: { ids: ['subm_00000000000000000000000000'], action: 'mark_spam' },
   createSubmission: { fields: { message: 'authorization matrix' } },
   createSubmissionNote: { body: 'authorization matrix' },
+  createRule: { name: 'authorization matrix', actions: [{ type: 'skip_autoresponder' }] },
+  orderRules: { ids: [] },
+  testRules: { payload: { message: 'authorization matrix' } },
   createWebhook: { label: 'authorization matrix', url: 'https://example.com/hook' },
+  previewWebhook: { payload: { message: 'authorization matrix' } },
   createErasure: { email: 'nobody@example.test', dry_run: true },
 };
 export const sampleQueries: Record<string, Record<string, string>> = {};

@@ -2,7 +2,12 @@
  * Compile-time checks of `verifyWebhook`'s answer (test/contract/openapi-tools.test.ts runs tsc on this file,
  * strict): the event union, narrowed by `type` as a receiver does.
  */
-import { verifyWebhook, type SubmissionUpdatedEvent, type TriageChanges, type WebhookEventBody } from '../../sdk/index.ts';
+import {
+  verifyWebhook,
+  type SubmissionUpdatedEvent,
+  type TriageChanges,
+  type WebhookEventBody,
+} from '../../sdk/index.ts';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Check<T extends true> = T;

@@ -86,8 +86,9 @@ function openSecret(key: Buffer, stored: string): string {
 
 /**
  * One attempt of a delivery: within its webhook's pace, the stored body signed now with the webhook's
- * secret(s) and posted, and what to record. A job whose attempt is no longer the next one is skipped; a
- * delivery whose webhook or submission is gone stops; a pace or a 429's pause postpones the attempt.
+ * secret(s) and posted as its stored media type, with the webhook's extra headers as they are now, and what
+ * to record. A job whose attempt is no longer the next one is skipped; a delivery whose webhook or submission
+ * is gone stops; a pace or a 429's pause postpones the attempt.
  */
 export async function makeAttempt(
   tools: AttemptTools,
@@ -107,7 +108,11 @@ export async function makeAttempt(
     openSecret(key, row.secret_encrypted),
     ...(row.previous_secret_encrypted ? [openSecret(key, row.previous_secret_encrypted)] : []),
   ];
-  const headers = signatureHeaders(secrets, row.id, Math.floor(Date.now() / 1000), row.request_body);
+  const headers = {
+    ...row.headers,
+    'content-type': row.content_type ?? 'application/json',
+    ...signatureHeaders(secrets, row.id, Math.floor(Date.now() / 1000), row.request_body),
+  };
   const out = await sender.send(row.url, row.request_body, headers);
   const pausedUntil = await pacing.pauseFor429(row.webhook_id, out);
   if (pausedUntil) return { job, kind: 'postpone', expected: row.attempts, at: pausedUntil, throttled: row.webhook_id };

@@ -24,10 +24,18 @@ import {
 import { spamDeliveries } from '../../infra/queue/definitions.ts';
 import { newId } from '../shared/ids.ts';
 import { submissionEvent } from '../submissions/view.ts';
+import { TemplateRenderError } from '../templates/templates.ts';
+import { templatedBody } from '../webhooks/body-template.ts';
+import { conditionSubject } from '../rules/conditions.ts';
 import { matchesFilter } from './filters.ts';
 import { firstAttemptAt, queueDeliveries } from './schedule.ts';
 
-/** Which deliveries an event makes: one per subscribed webhook whose filter it meets, its body rendered once, here. */
+/**
+ * Which deliveries an event makes: one per subscribed webhook whose filter it meets, its body rendered once,
+ * here — a webhook's body template too (domain/webhooks/body-template.ts), so the log stores the bytes sent
+ * and a replay resends them. A template that cannot be rendered makes the delivery dead at once, its error
+ * `template_error: …`, and sends nothing.
+ */
 
 /** How many webhooks one transaction of the spam-deliveries job serves, and how many of a form's spam events it reads at once. */
 const SPAM_WEBHOOKS_PER_TX = 20;
@@ -42,41 +50,79 @@ const SPAM_POSITION_REFRESH_MS = 60_000;
 const SPAM_DELIVERY_INTERVAL_SECONDS = 2;
 
 function newDelivery(target: TargetRow, event: WebhookEvent, submissionId: string | null, at: Date): NewDelivery {
-  return {
+  const made = {
     id: newId('whd'),
     team_id: target.team_id,
     webhook_id: target.id,
     event: event.type,
     submission_id: submissionId,
-    request_body: renderBody(target.provider as Provider, event, target.config),
     next_attempt_at: at,
   };
+  let templated: ReturnType<typeof templatedBody>;
+  try {
+    templated = templatedBody(target, event);
+  } catch (err) {
+    if (!(err instanceof TemplateRenderError)) throw err;
+    return { ...made, request_body: null, error: `template_error: ${err.message}` };
+  }
+  if (templated) return { ...made, request_body: templated.body, content_type: templated.contentType };
+  return { ...made, request_body: renderBody(target.provider as Provider, event, target.config) };
 }
 
-/** The webhooks whose filter the submission meets. */
-function matching(targets: TargetRow[], row: SubmissionEventRow, status: 'processed' | 'spam'): TargetRow[] {
-  return targets.filter((t) => matchesFilter(t.filter, { payload: row.payload, category: row.category, status }));
+/** The webhooks whose filter the submission meets, and those a rule sends it to. */
+function matching(
+  targets: Array<TargetRow & { by_rule?: boolean }>,
+  row: SubmissionEventRow,
+  status: 'processed' | 'spam',
+): TargetRow[] {
+  const subject = conditionSubject(row, status);
+  return targets.filter((t) => t.by_rule || matchesFilter(t.filter, subject));
 }
 
 /**
  * A submission became `processed`: one delivery per active webhook of its form subscribed to
- * `submission.created` whose filter it meets, created in the same transaction (with their jobs), so none is
- * lost. A webhook that already has this submission's delivery from an earlier pass through processing (it
- * was set back to `received`) gets none: replay is the way to send it again.
+ * `submission.created` whose filter it meets, and per webhook a fired rule names (`ruleWebhookIds`), created in
+ * the same transaction (with their jobs), so none is lost. A webhook that already has this submission's
+ * delivery from an earlier pass through processing (it was set back to `received`) gets none: replay is the
+ * way to send it again.
  */
 export async function createSubmissionDeliveries(
   ctx: AppContext,
   tx: Tx,
   submissionId: string,
   formId: string,
+  ruleWebhookIds: readonly string[] = [],
 ): Promise<number> {
-  const subscribed = await webhooksFor(tx, formId, 'submission.created', submissionId);
-  if (!subscribed.length) return 0;
+  return deliverSubmission(ctx, tx, submissionId, formId, 'submission.created', { ids: ruleWebhookIds });
+}
+
+/** Spam a fired rule sends to webhooks: a `submission.spam` delivery to each (spam subscribers get theirs from the spam job). */
+export async function createRuleDeliveries(
+  ctx: AppContext,
+  tx: Tx,
+  submissionId: string,
+  formId: string,
+  ruleWebhookIds: readonly string[],
+): Promise<number> {
+  return deliverSubmission(ctx, tx, submissionId, formId, 'submission.spam', { ids: ruleWebhookIds, only: true });
+}
+
+async function deliverSubmission(
+  ctx: AppContext,
+  tx: Tx,
+  submissionId: string,
+  formId: string,
+  type: 'submission.created' | 'submission.spam',
+  rules: { ids: readonly string[]; only?: boolean },
+): Promise<number> {
+  const targets = await webhooksFor(tx, formId, type, submissionId, rules);
+  if (!targets.length) return 0;
   const row = await submissionForEvent(tx, submissionId);
   if (!row) return 0;
-  const event = submissionEvent(ctx, row);
+  const event = submissionEvent(ctx, row, type);
   const at = firstAttemptAt(ctx);
-  const rows = matching(subscribed, row, 'processed').map((t) => newDelivery(t, event, submissionId, at));
+  const status = type === 'submission.spam' ? 'spam' : 'processed';
+  const rows = matching(targets, row, status).map((t) => newDelivery(t, event, submissionId, at));
   return (await queueDeliveries(ctx, tx, rows)).length;
 }
 

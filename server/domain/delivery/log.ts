@@ -8,6 +8,13 @@ import { isId } from '../shared/ids.ts';
 import { iso } from '../shared/timestamps.ts';
 import { requireWebhook } from '../webhooks/webhooks.ts';
 
+/** A JSON body parsed; a templated form or text body as the text sent. */
+function requestBody(r: DeliveryRow): Record<string, unknown> | string | null {
+  if (r.request_body === null) return null;
+  if (r.content_type !== null && !r.content_type.startsWith('application/json')) return r.request_body;
+  return JSON.parse(r.request_body) as Record<string, unknown>;
+}
+
 /** A delivery as the API shows it in a webhook's log. */
 export function deliveryView(r: DeliveryRow) {
   return {
@@ -19,7 +26,8 @@ export function deliveryView(r: DeliveryRow) {
     attempts: r.attempts,
     duration_ms: r.duration_ms,
     submission_id: r.submission_id,
-    request_body: r.request_body === null ? null : (JSON.parse(r.request_body) as Record<string, unknown>),
+    request_body: requestBody(r),
+    content_type: r.content_type ?? 'application/json',
     response_body: r.response_body,
     error: r.error,
     delivered_at: iso(r.delivered_at),

@@ -32,7 +32,7 @@ const inactive = () =>
   new AppError('webhook_inactive', 'The webhook is inactive: activate it (PUT active: true) before replaying.');
 
 /**
- * A replay is a new delivery: same webhook, submission and body bytes, attempts from 1, signed when sent
+ * A replay is a new delivery: same webhook, submission, body bytes and media type, attempts from 1, signed when sent
  * with the webhook's current secret. The original row and the submission stay as they are.
  */
 export async function replayDelivery(
@@ -43,6 +43,11 @@ export async function replayDelivery(
 ): Promise<string> {
   const original = await findDelivery(ctx.db, caller.teamId, deliveryId, scope);
   if (!original || original.webhook_deleted) throw notFound('Delivery');
+  if (original.request_body === null && original.error?.startsWith('template_error'))
+    throw new AppError(
+      'conflict',
+      'This delivery sent nothing: its body template could not be rendered. Fix the template; later submissions use it.',
+    );
   if (original.request_body === null)
     throw new AppError(
       'submission_deleted',
@@ -58,6 +63,7 @@ export async function replayDelivery(
         event: original.event,
         submission_id: original.submission_id,
         request_body: original.request_body!,
+        content_type: original.content_type,
         next_attempt_at: new Date(),
         replay_of: original.id,
       },
@@ -140,6 +146,7 @@ export async function runReplayJob(ctx: AppContext, jobId: string): Promise<void
         event: d.event,
         submission_id: d.submission_id,
         request_body: d.request_body,
+        content_type: d.content_type,
         next_attempt_at: at(i),
         replay_of: d.id,
         replay_job_id: jobId,

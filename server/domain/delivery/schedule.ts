@@ -27,7 +27,8 @@ export function firstAttemptAt(ctx: AppContext): Date {
 
 /**
  * Inserts deliveries and their first attempts' jobs in the caller's transaction, so none is lost; returns the
- * ids inserted (a bulk replay's rows already made are skipped). `bulkTeam`: the team's bulk work.
+ * ids inserted (a bulk replay's rows already made are skipped). A row with an `error` is made dead, with no
+ * attempt. `bulkTeam`: the team's bulk work.
  */
 export async function queueDeliveries(
   ctx: AppContext,
@@ -36,11 +37,11 @@ export async function queueDeliveries(
   bulkTeam?: string,
 ): Promise<string[]> {
   const ids = await insertDeliveries(tx, rows);
-  const due = new Map(rows.map((r) => [r.id, r.next_attempt_at]));
+  const due = new Map(rows.flatMap((r) => (r.error ? [] : [[r.id, r.next_attempt_at] as const])));
   await queueFirstAttempts(
     ctx.queue,
     tx,
-    ids.map((id) => ({ deliveryId: id, at: due.get(id)! })),
+    ids.flatMap((id) => (due.has(id) ? [{ deliveryId: id, at: due.get(id)! }] : [])),
     bulkTeam,
   );
   return ids;

@@ -48,7 +48,8 @@ async function sampleEvent(ctx: AppContext, hook: WebhookRow, formName: string):
 
 /**
  * The test call: a signed `submission.created` body marked `test: true` — the webhook's last delivered
- * submission, or a sample from the form's learned fields — posted now through the deliveries' sender (address
+ * submission, or a sample from the form's learned fields; the default body, never a template, with the
+ * webhook's extra headers — posted now through the deliveries' sender (address
  * guard at connect time, the delivery timeout, no redirects), its one attempt recorded as a delivery with
  * event `webhook.test` and answered. Each webhook takes TEST_CALLS_PER_MINUTE a minute, counted in Postgres
  * so every API process shares the count: a receiver cannot be flooded through it.
@@ -77,7 +78,7 @@ export async function testWebhook(ctx: AppContext, caller: Caller, formId: strin
     decryptSecret(key, target.secret_encrypted),
     ...(target.previous_secret_encrypted ? [decryptSecret(key, target.previous_secret_encrypted)] : []),
   ];
-  const headers = signatureHeaders(secrets, id, Math.floor(Date.now() / 1000), body);
+  const headers = { ...target.headers, ...signatureHeaders(secrets, id, Math.floor(Date.now() / 1000), body) };
   // A sender of its own, closed after: an API process holds no delivery connections between test calls.
   const sender = deliverySender(ctx, { version: VERSION, connections: 1 });
   const out = await sender.send(target.url, body, headers).finally(() => void sender.close().catch(() => {}));

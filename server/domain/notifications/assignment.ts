@@ -16,7 +16,7 @@ export async function sendAssignmentNotice(
 ): Promise<'sent' | 'skipped'> {
   const a = await findAssignment(ctx.db, job.submissionId, job.assigneeId, job.byUserId);
   if (!a || a.assignee_id !== job.assigneeId) return 'skipped';
-  const by = job.byUserId === null ? "A rule of the form" : a.by_name || a.by_email || 'A teammate';
+  const by = job.byUserId === null ? 'A rule of the form' : a.by_name || a.by_email || 'A teammate';
   const fields = Object.entries(a.payload)
     .slice(0, SHOWN_FIELDS)
     .map(([k, v]) => `  ${k}: ${valueText(v, FIELD_CHARS)}`);

@@ -126,7 +126,10 @@ async function sendRuleNotification(
     },
   });
   // A subject is one line: a rendered newline would start the headers' end.
-  const rendered = renderText(parseTemplate(subjectTemplate), scope).replace(/[\r\n]+/g, ' ').trim().slice(0, 200);
+  const rendered = renderText(parseTemplate(subjectTemplate), scope)
+    .replace(/[\r\n]+/g, ' ')
+    .trim()
+    .slice(0, 200);
   const subject = `${row.status === 'spam' ? '[Spam] ' : ''}${rendered || `New submission to ${row.form_name}`}`;
   const controls = (row.metadata?.controls ?? {}) as Record<string, unknown>;
   await sendToEach(

@@ -68,5 +68,9 @@ export async function recordRuleActivity(ctx: AppContext, tx: Tx, row: Processin
     rules.events.map((e) => ({ ...e, id: newId('evt') })),
   );
   if (rules.assigned)
-    await ctx.queue.send(assignmentEmail, { submissionId: row.id, assigneeId: rules.assigned.id, byUserId: null }, { tx });
+    await ctx.queue.send(
+      assignmentEmail,
+      { submissionId: row.id, assigneeId: rules.assigned.id, byUserId: null },
+      { tx },
+    );
 }

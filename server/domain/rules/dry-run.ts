@@ -47,7 +47,8 @@ async function subjectOf(
 
 async function rulesOf(ctx: AppContext, caller: Caller, formId: string, input: Input): Promise<RunnableRule[]> {
   if (!input.rules) return queries.listRules(ctx.db, formId);
-  for (const [i, r] of input.rules.entries()) await checkActions(ctx, ctx.db, caller, formId, r.actions, `rules.${i}.actions`);
+  for (const [i, r] of input.rules.entries())
+    await checkActions(ctx, ctx.db, caller, formId, r.actions, `rules.${i}.actions`);
   return input.rules.map((r, i) => ({
     id: r.id ?? `draft_${i + 1}`,
     name: r.name,

@@ -8,7 +8,10 @@ import { compileConditions, traceConditions, type ConditionSubject, type StoredC
  */
 
 export type RuleEvent = 'submission.created' | 'submission.spam';
-export type RunnableRule = Pick<RuleRow, 'id' | 'name' | 'enabled' | 'on_event' | 'when' | 'actions' | 'stop' | 'fallback'>;
+export type RunnableRule = Pick<
+  RuleRow,
+  'id' | 'name' | 'enabled' | 'on_event' | 'when' | 'actions' | 'stop' | 'fallback'
+>;
 type Skipped = 'disabled' | 'other_event' | 'stopped' | 'fallback';
 
 export type RuleTrace = {

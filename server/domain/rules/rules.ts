@@ -49,15 +49,15 @@ export async function checkActions(
   actions: readonly RuleAction[],
   prefix = 'actions',
 ): Promise<void> {
-  const stages = actions.some((a) => a.type === 'stage')
-    ? (await requireFormSettings(ctx, caller, formId)).stages
-    : [];
+  const stages = actions.some((a) => a.type === 'stage') ? (await requireFormSettings(ctx, caller, formId)).stages : [];
   const problems: ErrorDetail[] = [];
   for (const [i, a] of actions.entries()) {
     const at = `${prefix}.${i}`;
     try {
       if (a.type === 'webhook') {
-        const hook = isId('wh', a.webhook_id) ? await findWebhook(sql, caller.teamId, a.webhook_id, { formId }) : undefined;
+        const hook = isId('wh', a.webhook_id)
+          ? await findWebhook(sql, caller.teamId, a.webhook_id, { formId })
+          : undefined;
         if (!hook) problems.push({ in: 'body', path: `${at}.webhook_id`, message: 'Not a webhook of this form.' });
       } else if (a.type === 'assign') await resolveAssignee(sql, caller, a.user_id, 'body', `${at}.user_id`);
       else if (a.type === 'stage') assertStage(stages, a.to, 'body', `${at}.to`);

@@ -90,7 +90,8 @@ export async function processSubmission(
     if (notify) await ctx.queue.send(notificationEmail, { submissionId }, { tx });
     for (const n of effects?.notify ?? []) await ctx.queue.send(notificationEmail, { submissionId, rule: n }, { tx });
     if (isSpam) {
-      if (effects?.webhookIds.length) await createRuleDeliveries(ctx, tx, submissionId, row.form_id, effects.webhookIds);
+      if (effects?.webhookIds.length)
+        await createRuleDeliveries(ctx, tx, submissionId, row.form_id, effects.webhookIds);
       return verdict.status;
     }
     if (autoresponds) await ctx.queue.send(autoresponseEmail, { submissionId }, { tx });

@@ -71,9 +71,8 @@ export async function listSubmissions(
   q: z.infer<typeof SubmissionListQuery>,
 ) {
   const { page: pageNumber, per_page: perPage, cursor, tag, stage, assignee, ...filters } = q;
-  // A stage filter reads the form's stages (and so checks the form); a search checks it first; a list's
-  // one statement checks it with the page.
-  if (stage === undefined && filters.q !== undefined) await requireForm(ctx, caller, formId);
+  // A stage filter reads the form's stages (and so checks the form); otherwise the form is only checked.
+  if (stage === undefined) await requireForm(ctx, caller, formId);
   const triage = await triageSelection(ctx, caller, formId, { tag, stage, assignee });
   const filter = { ...filters, q: searchText(filters.q) };
   const page = {
@@ -85,14 +84,14 @@ export async function listSubmissions(
   if (filter.q) await chargeSearchBudget(ctx, caller);
   const capped = Boolean(filter.q) || Object.keys(triage).length > 0;
   const search = () => queries.searchPage(ctx.db, selection, page, COUNT_CAP);
-  const list = async () => {
-    const found = await queries.listPageCounted(ctx.db, caller.teamId, selection, page, capped ? COUNT_CAP : null);
-    if (!found.live) throw notFound('Form');
-    return found;
-  };
+  const list = () =>
+    Promise.all([
+      queries.listPage(ctx.db, selection, page),
+      queries.countMatching(ctx.db, selection, capped ? COUNT_CAP : null),
+    ]);
   const { rows, counted } = filter.q
     ? await searchTurns.run(caller.teamId, () => withinSearchTime(ctx, caller.teamId, search))
-    : await list();
+    : await list().then(([r, n]) => ({ rows: r, counted: n }));
   // Past the cap, `total` is the cap and `total_capped` says so.
   const totalCapped = capped && counted > COUNT_CAP;
   const total = totalCapped ? COUNT_CAP : counted;

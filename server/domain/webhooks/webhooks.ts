@@ -13,6 +13,7 @@ import { encryptSecret, generateSecret, secretHash, secretLast4 } from '../../in
 import { requireForm } from '../forms/live-form.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { startSpamDeliveries } from '../delivery/fan-out.ts';
+import { checkRequestSettings, type ContentType, type RequestSettings } from './body-template.ts';
 import { notFound, validationFailed, type ErrorDetail } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { iso } from '../shared/timestamps.ts';
@@ -36,8 +37,18 @@ export function webhookView(r: queries.WebhookRow) {
     deactivated_reason: r.deactivated_reason,
     config: r.config,
     events: r.events as Array<(typeof EVENTS)[number]>,
-    filter: r.filter as Array<{ field: string; op: (typeof FILTER_OPS)[number]; value?: string }>,
+    // A filter saved before the condition grammar may give `exists` a value, which never counted: it is not shown.
+    filter: r.filter.map((c) =>
+      c.op === 'exists' && c.value !== undefined ? { field: c.field, op: c.op } : c,
+    ) as Array<{
+      field: string;
+      op: (typeof FILTER_OPS)[number];
+      value?: string | number | string[];
+    }>,
     max_per_second: r.max_per_second,
+    body_template: r.body_template,
+    content_type: r.content_type as ContentType,
+    headers: r.headers,
     secret_last4: r.secret_last4,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
@@ -55,6 +66,24 @@ function checkConfig(provider: Provider, config: Record<string, unknown>): Recor
     message: i.message,
   }));
   throw validationFailed(details, `The config is not valid for the ${provider} provider.`);
+}
+
+/**
+ * The template, content type and extra headers a create or an update leaves (what `input` gives over what
+ * `current` has), refused as checkRequestSettings says.
+ */
+export function requestSettings(
+  provider: string,
+  current: RequestSettings | null,
+  input: Partial<{ body_template: string | null; content_type: ContentType; headers: Record<string, string> }>,
+): RequestSettings {
+  const next: RequestSettings = {
+    body_template: input.body_template !== undefined ? input.body_template : (current?.body_template ?? null),
+    content_type: input.content_type ?? current?.content_type ?? 'json',
+    headers: input.headers ?? current?.headers ?? {},
+  };
+  checkRequestSettings(provider, next, input);
+  return next;
 }
 
 /** HTTPS, no credentials, and (unless INTAKE_ALLOW_PRIVATE_WEBHOOKS) a host that resolves only to public addresses. */
@@ -91,6 +120,7 @@ export async function createWebhook(
 ) {
   await requireForm(ctx, caller, formId);
   const config = checkConfig(input.provider, input.config);
+  const settings = requestSettings(input.provider, null, input);
   const url = await checkUrl(ctx, input.url);
   const { secret, ...stored } = newSecret(ctx);
   const row = await ctx.db.transaction(async (tx) => {
@@ -111,6 +141,7 @@ export async function createWebhook(
       events: [...new Set(input.events)],
       filter: input.filter ?? [],
       max_per_second: input.max_per_second ?? null,
+      ...settings,
       ...stored,
     });
   });
@@ -151,6 +182,7 @@ export async function updateWebhook(
     input.config !== undefined || input.provider !== undefined
       ? checkConfig(provider, input.config ?? current.config)
       : undefined;
+  requestSettings(provider, { ...current, content_type: current.content_type as ContentType }, input);
   const url = input.url !== undefined ? await checkUrl(ctx, input.url) : undefined;
   const rotated = input.rotate_secret ? newSecret(ctx) : undefined;
   const row = await ctx.db.transaction(async (tx) => {
@@ -164,6 +196,9 @@ export async function updateWebhook(
       events: input.events ? [...new Set(input.events)] : undefined,
       filter: input.filter,
       max_per_second: input.max_per_second,
+      body_template: input.body_template,
+      content_type: input.content_type,
+      headers: input.headers,
       active: input.active,
       rotated: rotated && { ...rotated, previousValidSeconds: ROTATION_OVERLAP_SECONDS },
     });

@@ -26,6 +26,9 @@ const SPEC_NAMES: Record<string, string> = {
 export const toolName = (routeKey: string) =>
   SPEC_NAMES[routeKey] ?? routeKey.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
+/** Tools whose answers carry submitted values: submissions, a rule's trace, a webhook's preview, deliveries. */
+const CARRIES_SUBMITTED_VALUES = /submission|testRules|previewWebhook|deliver/i;
+
 /** At most this many submissions come back inline from the export tool. */
 export const EXPORT_INLINE_ROWS = 500;
 
@@ -177,7 +180,7 @@ export async function callTool(
     }
     const result = await invoke(ctx, key, { caller }, args ?? {}, { signal });
     if (key === 'downloadSubmissionFile') return { ok: true, body: result.body, untrusted: false };
-    return { ok: true, body: result.body ?? { ok: true }, untrusted: /submission/i.test(spec.routeKey) };
+    return { ok: true, body: result.body ?? { ok: true }, untrusted: CARRIES_SUBMITTED_VALUES.test(spec.routeKey) };
   } catch (err) {
     const answer = errorAnswer(err, ctx.log, { tool: spec.name });
     return {

@@ -19,6 +19,8 @@ import { Migration0018WebhookPacing } from './0018-webhook-pacing.ts';
 import { Migration0019LeanAnalyze } from './0019-lean-analyze.ts';
 import { Migration0020FormAdmission } from './0020-form-admission.ts';
 import { Migration0021Triage } from './0021-triage.ts';
+import { Migration0022WebhookTemplates } from './0022-webhook-templates.ts';
+import { Migration0023Rules } from './0023-rules.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
 export const migrations = [
@@ -43,4 +45,6 @@ export const migrations = [
   Migration0019LeanAnalyze,
   Migration0020FormAdmission,
   Migration0021Triage,
+  Migration0022WebhookTemplates,
+  Migration0023Rules,
 ];

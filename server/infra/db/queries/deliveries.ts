@@ -14,6 +14,8 @@ export type DeliveryRow = {
   duration_ms: number | null;
   submission_id: string | null;
   request_body: string | null;
+  /** The media type of `request_body`; null: application/json. */
+  content_type: string | null;
   response_body: string | null;
   error: string | null;
   delivered_at: string | null;
@@ -24,7 +26,7 @@ export type DeliveryRow = {
 };
 
 const COLUMNS = `d.id, d.webhook_id, d.event, d.status, d.http_status, d.attempts, d.duration_ms, d.submission_id, d.request_body,
-  d.response_body, d.error, d.delivered_at, d.next_attempt_at, d.replay_of, d.created_at, d.updated_at`;
+  d.content_type, d.response_body, d.error, d.delivered_at, d.next_attempt_at, d.replay_of, d.created_at, d.updated_at`;
 
 export type NewDelivery = {
   id: string;
@@ -32,7 +34,12 @@ export type NewDelivery = {
   webhook_id: string;
   event: string;
   submission_id: string | null;
-  request_body: string;
+  /** Null only with `error`. */
+  request_body: string | null;
+  /** The media type of the body; null: application/json. */
+  content_type?: string | null;
+  /** Set when no request can be made (its body template could not be rendered): the delivery is made dead, with no attempt. */
+  error?: string | null;
   next_attempt_at: Date;
   replay_of?: string | null;
   replay_job_id?: string | null;
@@ -43,8 +50,13 @@ export async function insertDeliveries(sql: Sql, rows: NewDelivery[]): Promise<s
   if (!rows.length) return [];
   const col = <K extends keyof NewDelivery>(k: K) => rows.map((r) => r[k] ?? null);
   const { rows: inserted } = await sql.query<{ id: string }>(
-    `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, next_attempt_at, replay_of, replay_job_id)
-     select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[])
+    `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, next_attempt_at, replay_of, replay_job_id,
+                             content_type, error, status)
+     select u.id, u.team_id, u.webhook_id, u.event, u.submission_id, u.request_body, case when u.error is null then u.at end, u.replay_of,
+            u.replay_job_id, u.content_type, u.error, case when u.error is null then 'pending' else 'dead' end
+       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[],
+                   $10::text[], $11::text[])
+            as u(id, team_id, webhook_id, event, submission_id, request_body, at, replay_of, replay_job_id, content_type, error)
      on conflict (replay_job_id, replay_of) where replay_job_id is not null do nothing
      returning id`,
     [
@@ -57,6 +69,8 @@ export async function insertDeliveries(sql: Sql, rows: NewDelivery[]): Promise<s
       rows.map((r) => r.next_attempt_at.toISOString()),
       col('replay_of'),
       col('replay_job_id'),
+      col('content_type'),
+      col('error'),
     ],
   );
   return inserted.map((r) => r.id);
@@ -104,12 +118,15 @@ export async function findDelivery(
   return rows[0];
 }
 
-/** What an attempt needs: the body, where it goes and the keys that sign it. */
+/** What an attempt needs: the body, where it goes, the keys that sign it and the webhook's extra headers. */
 export type AttemptRow = {
   id: string;
   status: DeliveryStatus;
   attempts: number;
   request_body: string | null;
+  /** Null: application/json. */
+  content_type: string | null;
+  headers: Record<string, string>;
   webhook_id: string;
   url: string;
   active: boolean;
@@ -126,7 +143,7 @@ export type AttemptRow = {
 /** The deliveries and webhooks behind a batch of attempt jobs, in one query. */
 export async function findForAttempts(sql: Sql, ids: string[]): Promise<Map<string, AttemptRow>> {
   const { rows } = await sql.query<AttemptRow>(
-    `select d.id, d.status, d.attempts, d.request_body, d.webhook_id, w.url, w.active, (w.deleted_at is not null) as deleted, w.secret_encrypted,
+    `select d.id, d.status, d.attempts, d.request_body, d.content_type, w.headers, d.webhook_id, w.url, w.active, (w.deleted_at is not null) as deleted, w.secret_encrypted,
             case when w.previous_secret_expires_at > now() then w.previous_secret_encrypted end as previous_secret_encrypted,
             w.provider, w.max_per_second, case when w.paused_until > now() then w.paused_until end as paused_until
        from deliveries d join webhooks w on w.id = d.webhook_id where d.id = any($1::text[])`,

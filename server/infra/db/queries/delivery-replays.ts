@@ -23,7 +23,13 @@ export async function countReplayable(sql: Sql, f: ReplayFilter): Promise<number
   return rows[0]!.n;
 }
 
-export type ReplaySource = { id: string; event: string; submission_id: string | null; request_body: string };
+export type ReplaySource = {
+  id: string;
+  event: string;
+  submission_id: string | null;
+  request_body: string;
+  content_type: string | null;
+};
 
 /**
  * The next batch of a bulk replay, oldest first: the webhook's deliveries that were each their submission's
@@ -41,7 +47,7 @@ export async function nextReplayBatch(
   const { rows } = await sql.query<ReplaySource>(
     `with job as (select created_at from jobs where id = $5),
           done as (select coalesce(max(r.replay_of), '') as through from deliveries r where r.replay_job_id = $5)
-     select d.id, d.event, d.submission_id, d.request_body
+     select d.id, d.event, d.submission_id, d.request_body, d.content_type
        from deliveries d, job, done
       where d.webhook_id = $1 and d.id > done.through and d.event <> 'webhook.test' and d.request_body is not null
         and d.created_at <= job.created_at

@@ -19,7 +19,8 @@ export type RuleRow = {
 
 export type RuleFields = Pick<RuleRow, 'name' | 'enabled' | 'on_event' | 'when' | 'actions' | 'stop' | 'fallback'>;
 
-const COLUMNS = 'id, form_id, position, name, enabled, on_event, "when", actions, stop, fallback, created_at, updated_at';
+const COLUMNS =
+  'id, form_id, position, name, enabled, on_event, "when", actions, stop, fallback, created_at, updated_at';
 
 /** The form's rules in the order they run. */
 export async function listRules(sql: Sql, formId: string): Promise<RuleRow[]> {

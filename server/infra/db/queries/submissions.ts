@@ -113,19 +113,10 @@ function whereOf(f: ListFilter, opts: { search?: boolean } = {}): Where {
 
 export type PageSpec = { limit: number; offset: number; after?: [string, string] };
 
-/**
- * The page's rows: `ids` is SQL defining a `page` CTE of (id, received_at); the rows are read after it. `meta`:
- * the columns of a one-row `meta` CTE (with a boolean `live`) put before each row; when `live` is false, or the
- * page is empty, the answer is that one row with no submission.
- */
-function pageRows(ids: string, meta?: string): string {
-  if (!meta)
-    return `${ids}
+/** The page's rows: `ids` is SQL defining a `page` CTE of (id, received_at); the rows are read after it. */
+function pageRows(ids: string): string {
+  return `${ids}
     select ${SUBMISSION_COLUMNS} from page p join submissions s on s.id = p.id
-    order by p.received_at desc, p.id desc`;
-  return `${ids},
-    meta as materialized (select ${meta})
-    select m.*, ${SUBMISSION_COLUMNS} from meta m left join (page p join submissions s on s.id = p.id) on m.live
     order by p.received_at desc, p.id desc`;
 }
 
@@ -150,22 +141,18 @@ export const DAY_SKIP_FROM = 5000;
  * microseconds, id). The page's ids come from an index-only scan and only the page's rows are read. A deep
  * page of a whole folder skips whole days by their counters, then at most one day's index entries.
  */
-export function listPageQuery(
-  f: ListFilter,
-  page: PageSpec,
-  meta?: (values: unknown[]) => string,
-): { text: string; values: unknown[] } {
+export function listPageQuery(f: ListFilter, page: PageSpec): { text: string; values: unknown[] } {
   const { where, values, filtered } = pageFilter(f, page);
   if (page.after || filtered || page.offset < DAY_SKIP_FROM) {
-    const ids = `
+    const text = pageRows(`
       with page as (
         select s.id, s.received_at from submissions s where ${where.join(' and ')}
         order by s.received_at desc, s.id desc limit $${values.push(page.limit)} offset $${values.push(page.offset)}
-      )`;
-    return { text: pageRows(ids, meta?.(values)), values };
+      )`);
+    return { text, values };
   }
   const offset = `$${values.push(page.offset)}::bigint`;
-  const ids = `
+  const text = pageRows(`
     with days as (
       select c.day, sum(c.n) as n from form_folder_counts c where c.form_id = $1 and c.folder = any($${values.push(COUNTED_FOLDERS[f.folder])}::text[])
       group by c.day
@@ -178,39 +165,13 @@ export function listPageQuery(
       select s.id, s.received_at from submissions s
        where ${where.join(' and ')} and s.received_at < (select (day + 1)::timestamp at time zone 'UTC' from start)
        order by s.received_at desc, s.id desc limit $${values.push(page.limit)} offset ${offset} - (select newer from start)
-    )`;
-  return { text: pageRows(ids, meta?.(values)), values };
+    )`);
+  return { text, values };
 }
 
 export async function listPage(sql: Sql, f: ListFilter, page: PageSpec): Promise<SubmissionRow[]> {
   const { text, values } = listPageQuery(f, page);
   return (await sql.query<SubmissionRow>(text, values)).rows;
-}
-
-/**
- * A list's page, its count and whether the form is a live form of the team, in one statement (one round trip:
- * the list is the API's most frequent read). The count is the folder's counters without filters, else the
- * matches up to `cap` + 1 (`cap` null: all). `live` false: the form is not the team's, and no rows are read.
- */
-export async function listPageCounted(
-  sql: Sql,
-  teamId: string,
-  f: ListFilter,
-  page: PageSpec,
-  cap: number | null,
-): Promise<{ live: boolean; rows: SubmissionRow[]; counted: number }> {
-  const { where, filtered } = whereOf(f);
-  const meta = (values: unknown[]) => {
-    const counted = filtered
-      ? `(select count(*) from (select 1 from submissions s where ${where.join(' and ')}${cap === null ? '' : ` limit ${cap + 1}`}) m)`
-      : `(select coalesce(sum(n), 0) from form_folder_counts where form_id = $1 and folder = any($${values.push(COUNTED_FOLDERS[f.folder])}::text[]))`;
-    return `exists (select 1 from forms where id = $1 and team_id = $${values.push(teamId)} and deleted_at is null) as live,
-      ${counted}::int as counted`;
-  };
-  const { text, values } = listPageQuery(f, page, meta);
-  const { rows } = await sql.query<SubmissionRow & { live: boolean; counted: number }>(text, values);
-  const first = rows[0]!;
-  return { live: first.live, counted: first.counted, rows: first.id === null ? [] : rows };
 }
 
 /** How many of the newest rows a search reads before it turns to the index (see searchPage). */
@@ -510,7 +471,13 @@ export async function recordRules(
     `update submissions set rules_applied = $2::jsonb, tags = coalesce($3::text[], tags), stage = coalesce($4, stage),
             assignee_id = coalesce($5, assignee_id), updated_at = now()
       where id = $1 and rules_applied is null`,
-    [submissionId, JSON.stringify(v.rulesApplied ?? []), v.triage.tags ?? null, v.triage.stage ?? null, v.triage.assigneeId ?? null],
+    [
+      submissionId,
+      JSON.stringify(v.rulesApplied ?? []),
+      v.triage.tags ?? null,
+      v.triage.stage ?? null,
+      v.triage.assigneeId ?? null,
+    ],
   );
   return rowCount > 0;
 }

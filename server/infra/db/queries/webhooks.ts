@@ -17,6 +17,11 @@ export type WebhookRow = {
   filter: FilterCondition[];
   /** Null: the provider's default pace (domain/webhooks/webhooks.ts). */
   max_per_second: number | null;
+  /** Null: the default body (domain/webhooks/body-template.ts renders a template). */
+  body_template: string | null;
+  content_type: string;
+  /** Extra request headers, as given. */
+  headers: Record<string, string>;
   secret_last4: string;
   created_at: string;
   updated_at: string;
@@ -24,10 +29,10 @@ export type WebhookRow = {
 };
 
 /** One condition of a webhook's filter, as stored (domain/delivery/filters.ts applies it). */
-export type FilterCondition = { field: string; op: string; value?: string };
+export type FilterCondition = { field: string; op: string; value?: string | number | string[] };
 
 const COLUMNS = `w.id, w.team_id, w.form_id, w.label, w.provider, w.url, w.active, w.deactivated_reason, w.config, w.events, w.filter, w.max_per_second, w.secret_last4,
-  w.created_at, w.updated_at, w.deleted_at`;
+  w.body_template, w.content_type, w.headers, w.created_at, w.updated_at, w.deleted_at`;
 
 /**
  * A spam subscription starts now: the spam-deliveries job sends the form's spam stored after this position
@@ -42,8 +47,9 @@ export type NewWebhook = Omit<WebhookRow, 'created_at' | 'updated_at' | 'deleted
 
 export async function insertWebhook(sql: Sql, w: NewWebhook): Promise<WebhookRow> {
   const { rows } = await sql.query<WebhookRow>(
-    `insert into webhooks as w (id, team_id, form_id, label, provider, url, active, config, events, secret_last4, secret_encrypted, secret_hash, filter, max_per_second, spam_position)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, case when 'submission.spam' = any($9::text[]) then ${SPAM_FROM_NOW} end)
+    `insert into webhooks as w (id, team_id, form_id, label, provider, url, active, config, events, secret_last4, secret_encrypted, secret_hash, filter, max_per_second,
+                                body_template, content_type, headers, spam_position)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, case when 'submission.spam' = any($9::text[]) then ${SPAM_FROM_NOW} end)
      returning ${COLUMNS}`,
     [
       w.id,
@@ -60,6 +66,9 @@ export async function insertWebhook(sql: Sql, w: NewWebhook): Promise<WebhookRow
       w.secret_hash,
       JSON.stringify(w.filter),
       w.max_per_second,
+      w.body_template,
+      w.content_type,
+      JSON.stringify(w.headers),
     ],
   );
   return rows[0]!;
@@ -92,7 +101,20 @@ export async function findWebhook(
 }
 
 export type WebhookChanges = Partial<
-  Pick<WebhookRow, 'label' | 'url' | 'provider' | 'config' | 'events' | 'filter' | 'active' | 'max_per_second'>
+  Pick<
+    WebhookRow,
+    | 'label'
+    | 'url'
+    | 'provider'
+    | 'config'
+    | 'events'
+    | 'filter'
+    | 'active'
+    | 'max_per_second'
+    | 'body_template'
+    | 'content_type'
+    | 'headers'
+  >
 > & {
   rotated?: { secret_encrypted: string; secret_hash: string; secret_last4: string; previousValidSeconds: number };
 };
@@ -110,6 +132,8 @@ export async function updateWebhook(sql: Sql, id: string, c: WebhookChanges): Pr
                              when $7 and not active then ${SPAM_FROM_NOW} else spam_position end,
         events = coalesce($6::text[], events), active = coalesce($7, active), filter = coalesce($12::jsonb, filter),
         max_per_second = case when $13 then $14::real else max_per_second end,
+        body_template = case when $15 then $16::text else body_template end, content_type = coalesce($17, content_type),
+        headers = coalesce($18::jsonb, headers),
         deactivated_reason = case when $7 then null else deactivated_reason end,
         failing_since = case when $7 then null else failing_since end,
         previous_secret_encrypted = case when $8::text is null then previous_secret_encrypted else secret_encrypted end,
@@ -132,6 +156,10 @@ export async function updateWebhook(sql: Sql, id: string, c: WebhookChanges): Pr
       c.filter ? JSON.stringify(c.filter) : null,
       c.max_per_second !== undefined,
       c.max_per_second ?? null,
+      c.body_template !== undefined,
+      c.body_template ?? null,
+      c.content_type ?? null,
+      c.headers ? JSON.stringify(c.headers) : null,
     ],
   );
   return rows[0]!;
@@ -149,26 +177,31 @@ export type TargetRow = {
   provider: string;
   config: Record<string, unknown>;
   filter: FilterCondition[];
+  /** Null: the default body; with `content_type`, how submission events are rendered. */
+  body_template: string | null;
+  content_type: string;
 };
 
 /**
  * The form's webhooks subscribed to a submission event; with `submissionId`, without those that already have
  * a delivery of it for that event from processing (not a replay): a submission is delivered to each webhook
- * at most once, however often it goes back to `received` and through processing again.
+ * at most once, however often it goes back to `received` and through processing again. `rules.ids`: webhooks a
+ * fired rule sends it to, whatever their events and filter (`by_rule`); `rules.only`: those alone.
  */
 export async function webhooksFor(
   sql: Sql,
   formId: string,
   event: string,
   submissionId?: string,
-): Promise<TargetRow[]> {
-  const { rows } = await sql.query<TargetRow>(
-    `select w.id, w.team_id, w.provider, w.config, w.filter from webhooks w
-      where w.form_id = $1 and w.active and w.deleted_at is null and $2 = any(w.events)
+  rules: { ids: readonly string[]; only?: boolean } = { ids: [] },
+): Promise<Array<TargetRow & { by_rule: boolean }>> {
+  const { rows } = await sql.query<TargetRow & { by_rule: boolean }>(
+    `select w.id, w.team_id, w.provider, w.config, w.filter, w.body_template, w.content_type, w.id = any($4::text[]) as by_rule from webhooks w
+      where w.form_id = $1 and w.active and w.deleted_at is null and ((not $5 and $2 = any(w.events)) or w.id = any($4::text[]))
         and ($3::text is null or not exists (
           select 1 from deliveries d where d.submission_id = $3 and d.webhook_id = w.id and d.event = $2 and d.replay_of is null))
       order by w.id`,
-    [formId, event, submissionId ?? null],
+    [formId, event, submissionId ?? null, rules.ids, rules.only ?? false],
   );
   return rows;
 }
@@ -179,7 +212,7 @@ export async function webhooksFor(
  */
 export async function formEventWebhooksFor(sql: Sql, formId: string, event: string, since: Date): Promise<TargetRow[]> {
   const { rows } = await sql.query<TargetRow>(
-    `select w.id, w.team_id, w.provider, w.config, w.filter from webhooks w
+    `select w.id, w.team_id, w.provider, w.config, w.filter, w.body_template, w.content_type from webhooks w
       where w.form_id = $1 and w.active and w.deleted_at is null and $2 = any(w.events)
         and not exists (
           select 1 from deliveries d where d.webhook_id = w.id and d.event = $2 and d.replay_of is null and d.created_at >= $3)
@@ -192,7 +225,7 @@ export async function formEventWebhooksFor(sql: Sql, formId: string, event: stri
 /** The same for a team-wide event (ai-insights.regenerated): every live form's webhooks that subscribe. */
 export async function teamWebhooksFor(sql: Sql, teamId: string, event: string): Promise<TargetRow[]> {
   const { rows } = await sql.query<TargetRow>(
-    `select w.id, w.team_id, w.provider, w.config, w.filter from webhooks w join forms f on f.id = w.form_id and f.deleted_at is null
+    `select w.id, w.team_id, w.provider, w.config, w.filter, w.body_template, w.content_type from webhooks w join forms f on f.id = w.form_id and f.deleted_at is null
       where w.team_id = $1 and w.active and w.deleted_at is null and $2 = any(w.events) order by w.id`,
     [teamId, event],
   );
@@ -222,7 +255,7 @@ export type SpamSubscriber = TargetRow & {
  */
 export async function lockSpamSubscribers(sql: Sql, limit: number, after: string | null): Promise<SpamSubscriber[]> {
   const { rows } = await sql.query<SpamSubscriber>(
-    `select w.id, w.team_id, w.form_id, w.provider, w.config, w.filter, w.spam_position from webhooks w
+    `select w.id, w.team_id, w.form_id, w.provider, w.config, w.filter, w.body_template, w.content_type, w.spam_position from webhooks w
       where w.deleted_at is null and 'submission.spam' = any(w.events) and w.active and w.spam_position is not null
         and ($2::text is null or w.id > $2)
       order by w.id limit $1 for update skip locked`,
@@ -248,15 +281,23 @@ export async function webhookTarget(
   sql: Sql,
   id: string,
 ): Promise<
-  { url: string; secret_encrypted: string; previous_secret_encrypted: string | null; form_name: string } | undefined
+  | {
+      url: string;
+      secret_encrypted: string;
+      previous_secret_encrypted: string | null;
+      form_name: string;
+      headers: Record<string, string>;
+    }
+  | undefined
 > {
   const { rows } = await sql.query<{
     url: string;
     secret_encrypted: string;
     previous_secret_encrypted: string | null;
     form_name: string;
+    headers: Record<string, string>;
   }>(
-    `select w.url, w.secret_encrypted, case when w.previous_secret_expires_at > now() then w.previous_secret_encrypted end as previous_secret_encrypted,
+    `select w.url, w.secret_encrypted, w.headers, case when w.previous_secret_expires_at > now() then w.previous_secret_encrypted end as previous_secret_encrypted,
             f.name as form_name
        from webhooks w join forms f on f.id = w.form_id where w.id = $1`,
     [id],

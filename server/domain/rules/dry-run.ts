@@ -65,6 +65,6 @@ export async function testRules(ctx: AppContext, caller: Caller, formId: string,
   await requireForm(ctx, caller, formId);
   const { event, subject } = await subjectOf(ctx, caller, formId, input);
   const rules = await rulesOf(ctx, caller, formId, input);
-  const { fired, trace } = runRules(rules, event, subject);
+  const { fired, trace } = runRules(rules, event, subject, { trace: true });
   return { event, fired: fired.map((r) => r.id), actions: actionsOf(fired), trace };
 }

@@ -1,6 +1,12 @@
 import type { RuleAction } from '../../../contract/rules.ts';
 import type { RuleRow } from '../../infra/db/queries/rules.ts';
-import { compileConditions, traceConditions, type ConditionSubject, type StoredCondition } from './conditions.ts';
+import {
+  compileConditions,
+  matches,
+  traceConditions,
+  type ConditionSubject,
+  type StoredCondition,
+} from './conditions.ts';
 
 /**
  * How a form's rules run on one submission: in position order, each enabled rule of the event whose
@@ -24,17 +30,29 @@ export type RuleTrace = {
 
 export type RulesOutcome = { fired: RunnableRule[]; trace: RuleTrace[] };
 
-function evaluate(rule: RunnableRule, subject: ConditionSubject): Omit<RuleTrace, 'fired' | 'skipped'> {
+/** Whether the rule's conditions hold; with `trace`, each condition's value and verdict (a dry run's). */
+function evaluate(rule: RunnableRule, subject: ConditionSubject, trace: boolean): Omit<RuleTrace, 'fired' | 'skipped'> {
   const when = rule.when as { all?: StoredCondition[]; any?: StoredCondition[] };
   const mode = when.any ? 'any' : 'all';
-  const conditions = traceConditions(compileConditions(when.any ?? when.all ?? []), subject);
+  const compiled = compileConditions(when.any ?? when.all ?? []);
+  if (!trace) return { rule_id: rule.id, conditions: [], holds: matches(compiled, subject, mode) };
+  const conditions = traceConditions(compiled, subject);
   const holds =
     conditions.length === 0 || (mode === 'any' ? conditions.some((c) => c.holds) : conditions.every((c) => c.holds));
   return { rule_id: rule.id, conditions, holds };
 }
 
-export function runRules(rules: readonly RunnableRule[], event: RuleEvent, subject: ConditionSubject): RulesOutcome {
-  const trace = rules.map((rule) => ({ ...evaluate(rule, subject), fired: false, skipped: null as Skipped | null }));
+export function runRules(
+  rules: readonly RunnableRule[],
+  event: RuleEvent,
+  subject: ConditionSubject,
+  opts: { trace?: boolean } = {},
+): RulesOutcome {
+  const trace = rules.map((rule) => ({
+    ...evaluate(rule, subject, opts.trace ?? false),
+    fired: false,
+    skipped: null as Skipped | null,
+  }));
   const fired: RunnableRule[] = [];
   let stopped = false;
   const fire = (i: number) => {

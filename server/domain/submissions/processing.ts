@@ -15,10 +15,11 @@ function storableReason(reason: string): string {
 }
 
 /**
- * The process-submission job: AI moderation and categorisation, then `processed` (or `spam`, reason
- * `ai_moderation`), with its follow-up work in the same transaction: the notification e-mail, the webhook
- * deliveries (domain/delivery/fan-out.ts) and the field names the post could not learn when accepted. Only a
- * `received` row is processed, so a retried or duplicated job changes nothing.
+ * The process-submission job: AI moderation and categorisation, the form's rules (domain/rules/apply.ts), then
+ * `processed` (or `spam`, reason `ai_moderation` or `form_rule`), with its follow-up work in the same
+ * transaction: the rules' triage and record, the notification e-mails, the webhook deliveries
+ * (domain/delivery/fan-out.ts) and the field names the post could not learn when accepted. Only a `received`
+ * row is processed, so a retried or duplicated job changes nothing.
  */
 export async function processSubmission(
   ctx: AppContext,

@@ -287,15 +287,15 @@ describe('export of 200,000 submissions', () => {
     expect(header).toBe(HEADER.join(','));
     const lorem = ' lorem ipsum dolor'.repeat(10);
     expect(row1).toBe(
-      `subm_${'1'.padStart(26, '0')},2025-01-01T00:00:01.000Z,processed,sales,0.01,Person 1,p1@example.com,"Hello, ""world"" number 1${lorem}",,,,new,`,
+      `subm_${'1'.padStart(26, '0')},2025-01-01T00:00:01.000Z,processed,sales,0.01,Person 1,p1@example.com,"Hello, ""world"" number 1${lorem}",,,,new,,`,
     );
     expect(row1000).toBe(
-      `subm_${'1000'.padStart(26, '0')},2025-01-01T00:16:40.000Z,spam,sales,0.00,Person 1000,p1000@example.com,"Hello, ""world"" number 1000${lorem}",'=1+1000,,,new,`,
+      `subm_${'1000'.padStart(26, '0')},2025-01-01T00:16:40.000Z,spam,sales,0.00,Person 1000,p1000@example.com,"Hello, ""world"" number 1000${lorem}",'=1+1000,,,new,,`,
     );
     // The last row has a file: a long-lived signed /d/ link.
     expect(last).toMatch(
       new RegExp(
-        `^subm_${String(ROWS).padStart(26, '0')},.*,http://intake\\.test/d/file_${String(ROWS).padStart(26, '0')}\\?expires=\\d+&signature=[0-9a-f]{64},,new,$`,
+        `^subm_${String(ROWS).padStart(26, '0')},.*,http://intake\\.test/d/file_${String(ROWS).padStart(26, '0')}\\?expires=\\d+&signature=[0-9a-f]{64},,new,,$`,
       ),
     );
   }, 60_000);

@@ -1361,45 +1361,12 @@ export interface components {
             job_id: string;
             erasure_id: string;
         };
-        CreateFormBody: {
-            name: string;
-            /**
-             * @description At most 10 addresses notified of each clean submission.
-             * @default []
-             */
-            notification_emails: string[];
-            settings?: components["schemas"]["FormSettingsInput"];
-        };
         CreateFormResponse: {
             data: components["schemas"]["Form"];
         };
         CreateNoteBody: {
             /** @description Plain text, 1–10,000 characters. */
             body: string;
-        };
-        CreateRuleBody: {
-            name: string;
-            /** @default true */
-            enabled: boolean;
-            /**
-             * @description Which submissions the rule runs on: clean ones (default) or spam.
-             * @default submission.created
-             * @enum {string}
-             */
-            on: "submission.created" | "submission.spam";
-            /**
-             * @default {
-             *       "all": []
-             *     }
-             */
-            when: components["schemas"]["RuleWhen"];
-            actions: components["schemas"]["RuleAction"][];
-            /** @default false */
-            stop: boolean;
-            /** @default false */
-            fallback: boolean;
-            /** @description Where it goes (the rules from there move down one); default: last. */
-            position?: number;
         };
         CreateRuleResponse: {
             data: components["schemas"]["Rule"];
@@ -1443,44 +1410,6 @@ export interface components {
             data: components["schemas"]["Token"];
             /** @description The plaintext token, shown only here. */
             token: string;
-        };
-        CreateWebhookBody: {
-            label: string;
-            /** @description HTTPS only; hosts that resolve to private or reserved addresses are refused. */
-            url: string;
-            /** @default webhook */
-            provider: components["schemas"]["Provider"];
-            /**
-             * @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused.
-             * @default {}
-             */
-            config: {
-                [key: string]: unknown;
-            };
-            /**
-             * @description Events delivered; default `["submission.created"]`. `[]`: only the submissions a rule sends to it (a `webhook` action).
-             * @default [
-             *       "submission.created"
-             *     ]
-             */
-            events: components["schemas"]["WebhookEvent"][];
-            /** @description Default: none (every submission). */
-            filter?: components["schemas"]["WebhookFilterCondition"][];
-            /** @description At most this many deliveries a second to this webhook, across every worker (0.5–100). Unset (null): slack 1, discord 0.5, teams 4 (their documented limits), other providers unpaced. A receiver's 429 with `Retry-After` pauses the whole webhook until then, without spending an attempt. */
-            max_per_second?: number | null;
-            /** @description Default: none (the default event JSON). */
-            body_template?: string | null;
-            /**
-             * @description Default: `json`.
-             * @enum {string}
-             */
-            content_type?: "json" | "form" | "text";
-            /** @description Default: none. */
-            headers?: {
-                [key: string]: string;
-            };
-            /** @default true */
-            active: boolean;
         };
         CreateWebhookResponse: {
             data: components["schemas"]["Webhook"];
@@ -1562,30 +1491,6 @@ export interface components {
          * @enum {string}
          */
         DeliveryStatus: "pending" | "succeeded" | "failed" | "dead";
-        DraftRule: {
-            name: string;
-            /** @default true */
-            enabled: boolean;
-            /**
-             * @description Which submissions the rule runs on: clean ones (default) or spam.
-             * @default submission.created
-             * @enum {string}
-             */
-            on: "submission.created" | "submission.spam";
-            /**
-             * @default {
-             *       "all": []
-             *     }
-             */
-            when: components["schemas"]["RuleWhen"];
-            actions: components["schemas"]["RuleAction"][];
-            /** @default false */
-            stop: boolean;
-            /** @default false */
-            fallback: boolean;
-            /** @description Named in the trace; default `draft_<n>`. */
-            id?: string;
-        };
         /** @description A clean submission kept within the window has the same values of these fields; nothing was stored. */
         DuplicateSubmissionBody: {
             /** @enum {string} */
@@ -1594,20 +1499,6 @@ export interface components {
             message: string;
             /** @description The rule's fields. */
             fields: string[];
-        };
-        ErasureBody: {
-            /**
-             * Format: email
-             * @description Erase every submission in which this address appears (case ignored).
-             */
-            email?: string;
-            /** @description Erase every submission in which this exact value appears, as a whole field or inside text. */
-            value?: string;
-            /**
-             * @description Answer at once (200) with what a real run would erase now, and erase nothing: no job, no receipt, the value is not kept.
-             * @default false
-             */
-            dry_run: boolean;
         };
         ErasureDryRun: {
             /** @enum {boolean} */
@@ -1924,71 +1815,6 @@ export interface components {
             closed_redirect_url: string | null;
             /** @description Up to 20 stages, keys unique; new submissions get the first. Default New (`new`), In progress (`in_progress`), Done (`done`, done). Removing a stage that submissions are in needs `reassign_stages` in the same update. */
             stages: components["schemas"]["Stage"][];
-        };
-        FormSettingsInput: {
-            /** @description Where browsers go after a post (303): an absolute http(s) URL; null = built-in thank-you page. */
-            redirect_url?: string | null;
-            /** @description Hidden field bots fill in; default `_gotcha`. */
-            honeypot_field?: string;
-            /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
-            allowed_origins?: string[];
-            /** @description AI spam score at or above which a submission is spam; default 0.75. */
-            ai_threshold?: number;
-            /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
-            fields?: components["schemas"]["SchemaField"][];
-            unknown_fields?: components["schemas"]["UnknownFields"];
-            /** @description Merged with the current retention. */
-            retention?: {
-                /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
-                submissions_days?: number | null;
-                /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
-                spam_days?: number | null;
-            };
-            /**
-             * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
-             * @enum {string}
-             */
-            notification_mode?: "instant" | "hourly" | "daily";
-            /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
-            notify_spam?: boolean;
-            /** @description Up to 5 duplicate rules; default none. */
-            unique?: components["schemas"]["UniqueRule"][];
-            /** @description Clean submissions the form keeps before it closes (`limit_reached`); spam and deleted ones do not count. null = no limit. */
-            max_submissions?: number | null;
-            /**
-             * Format: date-time
-             * @description Before this instant the form is closed (`not_yet_open`); null = open now.
-             */
-            opens_at?: string | null;
-            /**
-             * Format: date-time
-             * @description From this instant the form is closed (`closed`); after `opens_at`. null = never.
-             */
-            closes_at?: string | null;
-            /** @description What a closed form tells people (the page a browser is shown, the `message` of the 403); null = a default. */
-            closed_message?: string | null;
-            /** @description Where a browser posting to a closed form is sent (303) instead of the closed page. */
-            closed_redirect_url?: string | null;
-            /** @description Up to 20 stages, keys unique; new submissions get the first. Default New (`new`), In progress (`in_progress`), Done (`done`, done). Removing a stage that submissions are in needs `reassign_stages` in the same update. */
-            stages?: components["schemas"]["Stage"][];
-            custom_rules?: {
-                /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
-                blocked_emails?: string[];
-                /** @description Case-insensitive words or phrases that mark spam. */
-                keywords?: string[];
-                /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
-                regex?: string[];
-            };
-            captcha?: {
-                /** @enum {string} */
-                provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
-                /** @description The provider's secret key; may be left out to keep the stored one when the provider is unchanged. */
-                secret_key?: string;
-                /** @description reCAPTCHA v3 only: the least score accepted; default 0.5. */
-                min_score?: number;
-            } | null;
-            /** @description Merged with the current autoresponder. */
-            autoresponder?: components["schemas"]["AutoresponderInput"];
         };
         GetAiInsightsResponse: {
             data: components["schemas"]["Insights"] | null;
@@ -2964,16 +2790,6 @@ export interface components {
             /** @description Submissions in the inbox (not spam) with this tag. */
             count: number;
         };
-        TestRulesBody: {
-            /** @description A submission of the form to run the rules on. */
-            submission_id?: string;
-            /** @description Or a payload as posted (the `@` fields are then those of a clean post: no category, no score). */
-            payload?: {
-                [key: string]: unknown;
-            };
-            /** @description Rules to try instead of the form's saved ones (nothing is saved). */
-            rules?: components["schemas"]["DraftRule"][];
-        };
         TestRulesResponse: {
             data: components["schemas"]["TestRulesResult"];
         };
@@ -3136,31 +2952,8 @@ export interface components {
             /** @description Human-readable explanation. */
             message: string;
         };
-        UpdateFormBody: {
-            name?: string;
-            /** @description At most 10 addresses notified of each clean submission. */
-            notification_emails?: string[];
-            settings?: components["schemas"]["FormSettingsInput"];
-            /** @description Where the submissions of each removed stage go: `{ "<removed key>": "<kept key>" }`. */
-            reassign_stages?: {
-                [key: string]: string;
-            };
-        };
         UpdateFormResponse: {
             data: components["schemas"]["Form"];
-        };
-        UpdateRuleBody: {
-            name?: string;
-            enabled?: boolean;
-            /**
-             * @description Which submissions the rule runs on: clean ones (default) or spam.
-             * @enum {string}
-             */
-            on?: "submission.created" | "submission.spam";
-            when?: components["schemas"]["RuleWhen"];
-            actions?: components["schemas"]["RuleAction"][];
-            stop?: boolean;
-            fallback?: boolean;
         };
         UpdateRuleResponse: {
             data: components["schemas"]["Rule"];
@@ -3316,7 +3109,397 @@ export interface components {
     };
     responses: never;
     parameters: never;
-    requestBodies: never;
+    requestBodies: {
+        CreateFormBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @description At most 10 addresses notified of each clean submission.
+                     * @default []
+                     */
+                    notification_emails?: string[];
+                    settings?: {
+                        /** @description Where browsers go after a post (303): an absolute http(s) URL; null = built-in thank-you page. */
+                        redirect_url?: string | null;
+                        /** @description Hidden field bots fill in; default `_gotcha`. */
+                        honeypot_field?: string;
+                        /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                        allowed_origins?: string[];
+                        /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                        ai_threshold?: number;
+                        /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                        fields?: components["schemas"]["SchemaField"][];
+                        unknown_fields?: components["schemas"]["UnknownFields"];
+                        /** @description Merged with the current retention. */
+                        retention?: {
+                            /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+                            submissions_days?: number | null;
+                            /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+                            spam_days?: number | null;
+                        };
+                        /**
+                         * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                         * @enum {string}
+                         */
+                        notification_mode?: "instant" | "hourly" | "daily";
+                        /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                        notify_spam?: boolean;
+                        /** @description Up to 5 duplicate rules; default none. */
+                        unique?: {
+                            /** @description The fields whose values, together, may be submitted once (1–3 names). */
+                            fields: string[];
+                            /**
+                             * @description How values are compared: `text` (default) trims, collapses inner whitespace and ignores case; `email` trims and ignores case; `exact` compares as sent.
+                             * @default text
+                             * @enum {string}
+                             */
+                            normalize?: "text" | "exact" | "email";
+                            /**
+                             * @description Days a submission holds its values; null (default) = for ever.
+                             * @default null
+                             */
+                            window_days?: number | null;
+                            /**
+                             * @description What the submitter is told (409); null = a default message.
+                             * @default null
+                             */
+                            message?: string | null;
+                        }[];
+                        /** @description Clean submissions the form keeps before it closes (`limit_reached`); spam and deleted ones do not count. null = no limit. */
+                        max_submissions?: number | null;
+                        /**
+                         * Format: date-time
+                         * @description Before this instant the form is closed (`not_yet_open`); null = open now.
+                         */
+                        opens_at?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description From this instant the form is closed (`closed`); after `opens_at`. null = never.
+                         */
+                        closes_at?: string | null;
+                        /** @description What a closed form tells people (the page a browser is shown, the `message` of the 403); null = a default. */
+                        closed_message?: string | null;
+                        /** @description Where a browser posting to a closed form is sent (303) instead of the closed page. */
+                        closed_redirect_url?: string | null;
+                        /** @description Up to 20 stages, keys unique; new submissions get the first. Default New (`new`), In progress (`in_progress`), Done (`done`, done). Removing a stage that submissions are in needs `reassign_stages` in the same update. */
+                        stages?: {
+                            /** @description 1–32 characters of a-z, 0-9 and `_`. */
+                            key: string;
+                            label: string;
+                            /**
+                             * @description Work on a submission in this stage is finished.
+                             * @default false
+                             */
+                            done?: boolean;
+                        }[];
+                        custom_rules?: {
+                            /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+                            blocked_emails?: string[];
+                            /** @description Case-insensitive words or phrases that mark spam. */
+                            keywords?: string[];
+                            /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
+                            regex?: string[];
+                        };
+                        captcha?: {
+                            /** @enum {string} */
+                            provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                            /** @description The provider's secret key; may be left out to keep the stored one when the provider is unchanged. */
+                            secret_key?: string;
+                            /** @description reCAPTCHA v3 only: the least score accepted; default 0.5. */
+                            min_score?: number;
+                        } | null;
+                        /** @description Merged with the current autoresponder. */
+                        autoresponder?: components["schemas"]["AutoresponderInput"];
+                    };
+                };
+            };
+        };
+        CreateRuleBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @default true */
+                    enabled?: boolean;
+                    /**
+                     * @description Which submissions the rule runs on: clean ones (default) or spam.
+                     * @default submission.created
+                     * @enum {string}
+                     */
+                    on?: "submission.created" | "submission.spam";
+                    /**
+                     * @default {
+                     *       "all": []
+                     *     }
+                     */
+                    when?: components["schemas"]["RuleWhen"];
+                    actions: ({
+                        /** @enum {string} */
+                        type: "notify";
+                        /** @description 1–10 addresses sent the notification e-mail (confirmed like the form's own when the team confirms addresses). */
+                        to: string[];
+                        /** @description A template for the subject (`{{ field }}`, `{{ form.name }}`, filters); default: the usual subject. */
+                        subject?: string;
+                        /**
+                         * @description When true, the form's own notification addresses are not mailed for a submission this rule fires on.
+                         * @default false
+                         */
+                        replace_default?: boolean;
+                    } | components["schemas"]["WebhookAction"] | components["schemas"]["TagAction"] | components["schemas"]["StageAction"] | components["schemas"]["AssignAction"] | components["schemas"]["MoveToSpamAction"] | components["schemas"]["SkipNotificationsAction"] | components["schemas"]["SkipAutoresponderAction"])[];
+                    /** @default false */
+                    stop?: boolean;
+                    /** @default false */
+                    fallback?: boolean;
+                    /** @description Where it goes (the rules from there move down one); default: last. */
+                    position?: number;
+                };
+            };
+        };
+        CreateWebhookBody: {
+            content: {
+                "application/json": {
+                    label: string;
+                    /** @description HTTPS only; hosts that resolve to private or reserved addresses are refused. */
+                    url: string;
+                    /** @default webhook */
+                    provider?: components["schemas"]["Provider"];
+                    /**
+                     * @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused.
+                     * @default {}
+                     */
+                    config?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description Events delivered; default `["submission.created"]`. `[]`: only the submissions a rule sends to it (a `webhook` action).
+                     * @default [
+                     *       "submission.created"
+                     *     ]
+                     */
+                    events?: components["schemas"]["WebhookEvent"][];
+                    /** @description Default: none (every submission). */
+                    filter?: components["schemas"]["WebhookFilterCondition"][];
+                    /** @description At most this many deliveries a second to this webhook, across every worker (0.5–100). Unset (null): slack 1, discord 0.5, teams 4 (their documented limits), other providers unpaced. A receiver's 429 with `Retry-After` pauses the whole webhook until then, without spending an attempt. */
+                    max_per_second?: number | null;
+                    /** @description Default: none (the default event JSON). */
+                    body_template?: string | null;
+                    /**
+                     * @description Default: `json`.
+                     * @enum {string}
+                     */
+                    content_type?: "json" | "form" | "text";
+                    /** @description Default: none. */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /** @default true */
+                    active?: boolean;
+                };
+            };
+        };
+        ErasureBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description Erase every submission in which this address appears (case ignored).
+                     */
+                    email?: string;
+                    /** @description Erase every submission in which this exact value appears, as a whole field or inside text. */
+                    value?: string;
+                    /**
+                     * @description Answer at once (200) with what a real run would erase now, and erase nothing: no job, no receipt, the value is not kept.
+                     * @default false
+                     */
+                    dry_run?: boolean;
+                };
+            };
+        };
+        TestRulesBody: {
+            content: {
+                "application/json": {
+                    /** @description A submission of the form to run the rules on. */
+                    submission_id?: string;
+                    /** @description Or a payload as posted (the `@` fields are then those of a clean post: no category, no score). */
+                    payload?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Rules to try instead of the form's saved ones (nothing is saved). */
+                    rules?: {
+                        name: string;
+                        /** @default true */
+                        enabled?: boolean;
+                        /**
+                         * @description Which submissions the rule runs on: clean ones (default) or spam.
+                         * @default submission.created
+                         * @enum {string}
+                         */
+                        on?: "submission.created" | "submission.spam";
+                        /**
+                         * @default {
+                         *       "all": []
+                         *     }
+                         */
+                        when?: components["schemas"]["RuleWhen"];
+                        actions: ({
+                            /** @enum {string} */
+                            type: "notify";
+                            /** @description 1–10 addresses sent the notification e-mail (confirmed like the form's own when the team confirms addresses). */
+                            to: string[];
+                            /** @description A template for the subject (`{{ field }}`, `{{ form.name }}`, filters); default: the usual subject. */
+                            subject?: string;
+                            /**
+                             * @description When true, the form's own notification addresses are not mailed for a submission this rule fires on.
+                             * @default false
+                             */
+                            replace_default?: boolean;
+                        } | components["schemas"]["WebhookAction"] | components["schemas"]["TagAction"] | components["schemas"]["StageAction"] | components["schemas"]["AssignAction"] | components["schemas"]["MoveToSpamAction"] | components["schemas"]["SkipNotificationsAction"] | components["schemas"]["SkipAutoresponderAction"])[];
+                        /** @default false */
+                        stop?: boolean;
+                        /** @default false */
+                        fallback?: boolean;
+                        /** @description Named in the trace; default `draft_<n>`. */
+                        id?: string;
+                    }[];
+                };
+            };
+        };
+        UpdateFormBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description At most 10 addresses notified of each clean submission. */
+                    notification_emails?: string[];
+                    settings?: {
+                        /** @description Where browsers go after a post (303): an absolute http(s) URL; null = built-in thank-you page. */
+                        redirect_url?: string | null;
+                        /** @description Hidden field bots fill in; default `_gotcha`. */
+                        honeypot_field?: string;
+                        /** @description Origins allowed by CORS and as `_next` redirect hosts; empty = any origin. */
+                        allowed_origins?: string[];
+                        /** @description AI spam score at or above which a submission is spam; default 0.75. */
+                        ai_threshold?: number;
+                        /** @description The form's field schema, in column order; empty = no schema (any field is kept as posted). */
+                        fields?: components["schemas"]["SchemaField"][];
+                        unknown_fields?: components["schemas"]["UnknownFields"];
+                        /** @description Merged with the current retention. */
+                        retention?: {
+                            /** @description Days a submission is kept (not spam); null = for ever (the plan may cap it). */
+                            submissions_days?: number | null;
+                            /** @description Days spam is kept; default 30; null = for ever (the plan may cap it). */
+                            spam_days?: number | null;
+                        };
+                        /**
+                         * @description `instant`: one e-mail per submission (default); `hourly` / `daily` (08:00 UTC): one digest per period listing its clean submissions, none for an empty period.
+                         * @enum {string}
+                         */
+                        notification_mode?: "instant" | "hourly" | "daily";
+                        /** @description Also e-mail the notification addresses about spam, marked as spam with its reason (instant mode); default false. */
+                        notify_spam?: boolean;
+                        /** @description Up to 5 duplicate rules; default none. */
+                        unique?: {
+                            /** @description The fields whose values, together, may be submitted once (1–3 names). */
+                            fields: string[];
+                            /**
+                             * @description How values are compared: `text` (default) trims, collapses inner whitespace and ignores case; `email` trims and ignores case; `exact` compares as sent.
+                             * @default text
+                             * @enum {string}
+                             */
+                            normalize?: "text" | "exact" | "email";
+                            /**
+                             * @description Days a submission holds its values; null (default) = for ever.
+                             * @default null
+                             */
+                            window_days?: number | null;
+                            /**
+                             * @description What the submitter is told (409); null = a default message.
+                             * @default null
+                             */
+                            message?: string | null;
+                        }[];
+                        /** @description Clean submissions the form keeps before it closes (`limit_reached`); spam and deleted ones do not count. null = no limit. */
+                        max_submissions?: number | null;
+                        /**
+                         * Format: date-time
+                         * @description Before this instant the form is closed (`not_yet_open`); null = open now.
+                         */
+                        opens_at?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description From this instant the form is closed (`closed`); after `opens_at`. null = never.
+                         */
+                        closes_at?: string | null;
+                        /** @description What a closed form tells people (the page a browser is shown, the `message` of the 403); null = a default. */
+                        closed_message?: string | null;
+                        /** @description Where a browser posting to a closed form is sent (303) instead of the closed page. */
+                        closed_redirect_url?: string | null;
+                        /** @description Up to 20 stages, keys unique; new submissions get the first. Default New (`new`), In progress (`in_progress`), Done (`done`, done). Removing a stage that submissions are in needs `reassign_stages` in the same update. */
+                        stages?: {
+                            /** @description 1–32 characters of a-z, 0-9 and `_`. */
+                            key: string;
+                            label: string;
+                            /**
+                             * @description Work on a submission in this stage is finished.
+                             * @default false
+                             */
+                            done?: boolean;
+                        }[];
+                        custom_rules?: {
+                            /** @description Addresses (`a@b.com`) or whole domains (`@b.com`) whose submissions are spam. */
+                            blocked_emails?: string[];
+                            /** @description Case-insensitive words or phrases that mark spam. */
+                            keywords?: string[];
+                            /** @description Case-insensitive regular expressions that mark spam, in RE2 syntax (linear-time: no backreferences or lookaround), matched against the first 8,000 characters of the submission text (fewer with more than 4 rules: 32,000 ÷ rules). */
+                            regex?: string[];
+                        };
+                        captcha?: {
+                            /** @enum {string} */
+                            provider: "turnstile" | "hcaptcha" | "recaptcha_v2" | "recaptcha_v3";
+                            /** @description The provider's secret key; may be left out to keep the stored one when the provider is unchanged. */
+                            secret_key?: string;
+                            /** @description reCAPTCHA v3 only: the least score accepted; default 0.5. */
+                            min_score?: number;
+                        } | null;
+                        /** @description Merged with the current autoresponder. */
+                        autoresponder?: components["schemas"]["AutoresponderInput"];
+                    };
+                    /** @description Where the submissions of each removed stage go: `{ "<removed key>": "<kept key>" }`. */
+                    reassign_stages?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        UpdateRuleBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    enabled?: boolean;
+                    /**
+                     * @description Which submissions the rule runs on: clean ones (default) or spam.
+                     * @enum {string}
+                     */
+                    on?: "submission.created" | "submission.spam";
+                    when?: components["schemas"]["RuleWhen"];
+                    actions?: ({
+                        /** @enum {string} */
+                        type: "notify";
+                        /** @description 1–10 addresses sent the notification e-mail (confirmed like the form's own when the team confirms addresses). */
+                        to: string[];
+                        /** @description A template for the subject (`{{ field }}`, `{{ form.name }}`, filters); default: the usual subject. */
+                        subject?: string;
+                        /**
+                         * @description When true, the form's own notification addresses are not mailed for a submission this rule fires on.
+                         * @default false
+                         */
+                        replace_default?: boolean;
+                    } | components["schemas"]["WebhookAction"] | components["schemas"]["TagAction"] | components["schemas"]["StageAction"] | components["schemas"]["AssignAction"] | components["schemas"]["MoveToSpamAction"] | components["schemas"]["SkipNotificationsAction"] | components["schemas"]["SkipAutoresponderAction"])[];
+                    stop?: boolean;
+                    fallback?: boolean;
+                };
+            };
+        };
+    };
     headers: {
         /** @description The budget left in this window: `limit=<requests>, remaining=<requests>, reset=<seconds>`. */
         RateLimit: string;
@@ -3345,10 +3528,8 @@ export type Condition = components['schemas']['Condition'];
 export type ConditionTrace = components['schemas']['ConditionTrace'];
 export type CreateErasure200Response = components['schemas']['CreateErasure200Response'];
 export type CreateErasure202Response = components['schemas']['CreateErasure202Response'];
-export type CreateFormBody = components['schemas']['CreateFormBody'];
 export type CreateFormResponse = components['schemas']['CreateFormResponse'];
 export type CreateNoteBody = components['schemas']['CreateNoteBody'];
-export type CreateRuleBody = components['schemas']['CreateRuleBody'];
 export type CreateRuleResponse = components['schemas']['CreateRuleResponse'];
 export type CreateSubmission403Error = components['schemas']['CreateSubmission403Error'];
 export type CreateSubmission409Error = components['schemas']['CreateSubmission409Error'];
@@ -3359,16 +3540,13 @@ export type CreateSubmissionResponse = components['schemas']['CreateSubmissionRe
 export type CreateToken403Error = components['schemas']['CreateToken403Error'];
 export type CreateTokenBody = components['schemas']['CreateTokenBody'];
 export type CreateTokenResponse = components['schemas']['CreateTokenResponse'];
-export type CreateWebhookBody = components['schemas']['CreateWebhookBody'];
 export type CreateWebhookResponse = components['schemas']['CreateWebhookResponse'];
 export type CustomRules = components['schemas']['CustomRules'];
 export type DeleteSubmissionNoteResponse = components['schemas']['DeleteSubmissionNoteResponse'];
 export type Delivery = components['schemas']['Delivery'];
 export type DeliveryPage = components['schemas']['DeliveryPage'];
 export type DeliveryStatus = components['schemas']['DeliveryStatus'];
-export type DraftRule = components['schemas']['DraftRule'];
 export type DuplicateSubmissionBody = components['schemas']['DuplicateSubmissionBody'];
-export type ErasureBody = components['schemas']['ErasureBody'];
 export type ErasureDryRun = components['schemas']['ErasureDryRun'];
 export type ErasureReceipt = components['schemas']['ErasureReceipt'];
 export type ErrorBody = components['schemas']['ErrorBody'];
@@ -3382,7 +3560,6 @@ export type FormClosedEvent = components['schemas']['FormClosedEvent'];
 export type FormField = components['schemas']['FormField'];
 export type FormFieldList = components['schemas']['FormFieldList'];
 export type FormSettings = components['schemas']['FormSettings'];
-export type FormSettingsInput = components['schemas']['FormSettingsInput'];
 export type GetAiInsightsResponse = components['schemas']['GetAiInsightsResponse'];
 export type GetBillingPlanResponse = components['schemas']['GetBillingPlanResponse'];
 export type GetBillingSubscriptionResponse = components['schemas']['GetBillingSubscriptionResponse'];
@@ -3468,7 +3645,6 @@ export type SubmitFormUrlencodedBody = components['schemas']['SubmitFormUrlencod
 export type SuggestedSchema = components['schemas']['SuggestedSchema'];
 export type TagAction = components['schemas']['TagAction'];
 export type TagCount = components['schemas']['TagCount'];
-export type TestRulesBody = components['schemas']['TestRulesBody'];
 export type TestRulesResponse = components['schemas']['TestRulesResponse'];
 export type TestRulesResult = components['schemas']['TestRulesResult'];
 export type TestSubmissionCreatedEvent = components['schemas']['TestSubmissionCreatedEvent'];
@@ -3480,9 +3656,7 @@ export type UniqueRule = components['schemas']['UniqueRule'];
 export type UnknownFields = components['schemas']['UnknownFields'];
 export type UnpublishFormResponse = components['schemas']['UnpublishFormResponse'];
 export type UnsupportedMediaTypeBody = components['schemas']['UnsupportedMediaTypeBody'];
-export type UpdateFormBody = components['schemas']['UpdateFormBody'];
 export type UpdateFormResponse = components['schemas']['UpdateFormResponse'];
-export type UpdateRuleBody = components['schemas']['UpdateRuleBody'];
 export type UpdateRuleResponse = components['schemas']['UpdateRuleResponse'];
 export type UpdateSubmissionBody = components['schemas']['UpdateSubmissionBody'];
 export type UpdateSubmissionResponse = components['schemas']['UpdateSubmissionResponse'];
@@ -3494,6 +3668,13 @@ export type WebhookAction = components['schemas']['WebhookAction'];
 export type WebhookEvent = components['schemas']['WebhookEvent'];
 export type WebhookFilterCondition = components['schemas']['WebhookFilterCondition'];
 export type WebhookPreview = components['schemas']['WebhookPreview'];
+export type RequestBodyCreateFormBody = components['requestBodies']['CreateFormBody'];
+export type RequestBodyCreateRuleBody = components['requestBodies']['CreateRuleBody'];
+export type RequestBodyCreateWebhookBody = components['requestBodies']['CreateWebhookBody'];
+export type RequestBodyErasureBody = components['requestBodies']['ErasureBody'];
+export type RequestBodyTestRulesBody = components['requestBodies']['TestRulesBody'];
+export type RequestBodyUpdateFormBody = components['requestBodies']['UpdateFormBody'];
+export type RequestBodyUpdateRuleBody = components['requestBodies']['UpdateRuleBody'];
 export type HeaderRateLimit = components['headers']['RateLimit'];
 export type HeaderRateLimitPolicy = components['headers']['RateLimit-Policy'];
 export type HeaderRetryAfter = components['headers']['Retry-After'];
@@ -4622,11 +4803,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateFormBody"];
-            };
-        };
+        requestBody: components["requestBodies"]["CreateFormBody"];
         responses: {
             /** @description Created — create a form (as a draft). */
             201: {
@@ -4824,11 +5001,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateFormBody"];
-            };
-        };
+        requestBody: components["requestBodies"]["UpdateFormBody"];
         responses: {
             /** @description OK — update a form; settings are merged, custom_rules per list. */
             200: {
@@ -7359,11 +7532,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateRuleBody"];
-            };
-        };
+        requestBody: components["requestBodies"]["CreateRuleBody"];
         responses: {
             /** @description Created — add a rule (at most 50 per form). */
             201: {
@@ -7571,11 +7740,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["TestRulesBody"];
-            };
-        };
+        requestBody: components["requestBodies"]["TestRulesBody"];
         responses: {
             /** @description OK — dry run: which rules fire on a submission or a payload, and why (nothing is sent, stored or changed). */
             200: {
@@ -7774,11 +7939,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateRuleBody"];
-            };
-        };
+        requestBody: components["requestBodies"]["UpdateRuleBody"];
         responses: {
             /** @description OK — change a rule (the fields sent). */
             200: {
@@ -8068,11 +8229,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateWebhookBody"];
-            };
-        };
+        requestBody: components["requestBodies"]["CreateWebhookBody"];
         responses: {
             /** @description Created — create a webhook; its signing secret is returned this once. */
             201: {
@@ -9395,11 +9552,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ErasureBody"];
-            };
-        };
+        requestBody: components["requestBodies"]["ErasureBody"];
         responses: {
             /** @description OK — erase one person's data from every form of the team (owner/admin); a job, or with dry_run an answer at once. */
             200: {

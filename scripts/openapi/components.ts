@@ -3,13 +3,14 @@ import { isDeepStrictEqual } from 'node:util';
 import { extendApi } from '@anatine/zod-openapi';
 import { isZodType } from '@ts-rest/core';
 import type { z } from 'zod';
-import { dropCoercedNullable, eachSchema, schemaOf, type Json } from './schema-repairs.ts';
+import { dropCoercedNullable, eachSchema, hasDefaultedProperty, schemaOf, type Json } from './schema-repairs.ts';
 
 /**
  * Named component schemas. Every schema a contract module exports (an object, union, intersection or enum)
  * is published under its export name and referenced by `$ref` wherever the routes use that very schema;
  * a schema derived at the use site (`.extend()`, `.describe()`) is a different one and stays inline. So a
  * field added to a schema changes its component, and a schema newly exported is named with no edit here.
+ * In a request, a schema with a defaulted property stays inline instead (see `extract`).
  */
 
 /** Export names that read as something else to integrators (and as the SDK already calls them). */
@@ -20,6 +21,12 @@ const RENAMED: Record<string, string> = {
 
 /** Carried by a named zod schema into every OpenAPI schema generated from it, then replaced by `$ref`. */
 const MARK = 'x-intake-component';
+
+/** The name of the contract schema an OpenAPI schema was generated from, if it is a named one. */
+export const componentMark = (schema: unknown): string | undefined => {
+  const name = (schema as Json | undefined)?.[MARK];
+  return typeof name === 'string' ? name : undefined;
+};
 
 export type Context = 'input' | 'output';
 
@@ -79,6 +86,7 @@ const set = (holder: Json | unknown[], key: string | number, value: unknown) => 
 
 export class Components {
   readonly schemas = new Map<string, Json>();
+  readonly requestBodies = new Map<string, Json>();
   /** Names used in each context; a schema whose request shape differs from its answer's gets `…Input` for the request. */
   private readonly contexts = new Map<string, Set<Context>>();
   private readonly canonical = new Map<string, Json>();
@@ -114,11 +122,16 @@ export class Components {
       : name;
   }
 
-  /** Second pass: the schema with every named schema in it replaced by its `$ref` (registering the component). */
+  /**
+   * Second pass: the schema with every named schema in it replaced by its `$ref` (registering the component).
+   * In a request, a named schema with a defaulted property stays inline: generators (openapi-typescript at its
+   * defaults) type a defaulted property of a component as always present, true of an answer only, and
+   * optional in a request body.
+   */
   extract(schema: Json, context: Context): Json {
     const name = schema[MARK];
-    if (typeof name === 'string' && NAMED_SCHEMAS.has(name)) {
-      const canonical = this.canonicalOf(name, context);
+    const canonical = typeof name === 'string' && NAMED_SCHEMAS.has(name) ? this.canonicalOf(name, context) : undefined;
+    if (typeof name === 'string' && canonical && !(context === 'input' && hasDefaultedProperty(canonical))) {
       // The use may add what a wrapper adds (`.nullable()`, `.default()`); anything else is another schema.
       const same =
         Object.entries(canonical).every(([k, v]) => OVERRIDABLE.has(k) || isDeepStrictEqual(v, schema[k])) &&
@@ -140,6 +153,9 @@ export class Components {
     for (const [holder, key] of childSlots(copy)) {
       set(holder, key, this.extract(get(holder, key) as Json, context));
     }
+    // A discriminator selects among named schemas only; with a member inline, `oneOf` alone says it.
+    if (copy.discriminator && (copy.oneOf as Json[] | undefined)?.some((member) => !('$ref' in member)))
+      delete copy.discriminator;
     return copy;
   }
 
@@ -163,8 +179,20 @@ export class Components {
     return { $ref: `#/components/schemas/${name}` };
   }
 
+  /**
+   * Names a whole request body (`components.requestBodies`) whose schema has a defaulted property: its schema
+   * stays inline there, where generators read a default as what the server assumes when the property is left out.
+   */
+  nameRequestBody(candidate: string, body: Json): Json {
+    let name = candidate;
+    for (let n = 2; this.requestBodies.has(name) && !isDeepStrictEqual(this.requestBodies.get(name), body); n++)
+      name = `${candidate}${n}`;
+    this.requestBodies.set(name, body);
+    return { $ref: `#/components/requestBodies/${name}` };
+  }
+
   /** Components in name order, so a new one lands in a predictable place in the committed file. */
-  sorted(): Json {
-    return Object.fromEntries([...this.schemas.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  sorted(map: Map<string, Json> = this.schemas): Json {
+    return Object.fromEntries([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 }

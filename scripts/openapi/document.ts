@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { generateSchema } from '@anatine/zod-openapi';
 import {
   extractZodObjectShape,
   isAppRoute,
@@ -14,11 +13,19 @@ import { generateOpenApi } from '@ts-rest/open-api';
 import type { z } from 'zod';
 import { contract, ErrorBody, type RouteMetadata } from '../../contract/index.ts';
 import { PUBLIC_TAG, publicEndpointPaths } from './public-endpoint.ts';
-import { Components, type Context } from './components.ts';
+import { componentMark, Components, type Context } from './components.ts';
 import { errorCodeSchema } from './error-codes.ts';
 import { toJsonSchema } from './openapi31.ts';
 import { documentRateLimit, RATE_LIMIT_HEADERS } from './rate-limits.ts';
-import { dropCoercedNullable, eachSchema, normalizeSchema, schemaOf, type Json } from './schema-repairs.ts';
+import {
+  dropCoercedNullable,
+  eachSchema,
+  hasDefaultedProperty,
+  normalizeSchema,
+  requireDefaulted,
+  schemaOf,
+  type Json,
+} from './schema-repairs.ts';
 import { eventComponentName, webhooksSection } from './webhooks.ts';
 import { ERROR_MEANINGS, slowBodyResponse, unavailableResponse } from './shared-responses.ts';
 
@@ -94,7 +101,7 @@ function responseDescription(status: string, response: unknown, route: AppRoute,
 
 /** Media type entry of `c.otherResponse({ contentType, body })`, which ts-rest leaves out. */
 function otherResponseContent(contentType: string, body: unknown): Json {
-  if (isZodType(body)) return { [contentType]: { schema: generateSchema(body, true) } };
+  if (isZodType(body)) return { [contentType]: { schema: schemaOf(body) } };
   const schema = contentType.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' };
   return { [contentType]: { schema } };
 }
@@ -116,11 +123,14 @@ function mapResponses(operation: Json, route: AppRoute, ability: string | null):
     }
     const body = isAppRouteOtherResponse(response) ? response.body : response;
     if (isAppRouteOtherResponse(response)) entry.content = otherResponseContent(response.contentType, response.body);
-    else if (!isAppRouteNoBody(response) && generated[status]?.content) entry.content = generated[status]!.content;
+    else if (!isAppRouteNoBody(response) && generated[status]?.content) {
+      entry.content = generated[status]!.content;
+      for (const media of Object.values(entry.content as Record<string, Json>)) requireDefaulted(body, media.schema);
+    }
     const also = (route.metadata as RouteMetadata | undefined)?.alsoAnswers;
     if (status === '200' && also) {
       const more = Object.fromEntries(
-        Object.entries(also).map(([type, schema]) => [type, { schema: generateSchema(schema, true) }]),
+        Object.entries(also).map(([type, schema]) => [type, { schema: schemaOf(schema) }]),
       );
       entry.content = { ...((entry.content as Json | undefined) ?? {}), ...more };
     }
@@ -255,10 +265,23 @@ export function buildOpenApi(router: AppRouter = contract): Json {
   const components = new Components();
   const slots = [...schemaSlots(paths), ...schemaSlots(webhooks, 'output', eventComponentName)];
   for (const slot of slots) components.note(slot.holder[slot.key], slot.context);
-  for (const slot of slots) slot.holder[slot.key] = components.extract(slot.holder[slot.key] as Json, slot.context);
+  for (const slot of slots) {
+    slot.mark = componentMark(slot.holder[slot.key]);
+    slot.holder[slot.key] = components.extract(slot.holder[slot.key] as Json, slot.context);
+  }
+  // A request body with a defaulted property is named whole, its schemas inline (see Components.extract).
+  const defaulted = new Set(
+    slots.filter((s) => s.operation && hasDefaultedProperty(s.holder[s.key])).map((s) => s.operation!),
+  );
   for (const slot of slots) {
     const schema = slot.holder[slot.key] as Json;
-    if (slot.bodyName && schema.type !== 'string') slot.holder[slot.key] = components.name(slot.bodyName, schema);
+    if (slot.operation && defaulted.has(slot.operation)) {
+      const op = slot.operation;
+      if (!('$ref' in (op.requestBody as Json)))
+        op.requestBody = components.nameRequestBody(slot.mark ?? slot.bodyName!, op.requestBody as Json);
+    } else if (slot.bodyName && schema.type !== 'string') {
+      slot.holder[slot.key] = components.name(slot.bodyName, schema);
+    }
   }
   const errorBody = components.schemas.get('ErrorBody');
   if (errorBody) errorBody.properties = { ...(errorBody.properties as Json), error: errorCodeSchema() };
@@ -274,7 +297,12 @@ export function buildOpenApi(router: AppRouter = contract): Json {
     tags: doc.tags,
     paths,
     ...(withPublicEndpoint ? { webhooks } : {}),
-    components: { schemas, ...(usesRateLimits ? { headers: RATE_LIMIT_HEADERS } : {}), securitySchemes },
+    components: {
+      schemas,
+      ...(components.requestBodies.size ? { requestBodies: components.sorted(components.requestBodies) } : {}),
+      ...(usesRateLimits ? { headers: RATE_LIMIT_HEADERS } : {}),
+      securitySchemes,
+    },
     security: doc.security,
   };
 }
@@ -296,7 +324,8 @@ const SERVERS = [
   { url: '/api', description: 'The same API under `/api/v1`, an exact alias of `/v1` (the prefix the spec names).' },
 ];
 
-type Slot = { holder: Json; key: string; context: Context; bodyName?: string };
+/** Where a schema sits; `operation` is set on a request body's schema, one an API client sends. */
+type Slot = { holder: Json; key: string; context: Context; bodyName?: string; operation?: Json; mark?: string };
 
 const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
 const MEDIA_NAMES: Record<string, string> = {
@@ -321,6 +350,7 @@ function schemaSlots(items: Record<string, Json>, context?: Context, bodyName?: 
           key: 'schema',
           context: context ?? 'input',
           bodyName: bodyName ? bodyName(names[i]!) : `${id}${MEDIA_NAMES[media] ?? ''}Body`,
+          ...(context ? {} : { operation: op }),
         });
       }
       const responses = op.responses as Record<string, Json>;

@@ -40,12 +40,13 @@ function zodDef(type: z.ZodTypeAny): Json & { typeName: string } {
   return type._def as Json & { typeName: string };
 }
 
+type Visit = (inner: z.ZodTypeAny, schema: Json, declaredNullable: boolean) => void;
+
 /**
- * The generator decides `nullable` by asking the schema to parse `null`; a `z.coerce.*` schema turns
- * null into 0 / "null" / false and so is published as nullable. Walk the zod schema beside its OpenAPI
- * schema and drop `nullable` where the zod type never declared it.
+ * Walks a zod schema beside the OpenAPI schema generated from it (not through `$ref`), calling `visit`
+ * on each pair with the zod type unwrapped of optional, nullable, default, brand and refinements.
  */
-export function dropCoercedNullable(type: unknown, schema: unknown): void {
+function eachPair(type: unknown, schema: unknown, visit: Visit): void {
   if (!isZodType(type) || !schema || typeof schema !== 'object' || '$ref' in schema) return;
   const s = schema as Json;
   let inner: z.ZodTypeAny = type;
@@ -59,36 +60,85 @@ export function dropCoercedNullable(type: unknown, schema: unknown): void {
       inner = def.schema as z.ZodTypeAny;
     else break;
   }
+  visit(inner, s, declaredNullable);
   const def = zodDef(inner);
-  if (def.coerce === true && !declaredNullable) delete s.nullable;
   const union = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
   switch (def.typeName) {
     case 'ZodObject': {
       const properties = (s.properties as Json | undefined) ?? {};
       for (const [key, value] of Object.entries((inner as z.AnyZodObject).shape))
-        dropCoercedNullable(value, properties[key]);
+        eachPair(value, properties[key], visit);
       break;
     }
     case 'ZodArray':
-      dropCoercedNullable(def.type, s.items);
+      eachPair(def.type, s.items, visit);
       break;
     case 'ZodRecord':
-      dropCoercedNullable(def.valueType, s.additionalProperties);
+      eachPair(def.valueType, s.additionalProperties, visit);
       break;
     case 'ZodIntersection':
-      dropCoercedNullable(def.left, (s.allOf as unknown[] | undefined)?.[0]);
-      dropCoercedNullable(def.right, (s.allOf as unknown[] | undefined)?.[1]);
+      eachPair(def.left, (s.allOf as unknown[] | undefined)?.[0], visit);
+      eachPair(def.right, (s.allOf as unknown[] | undefined)?.[1], visit);
       break;
     case 'ZodUnion':
     case 'ZodDiscriminatedUnion':
-      [...(def.options as Iterable<unknown>)].forEach((option, i) => dropCoercedNullable(option, union?.[i]));
+      [...(def.options as Iterable<unknown>)].forEach((option, i) => eachPair(option, union?.[i], visit));
       break;
   }
 }
+
+/**
+ * The generator decides `nullable` by asking the schema to parse `null`; a `z.coerce.*` schema turns
+ * null into 0 / "null" / false and so is published as nullable. Drop `nullable` where the zod type never declared it.
+ */
+export function dropCoercedNullable(type: unknown, schema: unknown): void {
+  eachPair(type, schema, (inner, s, declaredNullable) => {
+    if (zodDef(inner).coerce === true && !declaredNullable) delete s.nullable;
+  });
+}
+
+/** A property the parsed value always has: one with a `.default()` (under nullable, brand or refinements). */
+function alwaysParsed(type: z.ZodTypeAny): boolean {
+  const def = zodDef(type);
+  if (def.typeName === 'ZodDefault') return true;
+  if (def.typeName === 'ZodNullable') return alwaysParsed(def.innerType as z.ZodTypeAny);
+  if (def.typeName === 'ZodBranded') return alwaysParsed(def.type as z.ZodTypeAny);
+  if (def.typeName === 'ZodEffects' && (def.effect as Json).type !== 'preprocess')
+    return alwaysParsed(def.schema as z.ZodTypeAny);
+  return false;
+}
+
+/**
+ * An answer is the parsed value, so a property with a `.default()` is always in it: `required`. (The
+ * generator leaves it out in both directions, right for a request only.)
+ */
+export function requireDefaulted(type: unknown, schema: unknown): void {
+  eachPair(type, schema, (inner, s) => {
+    if (zodDef(inner).typeName !== 'ZodObject' || !s.properties) return;
+    const shape = (inner as z.AnyZodObject).shape as Record<string, z.ZodTypeAny>;
+    const required = new Set((s.required as string[] | undefined) ?? []);
+    for (const [key, value] of Object.entries(shape))
+      if (key in (s.properties as Json) && alwaysParsed(value)) required.add(key);
+    const order = [...Object.keys(s.properties as Json), ...required];
+    if (required.size) s.required = [...new Set(order)].filter((key) => required.has(key));
+  });
+}
+
+/** Whether a schema has a property with a `default` (not looking through `$ref`). */
+export function hasDefaultedProperty(schema: unknown): boolean {
+  let found = false;
+  eachSchema(schema, (s) => {
+    for (const property of Object.values((s.properties as Json | undefined) ?? {}))
+      if (property && typeof property === 'object' && 'default' in property) found = true;
+  });
+  return found;
+}
+
 /** A zod schema as an OpenAPI schema, repaired as every route's are. */
 export function schemaOf(type: z.ZodTypeAny, useOutput = true): Json {
   const schema = generateSchema(type, useOutput) as Json;
   eachSchema(schema, normalizeSchema);
+  if (useOutput) requireDefaulted(type, schema);
   return schema;
 }
 

@@ -34,6 +34,11 @@ function routesOf(router: AppRouter): AppRoute[] {
 }
 const openApiPath = (route: AppRoute) => route.path.replace(/:(\w+)/g, '{$1}');
 const resolve = (ref: string): Json | undefined => schemas[ref.replace('#/components/schemas/', '')];
+/** An operation's request body, through its `$ref` to a named request body. */
+const requestBodyOf = (op: Json): Json | undefined =>
+  op.requestBody?.$ref
+    ? doc.components.requestBodies[String(op.requestBody.$ref).replace('#/components/requestBodies/', '')]
+    : op.requestBody;
 
 /** Every schema object in a value (through properties, items, compositions…), with where it is. */
 function eachSchemaIn(value: unknown, where: string, visit: (s: Json, where: string) => void): void {
@@ -70,8 +75,6 @@ describe('openapi.json for code generators', () => {
       'ErrorBody',
       'ValidationErrorBody',
       'RateLimitedBody',
-      'CreateFormBody',
-      'CreateWebhookBody',
       'BulkBody',
       'BulkResult',
       'SubmissionCreatedEvent',
@@ -79,6 +82,9 @@ describe('openapi.json for code generators', () => {
     ]) {
       expect(schemas, name).toHaveProperty(name);
     }
+    // A request body with a defaulted property is a named request body (see 'describes a request as its input').
+    for (const name of ['CreateFormBody', 'CreateWebhookBody', 'ErasureBody'])
+      expect(doc.components.requestBodies, name).toHaveProperty(name);
     expect(Object.keys(schemas).every((name) => /^[A-Z][A-Za-z0-9]*$/.test(name))).toBe(true);
     expect(schemas.Form.properties).toHaveProperty('settings');
     expect(schemas.Submission.properties).toHaveProperty('payload');
@@ -89,6 +95,8 @@ describe('openapi.json for code generators', () => {
     const inline: string[] = [];
     let bodies = 0;
     for (const { where, op } of operations) {
+      if (op.requestBody?.$ref && !requestBodyOf(op)) inline.push(`${where} body ${op.requestBody.$ref}`);
+      if (op.requestBody?.$ref) bodies++;
       const media: [string, Json][] = Object.entries((op.requestBody?.content ?? {}) as Record<string, Json>).map(
         ([type, m]) => [`${where} body ${type}`, m],
       );
@@ -131,6 +139,54 @@ describe('openapi.json for code generators', () => {
     });
     expect(problems).toEqual([]);
     expect(schemas.Token.properties.expires_at.type).toEqual(['string', 'null']);
+  });
+
+  /** The defaulted properties in a schema and the schemas it refers to: where, and whether its object requires it. */
+  function defaultedProperties(schema: unknown, where: string, seen = new Set<string>()) {
+    const found: { where: string; required: boolean; inComponent: boolean }[] = [];
+    eachSchemaIn(schema, where, (s, at) => {
+      if (typeof s.$ref === 'string' && s.$ref.startsWith('#/components/schemas/') && !seen.has(s.$ref)) {
+        seen.add(s.$ref);
+        const inner = defaultedProperties(resolve(s.$ref), s.$ref, seen);
+        found.push(...inner.map((f) => ({ ...f, inComponent: true })));
+      }
+      for (const [key, property] of Object.entries((s.properties ?? {}) as Record<string, Json>))
+        if (property && typeof property === 'object' && 'default' in property)
+          found.push({ where: `${at}.${key}`, required: (s.required ?? []).includes(key), inComponent: false });
+    });
+    return found;
+  }
+
+  it('describes a request as its input: a defaulted property is optional, keeps its default, and is in no component', () => {
+    const found = operations
+      .filter(({ where }) => !where.startsWith('webhook '))
+      .flatMap(({ where, op }) => defaultedProperties(requestBodyOf(op), `${where} body`));
+    expect(found.filter((f) => f.required)).toEqual([]);
+    // A property with a default in a component schema reads, to openapi-typescript at its defaults, as always present.
+    expect(found.filter((f) => f.inComponent)).toEqual([]);
+    const at = found.map((f) => f.where);
+    for (const property of ['notification_emails', 'provider', 'config', 'events', 'active', 'dry_run'])
+      expect(
+        at.some((w) => w.endsWith(`.${property}`)),
+        property,
+      ).toBe(true);
+    const created = requestBodyOf(doc.paths['/v1/forms'].post)!.content['application/json'].schema;
+    expect(created.required).toEqual(['name']);
+    expect(created.properties.notification_emails.default).toEqual([]);
+    expect(doc.paths['/v1/forms'].post.requestBody).toEqual({ $ref: '#/components/requestBodies/CreateFormBody' });
+  });
+
+  it('describes an answer as its output: a defaulted property is required', () => {
+    const found = operations.flatMap(({ where, op }) => [
+      ...Object.entries(op.responses as Record<string, Json>).flatMap(([status, r]) =>
+        defaultedProperties(r.content, `${where} ${status}`),
+      ),
+      ...(where.startsWith('webhook ') ? defaultedProperties(op.requestBody, `${where} body`) : []),
+    ]);
+    expect(found.filter((f) => !f.required)).toEqual([]);
+    expect(found.length).toBeGreaterThan(3);
+    expect(schemas.Stage.required).toContain('done');
+    expect(schemas.UniqueRule.required).toEqual(expect.arrayContaining(['normalize', 'window_days', 'message']));
   });
 
   it('publishes ErrorBody.error as the closed list of codes, each described', () => {

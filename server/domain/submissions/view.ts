@@ -1,7 +1,12 @@
 import type { z } from 'zod';
 import type { SubmissionDetail, SubmissionListItem } from '../../../contract/submissions.ts';
 import type { AppContext } from '../../context.ts';
-import type { FileRow, SubmissionEventRow, SubmissionRow } from '../../infra/db/queries/submissions.ts';
+import type {
+  FileRow,
+  SubmissionEventRow,
+  SubmissionItemRow,
+  SubmissionRow,
+} from '../../infra/db/queries/submissions.ts';
 import type { SubmissionEvent } from '../../infra/outbound/providers.ts';
 import { parseFields } from '../shared/field-types.ts';
 import { iso } from '../shared/timestamps.ts';
@@ -14,7 +19,7 @@ function fileView(f: FileRow) {
 }
 
 /** A submission in a list (the `Submission` schema); files only when it has some. */
-export function submissionView(r: SubmissionRow): z.infer<typeof SubmissionListItem> {
+export function submissionView(r: SubmissionItemRow): z.infer<typeof SubmissionListItem> {
   return {
     id: r.id,
     status: r.status,

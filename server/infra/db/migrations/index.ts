@@ -21,6 +21,7 @@ import { Migration0020FormAdmission } from './0020-form-admission.ts';
 import { Migration0021Triage } from './0021-triage.ts';
 import { Migration0022WebhookTemplates } from './0022-webhook-templates.ts';
 import { Migration0023Rules } from './0023-rules.ts';
+import { Migration0024TriageFilterIndexes } from './0024-triage-filter-indexes.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   Migration0021Triage,
   Migration0022WebhookTemplates,
   Migration0023Rules,
+  Migration0024TriageFilterIndexes,
 ];

@@ -10,7 +10,7 @@ export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
 
 export type FileRow = { id: string; field: string; filename: string; content_type: string; size: number; key: string };
 
-/** A submission as every read of one returns it (list, detail, stream, webhook events): SUBMISSION_COLUMNS. */
+/** A submission as a read of one returns it (detail, stream, webhook events): SUBMISSION_COLUMNS; a list reads SubmissionItemRow. */
 export type SubmissionRow = {
   id: string;
   team_id: string;
@@ -45,15 +45,37 @@ export type Member = { id: string; email: string; name: string };
 export const FILE_FIELDS =
   "'id', f.id, 'field', f.field, 'filename', f.filename, 'content_type', f.content_type, 'size', f.size_bytes";
 
-/** The columns of a SubmissionRow, over `submissions s`. */
-export const SUBMISSION_COLUMNS = `s.id, s.team_id, s.form_id, s.status, s.spam_reason, s.category, s.ai_moderation, s.payload, s.metadata,
-  s.autoresponse, s.api_token_id, s.received_at, s.updated_at, s.tags, s.stage, s.notes_count, s.rules_applied,
+/** What a list item shows (submissionView), over `submissions s`: the columns every read of one shares. */
+const ITEM_COLUMNS = `s.id, s.status, s.spam_reason, s.category, s.ai_moderation, s.payload, s.received_at, s.updated_at, s.tags,
+  s.stage, s.notes_count,
   to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts,
-  to_char(s.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as version,
   case when s.assignee_id is not null then
     (select json_build_object('id', u.id, 'email', u.email, 'name', u.name) from users u where u.id = s.assignee_id) end as assignee,
   (select json_agg(json_build_object(${FILE_FIELDS}, 'key', f.storage_key) order by f.created_at, f.id)
      from submission_files f where f.submission_id = s.id) as files`;
+
+/** A row of a list page: ITEM_COLUMNS. */
+export type SubmissionItemRow = Pick<
+  SubmissionRow,
+  | 'id'
+  | 'status'
+  | 'spam_reason'
+  | 'category'
+  | 'ai_moderation'
+  | 'payload'
+  | 'received_at'
+  | 'updated_at'
+  | 'tags'
+  | 'stage'
+  | 'notes_count'
+  | 'cursor_ts'
+  | 'assignee'
+  | 'files'
+>;
+
+/** The columns of a SubmissionRow, over `submissions s`. */
+export const SUBMISSION_COLUMNS = `${ITEM_COLUMNS}, s.team_id, s.form_id, s.metadata, s.autoresponse, s.api_token_id, s.rules_applied,
+  to_char(s.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as version`;
 
 /** What an event body (webhooks, the stream) is rendered from: the submission and its form's name. */
 export type SubmissionEventRow = SubmissionRow & { form_name: string };
@@ -116,7 +138,7 @@ export type PageSpec = { limit: number; offset: number; after?: [string, string]
 /** The page's rows: `ids` is SQL defining a `page` CTE of (id, received_at); the rows are read after it. */
 function pageRows(ids: string): string {
   return `${ids}
-    select ${SUBMISSION_COLUMNS} from page p join submissions s on s.id = p.id
+    select ${ITEM_COLUMNS} from page p join submissions s on s.id = p.id
     order by p.received_at desc, p.id desc`;
 }
 
@@ -169,9 +191,9 @@ export function listPageQuery(f: ListFilter, page: PageSpec): { text: string; va
   return { text, values };
 }
 
-export async function listPage(sql: Sql, f: ListFilter, page: PageSpec): Promise<SubmissionRow[]> {
+export async function listPage(sql: Sql, f: ListFilter, page: PageSpec): Promise<SubmissionItemRow[]> {
   const { text, values } = listPageQuery(f, page);
-  return (await sql.query<SubmissionRow>(text, values)).rows;
+  return (await sql.query<SubmissionItemRow>(text, values)).rows;
 }
 
 /** How many of the newest rows a search reads before it turns to the index (see searchPage). */
@@ -188,9 +210,9 @@ export async function searchPage(
   f: ListFilter,
   page: PageSpec,
   cap: number,
-): Promise<{ rows: SubmissionRow[]; counted: number }> {
+): Promise<{ rows: SubmissionItemRow[]; counted: number }> {
   const recent = pageFilter(f, page, { search: false });
-  const window = await sql.query<SubmissionRow>(
+  const window = await sql.query<SubmissionItemRow>(
     pageRows(`with recent as materialized (
         select s.id, s.received_at, s.search from submissions s where ${recent.where.join(' and ')}
         order by s.received_at desc, s.id desc limit ${SEARCH_WINDOW}),
@@ -210,7 +232,7 @@ export async function searchPage(
     return { rows: window.rows, counted: counted.rows[0]!.n };
   }
   const { where, values } = pageFilter(f, page);
-  const rows = await sql.query<SubmissionRow>(
+  const rows = await sql.query<SubmissionItemRow>(
     pageRows(`with matches as materialized (select s.id, s.received_at from submissions s where ${where.join(' and ')}),
       page as (select m.id, m.received_at from matches m order by m.received_at desc, m.id desc
                limit $${values.push(page.limit)} offset $${values.push(page.offset)})`),

@@ -1,12 +1,13 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { requireAbility, type Caller } from '../../domain/accounts/caller.ts';
 import { AppError } from '../../domain/shared/errors.ts';
 import { inTeamLane } from '../../domain/accounts/team-lanes.ts';
 import { recentFormStats } from '../../domain/insights/insights.ts';
+import { publishedSchema } from './schemas.ts';
 import { callTool, toolSpecs, UNTRUSTED, type ToolSpec } from './tools.ts';
 
 /**
@@ -47,20 +48,34 @@ function toolResult(spec: ToolSpec, outcome: Awaited<ReturnType<typeof callTool>
 }
 
 /**
- * A tool's input schema as the SDK publishes it in tools/list, which the SDK's own check before the call
- * lets through unparsed: that check would walk arguments nested without limit before our guard, and
+ * A tool's input schema as the SDK holds it (tools/list answers `toolList` below), which the SDK's own check
+ * before the call lets through unparsed: that check would walk arguments nested without limit before our guard, and
  * answer a bare zod message instead of the API's error naming the field. `callTool` guards the raw
  * arguments, then parses them with the route's schemas (the same fields, so nothing goes unchecked).
  */
-class PublishedOnly extends z.ZodObject<z.ZodRawShape> {
+class PassThroughInput extends z.ZodObject<z.ZodRawShape> {
   override _parse(input: z.ParseInput): z.ParseReturnType<Record<string, unknown>> {
     return z.OK(input.data as Record<string, unknown>);
   }
 }
 
 /** Built once: zod binds its methods per schema instance, about 1 KB each, and a server is built per session. */
-const publishedInput = new Map(toolSpecs.map((spec) => [spec.name, new PublishedOnly(spec.input._def)]));
+const sdkInput = new Map(toolSpecs.map((spec) => [spec.name, new PassThroughInput(spec.input._def)]));
 const byRoute = new Map(toolSpecs.map((t) => [t.routeKey, t]));
+
+/**
+ * The tools/list answer, built once for every session: each tool with its schemas as server/transports/mcp/schemas.ts
+ * publishes them (JSON Schema 2020-12 as MCP reads a schema without `$schema`), in place of the SDK's list.
+ */
+const toolList: Tool[] = toolSpecs.map((spec) => ({
+  name: spec.name,
+  title: spec.title,
+  description: spec.description,
+  inputSchema: publishedSchema(spec.input, 'input'),
+  ...(spec.output ? { outputSchema: publishedSchema(spec.output as z.ZodObject<z.ZodRawShape>, 'output') } : {}),
+  annotations: { title: spec.title, ...spec.annotations },
+}));
+
 const FormArg = { form: z.string().describe('Form id (frm_…).') };
 const OptionalFormArg = { form: z.string().optional().describe('A form id (frm_…); all forms when omitted.') };
 
@@ -88,20 +103,23 @@ export function createMcpServer(ctx: AppContext, caller: () => Promise<Caller>, 
     { name: 'intake', title: 'Intake', version },
     { instructions: INSTRUCTIONS, capabilities: { logging: {} }, jsonSchemaValidator: schemaValidator },
   );
-  for (const spec of toolSpecs) {
+  for (const [i, spec] of toolSpecs.entries()) {
+    const { title, description, annotations } = toolList[i]!;
     server.registerTool(
       spec.name,
       {
-        title: spec.title,
-        description: spec.description,
-        inputSchema: publishedInput.get(spec.name)!,
+        title,
+        description,
+        inputSchema: sdkInput.get(spec.name)!,
         ...(spec.output ? { outputSchema: spec.output as z.ZodObject<z.ZodRawShape> } : {}),
-        annotations: { title: spec.title, ...spec.annotations },
+        annotations,
       },
       async (args: Record<string, unknown>, extra) =>
         toolResult(spec, await callTool(ctx, await caller(), spec, args, extra.signal)),
     );
   }
+  // The SDK's own list converts every schema again on each call, and declares them draft-07.
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList }));
 
   /** A resource read through the tool of the same route: the same ability, scoping, budget and lane. */
   const viaTool = async (routeKey: string, args: Record<string, unknown>, signal: AbortSignal) => {

@@ -3,7 +3,12 @@ import type { AppContext } from '../../context.ts';
 import type { Sql, Tx } from '../../infra/db/database.ts';
 import { findMember } from '../../infra/db/queries/accounts.ts';
 import type { ProcessingRow } from '../../infra/db/queries/processing.ts';
-import { insertTriageEvents, type TriageEvent, type TriageSet } from '../../infra/db/queries/submissions.ts';
+import {
+  insertTriageEvents,
+  type Member,
+  type TriageEvent,
+  type TriageSet,
+} from '../../infra/db/queries/submissions.ts';
 import { assignmentEmail } from '../../infra/queue/definitions.ts';
 import { newId } from '../shared/ids.ts';
 import { normalizeTags } from '../submissions/triage-rules.ts';
@@ -42,7 +47,7 @@ export async function runFormRules(
     id: row.id,
     tags: row.tags,
     stage: row.stage,
-    assignee: row.assignee_id ? ((await findMember(sql, row.team_id, row.assignee_id)) ?? null) : null,
+    assignee: await assigneeBefore(sql, row, assignee),
   };
   const addTags = normalizeTags([...row.tags, ...effects.addTags]).slice(0, MAX_TAGS);
   const plan = planTriage(
@@ -58,6 +63,13 @@ export async function runFormRules(
     run.assigned = plan.assigned;
   }
   return run;
+}
+
+/** The submission's assignee as the activity's `from`: read only when a rule assigns someone else. */
+async function assigneeBefore(sql: Sql, row: ProcessingRow, next: Member | undefined): Promise<Member | null> {
+  if (!next || !row.assignee_id) return null;
+  if (row.assignee_id === next.id) return next;
+  return (await findMember(sql, row.team_id, row.assignee_id)) ?? null;
 }
 
 /** The rules' activity on the submission (no actor: the form's rules made it), and a mail to a new assignee. */

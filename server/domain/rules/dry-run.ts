@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import type { TestRulesBody } from '../../../contract/rules.ts';
+import type { Stage } from '../../../contract/triage.ts';
 import type { AppContext } from '../../context.ts';
 import * as queries from '../../infra/db/queries/rules.ts';
 import { findSubmission } from '../../infra/db/queries/submissions.ts';
 import { requireAbility, type Caller } from '../accounts/caller.ts';
-import { requireForm } from '../forms/live-form.ts';
+import { requireFormSettings } from '../forms/live-form.ts';
 import { notFound } from '../shared/errors.ts';
 import { isId } from '../shared/ids.ts';
 import { conditionSubject, type ConditionSubject } from './conditions.ts';
@@ -45,10 +46,14 @@ async function subjectOf(
   };
 }
 
-async function rulesOf(ctx: AppContext, caller: Caller, formId: string, input: Input): Promise<RunnableRule[]> {
-  if (!input.rules) return queries.listRules(ctx.db, formId);
-  for (const [i, r] of input.rules.entries())
-    await checkActions(ctx, ctx.db, caller, formId, r.actions, `rules.${i}.actions`);
+async function rulesOf(
+  ctx: AppContext,
+  caller: Caller,
+  form: { id: string; stages: readonly Stage[] },
+  input: Input,
+): Promise<RunnableRule[]> {
+  if (!input.rules) return queries.listRules(ctx.db, form.id);
+  for (const [i, r] of input.rules.entries()) await checkActions(ctx.db, caller, form, r.actions, `rules.${i}.actions`);
   return input.rules.map((r, i) => ({
     id: r.id ?? `draft_${i + 1}`,
     name: r.name,
@@ -62,9 +67,9 @@ async function rulesOf(ctx: AppContext, caller: Caller, formId: string, input: I
 }
 
 export async function testRules(ctx: AppContext, caller: Caller, formId: string, input: Input) {
-  await requireForm(ctx, caller, formId);
+  const { stages } = await requireFormSettings(ctx, caller, formId);
   const { event, subject } = await subjectOf(ctx, caller, formId, input);
-  const rules = await rulesOf(ctx, caller, formId, input);
+  const rules = await rulesOf(ctx, caller, { id: formId, stages }, input);
   const { fired, trace } = runRules(rules, event, subject, { trace: true });
   return { event, fired: fired.map((r) => r.id), actions: actionsOf(fired), trace };
 }

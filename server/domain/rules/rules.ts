@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { MAX_RULES, type CreateRuleBody, type RuleAction, type UpdateRuleBody } from '../../../contract/rules.ts';
+import type { Stage } from '../../../contract/triage.ts';
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../infra/db/database.ts';
 import * as queries from '../../infra/db/queries/rules.ts';
@@ -38,29 +39,27 @@ export function ruleView(r: queries.RuleRow) {
 }
 
 /**
- * What each action names must be the form's and the team's now: a webhook of the form, a member, a stage of
- * the form, a subject template that parses. `prefix` is where the actions are in the body (`actions`).
+ * What each action names must be the form's and the team's now: a webhook of the form, a member, one of the
+ * form's `stages`, a subject template that parses. `prefix` is where the actions are in the body (`actions`).
  */
 export async function checkActions(
-  ctx: AppContext,
   sql: Tx | AppContext['db'],
   caller: Caller,
-  formId: string,
+  form: { id: string; stages: readonly Stage[] },
   actions: readonly RuleAction[],
   prefix = 'actions',
 ): Promise<void> {
-  const stages = actions.some((a) => a.type === 'stage') ? (await requireFormSettings(ctx, caller, formId)).stages : [];
   const problems: ErrorDetail[] = [];
   for (const [i, a] of actions.entries()) {
     const at = `${prefix}.${i}`;
     try {
       if (a.type === 'webhook') {
         const hook = isId('wh', a.webhook_id)
-          ? await findWebhook(sql, caller.teamId, a.webhook_id, { formId })
+          ? await findWebhook(sql, caller.teamId, a.webhook_id, { formId: form.id })
           : undefined;
         if (!hook) problems.push({ in: 'body', path: `${at}.webhook_id`, message: 'Not a webhook of this form.' });
       } else if (a.type === 'assign') await resolveAssignee(sql, caller, a.user_id, 'body', `${at}.user_id`);
-      else if (a.type === 'stage') assertStage(stages, a.to, 'body', `${at}.to`);
+      else if (a.type === 'stage') assertStage(form.stages, a.to, 'body', `${at}.to`);
       else if (a.type === 'notify' && a.subject !== undefined) parseTemplate(a.subject);
     } catch (err) {
       if (err instanceof TemplateError) problems.push({ in: 'body', path: `${at}.subject`, message: err.message });
@@ -95,8 +94,8 @@ async function confirmAddresses(ctx: AppContext, tx: Tx, caller: Caller, formId:
 }
 
 export async function createRule(ctx: AppContext, caller: Caller, formId: string, input: CreateInput) {
-  await requireForm(ctx, caller, formId);
-  await checkActions(ctx, ctx.db, caller, formId, input.actions);
+  const { stages } = await requireFormSettings(ctx, caller, formId);
+  await checkActions(ctx.db, caller, { id: formId, stages }, input.actions);
   const row = await ctx.db.transaction(async (tx) => {
     const count = await queries.lockFormRules(tx, formId);
     if (count >= MAX_RULES)
@@ -122,8 +121,8 @@ export async function createRule(ctx: AppContext, caller: Caller, formId: string
 }
 
 export async function updateRule(ctx: AppContext, caller: Caller, formId: string, id: string, input: UpdateInput) {
-  await requireForm(ctx, caller, formId);
-  if (input.actions) await checkActions(ctx, ctx.db, caller, formId, input.actions);
+  const { stages } = await requireFormSettings(ctx, caller, formId);
+  if (input.actions) await checkActions(ctx.db, caller, { id: formId, stages }, input.actions);
   const row = await ctx.db.transaction(async (tx) => {
     await queries.lockFormRules(tx, formId);
     const current = await requireRule(tx, formId, id);

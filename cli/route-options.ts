@@ -42,6 +42,9 @@ function kindOf(s: z.ZodTypeAny): Kind {
   return 'json';
 }
 
+/** A field that takes null, other than a boolean or JSON (which say null themselves): `--no-<field>` sends it. */
+const clearable = (s: z.ZodTypeAny, kind: Kind) => kind !== 'boolean' && kind !== 'json' && s.safeParse(null).success;
+
 const flag = (key: string) => key.replace(/_/g, '-');
 /** Commander's attribute name of a field's option: `per_page` and `if-match` → `perPage`, `ifMatch`. */
 const camel = (key: string) => key.replace(/[_-]([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -159,6 +162,7 @@ export function addFieldOptions(cmd: Command, route: AppRoute, scoped: string[])
       if (required && !s.isOptional()) option.makeOptionMandatory();
       cmd.addOption(option);
       if (kind === 'boolean') cmd.addOption(new Option(`--no-${flag(key)}`).hideHelp());
+      else if (clearable(s, kind)) cmd.addOption(new Option(`--no-${flag(key)}`, `Clear ${key} (send null).`));
     }
   };
   add(route.query, false);
@@ -188,8 +192,10 @@ export function requestParts(
       const raw = opts[camel(key)];
       if (raw === undefined) continue;
       const kind = kindOf(s);
-      out[key] =
-        kind === 'boolean' || (kind === 'list' && Array.isArray(raw)) ? raw : parseValue(kind, String(raw), key);
+      if (raw === false && clearable(s, kind)) out[key] = null;
+      else
+        out[key] =
+          kind === 'boolean' || (kind === 'list' && Array.isArray(raw)) ? raw : parseValue(kind, String(raw), key);
     }
     return out;
   };

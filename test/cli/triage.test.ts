@@ -153,6 +153,10 @@ describe('intake submissions tag | stage | assign', SLOW, () => {
       editor.userId,
     );
     expect((await json(owner, 'submissions', 'assign', submission, '--form', form, 'none')).assignee).toBeNull();
+    // The generic update clears a nullable field with --no-<field>.
+    await json(owner, 'submissions', 'assign', submission, '--form', form, 'me');
+    const cleared = await json(owner, 'submissions', 'update', submission, '--form', form, '--no-assignee-id');
+    expect(cleared.assignee).toBeNull();
 
     const stranger = await makeTeam(t);
     const outsider = await cli(owner, 'submissions', 'assign', submission, '--form', form, stranger.userId);

@@ -595,7 +595,8 @@ export async function stagesInUse(sql: Sql, formId: string, keys: string[]): Pro
 
 /**
  * Moves the form's submissions out of removed stages (`moves`: from → to), recording a triage event on each
- * with the caller as its actor. Answers how many moved.
+ * with the caller as its actor. Answers how many moved. The events' ids are made in the statement (a stage may
+ * hold any number of submissions): `evt_` and a random UUID's hex, not the ULID of newId; no answer shows them.
  */
 export async function reassignStages(
   sql: Sql,

@@ -1,52 +1,26 @@
-import { initClient, type ApiFetcher, type ClientInferResponses, type SuccessfulHttpStatusCode } from '@ts-rest/core';
+import { initClient, type ApiFetcher, type SuccessfulHttpStatusCode } from '@ts-rest/core';
 import type { z } from 'zod';
-import type { Ability, Role } from '../contract/abilities.ts';
-import type { Me } from '../contract/account.ts';
-import type {
-  BillingPlan,
-  BillingSubscription,
-  BillingTeam,
-  BillingUsage,
-  Invoice,
-  PlanId,
-} from '../contract/billing.ts';
-import type { ErrorBody, RateLimitedBody, ValidationErrorBody } from '../contract/common.ts';
-import type {
-  StreamedSubmission as StreamedSubmissionSchema,
-  SubmissionEventBatch as SubmissionEventBatchSchema,
-} from '../contract/events.ts';
-import { contract, type Contract } from '../contract/index.ts';
-import type { ErrorCode } from '../contract/errors.ts';
-import type * as forms from '../contract/forms.ts';
-import type * as features from '../contract/form-features.ts';
-import type * as rules from '../contract/rules.ts';
+import * as abilities from '../contract/abilities.ts';
+import type * as account from '../contract/account.ts';
+import type * as billing from '../contract/billing.ts';
+import type * as common from '../contract/common.ts';
 import type * as conditions from '../contract/conditions.ts';
+import * as errors from '../contract/errors.ts';
+import type * as events from '../contract/events.ts';
+import type * as admission from '../contract/form-admission.ts';
+import * as features from '../contract/form-features.ts';
+import type * as forms from '../contract/forms.ts';
+import { contract } from '../contract/index.ts';
+import * as insights from '../contract/insights.ts';
+import * as jobs from '../contract/jobs.ts';
+import type * as rules from '../contract/rules.ts';
+import * as submissions from '../contract/submissions.ts';
+import type * as tokens from '../contract/tokens.ts';
+import * as triage from '../contract/triage.ts';
+import * as webhooks from '../contract/webhooks.ts';
 import { backoffMs, retryAfterMs, sleep } from './backoff.ts';
 import { listenTo, type ListenEvent, type ListenOptions } from './listen.ts';
-import type * as admission from '../contract/form-admission.ts';
-import type {
-  BulkBody,
-  BulkResult,
-  CreateSubmissionBody,
-  ExportedSubmission,
-  SubmissionFile,
-  SubmissionStatus,
-  UpdateSubmissionBody,
-} from '../contract/submissions.ts';
-import type { AbilityExceedsCallerBody, CreateTokenBody, TokenListEntry, TokenMetadata } from '../contract/tokens.ts';
-import type * as triage from '../contract/triage.ts';
-import type { SubmissionUpdatedEvent as SubmissionUpdatedEventSchema } from '../contract/events.ts';
-import type {
-  CreateWebhookBody,
-  DeliveryStatus,
-  Provider,
-  ReplayWebhookBody,
-  UpdateWebhookBody,
-  WebhookEvent,
-} from '../contract/webhooks.ts';
-import type { Job } from './openapi-types.ts';
 
-export { contract, type Contract };
 export {
   verifyWebhook,
   WebhookVerificationError,
@@ -60,93 +34,205 @@ export {
   type SseMessage,
   type SubmissionCreated,
 } from './listen.ts';
-export type { Ability, Role, Me, ErrorCode };
-/** The closed lists, as const arrays (their element types are the unions above). */
-export { ABILITIES, ROLES } from '../contract/abilities.ts';
-export { ERROR_CODES } from '../contract/errors.ts';
-export { SCORE_BUCKETS } from '../contract/insights.ts';
-export { JOB_TYPES } from '../contract/jobs.ts';
-export { CATEGORIES, SUBMISSION_STATUSES } from '../contract/submissions.ts';
-export { CAPTCHA_PROVIDERS, FIELD_TYPES, UNKNOWN_FIELDS } from '../contract/form-features.ts';
-export { DELIVERY_STATUSES, EVENTS, PROVIDERS } from '../contract/webhooks.ts';
-export { DEFAULT_STAGES, MAX_TAGS } from '../contract/triage.ts';
-export type FormSettings = z.infer<typeof forms.FormSettings>;
-export type FormField = z.infer<typeof forms.FormField>;
-export type SchemaField = z.infer<typeof features.SchemaFieldView>;
-export type FieldType = features.FieldType;
-export type CaptchaProvider = features.CaptchaProvider;
-export type Captcha = z.infer<typeof features.Captcha>;
-export type Autoresponder = z.infer<typeof features.Autoresponder>;
-export type Autoresponse = z.infer<typeof features.Autoresponse>;
-export type NotificationRecipient = z.infer<typeof features.NotificationRecipient>;
-export type SuggestedSchema = z.infer<typeof features.SuggestedSchema>;
-/** The public endpoint's 422 for a post that breaks the form's field schema. */
-export type FieldErrorsBody = z.infer<typeof features.FieldErrorsBody>;
-export type CreateFormBody = z.input<typeof forms.CreateFormBody>;
-export type UpdateFormBody = z.input<typeof forms.UpdateFormBody>;
-export type SubmissionFile = z.infer<typeof SubmissionFile>;
-export type SubmissionStatus = z.infer<typeof SubmissionStatus>;
-export type ExportedSubmission = z.infer<typeof ExportedSubmission>;
-export type UpdateSubmissionBody = z.input<typeof UpdateSubmissionBody>;
-export type BulkBody = z.input<typeof BulkBody>;
-export type CreateSubmissionBody = z.input<typeof CreateSubmissionBody>;
-export type UniqueRule = z.input<typeof admission.UniqueRule>;
-export type FormStatus = z.infer<typeof admission.FormStatus>;
-export type FormClosedBody = z.infer<typeof admission.FormClosedBody>;
-export type DuplicateSubmissionBody = z.infer<typeof admission.DuplicateSubmissionBody>;
-export type BulkResult = z.infer<typeof BulkResult>;
-export type Stage = z.input<typeof triage.Stage>;
-export type StageCount = z.infer<typeof triage.StageCount>;
-export type TagCount = z.infer<typeof triage.TagCount>;
-export type Member = z.infer<typeof triage.Member>;
-export type Actor = z.infer<typeof triage.Actor>;
-export type Note = z.infer<typeof triage.Note>;
-export type ActivityEntry = z.infer<typeof triage.ActivityEntry>;
-export type CreateNoteBody = z.input<typeof triage.CreateNoteBody>;
-export type TriageChanges = z.infer<typeof triage.TriageChanges>;
-export type Rule = z.infer<typeof rules.Rule>;
-export type RuleAction = z.infer<typeof rules.RuleAction>;
-export type RuleWhen = z.infer<typeof rules.RuleWhen>;
-export type RuleApplied = z.infer<typeof rules.RuleApplied>;
-export type Condition = z.infer<typeof conditions.Condition>;
-export type CreateRuleBody = z.input<typeof rules.CreateRuleBody>;
-export type UpdateRuleBody = z.input<typeof rules.UpdateRuleBody>;
-export type TestRulesBody = z.input<typeof rules.TestRulesBody>;
-/** The dry run's answer: the rules that fire, their actions, a trace of every condition. */
-export type TestRulesResult = z.infer<typeof rules.TestRulesResult>;
-/** The `submission.updated` webhook body. */
-export type SubmissionUpdatedEvent = z.infer<typeof SubmissionUpdatedEventSchema>;
-export type WebhookProvider = z.infer<typeof Provider>;
-export type WebhookEvent = z.infer<typeof WebhookEvent>;
-export type CreateWebhookBody = z.input<typeof CreateWebhookBody>;
-export type UpdateWebhookBody = z.input<typeof UpdateWebhookBody>;
-export type ReplayWebhookBody = z.input<typeof ReplayWebhookBody>;
-export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
-export type StreamedSubmission = z.infer<typeof StreamedSubmissionSchema>;
-export type SubmissionEventBatch = z.infer<typeof SubmissionEventBatchSchema>;
-export type Category = (typeof import('../contract/submissions.ts').CATEGORIES)[number];
-export type PlanId = z.infer<typeof PlanId>;
-export type BillingTeam = z.infer<typeof BillingTeam>;
-export type BillingPlan = z.infer<typeof BillingPlan>;
-export type BillingUsage = z.infer<typeof BillingUsage>;
-export type BillingSubscription = z.infer<typeof BillingSubscription>;
-export type Invoice = z.infer<typeof Invoice>;
-export type TokenMetadata = z.infer<typeof TokenMetadata>;
-export type TokenListEntry = z.infer<typeof TokenListEntry>;
-export type CreateTokenBody = z.input<typeof CreateTokenBody>;
-/** `{ error, message, ...extra }` with any code: an IntakeError also carries the SDK's own (`unexpected_response`, `job_failed`). */
-export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** One object type however zod built it (a passthrough object is an intersection), printed whole. */
+type Plain<T> = T extends object ? { [K in keyof T]: T[K] } : T;
+/** What a schema parses to: the type ts-rest gives an answer with this schema. */
+const output = <S extends z.ZodTypeAny>() => undefined as unknown as Plain<z.output<S>>;
+/** What a schema accepts: the type ts-rest gives a request body with this schema. */
+const input = <S extends z.ZodTypeAny>() => undefined as unknown as z.input<S>;
+/** A constant with its literal type, printed into the declarations. */
+const constant = <const T>(value: T): T => value;
+
 /**
- * The API's resources by the names openapi.json gives them (`components.schemas`), generated into
- * sdk/openapi-types.ts; test/contract/openapi-tools.test.ts typechecks them (strict) and test/sdk/sdk.test.ts checks the file is what openapi.json generates.
+ * The named types, inferred from the contract's schemas as ts-rest infers each method's arguments and answers
+ * (so `const f: Form = (await client.ok.createForm(…)).data` holds), and printed whole into the published
+ * declarations: a program using the SDK type-checks plain object types, not the contract's zod schemas.
+ * Never called; only its type is read.
  */
-export type { Delivery, Form, Insights, Job, Submission, SubmissionDetail, Token, Webhook } from './openapi-types.ts';
-export type ValidationErrorBody = z.infer<typeof ValidationErrorBody>;
-export type RateLimitedBody = z.infer<typeof RateLimitedBody>;
-export type AbilityExceedsCallerBody = z.infer<typeof AbilityExceedsCallerBody>;
+function _namedTypes() {
+  return {
+    Ability: output<typeof abilities.Ability>(),
+    Role: output<typeof abilities.Role>(),
+    Me: output<typeof account.Me>(),
+    Form: output<typeof forms.Form>(),
+    FormSettings: output<typeof forms.FormSettings>(),
+    FormField: output<typeof forms.FormField>(),
+    CreateFormBody: input<typeof forms.CreateFormBody>(),
+    UpdateFormBody: input<typeof forms.UpdateFormBody>(),
+    SchemaField: output<typeof features.SchemaFieldView>(),
+    Captcha: output<typeof features.Captcha>(),
+    Autoresponder: output<typeof features.Autoresponder>(),
+    Autoresponse: output<typeof features.Autoresponse>(),
+    NotificationRecipient: output<typeof features.NotificationRecipient>(),
+    SuggestedSchema: output<typeof features.SuggestedSchema>(),
+    FieldErrorsBody: output<typeof features.FieldErrorsBody>(),
+    UniqueRule: input<typeof admission.UniqueRule>(),
+    FormStatus: output<typeof admission.FormStatus>(),
+    FormClosedBody: output<typeof admission.FormClosedBody>(),
+    DuplicateSubmissionBody: output<typeof admission.DuplicateSubmissionBody>(),
+    Submission: output<typeof submissions.SubmissionListItem>(),
+    SubmissionDetail: output<typeof submissions.SubmissionDetail>(),
+    SubmissionFile: output<typeof submissions.SubmissionFile>(),
+    SubmissionStatus: output<typeof submissions.SubmissionStatus>(),
+    ExportedSubmission: output<typeof submissions.ExportedSubmission>(),
+    CreateSubmissionBody: input<typeof submissions.CreateSubmissionBody>(),
+    UpdateSubmissionBody: input<typeof submissions.UpdateSubmissionBody>(),
+    BulkBody: input<typeof submissions.BulkBody>(),
+    BulkResult: output<typeof submissions.BulkResult>(),
+    Stage: input<typeof triage.Stage>(),
+    StageCount: output<typeof triage.StageCount>(),
+    TagCount: output<typeof triage.TagCount>(),
+    Member: output<typeof triage.Member>(),
+    Actor: output<typeof triage.Actor>(),
+    Note: output<typeof triage.Note>(),
+    ActivityEntry: output<typeof triage.ActivityEntry>(),
+    CreateNoteBody: input<typeof triage.CreateNoteBody>(),
+    TriageChanges: output<typeof triage.TriageChanges>(),
+    Rule: output<typeof rules.Rule>(),
+    RuleAction: output<typeof rules.RuleAction>(),
+    RuleWhen: output<typeof rules.RuleWhen>(),
+    RuleApplied: output<typeof rules.RuleApplied>(),
+    CreateRuleBody: input<typeof rules.CreateRuleBody>(),
+    UpdateRuleBody: input<typeof rules.UpdateRuleBody>(),
+    TestRulesBody: input<typeof rules.TestRulesBody>(),
+    TestRulesResult: output<typeof rules.TestRulesResult>(),
+    Condition: output<typeof conditions.Condition>(),
+    Webhook: output<typeof webhooks.Webhook>(),
+    Delivery: output<typeof webhooks.Delivery>(),
+    WebhookProvider: output<typeof webhooks.Provider>(),
+    WebhookEvent: output<typeof webhooks.WebhookEvent>(),
+    DeliveryStatus: output<typeof webhooks.DeliveryStatus>(),
+    CreateWebhookBody: input<typeof webhooks.CreateWebhookBody>(),
+    UpdateWebhookBody: input<typeof webhooks.UpdateWebhookBody>(),
+    ReplayWebhookBody: input<typeof webhooks.ReplayWebhookBody>(),
+    SubmissionUpdatedEvent: output<typeof events.SubmissionUpdatedEvent>(),
+    StreamedSubmission: output<typeof events.StreamedSubmission>(),
+    SubmissionEventBatch: output<typeof events.SubmissionEventBatch>(),
+    Insights: output<typeof insights.Insights>(),
+    Job: output<typeof jobs.Job>(),
+    PlanId: output<typeof billing.PlanId>(),
+    BillingTeam: output<typeof billing.BillingTeam>(),
+    BillingPlan: output<typeof billing.BillingPlan>(),
+    BillingUsage: output<typeof billing.BillingUsage>(),
+    BillingSubscription: output<typeof billing.BillingSubscription>(),
+    Invoice: output<typeof billing.Invoice>(),
+    TokenMetadata: output<typeof tokens.TokenMetadata>(),
+    TokenListEntry: output<typeof tokens.TokenListEntry>(),
+    CreateTokenBody: input<typeof tokens.CreateTokenBody>(),
+    AbilityExceedsCallerBody: output<typeof tokens.AbilityExceedsCallerBody>(),
+    ErrorBody: output<typeof common.ErrorBody>(),
+    ValidationErrorBody: output<typeof common.ValidationErrorBody>(),
+    RateLimitedBody: output<typeof common.RateLimitedBody>(),
+  };
+}
+type Named = ReturnType<typeof _namedTypes>;
+
+/** The closed lists, as const arrays (their element types are the unions below). */
+export const ABILITIES = constant(abilities.ABILITIES);
+export const ROLES = constant(abilities.ROLES);
+export const ERROR_CODES = constant(errors.ERROR_CODES);
+export const SCORE_BUCKETS = constant(insights.SCORE_BUCKETS);
+export const JOB_TYPES = constant(jobs.JOB_TYPES);
+export const CATEGORIES = constant(submissions.CATEGORIES);
+export const SUBMISSION_STATUSES = constant(submissions.SUBMISSION_STATUSES);
+export const CAPTCHA_PROVIDERS = constant(features.CAPTCHA_PROVIDERS);
+export const FIELD_TYPES = constant(features.FIELD_TYPES);
+export const UNKNOWN_FIELDS = constant(features.UNKNOWN_FIELDS);
+export const DELIVERY_STATUSES = constant(webhooks.DELIVERY_STATUSES);
+export const EVENTS = constant(webhooks.EVENTS);
+export const PROVIDERS = constant(webhooks.PROVIDERS);
+export const DEFAULT_STAGES = constant(triage.DEFAULT_STAGES);
+export const MAX_TAGS = constant(triage.MAX_TAGS);
+
+export type Ability = Named['Ability'];
+export type Role = Named['Role'];
+export type ErrorCode = (typeof ERROR_CODES)[number];
+export type Category = (typeof CATEGORIES)[number];
+export type FieldType = (typeof FIELD_TYPES)[number];
+export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
+export type Me = Named['Me'];
+/** The API's resources, by the names openapi.json gives them (`components.schemas`). */
+export type Form = Named['Form'];
+export type Submission = Named['Submission'];
+export type SubmissionDetail = Named['SubmissionDetail'];
+export type Webhook = Named['Webhook'];
+export type Delivery = Named['Delivery'];
+export type Insights = Named['Insights'];
+export type Job = Named['Job'];
+/** A token's metadata, as created (`createToken`); `listTokens` answers `TokenListEntry`. */
+export type Token = Named['TokenMetadata'];
+export type FormSettings = Named['FormSettings'];
+export type FormField = Named['FormField'];
+export type SchemaField = Named['SchemaField'];
+export type Captcha = Named['Captcha'];
+export type Autoresponder = Named['Autoresponder'];
+export type Autoresponse = Named['Autoresponse'];
+export type NotificationRecipient = Named['NotificationRecipient'];
+export type SuggestedSchema = Named['SuggestedSchema'];
+/** The public endpoint's 422 for a post that breaks the form's field schema. */
+export type FieldErrorsBody = Named['FieldErrorsBody'];
+export type CreateFormBody = Named['CreateFormBody'];
+export type UpdateFormBody = Named['UpdateFormBody'];
+export type SubmissionFile = Named['SubmissionFile'];
+export type SubmissionStatus = Named['SubmissionStatus'];
+export type ExportedSubmission = Named['ExportedSubmission'];
+export type UpdateSubmissionBody = Named['UpdateSubmissionBody'];
+export type BulkBody = Named['BulkBody'];
+export type CreateSubmissionBody = Named['CreateSubmissionBody'];
+export type UniqueRule = Named['UniqueRule'];
+export type FormStatus = Named['FormStatus'];
+export type FormClosedBody = Named['FormClosedBody'];
+export type DuplicateSubmissionBody = Named['DuplicateSubmissionBody'];
+export type BulkResult = Named['BulkResult'];
+export type Stage = Named['Stage'];
+export type StageCount = Named['StageCount'];
+export type TagCount = Named['TagCount'];
+export type Member = Named['Member'];
+export type Actor = Named['Actor'];
+export type Note = Named['Note'];
+export type ActivityEntry = Named['ActivityEntry'];
+export type CreateNoteBody = Named['CreateNoteBody'];
+export type TriageChanges = Named['TriageChanges'];
+export type Rule = Named['Rule'];
+export type RuleAction = Named['RuleAction'];
+export type RuleWhen = Named['RuleWhen'];
+export type RuleApplied = Named['RuleApplied'];
+export type Condition = Named['Condition'];
+export type CreateRuleBody = Named['CreateRuleBody'];
+export type UpdateRuleBody = Named['UpdateRuleBody'];
+export type TestRulesBody = Named['TestRulesBody'];
+/** The dry run's answer: the rules that fire, their actions, a trace of every condition. */
+export type TestRulesResult = Named['TestRulesResult'];
+/** The `submission.updated` webhook body. */
+export type SubmissionUpdatedEvent = Named['SubmissionUpdatedEvent'];
+export type WebhookProvider = Named['WebhookProvider'];
+export type WebhookEvent = Named['WebhookEvent'];
+export type CreateWebhookBody = Named['CreateWebhookBody'];
+export type UpdateWebhookBody = Named['UpdateWebhookBody'];
+export type ReplayWebhookBody = Named['ReplayWebhookBody'];
+export type DeliveryStatus = Named['DeliveryStatus'];
+export type StreamedSubmission = Named['StreamedSubmission'];
+export type SubmissionEventBatch = Named['SubmissionEventBatch'];
+export type PlanId = Named['PlanId'];
+export type BillingTeam = Named['BillingTeam'];
+export type BillingPlan = Named['BillingPlan'];
+export type BillingUsage = Named['BillingUsage'];
+export type BillingSubscription = Named['BillingSubscription'];
+export type Invoice = Named['Invoice'];
+export type TokenMetadata = Named['TokenMetadata'];
+export type TokenListEntry = Named['TokenListEntry'];
+export type CreateTokenBody = Named['CreateTokenBody'];
+/** `{ error, message, ...extra }` with any code: an IntakeError also carries the SDK's own (`unexpected_response`, `job_failed`). */
+export type ErrorBody = Named['ErrorBody'];
+export type ValidationErrorBody = Named['ValidationErrorBody'];
+export type RateLimitedBody = Named['RateLimitedBody'];
+export type AbilityExceedsCallerBody = Named['AbilityExceedsCallerBody'];
 
 /** Every response of an operation as the discriminated union `{ status, body, headers }`. */
-export type IntakeResponse<K extends keyof Contract> = ClientInferResponses<Contract[K]>;
+export type IntakeResponse<K extends keyof RawClient> = RawClient[K] extends (args: never) => Promise<infer R>
+  ? R
+  : never;
 
 /** Error codes whose bodies carry more than `{ error, message }`. */
 type DetailedErrorBodies = {
@@ -217,7 +303,7 @@ async function readBody(res: Response): Promise<unknown> {
  */
 function fetcher(fetchImpl: typeof fetch): ApiFetcher {
   return async ({ route, path, method, headers, body, fetchOptions }) => {
-    const res = await fetchImpl(path, { ...fetchOptions, method, headers, body });
+    const res = await fetchImpl(path, { ...fetchOptions, method, headers, body: body ?? null });
     const response = { status: res.status, body: await readBody(res), headers: res.headers };
     if (!Object.hasOwn(route.responses, res.status)) throw new IntakeError(response);
     return response;

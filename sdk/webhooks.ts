@@ -2,13 +2,18 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { z } from 'zod';
 import type { WEBHOOK_EVENT_BODIES } from '../contract/events.ts';
 
-type Bodies = typeof WEBHOOK_EVENT_BODIES;
+const oneOf = <M extends Record<string, z.ZodTypeAny>>() =>
+  undefined as unknown as { [K in keyof M]: z.output<M[K]> }[keyof M];
+/** Never called: its inferred type prints the event bodies whole into the declarations (no zod types). */
+function _eventBody() {
+  return oneOf<typeof WEBHOOK_EVENT_BODIES>();
+}
 /**
  * A webhook body as Intake sends it (provider `webhook`, `zapier`, `make`, no `body_template`), one type per
  * event: narrow it by `type` (`submission.updated` has `changes`, `submission.spam` has `spam_reason`). The same
  * schemas as the `webhooks` section of openapi.json.
  */
-export type WebhookEventBody = { [K in keyof Bodies]: z.infer<Bodies[K]> }[keyof Bodies];
+export type WebhookEventBody = ReturnType<typeof _eventBody>;
 
 /** Why `verifyWebhook` refused a request. */
 export type WebhookVerificationReason = 'missing_headers' | 'timestamp_out_of_tolerance' | 'invalid_signature';

@@ -107,7 +107,7 @@ describe('Prism mock-serving openapi.json', () => {
 
 describe('generated types', () => {
   it(
-    "openapi-typescript's output and the SDK's named types typecheck on their own (strict)",
+    "openapi-typescript's output and the SDK's named types typecheck on their own (strict, exactOptionalPropertyTypes)",
     { timeout: 120_000 },
     () => {
       const run = spawnSync(
@@ -116,6 +116,7 @@ describe('generated types', () => {
           path.join(ROOT, 'node_modules/typescript/bin/tsc'),
           '--noEmit',
           '--strict',
+          '--exactOptionalPropertyTypes',
           '--target',
           'ES2023',
           '--lib',

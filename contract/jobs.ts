@@ -2,10 +2,19 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { authErrors, Timestamp } from './common.ts';
 import { COSTS } from './costs.ts';
+import { ErasureReceipt } from './erasure.ts';
 
 const c = initContract();
 
 export const JOB_TYPES = ['webhook_replay', 'erasure'] as const;
+
+/** What an erasure job produced: its receipt's counts (GET /v1/erasures/{id}). */
+export const ErasureJobResult = z
+  .object({
+    erasure_id: z.string().describe('The erasure request (`era_…`).'),
+    dry_run: z.boolean().describe('A dry run: the counts are of what a real run would erase.'),
+  })
+  .extend(ErasureReceipt.shape.erased.shape);
 
 export const Job = z.object({
   id: z.string().describe('Prefix `job_`.'),
@@ -17,12 +26,9 @@ export const Job = z.object({
   errors: z
     .array(z.object({ id: z.string().nullable(), error: z.string(), message: z.string() }))
     .describe('At most 100, oldest first.'),
-  result: z
-    .record(z.unknown())
-    .nullable()
-    .describe(
-      "What the job produced, by type: an erasure's counts (`erasure_id`, `dry_run`, `submissions`, `files`, `deliveries_redacted`, `forms`); null for a replay.",
-    ),
+  result: ErasureJobResult.nullable().describe(
+    "What the job produced: an erasure's counts (its receipt's); null for a replay.",
+  ),
   created_at: Timestamp,
   started_at: Timestamp.nullable(),
   finished_at: Timestamp.nullable(),

@@ -191,7 +191,10 @@ export const TestRulesBody = z
 export const ConditionTrace = z.object({
   field: z.string(),
   op: z.string(),
-  value: z.unknown().describe('As written in the condition.'),
+  value: z
+    .union([z.string(), z.number(), z.array(z.string())])
+    .nullable()
+    .describe('As written in the condition: a string, a number or a list of strings; null for `exists`, `not_exists`.'),
   actual: z.unknown().describe("The submission's value of the field; null when it has none."),
   holds: z.boolean(),
 });

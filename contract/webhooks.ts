@@ -109,9 +109,9 @@ export const PROVIDER_CONFIG = {
 } satisfies Record<(typeof PROVIDERS)[number], z.ZodTypeAny>;
 
 const Config = z
-  .record(z.unknown())
+  .record(z.string())
   .describe(
-    'Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; ' +
+    'Provider settings, each a string. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; ' +
       'teams, zapier, make, webhook: none. Unknown keys are refused.',
   );
 
@@ -324,6 +324,14 @@ export const PreviewWebhookBody = z
     headers: ExtraHeaders.optional().describe("Preview these extra headers instead of the webhook's."),
   })
   .strict()
+  .superRefine((b, ctx) => {
+    if ((b.submission_id === undefined) === (b.payload === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'Send exactly one of `submission_id` and `payload`.',
+        path: [b.payload ? 'payload' : 'submission_id'],
+      });
+  })
   .describe('Exactly one of `submission_id` and `payload`; the other fields preview changes not saved yet.');
 
 export const WebhookPreview = z.object({

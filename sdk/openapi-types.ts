@@ -1348,8 +1348,8 @@ export interface components {
         ConditionTrace: {
             field: string;
             op: string;
-            /** @description As written in the condition. */
-            value?: unknown;
+            /** @description As written in the condition: a string, a number or a list of strings; null for `exists`, `not_exists`. */
+            value: string | number | string[] | null;
             /** @description The submission's value of the field; null when it has none. */
             actual?: unknown;
             holds: boolean;
@@ -1513,6 +1513,22 @@ export interface components {
             forms: string[];
             /** @description The first 1,000 of those submissions, in the order a real run erases them (by form id, then oldest first); `submissions` counts them all. */
             submission_ids: string[];
+        };
+        ErasureJobResult: {
+            /** @description The erasure request (`era_…`). */
+            erasure_id: string;
+            /** @description A dry run: the counts are of what a real run would erase. */
+            dry_run: boolean;
+            /** @description Submissions erased (or, in a dry run, that would be). */
+            submissions: number;
+            /** @description Their files, removed from storage. */
+            files: number;
+            /** @description Webhook deliveries whose bodies were removed (the log entries stay). */
+            deliveries_redacted: number;
+            /** @description Submissions per form id. */
+            forms: {
+                [key: string]: number;
+            };
         };
         ErasureReceipt: {
             /** @description Prefix `era_`. */
@@ -1967,10 +1983,8 @@ export interface components {
                 error: string;
                 message: string;
             }[];
-            /** @description What the job produced, by type: an erasure's counts (`erasure_id`, `dry_run`, `submissions`, `files`, `deliveries_redacted`, `forms`); null for a replay. */
-            result: {
-                [key: string]: unknown;
-            } | null;
+            /** @description What the job produced: an erasure's counts (its receipt's); null for a replay. */
+            result: components["schemas"]["ErasureJobResult"] | null;
             /**
              * Format: date-time
              * @description ISO 8601 timestamp in UTC.
@@ -2982,9 +2996,9 @@ export interface components {
             /** @description HTTPS only; hosts that resolve to private or reserved addresses are refused. */
             url?: string;
             provider?: components["schemas"]["Provider"];
-            /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
+            /** @description Provider settings, each a string. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
             config?: {
-                [key: string]: unknown;
+                [key: string]: string;
             };
             /** @description Events delivered; default `["submission.created"]`. `[]`: only the submissions a rule sends to it (a `webhook` action). */
             events?: components["schemas"]["WebhookEvent"][];
@@ -3035,9 +3049,9 @@ export interface components {
             active: boolean;
             /** @description Why the service deactivated it: `gone` (the receiver answered 410) or `failing` (every attempt failed for 5 days). */
             deactivated_reason: string | null;
-            /** @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
+            /** @description Provider settings, each a string. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused. */
             config: {
-                [key: string]: unknown;
+                [key: string]: string;
             };
             events: components["schemas"]["WebhookEvent"][];
             /** @description Conditions that must all hold for a submission event to be delivered (at most 10); empty: every submission. The condition grammar of per-form rules: text ops compare case-insensitively (a list field: any of its items; `not_equals`, `not_contains`, `not_in`: none of them), `gt` / `gte` / `lt` / `lte` compare numbers, `in` / `not_in` take a list, `matches` an RE2 pattern, `exists` / `not_exists` no value. A submission that does not match creates no delivery. Not applied to `ai-insights.regenerated` nor `form.closed`. */
@@ -3264,11 +3278,11 @@ export interface components {
                     /** @default webhook */
                     provider?: components["schemas"]["Provider"];
                     /**
-                     * @description Provider settings. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused.
+                     * @description Provider settings, each a string. slack: `channel`, `username`, `icon_emoji`; discord: `username`, `avatar_url`; teams, zapier, make, webhook: none. Unknown keys are refused.
                      * @default {}
                      */
                     config?: {
-                        [key: string]: unknown;
+                        [key: string]: string;
                     };
                     /**
                      * @description Events delivered; default `["submission.created"]`. `[]`: only the submissions a rule sends to it (a `webhook` action).
@@ -3548,6 +3562,7 @@ export type DeliveryPage = components['schemas']['DeliveryPage'];
 export type DeliveryStatus = components['schemas']['DeliveryStatus'];
 export type DuplicateSubmissionBody = components['schemas']['DuplicateSubmissionBody'];
 export type ErasureDryRun = components['schemas']['ErasureDryRun'];
+export type ErasureJobResult = components['schemas']['ErasureJobResult'];
 export type ErasureReceipt = components['schemas']['ErasureReceipt'];
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type ExportSubmissionsResponse = components['schemas']['ExportSubmissionsResponse'];

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import type { ErasureBody } from '../../../contract/erasure.ts';
+import type { ErasureJobResult } from '../../../contract/jobs.ts';
 import type { AppContext } from '../../context.ts';
 import * as jobQueries from '../../infra/db/queries/jobs.ts';
 import * as queries from '../../infra/db/queries/erasure.ts';
@@ -160,7 +161,10 @@ export async function getErasure(ctx: AppContext, caller: Caller, id: string) {
 }
 
 /** What GET /v1/jobs/{id} shows of an erasure job: its receipt's counts. */
-export async function erasureJobResult(ctx: AppContext, erasureId: string): Promise<Record<string, unknown> | null> {
+export async function erasureJobResult(
+  ctx: AppContext,
+  erasureId: string,
+): Promise<z.infer<typeof ErasureJobResult> | null> {
   const row = await queries.findErasure(ctx.db, erasureId);
   if (!row) return null;
   return {

@@ -1,5 +1,6 @@
 import type { Ability } from '../../../contract/abilities.ts';
-import type { JOB_TYPES } from '../../../contract/jobs.ts';
+import type { z } from 'zod';
+import type { ErasureJobResult, JOB_TYPES } from '../../../contract/jobs.ts';
 import { erasureJobResult } from './erasure.ts';
 import type { AppContext } from '../../context.ts';
 import { findJob, type JobRow } from '../../infra/db/queries/jobs.ts';
@@ -10,7 +11,7 @@ import { iso } from '../shared/timestamps.ts';
 /** Reading a job needs the read ability of what it works on. */
 const READ_ABILITY: Record<string, Ability> = { webhook_replay: 'webhooks:read', erasure: 'submissions:read' };
 
-export function jobView(j: JobRow, result: Record<string, unknown> | null = null) {
+export function jobView(j: JobRow, result: z.infer<typeof ErasureJobResult> | null = null) {
   return {
     id: j.id,
     type: j.type as (typeof JOB_TYPES)[number],

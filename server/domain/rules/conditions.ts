@@ -35,7 +35,9 @@ type Test = (raw: unknown) => boolean;
 export type CompiledCondition = { condition: StoredCondition; read: Read; test: Test };
 export type CompiledConditions = readonly CompiledCondition[];
 
-export type ConditionTrace = { field: string; op: string; value: unknown; actual: unknown; holds: boolean };
+/** A condition's value as a trace shows it: as written, null when it has none. */
+type TracedValue = string | number | string[] | null;
+export type ConditionTrace = { field: string; op: string; value: TracedValue; actual: unknown; holds: boolean };
 
 const OWN: Record<(typeof CONDITION_FIELDS)[number], Read> = {
   '@category': (s) => s.category,
@@ -189,6 +191,13 @@ export function evaluate(compiled: CompiledConditions, subject: ConditionSubject
   return matches(compiled, subject, 'all');
 }
 
+/** The value as written when the grammar allows it; otherwise (none, or not valid as stored) null. */
+function tracedValue(value: unknown): TracedValue {
+  if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) return value;
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+  return null;
+}
+
 /** Every condition with what it read (the field's raw value, null when absent) and whether it held. */
 export function traceConditions(compiled: CompiledConditions, subject: ConditionSubject): ConditionTrace[] {
   return compiled.map(({ condition, read, test }) => {
@@ -196,7 +205,7 @@ export function traceConditions(compiled: CompiledConditions, subject: Condition
     return {
       field: condition.field,
       op: condition.op,
-      value: condition.value ?? null,
+      value: tracedValue(condition.value),
       actual: actual ?? null,
       holds: test(actual),
     };

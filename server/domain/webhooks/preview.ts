@@ -49,10 +49,6 @@ export async function previewWebhook(
   input: z.infer<typeof PreviewWebhookBody>,
 ): Promise<z.infer<typeof WebhookPreview>> {
   const hook = await requireWebhook(ctx, caller, webhookId, { formId });
-  if ((input.submission_id === undefined) === (input.payload === undefined)) {
-    const message = 'Give exactly one of submission_id and payload.';
-    throw validationFailed([{ in: 'body', path: input.payload ? 'payload' : 'submission_id', message }], message);
-  }
   const settings = requestSettings(hook.provider, { ...hook, content_type: hook.content_type as ContentType }, input);
   const target = await webhookTarget(ctx.db, webhookId);
   if (!target) throw notFound('Webhook');

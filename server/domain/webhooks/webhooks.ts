@@ -35,7 +35,8 @@ export function webhookView(r: queries.WebhookRow) {
     url: r.url,
     active: r.active,
     deactivated_reason: r.deactivated_reason,
-    config: r.config,
+    // Stored only once its provider's schema took it: settings are strings.
+    config: r.config as Record<string, string>,
     events: r.events as Array<(typeof EVENTS)[number]>,
     // A filter saved before the condition grammar may give `exists` a value, which never counted: it is not shown.
     filter: r.filter.map((c) =>
@@ -57,9 +58,9 @@ export function webhookView(r: queries.WebhookRow) {
 }
 
 /** The provider's config schema decides (unknown keys refused); details point into `config`. */
-function checkConfig(provider: Provider, config: Record<string, unknown>): Record<string, unknown> {
+function checkConfig(provider: Provider, config: Record<string, unknown>): Record<string, string> {
   const parsed = PROVIDER_CONFIG[provider].safeParse(config);
-  if (parsed.success) return parsed.data as Record<string, unknown>;
+  if (parsed.success) return parsed.data as Record<string, string>;
   const details: ErrorDetail[] = parsed.error.issues.map((i) => ({
     in: 'body',
     path: ['config', ...i.path, ...('keys' in i ? [i.keys.join(',')] : [])].join('.'),

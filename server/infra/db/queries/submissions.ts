@@ -252,10 +252,11 @@ export async function searchPage(
 export async function countMatching(sql: Sql, f: ListFilter, cap: number | null = null): Promise<number> {
   const { where, values, filtered } = whereOf(f);
   if (filtered) {
-    // In any order: a tag's matches come from its index, cap + 1 heap rows at most (newest first, a common
-    // tag would walk the time index past every row without it).
+    // Capped, newest first as the page: a common tag, stage or assignee then walks its time-ordered index
+    // entries (index-only) to the cap, a rare tag's few postings come from the GIN index and are sorted.
+    // Unordered, the planner takes the GIN index for a common tag too and reads its rows from the heap.
     const matches = `select 1 from submissions s where ${where.join(' and ')}`;
-    const capped = cap === null ? '' : ` limit ${cap + 1}`;
+    const capped = cap === null ? '' : ` order by s.received_at desc, s.id desc limit ${cap + 1}`;
     const { rows } = await sql.query<{ n: number }>(`select count(*)::int as n from (${matches}${capped}) m`, values);
     return rows[0]!.n;
   }

@@ -1,53 +1,29 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toolSpecs } from '../../server/transports/mcp/tools.ts';
 import { bearer, makeTeam } from '../support/harness.ts';
 import { startLiveTestApp } from '../support/live-server.ts';
 import { runProcess } from '../support/processes.ts';
-import { recipe } from '../support/recipes.ts';
+import { recipe, recipeFolder, typecheck } from '../support/recipes.ts';
 
 /** docs/integrations.md "An MCP client with the official SDK", compiled and run as a reader would. */
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-// Inside the checkout (scratch/ is git-ignored) so the program resolves the SDK from its node_modules.
-mkdirSync(path.join(ROOT, 'scratch'), { recursive: true });
-const dir = mkdtempSync(path.join(ROOT, 'scratch', 'mcp-client-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = recipeFolder('mcp-client');
 const file = path.join(dir, 'recipe.ts');
 writeFileSync(file, `${recipe('mcp-client')}\n`);
 
 const t = await startLiveTestApp();
 
 describe('recipe: an MCP client with the official SDK', () => {
-  it('type-checks under strict, exactOptionalPropertyTypes and noUncheckedIndexedAccess', { timeout: 180_000 }, () => {
-    const run = spawnSync(
-      process.execPath,
-      [
-        path.join(ROOT, 'node_modules/typescript/bin/tsc'),
-        '--noEmit',
-        '--strict',
-        '--exactOptionalPropertyTypes',
-        '--noUncheckedIndexedAccess',
-        '--skipLibCheck',
-        '--target',
-        'ES2023',
-        '--lib',
-        'ES2024',
-        '--module',
-        'NodeNext',
-        '--moduleResolution',
-        'NodeNext',
-        '--types',
-        'node',
-        file,
-      ],
-      { cwd: dir, encoding: 'utf8' },
-    );
-    expect(run.stdout + run.stderr).toBe('');
-    expect(run.status).toBe(0);
-  });
+  it(
+    'type-checks under strict, exactOptionalPropertyTypes and noUncheckedIndexedAccess',
+    { timeout: 180_000 },
+    async () => {
+      const flags = ['--exactOptionalPropertyTypes', '--noUncheckedIndexedAccess', '--lib', 'ES2024'];
+      expect(await typecheck(dir, [file], flags)).toBe('');
+    },
+  );
 
   it('connects with a bearer token, lists the tools, creates a form, submits to it and lists it', async () => {
     const owner = await makeTeam(t, { plan: 'team' });

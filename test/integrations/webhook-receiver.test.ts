@@ -1,18 +1,17 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../server/infra/db/embedded-postgres.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam } from '../support/harness.ts';
 import { postForm, startProcessingApp } from '../support/processing.ts';
-import { recipe } from '../support/recipes.ts';
+import { generateOpenApiTypes, recipe, recipeFolder, typecheck } from '../support/recipes.ts';
 import { testCertificate } from '../support/tls.ts';
 import { eventually, workerProcesses } from '../support/worker-process.ts';
 
@@ -21,8 +20,6 @@ import { eventually, workerProcesses } from '../support/worker-process.ts';
  * committed openapi.json by openapi-typescript, the recipe compiled strict, then run by Node behind a
  * TLS-terminating proxy (Intake delivers to https:// only) and sent a real delivery by a real `intake worker`.
  */
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const run = promisify(execFile);
 
 // The API and ingest run here; deliveries go out from a real `intake worker`, which alone trusts the proxy's
 // self-signed certificate (NODE_EXTRA_CA_CERTS).
@@ -33,10 +30,7 @@ const workers = workerProcesses({
   env: { INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' },
 });
 
-// In the repo (scratch/ is git-ignored), so the recipe's `standardwebhooks` resolves from node_modules.
-mkdirSync(path.join(ROOT, 'scratch'), { recursive: true });
-const dir = mkdtempSync(path.join(ROOT, 'scratch', 'webhook-receiver-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = recipeFolder('webhook-receiver');
 
 type Forwarded = { headers: http.IncomingHttpHeaders; body: Buffer; status: number };
 
@@ -103,16 +97,7 @@ const handled = (stdout: string) =>
 
 describe('a webhook receiver verified with standardwebhooks (docs/integrations.md)', () => {
   beforeAll(async () => {
-    await run(
-      process.execPath,
-      [
-        path.join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'),
-        path.join(ROOT, 'openapi.json'),
-        '-o',
-        'intake.d.ts',
-      ],
-      { cwd: dir },
-    );
+    await generateOpenApiTypes(dir);
     writeFileSync(path.join(dir, 'receiver.ts'), `${recipe('webhook-receiver')}\n`);
   }, 60_000);
 
@@ -120,29 +105,7 @@ describe('a webhook receiver verified with standardwebhooks (docs/integrations.m
     'compiles strict (exactOptionalPropertyTypes) against the generated event types',
     { timeout: 120_000 },
     async () => {
-      const tsc = await run(
-        process.execPath,
-        [
-          path.join(ROOT, 'node_modules/typescript/bin/tsc'),
-          '--noEmit',
-          '--strict',
-          '--exactOptionalPropertyTypes',
-          '--target',
-          'ES2023',
-          '--lib',
-          'ES2023',
-          '--module',
-          'NodeNext',
-          '--moduleResolution',
-          'NodeNext',
-          '--types',
-          'node',
-          '--skipLibCheck',
-          'receiver.ts',
-        ],
-        { cwd: dir },
-      ).catch((failed: { stdout: string; stderr: string }) => failed);
-      expect(tsc.stdout + tsc.stderr).toBe('');
+      expect(await typecheck(dir, ['receiver.ts'], ['--exactOptionalPropertyTypes'])).toBe('');
     },
   );
 

@@ -35,8 +35,7 @@ export function webhookView(r: queries.WebhookRow) {
     url: r.url,
     active: r.active,
     deactivated_reason: r.deactivated_reason,
-    // Stored only once its provider's schema took it: settings are strings.
-    config: r.config as Record<string, string>,
+    config: r.config,
     events: r.events as Array<(typeof EVENTS)[number]>,
     // A filter saved before the condition grammar may give `exists` a value, which never counted: it is not shown.
     filter: r.filter.map((c) =>

@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
  * The triage filters answer from their indexes alone: the stage and assignee indexes carry the other filter's
  * column and the status (the folder), and tagged submissions have a time-ordered index carrying their tags, so a
  * list filtered by tag, stage or assignee (and its capped count) reads index entries, not heap rows, until the
- * page. Each index is partial as before: a new submission (no tag, stage `new`, no assignee) adds no entry.
+ * page. Each index is partial: a new submission (no tag, stage `new`, no assignee) adds no entry.
  */
 export class Migration0024TriageFilterIndexes extends Migration {
   override name = '0024-triage-filter-indexes';

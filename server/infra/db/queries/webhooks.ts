@@ -12,7 +12,8 @@ export type WebhookRow = {
   url: string;
   active: boolean;
   deactivated_reason: string | null;
-  config: Record<string, unknown>;
+  /** Provider settings, stored once their provider's schema took them: strings. */
+  config: Record<string, string>;
   events: string[];
   filter: FilterCondition[];
   /** Null: the provider's default pace (domain/webhooks/webhooks.ts). */

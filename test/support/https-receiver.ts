@@ -16,6 +16,8 @@ export type ReceivedRequest = {
   body: string;
   /** Date.now() when the whole body had arrived. */
   receivedAt: number;
+  /** Date.now() when the exchange ended (the answer went, or the client left); unset while it is open. */
+  closedAt?: number;
 };
 
 /**
@@ -102,6 +104,7 @@ export async function startHttpsReceiver(
         receivedAt: Date.now(),
       };
       requests.push(received);
+      res.on('close', () => (received.closedAt = Date.now()));
       for (const w of waiters) w();
       let r: Reply;
       try {

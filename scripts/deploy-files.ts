@@ -109,10 +109,13 @@ export function readCompose(text = fs.readFileSync(COMPOSE_FILE, 'utf8')): Compo
   return parse(text, { merge: true }) as Compose;
 }
 
-/** The services that run the Intake image (they build it), each as often as it is replicated. */
+/**
+ * The services that run the Intake image (`intake:<tag>`, built from the Dockerfile), each as often as it is
+ * replicated. Another service may build an image of its own (compose.yaml's `garage-init` does).
+ */
 export function intakeProcesses(compose: Compose = readCompose()): Array<{ service: string; command: string[] }> {
   return Object.entries(compose.services)
-    .filter(([, s]) => s.build !== undefined)
+    .filter(([, s]) => typeof s.image === 'string' && s.image.startsWith('intake:'))
     .flatMap(([service, s]) =>
       Array.from({ length: s.deploy?.replicas ?? 1 }, () => ({ service, command: s.command ?? readImage().cmd })),
     );

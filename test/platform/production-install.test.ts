@@ -37,6 +37,8 @@ const DOT_ENV = {
   INTAKE_DOMAIN: 'forms.example.test',
   INTAKE_SECRET_KEY: 'production-install-test-secret-0123456789',
   POSTGRES_PASSWORD: 'unused-here',
+  GARAGE_RPC_SECRET: 'unused-here',
+  STORAGE_ACCESS_KEY: 'unused-here',
   STORAGE_SECRET_KEY: 'unused-here',
   STORAGE_PUBLIC_HOST: 'files.example.test',
   SMTP_URL: smtp.url,

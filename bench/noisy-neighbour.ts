@@ -221,8 +221,9 @@ async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup
     // The fields processing would have learned, so the CSV export has a column each (~1 KB a row, ~50 MB
     // for the default rows: far more than the socket buffers between the server and a client that stops reading).
     await rt.ctx.db.query(
-      `insert into form_fields (form_id, name, ordinal) select $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord) on conflict do nothing`,
-      [formA.id, ['name', 'email', 'company', 'subject', 'message', 'consent']],
+      `insert into form_fields (team_id, form_id, name, ordinal)
+       select $3, $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord) on conflict do nothing`,
+      [formA.id, ['name', 'email', 'company', 'subject', 'message', 'consent'], teamA.id],
     );
     // What the webhook was sent for the oldest submissions: a bulk replay sends each again.
     const deliveries = Math.min(num('deliveries'), rows);
@@ -248,8 +249,9 @@ async function setup(env: NodeJS.ProcessEnv, receiverUrl: string): Promise<Setup
       [teamA.id, largeForm.id, largeRows, LARGE_FIELD_DIGESTS, largeFields],
     );
     await rt.ctx.db.query(
-      `insert into form_fields (form_id, name, ordinal) select $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord) on conflict do nothing`,
-      [largeForm.id, largeFields],
+      `insert into form_fields (team_id, form_id, name, ordinal)
+       select $3, $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord) on conflict do nothing`,
+      [largeForm.id, largeFields, teamA.id],
     );
     await rt.ctx.db.query('vacuum analyze submissions');
     await rt.ctx.db.query('vacuum analyze deliveries');

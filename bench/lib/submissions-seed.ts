@@ -108,10 +108,10 @@ export async function seedSubmissions(
   }
   // What the triggers would have counted, compacted: live submissions per folder and day (one shard each).
   await c.query(
-    `insert into form_folder_counts (form_id, folder, day, shard, n)
-     select form_id, case when status = 'spam' then 'spam' else 'inbox' end, (received_at at time zone 'UTC')::date, 0, count(*)
-       from submissions where form_id = $1 group by 1, 2, 3
-     on conflict (form_id, folder, day, shard) do update set n = form_folder_counts.n + excluded.n`,
+    `insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
+     select team_id, form_id, case when status = 'spam' then 'spam' else 'inbox' end, (received_at at time zone 'UTC')::date, 0, count(*)
+       from submissions where form_id = $1 group by 1, 2, 3, 4
+     on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n`,
     [a.formId],
   );
   await c.query('alter table submissions enable trigger user');
@@ -130,9 +130,9 @@ export async function seedSubmissions(
     [a.formId],
   );
   await c.query(
-    `insert into form_fields (form_id, name, ordinal) select $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord)
-     on conflict do nothing`,
-    [a.formId, FIELDS],
+    `insert into form_fields (team_id, form_id, name, ordinal)
+     select $3, $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord) on conflict do nothing`,
+    [a.formId, FIELDS, a.teamId],
   );
   await c.query('commit');
   log('vacuum analyze (visibility map for index-only scans, fresh statistics)');

@@ -67,7 +67,7 @@ describe('the field names a form learns', () => {
       Promise.race([res, sleep(5_000).then(() => ({ status: 'held back', body: { id: '' } }))]);
     let learner = '';
     await t.ctx.db.transaction(async (tx) => {
-      await pruneFields(tx, form.id); // the form's row stays locked until this transaction ends
+      await pruneFields(tx, owner.teamId, form.id); // the form's row stays locked until this transaction ends
       expect((await answered(post(form.endpoint, ['email', 'message']))).status).toBe(201);
       const res = await answered(post(form.endpoint, ['email', 'phone']));
       expect(res.status).toBe(201);

@@ -75,8 +75,9 @@ async function seed(): Promise<void> {
     );
   }
   await t.ctx.db.query(
-    `insert into form_fields (form_id, name, ordinal) select $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord)`,
-    [formId, FIELDS],
+    `insert into form_fields (team_id, form_id, name, ordinal)
+     select $3, $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord)`,
+    [formId, FIELDS, owner.teamId],
   );
   await t.ctx.db.query(
     `insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)

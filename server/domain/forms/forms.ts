@@ -309,7 +309,9 @@ export async function listFormFields(ctx: AppContext, caller: Caller, id: string
 /** Forgets names no stored submission has, and learns in their place names that went past the limit. */
 export async function pruneFormFields(ctx: AppContext, caller: Caller, id: string) {
   await findForm(ctx.db, caller, id, { trashed: true });
-  const removed = await inTeamScan(ctx, caller.teamId, () => ctx.db.transaction((tx) => queries.pruneFields(tx, id)));
+  const removed = await inTeamScan(ctx, caller.teamId, () =>
+    ctx.db.transaction((tx) => queries.pruneFields(tx, caller.teamId, id)),
+  );
   const state = await queries.fieldState(ctx.db, id);
   return { data: { removed }, meta: { count: state.count, limit: FORM_FIELD_LIMIT, overflow: state.overflow } };
 }

@@ -95,7 +95,7 @@ async function decideAndSend(
   const { address, found } = submitterAddress(settings, row.payload, row.metadata.controls ?? {});
   if (!address) return { skipped: found ? 'invalid_address' : 'no_address' };
   const hash = createHmac('sha256', ctx.keys.autoresponseLimits).update(address).digest('hex');
-  if (!(await queries.claimSend(ctx.db, row.form_id, hash, row.id))) return { skipped: 'rate_limited' };
+  if (!(await queries.claimSend(ctx.db, row, hash, row.id))) return { skipped: 'rate_limited' };
   const a = settings.autoresponder;
   const mail = renderAutoresponse(a, row.payload);
   await ctx.mailer.send({

@@ -155,7 +155,7 @@ export async function sendDigests(ctx: AppContext, now = new Date()): Promise<{ 
       const from = form.sent_until ? new Date(form.sent_until) : new Date(until.getTime() - PERIOD_MS[mode]);
       if (from >= until) continue;
       if (await sendDigest(ctx, form.id, mode, from, until)) sent += 1;
-      await queries.advanceDigest(ctx.db, form.id, form.sent_until, until);
+      await queries.advanceDigest(ctx.db, form, until);
     }
   }
   return { sent };

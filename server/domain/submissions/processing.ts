@@ -78,7 +78,7 @@ export async function processSubmission(
     if (rules?.events.length) await recordRuleActivity(ctx, tx, row, rules);
     // Names its post could not learn at once (its form's row was held: submission-inserts.ts, LEARNING); the
     // read above says whether there are any, so most posts cost no statement here.
-    if (row.unlearned) await recordFieldNames(tx, row.form_id, Object.keys(row.payload));
+    if (row.unlearned) await recordFieldNames(tx, row.team_id, row.form_id, Object.keys(row.payload));
     tx.afterCommit(() => announceSubmissionEvent(ctx, row.form_id));
     // Instant notifications (digest forms are told by the digest job); spam only when the form asks; a rule
     // may skip them or send to its own addresses instead.

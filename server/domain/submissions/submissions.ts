@@ -224,7 +224,7 @@ async function applyEdit(
   await queries.updateSubmission(tx, id, { payload, status, spamReason });
   if (status === 'received' && current.status !== 'received') await reprocess(ctx, tx, id, current.status === 'spam');
   if (changes.payload || (current.status === 'spam' && status !== 'spam')) await reclaimKeys(ctx, tx, [id]);
-  if (changes.payload) await recordFieldNames(tx, formId, Object.keys(payload));
+  if (changes.payload) await recordFieldNames(tx, current.team_id, formId, Object.keys(payload));
   await audit(tx, caller, id, 'update', changes);
   return true;
 }

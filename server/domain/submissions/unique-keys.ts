@@ -15,7 +15,7 @@ export async function reclaimKeys(ctx: AppContext, tx: Tx, submissionIds: string
   for (const row of await heldValuesOf(tx, submissionIds)) {
     const rules = storedSettings(row.settings).unique;
     if (!rules.length && !row.holds) continue;
-    await reclaimUniqueKeys(tx, row.id, uniqueKeys(ctx.keys.uniqueValues, row.form_id, rules, row.payload));
+    await reclaimUniqueKeys(tx, row, uniqueKeys(ctx.keys.uniqueValues, row.form_id, rules, row.payload));
   }
 }
 
@@ -33,10 +33,11 @@ export async function backfillUniqueKeys(ctx: AppContext, formId: string): Promi
   for (;;) {
     const form = await findFormSettings(ctx.db, formId);
     const rules = form ? storedSettings(form.settings).unique : [];
-    if (!rules.length) return { submissions: seen };
+    if (!form || !rules.length) return { submissions: seen };
     const page = await keptValuesPage(ctx.db, formId, after, BACKFILL_PAGE);
     const claims = page.flatMap((row) =>
       uniqueKeys(ctx.keys.uniqueValues, formId, rules, row.payload).map((k) => ({
+        teamId: form.team_id,
         submissionId: row.id,
         key: k.key,
         receivedAt: row.received_at,

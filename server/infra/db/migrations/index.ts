@@ -22,6 +22,7 @@ import { Migration0021Triage } from './0021-triage.ts';
 import { Migration0022WebhookTemplates } from './0022-webhook-templates.ts';
 import { Migration0023Rules } from './0023-rules.ts';
 import { Migration0024TriageFilterIndexes } from './0024-triage-filter-indexes.ts';
+import { Migration0025TeamKeyedFormTables } from './0025-team-keyed-form-tables.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   Migration0022WebhookTemplates,
   Migration0023Rules,
   Migration0024TriageFilterIndexes,
+  Migration0025TeamKeyedFormTables,
 ];

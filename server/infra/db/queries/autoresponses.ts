@@ -5,6 +5,7 @@ import type { Sql } from '../database.ts';
 export type AutoresponseRow = {
   id: string;
   status: string;
+  team_id: string;
   form_id: string;
   payload: Record<string, unknown>;
   metadata: { controls?: Record<string, unknown> };
@@ -16,7 +17,7 @@ export type AutoresponseRow = {
 
 export async function findForAutoresponse(sql: Sql, submissionId: string): Promise<AutoresponseRow | undefined> {
   const { rows } = await sql.query<AutoresponseRow>(
-    `select s.id, s.status, s.form_id, s.payload, s.metadata, s.autoresponse, f.settings, p.autoresponder as allowed
+    `select s.id, s.status, s.team_id, s.form_id, s.payload, s.metadata, s.autoresponse, f.settings, p.autoresponder as allowed
        from submissions s join forms f on f.id = s.form_id join teams t on t.id = s.team_id join plans p on p.id = t.plan_id
       where s.id = $1`,
     [submissionId],
@@ -28,13 +29,18 @@ export async function findForAutoresponse(sql: Sql, submissionId: string): Promi
  * Takes the form's hourly send for this address (its keyed hash): true when none was sent in the last
  * hour, or the one sent was for this same submission (a retried job may send again).
  */
-export async function claimSend(sql: Sql, formId: string, addressHash: string, submissionId: string): Promise<boolean> {
+export async function claimSend(
+  sql: Sql,
+  form: { team_id: string; form_id: string },
+  addressHash: string,
+  submissionId: string,
+): Promise<boolean> {
   const { rowCount } = await sql.query(
-    `insert into autoresponse_sends as a (form_id, address_hash, submission_id, sent_at) values ($1, $2, $3, now())
-       on conflict (form_id, address_hash) do update set submission_id = excluded.submission_id, sent_at = now()
+    `insert into autoresponse_sends as a (team_id, form_id, address_hash, submission_id, sent_at) values ($4, $1, $2, $3, now())
+       on conflict (form_id, address_hash, team_id) do update set submission_id = excluded.submission_id, sent_at = now()
         where a.sent_at <= now() - interval '1 hour' or a.submission_id = excluded.submission_id
      returning 1`,
-    [formId, addressHash, submissionId],
+    [form.form_id, addressHash, submissionId, form.team_id],
   );
   return rowCount > 0;
 }

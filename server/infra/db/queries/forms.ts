@@ -172,7 +172,7 @@ export async function fieldState(sql: Sql, formId: string): Promise<{ count: num
  * the form row locked `for no key update` so no post learns halfway while posts that learn nothing go on.
  * Returns the names forgotten.
  */
-export async function pruneFields(sql: Sql, formId: string): Promise<string[]> {
+export async function pruneFields(sql: Sql, teamId: string, formId: string): Promise<string[]> {
   await sql.query('select 1 from forms where id = $1 for no key update', [formId]);
   await sql.query(
     `create temporary table used_fields on commit drop as
@@ -190,12 +190,12 @@ export async function pruneFields(sql: Sql, formId: string): Promise<string[]> {
   );
   // Through the learning trigger: it stops at the limit.
   await sql.query(
-    `insert into form_fields (form_id, name, first_seen_at)
-     select $1, u.name, u.first_seen_at from used_fields u
+    `insert into form_fields (team_id, form_id, name, first_seen_at)
+     select $2, $1, u.name, u.first_seen_at from used_fields u
       where not exists (select 1 from form_fields f where f.form_id = $1 and f.name = u.name)
       order by u.first_seen_at, u.name
      on conflict do nothing`,
-    [formId],
+    [formId, teamId],
   );
   await sql.query(
     `update forms set fields_overflow = exists (
@@ -243,9 +243,12 @@ export const KEPT_SUBMISSIONS = (form: string) =>
   `(select coalesce(sum(c.n), 0) from form_folder_counts c where c.form_id = ${form} and c.folder = 'inbox')`;
 
 /** A live form's settings (any status), or undefined. */
-export async function findFormSettings(sql: Sql, formId: string): Promise<{ settings: unknown } | undefined> {
-  const { rows } = await sql.query<{ settings: unknown }>(
-    'select settings from forms where id = $1 and deleted_at is null',
+export async function findFormSettings(
+  sql: Sql,
+  formId: string,
+): Promise<{ team_id: string; settings: unknown } | undefined> {
+  const { rows } = await sql.query<{ team_id: string; settings: unknown }>(
+    'select team_id, settings from forms where id = $1 and deleted_at is null',
     [formId],
   );
   return rows[0];
@@ -316,25 +319,25 @@ export async function setNotificationEmails(sql: Sql, formId: string, emails: st
 }
 
 /** Field names a form has seen, in first-seen order (export columns); known names take no lock (0006). */
-export async function recordFieldNames(sql: Sql, formId: string, names: string[]): Promise<void> {
+export async function recordFieldNames(sql: Sql, teamId: string, formId: string, names: string[]): Promise<void> {
   await sql.query(
-    `insert into form_fields (form_id, name, ordinal)
-     select $1, f.name, f.ord from unnest($2::text[]) with ordinality as f(name, ord)
+    `insert into form_fields (team_id, form_id, name, ordinal)
+     select $3, $1, f.name, f.ord from unnest($2::text[]) with ordinality as f(name, ord)
       where not exists (select 1 from form_fields k where k.form_id = $1 and k.name = f.name)
       order by f.ord
      on conflict do nothing`,
-    [formId, names],
+    [formId, names, teamId],
   );
 }
 
-export type CounterDay = { form_id: string; folder: 'inbox' | 'spam'; day: string };
+export type CounterDay = { team_id: string; form_id: string; folder: 'inbox' | 'spam'; day: string };
 
 /** Finished days (UTC) whose counters are still spread over shards, in key order after `after`: what compaction folds. */
 export async function spreadCounterDays(sql: Sql, after: CounterDay | null, limit: number): Promise<CounterDay[]> {
   const { rows } = await sql.query<CounterDay>(
-    `select form_id, folder, to_char(day, 'YYYY-MM-DD') as day from form_folder_counts
+    `select team_id, form_id, folder, to_char(day, 'YYYY-MM-DD') as day from form_folder_counts
       where shard <> 0 and day < (now() at time zone 'UTC')::date and ($1::text is null or (form_id, folder, day) > ($1, $2, $3::date))
-      group by 1, 2, 3 order by 1, 2, 3 limit $4`,
+      group by 1, 2, 3, 4 order by 2, 3, 4 limit $4`,
     [after?.form_id ?? null, after?.folder ?? null, after?.day ?? null, limit],
   );
   return rows;
@@ -345,20 +348,25 @@ export async function spreadCounterDays(sql: Sql, after: CounterDay | null, limi
  * waits for a writer, so cannot deadlock: held shards wait for the next run, a form being erased is skipped whole.
  */
 export async function foldCounterDay(tx: Sql, d: CounterDay): Promise<void> {
-  const key = [d.form_id, d.folder, d.day];
-  const live = await tx.query('select 1 from forms where id = $1 for key share skip locked', [d.form_id]);
+  const key = [d.form_id, d.folder, d.day, d.team_id];
+  const live = await tx.query('select 1 from forms where id = $1 and team_id = $2 for key share skip locked', [
+    d.form_id,
+    d.team_id,
+  ]);
   if (!live.rowCount) return;
   await tx.query(
     `with spread as (
-       delete from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and shard in (
-         select shard from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and shard <> 0 for update skip locked)
+       delete from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and team_id = $4 and shard in (
+         select shard from form_folder_counts
+          where form_id = $1 and folder = $2 and day = $3::date and team_id = $4 and shard <> 0 for update skip locked)
        returning n)
-     insert into form_folder_counts (form_id, folder, day, shard, n) select $1, $2, $3::date, 0, sum(n) from spread having count(*) > 0
-     on conflict (form_id, folder, day, shard) do update set n = form_folder_counts.n + excluded.n`,
+     insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
+     select $4, $1, $2, $3::date, 0, sum(n) from spread having count(*) > 0
+     on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n`,
     key,
   );
   await tx.query(
-    'delete from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and shard = 0 and n = 0',
+    'delete from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and team_id = $4 and shard = 0 and n = 0',
     key,
   );
 }

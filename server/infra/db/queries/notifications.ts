@@ -34,12 +34,12 @@ export async function findForNotification(sql: Sql, submissionId: string): Promi
   );
   return rows[0];
 }
-export type DigestForm = { id: string; sent_until: string | null };
+export type DigestForm = { id: string; team_id: string; sent_until: string | null };
 
 /** Live forms in this digest mode with notification addresses, and how far their last digest went. */
 export async function digestForms(sql: Sql, mode: 'hourly' | 'daily'): Promise<DigestForm[]> {
   const { rows } = await sql.query<DigestForm>(
-    `select f.id, d.sent_until from forms f left join notification_digests d on d.form_id = f.id
+    `select f.id, f.team_id, d.sent_until from forms f left join notification_digests d on d.form_id = f.id and d.team_id = f.team_id
       where f.deleted_at is null and f.settings ->> 'notification_mode' = $1 and cardinality(f.notification_emails) > 0
       order by f.id`,
     [mode],
@@ -73,12 +73,12 @@ export async function countDigestSubmissions(sql: Sql, formId: string, from: Dat
 }
 
 /** Records how far the form's digests went; false when another run already went as far. */
-export async function advanceDigest(sql: Sql, formId: string, from: string | null, until: Date): Promise<boolean> {
+export async function advanceDigest(sql: Sql, form: DigestForm, until: Date): Promise<boolean> {
   const { rowCount } = await sql.query(
-    `insert into notification_digests as d (form_id, sent_until) values ($1, $3)
-       on conflict (form_id) do update set sent_until = excluded.sent_until
+    `insert into notification_digests as d (team_id, form_id, sent_until) values ($4, $1, $3)
+       on conflict (form_id, team_id) do update set sent_until = excluded.sent_until
         where d.sent_until is not distinct from $2::timestamptz`,
-    [formId, from, until],
+    [form.id, form.sent_until, until, form.team_id],
   );
   return rowCount > 0;
 }

@@ -114,8 +114,8 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
           where not exists (select 1 from form_fields k where k.form_id = ${form} and k.name = f.name))`,
       `learning as (select id from forms where id = ${form} and exists (select 1 from new_names) for no key update skip locked)`,
       `fields as (
-         insert into form_fields (form_id, name, ordinal)
-         select ${form}, name, ord from new_names where exists (select 1 from learning) order by ord
+         insert into form_fields (team_id, form_id, name, ordinal)
+         select ${team}, ${form}, name, ord from new_names where exists (select 1 from learning) order by ord
          on conflict do nothing)`,
     );
   }
@@ -129,15 +129,15 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   }
   if (s.idempotencyKey) {
     ctes.push(`claim as (
-       insert into idempotency_keys (form_id, key, submission_id) values (${form}, ${p(s.idempotencyKey)}, ${id})
-       on conflict (form_id, key) do update set submission_id = excluded.submission_id, created_at = now()
+       insert into idempotency_keys (team_id, form_id, key, submission_id) values (${team}, ${form}, ${p(s.idempotencyKey)}, ${id})
+       on conflict (form_id, key, team_id) do update set submission_id = excluded.submission_id, created_at = now()
          where idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW}
        returning 1)`);
   }
   if (s.uniqueKeys.length) {
     ctes.push(`unique_claim as (
-       insert into submission_unique_keys (key, submission_id)
-       select key, ${id} from unnest(${p(s.uniqueKeys.map((k) => k.key))}::text[]) as key)`);
+       insert into submission_unique_keys (team_id, key, submission_id)
+       select ${team}, key, ${id} from unnest(${p(s.uniqueKeys.map((k) => k.key))}::text[]) as key)`);
   }
   if (job) ctes.push(`job as (${job.text})`);
   const entryLimit = s.entryLimit === null ? null : p(s.entryLimit);
@@ -235,13 +235,13 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
        returning team_id),
      usage as (select team_id from bumped union all select team_id from first_of_shard),
      new_names as (
-       select distinct on (i.form_id, f.name) i.form_id, f.name, f.ord, i.seq from input i, unnest(i.fields) with ordinality as f(name, ord)
+       select distinct on (i.form_id, f.name) i.team_id, i.form_id, f.name, f.ord, i.seq from input i, unnest(i.fields) with ordinality as f(name, ord)
         where i.status <> 'spam' and not exists (select 1 from form_fields k where k.form_id = i.form_id and k.name = f.name)
         order by i.form_id, f.name, i.seq, f.ord),
      learning as (select id from forms where id in (select form_id from new_names) order by id for no key update skip locked),
      fields as (
-       insert into form_fields (form_id, name, ordinal)
-       select form_id, name, ord from new_names where form_id in (select id from learning)
+       insert into form_fields (team_id, form_id, name, ordinal)
+       select team_id, form_id, name, ord from new_names where form_id in (select id from learning)
         order by seq, ord -- names are learned in the order posts brought them (the limit keeps the first)
        on conflict do nothing),
      files as (
@@ -249,14 +249,14 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
        select * from jsonb_to_recordset($4::jsonb) as f(id text, team_id text, form_id text, submission_id text, field text,
          filename text, content_type text, size_bytes bigint, storage_key text)),
      claim as (
-       insert into idempotency_keys (form_id, key, submission_id)
-       select form_id, idem, id from input where idem is not null
-       on conflict (form_id, key) do update set submission_id = excluded.submission_id, created_at = now()
+       insert into idempotency_keys (team_id, form_id, key, submission_id)
+       select team_id, form_id, idem, id from input where idem is not null
+       on conflict (form_id, key, team_id) do update set submission_id = excluded.submission_id, created_at = now()
          where idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW}
        returning 1),
      unique_claim as (
-       insert into submission_unique_keys (key, submission_id)
-       select key, i.id from input i, unnest(i.keys) as key),
+       insert into submission_unique_keys (team_id, key, submission_id)
+       select i.team_id, key, i.id from input i, unnest(i.keys) as key),
      job as (${job.text})
      select intake_guard(not exists (
               select 1 from input i where i.quota is not null group by i.team_id, i.quota
@@ -384,14 +384,24 @@ export async function heldUniqueKeys(sql: Sql, keys: UniqueKeyClaim[]): Promise<
 /** Keys of submissions kept before their rule was saved, held from when each was received; a held key stays held. */
 export async function claimKeptKeys(
   sql: Sql,
-  claims: { submissionId: string; key: string; receivedAt: Date }[],
+  claims: { teamId: string; submissionId: string; key: string; receivedAt: Date }[],
 ): Promise<void> {
   if (!claims.length) return;
   await sql.query(
-    `insert into submission_unique_keys (key, submission_id, created_at)
-     select c.key, c.submission_id, c.received_at from jsonb_to_recordset($1::jsonb) as c(key text, submission_id text, received_at timestamptz)
-     on conflict (key) do nothing`,
-    [JSON.stringify(claims.map((c) => ({ key: c.key, submission_id: c.submissionId, received_at: c.receivedAt })))],
+    `insert into submission_unique_keys (team_id, key, submission_id, created_at)
+     select c.team_id, c.key, c.submission_id, c.received_at
+       from jsonb_to_recordset($1::jsonb) as c(team_id text, key text, submission_id text, received_at timestamptz)
+     on conflict (key, team_id) do nothing`,
+    [
+      JSON.stringify(
+        claims.map((c) => ({
+          team_id: c.teamId,
+          key: c.key,
+          submission_id: c.submissionId,
+          received_at: c.receivedAt,
+        })),
+      ),
+    ],
   );
 }
 
@@ -399,13 +409,20 @@ export async function claimKeptKeys(
  * A submission's keys after a person changed it (not spam again, values edited): what it held is released and
  * its keys now are claimed where free. A person's change is never refused, so a key held by another stays there.
  */
-export async function reclaimUniqueKeys(sql: Sql, submissionId: string, keys: UniqueKeyClaim[]): Promise<void> {
-  await sql.query('delete from submission_unique_keys where submission_id = $1', [submissionId]);
+export async function reclaimUniqueKeys(
+  sql: Sql,
+  submission: { id: string; team_id: string },
+  keys: UniqueKeyClaim[],
+): Promise<void> {
+  await sql.query('delete from submission_unique_keys where submission_id = $1 and team_id = $2', [
+    submission.id,
+    submission.team_id,
+  ]);
   if (!keys.length) return;
   await sql.query(
-    `insert into submission_unique_keys (key, submission_id)
-     select key, $1 from unnest($2::text[]) as key
-     on conflict (key) do nothing`,
-    [submissionId, keys.map((k) => k.key)],
+    `insert into submission_unique_keys (team_id, key, submission_id)
+     select $3, key, $1 from unnest($2::text[]) as key
+     on conflict (key, team_id) do nothing`,
+    [submission.id, keys.map((k) => k.key), submission.team_id],
   );
 }

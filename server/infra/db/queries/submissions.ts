@@ -348,6 +348,7 @@ export async function lockSubmissions(
 
 export type HeldValuesRow = {
   id: string;
+  team_id: string;
   form_id: string;
   payload: Record<string, unknown>;
   settings: unknown;
@@ -358,7 +359,7 @@ export type HeldValuesRow = {
 /** Clean submissions with their values and their form's settings: what their unique keys are made of. */
 export async function heldValuesOf(sql: Sql, ids: string[]): Promise<HeldValuesRow[]> {
   const { rows } = await sql.query<HeldValuesRow>(
-    `select s.id, s.form_id, s.payload, f.settings,
+    `select s.id, s.team_id, s.form_id, s.payload, f.settings,
             exists (select 1 from submission_unique_keys k where k.submission_id = s.id) as holds
        from submissions s join forms f on f.id = s.form_id
       where s.id = any($1::text[]) and s.status <> 'spam'`,

@@ -1,0 +1,160 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { loadConfig } from '../../server/config.ts';
+import { migrate, openDatabase } from '../../server/infra/db/database.ts';
+import { startTestApp } from '../support/harness.ts';
+import { privateDatabaseUrl, tempDataDir } from '../support/processing.ts';
+
+/**
+ * The schema on its way to being sharded by team (docs/decisions.md, "Sharding by team"): every tenant table
+ * carries `team_id`, and its keys include it. The tables whose keys do not yet are listed here, so a table added
+ * without its team fails this file, and each one brought in is taken off the list.
+ */
+const t = await startTestApp();
+const m25 = { url: await privateDatabaseUrl(), dataDir: tempDataDir() };
+
+/** Not one team's: the plans, the people (a user may belong to several teams), the teams themselves, the migration log, the rate windows (keyed by address). */
+const SHARED = ['intake_migrations', 'plans', 'rate_limit_windows', 'teams', 'users'];
+
+/** Tenant tables whose primary key is still their id alone. */
+const ID_KEYED = [
+  'api_tokens',
+  'deliveries',
+  'erasure_requests',
+  'export_leases',
+  'form_rules',
+  'forms',
+  'insights',
+  'invoices',
+  'jobs',
+  'submission_events',
+  'submission_files',
+  'submission_notes',
+  'submission_streams',
+  'submissions',
+  'subscriptions',
+  'webhooks',
+];
+
+/** Keys between tenant tables that do not yet carry the team (table.column → referenced table). */
+const KEYS_WITHOUT_TEAM = [
+  'deliveries.webhook_id → webhooks',
+  'form_rules.form_id → forms',
+  'idempotency_keys.submission_id → submissions',
+  'insights.form_id → forms',
+  'submission_events.submission_id → submissions',
+  'submission_files.form_id → forms',
+  'submission_files.submission_id → submissions',
+  'submission_notes.submission_id → submissions',
+  'webhooks.form_id → forms',
+];
+
+const hasTeam = (key: string) => `exists (
+  select 1 from unnest(${key}) k join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k where a.attname = 'team_id')`;
+
+describe('tenant tables carry their team', () => {
+  it('every table but the shared ones has a team_id that is never null', async () => {
+    const { rows } = await t.ctx.db.query<{ table: string; team: boolean; not_null: boolean }>(
+      `select c.relname as table, a.attname is not null as team, coalesce(a.attnotnull, false) as not_null
+         from pg_class c left join pg_attribute a on a.attrelid = c.oid and a.attname = 'team_id' and not a.attisdropped
+        where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') order by 1`,
+    );
+    expect(rows.filter((r) => !r.team).map((r) => r.table)).toEqual(SHARED);
+    expect(rows.filter((r) => r.team && !r.not_null).map((r) => r.table)).toEqual([]);
+  });
+
+  it('primary keys and the keys between tenant tables include the team, but for those listed', async () => {
+    const { rows: primary } = await t.ctx.db.query<{ table: string }>(
+      `select c.conrelid::regclass::text as table from pg_constraint c
+        where c.connamespace = 'public'::regnamespace and c.contype = 'p' and not ${hasTeam('c.conkey')}
+          and c.conrelid::regclass::text <> all($1) order by 1`,
+      [SHARED],
+    );
+    expect(primary.map((r) => r.table)).toEqual(ID_KEYED);
+    const { rows: foreign } = await t.ctx.db.query<{ key: string }>(
+      `select c.conrelid::regclass::text || '.' || string_agg(a.attname, ', ' order by k.n) || ' → ' || c.confrelid::regclass::text as key
+         from pg_constraint c, unnest(c.conkey) with ordinality k(attnum, n), pg_attribute a
+        where a.attrelid = c.conrelid and a.attnum = k.attnum
+          and c.connamespace = 'public'::regnamespace and c.contype = 'f' and not ${hasTeam('c.conkey')}
+          and c.confrelid::regclass::text <> all($1)
+        group by c.oid, c.conrelid, c.confrelid order by 1`,
+      [SHARED],
+    );
+    expect(foreign.map((r) => r.key)).toEqual(KEYS_WITHOUT_TEAM);
+  });
+});
+
+describe('migration 0025', () => {
+  it("gives existing rows their form's team, drops rows of no one's, and its triggers write the team", async () => {
+    const db = await openDatabase(loadConfig({ DATABASE_URL: m25.url, INTAKE_DATA_DIR: m25.dataDir }), {
+      connections: 3,
+    });
+    onTestFinished(() => db.close());
+    await db.orm.migrator.up({ to: '0024-triage-filter-indexes' });
+    const q = (text: string) => db.db.query(text);
+    await q(`insert into teams (id, name, plan_id) values ('team_a', 'A', 'free'), ('team_b', 'B', 'free')`);
+    await q(`insert into forms (id, team_id, name, status) values
+               ('frm_a', 'team_a', 'A', 'published'), ('frm_b', 'team_b', 'B', 'published')`);
+    await q(`insert into submissions (id, team_id, form_id, status, payload, metadata, received_at) values
+               ('subm_a', 'team_a', 'frm_a', 'processed', '{"email": "a@example.com"}', '{}', '2026-01-02T10:00:00Z'),
+               ('subm_b', 'team_b', 'frm_b', 'processed', '{"email": "b@example.com"}', '{}', '2026-01-02T10:00:00Z')`);
+    await q(`insert into form_fields (form_id, name) values ('frm_a', 'email'), ('frm_b', 'email')`);
+    await q(
+      `insert into idempotency_keys (form_id, key, submission_id) values ('frm_a', 'k1', 'subm_a'), ('frm_b', 'k1', 'subm_b')`,
+    );
+    await q(
+      `insert into autoresponse_sends (form_id, address_hash, submission_id, sent_at) values ('frm_b', 'h', 'subm_b', now())`,
+    );
+    await q(`insert into notification_digests (form_id, sent_until) values ('frm_a', now())`);
+    await q(
+      `insert into submission_unique_keys (key, submission_id) values ('ka', 'subm_a'), ('kb', 'subm_b'), ('gone', 'subm_gone')`,
+    );
+
+    expect(await migrate(db)).toEqual(['0025-team-keyed-form-tables']);
+
+    const teams = async (table: string, column: string) =>
+      (await db.db.query(`select ${column} as row, team_id from ${table} order by 1`)).rows;
+    expect(await teams('form_fields', 'form_id')).toEqual([
+      { row: 'frm_a', team_id: 'team_a' },
+      { row: 'frm_b', team_id: 'team_b' },
+    ]);
+    expect(await teams('form_folder_counts', `form_id || '/' || folder`)).toEqual([
+      { row: 'frm_a/inbox', team_id: 'team_a' },
+      { row: 'frm_b/inbox', team_id: 'team_b' },
+    ]);
+    expect(await teams('idempotency_keys', 'form_id')).toEqual([
+      { row: 'frm_a', team_id: 'team_a' },
+      { row: 'frm_b', team_id: 'team_b' },
+    ]);
+    expect(await teams('autoresponse_sends', 'form_id')).toEqual([{ row: 'frm_b', team_id: 'team_b' }]);
+    expect(await teams('notification_digests', 'form_id')).toEqual([{ row: 'frm_a', team_id: 'team_a' }]);
+    // The key of a submission that no longer exists is gone with the migration; the others are their submission's team's.
+    expect(await teams('submission_unique_keys', 'key')).toEqual([
+      { row: 'ka', team_id: 'team_a' },
+      { row: 'kb', team_id: 'team_b' },
+    ]);
+
+    // A form's team must be the team of what is keyed to it.
+    await expect(
+      q(
+        `insert into idempotency_keys (team_id, form_id, key, submission_id) values ('team_b', 'frm_a', 'k2', 'subm_a')`,
+      ),
+    ).rejects.toMatchObject({ code: '23503', constraint: 'idempotency_keys_form_team_fkey' });
+
+    // The triggers count, learn and release with the team.
+    await q(`insert into submissions (id, team_id, form_id, status, payload, metadata, received_at) values
+               ('subm_a2', 'team_a', 'frm_a', 'processed', '{}', '{}', '2026-01-02T11:00:00Z')`);
+    await q(`insert into form_fields (team_id, form_id, name) values ('team_a', 'frm_a', 'phone')`);
+    await q(`update submissions set status = 'spam' where id = 'subm_a'`);
+    const counts = await db.db.query(
+      `select team_id, folder, sum(n)::int as n from form_folder_counts where form_id = 'frm_a' group by 1, 2 order by 2`,
+    );
+    expect(counts.rows).toEqual([
+      { team_id: 'team_a', folder: 'inbox', n: 1 },
+      { team_id: 'team_a', folder: 'spam', n: 1 },
+    ]);
+    expect((await db.db.query(`select field_count from forms where id = 'frm_a'`)).rows).toEqual([{ field_count: 2 }]);
+    expect(await teams('submission_unique_keys', 'key')).toEqual([{ row: 'kb', team_id: 'team_b' }]);
+    await q(`delete from submissions where id = 'subm_b'`);
+    expect(await teams('submission_unique_keys', 'key')).toEqual([]);
+  }, 60_000);
+});

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { describe, expect, inject, it } from 'vitest';
@@ -94,6 +95,12 @@ function slowPost(port: number, formId: string, ms: number): Promise<{ status: n
         (i * ms) / (parts - 1),
       );
   });
+}
+
+/** The CPU time a process has used so far, in ms (utime + stime of /proc/<pid>/stat, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 describe('rolling restarts', { timeout: 120_000 }, () => {
@@ -251,11 +258,11 @@ describe('rolling restarts', { timeout: 120_000 }, () => {
   it.each([['serve', '--no-worker'], ['worker']])(
     'a SIGTERM while `%s` is still loading, before it starts, ends it cleanly too',
     async (...command) => {
-      // Half a second in: Node is up and holds the signal (cli/early-signals.ts, in place before the rest of the
-      // command line loads), and is loading the server (about a second); boot() has not begun. (A third of a
-      // second raced a busy machine while main.ts still loaded the command line before holding signals.)
+      // Half a second of its own CPU time in (not of the clock, which a busy machine stretches): Node is up and
+      // holds the signal (cli/early-signals.ts, in place before the rest of the command line loads, as `intake
+      // --version` answers in about 0.2 s), and is loading the server (over a second); boot() has not begun.
       const p = startServe(await freePort(), {}, command);
-      await new Promise((r) => setTimeout(r, 500));
+      await until('half a second of CPU', () => cpuMs(p.child.pid!) >= 500, 30_000, 5);
       p.child.kill('SIGTERM');
       const [code, signal] = await p.exited;
       expect({ code, signal }, p.output()).toEqual({ code: 0, signal: null });

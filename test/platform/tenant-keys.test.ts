@@ -6,8 +6,7 @@ import { privateDatabaseUrl, tempDataDir } from '../support/processing.ts';
 
 /**
  * The schema on its way to being sharded by team (docs/decisions.md, "Sharding by team"): every tenant table
- * carries `team_id`, and its keys include it. The tables whose keys do not yet are listed here, so a table added
- * without its team fails this file, and each one brought in is taken off the list.
+ * carries `team_id`, and its keys include it, so a table or key added without its team fails this file.
  */
 const t = await startTestApp();
 const m25 = { url: await privateDatabaseUrl(), dataDir: tempDataDir() };
@@ -15,38 +14,8 @@ const m25 = { url: await privateDatabaseUrl(), dataDir: tempDataDir() };
 /** Not one team's: the plans, the people (a user may belong to several teams), the teams themselves, the migration log, the rate windows (keyed by address). */
 const SHARED = ['intake_migrations', 'plans', 'rate_limit_windows', 'teams', 'users'];
 
-/** Tenant tables whose primary key is still their id alone. */
-const ID_KEYED = [
-  'api_tokens',
-  'deliveries',
-  'erasure_requests',
-  'export_leases',
-  'form_rules',
-  'forms',
-  'insights',
-  'invoices',
-  'jobs',
-  'submission_events',
-  'submission_files',
-  'submission_notes',
-  'submission_streams',
-  'submissions',
-  'subscriptions',
-  'webhooks',
-];
-
-/** Keys between tenant tables that do not yet carry the team (table.column → referenced table). */
-const KEYS_WITHOUT_TEAM = [
-  'deliveries.webhook_id → webhooks',
-  'form_rules.form_id → forms',
-  'idempotency_keys.submission_id → submissions',
-  'insights.form_id → forms',
-  'submission_events.submission_id → submissions',
-  'submission_files.form_id → forms',
-  'submission_files.submission_id → submissions',
-  'submission_notes.submission_id → submissions',
-  'webhooks.form_id → forms',
-];
+/** Unique keys of tenant tables that hold across teams: a token is found by its hash, an invoice number is global. */
+const UNIQUE_ACROSS_TEAMS = ['api_tokens_token_hash_key', 'invoices_number_key'];
 
 const hasTeam = (key: string) => `exists (
   select 1 from unnest(${key}) k join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k where a.attname = 'team_id')`;
@@ -62,28 +31,29 @@ describe('tenant tables carry their team', () => {
     expect(rows.filter((r) => r.team && !r.not_null).map((r) => r.table)).toEqual([]);
   });
 
-  it('primary keys and the keys between tenant tables include the team, but for those listed', async () => {
-    const { rows: primary } = await t.ctx.db.query<{ table: string }>(
-      `select c.conrelid::regclass::text as table from pg_constraint c
-        where c.connamespace = 'public'::regnamespace and c.contype = 'p' and not ${hasTeam('c.conkey')}
-          and c.conrelid::regclass::text <> all($1) order by 1`,
+  it('primary keys, unique keys and the keys between tenant tables include the team, but for those listed', async () => {
+    const { rows: unique } = await t.ctx.db.query<{ table: string; index: string }>(
+      `select c.relname as table, i.indexrelid::regclass::text as index
+         from pg_index i join pg_class c on c.oid = i.indrelid
+        where c.relnamespace = 'public'::regnamespace and i.indisunique and c.relname <> all($1)
+          and not exists (select 1 from unnest(i.indkey) k join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k
+                           where a.attname = 'team_id')
+        order by 2`,
       [SHARED],
     );
-    expect(primary.map((r) => r.table)).toEqual(ID_KEYED);
+    expect(unique.map((r) => r.index)).toEqual(UNIQUE_ACROSS_TEAMS);
     const { rows: foreign } = await t.ctx.db.query<{ key: string }>(
-      `select c.conrelid::regclass::text || '.' || string_agg(a.attname, ', ' order by k.n) || ' → ' || c.confrelid::regclass::text as key
-         from pg_constraint c, unnest(c.conkey) with ordinality k(attnum, n), pg_attribute a
-        where a.attrelid = c.conrelid and a.attnum = k.attnum
-          and c.connamespace = 'public'::regnamespace and c.contype = 'f' and not ${hasTeam('c.conkey')}
+      `select c.conrelid::regclass::text || ' → ' || c.confrelid::regclass::text as key from pg_constraint c
+        where c.connamespace = 'public'::regnamespace and c.contype = 'f' and not ${hasTeam('c.conkey')}
           and c.confrelid::regclass::text <> all($1)
-        group by c.oid, c.conrelid, c.confrelid order by 1`,
+        order by 1`,
       [SHARED],
     );
-    expect(foreign.map((r) => r.key)).toEqual(KEYS_WITHOUT_TEAM);
+    expect(foreign.map((r) => r.key)).toEqual([]);
   });
 });
 
-describe('migration 0025', () => {
+describe('migrations 0025 and 0026', () => {
   it("gives existing rows their form's team, drops rows of no one's, and its triggers write the team", async () => {
     const db = await openDatabase(loadConfig({ DATABASE_URL: m25.url, INTAKE_DATA_DIR: m25.dataDir }), {
       connections: 3,
@@ -109,7 +79,7 @@ describe('migration 0025', () => {
       `insert into submission_unique_keys (key, submission_id) values ('ka', 'subm_a'), ('kb', 'subm_b'), ('gone', 'subm_gone')`,
     );
 
-    expect(await migrate(db)).toEqual(['0025-team-keyed-form-tables']);
+    expect(await migrate(db)).toEqual(['0025-team-keyed-form-tables', '0026-team-keyed-ids']);
 
     const teams = async (table: string, column: string) =>
       (await db.db.query(`select ${column} as row, team_id from ${table} order by 1`)).rows;
@@ -139,6 +109,11 @@ describe('migration 0025', () => {
         `insert into idempotency_keys (team_id, form_id, key, submission_id) values ('team_b', 'frm_a', 'k2', 'subm_a')`,
       ),
     ).rejects.toMatchObject({ code: '23503', constraint: 'idempotency_keys_form_team_fkey' });
+    await expect(
+      q(
+        `insert into idempotency_keys (team_id, form_id, key, submission_id) values ('team_a', 'frm_a', 'k3', 'subm_b')`,
+      ),
+    ).rejects.toMatchObject({ code: '23503', constraint: 'idempotency_keys_submission_team_fkey' });
 
     // The triggers count, learn and release with the team.
     await q(`insert into submissions (id, team_id, form_id, status, payload, metadata, received_at) values

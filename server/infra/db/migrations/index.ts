@@ -23,6 +23,7 @@ import { Migration0022WebhookTemplates } from './0022-webhook-templates.ts';
 import { Migration0023Rules } from './0023-rules.ts';
 import { Migration0024TriageFilterIndexes } from './0024-triage-filter-indexes.ts';
 import { Migration0025TeamKeyedFormTables } from './0025-team-keyed-form-tables.ts';
+import { Migration0026TeamKeyedIds } from './0026-team-keyed-ids.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
 export const migrations = [
@@ -51,4 +52,5 @@ export const migrations = [
   Migration0023Rules,
   Migration0024TriageFilterIndexes,
   Migration0025TeamKeyedFormTables,
+  Migration0026TeamKeyedIds,
 ];

@@ -57,7 +57,7 @@ export async function insertDeliveries(sql: Sql, rows: NewDelivery[]): Promise<s
        from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[],
                    $10::text[], $11::text[])
             as u(id, team_id, webhook_id, event, submission_id, request_body, at, replay_of, replay_job_id, content_type, error)
-     on conflict (replay_job_id, replay_of) where replay_job_id is not null do nothing
+     on conflict (replay_job_id, replay_of, team_id) where replay_job_id is not null do nothing
      returning id`,
     [
       col('id'),

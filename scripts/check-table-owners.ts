@@ -24,6 +24,7 @@ export const OWNERS: Record<string, string> = {
   users: 'accounts.ts',
   memberships: 'accounts.ts',
   api_tokens: 'tokens.ts',
+  api_token_teams: 'tokens.ts',
   plans: 'billing.ts',
   subscriptions: 'billing.ts',
   invoices: 'billing.ts',

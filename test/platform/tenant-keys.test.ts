@@ -14,8 +14,8 @@ const m25 = { url: await privateDatabaseUrl(), dataDir: tempDataDir() };
 /** Not one team's: the plans, the people (a user may belong to several teams), the teams themselves, the migration log, the rate windows (keyed by address). */
 const SHARED = ['intake_migrations', 'plans', 'rate_limit_windows', 'teams', 'users'];
 
-/** Unique keys of tenant tables that hold across teams: a token is found by its hash, an invoice number is global. */
-const UNIQUE_ACROSS_TEAMS = ['api_tokens_token_hash_key', 'invoices_number_key'];
+/** Shared by all teams, naming one each: the team of a token, found by a hash that arrives without one. */
+const LOOKUPS = ['api_token_teams'];
 
 const hasTeam = (key: string) => `exists (
   select 1 from unnest(${key}) k join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k where a.attname = 'team_id')`;
@@ -31,7 +31,7 @@ describe('tenant tables carry their team', () => {
     expect(rows.filter((r) => r.team && !r.not_null).map((r) => r.table)).toEqual([]);
   });
 
-  it('primary keys, unique keys and the keys between tenant tables include the team, but for those listed', async () => {
+  it('primary keys, unique keys and the keys between tenant tables include the team', async () => {
     const { rows: unique } = await t.ctx.db.query<{ table: string; index: string }>(
       `select c.relname as table, i.indexrelid::regclass::text as index
          from pg_index i join pg_class c on c.oid = i.indrelid
@@ -39,21 +39,21 @@ describe('tenant tables carry their team', () => {
           and not exists (select 1 from unnest(i.indkey) k join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k
                            where a.attname = 'team_id')
         order by 2`,
-      [SHARED],
+      [[...SHARED, ...LOOKUPS]],
     );
-    expect(unique.map((r) => r.index)).toEqual(UNIQUE_ACROSS_TEAMS);
+    expect(unique.map((r) => r.index)).toEqual([]);
     const { rows: foreign } = await t.ctx.db.query<{ key: string }>(
       `select c.conrelid::regclass::text || ' → ' || c.confrelid::regclass::text as key from pg_constraint c
         where c.connamespace = 'public'::regnamespace and c.contype = 'f' and not ${hasTeam('c.conkey')}
           and c.confrelid::regclass::text <> all($1)
         order by 1`,
-      [SHARED],
+      [[...SHARED, ...LOOKUPS]],
     );
     expect(foreign.map((r) => r.key)).toEqual([]);
   });
 });
 
-describe('migrations 0025 and 0026', () => {
+describe('migrations 0025 to 0027', () => {
   it("gives existing rows their form's team, drops rows of no one's, and its triggers write the team", async () => {
     const db = await openDatabase(loadConfig({ DATABASE_URL: m25.url, INTAKE_DATA_DIR: m25.dataDir }), {
       connections: 3,
@@ -78,8 +78,11 @@ describe('migrations 0025 and 0026', () => {
     await q(
       `insert into submission_unique_keys (key, submission_id) values ('ka', 'subm_a'), ('kb', 'subm_b'), ('gone', 'subm_gone')`,
     );
+    await q(`insert into users (id, email, name) values ('user_a', 'a@example.com', 'A')`);
+    await q(`insert into api_tokens (id, team_id, user_id, name, abilities, token_hash, last4)
+               values ('tok_a', 'team_a', 'user_a', 'CI', '{}', 'hash_a', 'abcd')`);
 
-    expect(await migrate(db)).toEqual(['0025-team-keyed-form-tables', '0026-team-keyed-ids']);
+    expect(await migrate(db)).toEqual(['0025-team-keyed-form-tables', '0026-team-keyed-ids', '0027-token-teams']);
 
     const teams = async (table: string, column: string) =>
       (await db.db.query(`select ${column} as row, team_id from ${table} order by 1`)).rows;
@@ -97,6 +100,10 @@ describe('migrations 0025 and 0026', () => {
     ]);
     expect(await teams('autoresponse_sends', 'form_id')).toEqual([{ row: 'frm_b', team_id: 'team_b' }]);
     expect(await teams('notification_digests', 'form_id')).toEqual([{ row: 'frm_a', team_id: 'team_a' }]);
+    // A token's hash and id find its team.
+    expect((await db.db.query(`select token_hash, token_id, team_id from api_token_teams`)).rows).toEqual([
+      { token_hash: 'hash_a', token_id: 'tok_a', team_id: 'team_a' },
+    ]);
     // The key of a submission that no longer exists is gone with the migration; the others are their submission's team's.
     expect(await teams('submission_unique_keys', 'key')).toEqual([
       { row: 'ka', team_id: 'team_a' },

@@ -24,6 +24,7 @@ import { Migration0023Rules } from './0023-rules.ts';
 import { Migration0024TriageFilterIndexes } from './0024-triage-filter-indexes.ts';
 import { Migration0025TeamKeyedFormTables } from './0025-team-keyed-form-tables.ts';
 import { Migration0026TeamKeyedIds } from './0026-team-keyed-ids.ts';
+import { Migration0027TokenTeams } from './0027-token-teams.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
 export const migrations = [
@@ -53,4 +54,5 @@ export const migrations = [
   Migration0024TriageFilterIndexes,
   Migration0025TeamKeyedFormTables,
   Migration0026TeamKeyedIds,
+  Migration0027TokenTeams,
 ];

@@ -66,7 +66,8 @@ export async function insertToken(
   },
 ): Promise<TokenRow> {
   const { rows } = await sql.query<TokenRow>(
-    `insert into api_tokens (id, team_id, user_id, name, abilities, token_hash, last4, expires_at)
+    `with lookup as (insert into api_token_teams (token_hash, token_id, team_id) values ($6, $1, $2))
+     insert into api_tokens (id, team_id, user_id, name, abilities, token_hash, last4, expires_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${TOKEN_COLUMNS}`,
     [t.id, t.teamId, t.userId, t.name, t.abilities, t.tokenHash, t.last4, t.expiresAt],
   );

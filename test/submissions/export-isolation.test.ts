@@ -13,23 +13,28 @@ import { once } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
 import pg from 'pg';
-import { afterAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { migrate } from '../../server/infra/db/database.ts';
 import { listenHttp, type HttpServer } from '../../server/transports/http/http-server.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeMember, makeTeam, startTestApp, type TestMember, seed } from '../support/harness.ts';
+import { startProcessingApp } from '../support/processing.ts';
 
 // As `intake serve` runs by default: workers on, so one connection of DATABASE_POOL_SIZE (10) is the queue's
-// LISTEN session and 9 are pooled — nine exports used to take every one of them.
-const t = await startTestApp(
-  { INTAKE_IDLE_TIMEOUT_MS: '20000', INTAKE_API_RATE_LIMIT: '100000', INTAKE_API_TEAM_RATE_LIMIT: '100000' },
-  { worker: true },
-);
+// LISTEN session and 9 are pooled — nine exports used to take every one of them. The worker consumes the
+// queue of a database of this file's own, so it takes no other test file's jobs.
+const t = await startProcessingApp({
+  INTAKE_IDLE_TIMEOUT_MS: '20000',
+  INTAKE_API_RATE_LIMIT: '100000',
+  INTAKE_API_TEAM_RATE_LIMIT: '100000',
+});
+const onDatabase = { DATABASE_URL: t.databaseUrl, INTAKE_DATA_DIR: t.dataDir };
 const server: HttpServer = await listenHttp(t.app, { ...t.config, port: 0, host: '127.0.0.1' });
 afterAll(() => server.close(0));
 const port = Number(new URL(server.url).port);
 /** Another app on the same database whose statements may run 500 ms and whose transactions may idle 1 s. */
 const short = await startTestApp({
+  ...onDatabase,
   DATABASE_STATEMENT_TIMEOUT_MS: '500',
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '1000',
 });
@@ -111,7 +116,7 @@ async function waitFor(what: string, ok: () => Promise<boolean> | boolean, timeo
  * forms (its rows, through COPY or a cursor, or the statement that opens it), on a client of its own.
  */
 async function chunkReaders(): Promise<(forms: string[]) => Promise<number>> {
-  const sampler = new pg.Client({ connectionString: inject('databaseUrl') });
+  const sampler = new pg.Client({ connectionString: t.databaseUrl });
   await sampler.connect();
   onTestFinished(() => sampler.end());
   return async (forms) => {
@@ -141,6 +146,7 @@ function sampleUntilStopped(sample: () => Promise<void>): () => Promise<number> 
 
 /** An app whose teams may run four exports at once, with room for ten stream connections. */
 const wide = await startTestApp({
+  ...onDatabase,
   INTAKE_EXPORTS_PER_TEAM: '4',
   DATABASE_POOL_SIZE: '21',
   INTAKE_API_RATE_LIMIT: '100000',
@@ -351,7 +357,7 @@ describe('statement and idle-in-transaction timeouts', () => {
       // An API request whose statement waits on a lock past the timeout: a clean 503 with retry_after.
       const owner = await makeTeam(short);
       const form = await makePublishedForm(short, owner);
-      const locker = new pg.Client({ connectionString: inject('databaseUrl') });
+      const locker = new pg.Client({ connectionString: t.databaseUrl });
       await locker.connect();
       onTestFinished(() => locker.end());
       await locker.query('begin');
@@ -395,7 +401,7 @@ describe('statement and idle-in-transaction timeouts', () => {
         .send({ message: 'hello' });
       expect(posted.status).toBe(201);
       // The cascade waits on a submission row held by another transaction for three times the statement limit.
-      const locker = new pg.Client({ connectionString: inject('databaseUrl') });
+      const locker = new pg.Client({ connectionString: t.databaseUrl });
       await locker.connect();
       onTestFinished(() => locker.end());
       await locker.query('begin');

@@ -29,6 +29,7 @@ export const OWNERS: Record<string, string> = {
   subscriptions: 'billing.ts',
   invoices: 'billing.ts',
   forms: 'forms.ts',
+  form_teams: 'forms.ts',
   form_fields: 'forms.ts',
   form_folder_counts: 'forms.ts',
   notification_digests: 'notifications.ts',

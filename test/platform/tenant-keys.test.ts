@@ -1,6 +1,8 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
 import { migrate, openDatabase } from '../../server/infra/db/database.ts';
+import { REFERENCE_TABLES, TENANT_TABLES } from '../../server/infra/db/migrations/0029-distribute-on-citus.ts';
+import { citusWorkers } from '../support/databases.ts';
 import { startTestApp } from '../support/harness.ts';
 import { privateDatabaseUrl, tempDataDir } from '../support/processing.ts';
 
@@ -9,13 +11,14 @@ import { privateDatabaseUrl, tempDataDir } from '../support/processing.ts';
  * carries `team_id`, and its keys include it, so a table or key added without its team fails this file.
  */
 const t = await startTestApp();
+const citus = (await citusWorkers(inject('databaseUrl'))) !== null;
 const m25 = { url: await privateDatabaseUrl(), dataDir: tempDataDir() };
 
 /** Not one team's: the plans, the people (a user may belong to several teams), the teams themselves, the migration log, the rate windows (keyed by address). */
 const SHARED = ['intake_migrations', 'plans', 'rate_limit_windows', 'teams', 'users'];
 
-/** Shared by all teams, naming one each: the team of a token, found by a hash that arrives without one. */
-const LOOKUPS = ['api_token_teams'];
+/** Shared by all teams, naming one each: the team of a token or a form, whose hash or id arrives without one. */
+const LOOKUPS = ['api_token_teams', 'form_teams'];
 
 const hasTeam = (key: string) => `exists (
   select 1 from unnest(${key}) k join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k where a.attname = 'team_id')`;
@@ -29,7 +32,29 @@ describe('tenant tables carry their team', () => {
     );
     expect(rows.filter((r) => !r.team).map((r) => r.table)).toEqual(SHARED);
     expect(rows.filter((r) => r.team && !r.not_null).map((r) => r.table)).toEqual([]);
+    // What migration 0029 distributes on Citus: a table added to the schema is added to its lists.
+    const tenant = rows.filter((r) => r.team && !LOOKUPS.includes(r.table)).map((r) => r.table);
+    expect([...TENANT_TABLES].sort()).toEqual(tenant);
+    expect([...REFERENCE_TABLES].sort()).toEqual(['plans', 'users', ...LOOKUPS].sort());
   });
+
+  it.runIf(citus)(
+    'on Citus, teams and every tenant table are split by team on co-located shards, the lookups copied to every node',
+    async () => {
+      const { rows } = await t.ctx.db.query<{ table: string; method: string; column: string | null; group: number }>(
+        `select logicalrelid::regclass::text as table, partmethod as method, colocationid as group,
+              case when partmethod = 'h' then column_to_column_name(logicalrelid, partkey) end as column
+         from pg_dist_partition where logicalrelid::regclass::text not like 'pgboss.%' order by 1`,
+      );
+      const teams = rows.find((r) => r.table === 'teams');
+      expect(teams).toMatchObject({ method: 'h', column: 'id' });
+      const split = rows.filter((r) => r.method === 'h' && r.table !== 'teams');
+      expect(split.map((r) => r.table)).toEqual([...TENANT_TABLES].sort());
+      for (const r of split) expect(r, r.table).toMatchObject({ column: 'team_id', group: teams!.group });
+      expect(rows.filter((r) => r.method === 'n').map((r) => r.table)).toEqual([...REFERENCE_TABLES].sort());
+      expect(rows.length).toBe(TENANT_TABLES.length + REFERENCE_TABLES.length + 1);
+    },
+  );
 
   it('primary keys, unique keys and the keys between tenant tables include the team', async () => {
     const { rows: unique } = await t.ctx.db.query<{ table: string; index: string }>(
@@ -82,7 +107,13 @@ describe('migrations 0025 to 0027', () => {
     await q(`insert into api_tokens (id, team_id, user_id, name, abilities, token_hash, last4)
                values ('tok_a', 'team_a', 'user_a', 'CI', '{}', 'hash_a', 'abcd')`);
 
-    expect(await migrate(db)).toEqual(['0025-team-keyed-form-tables', '0026-team-keyed-ids', '0027-token-teams']);
+    expect(await migrate(db)).toEqual([
+      '0025-team-keyed-form-tables',
+      '0026-team-keyed-ids',
+      '0027-token-teams',
+      '0028-form-teams',
+      '0029-distribute-on-citus',
+    ]);
 
     const teams = async (table: string, column: string) =>
       (await db.db.query(`select ${column} as row, team_id from ${table} order by 1`)).rows;

@@ -5,12 +5,8 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../server/config.ts';
 import { migrate, openDatabase } from '../../server/infra/db/database.ts';
-import {
-  clusterDir,
-  ensureDatabase,
-  startEmbeddedPostgres,
-  type EmbeddedPostgres,
-} from '../../server/infra/db/embedded-postgres.ts';
+import { clusterDir, startEmbeddedPostgres, type EmbeddedPostgres } from '../../server/infra/db/embedded-postgres.ts';
+import { citusWorkers, createDatabase, dropDatabase } from './databases.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../server/infra/storage/embedded-s3.ts';
 import { logDir, scanRunLogs } from './secret-scan.ts';
 
@@ -39,12 +35,8 @@ export default async function setup(project: TestProject) {
     await client.end();
   }
   const dbName = `intake_test_${process.pid}_${Date.now()}`;
-  const admin = new URL(baseUrl);
-  admin.pathname = '/postgres';
-  await ensureDatabase(admin.toString(), dbName);
-  const url = new URL(baseUrl);
-  url.pathname = `/${dbName}`;
-  const databaseUrl = url.toString();
+  const workers = await citusWorkers(baseUrl);
+  const databaseUrl = await createDatabase(baseUrl, dbName);
 
   const config = loadConfig({ DATABASE_URL: databaseUrl, INTAKE_DATA_DIR: scratch });
   const db = await openDatabase(config, { connections: config.databasePoolSize });
@@ -58,10 +50,7 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     await s3.stop();
-    const client = new pg.Client({ connectionString: admin.toString() });
-    await client.connect();
-    await client.query(`drop database if exists "${dbName}" with (force)`).catch(() => {});
-    await client.end();
+    await dropDatabase(baseUrl, dbName, workers).catch(() => {});
     await embedded?.stop();
     const pgLog = path.join(clusterDir(path.join(scratch, 'pg')), 'server.log');
     if (process.env.TEST_KEEP_LOGS) {

@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, inject } from 'vitest';
-import { ensureDatabase } from '../../server/infra/db/embedded-postgres.ts';
+import { citusWorkers, createDatabase, dropDatabase } from './databases.ts';
 import { startTestApp, type TestApp } from './harness.ts';
 import type { StoredSubmission } from './forms.ts';
 
@@ -14,21 +13,13 @@ import type { StoredSubmission } from './forms.ts';
  * take the jobs of every other test file running beside it (and they assert `received`).
  */
 export async function privateDatabaseUrl(): Promise<string> {
-  const shared = new URL(inject('databaseUrl'));
-  const name = `${shared.pathname.slice(1)}_${randomBytes(4).toString('hex')}`;
-  const admin = new URL(shared);
-  admin.pathname = '/postgres';
-  await ensureDatabase(admin.toString(), name);
+  const shared = inject('databaseUrl');
+  const name = `${new URL(shared).pathname.slice(1)}_${randomBytes(4).toString('hex')}`;
+  const workers = await citusWorkers(shared);
+  const url = await createDatabase(shared, name);
   // Registered before the app's own afterAll, so it runs after the app has closed its pools.
-  afterAll(async () => {
-    const client = new pg.Client({ connectionString: admin.toString() });
-    await client.connect();
-    await client.query(`drop database if exists "${name}" with (force)`);
-    await client.end();
-  });
-  const url = new URL(shared);
-  url.pathname = `/${name}`;
-  return url.toString();
+  afterAll(() => dropDatabase(shared, name, workers));
+  return url;
 }
 
 /** A fresh temporary directory for INTAKE_DATA_DIR (mail files, secret key), removed after the file. */

@@ -5,7 +5,7 @@ import { AppError } from '../shared/errors.ts';
 import { slidingCount, slidingWaitMs } from '../../infra/sliding-window.ts';
 import * as windows from '../../infra/db/queries/rate-windows.ts';
 import { ROLE_CEILINGS, ROLES, type Ability } from '../../../contract/abilities.ts';
-import { authenticate, callerOf, hashToken, isTokenShaped } from './tokens.ts';
+import { authenticate, callerOf, hashToken, isTokenShaped, tokenOfHash } from './tokens.ts';
 
 export type WindowHit = { hits: number; resetSeconds: number };
 
@@ -164,9 +164,6 @@ export async function chargeApiBudget(ctx: AppContext, caller: Pick<Caller, 'tok
   return apiChargeOf(ctx, caller, hits);
 }
 
-/** Token hash → its token and team, for this process's spent budgets; past MAX_SPENT entries it starts afresh. */
-const tokensSeen = new WeakMap<Db, Map<string, Pick<Caller, 'tokenId' | 'teamId'>>>();
-
 /**
  * Authenticates a bearer token and charges its API budget (as chargeApiBudget) in one statement, for a call
  * that needs `ability` (null: any token) and would be charged once authorized. `charge` is null when nothing
@@ -180,14 +177,13 @@ export async function authenticateCharging(
 ): Promise<{ caller: Caller; charge: ApiCharge | null } | null> {
   if (!isTokenShaped(plaintext)) return null;
   const hash = hashToken(plaintext);
-  let seen = tokensSeen.get(ctx.db);
-  if (!seen) tokensSeen.set(ctx.db, (seen = new Map()));
-  const known = seen.get(hash);
-  if (known && knownSpentApi(ctx, known)) {
+  const token = await tokenOfHash(ctx, hash);
+  if (!token) return null;
+  if (knownSpentApi(ctx, token)) {
     const caller = await authenticate(ctx, plaintext);
     return caller && { caller, charge: null };
   }
-  const found = await windows.findCallerHittingApiWindows(ctx.db, hash, {
+  const found = await windows.findCallerHittingApiWindows(ctx.db, hash, token.teamId, {
     ability,
     roles: ability ? ROLES.filter((role) => ROLE_CEILINGS[role].includes(ability)) : ROLES,
     tokenLimit: ctx.config.apiRateLimit,
@@ -195,10 +191,6 @@ export async function authenticateCharging(
   });
   if (!found) return null;
   const caller = await callerOf(ctx, found.caller);
-  if (!known) {
-    if (seen.size >= MAX_SPENT) seen.clear();
-    seen.set(hash, { tokenId: caller.tokenId, teamId: caller.teamId });
-  }
   return { caller, charge: found.hits ? apiChargeOf(ctx, caller, found.hits) : null };
 }
 

@@ -10,6 +10,7 @@ import { newId } from '../shared/ids.ts';
 import { findTeam } from './teams.ts';
 import { iso } from '../shared/timestamps.ts';
 import { findMember } from './users.ts';
+import { lastingMemo } from '../shared/lasting-memo.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -72,8 +73,20 @@ function parseExpiry(value: string | null | undefined, now = new Date()): string
  */
 export async function authenticate(ctx: AppContext, plaintext: string): Promise<Caller | null> {
   if (!isTokenShaped(plaintext)) return null;
-  const row = await queries.findByHash(ctx.db, hashToken(plaintext));
+  const hash = hashToken(plaintext);
+  const token = await tokenOfHash(ctx, hash);
+  const row = token && (await queries.findByHash(ctx.db, hash, token.teamId));
   return row ? callerOf(ctx, row) : null;
+}
+
+const tokensOfHashes = lastingMemo<{ tokenId: string; teamId: string }>(10_000);
+
+/**
+ * The token and team a token's hash names, revoked or not (`api_token_teams`), so the token's own row is read
+ * on its team's shard; null for no token's hash. A token never changes team: each process reads it once.
+ */
+export async function tokenOfHash(ctx: AppContext, hash: string): Promise<{ tokenId: string; teamId: string } | null> {
+  return tokensOfHashes(ctx.db, hash, () => queries.findTokenTeam(ctx.db, { hash }));
 }
 
 /** Whether a bearer value can be a token at all (no lookup for one that cannot). */
@@ -84,7 +97,7 @@ export function isTokenShaped(plaintext: string): boolean {
 /** The caller of a usable token's row, its abilities within its role's ceiling; last use noted once a minute. */
 export async function callerOf(ctx: AppContext, row: queries.CallerRow): Promise<Caller> {
   if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() >= LAST_USED_RESOLUTION_MS) {
-    await queries.touchLastUsed(ctx.db, row.id);
+    await queries.touchLastUsed(ctx.db, row.team_id, row.id);
   }
   const role = row.role as Role;
   // A member whose role was lowered keeps their tokens, but only within the new role's ceiling.
@@ -237,7 +250,8 @@ export async function revokeTokenById(
   ctx: AppContext,
   tokenId: string,
 ): Promise<TeamTokenEntry & { team_id: string; revoked_at: string }> {
-  const row = await queries.revokeById(ctx.db, tokenId);
+  const token = await queries.findTokenTeam(ctx.db, { id: tokenId });
+  const row = token && (await queries.revokeById(ctx.db, token.teamId, tokenId));
   if (!row) throw new AppError('not_found', `Token "${tokenId}" not found (or already revoked).`);
   return { ...toTeamEntry(row), team_id: row.team_id, revoked_at: iso(row.revoked_at) };
 }

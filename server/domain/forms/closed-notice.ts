@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { findPublicForm } from '../../infra/db/queries/forms.ts';
+import { teamOfForm } from './form-teams.ts';
 import { findFormAddresses } from '../../infra/db/queries/notifications.ts';
 import type { FormClosedEvent } from '../../infra/outbound/providers.ts';
 import { createFormEventDeliveries } from '../delivery/fan-out.ts';
@@ -17,7 +18,8 @@ export type FormClosedJob = { formId: string; reason: 'limit_reached'; at: strin
  * sent at least once, as the other notification e-mails are.
  */
 export async function announceFormClosed(ctx: AppContext, job: FormClosedJob): Promise<'sent' | 'skipped'> {
-  const form = await findPublicForm(ctx.db, job.formId);
+  const teamId = await teamOfForm(ctx, job.formId);
+  const form = teamId && (await findPublicForm(ctx.db, teamId, job.formId));
   if (!form) return 'skipped';
   const max = storedSettings(form.settings).max_submissions;
   if (max === null || form.kept === null || form.kept < max) return 'skipped';

@@ -28,6 +28,7 @@ import {
 } from '../forms/admission.ts';
 import type { FormStatus } from '../../../contract/form-admission.ts';
 import { announceClosed } from '../forms/closing.ts';
+import { teamOfForm } from '../forms/form-teams.ts';
 
 /** Reserved control fields: kept out of the payload, recorded in metadata. */
 const CONTROL_PREFIX = '_';
@@ -63,7 +64,8 @@ function toPublicForm(r: forms.PublicFormRow): PublicForm {
 /** The form behind `/f/{form}` when it takes posts (for the CORS preflight), or null. */
 export async function findPublicForm(ctx: AppContext, formId: string): Promise<PublicForm | null> {
   if (!isId('frm', formId)) return null;
-  const row = await forms.findPublicForm(ctx.db, formId);
+  const teamId = await teamOfForm(ctx, formId);
+  const row = teamId && (await forms.findPublicForm(ctx.db, teamId, formId));
   return row ? toPublicForm(row) : null;
 }
 
@@ -79,8 +81,8 @@ export function hashIp(key: Buffer, ip: string): string {
 }
 
 /** 404 for a form that takes no posts, saying why when it is only a draft (never another team's detail). */
-async function notTakingPosts(ctx: AppContext, formId: string): Promise<AppError> {
-  if ((await forms.formStatus(ctx.db, formId)) === 'draft') {
+async function notTakingPosts(ctx: AppContext, teamId: string, formId: string): Promise<AppError> {
+  if ((await forms.formStatus(ctx.db, teamId, formId)) === 'draft') {
     return new AppError(
       'not_found',
       'This form is not published: it takes no submissions until its owner publishes it.',
@@ -125,9 +127,17 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
   if (!isId('frm', post.formId)) throw notFound('Form');
   const ipHash = post.client.ip === null ? null : hashIp(ctx.keys.ipHashing, post.client.ip);
   const period = currentPeriod().start;
-  const opened = await forms.openPublicForm(ctx.db, post.formId, ipHash && `ingest:${post.formId}:${ipHash}`, period);
+  const teamId = await teamOfForm(ctx, post.formId);
+  if (!teamId) throw notFound('Form');
+  const opened = await forms.openPublicForm(
+    ctx.db,
+    teamId,
+    post.formId,
+    ipHash && `ingest:${post.formId}:${ipHash}`,
+    period,
+  );
   pruneWindows(ctx);
-  if (!opened) throw await notTakingPosts(ctx, post.formId);
+  if (!opened) throw await notTakingPosts(ctx, teamId, post.formId);
   const form = toPublicForm(opened);
   if (post.client.origin && !isAllowedOrigin(form.settings, post.client.origin)) {
     throw new AppError('forbidden', 'This origin may not post to this form.');

@@ -30,7 +30,7 @@ export async function submitFromServer(
 ): Promise<z.infer<typeof SubmissionDetail>> {
   await requireForm(ctx, caller, formId);
   // The caller sees the form: a draft is a state to change (409), not a form that is not there.
-  if ((await formStatus(ctx.db, formId)) === 'draft') {
+  if ((await formStatus(ctx.db, caller.teamId, formId)) === 'draft') {
     throw new AppError('conflict', 'This form is a draft: publish it to take submissions.');
   }
   const { body, client } = input.upload ? await readUpload(ctx, formId, input.upload) : jsonSubmit(input.body!);

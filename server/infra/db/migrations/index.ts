@@ -25,6 +25,8 @@ import { Migration0024TriageFilterIndexes } from './0024-triage-filter-indexes.t
 import { Migration0025TeamKeyedFormTables } from './0025-team-keyed-form-tables.ts';
 import { Migration0026TeamKeyedIds } from './0026-team-keyed-ids.ts';
 import { Migration0027TokenTeams } from './0027-token-teams.ts';
+import { Migration0028FormTeams } from './0028-form-teams.ts';
+import { Migration0029DistributeOnCitus } from './0029-distribute-on-citus.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
 export const migrations = [
@@ -55,4 +57,6 @@ export const migrations = [
   Migration0025TeamKeyedFormTables,
   Migration0026TeamKeyedIds,
   Migration0027TokenTeams,
+  Migration0028FormTeams,
+  Migration0029DistributeOnCitus,
 ];

@@ -63,6 +63,7 @@ export async function insertForm(
     deletedAt: null,
   });
   await entityManager(tx).flush();
+  await tx.query('insert into form_teams (form_id, team_id) values ($1, $2)', [f.id, f.teamId]);
   return form;
 }
 
@@ -84,8 +85,9 @@ export async function updateForm(
 }
 
 /** Erases the form's row: its submissions, files and events cascade (their delete trigger counts). */
-export async function deleteForm(sql: Sql, id: string): Promise<void> {
-  await sql.query('delete from forms where id = $1', [id]);
+export async function deleteForm(sql: Sql, teamId: string, id: string): Promise<void> {
+  await sql.query('delete from forms where id = $1 and team_id = $2', [id, teamId]);
+  await sql.query('delete from form_teams where form_id = $1', [id]);
 }
 
 export async function countLiveForms(sql: Sql, teamId: string): Promise<number> {
@@ -239,8 +241,8 @@ export async function recentPayloadPage(
 
 /** The form as the public endpoint, `POST /f/{form}`, sees it: the hottest path, so every statement is prepared. */
 /** The clean submissions a form keeps, as its folder counters say (exact; spam and deleted ones are not there). */
-export const KEPT_SUBMISSIONS = (form: string) =>
-  `(select coalesce(sum(c.n), 0) from form_folder_counts c where c.form_id = ${form} and c.folder = 'inbox')`;
+export const KEPT_SUBMISSIONS = (form: string, team: string) =>
+  `(select coalesce(sum(c.n), 0) from form_folder_counts c where c.form_id = ${form} and c.team_id = ${team} and c.folder = 'inbox')`;
 
 /** A live form's settings (any status), or undefined. */
 export async function findFormSettings(
@@ -271,20 +273,30 @@ export type PublicFormRow = {
 };
 
 const PUBLIC_FORM = `select f.id, f.team_id, f.settings, f.spam_rules, cardinality(f.notification_emails) as notification_count, p.monthly_submissions, p.file_uploads, p.max_file_bytes, p.storage_bytes,
-        case when f.settings->>'max_submissions' is null then null else ${KEPT_SUBMISSIONS('f.id')}::int end as kept
+        case when f.settings->>'max_submissions' is null then null else ${KEPT_SUBMISSIONS('f.id', '$2::text')}::int end as kept
    from forms f join teams t on t.id = f.team_id join plans p on p.id = t.plan_id
-  where f.id = $1 and f.status = 'published' and f.deleted_at is null`;
+  where f.id = $1 and f.team_id = $2 and t.id = $2 and f.status = 'published' and f.deleted_at is null`;
 
-export async function findPublicForm(sql: Sql, formId: string): Promise<PublicFormRow | undefined> {
-  const { rows } = await sql.query<PublicFormRow>(PUBLIC_FORM, [formId], 'intake_public_form');
+/** The team of a form (`form_teams`), undefined for an id no form ever had. */
+export async function findTeamOfForm(sql: Sql, formId: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ team_id: string }>(
+    'select team_id from form_teams where form_id = $1',
+    [formId],
+    'intake_team_of_form',
+  );
+  return rows[0]?.team_id;
+}
+
+export async function findPublicForm(sql: Sql, teamId: string, formId: string): Promise<PublicFormRow | undefined> {
+  const { rows } = await sql.query<PublicFormRow>(PUBLIC_FORM, [formId, teamId], 'intake_public_form');
   return rows[0];
 }
 
 /** 'draft' or 'published' for a live form, null for an unknown or deleted one. */
-export async function formStatus(sql: Sql, formId: string): Promise<string | null> {
+export async function formStatus(sql: Sql, teamId: string, formId: string): Promise<string | null> {
   const { rows } = await sql.query<{ status: string }>(
-    'select status from forms where id = $1 and deleted_at is null',
-    [formId],
+    'select status from forms where id = $1 and team_id = $2 and deleted_at is null',
+    [formId, teamId],
   );
   return rows[0]?.status ?? null;
 }
@@ -297,18 +309,19 @@ export type OpenedFormRow = PublicFormRow & { hits: number; reset: number; used:
  */
 export async function openPublicForm(
   sql: Sql,
+  teamId: string,
   formId: string,
   windowKey: string | null,
   periodStart: Date,
 ): Promise<OpenedFormRow | undefined> {
   const { rows } = await sql.query<OpenedFormRow>(
     `with form as (${PUBLIC_FORM}),
-      hit as (${windowHit('$2::text', '60', 'from form where $2::text is not null')})
+      hit as (${windowHit('$3::text', '60', 'from form where $3::text is not null')}),
+      usage as (select coalesce(sum(u.submissions), 0)::int as used from usage_counters u where u.team_id = $2 and u.period_start = $4)
       select form.*, coalesce(hit.hits, 0) as hits, coalesce(hit.reset, 0) as reset,
-             case when form.monthly_submissions is null then null else
-               (select coalesce(sum(u.submissions), 0)::int from usage_counters u where u.team_id = form.team_id and u.period_start = $3) end as used
-        from form left join hit on true`,
-    [formId, windowKey, periodStart],
+             case when form.monthly_submissions is null then null else usage.used end as used
+        from form left join hit on true cross join usage`,
+    [formId, teamId, windowKey, periodStart],
     'intake_open_public_form',
   );
   return rows[0];

@@ -139,6 +139,7 @@ const apiWindowsHit = (windowSeconds: string, tokenLimit: string, charged: strin
 export async function findCallerHittingApiWindows(
   sql: Sql,
   tokenHash: string,
+  teamId: string,
   charge: { ability: string | null; roles: readonly string[]; tokenLimit: number; windowSeconds: number },
 ): Promise<{ caller: CallerRow; hits: ApiWindowHits | null } | undefined> {
   const { rows } = await sql.query<
@@ -152,11 +153,11 @@ export async function findCallerHittingApiWindows(
     `with caller as (
        select t.id, t.team_id, t.user_id, t.abilities, m.role, t.last_used_at
          from api_tokens t join memberships m on m.team_id = t.team_id and m.user_id = t.user_id
-        where t.token_hash = $1 and ${USABLE_TOKEN}),
+        where t.token_hash = $1 and t.team_id = $6 and m.team_id = $6 and ${USABLE_TOKEN}),
      ${apiWindowsHit('$2::int', '$3::int', '($4::text is null or ($4::text = any(c.abilities) and c.role = any($5::text[])))')}
      select caller.*, token.hits as token_hits, token.reset as token_reset, team.hits as team_hits, team.reset as team_reset
        from caller left join token on true left join team on true`,
-    [tokenHash, charge.windowSeconds, charge.tokenLimit, charge.ability, charge.roles],
+    [tokenHash, charge.windowSeconds, charge.tokenLimit, charge.ability, charge.roles, teamId],
     'intake_token_hit_api_windows',
   );
   const r = rows[0];

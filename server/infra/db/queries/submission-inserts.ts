@@ -141,8 +141,8 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   }
   if (job) ctes.push(`job as (${job.text})`);
   const entryLimit = s.entryLimit === null ? null : p(s.entryLimit);
-  const limit = entryLimit === null ? 'true' : `${KEPT_SUBMISSIONS(form)} < ${entryLimit}`;
-  const filled = entryLimit === null ? 'false' : `${KEPT_SUBMISSIONS(form)} + 1 = ${entryLimit}`;
+  const limit = entryLimit === null ? 'true' : `${KEPT_SUBMISSIONS(form, team)} < ${entryLimit}`;
+  const filled = entryLimit === null ? 'false' : `${KEPT_SUBMISSIONS(form, team)} + 1 = ${entryLimit}`;
   const quota =
     s.monthlyLimit === null
       ? 'true'
@@ -264,12 +264,12 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
             '${QUOTA_EXCEEDED}')
         and intake_guard((select count(*) from claim) = (select count(*) from input where idem is not null), '${KEY_HELD}')
         and intake_guard(not exists (
-              select 1 from input i where i.entry_limit is not null group by i.form_id, i.entry_limit
-              having ${KEPT_SUBMISSIONS('i.form_id')} + count(*) > i.entry_limit),
+              select 1 from input i where i.entry_limit is not null group by i.form_id, i.team_id, i.entry_limit
+              having ${KEPT_SUBMISSIONS('i.form_id', 'i.team_id')} + count(*) > i.entry_limit),
             '${LIMIT_REACHED}')
         as ok,
-        array(select i.form_id from input i where i.entry_limit is not null group by i.form_id, i.entry_limit
-              having ${KEPT_SUBMISSIONS('i.form_id')} + count(*) = i.entry_limit) as filled
+        array(select i.form_id from input i where i.entry_limit is not null group by i.form_id, i.team_id, i.entry_limit
+              having ${KEPT_SUBMISSIONS('i.form_id', 'i.team_id')} + count(*) = i.entry_limit) as filled
        from (select count(*) from usage) counted`,
     [job.value, JSON.stringify(input), first.usagePeriod, JSON.stringify(files)],
     'intake_accept_batch',

@@ -18,22 +18,34 @@ export type CallerRow = {
 };
 
 /** The usable token with this hash and its member's current role (no membership, no caller). */
-export async function findByHash(sql: Sql, tokenHash: string): Promise<CallerRow | undefined> {
+export async function findByHash(sql: Sql, tokenHash: string, teamId: string): Promise<CallerRow | undefined> {
   const { rows } = await sql.query<CallerRow>(
     `select t.id, t.team_id, t.user_id, t.abilities, m.role, t.last_used_at
        from api_tokens t join memberships m on m.team_id = t.team_id and m.user_id = t.user_id
-      where t.token_hash = $1 and ${USABLE_TOKEN}`,
-    [tokenHash],
+      where t.token_hash = $1 and t.team_id = $2 and m.team_id = $2 and ${USABLE_TOKEN}`,
+    [tokenHash, teamId],
     'intake_token_by_hash',
   );
   return rows[0];
 }
 
+/** The token and team a hash names (`api_token_teams`), revoked or not; undefined for no token's. */
+export async function findTokenTeam(
+  sql: Sql,
+  by: { hash: string } | { id: string },
+): Promise<{ tokenId: string; teamId: string } | undefined> {
+  const { rows } = await sql.query<{ tokenId: string; teamId: string }>(
+    `select token_id as "tokenId", team_id as "teamId" from api_token_teams where ${'hash' in by ? 'token_hash' : 'token_id'} = $1`,
+    ['hash' in by ? by.hash : by.id],
+  );
+  return rows[0];
+}
+
 /** At most one write a minute per token; the guard keeps concurrent requests from all writing. */
-export async function touchLastUsed(sql: Sql, id: string): Promise<void> {
+export async function touchLastUsed(sql: Sql, teamId: string, id: string): Promise<void> {
   await sql.query(
-    `update api_tokens set last_used_at = now() where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
-    [id],
+    `update api_tokens set last_used_at = now() where id = $1 and team_id = $2 and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+    [id, teamId],
     'intake_token_touch',
   );
 }
@@ -107,10 +119,14 @@ export async function revoke(sql: Sql, id: string): Promise<void> {
 }
 
 /** Revokes a token by id alone (operator path); undefined when there is no such token not yet revoked. */
-export async function revokeById(sql: Sql, id: string): Promise<(TokenRow & { revoked_at: string }) | undefined> {
+export async function revokeById(
+  sql: Sql,
+  teamId: string,
+  id: string,
+): Promise<(TokenRow & { revoked_at: string }) | undefined> {
   const { rows } = await sql.query<TokenRow & { revoked_at: string }>(
-    `update api_tokens set revoked_at = now() where id = $1 and revoked_at is null returning ${TOKEN_COLUMNS}, revoked_at`,
-    [id],
+    `update api_tokens set revoked_at = now() where id = $1 and team_id = $2 and revoked_at is null returning ${TOKEN_COLUMNS}, revoked_at`,
+    [id, teamId],
   );
   return rows[0];
 }

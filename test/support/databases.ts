@@ -1,0 +1,68 @@
+import pg from 'pg';
+import { ensureDatabase } from '../../server/infra/db/embedded-postgres.ts';
+
+/**
+ * Test databases on the server of `baseUrl`, plain Postgres or a Citus cluster (`make test-citus`). On Citus a
+ * new database is a new cluster namespace: created on the coordinator and on each worker with the extension,
+ * and the workers registered with it, so migration 0028 distributes into it as into the run's database.
+ */
+
+type Node = { host: string; port: number };
+
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function at(url: string, node: Node | null, database: string): string {
+  const u = new URL(url);
+  if (node) {
+    u.hostname = node.host;
+    u.port = String(node.port);
+  }
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+/** The Citus workers of the database at `url`; null when it is plain Postgres. */
+export async function citusWorkers(url: string): Promise<Node[] | null> {
+  return withClient(url, async (c) => {
+    const { rowCount } = await c.query(`select 1 from pg_extension where extname = 'citus'`);
+    if (!rowCount) return null;
+    const { rows } = await c.query<{ nodename: string; nodeport: number }>(
+      `select nodename, nodeport from pg_dist_node where groupid <> 0 and noderole = 'primary' order by nodeport`,
+    );
+    return rows.map((r) => ({ host: r.nodename, port: r.nodeport }));
+  });
+}
+
+/** Creates `name` beside the database of `baseUrl` (a cluster database too when that one is), answering its URL. */
+export async function createDatabase(baseUrl: string, name: string): Promise<string> {
+  const workers = await citusWorkers(baseUrl);
+  const url = at(baseUrl, null, name);
+  await ensureDatabase(at(baseUrl, null, 'postgres'), name);
+  if (!workers) return url;
+  for (const w of workers) {
+    await ensureDatabase(at(baseUrl, w, 'postgres'), name);
+    await withClient(at(baseUrl, w, name), (c) => c.query('create extension if not exists citus'));
+  }
+  const coordinator = new URL(baseUrl);
+  await withClient(url, async (c) => {
+    await c.query('create extension if not exists citus');
+    await c.query('select citus_set_coordinator_host($1, $2)', [coordinator.hostname, Number(coordinator.port)]);
+    for (const w of workers) await c.query('select citus_add_node($1, $2)', [w.host, w.port]);
+  });
+  return url;
+}
+
+/** Drops what createDatabase made (workers first learn nothing of it: each is dropped on its own node). */
+export async function dropDatabase(baseUrl: string, name: string, workers: Node[] | null): Promise<void> {
+  const drop = (c: pg.Client) => c.query(`drop database if exists "${name}" with (force)`);
+  await withClient(at(baseUrl, null, 'postgres'), drop);
+  for (const w of workers ?? []) await withClient(at(baseUrl, w, 'postgres'), drop);
+}

@@ -15,13 +15,16 @@ export PATH := $(CURDIR)/$(NODE_BIN):$(PATH)
 NODE_DEP := $(NODE_BIN)/node
 endif
 
-.PHONY: dev test check bench openapi install clean-data node-version
+.PHONY: dev test test-citus check bench openapi install clean-data node-version
 
 dev: node_modules/.installed
 	node cli/main.ts dev
 
 test: node_modules/.installed
 	npm test
+
+test-citus: node_modules/.installed
+	scripts/test-citus.sh
 
 check: node_modules/.installed
 	npm run check

@@ -66,3 +66,15 @@ export async function dropDatabase(baseUrl: string, name: string, workers: Node[
   await withClient(at(baseUrl, null, 'postgres'), drop);
   for (const w of workers ?? []) await withClient(at(baseUrl, w, 'postgres'), drop);
 }
+
+/**
+ * On Citus, makes the database at `url` refuse every statement that would run on more than one shard
+ * (`citus.multi_task_query_log_level` = error, for each new connection): a request path that is not routed by
+ * team then fails. Answers false on plain Postgres, where it does nothing.
+ */
+export async function refuseMultiShard(url: string): Promise<boolean> {
+  if (!(await citusWorkers(url))) return false;
+  const name = new URL(url).pathname.slice(1);
+  await withClient(url, (c) => c.query(`alter database "${name}" set citus.multi_task_query_log_level = 'error'`));
+  return true;
+}

@@ -147,7 +147,8 @@ async function main() {
       );
       for (let i = 0; i < subs.length; i += 500) {
         await rt.ctx.db.transaction(async (tx) => {
-          for (const s of subs.slice(i, i + 500)) await createSubmissionDeliveries(rt.ctx, tx, s.id, form.id);
+          for (const s of subs.slice(i, i + 500))
+            await createSubmissionDeliveries(rt.ctx, tx, { teamId: team.id, id: s.id, formId: form.id });
         });
       }
     }

@@ -91,6 +91,12 @@ export const SHARED_WRITES: SharedWrite[] = [
     table: 'webhooks',
     why: "the delivery runner's batch of attempts clears its webhooks' failure clock in the same statement",
   },
+  ...['form_folder_counts', 'submission_unique_keys'].map((table) => ({
+    module: 'submissions.ts',
+    fn: 'deletingSubmissions',
+    table,
+    why: 'a statement deleting submissions counts their folders and releases their keys (Citus runs no transition-table trigger)',
+  })),
   ...['takeLease', 'renewLease', 'dropLease'].map((fn) => ({
     module: 'leases.ts',
     fn,

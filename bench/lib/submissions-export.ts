@@ -119,6 +119,7 @@ export async function measureExport(c: BenchContext) {
     apiSelect: await explain(
       admin,
       exportSelect('csv', {
+        teamId: account.teamId,
         formId: account.formId,
         fields,
         fileCount: c.stats.files,

@@ -125,7 +125,7 @@ export async function measureList(c: BenchContext) {
   }
 
   // The page queries exactly as listSubmissions runs them (server/infra/db/queries/submissions.ts).
-  const inbox = { formId: account.formId, folder: 'inbox' as const };
+  const inbox = { teamId: account.teamId, formId: account.formId, folder: 'inbox' as const };
   const listPlan = (page: PageSpec) => {
     const q = listPageQuery(inbox, page);
     return explain(c.admin, q.text, q.values);

@@ -25,11 +25,12 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
       jobs.processSubmission,
       async (c: AppContext, data, job) => {
         const trusted = 'trusted' in data && data.trusted === true;
+        const teamId = data.teamId;
         // A batch's submissions each get their attempt: one that fails does not hold back the others.
         let failure: unknown = null;
         for (const submissionId of jobs.submissionIdsOf(data)) {
           try {
-            countVerdict(await processSubmission(c, submissionId, { trusted }));
+            countVerdict(await processSubmission(c, submissionId, { trusted, teamId }));
           } catch (err) {
             // pg-boss retries the job, and dead-letters it after the last attempt (see below); a retried batch
             // skips the submissions it already settled.
@@ -55,12 +56,13 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
     ),
     worker(
       jobs.notificationEmail,
-      async (c: AppContext, data) => void (await sendNotification(c, data.submissionId, data.rule)),
+      async (c: AppContext, data) =>
+        void (await sendNotification(c, data.submissionId, data.rule, Date.now(), data.teamId)),
       2,
     ),
     worker(
       jobs.autoresponseEmail,
-      async (c: AppContext, data) => void (await sendAutoresponse(c, data.submissionId)),
+      async (c: AppContext, data) => void (await sendAutoresponse(c, data.submissionId, data.teamId)),
       2,
     ),
     worker(jobs.confirmAddressEmail, async (c: AppContext, data) => sendConfirmation(c, data), 1),
@@ -84,7 +86,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
       1,
     ),
     worker(jobs.deleteObjects, async (c: AppContext, data) => c.storage.remove(data.keys), 2),
-    worker(jobs.replayWebhook, async (c: AppContext, data) => runReplayJob(c, data.jobId), 2),
+    worker(jobs.replayWebhook, async (c: AppContext, data) => runReplayJob(c, data.jobId, data.teamId), 2),
     worker(jobs.spamDeliveries, async (c: AppContext) => void (await runSpamDeliveries(c)), 1),
     worker(
       jobs.deliveriesMaintenance,
@@ -97,12 +99,16 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
     worker(jobs.uniqueKeysBackfill, async (c: AppContext, data) => void (await backfillUniqueKeys(c, data.formId)), 1),
     worker(
       jobs.webhookDeactivatedEmail,
-      async (c: AppContext, data) => void (await sendDeactivationNotice(c, data.webhookId)),
+      async (c: AppContext, data) => void (await sendDeactivationNotice(c, data.webhookId, data.teamId)),
       1,
     ),
     worker(jobs.formClosed, async (c: AppContext, data) => void (await announceFormClosed(c, data)), 1),
     worker(jobs.assignmentEmail, async (c: AppContext, data) => void (await sendAssignmentNotice(c, data)), 1),
-    worker(jobs.spamRulesJob, async (c: AppContext, data) => void (await runSpamRules(c, data.submissionId)), 1),
+    worker(
+      jobs.spamRulesJob,
+      async (c: AppContext, data) => void (await runSpamRules(c, data.submissionId, data.teamId)),
+      1,
+    ),
     worker(
       jobs.generateInsights,
       async (c: AppContext, data) =>

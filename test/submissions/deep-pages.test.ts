@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
 import { migrate, openDatabase } from '../../server/infra/db/database.ts';
-import { DAY_SKIP_FROM } from '../../server/infra/db/queries/submissions.ts';
+import { DAY_SKIP_FROM, deleteSubmissions } from '../../server/infra/db/queries/submissions.ts';
 import { compactFolderCounts } from '../../server/domain/submissions/submissions.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, startTestApp, type TestMember } from '../support/harness.ts';
@@ -303,7 +303,12 @@ describe('migration 0013', () => {
     expect(counted.rows[0]).toEqual({ folder: 'inbox', day: '2026-01-01', n: 240 });
     expect(counted.rows.reduce((s, r) => s + (r.n as number), 0)).toBe(3000);
     await db.db.query(`update submissions set status = 'spam' where id like '%00003'`);
-    await db.db.query(`delete from submissions where id like '%02999'`);
+    const gone = await db.db.query<{ id: string }>(`select id from submissions where id like '%02999'`);
+    await deleteSubmissions(
+      db.db,
+      'team_m13',
+      gone.rows.map((r) => r.id),
+    );
     const after = await db.db.query<{ folder: string; n: number }>(
       `select folder, sum(n)::int as n from form_folder_counts group by 1 order by 1`,
     );

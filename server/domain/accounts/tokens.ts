@@ -193,7 +193,7 @@ export async function revokeToken(ctx: AppContext, caller: Caller, tokenId: stri
   if (token.user_id !== caller.userId) {
     throw new AppError('forbidden', 'Tokens of other members cannot be revoked.');
   }
-  await queries.revoke(ctx.db, token.id);
+  await queries.revoke(ctx.db, caller.teamId, token.id);
 }
 
 /**

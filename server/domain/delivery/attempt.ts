@@ -6,13 +6,13 @@ import type { AttemptJob } from '../../infra/queue/definitions.ts';
 import type { Pacing } from './pacing.ts';
 import { attemptDelay } from './schedule.ts';
 
-/** What one attempt job came to, for `recordAttempts`. */
+/** What one attempt job came to, for `recordAttempts`; `teamId`: the delivery's team. */
 export type AttemptOutcome =
   /** A duplicate or stale job (its attempt is already recorded): it only settles. */
   | { job: AttemptJob; kind: 'skip' }
   /** Not sent: its webhook was deleted or deactivated, or its submission deleted. */
-  | { job: AttemptJob; kind: 'stop'; expected: number; reason: string }
-  | { job: AttemptJob; kind: 'sent'; webhookId: string; gone: boolean; record: AttemptRecord }
+  | { job: AttemptJob; kind: 'stop'; teamId: string; expected: number; reason: string }
+  | { job: AttemptJob; kind: 'sent'; teamId: string; webhookId: string; gone: boolean; record: AttemptRecord }
   /**
    * Not sent yet: its webhook had its share of the worker's attempts in flight, its pace had no slot free, or
    * a 429 paused it. The same attempt goes again at `at` (a new job); the delivery's attempt count stays.
@@ -20,6 +20,7 @@ export type AttemptOutcome =
   | {
       job: AttemptJob;
       kind: 'postpone';
+      teamId: string;
       expected: number;
       at: Date;
       /** Set when the receiver answered 429: the webhook's failure clock runs, so one that throttles for days is deactivated. */
@@ -39,12 +40,18 @@ export function deliverySender(ctx: AppContext, opts: { version: string; connect
   });
 }
 
-/** The rows a batch of attempt jobs needs, in one query. */
-export function loadAttempts(ctx: AppContext, jobs: AttemptJob[]): Promise<Map<string, AttemptRow>> {
-  return findForAttempts(
-    ctx.db,
-    jobs.map((j) => j.data.deliveryId),
-  );
+/**
+ * The rows a batch of attempt jobs needs: one query per team of the batch (jobs queued without their team
+ * make one more, by id alone).
+ */
+export async function loadAttempts(ctx: AppContext, jobs: AttemptJob[]): Promise<Map<string, AttemptRow>> {
+  const byTeam = new Map<string | null, string[]>();
+  for (const j of jobs) {
+    const team = j.data.teamId ?? null;
+    byTeam.set(team, [...(byTeam.get(team) ?? []), j.data.deliveryId]);
+  }
+  const found = await Promise.all([...byTeam].map(([team, ids]) => findForAttempts(ctx.db, team, ids)));
+  return found.length === 1 ? found[0]! : new Map(found.flatMap((m) => [...m]));
 }
 
 function isNextAttempt(job: AttemptJob, row: AttemptRow | undefined): row is AttemptRow {
@@ -98,10 +105,11 @@ export async function makeAttempt(
   const { ctx, sender, pacing } = tools;
   if (!isNextAttempt(job, row)) return { job, kind: 'skip' };
   const reason = stopReason(row);
+  const teamId = row.team_id;
   if (reason || row.request_body === null)
-    return { job, kind: 'stop', expected: row.attempts, reason: reason ?? 'submission_deleted' };
+    return { job, kind: 'stop', teamId, expected: row.attempts, reason: reason ?? 'submission_deleted' };
   const slotAt = await pacing.slot(row);
-  if (slotAt) return { job, kind: 'postpone', expected: row.attempts, at: slotAt };
+  if (slotAt) return { job, kind: 'postpone', teamId, expected: row.attempts, at: slotAt };
 
   const key = ctx.keys.webhookSecrets;
   const secrets = [
@@ -114,8 +122,9 @@ export async function makeAttempt(
     ...signatureHeaders(secrets, row.id, Math.floor(Date.now() / 1000), row.request_body),
   };
   const out = await sender.send(row.url, row.request_body, headers);
-  const pausedUntil = await pacing.pauseFor429(row.webhook_id, out);
-  if (pausedUntil) return { job, kind: 'postpone', expected: row.attempts, at: pausedUntil, throttled: row.webhook_id };
+  const pausedUntil = await pacing.pauseFor429(row, out);
+  if (pausedUntil)
+    return { job, kind: 'postpone', teamId, expected: row.attempts, at: pausedUntil, throttled: row.webhook_id };
 
   const { attempt } = job.data;
   const schedule = ctx.config.deliverySchedule;
@@ -134,5 +143,5 @@ export async function makeAttempt(
     error: out.error,
     nextAttemptAt: next,
   } as const;
-  return { job, kind: 'sent', webhookId: row.webhook_id, gone, record };
+  return { job, kind: 'sent', teamId, webhookId: row.webhook_id, gone, record };
 }

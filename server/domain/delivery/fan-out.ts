@@ -89,40 +89,38 @@ function matching(
 export async function createSubmissionDeliveries(
   ctx: AppContext,
   tx: Tx,
-  submissionId: string,
-  formId: string,
+  submission: { teamId: string; id: string; formId: string },
   ruleWebhookIds: readonly string[] = [],
 ): Promise<number> {
-  return deliverSubmission(ctx, tx, submissionId, formId, 'submission.created', { ids: ruleWebhookIds });
+  return deliverSubmission(ctx, tx, submission, 'submission.created', { ids: ruleWebhookIds });
 }
 
 /** Spam a fired rule sends to webhooks: a `submission.spam` delivery to each (spam subscribers get theirs from the spam job). */
 export async function createRuleDeliveries(
   ctx: AppContext,
   tx: Tx,
-  submissionId: string,
-  formId: string,
+  submission: { teamId: string; id: string; formId: string },
   ruleWebhookIds: readonly string[],
 ): Promise<number> {
-  return deliverSubmission(ctx, tx, submissionId, formId, 'submission.spam', { ids: ruleWebhookIds, only: true });
+  return deliverSubmission(ctx, tx, submission, 'submission.spam', { ids: ruleWebhookIds, only: true });
 }
 
 async function deliverSubmission(
   ctx: AppContext,
   tx: Tx,
-  submissionId: string,
-  formId: string,
+  submission: { teamId: string; id: string; formId: string },
   type: 'submission.created' | 'submission.spam',
   rules: { ids: readonly string[]; only?: boolean },
 ): Promise<number> {
-  const targets = await webhooksFor(tx, formId, type, submissionId, rules);
+  const { teamId, id, formId } = submission;
+  const targets = await webhooksFor(tx, teamId, formId, type, id, rules);
   if (!targets.length) return 0;
-  const row = await submissionForEvent(tx, submissionId);
+  const row = await submissionForEvent(tx, teamId, id);
   if (!row) return 0;
   const event = submissionEvent(ctx, row, type);
   const at = firstAttemptAt(ctx);
   const status = type === 'submission.spam' ? 'spam' : 'processed';
-  const rows = matching(targets, row, status).map((t) => newDelivery(t, event, submissionId, at));
+  const rows = matching(targets, row, status).map((t) => newDelivery(t, event, id, at));
   return (await queueDeliveries(ctx, tx, rows)).length;
 }
 
@@ -134,16 +132,16 @@ async function deliverSubmission(
 export async function createUpdateDeliveries(
   ctx: AppContext,
   tx: Tx,
-  formId: string,
+  form: { teamId: string; id: string },
   updates: Array<{ submissionId: string; changes: TriageChanges }>,
   actor: Actor,
 ): Promise<number> {
-  const subscribed = await webhooksFor(tx, formId, 'submission.updated');
+  const subscribed = await webhooksFor(tx, form.teamId, form.id, 'submission.updated');
   if (!subscribed.length) return 0;
   const at = firstAttemptAt(ctx);
   const rows: NewDelivery[] = [];
   for (const u of updates) {
-    const row = await submissionForEvent(tx, u.submissionId);
+    const row = await submissionForEvent(tx, form.teamId, u.submissionId);
     if (!row) continue;
     const event = { ...submissionEvent(ctx, row, 'submission.updated'), changes: u.changes, actor };
     const status = row.status === 'spam' ? 'spam' : 'processed';
@@ -176,10 +174,11 @@ async function deliverToEach(ctx: AppContext, tx: Tx, targets: TargetRow[], even
 export async function createFormEventDeliveries(
   ctx: AppContext,
   tx: Tx,
+  teamId: string,
   event: FormClosedEvent,
   since: Date,
 ): Promise<number> {
-  return deliverToEach(ctx, tx, await formEventWebhooksFor(tx, event.form_id, event.type, since), event);
+  return deliverToEach(ctx, tx, await formEventWebhooksFor(tx, teamId, event.form_id, event.type, since), event);
 }
 
 /**
@@ -199,7 +198,7 @@ export async function runSpamDeliveries(ctx: AppContext): Promise<number> {
     const served = await ctx.db.transaction(async (tx) => {
       const hooks = await lockSpamSubscribers(tx, SPAM_WEBHOOKS_PER_TX, after);
       for (const hook of hooks) {
-        const batch = await spamEventsAfter(tx, hook.form_id, hook.spam_position, SPAM_EVENTS_PER_READ);
+        const batch = await spamEventsAfter(tx, hook.team_id, hook.form_id, hook.spam_position, SPAM_EVENTS_PER_READ);
         backlog ||= batch.more;
         const at = firstAttemptAt(ctx);
         const rows = batch.rows.flatMap((row) =>
@@ -209,7 +208,7 @@ export async function runSpamDeliveries(ctx: AppContext): Promise<number> {
         );
         created += (await queueDeliveries(ctx, tx, rows)).length;
         if (batch.rows.length > 0 || Date.now() - (hook.spam_position.at ?? 0) > SPAM_POSITION_REFRESH_MS) {
-          await setSpamPosition(tx, hook.id, { ...batch.next, at: Date.now() });
+          await setSpamPosition(tx, hook.team_id, hook.id, { ...batch.next, at: Date.now() });
         }
       }
       return hooks;

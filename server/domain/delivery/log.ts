@@ -50,6 +50,7 @@ export async function listDeliveries(
   if (q.cursor !== undefined && !isId('whd', q.cursor))
     throw validationFailed([{ in: 'query', path: 'cursor', message: 'Invalid cursor.' }]);
   const rows = await listRows(ctx.db, {
+    teamId: caller.teamId,
     webhookId,
     status: q.status,
     submissionId: q.submission_id,

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { deactivationNotice, overdueDeliveries, pruneDeliveries } from '../../infra/db/queries/deliveries.ts';
-import { anySpamSubscriber } from '../../infra/db/queries/webhooks.ts';
+import { anySpamSubscriber, webhookTeam } from '../../infra/db/queries/webhooks.ts';
 import { deliverWebhook, requeuedAttemptJob, spamDeliveries } from '../../infra/queue/definitions.ts';
 
 /** A delivery overdue by this much (far more than an attempt job's expiry) with no live job has lost its job. */
@@ -20,7 +20,7 @@ export async function maintainDeliveries(ctx: AppContext): Promise<{ requeued: n
   );
   const lost = overdue.filter((d) => !live.has(d.id));
   if (lost.length) {
-    const jobs = lost.map((d) => requeuedAttemptJob(d.id, d.attempts + 1, d.bulk ? d.team_id : null));
+    const jobs = lost.map((d) => requeuedAttemptJob(d.id, d.attempts + 1, d.team_id, d.bulk));
     await ctx.db.transaction((tx) => ctx.queue.insert(deliverWebhook, jobs, { tx }));
   }
   if (await anySpamSubscriber(ctx.db)) await ctx.queue.send(spamDeliveries, {});
@@ -42,8 +42,13 @@ function span(seconds: number): string {
 }
 
 /** The e-mail to a team's owners and admins when the service deactivated one of their webhooks. */
-export async function sendDeactivationNotice(ctx: AppContext, webhookId: string): Promise<'sent' | 'skipped'> {
-  const n = await deactivationNotice(ctx.db, webhookId);
+export async function sendDeactivationNotice(
+  ctx: AppContext,
+  webhookId: string,
+  teamId?: string,
+): Promise<'sent' | 'skipped'> {
+  const team = teamId ?? (await webhookTeam(ctx.db, webhookId));
+  const n = team && (await deactivationNotice(ctx.db, team, webhookId));
   if (!n || !n.emails.length) return 'skipped';
   const why =
     n.reason === 'gone'

@@ -31,7 +31,7 @@ async function takeSlot(ctx: AppContext, row: AttemptRow): Promise<{ at: Date } 
   if (row.paused_until && new Date(row.paused_until).getTime() > Date.now()) return { at: new Date(row.paused_until) };
   const gap = paceGapMs(row);
   if (gap === null) return null;
-  const slot = await takeSendSlot(ctx.db, row.webhook_id, gap);
+  const slot = await takeSendSlot(ctx.db, row.team_id, row.webhook_id, gap);
   return slot.taken ? null : { at: slot.at };
 }
 
@@ -67,10 +67,15 @@ export class Pacing {
    * A receiver's 429 with a usable `Retry-After` pauses the whole webhook until then, for every worker; the
    * attempt is not counted and goes again when the pause ends. Returns that end, or null (an ordinary answer).
    */
-  async pauseFor429(webhookId: string, out: Pick<SendOutcome, 'httpStatus' | 'retryAfter'>): Promise<Date | null> {
+  async pauseFor429(
+    row: Pick<AttemptRow, 'team_id' | 'webhook_id'>,
+    out: Pick<SendOutcome, 'httpStatus' | 'retryAfter'>,
+  ): Promise<Date | null> {
     if (out.httpStatus !== 429 || out.retryAfter === null || out.retryAfter > MAX_PAUSE_SECONDS) return null;
+    const webhookId = row.webhook_id;
     const until = await pauseWebhook(
       this.#ctx.db,
+      row.team_id,
       webhookId,
       new Date(Date.now() + Math.max(1, out.retryAfter) * 1000),
     );

@@ -13,10 +13,18 @@ import type { AttemptOutcome } from './attempt.ts';
 /** Outcomes are recorded by group commit: at most this many transactions at once, each of up to this many. */
 const RECORD_LIMITS = { maxRunning: 1, maxBatch: 200 };
 
+/** Items grouped by their team, in first-seen order. */
+function byTeam<T extends { teamId: string }>(items: T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(item.teamId, [...(groups.get(item.teamId) ?? []), item]);
+  return groups;
+}
+
 /**
- * Records a batch of outcomes in one transaction, one commit for many attempts: their results, the jobs of
- * the next attempts, webhooks deactivated (410 at once; otherwise after failing for days, with an e-mail to
- * the owners), and the settling of every job of the batch. Returns the earliest next attempt, if any.
+ * Records a batch of outcomes in one transaction, one commit for many attempts (the results and the
+ * postponements in a statement per team of the batch): their results, the jobs of the next attempts, webhooks
+ * deactivated (410 at once; otherwise after failing for days, with an e-mail to the owners), and the settling
+ * of every job of the batch. Returns the earliest next attempt, if any.
  */
 export async function recordAttempts(ctx: AppContext, outcomes: AttemptOutcome[]): Promise<Date | null> {
   const sent = outcomes.filter((o) => o.kind === 'sent');
@@ -27,17 +35,27 @@ export async function recordAttempts(ctx: AppContext, outcomes: AttemptOutcome[]
   ];
   await ctx.db.transaction(async (tx) => {
     for (const o of outcomes)
-      if (o.kind === 'stop') await stopDelivery(tx, o.job.data.deliveryId, o.expected, o.reason);
-    const recorded = await recordRows(
-      tx,
-      sent.map((o) => o.record),
-    );
+      if (o.kind === 'stop') await stopDelivery(tx, o.teamId, o.job.data.deliveryId, o.expected, o.reason);
+    const recorded = new Set<string>();
+    for (const [teamId, team] of byTeam(sent)) {
+      const ids = await recordRows(
+        tx,
+        teamId,
+        team.map((o) => o.record),
+      );
+      for (const id of ids) recorded.add(id);
+    }
     const retries = sent.filter((o) => recorded.has(o.record.id) && o.record.nextAttemptAt);
     // A postponed attempt is queued again only while the row still waits for it, as a retry is.
-    const postponed = await postponeAttempts(
-      tx,
-      waiting.map((o) => ({ id: o.job.data.deliveryId, expected: o.expected, at: o.at })),
-    );
+    const postponed = new Set<string>();
+    for (const [teamId, team] of byTeam(waiting)) {
+      const ids = await postponeAttempts(
+        tx,
+        teamId,
+        team.map((o) => ({ id: o.job.data.deliveryId, expected: o.expected, at: o.at })),
+      );
+      for (const id of ids) postponed.add(id);
+    }
     await ctx.queue.insert(
       deliverWebhook,
       [
@@ -49,17 +67,17 @@ export async function recordAttempts(ctx: AppContext, outcomes: AttemptOutcome[]
       { tx },
     );
     // Per webhook, once: the last failure of the batch decides (a 410 anywhere in it counts).
-    const failed = new Map<string, boolean>();
+    const failed = new Map<string, { teamId: string; gone: boolean }>();
     for (const o of sent)
       if (recorded.has(o.record.id) && o.record.status !== 'succeeded')
-        failed.set(o.webhookId, (failed.get(o.webhookId) ?? false) || o.gone);
+        failed.set(o.webhookId, { teamId: o.teamId, gone: (failed.get(o.webhookId)?.gone ?? false) || o.gone });
     for (const o of waiting)
       if (o.throttled && postponed.has(o.job.data.deliveryId))
-        failed.set(o.throttled, failed.get(o.throttled) ?? false);
-    for (const [webhookId, gone] of failed) {
-      const failingTooLong = await failingFor(tx, webhookId, ctx.config.webhookDisableAfterSeconds);
-      if ((gone || failingTooLong) && (await deactivateWebhook(tx, webhookId, gone ? 'gone' : 'failing'))) {
-        await ctx.queue.send(webhookDeactivatedEmail, { webhookId }, { tx });
+        failed.set(o.throttled, { teamId: o.teamId, gone: failed.get(o.throttled)?.gone ?? false });
+    for (const [webhookId, { teamId, gone }] of failed) {
+      const failingTooLong = await failingFor(tx, teamId, webhookId, ctx.config.webhookDisableAfterSeconds);
+      if ((gone || failingTooLong) && (await deactivateWebhook(tx, teamId, webhookId, gone ? 'gone' : 'failing'))) {
+        await ctx.queue.send(webhookDeactivatedEmail, { webhookId, teamId }, { tx });
       }
     }
     await ctx.queue.complete(

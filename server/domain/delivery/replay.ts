@@ -87,7 +87,7 @@ export async function startWebhookReplay(
   const webhook = await requireWebhook(ctx, caller, webhookId);
   if (!webhook.active) throw inactive();
   const filter = { webhookId, status: input.status, since: input.since, until: input.until };
-  const total = await countReplayable(ctx.db, filter);
+  const total = await countReplayable(ctx.db, { ...filter, teamId: caller.teamId });
   if (total > REPLAY_JOB_LIMIT) {
     throw validationFailed(
       [
@@ -109,7 +109,7 @@ export async function startWebhookReplay(
       total,
       createdBy: caller.tokenId,
     });
-    await ctx.queue.send(replayWebhook, { jobId: job.id }, { tx });
+    await ctx.queue.send(replayWebhook, { jobId: job.id, teamId: caller.teamId }, { tx });
     return job.id;
   });
 }
@@ -119,21 +119,22 @@ export async function startWebhookReplay(
  * so a worker killed half-way resumes where it stopped and never replays a delivery twice (one replay per
  * original and job, enforced by a unique index). Its deliveries are the team's bulk work.
  */
-export async function runReplayJob(ctx: AppContext, jobId: string): Promise<void> {
-  const job = await jobQueries.findJob(ctx.db, jobId);
+export async function runReplayJob(ctx: AppContext, jobId: string, teamId?: string): Promise<void> {
+  const job = await jobQueries.findJob(ctx.db, jobId, teamId);
   if (!job || job.finished_at) return;
-  await jobQueries.startJob(ctx.db, jobId);
-  const filter = job.params as unknown as ReplayFilter;
+  const team = job.team_id;
+  await jobQueries.startJob(ctx.db, jobId, team);
+  const filter = { ...(job.params as unknown as ReplayFilter), teamId: team };
   for (;;) {
-    const waiting = await waitingReplays(ctx.db, jobId, REPLAY_WINDOW);
+    const waiting = await waitingReplays(ctx.db, team, jobId, REPLAY_WINDOW);
     if (waiting.n >= REPLAY_WINDOW) {
-      await ctx.queue.send(replayWebhook, { jobId }, { startAfter: REPLAY_PAUSE_SECONDS });
+      await ctx.queue.send(replayWebhook, { jobId, teamId: team }, { startAfter: REPLAY_PAUSE_SECONDS });
       return;
     }
     // The team's pace (INTAKE_REPLAY_TEAM_RATE): spent, the job comes back when the allowance renews.
-    const { granted, resetSeconds } = await takeReplayAllowance(ctx, job.team_id, REPLAY_BATCH);
+    const { granted, resetSeconds } = await takeReplayAllowance(ctx, team, REPLAY_BATCH);
     if (!granted) {
-      await ctx.queue.send(replayWebhook, { jobId }, { startAfter: resetSeconds });
+      await ctx.queue.send(replayWebhook, { jobId, teamId: team }, { startAfter: resetSeconds });
       return;
     }
     const more = await ctx.db.transaction(async (tx) => {
@@ -152,12 +153,12 @@ export async function runReplayJob(ctx: AppContext, jobId: string): Promise<void
         replay_job_id: jobId,
       }));
       const queued = await queueDeliveries(ctx, tx, rows, job.team_id);
-      await jobQueries.addProgress(tx, jobId, queued.length, []);
+      await jobQueries.addProgress(tx, jobId, queued.length, [], team);
       return batch.length === granted;
     });
     if (!more) break;
   }
-  await jobQueries.finishJob(ctx.db, jobId, 'succeeded');
+  await jobQueries.finishJob(ctx.db, jobId, 'succeeded', team);
 }
 
 /**

@@ -167,7 +167,13 @@ class DeliveryLoop {
   #postpone(groups: Array<{ share: Share; held: Held[] }>): void {
     for (const { share, held } of groups) {
       for (const { job, row } of held)
-        this.#recorder.add({ job, kind: 'postpone', expected: row.attempts, at: this.#shares.postponeUntil(share) });
+        this.#recorder.add({
+          job,
+          kind: 'postpone',
+          teamId: row.team_id,
+          expected: row.attempts,
+          at: this.#shares.postponeUntil(share),
+        });
     }
   }
 

@@ -37,11 +37,14 @@ export async function queueDeliveries(
   bulkTeam?: string,
 ): Promise<string[]> {
   const ids = await insertDeliveries(tx, rows);
-  const due = new Map(rows.flatMap((r) => (r.error ? [] : [[r.id, r.next_attempt_at] as const])));
+  const due = new Map(rows.flatMap((r) => (r.error ? [] : [[r.id, r] as const])));
   await queueFirstAttempts(
     ctx.queue,
     tx,
-    ids.flatMap((id) => (due.has(id) ? [{ deliveryId: id, at: due.get(id)! }] : [])),
+    ids.flatMap((id) => {
+      const row = due.get(id);
+      return row ? [{ deliveryId: id, teamId: row.team_id, at: row.next_attempt_at }] : [];
+    }),
     bulkTeam,
   );
   return ids;

@@ -29,7 +29,7 @@ function sampleValue(name: string): string {
 
 /** A `submission.created` body for a form that has no delivered submission to show: its learned fields with sample values. */
 async function sampleEvent(ctx: AppContext, hook: WebhookRow, formName: string): Promise<SubmissionEvent> {
-  const fields = await learnedFields(ctx.db, hook.form_id);
+  const fields = await learnedFields(ctx.db, hook.team_id, hook.form_id);
   const names = fields.length ? fields.map((f) => f.name) : ['name', 'email', 'message'];
   return {
     type: 'submission.created',
@@ -62,10 +62,10 @@ export async function testWebhook(ctx: AppContext, caller: Caller, formId: strin
       retry_after: resetSeconds,
     });
   }
-  const target = await webhookTarget(ctx.db, webhookId);
+  const target = await webhookTarget(ctx.db, caller.teamId, webhookId);
   if (!target) throw notFound('Webhook');
-  const lastId = await lastDeliveredSubmission(ctx.db, webhookId);
-  const last = lastId ? await submissionForEvent(ctx.db, lastId) : undefined;
+  const lastId = await lastDeliveredSubmission(ctx.db, caller.teamId, webhookId);
+  const last = lastId ? await submissionForEvent(ctx.db, caller.teamId, lastId) : undefined;
   const event: SubmissionEvent = {
     ...(last ? submissionEvent(ctx, last) : await sampleEvent(ctx, hook, target.form_name)),
     test: true,

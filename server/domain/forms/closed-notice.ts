@@ -23,7 +23,7 @@ export async function announceFormClosed(ctx: AppContext, job: FormClosedJob): P
   if (!form) return 'skipped';
   const max = storedSettings(form.settings).max_submissions;
   if (max === null || form.kept === null || form.kept < max) return 'skipped';
-  const addresses = await findFormAddresses(ctx.db, form.id);
+  const addresses = await findFormAddresses(ctx.db, form.id, false, teamId);
   if (!addresses) return 'skipped';
 
   const closedAt = new Date(job.at);
@@ -36,7 +36,7 @@ export async function announceFormClosed(ctx: AppContext, job: FormClosedJob): P
     max_submissions: max,
     submissions: form.kept,
   };
-  await ctx.db.transaction((tx) => createFormEventDeliveries(ctx, tx, event, closedAt));
+  await ctx.db.transaction((tx) => createFormEventDeliveries(ctx, tx, teamId, event, closedAt));
   await sendFormClosedNotice(
     ctx,
     { id: form.id, teamId: form.team_id, name: addresses.name, notificationEmails: addresses.notification_emails },

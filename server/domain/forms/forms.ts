@@ -66,6 +66,7 @@ export function toFormView(
 async function views(ctx: AppContext, teamId: string, forms: FormRecord[]): Promise<FormView[]> {
   const counts = await queries.submissionCounts(
     ctx.db,
+    teamId,
     forms.map((f) => f.id),
   );
   const statuses = new Map(
@@ -76,6 +77,7 @@ async function views(ctx: AppContext, teamId: string, forms: FormRecord[]): Prom
   );
   const facts = await retentionFacts(
     ctx.db,
+    teamId,
     forms.map((f) => f.id),
   );
   return forms.map((f) =>
@@ -233,6 +235,7 @@ async function moveRemovedStages(
   }
   const stranded = await stagesInUse(
     tx,
+    caller.teamId,
     formId,
     removed.filter((k) => !(k in moves)),
   );
@@ -289,9 +292,9 @@ export async function forceDeleteForm(ctx: AppContext, caller: Caller, id: strin
       const form = await queries.lockForm(tx, caller.teamId, id);
       if (!form) throw notFound('Form');
       await queries.allowLongStatements(tx, FORCE_DELETE_SECONDS);
-      await removeObjectsLater(ctx, tx, await queries.formStorageKeys(tx, id));
+      await removeObjectsLater(ctx, tx, await queries.formStorageKeys(tx, caller.teamId, id));
       await queries.deleteForm(tx, caller.teamId, id);
-      await queries.eraseFormCounters(tx, id);
+      await queries.eraseFormCounters(tx, caller.teamId, id);
     }),
   );
 }
@@ -299,7 +302,10 @@ export async function forceDeleteForm(ctx: AppContext, caller: Caller, id: strin
 /** The names the form has learned (its export columns), with the limit and whether any went past it. */
 export async function listFormFields(ctx: AppContext, caller: Caller, id: string) {
   await findForm(ctx.db, caller, id, { trashed: true });
-  const [fields, state] = await Promise.all([queries.learnedFields(ctx.db, id), queries.fieldState(ctx.db, id)]);
+  const [fields, state] = await Promise.all([
+    queries.learnedFields(ctx.db, caller.teamId, id),
+    queries.fieldState(ctx.db, caller.teamId, id),
+  ]);
   return {
     data: fields.map((f) => ({ name: f.name, first_seen_at: iso(f.first_seen_at) })),
     meta: { count: fields.length, limit: FORM_FIELD_LIMIT, overflow: state.overflow },
@@ -312,7 +318,7 @@ export async function pruneFormFields(ctx: AppContext, caller: Caller, id: strin
   const removed = await inTeamScan(ctx, caller.teamId, () =>
     ctx.db.transaction((tx) => queries.pruneFields(tx, caller.teamId, id)),
   );
-  const state = await queries.fieldState(ctx.db, id);
+  const state = await queries.fieldState(ctx.db, caller.teamId, id);
   return { data: { removed }, meta: { count: state.count, limit: FORM_FIELD_LIMIT, overflow: state.overflow } };
 }
 
@@ -322,11 +328,11 @@ export async function suggestFormSchema(ctx: AppContext, caller: Caller, id: str
   const samples: Sample[] = [];
   const [read, learned] = await Promise.all([
     samplePayloads(
-      (after, rows, bytes) => queries.recentPayloadPage(ctx.db, id, after, rows, bytes),
+      (after, rows, bytes) => queries.recentPayloadPage(ctx.db, caller.teamId, id, after, rows, bytes),
       SUGGESTION_SAMPLE,
       (row, payload) => samples.push({ payload: payload as Sample['payload'], fileFields: row.file_fields }),
     ),
-    queries.learnedFields(ctx.db, id),
+    queries.learnedFields(ctx.db, caller.teamId, id),
   ]);
   const fields = suggestSchema(
     samples,

@@ -153,7 +153,7 @@ export async function ingestPost(ctx: AppContext, post: IncomingPost): Promise<I
 
   const idempotencyKey = idempotencyKeyHash(post.idempotencyKey);
   if (idempotencyKey) {
-    const existing = await inserts.findIdempotent(ctx.db, form.id, idempotencyKey);
+    const existing = await inserts.findIdempotent(ctx.db, form.teamId, form.id, idempotencyKey);
     if (existing)
       return { form, id: existing, replayed: true, redirect: redirectTarget(form.settings, null), bodyKind: null };
   }
@@ -409,7 +409,7 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
     if (code === inserts.LIMIT_REACHED) throw formClosed(form.settings, 'limit_reached');
     // A concurrent post with the same Idempotency-Key may have stored these values first: its answer is ours.
     if (s.idempotencyKey && (code === inserts.KEY_HELD || inserts.isDuplicate(err))) {
-      const held = await inserts.findIdempotent(ctx.db, form.id, s.idempotencyKey);
+      const held = await inserts.findIdempotent(ctx.db, form.teamId, form.id, s.idempotencyKey);
       if (held) return { id: held, replayed: true };
     }
     if (inserts.isDuplicate(err)) throw await duplicateOf(ctx, form, s.keys);
@@ -424,7 +424,7 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
 
 /** The 409 for a post whose key the statement found held: the first rule whose key is held within its window. */
 async function duplicateOf(ctx: AppContext, form: PublicForm, keys: UniqueKey[]): Promise<AppError> {
-  const held = new Set(await inserts.heldUniqueKeys(ctx.db, keys));
+  const held = new Set(await inserts.heldUniqueKeys(ctx.db, form.teamId, keys));
   const holding = keys.find((k) => held.has(k.key)) ?? keys[0]!;
   return duplicateSubmission(form.settings.unique[holding.rule]!);
 }

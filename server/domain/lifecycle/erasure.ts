@@ -103,29 +103,30 @@ export async function createErasure(
 export async function runErasure(ctx: AppContext, erasureId: string): Promise<void> {
   const request = await queries.findErasure(ctx.db, erasureId);
   if (!request || request.finished_at || !request.value_encrypted) return;
-  await queries.startErasure(ctx.db, erasureId);
+  const team = request.team_id;
+  await queries.startErasure(ctx.db, team, erasureId);
   await jobQueries.startJob(ctx.db, request.job_id);
   const pattern = erasurePattern(decryptSecret(ctx.keys.erasureValues, request.value_encrypted));
   // A queued dry run (requests stored as such; new dry runs go through previewErasure) counts in memory and
   // writes the receipt once. A real run counts each batch in the transaction that erases it.
   const wouldErase: queries.ErasedCounts = { submissions: 0, files: 0, deliveriesRedacted: 0, forms: {} };
-  for (const formId of await queries.teamFormIds(ctx.db, request.team_id)) {
+  for (const formId of await queries.teamFormIds(ctx.db, team)) {
     let after: { at: string; id: string } | null = null;
     for (;;) {
       const searched = performance.now();
-      const scanned = await queries.matchingSubmissions(ctx.db, formId, pattern, after, SCAN);
+      const scanned = await queries.matchingSubmissions(ctx.db, team, formId, pattern, after, SCAN);
       await sleep(SCAN_REST * (performance.now() - searched));
       if (scanned.ids.length && request.dry_run) {
-        const would = await queries.countFiles(ctx.db, scanned.ids);
+        const would = await queries.countFiles(ctx.db, team, scanned.ids);
         wouldErase.submissions += scanned.ids.length;
         wouldErase.files += would.files;
         wouldErase.deliveriesRedacted += would.deliveries;
         wouldErase.forms[formId] = (wouldErase.forms[formId] ?? 0) + scanned.ids.length;
       } else if (scanned.ids.length) {
         await ctx.db.transaction(async (tx) => {
-          const ids = await queries.lockExisting(tx, scanned.ids);
-          const gone = await deleteRows(ctx, tx, ids);
-          await queries.addErased(tx, erasureId, formId, { submissions: ids.length, ...gone });
+          const ids = await queries.lockExisting(tx, team, scanned.ids);
+          const gone = await deleteRows(ctx, tx, team, ids);
+          await queries.addErased(tx, team, erasureId, formId, { submissions: ids.length, ...gone });
           await jobQueries.addProgress(tx, request.job_id, ids.length, []);
         });
       }
@@ -134,8 +135,8 @@ export async function runErasure(ctx: AppContext, erasureId: string): Promise<vo
     }
   }
   await ctx.db.transaction(async (tx) => {
-    if (request.dry_run) await queries.setErased(tx, erasureId, wouldErase);
-    await queries.finishErasure(tx, erasureId, 'succeeded');
+    if (request.dry_run) await queries.setErased(tx, team, erasureId, wouldErase);
+    await queries.finishErasure(tx, team, erasureId, 'succeeded');
     await jobQueries.finishJob(tx, request.job_id, 'succeeded');
   });
 }
@@ -160,12 +161,13 @@ export async function getErasure(ctx: AppContext, caller: Caller, id: string) {
   return erasureView(row);
 }
 
-/** What GET /v1/jobs/{id} shows of an erasure job: its receipt's counts. */
+/** What GET /v1/jobs/{id} shows of the team's erasure job: its receipt's counts. */
 export async function erasureJobResult(
   ctx: AppContext,
+  teamId: string,
   erasureId: string,
 ): Promise<z.infer<typeof ErasureJobResult> | null> {
-  const row = await queries.findErasure(ctx.db, erasureId);
+  const row = await queries.findErasure(ctx.db, erasureId, teamId);
   if (!row) return null;
   return {
     erasure_id: row.id,

@@ -36,5 +36,5 @@ export async function getJob(ctx: AppContext, caller: Caller, id: string) {
     throw new AppError('forbidden', `This token lacks the "${ability}" ability.`, { required: ability });
   }
   const erasureId = job.type === 'erasure' ? (job.params as { erasure_id?: string }).erasure_id : undefined;
-  return jobView(job, erasureId ? await erasureJobResult(ctx, erasureId) : null);
+  return jobView(job, erasureId ? await erasureJobResult(ctx, caller.teamId, erasureId) : null);
 }

@@ -70,7 +70,8 @@ export async function sweepRetention(ctx: AppContext, now = new Date()): Promise
         for (;;) {
           const batch = await ctx.db.transaction(async (tx) => {
             const ids = await queries.lockAged(tx, form.id, spam, cutoff, BATCH);
-            const gone = await deleteRows(ctx, tx, ids);
+            // The sweep walks every team's forms: their rows are found by id alone.
+            const gone = await deleteRows(ctx, tx, null, ids);
             return { count: ids.length, ...gone };
           });
           result.submissions += batch.count;

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { findAssignment } from '../../infra/db/queries/notifications.ts';
+import { submissionTeam } from '../../infra/db/queries/processing.ts';
 import { valueText } from './display-text.ts';
 
 /** Fields of the submission shown in the e-mail, at most. */
@@ -12,9 +13,10 @@ const FIELD_CHARS = 200;
  */
 export async function sendAssignmentNotice(
   ctx: AppContext,
-  job: { submissionId: string; assigneeId: string; byUserId: string | null },
+  job: { submissionId: string; assigneeId: string; byUserId: string | null; teamId?: string | undefined },
 ): Promise<'sent' | 'skipped'> {
-  const a = await findAssignment(ctx.db, job.submissionId, job.assigneeId, job.byUserId);
+  const teamId = job.teamId ?? (await submissionTeam(ctx.db, job.submissionId));
+  const a = teamId && (await findAssignment(ctx.db, teamId, job.submissionId, job.assigneeId, job.byUserId));
   if (!a || a.assignee_id !== job.assigneeId) return 'skipped';
   const by = job.byUserId === null ? 'A rule of the form' : a.by_name || a.by_email || 'A teammate';
   const fields = Object.entries(a.payload)

@@ -4,6 +4,7 @@ import type Token from 'markdown-it/lib/token.mjs';
 import type { FormSettings } from '../../../contract/forms.ts';
 import type { AppContext } from '../../context.ts';
 import * as queries from '../../infra/db/queries/autoresponses.ts';
+import { submissionTeam } from '../../infra/db/queries/processing.ts';
 import { recordAutoresponse } from '../../infra/db/queries/submissions.ts';
 import { valueText } from './display-text.ts';
 import { plainAddress } from './email-address.ts';
@@ -76,8 +77,13 @@ type Outcome =
   { sent_at: string; to: string } | { skipped: 'no_address' | 'invalid_address' | 'rate_limited' | 'plan' };
 
 /** The autoresponse-email job: decides, sends, records. Runs again harmlessly (a recorded outcome ends it). */
-export async function sendAutoresponse(ctx: AppContext, submissionId: string): Promise<Outcome | null> {
-  const row = await queries.findForAutoresponse(ctx.db, submissionId);
+export async function sendAutoresponse(
+  ctx: AppContext,
+  submissionId: string,
+  teamId?: string,
+): Promise<Outcome | null> {
+  const team = teamId ?? (await submissionTeam(ctx.db, submissionId));
+  const row = team && (await queries.findForAutoresponse(ctx.db, team, submissionId));
   if (!row || row.status !== 'processed' || row.autoresponse) return null;
   const settings = storedSettings(row.settings);
   if (!settings.autoresponder.enabled) return null;

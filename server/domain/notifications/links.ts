@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import * as addresses from '../../infra/db/queries/notification-addresses.ts';
 import { isLiveForm, setNotificationEmails } from '../../infra/db/queries/forms.ts';
+import { teamOfForm } from '../forms/form-teams.ts';
 import * as queries from '../../infra/db/queries/notifications.ts';
 import { AppError } from '../shared/errors.ts';
 import { readToken, signToken } from './signed-tokens.ts';
@@ -114,11 +115,12 @@ export async function describeUnsubscribe(
 export async function unsubscribe(ctx: AppContext, token: string): Promise<{ email: string; formName: string }> {
   const { formId, email } = readUnsubscribe(ctx, token);
   return ctx.db.transaction(async (tx) => {
-    const form = await queries.findFormAddresses(tx, formId, true);
+    const teamId = await teamOfForm(ctx, formId);
+    const form = teamId && (await queries.findFormAddresses(tx, formId, true, teamId));
     if (!form) throw new AppError('not_found', 'This form no longer exists.');
     const kept = form.notification_emails.filter((e) => e.toLowerCase() !== email);
     if (kept.length !== form.notification_emails.length) {
-      await setNotificationEmails(tx, formId, kept);
+      await setNotificationEmails(tx, form.team_id, formId, kept);
       await addresses.forgetConfirmation(tx, form.team_id, email);
     }
     return { email, formName: form.name };

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import * as queries from '../../infra/db/queries/notifications.ts';
 import type { NotificationRow } from '../../infra/db/queries/notifications.ts';
+import { submissionTeam } from '../../infra/db/queries/processing.ts';
 import { plainAddress } from './email-address.ts';
 import { actionLink, unsubscribeLink } from './links.ts';
 import { EXPORT_LINK_SECONDS, fileLink } from '../submissions/file-links.ts';
@@ -76,8 +77,10 @@ export async function sendNotification(
   submissionId: string,
   rule?: RuleNotice,
   now = Date.now(),
+  teamId?: string,
 ): Promise<'sent' | 'skipped'> {
-  const row = await queries.findForNotification(ctx.db, submissionId);
+  const team = teamId ?? (await submissionTeam(ctx.db, submissionId));
+  const row = team && (await queries.findForNotification(ctx.db, team, submissionId));
   if (!row) return 'skipped';
   const settings = storedSettings(row.settings);
   const wanted = row.status === 'processed' || (row.status === 'spam' && settings.notify_spam);
@@ -154,7 +157,7 @@ export async function sendDigests(ctx: AppContext, now = new Date()): Promise<{ 
       const until = new Date(now.getTime() - DIGEST_LAG_MS);
       const from = form.sent_until ? new Date(form.sent_until) : new Date(until.getTime() - PERIOD_MS[mode]);
       if (from >= until) continue;
-      if (await sendDigest(ctx, form.id, mode, from, until)) sent += 1;
+      if (await sendDigest(ctx, form, mode, from, until)) sent += 1;
       await queries.advanceDigest(ctx.db, form, until);
     }
   }
@@ -163,18 +166,21 @@ export async function sendDigests(ctx: AppContext, now = new Date()): Promise<{ 
 
 async function sendDigest(
   ctx: AppContext,
-  formId: string,
+  form: queries.DigestForm,
   mode: 'hourly' | 'daily',
   from: Date,
   until: Date,
 ): Promise<boolean> {
-  const rows = await queries.digestSubmissions(ctx.db, formId, from, until, DIGEST_LIMIT);
+  const formId = form.id;
+  const rows = await queries.digestSubmissions(ctx.db, form.team_id, formId, from, until, DIGEST_LIMIT);
   if (!rows.length) return false;
   const first = rows[0]!;
   const to = await confirmedRecipients(ctx, first.team_id, first.notification_emails);
   if (!to.length) return false;
   const total =
-    rows.length < DIGEST_LIMIT ? rows.length : await queries.countDigestSubmissions(ctx.db, formId, from, until);
+    rows.length < DIGEST_LIMIT
+      ? rows.length
+      : await queries.countDigestSubmissions(ctx.db, form.team_id, formId, from, until);
   const period = `${mode === 'hourly' ? 'hour' : 'day'} to ${until.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   const now = Date.now();
   const items = rows.map((row) => ({ row, links: linksFor(ctx, row, now) }));

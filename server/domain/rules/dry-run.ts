@@ -52,7 +52,7 @@ async function rulesOf(
   form: { id: string; stages: readonly Stage[] },
   input: Input,
 ): Promise<RunnableRule[]> {
-  if (!input.rules) return queries.listRules(ctx.db, form.id);
+  if (!input.rules) return queries.listRules(ctx.db, caller.teamId, form.id);
   for (const [i, r] of input.rules.entries()) await checkActions(ctx.db, caller, form, r.actions, `rules.${i}.actions`);
   return input.rules.map((r, i) => ({
     id: r.id ?? `draft_${i + 1}`,

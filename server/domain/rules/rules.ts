@@ -71,20 +71,25 @@ export async function checkActions(
   if (problems.length) throw validationFailed(problems);
 }
 
-async function requireRule(sql: Tx | AppContext['db'], formId: string, id: string): Promise<queries.RuleRow> {
-  const rule = await queries.findRule(sql, formId, id);
+async function requireRule(
+  sql: Tx | AppContext['db'],
+  teamId: string,
+  formId: string,
+  id: string,
+): Promise<queries.RuleRow> {
+  const rule = await queries.findRule(sql, teamId, formId, id);
   if (!rule) throw notFound('Rule');
   return rule;
 }
 
 export async function listRules(ctx: AppContext, caller: Caller, formId: string) {
   await requireForm(ctx, caller, formId);
-  return (await queries.listRules(ctx.db, formId)).map(ruleView);
+  return (await queries.listRules(ctx.db, caller.teamId, formId)).map(ruleView);
 }
 
 export async function getRule(ctx: AppContext, caller: Caller, formId: string, id: string) {
   await requireForm(ctx, caller, formId);
-  return ruleView(await requireRule(ctx.db, formId, id));
+  return ruleView(await requireRule(ctx.db, caller.teamId, formId, id));
 }
 
 /** What a notify action's addresses need before they receive anything (confirmation, as the form's own). */
@@ -97,7 +102,7 @@ export async function createRule(ctx: AppContext, caller: Caller, formId: string
   const { stages } = await requireFormSettings(ctx, caller, formId);
   await checkActions(ctx.db, caller, { id: formId, stages }, input.actions);
   const row = await ctx.db.transaction(async (tx) => {
-    const count = await queries.lockFormRules(tx, formId);
+    const count = await queries.lockFormRules(tx, caller.teamId, formId);
     if (count >= MAX_RULES)
       throw validationFailed([{ in: 'body', path: '(root)', message: `A form holds at most ${MAX_RULES} rules.` }]);
     const created = await queries.insertRule(tx, {
@@ -113,7 +118,7 @@ export async function createRule(ctx: AppContext, caller: Caller, formId: string
       stop: input.stop,
       fallback: input.fallback,
     });
-    await recordSpamRules(tx, formId);
+    await recordSpamRules(tx, caller.teamId, formId);
     await confirmAddresses(ctx, tx, caller, formId, input.actions);
     return created;
   });
@@ -124,9 +129,9 @@ export async function updateRule(ctx: AppContext, caller: Caller, formId: string
   const { stages } = await requireFormSettings(ctx, caller, formId);
   if (input.actions) await checkActions(ctx.db, caller, { id: formId, stages }, input.actions);
   const row = await ctx.db.transaction(async (tx) => {
-    await queries.lockFormRules(tx, formId);
-    const current = await requireRule(tx, formId, id);
-    const updated = await queries.updateRule(tx, id, {
+    await queries.lockFormRules(tx, caller.teamId, formId);
+    const current = await requireRule(tx, caller.teamId, formId, id);
+    const updated = await queries.updateRule(tx, caller.teamId, id, {
       name: input.name ?? current.name,
       enabled: input.enabled ?? current.enabled,
       on_event: input.on ?? current.on_event,
@@ -135,7 +140,7 @@ export async function updateRule(ctx: AppContext, caller: Caller, formId: string
       stop: input.stop ?? current.stop,
       fallback: input.fallback ?? current.fallback,
     });
-    await recordSpamRules(tx, formId);
+    await recordSpamRules(tx, caller.teamId, formId);
     if (input.actions) await confirmAddresses(ctx, tx, caller, formId, input.actions);
     return updated;
   });
@@ -145,10 +150,10 @@ export async function updateRule(ctx: AppContext, caller: Caller, formId: string
 export async function deleteRule(ctx: AppContext, caller: Caller, formId: string, id: string): Promise<void> {
   await requireForm(ctx, caller, formId);
   await ctx.db.transaction(async (tx) => {
-    await queries.lockFormRules(tx, formId);
-    await requireRule(tx, formId, id);
-    await queries.deleteRule(tx, formId, id);
-    await recordSpamRules(tx, formId);
+    await queries.lockFormRules(tx, caller.teamId, formId);
+    await requireRule(tx, caller.teamId, formId, id);
+    await queries.deleteRule(tx, caller.teamId, formId, id);
+    await recordSpamRules(tx, caller.teamId, formId);
   });
 }
 
@@ -156,8 +161,8 @@ export async function deleteRule(ctx: AppContext, caller: Caller, formId: string
 export async function orderRules(ctx: AppContext, caller: Caller, formId: string, ids: string[]) {
   await requireForm(ctx, caller, formId);
   const rows = await ctx.db.transaction(async (tx) => {
-    await queries.lockFormRules(tx, formId);
-    const current = await queries.listRules(tx, formId);
+    await queries.lockFormRules(tx, caller.teamId, formId);
+    const current = await queries.listRules(tx, caller.teamId, formId);
     const known = new Set(current.map((r) => r.id));
     const unique = new Set(ids);
     if (unique.size !== ids.length || ids.length !== known.size || ids.some((i) => !known.has(i)))
@@ -168,8 +173,8 @@ export async function orderRules(ctx: AppContext, caller: Caller, formId: string
           message: `Name every rule of the form once (${known.size}): ${[...known].join(', ') || 'it has none'}.`,
         },
       ]);
-    await queries.orderRules(tx, formId, ids);
-    return queries.listRules(tx, formId);
+    await queries.orderRules(tx, caller.teamId, formId, ids);
+    return queries.listRules(tx, caller.teamId, formId);
   });
   return rows.map(ruleView);
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import { findForProcessing } from '../../infra/db/queries/processing.ts';
+import { findForProcessing, submissionTeam } from '../../infra/db/queries/processing.ts';
 import { recordRules } from '../../infra/db/queries/submissions.ts';
 import { notificationEmail } from '../../infra/queue/definitions.ts';
 import { createRuleDeliveries } from '../delivery/fan-out.ts';
@@ -11,8 +11,13 @@ import { recordRuleActivity, runFormRules } from './apply.ts';
  * limit) meets the form's rules that run on spam, once; then the form's spam notification, when it asks for
  * one and no rule skipped or replaced it. Spam never reaches processing, so this is where its rules run.
  */
-export async function runSpamRules(ctx: AppContext, submissionId: string): Promise<'applied' | 'skipped'> {
-  const row = await findForProcessing(ctx.db, submissionId);
+export async function runSpamRules(
+  ctx: AppContext,
+  submissionId: string,
+  teamId?: string,
+): Promise<'applied' | 'skipped'> {
+  const team = teamId ?? (await submissionTeam(ctx.db, submissionId));
+  const row = team && (await findForProcessing(ctx.db, team, submissionId));
   if (!row || row.status !== 'spam' || row.rules_applied !== null) return 'skipped';
   const settings = storedSettings(row.settings);
   const subject = {
@@ -36,9 +41,16 @@ export async function runSpamRules(ctx: AppContext, submissionId: string): Promi
       row.notification_emails.length > 0 &&
       !effects?.skipNotifications &&
       !effects?.replaceDefault;
-    if (notify) await ctx.queue.send(notificationEmail, { submissionId }, { tx });
-    for (const n of effects?.notify ?? []) await ctx.queue.send(notificationEmail, { submissionId, rule: n }, { tx });
-    if (effects?.webhookIds.length) await createRuleDeliveries(ctx, tx, submissionId, row.form_id, effects.webhookIds);
+    if (notify) await ctx.queue.send(notificationEmail, { submissionId, teamId: row.team_id }, { tx });
+    for (const n of effects?.notify ?? [])
+      await ctx.queue.send(notificationEmail, { submissionId, teamId: row.team_id, rule: n }, { tx });
+    if (effects?.webhookIds.length)
+      await createRuleDeliveries(
+        ctx,
+        tx,
+        { teamId: row.team_id, id: submissionId, formId: row.form_id },
+        effects.webhookIds,
+      );
     return 'applied' as const;
   });
 }

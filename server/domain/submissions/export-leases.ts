@@ -53,7 +53,7 @@ export async function takeExportLease(ctx: AppContext, caller: Caller, formId: s
       exportsOpen.dec();
       clearInterval(renewal);
       leases
-        .dropLease(ctx.db, 'export', lease.id)
+        .dropLease(ctx.db, 'export', lease)
         .catch((err: unknown) => ctx.log.warn({ err }, 'could not drop an export lease; it expires by itself'));
     },
   };

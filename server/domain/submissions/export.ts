@@ -66,12 +66,12 @@ export async function exportSubmissions(
   await requireForm(ctx, caller, formId);
   const lease = await takeExportLease(ctx, caller, formId);
   try {
-    const shape = await exportShape(ctx.db, formId);
+    const shape = await exportShape(ctx.db, caller.teamId, formId);
     const { overflow, fileCount } = shape;
     const columns = exportColumns(storedSettings(shape.settings).fields, shape.fields);
     const fields = columns.names;
     const expires = Math.floor(Date.now() / 1000) + EXPORT_LINK_SECONDS;
-    const selection = { formId, since: q.since, until: q.until, q: searchText(q.q) };
+    const selection = { teamId: caller.teamId, formId, since: q.since, until: q.until, q: searchText(q.q) };
     const select: ExportSelectOptions = {
       ...selection,
       fields,

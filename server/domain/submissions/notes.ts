@@ -29,7 +29,10 @@ function noteView(n: notes.NoteRow) {
 export async function listNotes(ctx: AppContext, caller: Caller, formId: string, id: string, q: Page) {
   await requireForm(ctx, caller, formId);
   const submission = await requireSubmission(ctx.db, caller, formId, id);
-  const rows = await notes.listNotes(ctx.db, id, { limit: q.per_page, offset: (q.page - 1) * q.per_page });
+  const rows = await notes.listNotes(ctx.db, caller.teamId, id, {
+    limit: q.per_page,
+    offset: (q.page - 1) * q.per_page,
+  });
   return pageEnvelope(rows.map(noteView), {
     page: q.page,
     perPage: q.per_page,
@@ -60,7 +63,7 @@ export async function createNote(
       tokenId: caller.tokenId,
       body: input.body,
     });
-    await queries.countNote(tx, id, 1);
+    await queries.countNote(tx, caller.teamId, id, 1);
     await recordNote(tx, caller, id, null, row.id);
     return row;
   });
@@ -72,12 +75,12 @@ export async function deleteNote(ctx: AppContext, caller: Caller, formId: string
   await requireForm(ctx, caller, formId);
   await ctx.db.transaction(async (tx) => {
     await requireSubmission(tx, caller, formId, id, true);
-    const note = isId('note', noteId) ? await notes.findNote(tx, id, noteId) : undefined;
+    const note = isId('note', noteId) ? await notes.findNote(tx, caller.teamId, id, noteId) : undefined;
     if (!note) throw notFound('Note');
     if (note.author_user_id !== caller.userId && caller.role !== 'owner' && caller.role !== 'admin')
       throw new AppError('forbidden', "Only a note's author, or an owner or admin of the team, can delete it.");
-    await notes.deleteNote(tx, noteId);
-    await queries.countNote(tx, id, -1);
+    await notes.deleteNote(tx, caller.teamId, noteId);
+    await queries.countNote(tx, caller.teamId, id, -1);
     await recordNote(tx, caller, id, noteId, null);
   });
 }
@@ -113,7 +116,10 @@ export async function listActivity(ctx: AppContext, caller: Caller, formId: stri
   await requireForm(ctx, caller, formId);
   await requireSubmission(ctx.db, caller, formId, id);
   const page = { limit: q.per_page, offset: (q.page - 1) * q.per_page };
-  const [rows, total] = await Promise.all([notes.listActivity(ctx.db, id, page), notes.countActivity(ctx.db, id)]);
+  const [rows, total] = await Promise.all([
+    notes.listActivity(ctx.db, caller.teamId, id, page),
+    notes.countActivity(ctx.db, caller.teamId, id),
+  ]);
   return pageEnvelope(rows.map(entryOf), {
     page: q.page,
     perPage: q.per_page,

@@ -24,9 +24,10 @@ function storableReason(reason: string): string {
 export async function processSubmission(
   ctx: AppContext,
   submissionId: string,
-  opts: { trusted?: boolean } = {},
+  opts: { trusted?: boolean; teamId?: string | undefined } = {},
 ): Promise<'processed' | 'spam' | 'skipped'> {
-  const row = await queries.findForProcessing(ctx.db, submissionId);
+  const teamId = opts.teamId ?? (await queries.submissionTeam(ctx.db, submissionId));
+  const row = teamId && (await queries.findForProcessing(ctx.db, teamId, submissionId));
   if (!row || row.status !== 'received') return 'skipped';
   const settings = storedSettings(row.settings);
   const replyTo = typeof row.metadata.controls?._replyto === 'string' ? row.metadata.controls._replyto : null;
@@ -88,15 +89,17 @@ export async function processSubmission(
       (!isSpam || settings.notify_spam) &&
       !effects?.skipNotifications &&
       !effects?.replaceDefault;
-    if (notify) await ctx.queue.send(notificationEmail, { submissionId }, { tx });
-    for (const n of effects?.notify ?? []) await ctx.queue.send(notificationEmail, { submissionId, rule: n }, { tx });
+    const team = row.team_id;
+    if (notify) await ctx.queue.send(notificationEmail, { submissionId, teamId: team }, { tx });
+    for (const n of effects?.notify ?? [])
+      await ctx.queue.send(notificationEmail, { submissionId, teamId: team, rule: n }, { tx });
+    const submission = { teamId: team, id: submissionId, formId: row.form_id };
     if (isSpam) {
-      if (effects?.webhookIds.length)
-        await createRuleDeliveries(ctx, tx, submissionId, row.form_id, effects.webhookIds);
+      if (effects?.webhookIds.length) await createRuleDeliveries(ctx, tx, submission, effects.webhookIds);
       return verdict.status;
     }
-    if (autoresponds) await ctx.queue.send(autoresponseEmail, { submissionId }, { tx });
-    await createSubmissionDeliveries(ctx, tx, submissionId, row.form_id, effects?.webhookIds ?? []);
+    if (autoresponds) await ctx.queue.send(autoresponseEmail, { submissionId, teamId: team }, { tx });
+    await createSubmissionDeliveries(ctx, tx, submission, effects?.webhookIds ?? []);
     return verdict.status;
   });
 }

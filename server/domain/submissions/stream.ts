@@ -329,7 +329,7 @@ export async function openSubmissionStream(
         hub.streams.delete(handle);
         eventStreamsOpen.dec();
         await leases
-          .dropLease(ctx.db, 'stream', lease.id)
+          .dropLease(ctx.db, 'stream', lease)
           .catch((err: unknown) => ctx.log.warn({ err }, 'could not drop a stream lease; it expires by itself'));
       })()),
   };

@@ -80,7 +80,7 @@ export async function listSubmissions(
     offset: cursor ? 0 : (pageNumber - 1) * perPage,
     after: cursor ? decodeCursor(cursor) : undefined,
   };
-  const selection = { formId, ...filter, ...triage };
+  const selection = { teamId: caller.teamId, formId, ...filter, ...triage };
   if (filter.q) await chargeSearchBudget(ctx, caller);
   const capped = Boolean(filter.q) || Object.keys(triage).length > 0;
   const search = () => queries.searchPage(ctx.db, selection, page, COUNT_CAP);
@@ -221,9 +221,11 @@ async function applyEdit(
   }
   const status = input.status ?? current.status;
   if (!Object.keys(changes).length) return false;
-  await queries.updateSubmission(tx, id, { payload, status, spamReason });
-  if (status === 'received' && current.status !== 'received') await reprocess(ctx, tx, id, current.status === 'spam');
-  if (changes.payload || (current.status === 'spam' && status !== 'spam')) await reclaimKeys(ctx, tx, [id]);
+  await queries.updateSubmission(tx, caller.teamId, id, { payload, status, spamReason });
+  if (status === 'received' && current.status !== 'received')
+    await reprocess(ctx, tx, caller.teamId, id, current.status === 'spam');
+  if (changes.payload || (current.status === 'spam' && status !== 'spam'))
+    await reclaimKeys(ctx, tx, caller.teamId, [id]);
   if (changes.payload) await recordFieldNames(tx, current.team_id, formId, Object.keys(payload));
   await audit(tx, caller, id, 'update', changes);
   return true;
@@ -234,8 +236,8 @@ async function applyEdit(
  * through processing again — categories, notification e-mail and webhook deliveries — in the transaction
  * that moved it. `trusted`: a person cleared it, so moderation may not send it back to spam.
  */
-async function reprocess(ctx: AppContext, tx: Tx, submissionId: string, trusted: boolean): Promise<void> {
-  await ctx.queue.send(processSubmission, { submissionId, trusted }, { tx });
+async function reprocess(ctx: AppContext, tx: Tx, teamId: string, submissionId: string, trusted: boolean) {
+  await ctx.queue.send(processSubmission, { submissionId, trusted, teamId }, { tx });
 }
 
 /**
@@ -246,13 +248,14 @@ async function reprocess(ctx: AppContext, tx: Tx, submissionId: string, trusted:
 export async function deleteRows(
   ctx: AppContext,
   tx: Tx,
+  teamId: string | null,
   ids: string[],
 ): Promise<{ files: number; deliveriesRedacted: number }> {
   if (!ids.length) return { files: 0, deliveriesRedacted: 0 };
-  const keys = await queries.deleteSubmissions(tx, ids);
+  const keys = await queries.deleteSubmissions(tx, teamId, ids);
   await removeObjectsLater(ctx, tx, keys);
   // Their deliveries stay in the log without the bodies, which carry the data; queued retries stop.
-  return { files: keys.length, deliveriesRedacted: await redactForSubmissions(tx, ids) };
+  return { files: keys.length, deliveriesRedacted: await redactForSubmissions(tx, ids, teamId ?? undefined) };
 }
 
 export type EmailAction = 'spam' | 'not_spam' | 'delete';
@@ -269,15 +272,15 @@ export async function actFromEmail(
   action: EmailAction,
 ): Promise<boolean> {
   if (action === 'delete') {
-    await deleteRows(ctx, tx, [s.id]);
+    await deleteRows(ctx, tx, s.teamId, [s.id]);
     return true;
   }
   const to = action === 'spam' ? 'spam' : 'received';
   if ((s.status === 'spam') === (to === 'spam')) return false;
-  await queries.setStatus(tx, [s.id], to, action === 'spam' ? 'manual' : null);
+  await queries.setStatus(tx, s.teamId, [s.id], to, action === 'spam' ? 'manual' : null);
   if (to === 'received') {
-    await reprocess(ctx, tx, s.id, true);
-    await reclaimKeys(ctx, tx, [s.id]);
+    await reprocess(ctx, tx, s.teamId, s.id, true);
+    await reclaimKeys(ctx, tx, s.teamId, [s.id]);
   }
   await queries.insertEvent(tx, {
     id: newId('evt'),
@@ -295,7 +298,7 @@ export async function deleteSubmission(ctx: AppContext, caller: Caller, formId: 
   await requireForm(ctx, caller, formId);
   await ctx.db.transaction(async (tx) => {
     await loadSubmission(tx, caller, formId, id, true);
-    await deleteRows(ctx, tx, [id]);
+    await deleteRows(ctx, tx, caller.teamId, [id]);
   });
 }
 
@@ -337,16 +340,16 @@ export async function bulkSubmissions(
         .filter((p): p is TriagePlan => p !== null);
       await commitTriage(ctx, tx, caller, formId, plans);
     } else if (input.action === 'delete') {
-      await deleteRows(ctx, tx, [...valid]);
+      await deleteRows(ctx, tx, caller.teamId, [...valid]);
     } else {
       const [to, reason] = input.action === 'mark_spam' ? (['spam', 'manual'] as const) : (['received', null] as const);
       const moving = rows
         .filter((r) => (input.action === 'mark_spam' ? r.status !== 'spam' : r.status === 'spam'))
         .map((r) => r.id);
-      await queries.setStatus(tx, moving, to, reason);
+      await queries.setStatus(tx, caller.teamId, moving, to, reason);
       if (to === 'received') {
-        for (const movedId of moving) await reprocess(ctx, tx, movedId, true);
-        await reclaimKeys(ctx, tx, moving);
+        for (const movedId of moving) await reprocess(ctx, tx, caller.teamId, movedId, true);
+        await reclaimKeys(ctx, tx, caller.teamId, moving);
       }
       for (const r of rows.filter((row) => moving.includes(row.id))) {
         await audit(tx, caller, r.id, input.action, { status: { from: r.status, to } });

@@ -4,7 +4,8 @@ import { MAX_TAG_COUNTS } from '../../../contract/triage.ts';
 import type { SubmissionListQuery } from '../../../contract/submissions.ts';
 import type { AppContext } from '../../context.ts';
 import type { Sql, Tx } from '../../infra/db/database.ts';
-import { findActor, findMember } from '../../infra/db/queries/accounts.ts';
+import { findMember } from '../../infra/db/queries/accounts.ts';
+import { findActor } from '../../infra/db/queries/submission-notes.ts';
 import * as queries from '../../infra/db/queries/submissions.ts';
 import type { Member, Selection, TriageSet } from '../../infra/db/queries/submissions.ts';
 import type { Actor, TriageChanges } from '../../infra/outbound/providers.ts';
@@ -93,7 +94,7 @@ export function planTriage(
 
 /** The caller as the actor of a change. */
 async function actorOf(sql: Sql, caller: Caller): Promise<Actor> {
-  return (await findActor(sql, caller.userId, caller.tokenId)) ?? null;
+  return findActor(sql, caller.teamId, caller.userId, caller.tokenId);
 }
 
 /**
@@ -111,6 +112,7 @@ export async function commitTriage(
   if (!plans.length) return;
   await queries.setTriage(
     tx,
+    caller.teamId,
     plans.map((p) => p.set),
   );
   await queries.insertTriageEvents(
@@ -124,7 +126,7 @@ export async function commitTriage(
     await createUpdateDeliveries(
       ctx,
       tx,
-      formId,
+      { teamId: caller.teamId, id: formId },
       updates.map((p) => ({ submissionId: p.set.id, changes: p.changes })),
       actor,
     );
@@ -133,7 +135,7 @@ export async function commitTriage(
     if (p.assigned && p.assigned.id !== caller.userId) {
       await ctx.queue.send(
         assignmentEmail,
-        { submissionId: p.set.id, assigneeId: p.assigned.id, byUserId: caller.userId },
+        { submissionId: p.set.id, assigneeId: p.assigned.id, byUserId: caller.userId, teamId: caller.teamId },
         { tx },
       );
     }
@@ -169,7 +171,10 @@ export async function triageSelection(
 export async function stagesWithCounts(ctx: AppContext, caller: Caller, formId: string) {
   const { stages } = await requireFormSettings(ctx, caller, formId);
   const [others, inbox] = await inTeamScan(ctx, caller.teamId, () =>
-    Promise.all([queries.stageCounts(ctx.db, formId), queries.countMatching(ctx.db, { formId, folder: 'inbox' })]),
+    Promise.all([
+      queries.stageCounts(ctx.db, caller.teamId, formId),
+      queries.countMatching(ctx.db, { teamId: caller.teamId, formId, folder: 'inbox' }),
+    ]),
   );
   const elsewhere = [...others.values()].reduce((a, b) => a + b, 0);
   return {
@@ -184,5 +189,7 @@ export async function stagesWithCounts(ctx: AppContext, caller: Caller, formId: 
 
 export async function tagsWithCounts(ctx: AppContext, caller: Caller, formId: string) {
   await requireFormSettings(ctx, caller, formId);
-  return { data: await inTeamScan(ctx, caller.teamId, () => queries.tagCounts(ctx.db, formId, MAX_TAG_COUNTS)) };
+  return {
+    data: await inTeamScan(ctx, caller.teamId, () => queries.tagCounts(ctx.db, caller.teamId, formId, MAX_TAG_COUNTS)),
+  };
 }

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../infra/db/database.ts';
 import { findFormSettings } from '../../infra/db/queries/forms.ts';
+import { teamOfForm } from '../forms/form-teams.ts';
 import { claimKeptKeys, reclaimUniqueKeys } from '../../infra/db/queries/submission-inserts.ts';
 import { heldValuesOf, keptValuesPage } from '../../infra/db/queries/submissions.ts';
 import { uniqueKeys } from '../forms/admission.ts';
@@ -10,9 +11,9 @@ import { storedSettings } from '../spam/stored-rules.ts';
  * Clean submissions a person changed (marked not spam, values edited) hold their forms' unique keys again, by
  * their values now, where no other submission holds them: a person's change is never refused.
  */
-export async function reclaimKeys(ctx: AppContext, tx: Tx, submissionIds: string[]): Promise<void> {
+export async function reclaimKeys(ctx: AppContext, tx: Tx, teamId: string, submissionIds: string[]): Promise<void> {
   if (!submissionIds.length) return;
-  for (const row of await heldValuesOf(tx, submissionIds)) {
+  for (const row of await heldValuesOf(tx, teamId, submissionIds)) {
     const rules = storedSettings(row.settings).unique;
     if (!rules.length && !row.holds) continue;
     await reclaimUniqueKeys(tx, row, uniqueKeys(ctx.keys.uniqueValues, row.form_id, rules, row.payload));
@@ -31,10 +32,11 @@ export async function backfillUniqueKeys(ctx: AppContext, formId: string): Promi
   let after: { cursorTs: string; id: string } | null = null;
   let seen = 0;
   for (;;) {
-    const form = await findFormSettings(ctx.db, formId);
+    const teamId = await teamOfForm(ctx, formId);
+    const form = teamId && (await findFormSettings(ctx.db, teamId, formId));
     const rules = form ? storedSettings(form.settings).unique : [];
     if (!form || !rules.length) return { submissions: seen };
-    const page = await keptValuesPage(ctx.db, formId, after, BACKFILL_PAGE);
+    const page = await keptValuesPage(ctx.db, form.team_id, formId, after, BACKFILL_PAGE);
     const claims = page.flatMap((row) =>
       uniqueKeys(ctx.keys.uniqueValues, formId, rules, row.payload).map((k) => ({
         teamId: form.team_id,

@@ -30,8 +30,13 @@ function madeUpEvent(formId: string, formName: string, payload: Record<string, u
 }
 
 /** A submission of the form as its event: `submission.spam` for spam, `submission.created` otherwise. */
-async function storedEvent(ctx: AppContext, formId: string, submissionId: string): Promise<SubmissionEvent> {
-  const row = await submissionForEvent(ctx.db, submissionId);
+async function storedEvent(
+  ctx: AppContext,
+  teamId: string,
+  formId: string,
+  submissionId: string,
+): Promise<SubmissionEvent> {
+  const row = await submissionForEvent(ctx.db, teamId, submissionId);
   if (!row || row.form_id !== formId) throw notFound('Submission');
   return submissionEvent(ctx, row, row.status === 'spam' ? 'submission.spam' : 'submission.created');
 }
@@ -50,11 +55,11 @@ export async function previewWebhook(
 ): Promise<z.infer<typeof WebhookPreview>> {
   const hook = await requireWebhook(ctx, caller, webhookId, { formId });
   const settings = requestSettings(hook.provider, { ...hook, content_type: hook.content_type as ContentType }, input);
-  const target = await webhookTarget(ctx.db, webhookId);
+  const target = await webhookTarget(ctx.db, caller.teamId, webhookId);
   if (!target) throw notFound('Webhook');
   const event = input.payload
     ? madeUpEvent(formId, target.form_name, input.payload)
-    : await storedEvent(ctx, formId, input.submission_id!);
+    : await storedEvent(ctx, caller.teamId, formId, input.submission_id!);
 
   let templated: ReturnType<typeof templatedBody>;
   try {

@@ -109,7 +109,7 @@ function newSecret(ctx: AppContext) {
 
 export async function listWebhooks(ctx: AppContext, caller: Caller, formId: string) {
   await requireForm(ctx, caller, formId);
-  return (await queries.listWebhooks(ctx.db, formId)).map(webhookView);
+  return (await queries.listWebhooks(ctx.db, caller.teamId, formId)).map(webhookView);
 }
 
 export async function createWebhook(
@@ -125,7 +125,7 @@ export async function createWebhook(
   const { secret, ...stored } = newSecret(ctx);
   const row = await ctx.db.transaction(async (tx) => {
     // Counted under the form's lock, so concurrent creates cannot pass the limit together.
-    if ((await queries.lockFormWebhooks(tx, formId)) >= WEBHOOKS_PER_FORM) {
+    if ((await queries.lockFormWebhooks(tx, caller.teamId, formId)) >= WEBHOOKS_PER_FORM) {
       throw validationFailed([], `A form has at most ${WEBHOOKS_PER_FORM} webhooks; delete one first.`);
     }
     if (input.events.includes('submission.spam')) await startSpamDeliveries(ctx, tx);
@@ -188,7 +188,7 @@ export async function updateWebhook(
   const row = await ctx.db.transaction(async (tx) => {
     if (!(await queries.findWebhook(tx, caller.teamId, id, { formId, lock: true }))) throw notFound('Webhook');
     if ((input.events ?? current.events).includes('submission.spam')) await startSpamDeliveries(ctx, tx);
-    return queries.updateWebhook(tx, id, {
+    return queries.updateWebhook(tx, caller.teamId, id, {
       label: input.label,
       url,
       provider: input.provider,
@@ -212,5 +212,5 @@ export async function updateWebhook(
  */
 export async function deleteWebhook(ctx: AppContext, caller: Caller, formId: string, id: string): Promise<void> {
   await requireWebhook(ctx, caller, id, { formId });
-  await queries.deleteWebhook(ctx.db, id);
+  await queries.deleteWebhook(ctx.db, caller.teamId, id);
 }

@@ -50,6 +50,8 @@ export interface Db extends Sql {
   connect(): Promise<Connection>;
   readonly streams: StreamSlots;
   readonly pool: pg.Pool;
+  /** On a Citus cluster (the `citus` extension is there): tables are sharded by team (docs/scaling.md). */
+  readonly distributed: boolean;
 }
 
 /** An opened database: the pool, the ORM over it, and the embedded server when it runs one. */
@@ -181,10 +183,11 @@ class Slots implements StreamSlots {
   }
 }
 
-function handle(pool: pg.Pool, orm: MikroORM, slots: Slots): Db {
+function handle(pool: pg.Pool, orm: MikroORM, slots: Slots, distributed: boolean): Db {
   const db: Db = {
     pool,
     streams: slots,
+    distributed,
     query: <T extends object>(text: string, values: readonly unknown[] = [], name?: string) =>
       run<T>(pool, text, values, name),
     async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -256,8 +259,11 @@ export async function openDatabase(config: Config, opts: OpenOptions): Promise<D
     debug: false,
     logger: (message: string) => log(stripVTControlCharacters(message)),
   });
+  const { rows } = await pool.query<{ citus: boolean }>(
+    `select exists (select 1 from pg_extension where extname = 'citus') as citus`,
+  );
   return {
-    db: handle(pool, orm, new Slots(Math.max(1, Math.floor(max / 2)), CONNECT_TIMEOUT_MS)),
+    db: handle(pool, orm, new Slots(Math.max(1, Math.floor(max / 2)), CONNECT_TIMEOUT_MS), rows[0]!.citus),
     orm,
     url,
     embedded,

@@ -79,7 +79,7 @@ export const Subscription = defineEntity({
   tableName: 'subscriptions',
   properties: {
     id: p.string().primary(),
-    teamId: p.string(),
+    teamId: p.string().primary(),
     planId: p.string(),
     status: p.string(),
     currentPeriodStart: p.datetime(),
@@ -91,6 +91,7 @@ export const Subscription = defineEntity({
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
   },
+  primaryKeys: ['id', 'teamId'],
 });
 
 export const Invoice = defineEntity({
@@ -98,7 +99,7 @@ export const Invoice = defineEntity({
   tableName: 'invoices',
   properties: {
     id: p.string().primary(),
-    teamId: p.string(),
+    teamId: p.string().primary(),
     number: p.string(),
     status: p.string(),
     currency: p.string(),
@@ -108,6 +109,7 @@ export const Invoice = defineEntity({
     issuedAt: p.datetime(),
     paidAt: p.datetime().nullable(),
   },
+  primaryKeys: ['id', 'teamId'],
 });
 
 export const Form = defineEntity({
@@ -115,7 +117,7 @@ export const Form = defineEntity({
   tableName: 'forms',
   properties: {
     id: p.string().primary(),
-    teamId: p.string(),
+    teamId: p.string().primary(),
     name: p.string(),
     status: p.string(),
     notificationEmails: p.array(),
@@ -127,5 +129,6 @@ export const Form = defineEntity({
       .onUpdate(() => new Date()),
     deletedAt: p.datetime().nullable(),
   },
+  primaryKeys: ['id', 'teamId'],
 });
 export const entities = [Plan, Team, User, Membership, ApiToken, Subscription, Invoice, Form];

@@ -13,8 +13,8 @@ import type { InsertItem, JobDefinition, Queue } from './queue.ts';
 export const processSubmissionFailed: JobDefinition<SubmissionsToProcess> = {
   name: 'process-submission-failed',
   payload: z.union([
-    z.object({ submissionId: z.string() }),
-    z.object({ submissionIds: z.array(z.string()).min(1).max(1000) }),
+    z.object({ submissionId: z.string(), teamId: z.string().optional() }),
+    z.object({ submissionIds: z.array(z.string()).min(1).max(1000), teamId: z.string().optional() }),
   ]),
   queue: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 60 },
 };
@@ -23,9 +23,11 @@ export const processSubmissionFailed: JobDefinition<SubmissionsToProcess> = {
  * What one process-submission job processes: one submission, or the clean submissions one accepting statement
  * of the public endpoint stored together (a group commit's batch: one job row, its index entries and its
  * queue lock per batch rather than per post). Processing is idempotent per submission (only a `received`
- * row is settled), so a retried batch skips what it already processed.
+ * row is settled), so a retried batch skips what it already processed. `teamId`: the submissions' team (a
+ * job queued without it has its submissions' team looked up by id).
  */
-export type SubmissionsToProcess = { submissionId: string } | { submissionIds: string[] };
+export type SubmissionsToProcess =
+  { submissionId: string; teamId?: string } | { submissionIds: string[]; teamId?: string };
 
 export function submissionIdsOf(data: SubmissionsToProcess): string[] {
   return 'submissionIds' in data ? data.submissionIds : [data.submissionId];
@@ -33,12 +35,12 @@ export function submissionIdsOf(data: SubmissionsToProcess): string[] {
 
 /** `trusted`: a person marked the submission not spam; moderation may not move it back to spam. */
 export const processSubmission: JobDefinition<
-  { submissionId: string; trusted?: boolean } | { submissionIds: string[] }
+  { submissionId: string; trusted?: boolean; teamId?: string } | { submissionIds: string[]; teamId?: string }
 > = {
   name: 'process-submission',
   payload: z.union([
-    z.object({ submissionId: z.string(), trusted: z.boolean().optional() }),
-    z.object({ submissionIds: z.array(z.string()).min(1).max(1000) }),
+    z.object({ submissionId: z.string(), trusted: z.boolean().optional(), teamId: z.string().optional() }),
+    z.object({ submissionIds: z.array(z.string()).min(1).max(1000), teamId: z.string().optional() }),
   ]),
   // AI moderation and categorisation; retried with backoff, then dead-lettered (marked failed).
   queue: {
@@ -50,30 +52,35 @@ export const processSubmission: JobDefinition<
   },
 };
 
-/** `rule`: a fired rule's `notify`, to its own addresses with its subject template, whatever the form's mode. */
+/**
+ * `rule`: a fired rule's `notify`, to its own addresses with its subject template, whatever the form's mode.
+ * `teamId` (in this and the jobs below that name one submission): its team; without it, looked up by id.
+ */
 export const notificationEmail: JobDefinition<{
   submissionId: string;
+  teamId?: string | undefined;
   rule?: { ruleId: string; to: string[]; subject: string | null } | undefined;
 }> = {
   name: 'notification-email',
   payload: z.object({
     submissionId: z.string(),
+    teamId: z.string().optional(),
     rule: z.object({ ruleId: z.string(), to: z.array(z.string()), subject: z.string().nullable() }).optional(),
   }),
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 
 /** A post stored as spam at the door of a form whose rules run on spam: the rules, then its notification. */
-export const spamRulesJob: JobDefinition<{ submissionId: string }> = {
+export const spamRulesJob: JobDefinition<{ submissionId: string; teamId?: string | undefined }> = {
   name: 'spam-rules',
-  payload: z.object({ submissionId: z.string() }),
+  payload: z.object({ submissionId: z.string(), teamId: z.string().optional() }),
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 
 /** The autoresponder's e-mail to the submitter of a clean submission (queued by processing). */
-export const autoresponseEmail: JobDefinition<{ submissionId: string }> = {
+export const autoresponseEmail: JobDefinition<{ submissionId: string; teamId?: string | undefined }> = {
   name: 'autoresponse-email',
-  payload: z.object({ submissionId: z.string() }),
+  payload: z.object({ submissionId: z.string(), teamId: z.string().optional() }),
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 
@@ -118,8 +125,11 @@ export const deleteObjects: JobDefinition<{ keys: string[] }> = {
   queue: { retryLimit: 10, retryDelay: 60, retryBackoff: true, expireInSeconds: 300 },
 };
 
-/** Which attempt of which delivery a deliver-webhook job makes (`attempt` from 1). */
-export type DeliveryAttempt = { deliveryId: string; attempt: number };
+/**
+ * Which attempt of which delivery a deliver-webhook job makes (`attempt` from 1), and the delivery's team
+ * (a job queued without it has its delivery found by id alone).
+ */
+export type DeliveryAttempt = { deliveryId: string; attempt: number; teamId?: string | undefined };
 
 /**
  * One attempt of one webhook delivery, made by the delivery loop (domain/delivery/runner.ts), which settles
@@ -129,7 +139,7 @@ export type DeliveryAttempt = { deliveryId: string; attempt: number };
  */
 export const deliverWebhook: JobDefinition<DeliveryAttempt> = {
   name: 'deliver-webhook',
-  payload: z.object({ deliveryId: z.string(), attempt: z.number().int().min(1) }),
+  payload: z.object({ deliveryId: z.string(), attempt: z.number().int().min(1), teamId: z.string().optional() }),
   queue: { retryLimit: 20, retryDelay: 10, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 180 },
 };
 
@@ -163,7 +173,7 @@ export function isBulkAttempt(job: AttemptJob): boolean {
 export async function queueFirstAttempts(
   queue: Queue,
   tx: Tx,
-  first: Array<{ deliveryId: string; at: Date }>,
+  first: Array<{ deliveryId: string; teamId: string; at: Date }>,
   bulkTeam?: string,
 ): Promise<void> {
   let turn = 0;
@@ -171,8 +181,8 @@ export async function queueFirstAttempts(
     const { head, tail } = await queue.bulkTurns(deliverWebhook, bulkTeam, BULK_TURNS, { tx });
     turn = Math.max(head === null ? 1 : -head, tail === null ? 1 : 1 - tail);
   }
-  const items = first.map(({ deliveryId, at }, i) => ({
-    data: { deliveryId, attempt: 1 },
+  const items = first.map(({ deliveryId, teamId, at }, i) => ({
+    data: { deliveryId, attempt: 1, teamId },
     singletonKey: deliveryId,
     startAfter: at,
     ...(bulkTeam ? { priority: Math.max(BULK_TURNS.min, -(turn + Math.floor(i / BULK_TURN))), group: bulkTeam } : {}),
@@ -185,30 +195,31 @@ export async function queueFirstAttempts(
  * attempt again. Bulk work stays bulk: a postponed attempt was not made and keeps its turn.
  */
 export function nextAttemptJob(job: AttemptJob, kind: 'retry' | 'postpone', at: Date): InsertItem<DeliveryAttempt> {
-  const { deliveryId, attempt } = job.data;
+  const { deliveryId, attempt, teamId } = job.data;
   const priority = kind === 'postpone' ? (job.priority ?? BULK_RETRY_PRIORITY) : BULK_RETRY_PRIORITY;
   return {
-    data: { deliveryId, attempt: kind === 'retry' ? attempt + 1 : attempt },
+    data: { deliveryId, attempt: kind === 'retry' ? attempt + 1 : attempt, ...(teamId ? { teamId } : {}) },
     singletonKey: deliveryId,
     startAfter: at,
     ...(job.groupId ? { priority, group: job.groupId } : {}),
   };
 }
 
-/** An attempt whose job was lost, queued again now; `bulkTeam`: a replay job's delivery, of that team. */
+/** An attempt of `teamId`'s delivery whose job was lost, queued again now; `bulk`: a replay job's delivery. */
 export function requeuedAttemptJob(
   deliveryId: string,
   attempt: number,
-  bulkTeam: string | null,
+  teamId: string,
+  bulk: boolean,
 ): InsertItem<DeliveryAttempt> {
-  const bulk = bulkTeam ? { priority: BULK_RETRY_PRIORITY, group: bulkTeam } : {};
-  return { data: { deliveryId, attempt }, singletonKey: deliveryId, ...bulk };
+  const lane = bulk ? { priority: BULK_RETRY_PRIORITY, group: teamId } : {};
+  return { data: { deliveryId, attempt, teamId }, singletonKey: deliveryId, ...lane };
 }
 
 /** A bulk replay (`POST /v1/webhooks/{id}/replay`): creates the replays batch by batch, resumable. */
-export const replayWebhook: JobDefinition<{ jobId: string }> = {
+export const replayWebhook: JobDefinition<{ jobId: string; teamId?: string | undefined }> = {
   name: 'replay-webhook',
-  payload: z.object({ jobId: z.string() }),
+  payload: z.object({ jobId: z.string(), teamId: z.string().optional() }),
   queue: { retryLimit: 10, retryDelay: 10, retryBackoff: true, expireInSeconds: 900 },
 };
 
@@ -232,9 +243,9 @@ export const deliveriesMaintenance: JobDefinition<Record<string, never>> = {
 };
 
 /** Tells a team's owners and admins that the service deactivated one of their webhooks. */
-export const webhookDeactivatedEmail: JobDefinition<{ webhookId: string }> = {
+export const webhookDeactivatedEmail: JobDefinition<{ webhookId: string; teamId?: string | undefined }> = {
   name: 'webhook-deactivated-email',
-  payload: z.object({ webhookId: z.string() }),
+  payload: z.object({ webhookId: z.string(), teamId: z.string().optional() }),
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 
@@ -254,9 +265,19 @@ export const formClosed: JobDefinition<{ formId: string; reason: 'limit_reached'
 
 /** Tells a member that a submission was assigned to them (by someone else). */
 /** `byUserId` null: a rule of the form assigned it. */
-export const assignmentEmail: JobDefinition<{ submissionId: string; assigneeId: string; byUserId: string | null }> = {
+export const assignmentEmail: JobDefinition<{
+  submissionId: string;
+  assigneeId: string;
+  byUserId: string | null;
+  teamId?: string | undefined;
+}> = {
   name: 'assignment-email',
-  payload: z.object({ submissionId: z.string(), assigneeId: z.string(), byUserId: z.string().nullable() }),
+  payload: z.object({
+    submissionId: z.string(),
+    assigneeId: z.string(),
+    byUserId: z.string().nullable(),
+    teamId: z.string().optional(),
+  }),
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 

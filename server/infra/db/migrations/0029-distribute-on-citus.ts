@@ -37,8 +37,8 @@ export const TENANT_TABLES = [
  * On a database with the Citus extension (docs/scaling.md), distributes the schema by team: `teams` by its
  * id, every tenant table by `team_id` co-located with it, the shared lookups as reference tables. The
  * process-coordination tables (`rate_limit_windows`, the migration log, pg-boss's schema) stay on the
- * coordinator. Foreign keys are set aside while the tables move and put back as they were. Rows already
- * present move to the shards. On plain Postgres it does nothing.
+ * coordinator. Foreign keys and triggers are set aside while the tables move and put back as they were. Rows
+ * already present move to the shards. On plain Postgres it does nothing.
  */
 export class Migration0029DistributeOnCitus extends Migration {
   override name = '0029-distribute-on-citus';
@@ -61,6 +61,13 @@ export class Migration0029DistributeOnCitus extends Migration {
         for fk in select * from distributed_fks loop
           execute format('alter table %s drop constraint %I', fk.tbl, fk.conname);
         end loop;
+        -- Rows already present are copied to the shards: triggers set aside too, so nothing counts them twice.
+        create temp table distributed_triggers on commit drop as
+          select tgrelid::regclass::text as tbl, tgname, pg_get_triggerdef(oid) as def
+            from pg_trigger where not tgisinternal and tgrelid in (select oid from pg_class where relnamespace = 'public'::regnamespace);
+        for fk in select * from distributed_triggers loop
+          execute format('drop trigger %I on %s', fk.tgname, fk.tbl);
+        end loop;
         foreach t in array array[${REFERENCE_TABLES.map((t) => `'${t}'`).join(', ')}] loop
           perform create_reference_table(t);
           perform truncate_local_data_after_distributing_table(t);
@@ -73,6 +80,9 @@ export class Migration0029DistributeOnCitus extends Migration {
         end loop;
         for fk in select * from distributed_fks loop
           execute format('alter table %s add constraint %I %s', fk.tbl, fk.conname, fk.def);
+        end loop;
+        for fk in select * from distributed_triggers loop
+          execute fk.def;
         end loop;
       end $$;`);
   }

@@ -27,6 +27,7 @@ import { Migration0026TeamKeyedIds } from './0026-team-keyed-ids.ts';
 import { Migration0027TokenTeams } from './0027-token-teams.ts';
 import { Migration0028FormTeams } from './0028-form-teams.ts';
 import { Migration0029DistributeOnCitus } from './0029-distribute-on-citus.ts';
+import { Migration0030CountedDeletes } from './0030-counted-deletes.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
 export const migrations = [
@@ -59,4 +60,5 @@ export const migrations = [
   Migration0027TokenTeams,
   Migration0028FormTeams,
   Migration0029DistributeOnCitus,
+  Migration0030CountedDeletes,
 ];

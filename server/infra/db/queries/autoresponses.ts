@@ -15,12 +15,17 @@ export type AutoresponseRow = {
   allowed: boolean;
 };
 
-export async function findForAutoresponse(sql: Sql, submissionId: string): Promise<AutoresponseRow | undefined> {
+export async function findForAutoresponse(
+  sql: Sql,
+  teamId: string,
+  submissionId: string,
+): Promise<AutoresponseRow | undefined> {
   const { rows } = await sql.query<AutoresponseRow>(
     `select s.id, s.status, s.team_id, s.form_id, s.payload, s.metadata, s.autoresponse, f.settings, p.autoresponder as allowed
-       from submissions s join forms f on f.id = s.form_id join teams t on t.id = s.team_id join plans p on p.id = t.plan_id
-      where s.id = $1`,
-    [submissionId],
+       from submissions s join forms f on f.id = s.form_id and f.team_id = s.team_id
+       join teams t on t.id = s.team_id join plans p on p.id = t.plan_id
+      where s.id = $1 and s.team_id = $2 and f.team_id = $2 and t.id = $2`,
+    [submissionId, teamId],
   );
   return rows[0];
 }

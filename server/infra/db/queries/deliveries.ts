@@ -77,6 +77,7 @@ export async function insertDeliveries(sql: Sql, rows: NewDelivery[]): Promise<s
 }
 
 export type DeliveryFilter = {
+  teamId: string;
   webhookId: string;
   status?: DeliveryStatus;
   submissionId?: string;
@@ -88,9 +89,10 @@ export type DeliveryFilter = {
 export async function listDeliveries(sql: Sql, f: DeliveryFilter): Promise<DeliveryRow[]> {
   const { rows } = await sql.query<DeliveryRow>(
     `select ${COLUMNS} from deliveries d
-      where d.webhook_id = $1 and ($2::text is null or d.status = $2) and ($3::text is null or d.submission_id = $3) and ($4::text is null or d.id < $4)
+      where d.webhook_id = $1 and d.team_id = $6 and ($2::text is null or d.status = $2) and ($3::text is null or d.submission_id = $3)
+        and ($4::text is null or d.id < $4)
       order by d.id desc limit $5`,
-    [f.webhookId, f.status ?? null, f.submissionId ?? null, f.before ?? null, f.limit],
+    [f.webhookId, f.status ?? null, f.submissionId ?? null, f.before ?? null, f.limit, f.teamId],
   );
   return rows;
 }
@@ -111,8 +113,9 @@ export async function findDelivery(
 ): Promise<DeliveryWithWebhook | undefined> {
   const { rows } = await sql.query<DeliveryWithWebhook>(
     `select ${COLUMNS}, d.team_id, w.form_id, w.active as webhook_active, (w.deleted_at is not null or f.deleted_at is not null) as webhook_deleted
-       from deliveries d join webhooks w on w.id = d.webhook_id join forms f on f.id = w.form_id
-      where d.id = $1 and d.team_id = $2 and ($3::text is null or d.webhook_id = $3) and ($4::text is null or w.form_id = $4)`,
+       from deliveries d join webhooks w on w.id = d.webhook_id and w.team_id = d.team_id
+       join forms f on f.id = w.form_id and f.team_id = w.team_id
+      where d.id = $1 and d.team_id = $2 and w.team_id = $2 and f.team_id = $2 and ($3::text is null or d.webhook_id = $3) and ($4::text is null or w.form_id = $4)`,
     [id, teamId, scope.webhookId ?? null, scope.formId ?? null],
   );
   return rows[0];
@@ -121,6 +124,7 @@ export async function findDelivery(
 /** What an attempt needs: the body, where it goes, the keys that sign it and the webhook's extra headers. */
 export type AttemptRow = {
   id: string;
+  team_id: string;
   status: DeliveryStatus;
   attempts: number;
   request_body: string | null;
@@ -140,15 +144,23 @@ export type AttemptRow = {
   paused_until: Date | null;
 };
 
-/** The deliveries and webhooks behind a batch of attempt jobs, in one query. */
-export async function findForAttempts(sql: Sql, ids: string[]): Promise<Map<string, AttemptRow>> {
+/**
+ * The deliveries and webhooks behind a batch of one team's attempt jobs, in one query; `teamId` null: jobs
+ * queued without their team, found by id alone.
+ */
+export async function findForAttempts(
+  sql: Sql,
+  teamId: string | null,
+  ids: string[],
+): Promise<Map<string, AttemptRow>> {
+  const team = teamId === null ? '' : ' and d.team_id = $2 and w.team_id = $2';
   const { rows } = await sql.query<AttemptRow>(
-    `select d.id, d.status, d.attempts, d.request_body, d.content_type, w.headers, d.webhook_id, w.url, w.active, (w.deleted_at is not null) as deleted, w.secret_encrypted,
+    `select d.id, d.team_id, d.status, d.attempts, d.request_body, d.content_type, w.headers, d.webhook_id, w.url, w.active, (w.deleted_at is not null) as deleted, w.secret_encrypted,
             case when w.previous_secret_expires_at > now() then w.previous_secret_encrypted end as previous_secret_encrypted,
             w.provider, w.max_per_second, case when w.paused_until > now() then w.paused_until end as paused_until
-       from deliveries d join webhooks w on w.id = d.webhook_id where d.id = any($1::text[])`,
-    [ids],
-    'intake_deliveries_for_attempts',
+       from deliveries d join webhooks w on w.id = d.webhook_id and w.team_id = d.team_id where d.id = any($1::text[])${team}`,
+    teamId === null ? [ids] : [ids, teamId],
+    teamId === null ? 'intake_deliveries_for_attempts_any' : 'intake_deliveries_for_attempts',
   );
   return new Map(rows.map((r) => [r.id, r]));
 }
@@ -166,12 +178,13 @@ export type AttemptRecord = {
 };
 
 /**
- * Records a batch of attempts in one statement, and clears the failure clock of every webhook one of them
+ * Records a batch of one team's attempts in one statement (the time is read in `input`: Citus refuses functions
+ * that are not immutable in an update's CASE), and clears the failure clock of every webhook one of them
  * succeeded for (`webhooks` is webhooks.ts's: a documented exception, docs/architecture.md, that saves the
  * delivery loop a round trip per batch). An attempt another run already recorded (a duplicate job) is left
  * out: returns the ids recorded, so the caller neither schedules nor counts the others.
  */
-export async function recordAttempts(sql: Sql, records: AttemptRecord[]): Promise<Set<string>> {
+export async function recordAttempts(sql: Sql, teamId: string, records: AttemptRecord[]): Promise<Set<string>> {
   if (!records.length) return new Set();
   const input = records.map((r) => ({
     id: r.id,
@@ -185,61 +198,72 @@ export async function recordAttempts(sql: Sql, records: AttemptRecord[]): Promis
   }));
   const { rows } = await sql.query<{ id: string }>(
     `with input as (
-       select * from jsonb_to_recordset($1::jsonb) as x(id text, expected int, status text, http_status int, duration_ms int,
+       select x.*, now() as at from jsonb_to_recordset($1::jsonb) as x(id text, expected int, status text, http_status int, duration_ms int,
          response_body text, error text, next_attempt_at timestamptz)),
      d as (
        update deliveries d set status = i.status, attempts = d.attempts + 1, http_status = i.http_status, duration_ms = i.duration_ms,
               response_body = i.response_body, error = i.error, next_attempt_at = i.next_attempt_at,
-              delivered_at = case when i.status = 'succeeded' then now() else d.delivered_at end, updated_at = now()
+              delivered_at = case when i.status = 'succeeded' then i.at else d.delivered_at end, updated_at = now()
          from input i
-        where d.id = i.id and d.attempts = i.expected and d.status in ('pending', 'failed')
+        where d.id = i.id and d.team_id = $2 and d.attempts = i.expected and d.status in ('pending', 'failed')
        returning d.id, d.webhook_id, d.status),
      healthy as (
        update webhooks set failing_since = null
-        where id in (select webhook_id from d where status = 'succeeded') and failing_since is not null)
+        where team_id = $2 and id in (select webhook_id from d where status = 'succeeded') and failing_since is not null)
      select id from d`,
-    [JSON.stringify(input)],
+    [JSON.stringify(input), teamId],
     'intake_record_attempts',
   );
   return new Set(rows.map((r) => r.id));
 }
 
 /**
- * Moves the next attempt of deliveries later without counting an attempt (their webhook had its share in
+ * Moves the next attempt of one team's deliveries later without counting an attempt (their webhook had its share in
  * flight, or its pace or a pause held it); only rows still waiting for that attempt. Returns the ids moved.
  */
 export async function postponeAttempts(
   sql: Sql,
+  teamId: string,
   items: Array<{ id: string; expected: number; at: Date }>,
 ): Promise<Set<string>> {
   if (!items.length) return new Set();
   const { rows } = await sql.query<{ id: string }>(
     `update deliveries d set next_attempt_at = i.at, updated_at = now()
        from jsonb_to_recordset($1::jsonb) as i(id text, expected int, at timestamptz)
-      where d.id = i.id and d.attempts = i.expected and d.status in ('pending', 'failed')
+      where d.id = i.id and d.team_id = $2 and d.attempts = i.expected and d.status in ('pending', 'failed')
      returning d.id`,
-    [JSON.stringify(items.map((i) => ({ id: i.id, expected: i.expected, at: i.at.toISOString() })))],
+    [JSON.stringify(items.map((i) => ({ id: i.id, expected: i.expected, at: i.at.toISOString() }))), teamId],
     'intake_postpone_attempts',
   );
   return new Set(rows.map((r) => r.id));
 }
 
 /** Ends a delivery without sending (its webhook was deleted or deactivated, or its submission deleted). */
-export async function stopDelivery(sql: Sql, id: string, expected: number, error: string): Promise<void> {
+export async function stopDelivery(
+  sql: Sql,
+  teamId: string,
+  id: string,
+  expected: number,
+  error: string,
+): Promise<void> {
   await sql.query(
     `update deliveries set status = 'dead', error = $3, next_attempt_at = null, updated_at = now()
-      where id = $1 and attempts = $2 and status in ('pending', 'failed')`,
-    [id, expected, error],
+      where id = $1 and team_id = $4 and attempts = $2 and status in ('pending', 'failed')`,
+    [id, expected, error, teamId],
   );
 }
 
-/** Deleting submissions keeps their deliveries in the log, without the bodies (which carry the data). */
-export async function redactForSubmissions(sql: Sql, submissionIds: string[]): Promise<number> {
+/**
+ * Deleting submissions keeps their deliveries in the log, without the bodies (which carry the data);
+ * `teamId`: the submissions' team (without it, they are found by id alone).
+ */
+export async function redactForSubmissions(sql: Sql, submissionIds: string[], teamId?: string): Promise<number> {
   if (!submissionIds.length) return 0;
   const { rowCount } = await sql.query(
     `update deliveries set request_body = null, response_body = null, updated_at = now()
-      where submission_id = any($1::text[]) and (request_body is not null or response_body is not null)`,
-    [submissionIds],
+      where submission_id = any($1::text[])${teamId === undefined ? '' : ' and team_id = $2'}
+        and (request_body is not null or response_body is not null)`,
+    teamId === undefined ? [submissionIds] : [submissionIds, teamId],
   );
   return rowCount;
 }
@@ -272,6 +296,7 @@ export async function pruneDeliveries(sql: Sql, retentionDays: number, batch: nu
 /** Who to tell that a webhook was deactivated: the team's owners and admins, with the webhook and its form. */
 export async function deactivationNotice(
   sql: Sql,
+  teamId: string,
   webhookId: string,
 ): Promise<
   | { label: string; url: string; reason: string | null; form_name: string; form_id: string; emails: string[] }
@@ -287,20 +312,21 @@ export async function deactivationNotice(
   }>(
     `select w.label, w.url, w.deactivated_reason as reason, f.name as form_name, f.id as form_id,
             array(select u.email from memberships m join users u on u.id = m.user_id
-                   where m.team_id = w.team_id and m.role in ('owner', 'admin') order by u.email) as emails
-       from webhooks w join forms f on f.id = w.form_id where w.id = $1 and not w.active and w.deleted_at is null`,
-    [webhookId],
+                   where m.team_id = $2 and m.role in ('owner', 'admin') order by u.email) as emails
+       from webhooks w join forms f on f.id = w.form_id and f.team_id = w.team_id
+      where w.id = $1 and w.team_id = $2 and f.team_id = $2 and not w.active and w.deleted_at is null`,
+    [webhookId, teamId],
   );
   return rows[0];
 }
 
 /** The submission of a webhook's latest delivered (succeeded) `submission.created` delivery, if any: a test call sends it again. */
-export async function lastDeliveredSubmission(sql: Sql, webhookId: string): Promise<string | null> {
+export async function lastDeliveredSubmission(sql: Sql, teamId: string, webhookId: string): Promise<string | null> {
   const { rows } = await sql.query<{ submission_id: string }>(
-    `select d.submission_id from deliveries d join submissions s on s.id = d.submission_id
-      where d.webhook_id = $1 and d.event = 'submission.created' and d.status = 'succeeded' and d.request_body is not null
+    `select d.submission_id from deliveries d join submissions s on s.id = d.submission_id and s.team_id = d.team_id
+      where d.webhook_id = $1 and d.team_id = $2 and s.team_id = $2 and d.event = 'submission.created' and d.status = 'succeeded' and d.request_body is not null
       order by d.id desc limit 1`,
-    [webhookId],
+    [webhookId, teamId],
   );
   return rows[0]?.submission_id ?? null;
 }

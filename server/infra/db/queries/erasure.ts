@@ -22,9 +22,10 @@ export async function teamFormIds(sql: Sql, teamId: string): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-/** The form's submissions after the keyset `after` that match `pattern`, reading `scan` rows; with where the scan stopped. */
+/** The team's form's submissions after the keyset `after` that match `pattern`, reading `scan` rows; with where the scan stopped. */
 export async function matchingSubmissions(
   sql: Sql,
+  teamId: string,
   formId: string,
   pattern: string,
   after: { at: string; id: string } | null,
@@ -34,20 +35,21 @@ export async function matchingSubmissions(
   const { rows } = await sql.query<{ id: string; received_at: string; hit: boolean }>(
     `select s.id, s.received_at, ${matches('$2')} as hit
        from submissions s
-      where s.form_id = $1 and ($3::timestamptz is null or (s.received_at, s.id) > ($3::timestamptz, $4::text))
+      where s.form_id = $1 and s.team_id = $6 and ($3::timestamptz is null or (s.received_at, s.id) > ($3::timestamptz, $4::text))
       order by s.received_at, s.id limit $5`,
-    [formId, pattern, after?.at ?? null, after?.id ?? '', scan],
+    [formId, pattern, after?.at ?? null, after?.id ?? '', scan, teamId],
   );
   const last = rows.at(-1);
   return { ids: rows.filter((r) => r.hit).map((r) => r.id), last: last ? { at: last.received_at, id: last.id } : null };
 }
 
-/** Locks those of `ids` that still exist (a concurrent delete may have taken some). */
-export async function lockExisting(sql: Sql, ids: string[]): Promise<string[]> {
+/** Locks those of the team's `ids` that still exist (a concurrent delete may have taken some). */
+export async function lockExisting(sql: Sql, teamId: string, ids: string[]): Promise<string[]> {
   if (!ids.length) return [];
-  const { rows } = await sql.query<{ id: string }>('select id from submissions where id = any($1::text[]) for update', [
-    ids,
-  ]);
+  const { rows } = await sql.query<{ id: string }>(
+    'select id from submissions where id = any($1::text[]) and team_id = $2 for update',
+    [ids, teamId],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -92,6 +94,7 @@ export async function insertErasure(
   );
 }
 
+/** A request of the team; `teamId` undefined: found by id alone (a job's request, whose data names no team). */
 export async function findErasure(sql: Sql, id: string, teamId?: string): Promise<ErasureRow | undefined> {
   const { rows } = await sql.query<ErasureRow>(
     `select ${ERASURE_COLUMNS} from erasure_requests where id = $1 and ($2::text is null or team_id = $2)`,
@@ -100,8 +103,11 @@ export async function findErasure(sql: Sql, id: string, teamId?: string): Promis
   return rows[0];
 }
 
-export async function startErasure(sql: Sql, id: string): Promise<void> {
-  await sql.query(`update erasure_requests set status = 'running' where id = $1 and finished_at is null`, [id]);
+export async function startErasure(sql: Sql, teamId: string, id: string): Promise<void> {
+  await sql.query(
+    `update erasure_requests set status = 'running' where id = $1 and team_id = $2 and finished_at is null`,
+    [id, teamId],
+  );
 }
 
 export type ErasedCounts = {
@@ -112,16 +118,17 @@ export type ErasedCounts = {
 };
 
 /** A dry run's counts, written once at its end. */
-export async function setErased(sql: Sql, id: string, c: ErasedCounts): Promise<void> {
+export async function setErased(sql: Sql, teamId: string, id: string, c: ErasedCounts): Promise<void> {
   await sql.query(
-    'update erasure_requests set submissions = $2, files = $3, deliveries_redacted = $4, forms = $5 where id = $1',
-    [id, c.submissions, c.files, c.deliveriesRedacted, JSON.stringify(c.forms)],
+    'update erasure_requests set submissions = $2, files = $3, deliveries_redacted = $4, forms = $5 where id = $1 and team_id = $6',
+    [id, c.submissions, c.files, c.deliveriesRedacted, JSON.stringify(c.forms), teamId],
   );
 }
 
 /** Adds one batch's counts (in the batch's transaction, so a resumed erasure counts each row once). */
 export async function addErased(
   sql: Sql,
+  teamId: string,
   id: string,
   formId: string,
   counts: { submissions: number; files: number; deliveriesRedacted: number },
@@ -129,26 +136,36 @@ export async function addErased(
   await sql.query(
     `update erasure_requests set submissions = submissions + $3, files = files + $4, deliveries_redacted = deliveries_redacted + $5,
             forms = jsonb_set(forms, array[$2::text], to_jsonb(coalesce((forms ->> $2)::int, 0) + $3))
-      where id = $1`,
-    [id, formId, counts.submissions, counts.files, counts.deliveriesRedacted],
+      where id = $1 and team_id = $6`,
+    [id, formId, counts.submissions, counts.files, counts.deliveriesRedacted, teamId],
   );
 }
 
 /** Done: the value searched for is dropped; the receipt stays. */
-export async function finishErasure(sql: Sql, id: string, status: 'succeeded' | 'failed'): Promise<void> {
+export async function finishErasure(
+  sql: Sql,
+  teamId: string,
+  id: string,
+  status: 'succeeded' | 'failed',
+): Promise<void> {
   await sql.query(
-    `update erasure_requests set status = $2, value_encrypted = null, finished_at = now() where id = $1`,
-    [id, status],
+    `update erasure_requests set status = $2, value_encrypted = null, finished_at = now() where id = $1 and team_id = $3`,
+    [id, status, teamId],
   );
 }
 
-/** Files of these submissions (a dry run counts what would go). */
-export async function countFiles(sql: Sql, ids: string[]): Promise<{ files: number; deliveries: number }> {
+/** Files of these submissions of the team (a dry run counts what would go). */
+export async function countFiles(
+  sql: Sql,
+  teamId: string,
+  ids: string[],
+): Promise<{ files: number; deliveries: number }> {
   if (!ids.length) return { files: 0, deliveries: 0 };
   const { rows } = await sql.query<{ files: number; deliveries: number }>(
-    `select (select count(*)::int from submission_files where submission_id = any($1::text[])) as files,
-            (select count(*)::int from deliveries where submission_id = any($1::text[]) and (request_body is not null or response_body is not null)) as deliveries`,
-    [ids],
+    `select (select count(*)::int from submission_files where submission_id = any($1::text[]) and team_id = $2) as files,
+            (select count(*)::int from deliveries where submission_id = any($1::text[]) and team_id = $2
+                and (request_body is not null or response_body is not null)) as deliveries`,
+    [ids, teamId],
   );
   return rows[0]!;
 }
@@ -174,12 +191,13 @@ export async function previewErasure(
   const { rows } = await sql.query<ErasurePreview>(
     `with hits as materialized (
        select s.id, s.form_id, s.received_at from submissions s
-        where s.form_id in (select id from forms where team_id = $1) and ${matches('$2')}
+        where s.team_id = $1 and ${matches('$2')}
      )
      select (select count(*)::int from hits) as submissions,
-            (select count(*)::int from submission_files f where f.submission_id in (select id from hits)) as files,
+            (select count(*)::int from submission_files f where f.team_id = $1 and f.submission_id in (select id from hits)) as files,
             (select count(*)::int from deliveries d
-              where d.submission_id in (select id from hits) and (d.request_body is not null or d.response_body is not null)) as deliveries_redacted,
+              where d.team_id = $1 and d.submission_id in (select id from hits)
+                and (d.request_body is not null or d.response_body is not null)) as deliveries_redacted,
             coalesce((select array_agg(distinct form_id order by form_id) from hits), '{}') as forms,
             coalesce((select array_agg(id order by form_id, received_at, id) from (select id, form_id, received_at from hits order by form_id, received_at, id limit $3) f), '{}') as submission_ids`,
     [teamId, pattern, idLimit],

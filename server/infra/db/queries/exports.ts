@@ -7,20 +7,23 @@ import { FILE_FIELDS, selectionWhere, type Selection } from './submissions.ts';
 /** The queries of a form's export: its columns, and its rows read chunk by chunk (keyset ranges). */
 
 /**
- * The form's learned field names in first-seen order, whether stored submissions have fields past them
+ * The team's form's learned field names in first-seen order, whether stored submissions have fields past them
  * (then an `_other` column), how many files it has, and its settings (its schema orders the columns).
  */
 export async function exportShape(
   sql: Sql,
+  teamId: string,
   formId: string,
 ): Promise<{ fields: string[]; overflow: boolean; fileCount: number; settings: unknown }> {
   const fields = await sql.query<{ name: string }>(
-    'select name from form_fields where form_id = $1 order by first_seen_at, ordinal, name',
-    [formId],
+    'select name from form_fields where form_id = $1 and team_id = $2 order by first_seen_at, ordinal, name',
+    [formId, teamId],
   );
   const form = await sql.query<{ n: number; overflow: boolean; settings: unknown }>(
-    'select (select count(*)::int from submission_files where form_id = $1) as n, fields_overflow as overflow, settings from forms where id = $1',
-    [formId],
+    `select (select count(*)::int from submission_files where form_id = $1 and team_id = $2) as n,
+            fields_overflow as overflow, settings
+       from forms where id = $1 and team_id = $2`,
+    [formId, teamId],
   );
   const row = form.rows[0];
   return {
@@ -171,7 +174,8 @@ export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): st
   // costs one probe instead of an aggregate over submission_files. Either shape is exact.
   const withFiles = (perRow: string) =>
     o.fileCount <= HASHED_FILE_CHECK_MAX
-      ? `case when s.id in (select fs.submission_id from submission_files fs where fs.form_id = ${lit(o.formId)}) then ${perRow} end`
+      ? `case when s.id in (select fs.submission_id from submission_files fs
+                             where fs.form_id = ${lit(o.formId)} and fs.team_id = ${lit(o.teamId)}) then ${perRow} end`
       : perRow;
   // Links to /d/{file} (file-links.ts), signed with the session's `intake.link_key`: never in this text.
   const fileUrl = `${lit(`${o.baseUrl}/d/`)} || f.id || '?expires=${o.expires}&signature=' ||
@@ -185,7 +189,8 @@ export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): st
 
   if (format === 'csv') {
     const fileLinks = withFiles(
-      `(select string_agg(${fileUrl}, ' ' order by f.created_at, f.id) from submission_files f where f.submission_id = s.id)`,
+      `(select string_agg(${fileUrl}, ' ' order by f.created_at, f.id) from submission_files f
+         where f.submission_id = s.id and f.team_id = ${lit(o.teamId)})`,
     );
     return `select ${Object.values(META_COLUMNS).join(', ')},
         ${[...o.fields.map((name, i) => sqlCell(lit(name), `v.f${i}`)), ...(o.overflow ? [otherCell(o.fields.map(lit))] : []), fileLinks, ...Object.values(TRIAGE_COLUMNS)].join(', ')}
@@ -193,7 +198,7 @@ export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): st
   }
   const files =
     withFiles(`(select json_agg(json_build_object(${FILE_FIELDS}, 'url', ${fileUrl}) order by f.created_at, f.id)
-    from submission_files f where f.submission_id = s.id)`);
+    from submission_files f where f.submission_id = s.id and f.team_id = ${lit(o.teamId)})`);
   return `select json_build_object('id', s.id, 'received_at', ${META_COLUMNS.received_at}, 'status', s.status, 'spam_reason', s.spam_reason,
       'category', s.category, 'ai_moderation', s.ai_moderation, 'source', case when s.api_token_id is null then 'form' else 'api' end,
       'tags', s.tags, 'stage', s.stage, 'assignee', ${ASSIGNEE_JSON}, 'rules_applied', coalesce(s.rules_applied, '[]'::jsonb), 'payload', s.payload, 'files', coalesce(${files}, '[]'::json))::text

@@ -99,11 +99,11 @@ export async function countLiveForms(sql: Sql, teamId: string): Promise<number> 
 }
 
 /** Submissions per form, from the per-folder counters (kept exact by triggers). */
-export async function submissionCounts(sql: Sql, formIds: string[]): Promise<Map<string, number>> {
+export async function submissionCounts(sql: Sql, teamId: string, formIds: string[]): Promise<Map<string, number>> {
   if (!formIds.length) return new Map();
   const { rows } = await sql.query<{ form_id: string; n: number }>(
-    'select form_id, sum(n)::int as n from form_folder_counts where form_id = any($1::text[]) group by form_id',
-    [formIds],
+    'select form_id, sum(n)::int as n from form_folder_counts where form_id = any($1::text[]) and team_id = $2 group by form_id',
+    [formIds, teamId],
   );
   return new Map(rows.map((r) => [r.form_id, r.n]));
 }
@@ -130,10 +130,10 @@ export async function liveFormSettings(
   return rows[0];
 }
 
-export async function formStorageKeys(sql: Sql, formId: string): Promise<string[]> {
+export async function formStorageKeys(sql: Sql, teamId: string, formId: string): Promise<string[]> {
   const { rows } = await sql.query<{ storage_key: string }>(
-    'select storage_key from submission_files where form_id = $1',
-    [formId],
+    'select storage_key from submission_files where form_id = $1 and team_id = $2',
+    [formId, teamId],
   );
   return rows.map((r) => r.storage_key);
 }
@@ -147,24 +147,28 @@ export async function allowLongStatements(tx: Tx, seconds: number): Promise<void
 }
 
 /** The folder counters of an erased form (its submissions cascade with its row; the counters do not). */
-export async function eraseFormCounters(sql: Sql, formId: string): Promise<void> {
-  await sql.query('delete from form_folder_counts where form_id = $1', [formId]);
+export async function eraseFormCounters(sql: Sql, teamId: string, formId: string): Promise<void> {
+  await sql.query('delete from form_folder_counts where form_id = $1 and team_id = $2', [formId, teamId]);
 }
 
 export type FieldRow = { name: string; first_seen_at: string };
 
-export async function learnedFields(sql: Sql, formId: string): Promise<FieldRow[]> {
+export async function learnedFields(sql: Sql, teamId: string, formId: string): Promise<FieldRow[]> {
   const { rows } = await sql.query<FieldRow>(
-    'select name, first_seen_at from form_fields where form_id = $1 order by first_seen_at, ordinal, name',
-    [formId],
+    'select name, first_seen_at from form_fields where form_id = $1 and team_id = $2 order by first_seen_at, ordinal, name',
+    [formId, teamId],
   );
   return rows;
 }
 
-export async function fieldState(sql: Sql, formId: string): Promise<{ count: number; overflow: boolean }> {
+export async function fieldState(
+  sql: Sql,
+  teamId: string,
+  formId: string,
+): Promise<{ count: number; overflow: boolean }> {
   const { rows } = await sql.query<{ count: number; overflow: boolean }>(
-    'select field_count as count, fields_overflow as overflow from forms where id = $1',
-    [formId],
+    'select field_count as count, fields_overflow as overflow from forms where id = $1 and team_id = $2',
+    [formId, teamId],
   );
   return rows[0] ?? { count: 0, overflow: false };
 }
@@ -175,35 +179,38 @@ export async function fieldState(sql: Sql, formId: string): Promise<{ count: num
  * Returns the names forgotten.
  */
 export async function pruneFields(sql: Sql, teamId: string, formId: string): Promise<string[]> {
-  await sql.query('select 1 from forms where id = $1 for no key update', [formId]);
+  await sql.query('select 1 from forms where id = $1 and team_id = $2 for no key update', [formId, teamId]);
   await sql.query(
     `create temporary table used_fields on commit drop as
        select k as name, min(s.received_at) as first_seen_at from submissions s, jsonb_object_keys(s.payload) k
-        where s.form_id = $1 group by k`,
-    [formId],
+        where s.form_id = $1 and s.team_id = $2 group by k`,
+    [formId, teamId],
   );
   const { rows } = await sql.query<{ name: string }>(
-    `delete from form_fields f where f.form_id = $1 and not exists (select 1 from used_fields u where u.name = f.name) returning f.name`,
-    [formId],
+    `delete from form_fields f where f.form_id = $1 and f.team_id = $2 and f.name <> all(array(select name from used_fields))
+     returning f.name`,
+    [formId, teamId],
   );
   await sql.query(
-    'update forms set field_count = (select count(*) from form_fields where form_id = $1) where id = $1',
-    [formId],
+    `update forms set field_count = (select count(*) from form_fields where form_id = $1 and team_id = $2)
+      where id = $1 and team_id = $2`,
+    [formId, teamId],
   );
   // Through the learning trigger: it stops at the limit.
   await sql.query(
     `insert into form_fields (team_id, form_id, name, first_seen_at)
      select $2, $1, u.name, u.first_seen_at from used_fields u
-      where not exists (select 1 from form_fields f where f.form_id = $1 and f.name = u.name)
+      where u.name <> all(array(select name from form_fields f where f.form_id = $1 and f.team_id = $2))
       order by u.first_seen_at, u.name
      on conflict do nothing`,
     [formId, teamId],
   );
   await sql.query(
     `update forms set fields_overflow = exists (
-       select 1 from used_fields u where not exists (select 1 from form_fields f where f.form_id = $1 and f.name = u.name))
-      where id = $1`,
-    [formId],
+       select 1 from used_fields u
+        where u.name <> all(array(select name from form_fields f where f.form_id = $1 and f.team_id = $2)))
+      where id = $1 and team_id = $2`,
+    [formId, teamId],
   );
   return rows.map((r) => r.name).sort();
 }
@@ -219,6 +226,7 @@ export type PayloadCursor = { at: string; id: string };
  */
 export async function recentPayloadPage(
   sql: Sql,
+  teamId: string,
   formId: string,
   after: PayloadCursor | null,
   rows: number,
@@ -226,15 +234,15 @@ export async function recentPayloadPage(
 ): Promise<PayloadPageRow[]> {
   const { rows: page } = await sql.query<PayloadPageRow>(
     `select payload::text as payload, at, id,
-            coalesce((select array_agg(f.field) from submission_files f where f.submission_id = p.id), '{}') as file_fields
+            coalesce((select array_agg(f.field) from submission_files f where f.submission_id = p.id and f.team_id = $6), '{}') as file_fields
        from (select *, sum(size) over (order by received_at desc, id desc) - size as before
                from (select s.id, s.received_at, s.received_at::text as at, s.payload, pg_column_size(s.payload) as size
                        from submissions s
-                      where s.form_id = $1 and s.status <> 'spam' and ($2::timestamptz is null or (s.received_at, s.id) < ($2::timestamptz, $3))
+                      where s.form_id = $1 and s.team_id = $6 and s.status <> 'spam' and ($2::timestamptz is null or (s.received_at, s.id) < ($2::timestamptz, $3))
                       order by s.received_at desc, s.id desc limit $4) newest) p
       where before < $5
       order by received_at desc, id desc`,
-    [formId, after?.at ?? null, after?.id ?? null, rows, bytes],
+    [formId, after?.at ?? null, after?.id ?? null, rows, bytes, teamId],
   );
   return page;
 }
@@ -247,11 +255,12 @@ export const KEPT_SUBMISSIONS = (form: string, team: string) =>
 /** A live form's settings (any status), or undefined. */
 export async function findFormSettings(
   sql: Sql,
+  teamId: string,
   formId: string,
 ): Promise<{ team_id: string; settings: unknown } | undefined> {
   const { rows } = await sql.query<{ team_id: string; settings: unknown }>(
-    'select team_id, settings from forms where id = $1 and deleted_at is null',
-    [formId],
+    'select team_id, settings from forms where id = $1 and team_id = $2 and deleted_at is null',
+    [formId, teamId],
   );
   return rows[0];
 }
@@ -327,8 +336,12 @@ export async function openPublicForm(
   return rows[0];
 }
 
-export async function setNotificationEmails(sql: Sql, formId: string, emails: string[]): Promise<void> {
-  await sql.query('update forms set notification_emails = $2, updated_at = now() where id = $1', [formId, emails]);
+export async function setNotificationEmails(sql: Sql, teamId: string, formId: string, emails: string[]): Promise<void> {
+  await sql.query('update forms set notification_emails = $2, updated_at = now() where id = $1 and team_id = $3', [
+    formId,
+    emails,
+    teamId,
+  ]);
 }
 
 /** Field names a form has seen, in first-seen order (export columns); known names take no lock (0006). */
@@ -336,7 +349,7 @@ export async function recordFieldNames(sql: Sql, teamId: string, formId: string,
   await sql.query(
     `insert into form_fields (team_id, form_id, name, ordinal)
      select $3, $1, f.name, f.ord from unnest($2::text[]) with ordinality as f(name, ord)
-      where not exists (select 1 from form_fields k where k.form_id = $1 and k.name = f.name)
+      where f.name <> all(array(select name from form_fields k where k.form_id = $1 and k.team_id = $3))
       order by f.ord
      on conflict do nothing`,
     [formId, names, teamId],
@@ -385,10 +398,11 @@ export async function foldCounterDay(tx: Sql, d: CounterDay): Promise<void> {
 }
 
 /** Records on the form whether any of its enabled rules runs on spam (read by the public endpoint). */
-export async function recordSpamRules(sql: Sql, formId: string): Promise<void> {
+export async function recordSpamRules(sql: Sql, teamId: string, formId: string): Promise<void> {
   await sql.query(
-    `with s as (select exists (select 1 from form_rules where form_id = $1 and enabled and on_event = 'submission.spam') as on_spam)
-     update forms f set spam_rules = s.on_spam from s where f.id = $1 and f.spam_rules <> s.on_spam`,
-    [formId],
+    `update forms f set spam_rules = not f.spam_rules
+      where f.id = $1 and f.team_id = $2 and f.spam_rules <> exists (
+        select 1 from form_rules r where r.form_id = $1 and r.team_id = $2 and r.enabled and r.on_event = 'submission.spam')`,
+    [formId, teamId],
   );
 }

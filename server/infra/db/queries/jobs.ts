@@ -36,18 +36,25 @@ export async function insertJob(
   return rows[0]!;
 }
 
+/** `teamId` on every statement below: the job's team (without it, the job is found by id alone). */
+const ofTeam = (teamId: string | undefined, n: number) => (teamId === undefined ? '' : ` and team_id = $${n}`);
+const withTeam = (values: unknown[], teamId: string | undefined) =>
+  teamId === undefined ? values : [...values, teamId];
+
 export async function findJob(sql: Sql, id: string, teamId?: string): Promise<JobRow | undefined> {
   const { rows } = await sql.query<JobRow>(
-    `select ${COLUMNS} from jobs where id = $1 and ($2::text is null or team_id = $2)`,
-    [id, teamId ?? null],
+    `select ${COLUMNS} from jobs where id = $1${ofTeam(teamId, 2)}`,
+    withTeam([id], teamId),
   );
   return rows[0];
 }
 
-export async function startJob(sql: Sql, id: string): Promise<void> {
+/** The time is read in `v`: Citus refuses functions that are not immutable in an update's COALESCE. */
+export async function startJob(sql: Sql, id: string, teamId?: string): Promise<void> {
   await sql.query(
-    `update jobs set status = 'running', started_at = coalesce(started_at, now()) where id = $1 and status in ('queued', 'running')`,
-    [id],
+    `update jobs set status = 'running', started_at = coalesce(started_at, v.at) from (select now() as at) v
+      where id = $1${ofTeam(teamId, 2)} and status in ('queued', 'running')`,
+    withTeam([id], teamId),
   );
 }
 
@@ -57,20 +64,21 @@ export async function addProgress(
   id: string,
   done: number,
   failed: Array<{ id: string | null; error: string; message: string }>,
+  teamId?: string,
 ): Promise<void> {
   await sql.query(
     `update jobs set done = done + $2, failed = failed + $3,
             errors = case when jsonb_array_length(errors) >= 100 then errors else errors || $4::jsonb end
-      where id = $1`,
-    [id, done, failed.length, JSON.stringify(failed.slice(0, 100))],
+      where id = $1${ofTeam(teamId, 5)}`,
+    withTeam([id, done, failed.length, JSON.stringify(failed.slice(0, 100))], teamId),
   );
 }
 
-export async function finishJob(sql: Sql, id: string, status: 'succeeded' | 'failed'): Promise<void> {
-  await sql.query('update jobs set status = $2, finished_at = now() where id = $1 and finished_at is null', [
-    id,
-    status,
-  ]);
+export async function finishJob(sql: Sql, id: string, status: 'succeeded' | 'failed', teamId?: string): Promise<void> {
+  await sql.query(
+    `update jobs set status = $2, finished_at = now() where id = $1${ofTeam(teamId, 3)} and finished_at is null`,
+    withTeam([id, status], teamId),
+  );
 }
 
 /** Serialises, until the end of the caller's transaction, whoever takes this key (a queue's group). */

@@ -27,8 +27,8 @@ export async function takeLease(
 ): Promise<'token' | 'team' | null> {
   const { table, lockSpace } = KINDS[kind];
   await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [lockSpace, lease.teamId]);
-  // Leases of work that died with its process, any team's: the table stays as small as what runs.
-  await tx.query(`delete from ${table} where expires_at <= now()`);
+  // The team's leases of work that died with its process: a team holds at most its limit of them.
+  await tx.query(`delete from ${table} where team_id = $1 and expires_at <= now()`, [lease.teamId]);
   const { rows } = await tx.query<{ token: number; team: number }>(
     `select count(*) filter (where token_id = $2)::int as token, count(*)::int as team from ${table} where team_id = $1 and expires_at > now()`,
     [lease.teamId, lease.tokenId],
@@ -45,14 +45,14 @@ export async function takeLease(
 
 export async function renewLease(sql: Sql, kind: LeaseKind, lease: Lease): Promise<void> {
   await sql.query(
-    `update ${KINDS[kind].table} set expires_at = now() + make_interval(secs => $2) where id = $1`,
-    [lease.id, lease.seconds],
+    `update ${KINDS[kind].table} set expires_at = now() + make_interval(secs => $2) where id = $1 and team_id = $3`,
+    [lease.id, lease.seconds, lease.teamId],
     `intake_${kind}_lease_renew`,
   );
 }
 
-export async function dropLease(sql: Sql, kind: LeaseKind, id: string): Promise<void> {
-  await sql.query(`delete from ${KINDS[kind].table} where id = $1`, [id]);
+export async function dropLease(sql: Sql, kind: LeaseKind, lease: Pick<Lease, 'id' | 'teamId'>): Promise<void> {
+  await sql.query(`delete from ${KINDS[kind].table} where id = $1 and team_id = $2`, [lease.id, lease.teamId]);
 }
 
 export type Renewal = { renewed: boolean; tokenUsable: boolean; formLive: boolean };
@@ -69,7 +69,7 @@ export async function renewStreamLease(sql: Sql, lease: Lease): Promise<Renewal>
               exists (select 1 from forms f where f.id = $4 and f.team_id = $3 and f.deleted_at is null) as form_live
      ), renewed as (
        update submission_streams set expires_at = now() + make_interval(secs => $5)
-        where id = $1 and (select token_usable and form_live from checks)
+        where id = $1 and team_id = $3 and (select token_usable and form_live from checks)
        returning id
      )
      select token_usable, form_live, exists (select 1 from renewed) as renewed from checks`,

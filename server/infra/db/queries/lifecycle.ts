@@ -13,15 +13,19 @@ export type RetentionFacts = {
 };
 
 /** Per form: its settings, its plan's cap, and the oldest submission of each folder (for next_deletion_at). */
-export async function retentionFacts(sql: Sql, formIds: string[]): Promise<Map<string, RetentionFacts>> {
+export async function retentionFacts(
+  sql: Sql,
+  teamId: string,
+  formIds: string[],
+): Promise<Map<string, RetentionFacts>> {
   if (!formIds.length) return new Map();
   const { rows } = await sql.query<RetentionFacts>(
     `select f.id as form_id, f.settings, p.max_retention_days as cap,
-            (select min(s.received_at) from submissions s where s.form_id = f.id and s.status <> 'spam') as oldest_inbox,
-            (select min(s.received_at) from submissions s where s.form_id = f.id and s.status = 'spam') as oldest_spam
+            (select min(s.received_at) from submissions s where s.form_id = f.id and s.team_id = $2 and s.status <> 'spam') as oldest_inbox,
+            (select min(s.received_at) from submissions s where s.form_id = f.id and s.team_id = $2 and s.status = 'spam') as oldest_spam
        from forms f join teams t on t.id = f.team_id join plans p on p.id = t.plan_id
-      where f.id = any($1::text[])`,
-    [formIds],
+      where f.id = any($1::text[]) and f.team_id = $2 and t.id = $2`,
+    [formIds, teamId],
   );
   return new Map(rows.map((r) => [r.form_id, r]));
 }

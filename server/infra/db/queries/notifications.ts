@@ -22,15 +22,23 @@ export type NotificationRow = {
   files: NotifiedFile[];
 };
 
-const COLUMNS = `s.id, s.status, s.spam_reason, s.category, s.api_token_id, s.payload, s.metadata, s.received_at, s.team_id, f.id as form_id, f.name as form_name,
+/** `$${team}`: the parameter holding the submissions' team. */
+const columns = (
+  team: number,
+) => `s.id, s.status, s.spam_reason, s.category, s.api_token_id, s.payload, s.metadata, s.received_at, s.team_id, f.id as form_id, f.name as form_name,
   f.settings, f.notification_emails,
   (select coalesce(json_agg(json_build_object('id', x.id, 'filename', x.filename, 'size', x.size_bytes, 'content_type', x.content_type)
-     order by x.created_at, x.id), '[]') from submission_files x where x.submission_id = s.id) as files`;
+     order by x.created_at, x.id), '[]') from submission_files x where x.submission_id = s.id and x.team_id = $${team}) as files`;
 
-export async function findForNotification(sql: Sql, submissionId: string): Promise<NotificationRow | undefined> {
+export async function findForNotification(
+  sql: Sql,
+  teamId: string,
+  submissionId: string,
+): Promise<NotificationRow | undefined> {
   const { rows } = await sql.query<NotificationRow>(
-    `select ${COLUMNS} from submissions s join forms f on f.id = s.form_id where s.id = $1`,
-    [submissionId],
+    `select ${columns(2)} from submissions s join forms f on f.id = s.form_id and f.team_id = s.team_id
+      where s.id = $1 and s.team_id = $2 and f.team_id = $2`,
+    [submissionId, teamId],
   );
   return rows[0];
 }
@@ -50,24 +58,32 @@ export async function digestForms(sql: Sql, mode: 'hourly' | 'daily'): Promise<D
 /** The form's clean, processed submissions received in (from, to], oldest first, at most `limit`. */
 export async function digestSubmissions(
   sql: Sql,
+  teamId: string,
   formId: string,
   from: Date,
   to: Date,
   limit: number,
 ): Promise<NotificationRow[]> {
   const { rows } = await sql.query<NotificationRow>(
-    `select ${COLUMNS} from submissions s join forms f on f.id = s.form_id
-      where s.form_id = $1 and s.status = 'processed' and s.received_at > $2 and s.received_at <= $3
+    `select ${columns(5)} from submissions s join forms f on f.id = s.form_id and f.team_id = s.team_id
+      where s.form_id = $1 and s.team_id = $5 and f.team_id = $5 and s.status = 'processed' and s.received_at > $2 and s.received_at <= $3
       order by s.received_at, s.id limit $4`,
-    [formId, from, to, limit],
+    [formId, from, to, limit, teamId],
   );
   return rows;
 }
 
-export async function countDigestSubmissions(sql: Sql, formId: string, from: Date, to: Date): Promise<number> {
+export async function countDigestSubmissions(
+  sql: Sql,
+  teamId: string,
+  formId: string,
+  from: Date,
+  to: Date,
+): Promise<number> {
   const { rows } = await sql.query<{ n: number }>(
-    `select count(*)::int as n from submissions s where s.form_id = $1 and s.status = 'processed' and s.received_at > $2 and s.received_at <= $3`,
-    [formId, from, to],
+    `select count(*)::int as n from submissions s
+      where s.form_id = $1 and s.team_id = $4 and s.status = 'processed' and s.received_at > $2 and s.received_at <= $3`,
+    [formId, from, to, teamId],
   );
   return rows[0]!.n;
 }
@@ -106,15 +122,17 @@ export async function findActionTarget(
   return rows[0];
 }
 
-/** The form an unsubscribe link names: its team, name and addresses. */
+/** The form an unsubscribe link names: its team, name and addresses (`teamId`: its team, when known). */
 export async function findFormAddresses(
   sql: Sql,
   formId: string,
   lock = false,
+  teamId?: string,
 ): Promise<{ team_id: string; name: string; notification_emails: string[] } | undefined> {
   const { rows } = await sql.query<{ team_id: string; name: string; notification_emails: string[] }>(
-    `select team_id, name, notification_emails from forms where id = $1 ${lock ? 'for no key update' : ''}`,
-    [formId],
+    `select team_id, name, notification_emails from forms
+      where id = $1${teamId === undefined ? '' : ' and team_id = $2'} ${lock ? 'for no key update' : ''}`,
+    teamId === undefined ? [formId] : [formId, teamId],
   );
   return rows[0];
 }
@@ -135,6 +153,7 @@ export type AssignmentRow = {
 /** A submission, its form, the member it was assigned to and who assigned it. */
 export async function findAssignment(
   sql: Sql,
+  teamId: string,
   submissionId: string,
   assigneeId: string,
   byUserId: string | null,
@@ -142,9 +161,10 @@ export async function findAssignment(
   const { rows } = await sql.query<AssignmentRow>(
     `select s.id as submission_id, s.form_id, f.name as form_name, s.payload, s.received_at, s.assignee_id,
             u.email, b.name as by_name, b.email as by_email
-       from submissions s join forms f on f.id = s.form_id join users u on u.id = $2 left join users b on b.id = $3
-      where s.id = $1 and f.deleted_at is null`,
-    [submissionId, assigneeId, byUserId],
+       from submissions s join forms f on f.id = s.form_id and f.team_id = s.team_id
+       join users u on u.id = $2 left join users b on b.id = $3
+      where s.id = $1 and s.team_id = $4 and f.team_id = $4 and f.deleted_at is null`,
+    [submissionId, assigneeId, byUserId, teamId],
   );
   return rows[0];
 }

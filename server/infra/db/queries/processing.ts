@@ -31,15 +31,29 @@ export type ProcessingRow = {
   rules: RuleRow[];
 };
 
-export async function findForProcessing(sql: Sql, submissionId: string): Promise<ProcessingRow | undefined> {
+/** The team of a submission found by id alone (a job queued without its team): a statement on every shard. */
+export async function submissionTeam(sql: Sql, submissionId: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ team_id: string }>('select team_id from submissions where id = $1', [
+    submissionId,
+  ]);
+  return rows[0]?.team_id;
+}
+
+export async function findForProcessing(
+  sql: Sql,
+  teamId: string,
+  submissionId: string,
+): Promise<ProcessingRow | undefined> {
   const { rows } = await sql.query<ProcessingRow>(
     `select s.id, s.team_id, s.form_id, s.status, s.spam_reason, s.category, s.payload, s.metadata, s.api_token_id, s.tags, s.stage, s.assignee_id, s.rules_applied, f.settings,
             f.notification_emails, p.ai,
-            (select coalesce(json_agg(r order by r.position), '[]') from form_rules r where r.form_id = s.form_id and r.enabled) as rules,
-            exists (select 1 from jsonb_object_keys(s.payload) k where not exists (select 1 from form_fields ff where ff.form_id = s.form_id and ff.name = k)) as unlearned
-       from submissions s join forms f on f.id = s.form_id join teams t on t.id = s.team_id join plans p on p.id = t.plan_id
-      where s.id = $1`,
-    [submissionId],
+            (select coalesce(json_agg(r order by r.position), '[]') from form_rules r
+              where r.form_id = s.form_id and r.team_id = $2 and r.enabled) as rules,
+            exists (select 1 from jsonb_object_keys(s.payload) k
+                     where not exists (select 1 from form_fields ff where ff.form_id = s.form_id and ff.team_id = $2 and ff.name = k)) as unlearned
+       from submissions s join forms f on f.id = s.form_id and f.team_id = s.team_id join teams t on t.id = s.team_id join plans p on p.id = t.plan_id
+      where s.id = $1 and s.team_id = $2 and f.team_id = $2 and t.id = $2`,
+    [submissionId, teamId],
   );
   return rows[0];
 }

@@ -20,10 +20,24 @@ const USAGE_SHARD = '(pg_backend_pid() % 1024)';
 /** How long an Idempotency-Key holds its first submission. */
 const IDEMPOTENCY_WINDOW = "interval '24 hours'";
 
-export async function findIdempotent(sql: Sql, formId: string, keyHash: string): Promise<string | null> {
+/**
+ * A key claimed again after its window holds the new submission. Written with the rows' own times, not now():
+ * Citus takes only immutable functions in an upsert's update and its condition.
+ */
+const RECLAIM_EXPIRED_KEY = `on conflict (form_id, key, team_id) do update
+         set submission_id = excluded.submission_id, created_at = excluded.created_at
+       where excluded.created_at - idempotency_keys.created_at >= ${IDEMPOTENCY_WINDOW}`;
+
+export async function findIdempotent(
+  sql: Sql,
+  teamId: string,
+  formId: string,
+  keyHash: string,
+): Promise<string | null> {
   const { rows } = await sql.query<{ submission_id: string }>(
-    `select submission_id from idempotency_keys where form_id = $1 and key = $2 and created_at > now() - ${IDEMPOTENCY_WINDOW}`,
-    [formId, keyHash],
+    `select submission_id from idempotency_keys
+      where form_id = $1 and team_id = $3 and key = $2 and created_at > now() - ${IDEMPOTENCY_WINDOW}`,
+    [formId, keyHash, teamId],
     'intake_find_idempotent',
   );
   return rows[0]?.submission_id ?? null;
@@ -74,8 +88,10 @@ export const LIMIT_REACHED = 'IL001';
  * the cheapest write: no speculative insertion), aborting the accepting statement.
  */
 export function isDuplicate(err: unknown): boolean {
-  const e = err as { code?: string; constraint?: string };
-  return e.code === '23505' && e.constraint === 'submission_unique_keys_pkey';
+  const e = err as { code?: string; constraint?: string; message?: string };
+  if (e.code === '23505') return e.constraint === 'submission_unique_keys_pkey';
+  // On Citus the rows reach the shard by COPY, whose duplicate is reported as XX000 naming the shard's constraint.
+  return e.code === 'XX000' && /unique constraint "submission_unique_keys_pkey_\d+"/.test(e.message ?? '');
 }
 
 /**
@@ -111,8 +127,11 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
     ctes.push(
       `new_names as (
          select f.name, f.ord from unnest(${p(Object.keys(s.payload))}::text[]) with ordinality as f(name, ord)
-          where not exists (select 1 from form_fields k where k.form_id = ${form} and k.name = f.name))`,
-      `learning as (select id from forms where id = ${form} and exists (select 1 from new_names) for no key update skip locked)`,
+           left join form_fields k on k.form_id = ${form} and k.team_id = ${team} and k.name = f.name
+          where k.name is null)`,
+      `learning as (
+         select id from forms where id = ${form} and team_id = ${team} and exists (select 1 from new_names)
+         for no key update skip locked)`,
       `fields as (
          insert into form_fields (team_id, form_id, name, ordinal)
          select ${team}, ${form}, name, ord from new_names where exists (select 1 from learning) order by ord
@@ -129,9 +148,9 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   }
   if (s.idempotencyKey) {
     ctes.push(`claim as (
-       insert into idempotency_keys (team_id, form_id, key, submission_id) values (${team}, ${form}, ${p(s.idempotencyKey)}, ${id})
-       on conflict (form_id, key, team_id) do update set submission_id = excluded.submission_id, created_at = now()
-         where idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW}
+       insert into idempotency_keys (team_id, form_id, key, submission_id, created_at)
+       values (${team}, ${form}, ${p(s.idempotencyKey)}, ${id}, now())
+       ${RECLAIM_EXPIRED_KEY}
        returning 1)`);
   }
   if (s.uniqueKeys.length) {
@@ -140,13 +159,20 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
        select ${team}, key, ${id} from unnest(${p(s.uniqueKeys.map((k) => k.key))}::text[]) as key)`);
   }
   if (job) ctes.push(`job as (${job.text})`);
+  // What the guards count is read before anything is written: `before` comes first and is materialized, since
+  // on Citus each CTE runs as its own step and a later one would see this statement's writes.
+  const before: string[] = [];
   const entryLimit = s.entryLimit === null ? null : p(s.entryLimit);
-  const limit = entryLimit === null ? 'true' : `${KEPT_SUBMISSIONS(form, team)} < ${entryLimit}`;
-  const filled = entryLimit === null ? 'false' : `${KEPT_SUBMISSIONS(form, team)} + 1 = ${entryLimit}`;
-  const quota =
-    s.monthlyLimit === null
-      ? 'true'
-      : `(select coalesce(sum(submissions), 0) from usage_counters where team_id = ${team} and period_start = ${period}) < ${p(s.monthlyLimit)}`;
+  if (entryLimit !== null) before.push(`${KEPT_SUBMISSIONS(form, team)} as kept`);
+  if (s.monthlyLimit !== null) {
+    before.push(
+      `(select coalesce(sum(submissions), 0) from usage_counters where team_id = ${team} and period_start = ${period}) as used`,
+    );
+  }
+  if (before.length) ctes.unshift(`before as materialized (select ${before.join(', ')})`);
+  const limit = entryLimit === null ? 'true' : `(select kept from before) < ${entryLimit}`;
+  const filled = entryLimit === null ? 'false' : `(select kept from before) + 1 = ${entryLimit}`;
+  const quota = s.monthlyLimit === null ? 'true' : `(select used from before) < ${p(s.monthlyLimit)}`;
   const claimed = s.idempotencyKey ? '(select count(*) from claim) = 1' : 'true';
   const text = `with ${ctes.join(',\n')}
     select intake_guard(${quota}, '${QUOTA_EXCEEDED}') and intake_guard(${claimed}, '${KEY_HELD}')
@@ -249,10 +275,9 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
        select * from jsonb_to_recordset($4::jsonb) as f(id text, team_id text, form_id text, submission_id text, field text,
          filename text, content_type text, size_bytes bigint, storage_key text)),
      claim as (
-       insert into idempotency_keys (team_id, form_id, key, submission_id)
-       select team_id, form_id, idem, id from input where idem is not null
-       on conflict (form_id, key, team_id) do update set submission_id = excluded.submission_id, created_at = now()
-         where idempotency_keys.created_at <= now() - ${IDEMPOTENCY_WINDOW}
+       insert into idempotency_keys (team_id, form_id, key, submission_id, created_at)
+       select team_id, form_id, idem, id, now() from input where idem is not null
+       ${RECLAIM_EXPIRED_KEY}
        returning 1),
      unique_claim as (
        insert into submission_unique_keys (team_id, key, submission_id)
@@ -311,7 +336,8 @@ async function underQuotaLocks<T>(db: Db, items: Waiting[], write: (sql: Sql) =>
 
 async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
   let alone = batch;
-  const together = batch.filter((w) => !w.job || w.job.batchable);
+  // On Citus a statement writes one team's shard: each post goes alone (docs/scaling.md).
+  const together = db.distributed ? [] : batch.filter((w) => !w.job || w.job.batchable);
   const sharing = together.filter((w) => w.job);
   if (together.length > 1 && sharing.length) {
     try {
@@ -340,17 +366,17 @@ async function acceptAlone(db: Db, w: Waiting): Promise<Filled> {
   try {
     return await attempt();
   } catch (err) {
-    if (!isDuplicate(err) || !(await releaseExpiredKeys(db, w.s.uniqueKeys))) throw err;
+    if (!isDuplicate(err) || !(await releaseExpiredKeys(db, w.s.teamId, w.s.uniqueKeys))) throw err;
     return attempt();
   }
 }
 
 /** Releases these keys where their holder's window has passed (by the window of the rule claiming them now). */
-async function releaseExpiredKeys(sql: Sql, keys: UniqueKeyClaim[]): Promise<number> {
+async function releaseExpiredKeys(sql: Sql, teamId: string, keys: UniqueKeyClaim[]): Promise<number> {
   const { rowCount } = await sql.query(
     `delete from submission_unique_keys h using jsonb_to_recordset($1::jsonb) as k(key text, hold int)
-      where h.key = k.key and k.hold is not null and h.created_at <= now() - make_interval(days => k.hold)`,
-    [JSON.stringify(keys.map((k) => ({ key: k.key, hold: k.holdDays })))],
+      where h.key = k.key and h.team_id = $2 and k.hold is not null and now() - h.created_at >= make_interval(days => k.hold)`,
+    [JSON.stringify(keys.map((k) => ({ key: k.key, hold: k.holdDays }))), teamId],
   );
   return rowCount ?? 0;
 }
@@ -371,12 +397,12 @@ export function acceptSubmission(db: Db, s: SubmissionInsert, job: AcceptJob | n
 }
 
 /** Which of these keys are held within the claiming rule's window: the 409 names the first's rule. */
-export async function heldUniqueKeys(sql: Sql, keys: UniqueKeyClaim[]): Promise<string[]> {
+export async function heldUniqueKeys(sql: Sql, teamId: string, keys: UniqueKeyClaim[]): Promise<string[]> {
   const { rows } = await sql.query<{ key: string }>(
     `select h.key from submission_unique_keys h
        join jsonb_to_recordset($1::jsonb) as k(key text, hold int) on k.key = h.key
-      where k.hold is null or h.created_at > now() - make_interval(days => k.hold)`,
-    [JSON.stringify(keys.map((k) => ({ key: k.key, hold: k.holdDays })))],
+      where h.team_id = $2 and (k.hold is null or h.created_at > now() - make_interval(days => k.hold))`,
+    [JSON.stringify(keys.map((k) => ({ key: k.key, hold: k.holdDays }))), teamId],
   );
   return rows.map((r) => r.key);
 }

@@ -45,16 +45,22 @@ export type Member = { id: string; email: string; name: string };
 export const FILE_FIELDS =
   "'id', f.id, 'field', f.field, 'filename', f.filename, 'content_type', f.content_type, 'size', f.size_bytes";
 
-/** What a list item shows (submissionView), over `submissions s`: the columns every read of one shares. */
-const ITEM_COLUMNS = `s.id, s.status, s.spam_reason, s.category, s.ai_moderation, s.payload, s.received_at, s.updated_at, s.tags,
-  s.stage, s.notes_count,
+/**
+ * What a list item shows (submissionView), over `submissions s` of the team `team` (a bind parameter or a
+ * literal: Citus routes a statement with a subquery only when the subquery names its team so, not by `s.team_id`).
+ * The columns every read of one shares.
+ */
+const itemColumns = (
+  team: string,
+) => `s.id, s.status, s.spam_reason, s.category, s.ai_moderation, s.payload, s.received_at,
+  s.updated_at, s.tags, s.stage, s.notes_count,
   to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts,
   case when s.assignee_id is not null then
     (select json_build_object('id', u.id, 'email', u.email, 'name', u.name) from users u where u.id = s.assignee_id) end as assignee,
   (select json_agg(json_build_object(${FILE_FIELDS}, 'key', f.storage_key) order by f.created_at, f.id)
-     from submission_files f where f.submission_id = s.id) as files`;
+     from submission_files f where f.submission_id = s.id and f.team_id = ${team}) as files`;
 
-/** A row of a list page: ITEM_COLUMNS. */
+/** A row of a list page: itemColumns. */
 export type SubmissionItemRow = Pick<
   SubmissionRow,
   | 'id'
@@ -73,21 +79,29 @@ export type SubmissionItemRow = Pick<
   | 'files'
 >;
 
-/** The columns of a SubmissionRow, over `submissions s`. */
-export const SUBMISSION_COLUMNS = `${ITEM_COLUMNS}, s.team_id, s.form_id, s.metadata, s.autoresponse, s.api_token_id, s.rules_applied,
-  to_char(s.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as version`;
+/** The columns of a SubmissionRow, over `submissions s` of the team `team` (see itemColumns). */
+export const submissionColumns = (
+  team: string,
+) => `${itemColumns(team)}, s.team_id, s.form_id, s.metadata, s.autoresponse,
+  s.api_token_id, s.rules_applied, to_char(s.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as version`;
+
+/** submissionColumns by the row's own team: not routed by Citus (see itemColumns). */
+export const SUBMISSION_COLUMNS = submissionColumns('s.team_id');
 
 /** What an event body (webhooks, the stream) is rendered from: the submission and its form's name. */
 export type SubmissionEventRow = SubmissionRow & { form_name: string };
 
-/** The columns of a SubmissionEventRow, over `submissions s join forms f on f.id = s.form_id`. */
-export const SUBMISSION_EVENT_COLUMNS = `${SUBMISSION_COLUMNS}, f.name as form_name`;
+/** The columns of a SubmissionEventRow, over `submissions s join forms f on f.id = s.form_id` of the team `team`. */
+export const submissionEventColumns = (team: string) => `${submissionColumns(team)}, f.name as form_name`;
+
+/** submissionEventColumns by the row's own team: not routed by Citus (see itemColumns). */
+export const SUBMISSION_EVENT_COLUMNS = submissionEventColumns('s.team_id');
 
 /**
- * Which submissions of a form: a list's filters, with triage filters resolved (tags as stored, the assignee a
+ * Which submissions of a team's form: a list's filters, with triage filters resolved (tags as stored, the assignee a
  * user id or null for none); the export takes its own (no folder, no category).
  */
-export type Selection = { formId: string } & Partial<Omit<SubmissionFilter, 'tag' | 'assignee'>> & {
+export type Selection = { teamId: string; formId: string } & Partial<Omit<SubmissionFilter, 'tag' | 'assignee'>> & {
     tags?: string[];
     assigneeId?: string | null;
   };
@@ -101,15 +115,15 @@ const FOLDER_SQL: Record<Folder, string> = {
 };
 
 /**
- * The selection as conditions on `submissions s`, the form's first; each value goes through `param`
- * (a bind parameter, or a literal where none can be bound). `search: false` leaves out the text search.
+ * The selection as conditions on `submissions s`, the form's and the team's first; each value goes through
+ * `param` (a bind parameter, or a literal where none can be bound). `search: false` leaves out the text search.
  */
 export function selectionWhere(
   f: Selection,
   param: (value: string) => string,
   opts: { search?: boolean } = {},
 ): string[] {
-  const where = [`s.form_id = ${param(f.formId)}`];
+  const where = [`s.form_id = ${param(f.formId)}`, `s.team_id = ${param(f.teamId)}`];
   if (f.folder) where.push(FOLDER_SQL[f.folder]);
   if (f.category) where.push(`s.category = ${param(f.category)}`);
   if (f.since) where.push(`s.received_at > ${param(f.since)}::timestamptz`);
@@ -126,19 +140,25 @@ export function selectionWhere(
 
 type Where = { where: string[]; values: unknown[]; filtered: boolean };
 
-/** The filter over bind parameters from `$1` (the form); `filtered` when it selects more than form and folder. */
+/**
+ * The filter over bind parameters from `$1` (the form) and `$2` (the team); `filtered` when it selects more
+ * than form and folder.
+ */
 function whereOf(f: ListFilter, opts: { search?: boolean } = {}): Where {
   const values: unknown[] = [];
   const where = selectionWhere(f, (value) => `$${values.push(value)}`, opts);
-  return { where, values, filtered: where.length > 2 };
+  return { where, values, filtered: where.length > 3 };
 }
 
 export type PageSpec = { limit: number; offset: number; after?: [string, string] };
 
-/** The page's rows: `ids` is SQL defining a `page` CTE of (id, received_at); the rows are read after it. */
+/**
+ * The page's rows: `ids` is SQL defining a `page` CTE of (id, received_at); the rows are read after it, on
+ * the team `$2` (whereOf's).
+ */
 function pageRows(ids: string): string {
   return `${ids}
-    select ${ITEM_COLUMNS} from page p join submissions s on s.id = p.id
+    select ${itemColumns('$2')} from page p join submissions s on s.id = p.id and s.team_id = $2
     order by p.received_at desc, p.id desc`;
 }
 
@@ -176,7 +196,7 @@ export function listPageQuery(f: ListFilter, page: PageSpec): { text: string; va
   const offset = `$${values.push(page.offset)}::bigint`;
   const text = pageRows(`
     with days as (
-      select c.day, sum(c.n) as n from form_folder_counts c where c.form_id = $1 and c.folder = any($${values.push(COUNTED_FOLDERS[f.folder])}::text[])
+      select c.day, sum(c.n) as n from form_folder_counts c where c.form_id = $1 and c.team_id = $2 and c.folder = any($${values.push(COUNTED_FOLDERS[f.folder])}::text[])
       group by c.day
     ),
     start as (
@@ -261,8 +281,9 @@ export async function countMatching(sql: Sql, f: ListFilter, cap: number | null 
     return rows[0]!.n;
   }
   const { rows } = await sql.query<{ n: number }>(
-    `select coalesce(sum(n), 0)::int as n from form_folder_counts where form_id = $1 and ($2::text = 'all' or folder = $2)`,
-    [f.formId, f.folder],
+    `select coalesce(sum(n), 0)::int as n from form_folder_counts
+      where form_id = $1 and team_id = $3 and ($2::text = 'all' or folder = $2)`,
+    [f.formId, f.folder, f.teamId],
   );
   return rows[0]!.n;
 }
@@ -276,7 +297,7 @@ export async function findSubmission(
   lock = false,
 ): Promise<SubmissionRow | undefined> {
   const { rows } = await sql.query<SubmissionRow>(
-    `select ${SUBMISSION_COLUMNS} from submissions s
+    `select ${submissionColumns('$3')} from submissions s
       where s.id = $1 and s.form_id = $2 and s.team_id = $3 ${lock ? 'for update of s' : ''}`,
     [id, formId, teamId],
   );
@@ -285,12 +306,13 @@ export async function findSubmission(
 
 export async function updateSubmission(
   sql: Sql,
+  teamId: string,
   id: string,
   change: { payload: Record<string, unknown>; status: SubmissionStatus; spamReason: string | null },
 ): Promise<void> {
   await sql.query(
-    'update submissions set payload = $2, status = $3, spam_reason = $4, updated_at = now() where id = $1',
-    [id, JSON.stringify(change.payload), change.status, change.spamReason],
+    'update submissions set payload = $2, status = $3, spam_reason = $4, updated_at = now() where id = $1 and team_id = $5',
+    [id, JSON.stringify(change.payload), change.status, change.spamReason, teamId],
   );
 }
 
@@ -313,14 +335,45 @@ export async function insertEvent(sql: Sql, e: AuditEvent): Promise<void> {
   );
 }
 
-/** Deletes the rows (files and audit events cascade) and returns their files' storage keys. */
-export async function deleteSubmissions(sql: Sql, ids: string[]): Promise<string[]> {
-  const { rows } = await sql.query<{ storage_key: string }>(
-    'select storage_key from submission_files where submission_id = any($1::text[])',
-    [ids],
+/**
+ * A statement deleting submissions, from its `delete from submissions …` (without `returning`): the deleted
+ * rows are the CTE `gone`, their folders' counters go down (`counted`, a row of this backend's counter shard
+ * per form, folder and day) and their unique keys are released (`released`) in the same statement; `select`
+ * (over `gone`) ends it. `team`: the rows' team (a bind parameter), or null when they are found by id alone.
+ * It writes forms.ts's and submission-inserts.ts's tables: a shared write (docs/architecture.md).
+ */
+export function deletingSubmissions(del: string, team: string | null, select: string): string {
+  return `with gone as (${del} returning team_id, form_id, status, received_at, id),
+    counted as (
+      insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
+      select team_id, form_id, case when status = 'spam' then 'spam' else 'inbox' end, (received_at at time zone 'UTC')::date,
+             1 + pg_backend_pid() % 1023, -count(*)
+        from gone group by 1, 2, 3, 4
+      on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n),
+    released as (
+      delete from submission_unique_keys k using gone g
+       where k.submission_id = g.id and k.team_id = g.team_id${team === null ? '' : ` and k.team_id = ${team}`})
+    ${select}`;
+}
+
+/**
+ * Deletes the team's rows among `ids` (files, notes and audit events cascade; teamId null: found by id alone)
+ * and returns their files' storage keys.
+ */
+export async function deleteSubmissions(sql: Sql, teamId: string | null, ids: string[]): Promise<string[]> {
+  const team = teamId === null ? null : '$2';
+  const mine = (alias: string) => (team === null ? '' : ` and ${alias}.team_id = ${team}`);
+  // The files are read in the statement's snapshot: their rows cascade after it.
+  const { rows } = await sql.query<{ keys: string[] }>(
+    deletingSubmissions(
+      `delete from submissions s where s.id = any($1::text[])${mine('s')}`,
+      team,
+      `select array(select f.storage_key from submission_files f
+                     where f.submission_id in (select id from gone)${mine('f')}) as keys`,
+    ),
+    teamId === null ? [ids] : [ids, teamId],
   );
-  await sql.query('delete from submissions where id = any($1::text[])', [ids]);
-  return rows.map((r) => r.storage_key);
+  return rows[0]!.keys;
 }
 
 export type LockedSubmission = {
@@ -356,23 +409,24 @@ export type HeldValuesRow = {
   holds: boolean;
 };
 
-/** Clean submissions with their values and their form's settings: what their unique keys are made of. */
-export async function heldValuesOf(sql: Sql, ids: string[]): Promise<HeldValuesRow[]> {
+/** The team's clean submissions with their values and their form's settings: what their unique keys are made of. */
+export async function heldValuesOf(sql: Sql, teamId: string, ids: string[]): Promise<HeldValuesRow[]> {
   const { rows } = await sql.query<HeldValuesRow>(
     `select s.id, s.team_id, s.form_id, s.payload, f.settings,
-            exists (select 1 from submission_unique_keys k where k.submission_id = s.id) as holds
-       from submissions s join forms f on f.id = s.form_id
-      where s.id = any($1::text[]) and s.status <> 'spam'`,
-    [ids],
+            exists (select 1 from submission_unique_keys k where k.submission_id = s.id and k.team_id = $2) as holds
+       from submissions s join forms f on f.id = s.form_id and f.team_id = s.team_id
+      where s.id = any($1::text[]) and s.team_id = $2 and f.team_id = $2 and s.status <> 'spam'`,
+    [ids, teamId],
   );
   return rows;
 }
 
 export type KeptValuesRow = { id: string; payload: Record<string, unknown>; received_at: Date; cursor_ts: string };
 
-/** A page of a form's clean submissions, oldest first, after a (cursor_ts, id) position. */
+/** A page of a team's form's clean submissions, oldest first, after a (cursor_ts, id) position. */
 export async function keptValuesPage(
   sql: Sql,
+  teamId: string,
   formId: string,
   after: { cursorTs: string; id: string } | null,
   limit: number,
@@ -381,22 +435,24 @@ export async function keptValuesPage(
     `select s.id, s.payload, s.received_at,
             to_char(s.received_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts
        from submissions s
-      where s.form_id = $1 and s.status <> 'spam' and ($2::timestamptz is null or (s.received_at, s.id) > ($2::timestamptz, $3))
+      where s.form_id = $1 and s.team_id = $5 and s.status <> 'spam'
+        and ($2::timestamptz is null or (s.received_at, s.id) > ($2::timestamptz, $3))
       order by s.received_at, s.id limit $4`,
-    [formId, after?.cursorTs ?? null, after?.id ?? '', limit],
+    [formId, after?.cursorTs ?? null, after?.id ?? '', limit, teamId],
   );
   return rows;
 }
 
 export async function setStatus(
   sql: Sql,
+  teamId: string,
   ids: string[],
   status: SubmissionStatus,
   spamReason: string | null,
 ): Promise<void> {
   await sql.query(
-    'update submissions set status = $2, spam_reason = $3, updated_at = now() where id = any($1::text[])',
-    [ids, status, spamReason],
+    'update submissions set status = $2, spam_reason = $3, updated_at = now() where id = any($1::text[]) and team_id = $4',
+    [ids, status, spamReason, teamId],
   );
 }
 
@@ -413,14 +469,15 @@ export async function findLinkedFile(
   return rows[0];
 }
 
+/** A file of the team (of the form and the submission, when given). */
 export async function findFile(
   sql: Sql,
-  where: { fileId: string; submissionId?: string; formId?: string; teamId?: string },
+  where: { teamId: string; fileId: string; submissionId?: string; formId?: string },
 ): Promise<{ storage_key: string; filename: string } | undefined> {
   const { rows } = await sql.query<{ storage_key: string; filename: string }>(
     `select storage_key, filename from submission_files
-      where id = $1 and ($2::text is null or submission_id = $2) and ($3::text is null or form_id = $3) and ($4::text is null or team_id = $4)`,
-    [where.fileId, where.submissionId ?? null, where.formId ?? null, where.teamId ?? null],
+      where id = $1 and team_id = $4 and ($2::text is null or submission_id = $2) and ($3::text is null or form_id = $3)`,
+    [where.fileId, where.submissionId ?? null, where.formId ?? null, where.teamId],
   );
   return rows[0];
 }
@@ -526,14 +583,18 @@ export async function markFailed(sql: Sql, submissionId: string): Promise<boolea
   return rowCount > 0;
 }
 
-/** An ETag's version moves on with every change, even two in the same microsecond. */
-const TOUCH = `greatest(clock_timestamp(), s.updated_at + interval '1 microsecond')`;
+/**
+ * An ETag's version moves on with every change, even two in the same microsecond. Immutable arithmetic (UTC
+ * timestamps) beside the statement's time: Citus refuses volatile functions in an update, and stable ones
+ * over its columns.
+ */
+const TOUCH = `greatest(statement_timestamp(), ((s.updated_at at time zone 'UTC') + interval '1 microsecond') at time zone 'UTC')`;
 
 /** A submission's triage after a change: each field given is set (`assigneeId` null unassigns). */
 export type TriageSet = { id: string; tags?: string[]; stage?: string; assigneeId?: string | null };
 
-/** Sets each submission's triage fields in one statement. */
-export async function setTriage(sql: Sql, sets: TriageSet[]): Promise<void> {
+/** Sets each of the team's submissions' triage fields in one statement. */
+export async function setTriage(sql: Sql, teamId: string, sets: TriageSet[]): Promise<void> {
   if (!sets.length) return;
   const rows = sets.map((t) => ({
     id: t.id,
@@ -547,17 +608,17 @@ export async function setTriage(sql: Sql, sets: TriageSet[]): Promise<void> {
         set tags = coalesce(v.tags, s.tags), stage = coalesce(v.stage, s.stage),
             assignee_id = case when v.set_assignee then v.assignee_id else s.assignee_id end, updated_at = ${TOUCH}
        from jsonb_to_recordset($1::jsonb) as v(id text, tags text[], stage text, set_assignee boolean, assignee_id text)
-      where s.id = v.id`,
-    [JSON.stringify(rows)],
+      where s.id = v.id and s.team_id = $2`,
+    [JSON.stringify(rows), teamId],
   );
 }
 
 /** A note was added (+1) or deleted (-1): the count and the version move on. */
-export async function countNote(sql: Sql, id: string, delta: 1 | -1): Promise<void> {
-  await sql.query(`update submissions s set notes_count = s.notes_count + $2, updated_at = ${TOUCH} where s.id = $1`, [
-    id,
-    delta,
-  ]);
+export async function countNote(sql: Sql, teamId: string, id: string, delta: 1 | -1): Promise<void> {
+  await sql.query(
+    `update submissions s set notes_count = s.notes_count + $2, updated_at = ${TOUCH} where s.id = $1 and s.team_id = $3`,
+    [id, delta, teamId],
+  );
 }
 
 /** A triage change as its audit event records it: one field, from and to. */
@@ -585,12 +646,12 @@ export async function insertTriageEvents(
   );
 }
 
-/** Which of `keys` hold any of the form's submissions (spam included). */
-export async function stagesInUse(sql: Sql, formId: string, keys: string[]): Promise<string[]> {
+/** Which of `keys` hold any of the team's form's submissions (spam included). */
+export async function stagesInUse(sql: Sql, teamId: string, formId: string, keys: string[]): Promise<string[]> {
   const { rows } = await sql.query<{ key: string }>(
     `select k.key from unnest($2::text[]) as k(key)
-      where exists (select 1 from submissions s where s.form_id = $1 and s.stage = k.key)`,
-    [formId, keys],
+      where exists (select 1 from submissions s where s.form_id = $1 and s.team_id = $3 and s.stage = k.key)`,
+    [formId, keys, teamId],
   );
   return rows.map((r) => r.key);
 }
@@ -610,7 +671,7 @@ export async function reassignStages(
     `with moved as (
        update submissions s set stage = m.value, updated_at = ${TOUCH}
          from jsonb_each_text($2::jsonb) as m(key, value)
-        where s.form_id = $1 and s.stage = m.key
+        where s.form_id = $1 and s.team_id = $3 and s.stage = m.key
        returning s.id, m.key as from_stage, m.value as to_stage),
      audited as (
        insert into submission_events (id, team_id, submission_id, actor_user_id, actor_token_id, action, changes)
@@ -623,27 +684,28 @@ export async function reassignStages(
   return rows[0]!.n;
 }
 
-/** The form's inbox submissions per stage other than `new` (the stage index holds only those). */
-export async function stageCounts(sql: Sql, formId: string): Promise<Map<string, number>> {
+/** The team's form's inbox submissions per stage other than `new` (the stage index holds only those). */
+export async function stageCounts(sql: Sql, teamId: string, formId: string): Promise<Map<string, number>> {
   const { rows } = await sql.query<{ stage: string; n: number }>(
     `select s.stage, count(*)::int as n from submissions s
-      where s.form_id = $1 and s.stage <> 'new' and s.status <> 'spam' group by s.stage`,
-    [formId],
+      where s.form_id = $1 and s.team_id = $2 and s.stage <> 'new' and s.status <> 'spam' group by s.stage`,
+    [formId, teamId],
   );
   return new Map(rows.map((r) => [r.stage, r.n]));
 }
 
-/** The tags of the form's inbox submissions with their counts, the most used first. */
+/** The tags of the team's form's inbox submissions with their counts, the most used first. */
 export async function tagCounts(
   sql: Sql,
+  teamId: string,
   formId: string,
   limit: number,
 ): Promise<Array<{ tag: string; count: number }>> {
   const { rows } = await sql.query<{ tag: string; count: number }>(
     `select t.tag, count(*)::int as count from submissions s, unnest(s.tags) as t(tag)
-      where s.form_id = $1 and s.tags <> '{}' and s.status <> 'spam'
+      where s.form_id = $1 and s.team_id = $3 and s.tags <> '{}' and s.status <> 'spam'
       group by t.tag order by count desc, t.tag limit $2`,
-    [formId, limit],
+    [formId, limit, teamId],
   );
   return rows;
 }

@@ -114,8 +114,11 @@ export async function findLive(sql: Sql, teamId: string, id: string): Promise<To
   return rows[0];
 }
 
-export async function revoke(sql: Sql, id: string): Promise<void> {
-  await sql.query('update api_tokens set revoked_at = now() where id = $1 and revoked_at is null', [id]);
+export async function revoke(sql: Sql, teamId: string, id: string): Promise<void> {
+  await sql.query('update api_tokens set revoked_at = now() where id = $1 and team_id = $2 and revoked_at is null', [
+    id,
+    teamId,
+  ]);
 }
 
 /** Revokes a token by id alone (operator path); undefined when there is no such token not yet revoked. */

@@ -1,11 +1,16 @@
 import type { Sql } from '../database.ts';
-import { SUBMISSION_EVENT_COLUMNS, type SubmissionEventRow } from './submissions.ts';
+import { submissionEventColumns, type SubmissionEventRow } from './submissions.ts';
 
 /** A submission with its form's name, as events are rendered from it (read in the transaction that processes or files it). */
-export async function submissionForEvent(sql: Sql, submissionId: string): Promise<SubmissionEventRow | undefined> {
+export async function submissionForEvent(
+  sql: Sql,
+  teamId: string,
+  submissionId: string,
+): Promise<SubmissionEventRow | undefined> {
   const { rows } = await sql.query<SubmissionEventRow>(
-    `select ${SUBMISSION_EVENT_COLUMNS} from submissions s join forms f on f.id = s.form_id where s.id = $1`,
-    [submissionId],
+    `select ${submissionEventColumns('$2')} from submissions s join forms f on f.id = s.form_id and f.team_id = s.team_id
+      where s.id = $1 and s.team_id = $2 and f.team_id = $2`,
+    [submissionId, teamId],
   );
   return rows[0];
 }
@@ -20,6 +25,7 @@ export type SpamPosition = { past: string; within: { upto: string; xid: string; 
  */
 export async function spamEventsAfter(
   sql: Sql,
+  teamId: string,
   formId: string,
   pos: SpamPosition,
   limit: number,
@@ -28,16 +34,16 @@ export async function spamEventsAfter(
     `select n.snapshot::text as snapshot, e.*
        from (select pg_current_snapshot() as snapshot) n
        left join lateral (
-         select ${SUBMISSION_EVENT_COLUMNS}, s.stream_xid::text as stream_xid
-           from submissions s join forms f on f.id = s.form_id and f.deleted_at is null
-          where s.form_id = $1 and s.status = 'spam'
+         select ${submissionEventColumns('$7')}, s.stream_xid::text as stream_xid
+           from submissions s join forms f on f.id = s.form_id and f.team_id = s.team_id and f.deleted_at is null
+          where s.form_id = $1 and s.team_id = $7 and f.team_id = $7 and s.status = 'spam'
             and s.stream_xid >= pg_snapshot_xmin($2::pg_snapshot) and not pg_visible_in_snapshot(s.stream_xid, $2::pg_snapshot)
             and ($3::pg_snapshot is null
                  or (pg_visible_in_snapshot(s.stream_xid, $3::pg_snapshot) and (s.stream_xid, s.id) > ($4::xid8, $5::text)))
           order by s.stream_xid, s.id
           limit $6
        ) e on true`,
-    [formId, pos.past, pos.within?.upto ?? null, pos.within?.xid ?? null, pos.within?.id ?? null, limit],
+    [formId, pos.past, pos.within?.upto ?? null, pos.within?.xid ?? null, pos.within?.id ?? null, limit, teamId],
     'intake_spam_events_after',
   );
   const events = rows.filter((r) => r.id !== null);

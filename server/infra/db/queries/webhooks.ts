@@ -75,10 +75,10 @@ export async function insertWebhook(sql: Sql, w: NewWebhook): Promise<WebhookRow
   return rows[0]!;
 }
 
-export async function listWebhooks(sql: Sql, formId: string): Promise<WebhookRow[]> {
+export async function listWebhooks(sql: Sql, teamId: string, formId: string): Promise<WebhookRow[]> {
   const { rows } = await sql.query<WebhookRow>(
-    `select ${COLUMNS} from webhooks w where w.form_id = $1 and w.deleted_at is null order by w.id`,
-    [formId],
+    `select ${COLUMNS} from webhooks w where w.form_id = $1 and w.team_id = $2 and w.deleted_at is null order by w.id`,
+    [formId, teamId],
   );
   return rows;
 }
@@ -94,8 +94,8 @@ export async function findWebhook(
   opts: { formId?: string; lock?: boolean; deleted?: boolean } = {},
 ): Promise<WebhookRow | undefined> {
   const { rows } = await sql.query<WebhookRow>(
-    `select ${COLUMNS} from webhooks w join forms f on f.id = w.form_id and f.deleted_at is null
-      where w.id = $1 and w.team_id = $2 and ($4 or w.deleted_at is null) and ($3::text is null or w.form_id = $3)${opts.lock ? ' for update of w' : ''}`,
+    `select ${COLUMNS} from webhooks w join forms f on f.id = w.form_id and f.team_id = w.team_id and f.deleted_at is null
+      where w.id = $1 and w.team_id = $2 and f.team_id = $2 and ($4 or w.deleted_at is null) and ($3::text is null or w.form_id = $3)${opts.lock ? ' for update of w' : ''}`,
     [id, teamId, opts.formId ?? null, opts.deleted ?? false],
   );
   return rows[0];
@@ -123,14 +123,16 @@ export type WebhookChanges = Partial<
 /**
  * Applies the changes; reactivating clears the reason and the failure clock; a rotation keeps the old secret
  * signing for a while; subscribing to `submission.spam` (again), or reactivating, starts its spam from now
- * (an inactive webhook is sent nothing made meanwhile, as with its other events).
+ * (an inactive webhook is sent nothing made meanwhile, as with its other events). The position and the time
+ * are read in `v`: Citus refuses functions that are not immutable in an update's CASE, and stable ones
+ * applied to columns.
  */
-export async function updateWebhook(sql: Sql, id: string, c: WebhookChanges): Promise<WebhookRow> {
+export async function updateWebhook(sql: Sql, teamId: string, id: string, c: WebhookChanges): Promise<WebhookRow> {
   const { rows } = await sql.query<WebhookRow>(
     `update webhooks w set
         label = coalesce($2, label), url = coalesce($3, url), provider = coalesce($4, provider), config = coalesce($5::jsonb, config),
-        spam_position = case when 'submission.spam' = any($6::text[]) and not 'submission.spam' = any(events) then ${SPAM_FROM_NOW}
-                             when $7 and not active then ${SPAM_FROM_NOW} else spam_position end,
+        spam_position = case when 'submission.spam' = any($6::text[]) and not 'submission.spam' = any(events) then v.spam_from_now
+                             when $7 and not active then v.spam_from_now else spam_position end,
         events = coalesce($6::text[], events), active = coalesce($7, active), filter = coalesce($12::jsonb, filter),
         max_per_second = case when $13 then $14::real else max_per_second end,
         body_template = case when $15 then $16::text else body_template end, content_type = coalesce($17, content_type),
@@ -138,10 +140,11 @@ export async function updateWebhook(sql: Sql, id: string, c: WebhookChanges): Pr
         deactivated_reason = case when $7 then null else deactivated_reason end,
         failing_since = case when $7 then null else failing_since end,
         previous_secret_encrypted = case when $8::text is null then previous_secret_encrypted else secret_encrypted end,
-        previous_secret_expires_at = case when $8::text is null then previous_secret_expires_at else now() + make_interval(secs => $11) end,
+        previous_secret_expires_at = case when $8::text is null then previous_secret_expires_at else v.previous_until end,
         secret_encrypted = coalesce($8, secret_encrypted), secret_hash = coalesce($9, secret_hash), secret_last4 = coalesce($10, secret_last4),
         updated_at = now()
-      where id = $1 returning ${COLUMNS}`,
+       from (select ${SPAM_FROM_NOW} as spam_from_now, now() + make_interval(secs => $11) as previous_until) v
+      where w.id = $1 and w.team_id = $19 returning ${COLUMNS}`,
     [
       id,
       c.label ?? null,
@@ -161,14 +164,18 @@ export async function updateWebhook(sql: Sql, id: string, c: WebhookChanges): Pr
       c.body_template ?? null,
       c.content_type ?? null,
       c.headers ? JSON.stringify(c.headers) : null,
+      teamId,
     ],
   );
   return rows[0]!;
 }
 
-export async function deleteWebhook(sql: Sql, id: string): Promise<void> {
+export async function deleteWebhook(sql: Sql, teamId: string, id: string): Promise<void> {
   // `active` stays as it was: a deleted webhook's scheduled retries still run, unless it had been deactivated.
-  await sql.query('update webhooks set deleted_at = now(), updated_at = now() where id = $1', [id]);
+  await sql.query('update webhooks set deleted_at = now(), updated_at = now() where id = $1 and team_id = $2', [
+    id,
+    teamId,
+  ]);
 }
 
 /** What a new delivery is rendered from: the live, active webhooks of a form subscribed to an event. */
@@ -191,6 +198,7 @@ export type TargetRow = {
  */
 export async function webhooksFor(
   sql: Sql,
+  teamId: string,
   formId: string,
   event: string,
   submissionId?: string,
@@ -198,11 +206,12 @@ export async function webhooksFor(
 ): Promise<Array<TargetRow & { by_rule: boolean }>> {
   const { rows } = await sql.query<TargetRow & { by_rule: boolean }>(
     `select w.id, w.team_id, w.provider, w.config, w.filter, w.body_template, w.content_type, w.id = any($4::text[]) as by_rule from webhooks w
-      where w.form_id = $1 and w.active and w.deleted_at is null and ((not $5 and $2 = any(w.events)) or w.id = any($4::text[]))
+      where w.form_id = $1 and w.team_id = $6 and w.active and w.deleted_at is null and ((not $5 and $2 = any(w.events)) or w.id = any($4::text[]))
         and ($3::text is null or not exists (
-          select 1 from deliveries d where d.submission_id = $3 and d.webhook_id = w.id and d.event = $2 and d.replay_of is null))
+          select 1 from deliveries d
+           where d.submission_id = $3 and d.team_id = $6 and d.webhook_id = w.id and d.event = $2 and d.replay_of is null))
       order by w.id`,
-    [formId, event, submissionId ?? null, rules.ids, rules.only ?? false],
+    [formId, event, submissionId ?? null, rules.ids, rules.only ?? false, teamId],
   );
   return rows;
 }
@@ -211,14 +220,21 @@ export async function webhooksFor(
  * The form's webhooks subscribed to an event of the form itself (form.closed), without those that already have a
  * delivery of it (not a replay) made since `since`: a job retried after its deliveries committed makes none again.
  */
-export async function formEventWebhooksFor(sql: Sql, formId: string, event: string, since: Date): Promise<TargetRow[]> {
+export async function formEventWebhooksFor(
+  sql: Sql,
+  teamId: string,
+  formId: string,
+  event: string,
+  since: Date,
+): Promise<TargetRow[]> {
   const { rows } = await sql.query<TargetRow>(
     `select w.id, w.team_id, w.provider, w.config, w.filter, w.body_template, w.content_type from webhooks w
-      where w.form_id = $1 and w.active and w.deleted_at is null and $2 = any(w.events)
+      where w.form_id = $1 and w.team_id = $4 and w.active and w.deleted_at is null and $2 = any(w.events)
         and not exists (
-          select 1 from deliveries d where d.webhook_id = w.id and d.event = $2 and d.replay_of is null and d.created_at >= $3)
+          select 1 from deliveries d
+           where d.webhook_id = w.id and d.team_id = $4 and d.event = $2 and d.replay_of is null and d.created_at >= $3)
       order by w.id`,
-    [formId, event, since],
+    [formId, event, since, teamId],
   );
   return rows;
 }
@@ -226,19 +242,20 @@ export async function formEventWebhooksFor(sql: Sql, formId: string, event: stri
 /** The same for a team-wide event (ai-insights.regenerated): every live form's webhooks that subscribe. */
 export async function teamWebhooksFor(sql: Sql, teamId: string, event: string): Promise<TargetRow[]> {
   const { rows } = await sql.query<TargetRow>(
-    `select w.id, w.team_id, w.provider, w.config, w.filter, w.body_template, w.content_type from webhooks w join forms f on f.id = w.form_id and f.deleted_at is null
-      where w.team_id = $1 and w.active and w.deleted_at is null and $2 = any(w.events) order by w.id`,
+    `select w.id, w.team_id, w.provider, w.config, w.filter, w.body_template, w.content_type from webhooks w
+       join forms f on f.id = w.form_id and f.team_id = w.team_id and f.deleted_at is null
+      where w.team_id = $1 and f.team_id = $1 and w.active and w.deleted_at is null and $2 = any(w.events) order by w.id`,
     [teamId, event],
   );
   return rows;
 }
 
 /** Locks the form's row and counts its live webhooks: creates on one form take turns. */
-export async function lockFormWebhooks(sql: Sql, formId: string): Promise<number> {
-  await sql.query('select 1 from forms where id = $1 for no key update', [formId]);
+export async function lockFormWebhooks(sql: Sql, teamId: string, formId: string): Promise<number> {
+  await sql.query('select 1 from forms where id = $1 and team_id = $2 for no key update', [formId, teamId]);
   const { rows } = await sql.query<{ n: number }>(
-    'select count(*)::int as n from webhooks where form_id = $1 and deleted_at is null',
-    [formId],
+    'select count(*)::int as n from webhooks where form_id = $1 and team_id = $2 and deleted_at is null',
+    [formId, teamId],
   );
   return rows[0]!.n;
 }
@@ -265,8 +282,17 @@ export async function lockSpamSubscribers(sql: Sql, limit: number, after: string
   return rows;
 }
 
-export async function setSpamPosition(sql: Sql, id: string, position: SpamSubscriber['spam_position']): Promise<void> {
-  await sql.query('update webhooks set spam_position = $2 where id = $1', [id, JSON.stringify(position)]);
+export async function setSpamPosition(
+  sql: Sql,
+  teamId: string,
+  id: string,
+  position: SpamSubscriber['spam_position'],
+): Promise<void> {
+  await sql.query('update webhooks set spam_position = $2 where id = $1 and team_id = $3', [
+    id,
+    JSON.stringify(position),
+    teamId,
+  ]);
 }
 
 /** Whether any webhook subscribes to `submission.spam` (the spam-deliveries job keeps running while one does). */
@@ -277,9 +303,16 @@ export async function anySpamSubscriber(sql: Sql): Promise<boolean> {
   return rows[0]!.any;
 }
 
+/** The team of a webhook found by id alone (a job queued without its team): a statement on every shard. */
+export async function webhookTeam(sql: Sql, id: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ team_id: string }>('select team_id from webhooks where id = $1', [id]);
+  return rows[0]?.team_id;
+}
+
 /** Where a webhook's test call goes and the secrets that sign it (the previous one while it still signs). */
 export async function webhookTarget(
   sql: Sql,
+  teamId: string,
   id: string,
 ): Promise<
   | {
@@ -300,8 +333,9 @@ export async function webhookTarget(
   }>(
     `select w.url, w.secret_encrypted, w.headers, case when w.previous_secret_expires_at > now() then w.previous_secret_encrypted end as previous_secret_encrypted,
             f.name as form_name
-       from webhooks w join forms f on f.id = w.form_id where w.id = $1`,
-    [id],
+       from webhooks w join forms f on f.id = w.form_id and f.team_id = w.team_id
+      where w.id = $1 and w.team_id = $2 and f.team_id = $2`,
+    [id, teamId],
   );
   return rows[0];
 }
@@ -312,16 +346,17 @@ export async function webhookTarget(
  */
 export async function takeSendSlot(
   sql: Sql,
+  teamId: string,
   webhookId: string,
   gapMs: number,
 ): Promise<{ taken: true } | { taken: false; at: Date }> {
   const { rows } = await sql.query<{ taken: boolean; at: Date | null }>(
     `with t as (
        update webhooks set next_send_at = now() + make_interval(secs => $2::float8 / 1000)
-        where id = $1 and coalesce(next_send_at, '-infinity') <= now() and coalesce(paused_until, '-infinity') <= now()
+        where id = $1 and team_id = $3 and coalesce(next_send_at, '-infinity') <= now() and coalesce(paused_until, '-infinity') <= now()
        returning 1)
-     select exists (select 1 from t) as taken, greatest(next_send_at, paused_until) as at from webhooks where id = $1`,
-    [webhookId, gapMs],
+     select exists (select 1 from t) as taken, greatest(next_send_at, paused_until) as at from webhooks where id = $1 and team_id = $3`,
+    [webhookId, gapMs, teamId],
     'intake_webhook_take_slot',
   );
   const r = rows[0];
@@ -330,31 +365,45 @@ export async function takeSendSlot(
 }
 
 /** A receiver's 429 with `Retry-After`: every delivery of the webhook waits until `until` (a later pause stands). */
-export async function pauseWebhook(sql: Sql, webhookId: string, until: Date): Promise<Date> {
+export async function pauseWebhook(sql: Sql, teamId: string, webhookId: string, until: Date): Promise<Date> {
   const { rows } = await sql.query<{ paused_until: Date }>(
-    `update webhooks set paused_until = greatest(coalesce(paused_until, '-infinity'), $2::timestamptz) where id = $1 returning paused_until`,
-    [webhookId, until.toISOString()],
+    `update webhooks set paused_until = greatest(coalesce(paused_until, '-infinity'), $2::timestamptz)
+      where id = $1 and team_id = $3 returning paused_until`,
+    [webhookId, until.toISOString(), teamId],
     'intake_webhook_pause',
   );
   return rows[0] ? new Date(rows[0].paused_until) : until;
 }
 
 /** A failed attempt starts the webhook's failure clock (if not running); true once it has run `disableAfterSeconds`. */
-export async function failingFor(sql: Sql, webhookId: string, disableAfterSeconds: number): Promise<boolean> {
+export async function failingFor(
+  sql: Sql,
+  teamId: string,
+  webhookId: string,
+  disableAfterSeconds: number,
+): Promise<boolean> {
   const { rows } = await sql.query<{ expired: boolean }>(
-    `with started as (update webhooks set failing_since = now() where id = $1 and failing_since is null returning failing_since)
-     select coalesce((select failing_since from started), (select failing_since from webhooks where id = $1)) <= now() - make_interval(secs => $2) as expired`,
-    [webhookId, disableAfterSeconds],
+    `with started as (
+       update webhooks set failing_since = now() where id = $1 and team_id = $3 and failing_since is null returning failing_since)
+     select coalesce((select failing_since from started), (select failing_since from webhooks where id = $1 and team_id = $3))
+              <= now() - make_interval(secs => $2) as expired`,
+    [webhookId, disableAfterSeconds, teamId],
     'intake_webhook_failing',
   );
   return rows[0]?.expired ?? false;
 }
 
 /** Deactivates an active webhook; true when this call did it (so its owners are told once). */
-export async function deactivateWebhook(sql: Sql, webhookId: string, reason: 'gone' | 'failing'): Promise<boolean> {
+export async function deactivateWebhook(
+  sql: Sql,
+  teamId: string,
+  webhookId: string,
+  reason: 'gone' | 'failing',
+): Promise<boolean> {
   const { rowCount } = await sql.query(
-    'update webhooks set active = false, deactivated_reason = $2, updated_at = now() where id = $1 and active and deleted_at is null',
-    [webhookId, reason],
+    `update webhooks set active = false, deactivated_reason = $2, updated_at = now()
+      where id = $1 and team_id = $3 and active and deleted_at is null`,
+    [webhookId, reason, teamId],
   );
   return rowCount > 0;
 }

@@ -35,7 +35,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
             // pg-boss retries the job, and dead-letters it after the last attempt (see below); a retried batch
             // skips the submissions it already settled.
             c.log.warn({ err, submissionId, attempt: job.retryCount + 1 }, 'processing attempt failed');
-            await recordProcessingError(c, submissionId, (err as Error).message).catch(() => {});
+            await recordProcessingError(c, submissionId, (err as Error).message, teamId).catch(() => {});
             failure ??= err;
           }
         }
@@ -48,7 +48,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
       async (c: AppContext, data) => {
         // Only those still `received`: a batch's others were processed.
         for (const submissionId of jobs.submissionIdsOf(data)) {
-          if (await markFailed(c, submissionId))
+          if (await markFailed(c, submissionId, data.teamId))
             c.log.error({ submissionId }, 'processing failed for good; submission marked failed');
         }
       },
@@ -68,7 +68,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
     worker(jobs.confirmAddressEmail, async (c: AppContext, data) => sendConfirmation(c, data), 1),
     worker(jobs.notificationDigests, async (c: AppContext) => void (await sendDigests(c)), 1),
     // Two slots, one per team: another team's erasure never waits behind a long one.
-    worker(jobs.eraseData, async (c: AppContext, data) => runErasure(c, data.erasureId), 2, 1),
+    worker(jobs.eraseData, async (c: AppContext, data) => runErasure(c, data.erasureId, data.teamId), 2, 1),
     worker(
       jobs.retentionSweep,
       async (c: AppContext) => {

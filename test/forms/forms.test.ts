@@ -181,12 +181,29 @@ describe('forms API', () => {
   it('force delete is for owners and admins only, and erases the form', async () => {
     const owner = await makeTeam(t);
     const editor = await makeMember(t, owner.teamId, 'editor');
-    const form = (await createForm(owner.token)).body.data;
+    const form = (await createForm(owner.token, { name: 'Raffle', settings: { unique: [{ fields: ['email'] }] } })).body
+      .data;
+    expect((await t.http.post(`/v1/forms/${form.id}/publish`).set(bearer(owner.token))).status).toBe(200);
+    const posted = await t.http
+      .post(`/f/${form.id}`)
+      .set('Accept', 'application/json')
+      .send({ email: 'ada@example.com' });
+    expect(posted.status, posted.text).toBe(201);
+    const keys = async () =>
+      (
+        await t.ctx.db.query<{ n: number }>(
+          'select count(*)::int as n from submission_unique_keys where team_id = $1 and submission_id = $2',
+          [owner.teamId, posted.body.id],
+        )
+      ).rows[0]!.n;
+    expect(await keys()).toBe(1);
     const denied = await t.http.delete(`/v1/forms/${form.id}/force`).set(bearer(editor.token));
     expect(denied.status).toBe(403);
     const ok = await t.http.delete(`/v1/forms/${form.id}/force`).set(bearer(owner.token));
     expect(ok.status).toBe(200);
     expect((await t.http.get(`/v1/forms/${form.id}`).set(bearer(owner.token))).status).toBe(404);
+    // Its submissions' unique keys went with it.
+    expect(await keys()).toBe(0);
   });
 
   it("hides another team's forms (404) and needs the form abilities", async () => {

@@ -209,10 +209,11 @@ describe('process-submission: retries and failure', () => {
     job: { name: string },
     ctx: AppContext,
     submissionId: string,
+    teamId: string,
   ): Promise<'completed' | 'failed'> {
     // The retry delay (5 s, then backoff) is pg-boss's business; the test does not wait it out.
     const [claimed] = await boss.fetch<{ submissionId: string }>(job.name, { ignoreStartAfter: true });
-    expect(claimed?.data).toEqual({ submissionId });
+    expect(claimed?.data).toEqual({ submissionId, teamId });
     const handler = workers(ctx).find((w) => w.job.name === job.name)!;
     try {
       await handler.handler(ctx, claimed!.data, claimed!);
@@ -233,7 +234,7 @@ describe('process-submission: retries and failure', () => {
     const retryLimit = jobs.processSubmission.queue.retryLimit!;
     expect(retryLimit).toBeGreaterThan(0);
     for (let i = 0; i <= retryLimit; i++) {
-      expect(await attempt(jobs.processSubmission, ctx, id)).toBe('failed');
+      expect(await attempt(jobs.processSubmission, ctx, id, owner.teamId)).toBe('failed');
       const s = await submission(manual, id);
       expect(s.status).toBe('received');
       expect(s.metadata.processing_error).toBe('model exploded');
@@ -245,7 +246,7 @@ describe('process-submission: retries and failure', () => {
     expect(await jobsFor(manual, id, jobs.processSubmissionFailed.name)).toEqual([
       expect.objectContaining({ state: 'created' }),
     ]);
-    expect(await attempt(jobs.processSubmissionFailed, manual.ctx, id)).toBe('completed');
+    expect(await attempt(jobs.processSubmissionFailed, manual.ctx, id, owner.teamId)).toBe('completed');
     const s = await submission(manual, id);
     expect(s).toMatchObject({ status: 'failed', ai_moderation: null, category: null, spam_reason: null });
     expect(s.metadata.processing_error).toBe('model exploded');
@@ -318,7 +319,7 @@ describe('process-submission: retries and failure', () => {
     try {
       // A worker claims the job and is never heard of again.
       const [claimed] = await boss.fetch<{ submissionId: string }>(jobs.processSubmission.name);
-      expect(claimed?.data).toEqual({ submissionId: id });
+      expect(claimed?.data).toEqual({ submissionId: id, teamId: owner.teamId });
     } finally {
       await boss.updateQueue(jobs.processSubmission.name, jobs.processSubmission.queue);
     }
@@ -330,7 +331,7 @@ describe('process-submission: retries and failure', () => {
     ]);
     expect((await submission(manual, id)).status).toBe('received');
 
-    expect(await attempt(jobs.processSubmissionFailed, manual.ctx, id)).toBe('completed');
+    expect(await attempt(jobs.processSubmissionFailed, manual.ctx, id, owner.teamId)).toBe('completed');
     const s = await submission(manual, id);
     expect(s).toMatchObject({ status: 'failed', ai_moderation: null });
     expect(s.metadata.processing_error).toBe('processing timed out');

@@ -293,6 +293,7 @@ export async function forceDeleteForm(ctx: AppContext, caller: Caller, id: strin
       if (!form) throw notFound('Form');
       await queries.allowLongStatements(tx, FORCE_DELETE_SECONDS);
       await removeObjectsLater(ctx, tx, await queries.formStorageKeys(tx, caller.teamId, id));
+      await queries.releaseFormKeys(tx, caller.teamId, id);
       await queries.deleteForm(tx, caller.teamId, id);
       await queries.eraseFormCounters(tx, caller.teamId, id);
     }),

@@ -364,16 +364,22 @@ async function accept(ctx: AppContext, form: PublicForm, s: NewSubmission): Prom
   const job: inserts.AcceptJob | null = clean
     ? {
         batchable: true,
-        insert: (ids) =>
+        insert: (ids, teamId) =>
           ctx.queue.embeddedInsert(
             processSubmission,
-            ids.length === 1 ? { submissionId: ids[0]! } : { submissionIds: ids },
+            ids.length === 1 ? { submissionId: ids[0]!, teamId } : { submissionIds: ids, teamId },
           ),
       }
     : spamRules
-      ? { batchable: false, insert: () => ctx.queue.embeddedInsert(spamRulesJob, { submissionId: s.id }) }
+      ? {
+          batchable: false,
+          insert: () => ctx.queue.embeddedInsert(spamRulesJob, { submissionId: s.id, teamId: form.teamId }),
+        }
       : notifySpam
-        ? { batchable: false, insert: () => ctx.queue.embeddedInsert(notificationEmail, { submissionId: s.id }) }
+        ? {
+            batchable: false,
+            insert: () => ctx.queue.embeddedInsert(notificationEmail, { submissionId: s.id, teamId: form.teamId }),
+          }
         : null;
   let filled: boolean;
   try {

@@ -91,17 +91,18 @@ export async function createErasure(
       userId: caller.userId,
     });
     // In the team's next turn: one team's hundred requests do not hold back another team's one.
-    await ctx.queue.sendInTurn(eraseData, { erasureId }, { tx, group: caller.teamId });
+    await ctx.queue.sendInTurn(eraseData, { erasureId, teamId: caller.teamId }, { tx, group: caller.teamId });
     return { job_id: job.id, erasure_id: erasureId };
   });
 }
 
 /**
  * The erasure job: form by form, batch by batch, each batch erased and counted in one transaction, so a
- * worker killed half-way resumes where it stopped (erased rows are gone; counts are never doubled).
+ * worker killed half-way resumes where it stopped (erased rows are gone; counts are never doubled). `teamId`:
+ * the request's team, from the job (a job queued without it finds its request by id alone).
  */
-export async function runErasure(ctx: AppContext, erasureId: string): Promise<void> {
-  const request = await queries.findErasure(ctx.db, erasureId);
+export async function runErasure(ctx: AppContext, erasureId: string, teamId?: string): Promise<void> {
+  const request = await queries.findErasure(ctx.db, erasureId, teamId);
   if (!request || request.finished_at || !request.value_encrypted) return;
   const team = request.team_id;
   await queries.startErasure(ctx.db, team, erasureId);

@@ -69,9 +69,8 @@ export async function sweepRetention(ctx: AppContext, now = new Date()): Promise
         const cutoff = new Date(now.getTime() - days * DAY_MS);
         for (;;) {
           const batch = await ctx.db.transaction(async (tx) => {
-            const ids = await queries.lockAged(tx, form.id, spam, cutoff, BATCH);
-            // The sweep walks every team's forms: their rows are found by id alone.
-            const gone = await deleteRows(ctx, tx, null, ids);
+            const ids = await queries.lockAged(tx, form.team_id, form.id, spam, cutoff, BATCH);
+            const gone = await deleteRows(ctx, tx, form.team_id, ids);
             return { count: ids.length, ...gone };
           });
           result.submissions += batch.count;

@@ -88,7 +88,7 @@ export async function sendAutoresponse(
   const settings = storedSettings(row.settings);
   if (!settings.autoresponder.enabled) return null;
   const outcome = await decideAndSend(ctx, row, settings);
-  await recordAutoresponse(ctx.db, submissionId, outcome);
+  await recordAutoresponse(ctx.db, team, submissionId, outcome);
   return outcome;
 }
 

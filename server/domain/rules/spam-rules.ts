@@ -32,7 +32,7 @@ export async function runSpamRules(
   const rules = await runFormRules(ctx.db, row, 'submission.spam', subject, settings.stages);
   return ctx.db.transaction(async (tx) => {
     const verdict = { rulesApplied: rules?.effects.applied ?? [], triage: rules?.triage ?? {} };
-    if (!(await recordRules(tx, submissionId, verdict))) return 'skipped' as const;
+    if (!(await recordRules(tx, team, submissionId, verdict))) return 'skipped' as const;
     if (rules?.events.length) await recordRuleActivity(ctx, tx, row, rules);
     const effects = rules?.effects;
     const notify =

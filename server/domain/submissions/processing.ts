@@ -75,7 +75,7 @@ export async function processSubmission(
       rulesApplied: rules ? rules.effects.applied : null,
       triage: rules?.triage ?? {},
     } as const;
-    if (!(await submissionRows.settleReceived(tx, submissionId, verdict))) return 'skipped' as const;
+    if (!(await submissionRows.settleReceived(tx, row.team_id, submissionId, verdict))) return 'skipped' as const;
     if (rules?.events.length) await recordRuleActivity(ctx, tx, row, rules);
     // Names its post could not learn at once (its form's row was held: submission-inserts.ts, LEARNING); the
     // read above says whether there are any, so most posts cost no statement here.
@@ -105,8 +105,14 @@ export async function processSubmission(
 }
 
 /** A failed attempt leaves its reason on the submission (metadata.processing_error); the job is retried. */
-export async function recordProcessingError(ctx: AppContext, submissionId: string, reason: string): Promise<void> {
-  await submissionRows.recordProcessingError(ctx.db, submissionId, reason.slice(0, 500));
+export async function recordProcessingError(
+  ctx: AppContext,
+  submissionId: string,
+  reason: string,
+  teamId?: string,
+): Promise<void> {
+  const team = teamId ?? (await queries.submissionTeam(ctx.db, submissionId));
+  if (team) await submissionRows.recordProcessingError(ctx.db, team, submissionId, reason.slice(0, 500));
 }
 
 /**
@@ -114,6 +120,7 @@ export async function recordProcessingError(ctx: AppContext, submissionId: strin
  * submission that could not be processed is marked `failed` (never lost, never left `received`); false when
  * it was no longer `received` (a batch's others were processed).
  */
-export async function markFailed(ctx: AppContext, submissionId: string): Promise<boolean> {
-  return submissionRows.markFailed(ctx.db, submissionId);
+export async function markFailed(ctx: AppContext, submissionId: string, teamId?: string): Promise<boolean> {
+  const team = teamId ?? (await queries.submissionTeam(ctx.db, submissionId));
+  return !!team && submissionRows.markFailed(ctx.db, team, submissionId);
 }

@@ -12,7 +12,7 @@ import { parseFields } from '../shared/field-types.ts';
 import { iso } from '../shared/timestamps.ts';
 import { EXPORT_LINK_SECONDS, fileLink, SIGNED_URL_SECONDS } from './file-links.ts';
 
-/** A submission row (SUBMISSION_COLUMNS) as each reader shows it: a list, the detail, an event (webhooks and the stream). */
+/** A submission row (submissionColumns) as each reader shows it: a list, the detail, an event (webhooks and the stream). */
 
 function fileView(f: FileRow) {
   return { id: f.id, field: f.field, filename: f.filename, content_type: f.content_type, size: Number(f.size) };

@@ -91,10 +91,13 @@ export const confirmAddressEmail: JobDefinition<{ teamId: string; formId: string
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 
-/** An erasure request (`POST /v1/erasure`): resumable, batch by batch. */
-export const eraseData: JobDefinition<{ erasureId: string }> = {
+/**
+ * An erasure request (`POST /v1/erasure`): resumable, batch by batch. `teamId`: the request's team (a job
+ * queued without it has its request looked up by id).
+ */
+export const eraseData: JobDefinition<{ erasureId: string; teamId?: string | undefined }> = {
   name: 'erase-data',
-  payload: z.object({ erasureId: z.string() }),
+  payload: z.object({ erasureId: z.string(), teamId: z.string().optional() }),
   queue: { retryLimit: 10, retryDelay: 10, retryBackoff: true, expireInSeconds: 3600 },
 };
 

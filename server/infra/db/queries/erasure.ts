@@ -95,10 +95,13 @@ export async function insertErasure(
 }
 
 /** A request of the team; `teamId` undefined: found by id alone (a job's request, whose data names no team). */
+/** A request by id, within `teamId` (on its shard); without it (a job queued before jobs named the team), by id alone. */
 export async function findErasure(sql: Sql, id: string, teamId?: string): Promise<ErasureRow | undefined> {
   const { rows } = await sql.query<ErasureRow>(
-    `select ${ERASURE_COLUMNS} from erasure_requests where id = $1 and ($2::text is null or team_id = $2)`,
-    [id, teamId ?? null],
+    teamId === undefined
+      ? `select ${ERASURE_COLUMNS} from erasure_requests where id = $1`
+      : `select ${ERASURE_COLUMNS} from erasure_requests where id = $1 and team_id = $2`,
+    teamId === undefined ? [id] : [id, teamId],
   );
   return rows[0];
 }

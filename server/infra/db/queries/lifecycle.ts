@@ -30,14 +30,15 @@ export async function retentionFacts(
   return new Map(rows.map((r) => [r.form_id, r]));
 }
 
-/** Forms in id order after `afterId`, with their settings and plan cap: the retention sweep's walk. */
+/** Forms in id order after `afterId`, with their team, settings and plan cap: the retention sweep's walk. */
 export async function formsAfter(
   sql: Sql,
   afterId: string,
   limit: number,
-): Promise<Array<{ id: string; settings: unknown; cap: number | null }>> {
-  const { rows } = await sql.query<{ id: string; settings: unknown; cap: number | null }>(
-    `select f.id, f.settings, p.max_retention_days as cap
+): Promise<Array<{ id: string; team_id: string; settings: unknown; cap: number | null }>> {
+  // The sweep's walk over every team's forms: the one statement that reads all shards.
+  const { rows } = await sql.query<{ id: string; team_id: string; settings: unknown; cap: number | null }>(
+    `select f.id, f.team_id, f.settings, p.max_retention_days as cap
        from forms f join teams t on t.id = f.team_id join plans p on p.id = t.plan_id
       where f.id > $1 order by f.id limit $2`,
     [afterId, limit],
@@ -51,6 +52,7 @@ export async function formsAfter(
  */
 export async function lockAged(
   sql: Sql,
+  teamId: string,
   formId: string,
   spam: boolean,
   cutoff: Date,
@@ -58,9 +60,9 @@ export async function lockAged(
 ): Promise<string[]> {
   const { rows } = await sql.query<{ id: string }>(
     `select s.id from submissions s
-      where s.form_id = $1 and ${spam ? "s.status = 'spam'" : "s.status <> 'spam'"} and s.received_at < $2
+      where s.form_id = $1 and s.team_id = $4 and ${spam ? "s.status = 'spam'" : "s.status <> 'spam'"} and s.received_at < $2
       order by s.received_at, s.id limit $3 for update skip locked`,
-    [formId, cutoff, limit],
+    [formId, cutoff, limit, teamId],
   );
   return rows.map((r) => r.id);
 }

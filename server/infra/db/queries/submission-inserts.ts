@@ -204,7 +204,11 @@ export type JobInsert = { text: string; value: string };
  * The job an accepted post brings. A `batchable` job is shared: a batch's posts get ONE job for all of them,
  * since a job row costs a large share of a post's WAL; any other job goes with its post alone.
  */
-export type AcceptJob = { batchable: boolean; insert(submissionIds: string[]): Promise<JobInsert> };
+export type AcceptJob = {
+  batchable: boolean;
+  /** The job of these submissions; `teamId` when they are all one team's. */
+  insert(submissionIds: string[], teamId: string | undefined): Promise<JobInsert>;
+};
 
 /**
  * What insertSubmission writes, for several posts in ONE statement: rows as JSON (`$2`, files `$4`), the
@@ -341,7 +345,11 @@ async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
   const sharing = together.filter((w) => w.job);
   if (together.length > 1 && sharing.length) {
     try {
-      const job = await sharing[0]!.job!.insert(sharing.map((w) => w.s.id));
+      const teams = new Set(sharing.map((w) => w.s.teamId));
+      const job = await sharing[0]!.job!.insert(
+        sharing.map((w) => w.s.id),
+        teams.size === 1 ? sharing[0]!.s.teamId : undefined,
+      );
       const filled = await underQuotaLocks(db, together, (sql) => insertSubmissions(sql, together, job));
       // The batch's last post to a form it filled took the last place.
       for (const w of [...together].reverse()) w.settle(undefined, filled.delete(w.s.formId));
@@ -362,7 +370,9 @@ async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
 /** One post in its own statement; a key held past its window is released and the post tried once more. */
 async function acceptAlone(db: Db, w: Waiting): Promise<Filled> {
   const attempt = () =>
-    underQuotaLocks(db, [w], async (sql) => insertSubmission(sql, w.s, w.job && (await w.job.insert([w.s.id]))));
+    underQuotaLocks(db, [w], async (sql) =>
+      insertSubmission(sql, w.s, w.job && (await w.job.insert([w.s.id], w.s.teamId))),
+    );
   try {
     return await attempt();
   } catch (err) {

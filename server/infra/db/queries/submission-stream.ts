@@ -1,5 +1,5 @@
 import type { Sql } from '../database.ts';
-import { SUBMISSION_EVENT_COLUMNS, type SubmissionEventRow } from './submissions.ts';
+import { submissionEventColumns, type SubmissionEventRow } from './submissions.ts';
 
 /**
  * The submission stream's reads and its leases (docs/listen.md). A position is a Postgres snapshot
@@ -33,8 +33,8 @@ export async function streamEvents(sql: Sql, q: StreamRead): Promise<{ rows: Str
     `select n.snapshot::text as snapshot, e.*
        from (select pg_current_snapshot() as snapshot) n
        left join lateral (
-         select ${SUBMISSION_EVENT_COLUMNS}, s.stream_xid::text as stream_xid
-           from submissions s join forms f on f.id = s.form_id and f.deleted_at is null
+         select ${submissionEventColumns('$2')}, s.stream_xid::text as stream_xid
+           from submissions s join forms f on f.id = s.form_id and f.team_id = $2 and f.deleted_at is null
           where s.form_id = $1 and s.team_id = $2 and s.status = any($4::text[])
             and s.stream_xid >= pg_snapshot_xmin($3::pg_snapshot) and not pg_visible_in_snapshot(s.stream_xid, $3::pg_snapshot)
             and ($5::pg_snapshot is null

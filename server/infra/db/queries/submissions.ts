@@ -495,10 +495,15 @@ export async function teamStorageBytes(sql: Sql, teamId: string): Promise<number
 /** What the autoresponder did for the submission (sent, or why not), so a retried job does not send again. */
 export async function recordAutoresponse(
   sql: Sql,
+  teamId: string,
   submissionId: string,
   outcome: Record<string, unknown>,
 ): Promise<void> {
-  await sql.query('update submissions set autoresponse = $2 where id = $1', [submissionId, JSON.stringify(outcome)]);
+  await sql.query('update submissions set autoresponse = $2 where id = $1 and team_id = $3', [
+    submissionId,
+    JSON.stringify(outcome),
+    teamId,
+  ]);
 }
 
 /** The processing verdict on a submission still `received` (the process-submission job, see settleReceived). */
@@ -519,13 +524,18 @@ export type ProcessingVerdict = {
  * autoresponse already sent (the submission is processed again: marked not spam) stays recorded, so
  * it is not sent twice. The transaction's id (`stream_xid`) makes it an event of the submission stream.
  */
-export async function settleReceived(sql: Sql, submissionId: string, v: ProcessingVerdict): Promise<boolean> {
+export async function settleReceived(
+  sql: Sql,
+  teamId: string,
+  submissionId: string,
+  v: ProcessingVerdict,
+): Promise<boolean> {
   const { rowCount } = await sql.query(
     `update submissions set status = $2, spam_reason = $3, category = $4, ai_moderation = $5, stream_xid = pg_current_xact_id(),
             autoresponse = case when autoresponse ? 'sent_at' then autoresponse else $6::jsonb end, updated_at = now(),
             rules_applied = coalesce($7::jsonb, rules_applied), tags = coalesce($8::text[], tags),
             stage = coalesce($9, stage), assignee_id = coalesce($10, assignee_id)
-      where id = $1 and status = 'received'`,
+      where id = $1 and team_id = $11 and status = 'received'`,
     [
       submissionId,
       v.status,
@@ -537,6 +547,7 @@ export async function settleReceived(sql: Sql, submissionId: string, v: Processi
       v.triage.tags ?? null,
       v.triage.stage ?? null,
       v.triage.assigneeId ?? null,
+      teamId,
     ],
   );
   return rowCount > 0;
@@ -545,40 +556,47 @@ export async function settleReceived(sql: Sql, submissionId: string, v: Processi
 /** The rules' record and triage on a submission they have not run on yet (spam stored at the door); false otherwise. */
 export async function recordRules(
   sql: Sql,
+  teamId: string,
   submissionId: string,
   v: Pick<ProcessingVerdict, 'rulesApplied' | 'triage'>,
 ): Promise<boolean> {
   const { rowCount } = await sql.query(
     `update submissions set rules_applied = $2::jsonb, tags = coalesce($3::text[], tags), stage = coalesce($4, stage),
             assignee_id = coalesce($5, assignee_id), updated_at = now()
-      where id = $1 and rules_applied is null`,
+      where id = $1 and team_id = $6 and rules_applied is null`,
     [
       submissionId,
       JSON.stringify(v.rulesApplied ?? []),
       v.triage.tags ?? null,
       v.triage.stage ?? null,
       v.triage.assigneeId ?? null,
+      teamId,
     ],
   );
   return rowCount > 0;
 }
 
-export async function recordProcessingError(sql: Sql, submissionId: string, reason: string): Promise<void> {
+export async function recordProcessingError(
+  sql: Sql,
+  teamId: string,
+  submissionId: string,
+  reason: string,
+): Promise<void> {
   await sql.query(
     `update submissions set metadata = jsonb_set(metadata, '{processing_error}', to_jsonb($2::text))
-      where id = $1 and status = 'received'`,
-    [submissionId, reason],
+      where id = $1 and team_id = $3 and status = 'received'`,
+    [submissionId, reason, teamId],
   );
 }
 
 /** `failed`, keeping the last attempt's error (or saying it timed out). */
-export async function markFailed(sql: Sql, submissionId: string): Promise<boolean> {
+export async function markFailed(sql: Sql, teamId: string, submissionId: string): Promise<boolean> {
   const { rowCount } = await sql.query(
     `update submissions
         set status = 'failed', updated_at = now(),
             metadata = jsonb_set(metadata, '{processing_error}', coalesce(metadata->'processing_error', to_jsonb('processing timed out'::text)))
-      where id = $1 and status = 'received'`,
-    [submissionId],
+      where id = $1 and team_id = $2 and status = 'received'`,
+    [submissionId, teamId],
   );
   return rowCount > 0;
 }

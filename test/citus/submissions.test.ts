@@ -322,4 +322,21 @@ describe.runIf(citus)('on Citus, submissions are read and triaged on one team’
     const other = await makeTeam(t, { plan: 'pro' });
     expect((await t.http.get(`${base(form.id)}/${id}/files/${file.id}`).set(bearer(other.token))).status).toBe(404);
   });
+
+  it('deletes a submission with a file and queues its object’s removal', async () => {
+    const owner = await makeTeam(t, { plan: 'pro' });
+    const form = await formWith(owner, 2, 0);
+    const file = await fileOf(owner, form.id, form.subs[0]!);
+    const deleted = await t.http
+      .post(`${base(form.id)}/bulk`)
+      .set(bearer(owner.token))
+      .send({ ids: form.subs, action: 'delete' });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.body).toEqual({ ok: true, affected: 2, skipped: [] });
+    const removals = await t.ctx.db.query<{ keys: string[] }>(
+      `select data->'keys' as keys from pgboss.job where name = 'delete-objects' and data->'keys' ? $1`,
+      [file.key],
+    );
+    expect(removals.rows.map((r) => r.keys)).toEqual([[file.key]]);
+  });
 });

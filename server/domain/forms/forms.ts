@@ -29,6 +29,7 @@ import { addsUniqueRule } from './admission.ts';
 import type { Stage } from '../../../contract/triage.ts';
 import { assertStage, removedStages } from '../submissions/triage-rules.ts';
 import { reassignStages, stagesInUse } from '../../infra/db/queries/submissions.ts';
+import { releaseFormKeys } from '../../infra/db/queries/submission-inserts.ts';
 
 /** A form's unique-rule backfill waits this long, so the rule changes of a few seconds share one. */
 const BACKFILL_SLOT_SECONDS = 5;
@@ -293,7 +294,7 @@ export async function forceDeleteForm(ctx: AppContext, caller: Caller, id: strin
       if (!form) throw notFound('Form');
       await queries.allowLongStatements(tx, FORCE_DELETE_SECONDS);
       await removeObjectsLater(ctx, tx, await queries.formStorageKeys(tx, caller.teamId, id));
-      await queries.releaseFormKeys(tx, caller.teamId, id);
+      await releaseFormKeys(tx, caller.teamId, id);
       await queries.deleteForm(tx, caller.teamId, id);
       await queries.eraseFormCounters(tx, caller.teamId, id);
     }),

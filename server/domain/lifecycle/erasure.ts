@@ -106,7 +106,7 @@ export async function runErasure(ctx: AppContext, erasureId: string, teamId?: st
   if (!request || request.finished_at || !request.value_encrypted) return;
   const team = request.team_id;
   await queries.startErasure(ctx.db, team, erasureId);
-  await jobQueries.startJob(ctx.db, request.job_id);
+  await jobQueries.startJob(ctx.db, request.job_id, team);
   const pattern = erasurePattern(decryptSecret(ctx.keys.erasureValues, request.value_encrypted));
   // A queued dry run (requests stored as such; new dry runs go through previewErasure) counts in memory and
   // writes the receipt once. A real run counts each batch in the transaction that erases it.
@@ -128,7 +128,7 @@ export async function runErasure(ctx: AppContext, erasureId: string, teamId?: st
           const ids = await queries.lockExisting(tx, team, scanned.ids);
           const gone = await deleteRows(ctx, tx, team, ids);
           await queries.addErased(tx, team, erasureId, formId, { submissions: ids.length, ...gone });
-          await jobQueries.addProgress(tx, request.job_id, ids.length, []);
+          await jobQueries.addProgress(tx, request.job_id, ids.length, [], team);
         });
       }
       if (!scanned.last) break;
@@ -138,7 +138,7 @@ export async function runErasure(ctx: AppContext, erasureId: string, teamId?: st
   await ctx.db.transaction(async (tx) => {
     if (request.dry_run) await queries.setErased(tx, team, erasureId, wouldErase);
     await queries.finishErasure(tx, team, erasureId, 'succeeded');
-    await jobQueries.finishJob(tx, request.job_id, 'succeeded');
+    await jobQueries.finishJob(tx, request.job_id, 'succeeded', team);
   });
 }
 

@@ -248,14 +248,14 @@ async function reprocess(ctx: AppContext, tx: Tx, teamId: string, submissionId: 
 export async function deleteRows(
   ctx: AppContext,
   tx: Tx,
-  teamId: string | null,
+  teamId: string,
   ids: string[],
 ): Promise<{ files: number; deliveriesRedacted: number }> {
   if (!ids.length) return { files: 0, deliveriesRedacted: 0 };
   const keys = await queries.deleteSubmissions(tx, teamId, ids);
   await removeObjectsLater(ctx, tx, keys);
   // Their deliveries stay in the log without the bodies, which carry the data; queued retries stop.
-  return { files: keys.length, deliveriesRedacted: await redactForSubmissions(tx, ids, teamId ?? undefined) };
+  return { files: keys.length, deliveriesRedacted: await redactForSubmissions(tx, ids, teamId) };
 }
 
 export type EmailAction = 'spam' | 'not_spam' | 'delete';

@@ -84,16 +84,7 @@ export async function updateForm(
   return form;
 }
 
-/** Erases the form's row: its submissions, files and events cascade (their delete trigger counts). */
-/** Releases the unique keys the form's submissions hold (before the form goes: its submissions cascade). */
-export async function releaseFormKeys(sql: Sql, teamId: string, formId: string): Promise<void> {
-  await sql.query(
-    `delete from submission_unique_keys k using submissions s
-      where s.form_id = $1 and s.team_id = $2 and k.team_id = $2 and k.submission_id = s.id`,
-    [formId, teamId],
-  );
-}
-
+/** Erases the form's row (its submissions, files and events cascade) and its entry in `form_teams`. */
 export async function deleteForm(sql: Sql, teamId: string, id: string): Promise<void> {
   await sql.query('delete from forms where id = $1 and team_id = $2', [id, teamId]);
   await sql.query('delete from form_teams where form_id = $1', [id]);

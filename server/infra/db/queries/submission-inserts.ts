@@ -462,3 +462,12 @@ export async function reclaimUniqueKeys(
     [submission.id, keys.map((k) => k.key), submission.team_id],
   );
 }
+
+/** Releases the unique keys the form's submissions hold (before the form goes: its submissions cascade). */
+export async function releaseFormKeys(sql: Sql, teamId: string, formId: string): Promise<void> {
+  await sql.query(
+    `delete from submission_unique_keys k using submissions s
+      where s.form_id = $1 and s.team_id = $2 and k.team_id = $2 and k.submission_id = s.id`,
+    [formId, teamId],
+  );
+}

@@ -10,7 +10,7 @@ export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
 
 export type FileRow = { id: string; field: string; filename: string; content_type: string; size: number; key: string };
 
-/** A submission as a read of one returns it (detail, stream, webhook events): SUBMISSION_COLUMNS; a list reads SubmissionItemRow. */
+/** A submission as a read of one returns it (detail, stream, webhook events): submissionColumns; a list reads SubmissionItemRow. */
 export type SubmissionRow = {
   id: string;
   team_id: string;
@@ -85,17 +85,11 @@ export const submissionColumns = (
 ) => `${itemColumns(team)}, s.team_id, s.form_id, s.metadata, s.autoresponse,
   s.api_token_id, s.rules_applied, to_char(s.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as version`;
 
-/** submissionColumns by the row's own team: not routed by Citus (see itemColumns). */
-export const SUBMISSION_COLUMNS = submissionColumns('s.team_id');
-
 /** What an event body (webhooks, the stream) is rendered from: the submission and its form's name. */
 export type SubmissionEventRow = SubmissionRow & { form_name: string };
 
 /** The columns of a SubmissionEventRow, over `submissions s join forms f on f.id = s.form_id` of the team `team`. */
 export const submissionEventColumns = (team: string) => `${submissionColumns(team)}, f.name as form_name`;
-
-/** submissionEventColumns by the row's own team: not routed by Citus (see itemColumns). */
-export const SUBMISSION_EVENT_COLUMNS = submissionEventColumns('s.team_id');
 
 /**
  * Which submissions of a team's form: a list's filters, with triage filters resolved (tags as stored, the assignee a
@@ -336,14 +330,14 @@ export async function insertEvent(sql: Sql, e: AuditEvent): Promise<void> {
 }
 
 /**
- * A statement deleting submissions, from its `delete from submissions …` (without `returning`): the deleted
- * rows are the CTE `gone`, their folders' counters go down (`counted`, a row of this backend's counter shard
- * per form, folder and day) and their unique keys are released (`released`) in the same statement; `select`
- * (over `gone`) ends it. `team`: the rows' team (a bind parameter), or null when they are found by id alone.
+ * A statement deleting submissions, from its `delete from submissions s …` (without `returning`): the deleted
+ * rows are the CTE `gone` (with `returning`'s further columns), their folders' counters go down (`counted`, a
+ * row of this backend's counter shard per form, folder and day) and their unique keys are released
+ * (`released`) in the same statement; `select` (over `gone`) ends it. `team`: the rows' team (a bind parameter).
  * It writes forms.ts's and submission-inserts.ts's tables: a shared write (docs/architecture.md).
  */
-export function deletingSubmissions(del: string, team: string | null, select: string): string {
-  return `with gone as (${del} returning team_id, form_id, status, received_at, id),
+export function deletingSubmissions(del: string, team: string, select: string, returning = ''): string {
+  return `with gone as (${del} returning s.team_id, s.form_id, s.status, s.received_at, s.id${returning}),
     counted as (
       insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
       select team_id, form_id, case when status = 'spam' then 'spam' else 'inbox' end, (received_at at time zone 'UTC')::date,
@@ -352,26 +346,25 @@ export function deletingSubmissions(del: string, team: string | null, select: st
       on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n),
     released as (
       delete from submission_unique_keys k using gone g
-       where k.submission_id = g.id and k.team_id = g.team_id${team === null ? '' : ` and k.team_id = ${team}`})
+       where k.submission_id = g.id and k.team_id = g.team_id and k.team_id = ${team})
     ${select}`;
 }
 
 /**
- * Deletes the team's rows among `ids` (files, notes and audit events cascade; teamId null: found by id alone)
- * and returns their files' storage keys.
+ * Deletes the team's rows among `ids` (files, notes and audit events cascade) and returns their files'
+ * storage keys.
  */
-export async function deleteSubmissions(sql: Sql, teamId: string | null, ids: string[]): Promise<string[]> {
-  const team = teamId === null ? null : '$2';
-  const mine = (alias: string) => (team === null ? '' : ` and ${alias}.team_id = ${team}`);
-  // The files are read in the statement's snapshot: their rows cascade after it.
+export async function deleteSubmissions(sql: Sql, teamId: string, ids: string[]): Promise<string[]> {
+  // Each row's files are read as it is deleted: their rows cascade at the statement's end, and on Citus the
+  // statement's parts run one after another, so a read after the delete would find none.
   const { rows } = await sql.query<{ keys: string[] }>(
     deletingSubmissions(
-      `delete from submissions s where s.id = any($1::text[])${mine('s')}`,
-      team,
-      `select array(select f.storage_key from submission_files f
-                     where f.submission_id in (select id from gone)${mine('f')}) as keys`,
+      'delete from submissions s where s.id = any($1::text[]) and s.team_id = $2',
+      '$2',
+      'select array(select k from gone, unnest(gone.keys) as k) as keys',
+      ', array(select f.storage_key from submission_files f where f.submission_id = s.id and f.team_id = $2) as keys',
     ),
-    teamId === null ? [ids] : [ids, teamId],
+    [ids, teamId],
   );
   return rows[0]!.keys;
 }

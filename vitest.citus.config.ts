@@ -3,11 +3,27 @@ import base from './vitest.config.ts';
 
 /**
  * `make test-citus` (scripts/test-citus.sh): the test files that run on a Citus cluster, with DATABASE_URL at
- * its coordinator. A file is listed once every statement it exercises runs there (docs/scaling.md).
+ * its coordinator: test/citus/ (each request path refusing multi-shard statements, a rebalance) and the
+ * integration tests whose every statement runs there (docs/scaling.md). A file joins once it passes there.
  */
 export default defineConfig({
   test: {
     ...base.test,
-    include: ['test/citus/**/*.test.ts', 'test/platform/tenant-keys.test.ts'],
+    include: [
+      'test/citus/**/*.test.ts',
+      'test/platform/tenant-keys.test.ts',
+      'test/accounts/*.test.ts',
+      'test/forms/*.test.ts',
+      'test/ingest/server-submit.test.ts',
+      'test/ingest/uploads.test.ts',
+      'test/lifecycle/*.test.ts',
+      'test/mcp/mcp.test.ts',
+      'test/notifications/notifications.test.ts',
+      'test/rules/conditions.test.ts',
+      'test/rules/rules-api.test.ts',
+      'test/submissions/bulk-skipped.test.ts',
+      'test/submissions/triage.test.ts',
+      'test/webhooks/webhooks.test.ts',
+    ],
   },
 });

@@ -9,7 +9,8 @@ import { malformedPath } from './malformed-path.ts';
 export function errorHandler(log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const appError =
-      parseError(err) ?? errorAnswer(err, log, { requestId: res.locals.requestId, method: req.method, path: req.path });
+      parseError(err) ??
+      errorAnswer(err, log, { requestId: res.locals.requestId, method: req.method, path: loggedPath(req) });
     if (!appError) return void res.end();
     if (res.headersSent) return res.end();
     closeUnreadBody(req, res);
@@ -17,6 +18,15 @@ export function errorHandler(log: Logger) {
       res.setHeader('Retry-After', String(appError.extra.retry_after));
     res.status(appError.status).json(appError.toBody());
   };
+}
+
+/**
+ * The path as logged: the matched route's pattern when there is one, since some paths carry a secret (a signed
+ * link's token in `/a/:token`, a file link's signature); the raw path only for a request no route took.
+ */
+function loggedPath(req: Request): string {
+  const route = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof route === 'string' ? `${req.baseUrl}${route}` : req.path;
 }
 
 /** What express and its body parser throw for a request they could not read. */

@@ -1,24 +1,15 @@
-import { describe, expect, inject, it } from 'vitest';
-import { citusWorkers, refuseMultiShard } from '../support/databases.ts';
-import { bearer, makeTeam, startTestApp } from '../support/harness.ts';
-import { privateDatabaseUrl, tempDataDir } from '../support/processing.ts';
+import { describe, expect, it } from 'vitest';
+import { appRefusingMultiShard } from '../support/citus-app.ts';
+import { bearer, makeTeam } from '../support/harness.ts';
 
 /**
  * On a Citus cluster, the forms, account, billing and insights APIs each run on the caller's team's shard: the
  * database refuses every statement that would run on more than one (test/citus/routing.test.ts). Skipped on
  * plain Postgres.
  */
-const citus = (await citusWorkers(inject('databaseUrl'))) !== null;
-
-async function refusingMultiShard(): Promise<string> {
-  const url = await privateDatabaseUrl();
-  await refuseMultiShard(url);
-  return url;
-}
-
-const t = citus
-  ? await startTestApp({ DATABASE_URL: await refusingMultiShard(), INTAKE_DATA_DIR: tempDataDir() })
-  : null!;
+const app = await appRefusingMultiShard();
+const t = app!;
+const citus = app !== null;
 
 describe.runIf(citus)('on Citus, the forms and account APIs read and write one team’s shard', () => {
   it('forms: create, list, read, change, publish, unpublish, trash, restore, fields, force delete', async () => {

@@ -1,7 +1,7 @@
 import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCitusNode } from '../support/citus-node.ts';
-import { citusWorkers } from '../support/databases.ts';
+import { onCitus } from '../support/citus-app.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { makeTeam, startTestApp } from '../support/harness.ts';
 import { privateDatabaseUrl, tempDataDir } from '../support/processing.ts';
@@ -10,7 +10,7 @@ import { privateDatabaseUrl, tempDataDir } from '../support/processing.ts';
  * Growing the cluster while posts flow (docs/scaling.md, "Adding a worker"): a third worker joins and the shards
  * are rebalanced onto it; every post answered 201 is stored, once. Skipped on plain Postgres.
  */
-const citus = (await citusWorkers(inject('databaseUrl'))) !== null;
+const citus = onCitus;
 const url = citus ? await privateDatabaseUrl() : '';
 const t = citus ? await startTestApp({ DATABASE_URL: url, INTAKE_DATA_DIR: tempDataDir() }) : null!;
 

@@ -1,24 +1,15 @@
-import { describe, expect, inject, it } from 'vitest';
-import { citusWorkers, refuseMultiShard } from '../support/databases.ts';
-import { bearer, makeTeam, startTestApp } from '../support/harness.ts';
-import { privateDatabaseUrl, tempDataDir } from '../support/processing.ts';
+import { describe, expect, it } from 'vitest';
+import { appRefusingMultiShard } from '../support/citus-app.ts';
+import { bearer, makeTeam } from '../support/harness.ts';
 
 /**
  * On a Citus cluster (`make test-citus`), the request paths routed by team so far run on one shard each: the
  * app's database refuses every statement that would run on more than one (`citus.multi_task_query_log_level`
  * = error), so a statement that is not routed fails the request. Skipped on plain Postgres.
  */
-const citus = (await citusWorkers(inject('databaseUrl'))) !== null;
-
-async function refusingMultiShard(): Promise<string> {
-  const url = await privateDatabaseUrl();
-  await refuseMultiShard(url);
-  return url;
-}
-
-const t = citus
-  ? await startTestApp({ DATABASE_URL: await refusingMultiShard(), INTAKE_DATA_DIR: tempDataDir() })
-  : null!;
+const app = await appRefusingMultiShard();
+const t = app!;
+const citus = app !== null;
 
 describe.runIf(citus)('on Citus, a request reads and writes one team’s shard', () => {
   it('the public endpoint: a post, its status, a preflight, refused ids', async () => {

@@ -1,32 +1,21 @@
-import { describe, expect, inject, it } from 'vitest';
-import { citusWorkers, refuseMultiShard } from '../support/databases.ts';
-import { bearer, makeMember, makeTeam, startTestApp, type TestMember } from '../support/harness.ts';
-import { privateDatabaseUrl, tempDataDir } from '../support/processing.ts';
+import { describe, expect, it } from 'vitest';
+import { appRefusingMultiShard } from '../support/citus-app.ts';
+import { bearer, makeMember, makeTeam, type TestMember } from '../support/harness.ts';
 
 /**
  * On a Citus cluster (`make test-citus`), posting submissions to a published form, then reading and triaging
  * them through the API runs on the team's shard: the app's database refuses every statement that would run on more than one, so a statement of these
  * paths that is not routed by team fails its request. Skipped on plain Postgres.
  */
-const citus = (await citusWorkers(inject('databaseUrl'))) !== null;
-
-async function refusingMultiShard(): Promise<string> {
-  const url = await privateDatabaseUrl();
-  await refuseMultiShard(url);
-  return url;
-}
-
-const t = citus
-  ? await startTestApp({
-      DATABASE_URL: await refusingMultiShard(),
-      INTAKE_DATA_DIR: tempDataDir(),
-      // An export's lease is dropped after its answer: the next export of the team may start before.
-      INTAKE_EXPORTS_PER_TEAM: '100',
-      // Every post comes from one address.
-      INTAKE_INGEST_RATE_LIMIT: '100000',
-      INTAKE_INGEST_FLOOD_LIMIT: '100000',
-    })
-  : null!;
+const app = await appRefusingMultiShard({
+  // An export's lease is dropped after its answer: the next export of the team may start before.
+  INTAKE_EXPORTS_PER_TEAM: '100',
+  // Every post comes from one address.
+  INTAKE_INGEST_RATE_LIMIT: '100000',
+  INTAKE_INGEST_FLOOD_LIMIT: '100000',
+});
+const t = app!;
+const citus = app !== null;
 
 const base = (formId: string) => `/v1/forms/${formId}/submissions`;
 const ids = (res: { body: { data: Array<{ id: string }> } }) => res.body.data.map((s) => s.id);

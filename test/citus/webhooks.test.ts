@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { deliverySender, loadAttempts, makeAttempt } from '../../server/domain/delivery/attempt.ts';
 import { createSubmissionDeliveries } from '../../server/domain/delivery/fan-out.ts';
 import { Pacing } from '../../server/domain/delivery/pacing.ts';
@@ -9,32 +9,18 @@ import { sendAutoresponse } from '../../server/domain/notifications/autoresponde
 import { sendNotification } from '../../server/domain/notifications/notifications.ts';
 import { processSubmission } from '../../server/domain/submissions/processing.ts';
 import { ATTEMPT_LANES, deliverWebhook, type AttemptJob } from '../../server/infra/queue/definitions.ts';
-import { citusWorkers, refuseMultiShard } from '../support/databases.ts';
-import { bearer, makeTeam, startTestApp, type TestApp, type TestMember } from '../support/harness.ts';
+import { appRefusingMultiShard } from '../support/citus-app.ts';
+import { bearer, makeTeam, type TestMember } from '../support/harness.ts';
 import { startHttpsReceiver } from '../support/https-receiver.ts';
-import { privateDatabaseUrl, tempDataDir } from '../support/processing.ts';
 
 /**
  * On a Citus cluster, the webhook, delivery and rule paths run on one team's shard each: the app's database
  * refuses every statement that would run on more than one, so a statement that is not routed fails the
  * request (or the worker step driven here). Skipped on plain Postgres.
  */
-const citus = (await citusWorkers(inject('databaseUrl'))) !== null;
-
-async function refusingMultiShard(): Promise<string> {
-  const url = await privateDatabaseUrl();
-  await refuseMultiShard(url);
-  return url;
-}
-
-const t: TestApp = citus
-  ? await startTestApp({
-      DATABASE_URL: await refusingMultiShard(),
-      INTAKE_DATA_DIR: tempDataDir(),
-      INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true',
-      INTAKE_DELIVERY_SCHEDULE: '0,60',
-    })
-  : null!;
+const app = await appRefusingMultiShard({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true', INTAKE_DELIVERY_SCHEDULE: '0,60' });
+const t = app!;
+const citus = app !== null;
 
 const receiver = citus ? await startHttpsReceiver() : null!;
 afterAll(() => receiver?.close());

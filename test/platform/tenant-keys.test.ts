@@ -1,9 +1,9 @@
-import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
 import { migrate, openDatabase } from '../../server/infra/db/database.ts';
 import { REFERENCE_TABLES, TENANT_TABLES } from '../../server/infra/db/migrations/0029-distribute-on-citus.ts';
 import { deleteSubmissions } from '../../server/infra/db/queries/submissions.ts';
-import { citusWorkers } from '../support/databases.ts';
+import { onCitus } from '../support/citus-app.ts';
 import { startTestApp } from '../support/harness.ts';
 import { privateDatabaseUrl, tempDataDir } from '../support/processing.ts';
 
@@ -12,7 +12,7 @@ import { privateDatabaseUrl, tempDataDir } from '../support/processing.ts';
  * carries `team_id`, and its keys include it, so a table or key added without its team fails this file.
  */
 const t = await startTestApp();
-const citus = (await citusWorkers(inject('databaseUrl'))) !== null;
+const citus = onCitus;
 const m25 = { url: await privateDatabaseUrl(), dataDir: tempDataDir() };
 
 /** Not one team's: the plans, the people (a user may belong to several teams), the teams themselves, the migration log, the rate windows (keyed by address). */

@@ -40,6 +40,7 @@ async function insertForm(teamId: string, opts: { deleted?: boolean } = {}): Pro
     `insert into forms (id, team_id, name, deleted_at) values ($1, $2, $3, ${opts.deleted ? 'now()' : 'null'})`,
     [id, teamId, `Form ${id}`],
   );
+  await sql('insert into form_teams (form_id, team_id) values ($1, $2)', [id, teamId]);
   return id;
 }
 

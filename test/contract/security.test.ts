@@ -78,6 +78,7 @@ async function otherForm(app: TestApp, other: TestMember): Promise<string> {
     `insert into forms (id, team_id, name, status) values ($1, $2, 'Other team form', 'published')`,
     [id, other.teamId],
   );
+  await app.ctx.db.query('insert into form_teams (form_id, team_id) values ($1, $2)', [id, other.teamId]);
   return id;
 }
 

@@ -17,6 +17,7 @@ export type RecordFactory = (t: TestApp, member: TestMember, made: Record<string
 export async function insertForm(t: TestApp, teamId: string): Promise<string> {
   const id = newId('frm');
   await t.ctx.db.query(`insert into forms (id, team_id, name) values ($1, $2, 'Records form')`, [id, teamId]);
+  await t.ctx.db.query('insert into form_teams (form_id, team_id) values ($1, $2)', [id, teamId]);
   return id;
 }
 

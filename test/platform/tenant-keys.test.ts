@@ -1,7 +1,11 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
 import { migrate, openDatabase } from '../../server/infra/db/database.ts';
-import { REFERENCE_TABLES, TENANT_TABLES } from '../../server/infra/db/migrations/0029-distribute-on-citus.ts';
+import {
+  REFERENCE_TABLES,
+  TENANT_TABLES as DISTRIBUTED_BY_0029,
+} from '../../server/infra/db/migrations/0029-distribute-on-citus.ts';
+import { STREAM_TABLES } from '../../server/infra/db/migrations/0031-stream-positions.ts';
 import { deleteSubmissions } from '../../server/infra/db/queries/submissions.ts';
 import { onCitus } from '../support/citus-app.ts';
 import { startTestApp } from '../support/harness.ts';
@@ -21,6 +25,9 @@ const SHARED = ['intake_migrations', 'plans', 'rate_limit_windows', 'teams', 'us
 /** Shared by all teams, naming one each: the team of a token or a form, whose hash or id arrives without one. */
 const LOOKUPS = ['api_token_teams', 'form_teams'];
 
+/** Every table split by team on Citus: migration 0029's, and those added since. */
+const TENANT_TABLES = [...DISTRIBUTED_BY_0029, ...STREAM_TABLES];
+
 /** A foreign key's refusal; on Citus it comes from a shard, whose constraint (named in the message) has a suffix. */
 const refusedBy = (constraint: string) => ({ code: '23503', message: expect.stringContaining(`"${constraint}`) });
 
@@ -36,7 +43,7 @@ describe('tenant tables carry their team', () => {
     );
     expect(rows.filter((r) => !r.team).map((r) => r.table)).toEqual(SHARED);
     expect(rows.filter((r) => r.team && !r.not_null).map((r) => r.table)).toEqual([]);
-    // What migration 0029 distributes on Citus: a table added to the schema is added to its lists.
+    // What the migrations distribute on Citus: a table added to the schema is added to their lists.
     const tenant = rows.filter((r) => r.team && !LOOKUPS.includes(r.table)).map((r) => r.table);
     expect([...TENANT_TABLES].sort()).toEqual(tenant);
     expect([...REFERENCE_TABLES].sort()).toEqual(['plans', 'users', ...LOOKUPS].sort());
@@ -118,6 +125,7 @@ describe('migrations 0025 to 0027', () => {
       '0028-form-teams',
       '0029-distribute-on-citus',
       '0030-counted-deletes',
+      '0031-stream-positions',
     ]);
 
     const teams = async (table: string, column: string) =>

@@ -5,6 +5,7 @@ import { STREAM_BATCH, STREAM_LIMITS, SubmissionCreatedEvent } from '../../contr
 import { createClient, IntakeError, parseEventStream, type ListenEvent, type ListenOptions } from '../../sdk/index.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
 import { processSubmission } from '../../server/domain/submissions/processing.ts';
+import { nextStreamSeq } from '../../server/infra/db/queries/stream-heads.ts';
 import { announceSubmissionEvent } from '../../server/domain/submissions/stream.ts';
 import { toolSpecs } from '../../server/transports/mcp/tools.ts';
 import { cliProcesses, installationEnv } from '../support/cli.ts';
@@ -174,36 +175,41 @@ describe('the stream', () => {
     expect(polled.data.map((e) => e.submission.submission_id)).toEqual([one, two]);
   });
 
-  it('finds a submission whose processing committed after a later one was sent (processing order is not arrival order)', async () => {
+  it('sends a submission settled late before the ones settled after it: a later number waits for its commit', async () => {
     const owner = await makeTeam(t);
     const form = await makePublishedForm(t, owner);
     const l = listen(owner, form.id);
     await l.connected;
     const early = await postForm(t, form.endpoint, CLEAN);
     const late = await postForm(t, form.endpoint, { ...CLEAN, email: 'late@example.com' });
-    // `early`'s settling transaction is open while `late` is processed, committed and sent.
+    // `early`'s settling transaction has taken its stream number and is still open while `late` is processed.
     const held = new pg.Client({ connectionString: t.databaseUrl });
     await held.connect();
     onTestFinished(() => held.end().catch(() => {}));
     await held.query('begin');
     await held.query(
-      `update submissions set status = 'processed', stream_xid = pg_current_xact_id(), updated_at = now() where id = $1`,
-      [early],
+      `with head as (${nextStreamSeq('$2', '$3')})
+       update submissions set status = 'processed', stream_seq = (select position from head), updated_at = now() where id = $1`,
+      [early, form.id, owner.teamId],
     );
-    expect(await processSubmission(t.ctx, late)).toBe('processed');
-    await until('the later submission', () => l.received.length === 1);
-    const afterLate = l.received[0]!.id;
+    let settled = false;
+    const processing = processSubmission(t.ctx, late).then((r) => ((settled = true), r));
+    await new Promise((r) => setTimeout(r, 400));
+    // Neither is sent, and `late` cannot commit a number above `early`'s before it.
+    expect(settled).toBe(false);
+    expect(l.received).toEqual([]);
     await held.query('commit');
+    expect(await processing).toBe('processed');
     announceSubmissionEvent(t.ctx, form.id);
-    await until('the earlier submission', () => l.received.length === 2);
-    expect(ids(l.received)).toEqual([late, early]);
-    // Resuming from the later one's id still finds the earlier one: it was not yet committed then.
+    await until('both submissions', () => l.received.length === 2);
+    expect(ids(l.received)).toEqual([early, late]);
+    // Resuming from the earlier one's id sends the later one.
     const resumed = await t.http
       .get(`/v1/forms/${form.id}/submissions/stream`)
-      .query({ last_event_id: afterLate })
+      .query({ last_event_id: l.received[0]!.id })
       .set(bearer(owner.token));
     expect(resumed.body.data.map((e: { submission: { submission_id: string } }) => e.submission.submission_id)).toEqual(
-      [early],
+      [late],
     );
     l.stop();
   });
@@ -213,11 +219,12 @@ describe('the stream', () => {
     const form = await makePublishedForm(t, owner);
     const path = `/v1/forms/${form.id}/submissions/stream`;
     const start = (await t.http.get(path).set(bearer(owner.token))).body.meta.last_event_id as string;
-    // 250 events made by one transaction (as a batched insert of door spam is): ordered by id within it.
+    // 250 events with one stream number (as a batched insert of door spam makes): ordered by id within it.
     const made = Array.from({ length: 250 }, () => newId('subm')).sort();
     await t.ctx.db.query(
-      `insert into submissions (id, team_id, form_id, status, payload, stream_xid)
-       select id, $2, $3, 'processed', '{"n":1}'::jsonb, pg_current_xact_id() from unnest($1::text[]) id`,
+      `with head as (${nextStreamSeq('$3', '$2')})
+       insert into submissions (id, team_id, form_id, status, payload, stream_seq)
+       select id, $2, $3, 'processed', '{"n":1}'::jsonb, (select position from head) from unnest($1::text[]) id`,
       [made, owner.teamId, form.id],
     );
     const seen: Array<{ id: string; submission: { submission_id: string } }> = [];

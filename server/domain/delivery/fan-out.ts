@@ -185,7 +185,7 @@ export async function createFormEventDeliveries(
  * The spam-deliveries job: for each webhook subscribed to `submission.spam`, the spam its form stored since
  * the webhook's position (at the door, or by moderation — the submission stream's `spam` events), filtered,
  * becomes deliveries; the position moves on in the same transaction, so an event is sent once. The public
- * endpoint's insert does nothing for it (its spam rows carry `stream_xid` already). Webhooks another worker
+ * endpoint's insert does nothing for it (its spam rows carry their stream number already). Webhooks another worker
  * holds are skipped. Returns the deliveries created.
  */
 export async function runSpamDeliveries(ctx: AppContext): Promise<number> {

@@ -2,6 +2,7 @@ import { STREAM_BATCH, STREAM_HEARTBEAT_SECONDS, STREAM_LIMITS } from '../../../
 import type { AppContext } from '../../context.ts';
 import { pooledListener, type PooledListener } from '../../infra/db/pooled-listener.ts';
 import * as leases from '../../infra/db/queries/leases.ts';
+import { streamHead } from '../../infra/db/queries/stream-heads.ts';
 import * as queries from '../../infra/db/queries/submission-stream.ts';
 import { eventStreamsOpen } from '../../infra/metrics/open-streams.ts';
 import { renderBody, type SubmissionEvent } from '../../infra/outbound/providers.ts';
@@ -13,10 +14,10 @@ import { submissionEvent } from './view.ts';
 
 /**
  * A form's submissions as a stream of events (docs/listen.md): each clean submission once processed, with
- * the body its webhooks are sent, and, when asked, each one filed as spam. A position is a Postgres snapshot
- * (processing order is not arrival order, so a (received_at, id) cursor would skip a late settler); an event
- * id is the position right after it. Idle streams hold nothing: a NOTIFY or a poll wakes them to read, and
- * a lease row bounds the open streams per token and team.
+ * the body its webhooks are sent, and, when asked, each one filed as spam. Events come in the order their
+ * form's stream numbers committed (processing order is not arrival order, so a (received_at, id) cursor
+ * would skip a late settler); an event id is the position right after it. Idle streams hold nothing: a
+ * NOTIFY or a poll wakes them to read, and a lease row bounds the open streams per token and team.
  */
 
 export type StreamEventName = 'submission' | 'spam';
@@ -39,29 +40,19 @@ const ANNOUNCE_MS = 50;
 
 // --- positions ---------------------------------------------------------------------------------------------
 
-type Within = { upto: string; xid: string; id: string };
-/** Sent: events visible in snapshot `past`, and, of the batch read at `within.upto`, those up to (xid, id). */
-type Position = { past: string; within: Within | null };
+type Position = queries.StreamPosition;
 
 const BIGINT_MAX = 2n ** 63n;
 const B36 = /^[0-9a-z]{1,13}$/;
 
-function fromBase36(text: string): bigint | null {
-  if (!B36.test(text)) return null;
+function fromBase36(text: unknown): bigint | null {
+  if (typeof text !== 'string' || !B36.test(text)) return null;
   let n = 0n;
   for (const ch of text) n = n * 36n + BigInt(parseInt(ch, 36));
   return n < BIGINT_MAX ? n : null;
 }
 
-/** `xmin:xmax:xip,…` (Postgres's text) as base-36 numbers, the later ones relative to xmin: shorter ids. */
-function packSnapshot(text: string): string {
-  const [xmin = '0', xmax = '0', xip = ''] = text.split(':');
-  const base = BigInt(xmin);
-  const parts = [base, BigInt(xmax) - base, ...(xip ? xip.split(',').map((x) => BigInt(x) - base) : [])];
-  return parts.map((n) => n.toString(36)).join('.');
-}
-
-/** The snapshot text back, or null unless it is one Postgres would accept (xip ascending, within [xmin, xmax)). */
+/** The snapshot text of a version-1 event id, or null unless it is one Postgres would accept. */
 function unpackSnapshot(packed: unknown): string | null {
   if (typeof packed !== 'string') return null;
   const parts = packed.split('.');
@@ -78,43 +69,46 @@ function unpackSnapshot(packed: unknown): string | null {
 }
 
 function encodePosition(formId: string, spam: boolean, p: Position): string {
-  const w = p.within;
-  const fields = [
-    1,
-    formId,
-    spam ? 1 : 0,
-    packSnapshot(p.past),
-    w ? packSnapshot(w.upto) : null,
-    w ? BigInt(w.xid).toString(36) : null,
-    w?.id ?? null,
-  ];
+  const fields = [2, formId, spam ? 1 : 0, BigInt(p.seq).toString(36), p.id];
   return Buffer.from(JSON.stringify(fields)).toString('base64url');
 }
 
-function decodePosition(formId: string, spam: boolean, from: NonNullable<StreamOptions['lastEventId']>): Position {
+function decodePosition(
+  formId: string,
+  spam: boolean,
+  from: NonNullable<StreamOptions['lastEventId']>,
+): Position | queries.SnapshotPosition {
   const invalid = (message: string) =>
     validationFailed(
       [{ in: from.in, path: from.in === 'header' ? 'last-event-id' : 'last_event_id', message }],
       message,
     );
+  const foreign = () => invalid('Not an event id of this API.');
   let fields: unknown;
   try {
     fields = JSON.parse(Buffer.from(from.value, 'base64url').toString('utf8'));
   } catch {
-    throw invalid('Not an event id of this API.');
+    throw foreign();
   }
-  if (!Array.isArray(fields) || fields.length !== 7 || fields[0] !== 1) throw invalid('Not an event id of this API.');
-  const [, form, flag, past, upto, xid, id] = fields as unknown[];
+  if (!Array.isArray(fields) || fields.length !== (fields[0] === 1 ? 7 : 5) || (fields[0] !== 1 && fields[0] !== 2))
+    throw foreign();
+  const [version, form, flag, ...rest] = fields as unknown[];
   if (form !== formId) throw invalid('This event id belongs to another form.');
   if (flag !== (spam ? 1 : 0))
     throw invalid(`This event id was given ${flag === 1 ? 'with' : 'without'} include=spam: resume with the same.`);
+  if (version === 2) {
+    const [seq, id] = rest;
+    const n = fromBase36(seq);
+    if (n === null || typeof id !== 'string' || (id !== '' && !isId('subm', id))) throw foreign();
+    return { seq: n.toString(), id };
+  }
+  const [past, upto, xid, id] = rest;
   const pastText = unpackSnapshot(past);
-  if (!pastText) throw invalid('Not an event id of this API.');
+  if (!pastText) throw foreign();
   if (upto === null && xid === null && id === null) return { past: pastText, within: null };
   const uptoText = unpackSnapshot(upto);
-  const xidValue = typeof xid === 'string' ? fromBase36(xid) : null;
-  if (!uptoText || xidValue === null || typeof id !== 'string' || !isId('subm', id))
-    throw invalid('Not an event id of this API.');
+  const xidValue = fromBase36(xid);
+  if (!uptoText || xidValue === null || typeof id !== 'string' || !isId('subm', id)) throw foreign();
   return { past: pastText, within: { upto: uptoText, xid: xidValue.toString(), id } };
 }
 
@@ -131,43 +125,33 @@ function eventOf(ctx: AppContext, row: queries.StreamEventRow): Omit<StreamEvent
   };
 }
 
-/**
- * The next batch after a position, each event with the id of the position right after it, and the
- * position after the batch. `more`: read again at once (the batch was full, or it finished an older one).
- */
+/** The next batch after a position, each event with the id of the position right after it; `more` when it was full. */
 async function readBatch(
   ctx: AppContext,
   scope: Scope,
-  pos: Position,
+  after: Position,
   limit = STREAM_BATCH,
 ): Promise<{ events: StreamEvent[]; next: Position; more: boolean }> {
-  const { rows, snapshot } = await queries.streamEvents(ctx.db, {
+  const rows = await queries.streamEvents(ctx.db, {
     teamId: scope.teamId,
     formId: scope.formId,
-    past: pos.past,
-    within: pos.within,
+    after,
     statuses: statusesOf(scope.spam),
     limit,
   });
-  const full = rows.length === limit;
-  // Finishing the batch of an earlier read keeps its snapshot; a fresh read is bounded by this one's.
-  const upto = pos.within?.upto ?? snapshot;
-  const after = (r: queries.StreamEventRow): Position => ({
-    past: pos.past,
-    within: { upto, xid: r.stream_xid, id: r.id },
-  });
-  const done: Position = { past: upto, within: null };
-  const events = rows.map((r, i) => {
-    const p = !full && i === rows.length - 1 ? done : after(r);
-    return { id: encodePosition(scope.formId, scope.spam, p), ...eventOf(ctx, r) };
-  });
-  if (full) return { events, next: after(rows[rows.length - 1]!), more: true };
-  return { events, next: done, more: pos.within !== null };
+  const events = rows.map((r) => ({
+    id: encodePosition(scope.formId, scope.spam, { seq: r.stream_seq, id: r.id }),
+    ...eventOf(ctx, r),
+  }));
+  const last = rows[rows.length - 1];
+  return { events, next: last ? { seq: last.stream_seq, id: last.id } : after, more: rows.length === limit };
 }
 
 async function startingPosition(ctx: AppContext, scope: Scope, opts: StreamOptions): Promise<Position> {
-  if (opts.lastEventId) return decodePosition(scope.formId, scope.spam, opts.lastEventId);
-  return { past: await queries.currentSnapshot(ctx.db), within: null };
+  if (!opts.lastEventId) return streamHead(ctx.db, scope.teamId, scope.formId);
+  const from = decodePosition(scope.formId, scope.spam, opts.lastEventId);
+  if ('seq' in from) return from;
+  return queries.positionOfSnapshot(ctx.db, { ...scope, statuses: statusesOf(scope.spam), ...from });
 }
 
 async function scopeOf(ctx: AppContext, caller: Caller, formId: string, opts: StreamOptions): Promise<Scope> {
@@ -180,23 +164,16 @@ type CreatedEvent = SubmissionEvent & { type: 'submission.created' };
 
 /**
  * One JSON answer: up to STREAM_BATCH events after `last_event_id` (none without it: it starts now) and
- * where they end. Event ids are positions, not names: the same submission read at another time may carry
- * another id, and any of them resumes right after it.
+ * where they end. An event's id is its position in the form's stream: resuming from it sends what follows.
  */
 export async function readSubmissionEvents(ctx: AppContext, caller: Caller, formId: string, opts: StreamOptions) {
   const scope = await scopeOf(ctx, caller, formId, opts);
-  let position = await startingPosition(ctx, scope, opts);
-  const events: StreamEvent[] = [];
-  let more = Boolean(opts.lastEventId);
-  while (more && events.length < STREAM_BATCH) {
-    const batch = await readBatch(ctx, scope, position, STREAM_BATCH - events.length);
-    events.push(...batch.events);
-    position = batch.next;
-    more = batch.more;
-  }
+  const position = await startingPosition(ctx, scope, opts);
+  const batch = opts.lastEventId ? await readBatch(ctx, scope, position) : { events: [], next: position, more: false };
+  const events = batch.events;
   return {
     data: events.map((e) => ({ id: e.id, event: e.event, submission: JSON.parse(e.data) as CreatedEvent })),
-    meta: { last_event_id: encodePosition(scope.formId, scope.spam, position), has_more: more },
+    meta: { last_event_id: encodePosition(scope.formId, scope.spam, batch.next), has_more: batch.more },
   };
 }
 

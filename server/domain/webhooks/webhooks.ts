@@ -8,6 +8,7 @@ import {
 } from '../../../contract/webhooks.ts';
 import type { AppContext } from '../../context.ts';
 import * as queries from '../../infra/db/queries/webhooks.ts';
+import { streamHead } from '../../infra/db/queries/stream-heads.ts';
 import { checkWebhookUrl } from '../../infra/outbound/address-guard.ts';
 import { encryptSecret, generateSecret, secretHash, secretLast4 } from '../../infra/outbound/signing.ts';
 import { requireForm } from '../forms/live-form.ts';
@@ -130,6 +131,7 @@ export async function createWebhook(
     }
     if (input.events.includes('submission.spam')) await startSpamDeliveries(ctx, tx);
     return queries.insertWebhook(tx, {
+      spam_from: (await streamHead(tx, caller.teamId, formId)).seq,
       id: newId('wh'),
       team_id: caller.teamId,
       form_id: formId,
@@ -189,6 +191,7 @@ export async function updateWebhook(
     if (!(await queries.findWebhook(tx, caller.teamId, id, { formId, lock: true }))) throw notFound('Webhook');
     if ((input.events ?? current.events).includes('submission.spam')) await startSpamDeliveries(ctx, tx);
     return queries.updateWebhook(tx, caller.teamId, id, {
+      spamFrom: (await streamHead(tx, caller.teamId, formId)).seq,
       label: input.label,
       url,
       provider: input.provider,

@@ -28,6 +28,7 @@ import { Migration0027TokenTeams } from './0027-token-teams.ts';
 import { Migration0028FormTeams } from './0028-form-teams.ts';
 import { Migration0029DistributeOnCitus } from './0029-distribute-on-citus.ts';
 import { Migration0030CountedDeletes } from './0030-counted-deletes.ts';
+import { Migration0031StreamPositions } from './0031-stream-positions.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
 export const migrations = [
@@ -61,4 +62,5 @@ export const migrations = [
   Migration0028FormTeams,
   Migration0029DistributeOnCitus,
   Migration0030CountedDeletes,
+  Migration0031StreamPositions,
 ];

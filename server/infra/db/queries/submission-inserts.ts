@@ -6,6 +6,7 @@
 import type { Db, Sql } from '../database.ts';
 import { GroupCommit } from '../../group-commit.ts';
 import { KEPT_SUBMISSIONS } from './forms.ts';
+import { nextStreamSeq } from './stream-heads.ts';
 
 /**
  * A post adds to its backend's counter row: a backend runs one transaction at a time, so posts rarely meet
@@ -106,10 +107,17 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   const form = p(s.formId);
   const period = p(s.usagePeriod);
   const id = p(s.id);
-  const ctes = [
-    `submission as (
-       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id, stage)
-       values (${id}, ${team}, ${form}, ${p(s.status)}, ${p(s.spamReason)}, ${p(JSON.stringify(s.payload))}, ${p(JSON.stringify(s.metadata))}, ${p(s.apiTokenId)}, ${p(s.stage)}))`,
+  const row = `${id}, ${team}, ${form}, ${p(s.status)}, ${p(s.spamReason)}, ${p(JSON.stringify(s.payload))}, ${p(JSON.stringify(s.metadata))}, ${p(s.apiTokenId)}, ${p(s.stage)}`;
+  const columns = 'id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id, stage';
+  // Spam stored at the door is an event of the submission stream at once: it takes its form's next number.
+  const ctes =
+    s.status === 'spam'
+      ? [
+          `head as (${nextStreamSeq(form, team)})`,
+          `submission as (insert into submissions (${columns}, stream_seq) select ${row}, position from head)`,
+        ]
+      : [`submission as (insert into submissions (${columns}) values (${row}))`];
+  ctes.push(
     `bumped as (
        update usage_counters set submissions = submissions + 1
         where team_id = ${team} and period_start = ${period} and shard = ${USAGE_SHARD}
@@ -120,7 +128,7 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
        on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + 1
        returning 1)`,
     `usage as (select 1 from bumped union all select 1 from first_of_shard)`,
-  ];
+  );
   // Spam teaches the form no field names. Known names are filtered out first: only a post bringing a new
   // name reaches the learning trigger (and its lock on the form row; see migration 0006) — see LEARNING.
   if (s.status !== 'spam') {
@@ -250,9 +258,15 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
     `with input as (
        select * from jsonb_to_recordset($2::jsonb) as x(id text, team_id text, form_id text, status text, spam_reason text,
          payload jsonb, metadata jsonb, idem text, fields text[], quota int, entry_limit int, keys text[], token text, stage text, seq int)),
+     heads as (
+       insert into stream_heads (form_id, team_id, position)
+       select distinct form_id, team_id, 1 from input where status = 'spam' order by form_id, team_id
+       on conflict (form_id, team_id) do update set position = stream_heads.position + 1
+       returning form_id, team_id, position),
      submission as (
-       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id, stage)
-       select id, team_id, form_id, status, spam_reason, payload, metadata, token, stage from input),
+       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id, stage, stream_seq)
+       select i.id, i.team_id, i.form_id, i.status, i.spam_reason, i.payload, i.metadata, i.token, i.stage, h.position
+         from input i left join heads h on h.form_id = i.form_id and h.team_id = i.team_id and i.status = 'spam'),
      posted as (select team_id, count(*)::int as n from input group by team_id),
      bumped as (
        update usage_counters u set submissions = u.submissions + posted.n from posted

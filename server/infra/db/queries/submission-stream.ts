@@ -2,69 +2,65 @@ import type { Sql } from '../database.ts';
 import { submissionEventColumns, type SubmissionEventRow } from './submissions.ts';
 
 /**
- * The submission stream's reads and its leases (docs/listen.md). A position is a Postgres snapshot
- * (`pg_snapshot` text): the events a stream has sent are those whose `stream_xid` is visible in it.
+ * The submission stream's reads (docs/listen.md). An event's position is its form's stream number
+ * (`stream_seq`, taken from `stream_heads` by the statement that made it an event, which holds the head row
+ * until it commits: a form's numbers commit in order) and its id; a stream has sent every event up to its
+ * position.
  */
 
 /** The NOTIFY channel processing announces settled submissions on; the payload is the form id. */
 export const STREAM_CHANNEL = 'intake_submission_stream';
 
-/** A submission event with the transaction that made it one. */
-export type StreamEventRow = SubmissionEventRow & { stream_xid: string };
+/** Sent: every event of the form up to (seq, id) in stream order; with id '', those before `seq`. */
+export type StreamPosition = { seq: string; id: string };
 
-export type StreamRead = {
-  teamId: string;
-  formId: string;
-  /** Events whose transaction is visible in this snapshot were sent. */
-  past: string;
-  /** …and, within the batch read at snapshot `upto`, those up to (xid, id). */
-  within: { upto: string; xid: string; id: string } | null;
-  statuses: string[];
-  limit: number;
-};
+/** A position of the snapshot kind, made before stream numbers (migration 0031): see positionOfSnapshot. */
+export type SnapshotPosition = { past: string; within: { upto: string; xid: string; id: string } | null };
 
-/**
- * The next events of a form after a position, oldest transaction first, and the snapshot they were read
- * at. Without `within`: every event committed since `past` (as of now). With it: the rest of the batch
- * that was read at `upto`, whatever committed since then waits for the next read.
- */
-export async function streamEvents(sql: Sql, q: StreamRead): Promise<{ rows: StreamEventRow[]; snapshot: string }> {
-  const { rows } = await sql.query<StreamEventRow & { snapshot: string; id: string | null }>(
-    `select n.snapshot::text as snapshot, e.*
-       from (select pg_current_snapshot() as snapshot) n
-       left join lateral (
-         select ${submissionEventColumns('$2')}, s.stream_xid::text as stream_xid
-           from submissions s join forms f on f.id = s.form_id and f.team_id = $2 and f.deleted_at is null
-          where s.form_id = $1 and s.team_id = $2 and s.status = any($4::text[])
-            and s.stream_xid >= pg_snapshot_xmin($3::pg_snapshot) and not pg_visible_in_snapshot(s.stream_xid, $3::pg_snapshot)
-            and ($5::pg_snapshot is null
-                 or (pg_visible_in_snapshot(s.stream_xid, $5::pg_snapshot) and (s.stream_xid, s.id) > ($6::xid8, $7::text)))
-          order by s.stream_xid, s.id
-          limit $8
-       ) e on true`,
-    [
-      q.formId,
-      q.teamId,
-      q.past,
-      q.statuses,
-      q.within?.upto ?? null,
-      q.within?.xid ?? null,
-      q.within?.id ?? null,
-      q.limit,
-    ],
+/** A submission event with its stream number. */
+export type StreamEventRow = SubmissionEventRow & { stream_seq: string };
+
+/** The events of a form after a position, in stream order. */
+export async function streamEvents(
+  sql: Sql,
+  q: { teamId: string; formId: string; after: StreamPosition; statuses: string[]; limit: number },
+): Promise<StreamEventRow[]> {
+  const { rows } = await sql.query<StreamEventRow>(
+    `select ${submissionEventColumns('$2')}, s.stream_seq::text as stream_seq
+       from submissions s join forms f on f.id = s.form_id and f.team_id = $2 and f.deleted_at is null
+      where s.form_id = $1 and s.team_id = $2 and s.status = any($5::text[])
+        and s.stream_seq is not null and (s.stream_seq, s.id) > ($3::bigint, $4::text)
+      order by s.stream_seq, s.id
+      limit $6`,
+    [q.formId, q.teamId, q.after.seq, q.after.id, q.statuses, q.limit],
     'intake_stream_events',
   );
-  return { snapshot: rows[0]!.snapshot, rows: rows.filter((r) => r.id !== null) };
+  return rows;
 }
 
-/** Now, as a position: everything committed so far counts as sent. */
-export async function currentSnapshot(sql: Sql): Promise<string> {
-  const { rows } = await sql.query<{ snapshot: string }>(
-    'select pg_current_snapshot()::text as snapshot',
-    [],
-    'intake_stream_snapshot',
+/**
+ * A position of the snapshot kind (an event id or a webhook's spam position made before migration 0031):
+ * sent were the events whose transaction (`stream_xid`) is visible in snapshot `past`, and, of those visible
+ * in `upto`, the ones up to (xid, id). Resumes at the first event not sent (one made after the migration,
+ * when none is left), so nothing is lost; an event or a few may be sent again.
+ */
+export async function positionOfSnapshot(
+  sql: Sql,
+  q: { teamId: string; formId: string; statuses: string[] } & SnapshotPosition,
+): Promise<StreamPosition> {
+  const { rows } = await sql.query<{ seq: string }>(
+    `select coalesce(
+              (select min(s.stream_seq) from submissions s
+                where s.form_id = $1 and s.team_id = $2 and s.status = any($3::text[])
+                  and s.stream_xid >= pg_snapshot_xmin($4::pg_snapshot) and not pg_visible_in_snapshot(s.stream_xid, $4::pg_snapshot)
+                  and not coalesce(pg_visible_in_snapshot(s.stream_xid, $5::pg_snapshot) and (s.stream_xid, s.id) <= ($6::xid8, $7::text), false)),
+              (select s.stream_seq + 1 from submissions s where s.form_id = $1 and s.team_id = $2 and s.stream_xid is not null
+                order by s.stream_xid desc, s.id desc limit 1),
+              1)::text as seq`,
+    [q.formId, q.teamId, q.statuses, q.past, q.within?.upto ?? null, q.within?.xid ?? null, q.within?.id ?? null],
+    'intake_stream_position_of_snapshot',
   );
-  return rows[0]!.snapshot;
+  return { seq: rows[0]!.seq, id: '' };
 }
 
 /** Wakes the streams of a form (sent after the commit that made the event, never inside it). */

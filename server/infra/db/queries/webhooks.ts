@@ -1,4 +1,5 @@
 import type { Sql } from '../database.ts';
+import type { SpamPosition } from './webhook-events.ts';
 
 /** The owner of `webhooks`: their settings, secrets, pacing, spam position and failure clock. */
 
@@ -36,21 +37,24 @@ const COLUMNS = `w.id, w.team_id, w.form_id, w.label, w.provider, w.url, w.activ
   w.body_template, w.content_type, w.headers, w.created_at, w.updated_at, w.deleted_at`;
 
 /**
- * A spam subscription starts now: the spam-deliveries job sends the form's spam stored after this position
- * (a submission-stream position, migration 0015), none from before.
+ * A spam subscription starts now: the spam-deliveries job sends the form's spam stored from stream number
+ * `seq` (a submission-stream position: streamHead, queries/stream-heads.ts), none from before.
  */
-const SPAM_FROM_NOW = `jsonb_build_object('past', pg_current_snapshot()::text, 'within', null, 'at', floor(extract(epoch from now()) * 1000))`;
+const spamFrom = (seq: string) =>
+  `jsonb_build_object('seq', ${seq}::text, 'id', '', 'at', floor(extract(epoch from now()) * 1000))`;
 
 export type NewWebhook = Omit<WebhookRow, 'created_at' | 'updated_at' | 'deleted_at' | 'deactivated_reason'> & {
   secret_encrypted: string;
   secret_hash: string;
+  /** The form's stream number now: where its spam starts, when subscribed. */
+  spam_from: string;
 };
 
 export async function insertWebhook(sql: Sql, w: NewWebhook): Promise<WebhookRow> {
   const { rows } = await sql.query<WebhookRow>(
     `insert into webhooks as w (id, team_id, form_id, label, provider, url, active, config, events, secret_last4, secret_encrypted, secret_hash, filter, max_per_second,
                                 body_template, content_type, headers, spam_position)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, case when 'submission.spam' = any($9::text[]) then ${SPAM_FROM_NOW} end)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, case when 'submission.spam' = any($9::text[]) then ${spamFrom('$18')} end)
      returning ${COLUMNS}`,
     [
       w.id,
@@ -70,6 +74,7 @@ export async function insertWebhook(sql: Sql, w: NewWebhook): Promise<WebhookRow
       w.body_template,
       w.content_type,
       JSON.stringify(w.headers),
+      w.spam_from,
     ],
   );
   return rows[0]!;
@@ -118,6 +123,8 @@ export type WebhookChanges = Partial<
   >
 > & {
   rotated?: { secret_encrypted: string; secret_hash: string; secret_last4: string; previousValidSeconds: number };
+  /** The form's stream number now: where its spam starts, when this subscribes to it or reactivates it. */
+  spamFrom: string;
 };
 
 /**
@@ -143,7 +150,7 @@ export async function updateWebhook(sql: Sql, teamId: string, id: string, c: Web
         previous_secret_expires_at = case when $8::text is null then previous_secret_expires_at else v.previous_until end,
         secret_encrypted = coalesce($8, secret_encrypted), secret_hash = coalesce($9, secret_hash), secret_last4 = coalesce($10, secret_last4),
         updated_at = now()
-       from (select ${SPAM_FROM_NOW} as spam_from_now, now() + make_interval(secs => $11) as previous_until) v
+       from (select ${spamFrom('$20')} as spam_from_now, now() + make_interval(secs => $11) as previous_until) v
       where w.id = $1 and w.team_id = $19 returning ${COLUMNS}`,
     [
       id,
@@ -165,6 +172,7 @@ export async function updateWebhook(sql: Sql, teamId: string, id: string, c: Web
       c.content_type ?? null,
       c.headers ? JSON.stringify(c.headers) : null,
       teamId,
+      c.spamFrom,
     ],
   );
   return rows[0]!;
@@ -264,7 +272,7 @@ export async function lockFormWebhooks(sql: Sql, teamId: string, formId: string)
 export type SpamSubscriber = TargetRow & {
   form_id: string;
   /** `at`: when it was written (ms since the epoch). */
-  spam_position: { past: string; within: { upto: string; xid: string; id: string } | null; at?: number };
+  spam_position: SpamPosition & { at?: number };
 };
 
 /**

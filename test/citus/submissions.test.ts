@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { processSubmission } from '../../server/domain/submissions/processing.ts';
 import { appRefusingMultiShard } from '../support/citus-app.ts';
 import { bearer, makeMember, makeTeam, type TestMember } from '../support/harness.ts';
 
@@ -119,6 +120,30 @@ describe.runIf(citus)('on Citus, submissions are read and triaged on one team’
     expect(one.headers.etag).toBe(one.body.data.etag);
     const other = await makeTeam(t);
     expect((await t.http.get(`${base(form.id)}/${form.subs[0]}`).set(bearer(other.token))).status).toBe(404);
+  });
+
+  it('streams a form’s events: from now, spam caught at the door, a processed submission, resumed by id', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(owner);
+    const path = `${base(form.id)}/stream`;
+    const poll = (lastEventId?: string) =>
+      t.http
+        .get(path)
+        .query({ include: 'spam', ...(lastEventId ? { last_event_id: lastEventId } : {}) })
+        .set(bearer(owner.token));
+    const start = await poll();
+    expect(start.status, start.text).toBe(200);
+    const spam = await post(form, { name: 'bot', _gotcha: 'filled' });
+    const clean = await post(form, { name: 'Ada', email: 'ada@example.com', message: 'Hello' });
+    expect(await processSubmission(t.ctx, clean, { teamId: owner.teamId })).toBe('processed');
+    const read = await poll(start.body.meta.last_event_id);
+    expect(read.status, read.text).toBe(200);
+    const events = read.body.data as Array<{ id: string; event: string; submission: { submission_id: string } }>;
+    expect(events.map((e) => [e.event, e.submission.submission_id])).toEqual([
+      ['spam', spam],
+      ['submission', clean],
+    ]);
+    expect((await poll(events[0]!.id)).body.data.map((e: { id: string }) => e.id)).toEqual([events[1]!.id]);
   });
 
   it('edits a submission’s values', async () => {

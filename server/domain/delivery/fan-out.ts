@@ -8,6 +8,7 @@ import {
   formEventWebhooksFor,
   lockSpamSubscribers,
   setSpamPosition,
+  spamSubscriberTeams,
   teamWebhooksFor,
   webhooksFor,
   type TargetRow,
@@ -40,6 +41,8 @@ import { firstAttemptAt, queueDeliveries } from './schedule.ts';
 /** How many webhooks one transaction of the spam-deliveries job serves, and how many of a form's spam events it reads at once. */
 const SPAM_WEBHOOKS_PER_TX = 20;
 const SPAM_EVENTS_PER_READ = 200;
+/** Teams read per step of the spam-deliveries job's walk, which serves each team's webhooks on its own. */
+const SPAM_TEAMS_PER_READ = 100;
 /**
  * A webhook's spam position is written when events were read, and otherwise only once it is this old: every
  * run would cost a row update per subscriber, and a position never moved would make each read of a form
@@ -190,31 +193,40 @@ export async function createFormEventDeliveries(
  */
 export async function runSpamDeliveries(ctx: AppContext): Promise<number> {
   let created = 0;
-  let after: string | null = null;
   // One read per webhook per run: a form flooded with spam must not hold one transaction (and every other
   // team's spam webhooks) for its whole backlog; the rest goes in the next run, queued at once.
   let backlog = false;
-  for (;;) {
-    const served = await ctx.db.transaction(async (tx) => {
-      const hooks = await lockSpamSubscribers(tx, SPAM_WEBHOOKS_PER_TX, after);
-      for (const hook of hooks) {
-        const batch = await spamEventsAfter(tx, hook.team_id, hook.form_id, hook.spam_position, SPAM_EVENTS_PER_READ);
-        backlog ||= batch.more;
-        const at = firstAttemptAt(ctx);
-        const rows = batch.rows.flatMap((row) =>
-          matching([hook], row, 'spam').map((t) =>
-            newDelivery(t, submissionEvent(ctx, row, 'submission.spam'), row.id, at),
-          ),
-        );
-        created += (await queueDeliveries(ctx, tx, rows)).length;
-        if (batch.rows.length > 0 || Date.now() - (hook.spam_position.at ?? 0) > SPAM_POSITION_REFRESH_MS) {
-          await setSpamPosition(tx, hook.team_id, hook.id, { ...batch.next, at: Date.now() });
+  const serveTeam = async (teamId: string) => {
+    let after: string | null = null;
+    for (;;) {
+      const served = await ctx.db.transaction(async (tx) => {
+        const hooks = await lockSpamSubscribers(tx, teamId, SPAM_WEBHOOKS_PER_TX, after);
+        for (const hook of hooks) {
+          const batch = await spamEventsAfter(tx, teamId, hook.form_id, hook.spam_position, SPAM_EVENTS_PER_READ);
+          backlog ||= batch.more;
+          const at = firstAttemptAt(ctx);
+          const rows = batch.rows.flatMap((row) =>
+            matching([hook], row, 'spam').map((t) =>
+              newDelivery(t, submissionEvent(ctx, row, 'submission.spam'), row.id, at),
+            ),
+          );
+          created += (await queueDeliveries(ctx, tx, rows)).length;
+          if (batch.rows.length > 0 || Date.now() - (hook.spam_position.at ?? 0) > SPAM_POSITION_REFRESH_MS) {
+            await setSpamPosition(tx, teamId, hook.id, { ...batch.next, at: Date.now() });
+          }
         }
-      }
-      return hooks;
-    });
-    if (served.length < SPAM_WEBHOOKS_PER_TX) break;
-    after = served[served.length - 1]!.id;
+        return hooks;
+      });
+      if (served.length < SPAM_WEBHOOKS_PER_TX) return;
+      after = served[served.length - 1]!.id;
+    }
+  };
+  let after: string | null = null;
+  for (;;) {
+    const teams = await spamSubscriberTeams(ctx.db, SPAM_TEAMS_PER_READ, after);
+    for (const team of teams) await serveTeam(team);
+    if (teams.length < SPAM_TEAMS_PER_READ) break;
+    after = teams[teams.length - 1]!;
   }
   if (backlog || (await anySpamSubscriber(ctx.db))) {
     await ctx.queue.send(spamDeliveries, {}, { startAfter: backlog ? 0 : SPAM_DELIVERY_INTERVAL_SECONDS });

@@ -592,7 +592,7 @@ export async function markFailed(sql: Sql, teamId: string, submissionId: string)
   const { rowCount } = await sql.query(
     `update submissions
         set status = 'failed', updated_at = now(),
-            metadata = jsonb_set(metadata, '{processing_error}', coalesce(metadata->'processing_error', to_jsonb('processing timed out'::text)))
+            metadata = jsonb_set(metadata, '{processing_error}', coalesce(metadata->'processing_error', '"processing timed out"'::jsonb))
       where id = $1 and team_id = $2 and status = 'received'`,
     [submissionId, teamId],
   );

@@ -275,17 +275,36 @@ export type SpamSubscriber = TargetRow & {
   spam_position: SpamPosition & { at?: number };
 };
 
+const SPAM_SUBSCRIBED = `w.deleted_at is null and 'submission.spam' = any(w.events) and w.active and w.spam_position is not null`;
+
 /**
- * Up to `limit` live, active webhooks subscribed to `submission.spam`, locked for this transaction; those
- * another worker holds are skipped (it is serving them), so no spam event is sent twice.
+ * Up to `limit` teams after `after` with a webhook subscribed to `submission.spam`, by id: the spam-deliveries
+ * job's walk (a declared cross-team sweep, docs/scaling.md), which then serves each team on its own shard.
  */
-export async function lockSpamSubscribers(sql: Sql, limit: number, after: string | null): Promise<SpamSubscriber[]> {
+export async function spamSubscriberTeams(sql: Sql, limit: number, after: string | null): Promise<string[]> {
+  const { rows } = await sql.query<{ team_id: string }>(
+    `select distinct w.team_id from webhooks w where ${SPAM_SUBSCRIBED} and ($2::text is null or w.team_id > $2)
+      order by w.team_id limit $1`,
+    [limit, after],
+  );
+  return rows.map((r) => r.team_id);
+}
+
+/**
+ * Up to `limit` of a team's live, active webhooks subscribed to `submission.spam` after `after`, locked for this
+ * transaction; those another worker holds are skipped (it is serving them), so no spam event is sent twice.
+ */
+export async function lockSpamSubscribers(
+  sql: Sql,
+  teamId: string,
+  limit: number,
+  after: string | null,
+): Promise<SpamSubscriber[]> {
   const { rows } = await sql.query<SpamSubscriber>(
     `select w.id, w.team_id, w.form_id, w.provider, w.config, w.filter, w.body_template, w.content_type, w.spam_position from webhooks w
-      where w.deleted_at is null and 'submission.spam' = any(w.events) and w.active and w.spam_position is not null
-        and ($2::text is null or w.id > $2)
+      where w.team_id = $3 and ${SPAM_SUBSCRIBED} and ($2::text is null or w.id > $2)
       order by w.id limit $1 for update skip locked`,
-    [limit, after],
+    [limit, after, teamId],
   );
   return rows;
 }

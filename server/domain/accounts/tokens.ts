@@ -86,7 +86,7 @@ const tokensOfHashes = lastingMemo<{ tokenId: string; teamId: string }>(10_000);
  * on its team's shard; null for no token's hash. A token never changes team: each process reads it once.
  */
 export async function tokenOfHash(ctx: AppContext, hash: string): Promise<{ tokenId: string; teamId: string } | null> {
-  return tokensOfHashes(ctx.db, hash, () => queries.findTokenTeam(ctx.db, { hash }));
+  return tokensOfHashes(ctx.db, hash, () => queries.teamOfTokenHash(ctx.db, hash));
 }
 
 /** Whether a bearer value can be a token at all (no lookup for one that cannot). */
@@ -250,7 +250,7 @@ export async function revokeTokenById(
   ctx: AppContext,
   tokenId: string,
 ): Promise<TeamTokenEntry & { team_id: string; revoked_at: string }> {
-  const token = await queries.findTokenTeam(ctx.db, { id: tokenId });
+  const token = await queries.teamOfTokenId(ctx.db, tokenId);
   const row = token && (await queries.revokeById(ctx.db, token.teamId, tokenId));
   if (!row) throw new AppError('not_found', `Token "${tokenId}" not found (or already revoked).`);
   return { ...toTeamEntry(row), team_id: row.team_id, revoked_at: iso(row.revoked_at) };

@@ -29,16 +29,18 @@ export async function findByHash(sql: Sql, tokenHash: string, teamId: string): P
   return rows[0];
 }
 
+export type TokenTeam = { tokenId: string; teamId: string };
+
+const TOKEN_TEAM = 'select token_id as "tokenId", team_id as "teamId" from api_token_teams';
+
 /** The token and team a hash names (`api_token_teams`), revoked or not; undefined for no token's. */
-export async function findTokenTeam(
-  sql: Sql,
-  by: { hash: string } | { id: string },
-): Promise<{ tokenId: string; teamId: string } | undefined> {
-  const { rows } = await sql.query<{ tokenId: string; teamId: string }>(
-    `select token_id as "tokenId", team_id as "teamId" from api_token_teams where ${'hash' in by ? 'token_hash' : 'token_id'} = $1`,
-    ['hash' in by ? by.hash : by.id],
-  );
-  return rows[0];
+export async function teamOfTokenHash(sql: Sql, hash: string): Promise<TokenTeam | undefined> {
+  return (await sql.query<TokenTeam>(`${TOKEN_TEAM} where token_hash = $1`, [hash])).rows[0];
+}
+
+/** The team of a token id (an operator's revocation names the token alone). */
+export async function teamOfTokenId(sql: Sql, id: string): Promise<TokenTeam | undefined> {
+  return (await sql.query<TokenTeam>(`${TOKEN_TEAM} where token_id = $1`, [id])).rows[0];
 }
 
 /** At most one write a minute per token; the guard keeps concurrent requests from all writing. */

@@ -6,7 +6,7 @@ import {
   TENANT_TABLES as DISTRIBUTED_BY_0029,
 } from '../../server/infra/db/migrations/0029-distribute-on-citus.ts';
 import { STREAM_TABLES } from '../../server/infra/db/migrations/0031-stream-positions.ts';
-import { deleteSubmissions } from '../../server/infra/db/queries/submissions.ts';
+import { deleteSubmissions, setStatus } from '../../server/infra/db/queries/submissions.ts';
 import { onCitus } from '../support/citus-app.ts';
 import { startTestApp } from '../support/harness.ts';
 import { privateDatabaseUrl, tempDataDir } from '../support/processing.ts';
@@ -126,6 +126,7 @@ describe('migrations 0025 to 0027', () => {
       '0029-distribute-on-citus',
       '0030-counted-deletes',
       '0031-stream-positions',
+      '0032-counted-changes',
     ]);
 
     const teams = async (table: string, column: string) =>
@@ -166,16 +167,14 @@ describe('migrations 0025 to 0027', () => {
       ),
     ).rejects.toMatchObject(refusedBy('idempotency_keys_submission_team_fkey'));
 
-    // The triggers count, learn and release with the team.
-    await q(`insert into submissions (id, team_id, form_id, status, payload, metadata, received_at) values
-               ('subm_a2', 'team_a', 'frm_a', 'processed', '{}', '{}', '2026-01-02T11:00:00Z')`);
+    // The learning trigger, and a status change's statement, count, learn and release with the team.
     await q(`insert into form_fields (team_id, form_id, name) values ('team_a', 'frm_a', 'phone')`);
-    await q(`update submissions set status = 'spam' where id = 'subm_a'`);
+    await setStatus(db.db, 'team_a', ['subm_a'], 'spam', 'manual');
     const counts = await db.db.query(
       `select team_id, folder, sum(n)::int as n from form_folder_counts where form_id = 'frm_a' group by 1, 2 order by 2`,
     );
     expect(counts.rows).toEqual([
-      { team_id: 'team_a', folder: 'inbox', n: 1 },
+      { team_id: 'team_a', folder: 'inbox', n: 0 },
       { team_id: 'team_a', folder: 'spam', n: 1 },
     ]);
     expect((await db.db.query(`select field_count from forms where id = 'frm_a'`)).rows).toEqual([{ field_count: 2 }]);

@@ -19,6 +19,7 @@ import { listenHttp, type HttpServer } from '../../server/transports/http/http-s
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeMember, makeTeam, startTestApp, type TestMember, seed } from '../support/harness.ts';
 import { startProcessingApp } from '../support/processing.ts';
+import { recountFolders } from '../support/team-records.ts';
 
 // As `intake serve` runs by default: workers on, so one connection of DATABASE_POOL_SIZE (10) is the queue's
 // LISTEN session and 9 are pooled — nine exports used to take every one of them. The worker consumes the
@@ -54,6 +55,7 @@ async function teamWithRows(rows: number, owner?: TestMember): Promise<{ owner: 
        from generate_series(1, $3::int) g`,
     [owner.teamId, formId, rows],
   );
+  await recountFolders(t.ctx.db, owner.teamId, formId);
   return { owner, formId };
 }
 

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { freePort } from '../../server/infra/db/embedded-postgres.ts';
 import { cliProcesses, installationEnv, type CliProcess } from '../support/cli.ts';
 import { makePublishedForm } from '../support/forms.ts';
+import { recountFolders } from '../support/team-records.ts';
 import { bearer, makeTeam, type TestMember } from '../support/harness.ts';
 import { startLiveTestApp } from '../support/live-server.ts';
 
@@ -74,6 +75,7 @@ async function seed(): Promise<void> {
       [owner.teamId, formId, from, Math.min(ROWS, from + BATCH - 1)],
     );
   }
+  await recountFolders(t.ctx.db, owner.teamId, formId);
   await t.ctx.db.query(
     `insert into form_fields (team_id, form_id, name, ordinal)
      select $3, $1, name, ord from unnest($2::text[]) with ordinality as f(name, ord)`,
@@ -296,7 +298,7 @@ describe('export of 200,000 submissions', () => {
     // The last row has a file: a long-lived signed /d/ link.
     expect(last).toMatch(
       new RegExp(
-        `^subm_${String(ROWS).padStart(26, '0')},.*,http://intake\\.test/d/file_${String(ROWS).padStart(26, '0')}\\?expires=\\d+&signature=[0-9a-f]{64},,new,,$`,
+        `^subm_${String(ROWS).padStart(26, '0')},.*,http://intake\\.test/d/file_${String(ROWS).padStart(26, '0')}\\?expires=\\d+&signature=[0-9a-f]{64}&team=${owner.teamId},,new,,$`,
       ),
     );
   }, 60_000);

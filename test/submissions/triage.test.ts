@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makePublishedForm } from '../support/forms.ts';
+import { recountFolders } from '../support/team-records.ts';
 import { bearer, makeMember, makeTeam, makeToken, startTestApp, type TestMember } from '../support/harness.ts';
 import { postForm } from '../support/processing.ts';
 
@@ -412,6 +413,7 @@ describe('list filters', () => {
          from generate_series(1, 1501) i`,
       [owner.teamId, form.id],
     );
+    await recountFolders(t.ctx.db, owner.teamId, form.id);
     const tagged = await list(owner, form.id, '?tag=bulk&per_page=5');
     expect(tagged.body.meta).toMatchObject({ total: 1000, total_capped: true });
     expect(tagged.body.data).toHaveLength(5);

@@ -4,6 +4,8 @@ import { issueToken } from '../../server/domain/accounts/tokens.ts';
 import { addMember } from '../../server/domain/accounts/users.ts';
 import { encryptSecret, generateSecret } from '../../server/infra/outbound/signing.ts';
 import { randomBytes } from 'node:crypto';
+import type { Sql } from '../../server/infra/db/database.ts';
+import { FOLDER_SHARD, folderOf } from '../../server/infra/db/queries/submissions.ts';
 import type { TestApp, TestMember } from './harness.ts';
 
 /**
@@ -21,6 +23,20 @@ export async function insertForm(t: TestApp, teamId: string): Promise<string> {
   return id;
 }
 
+/**
+ * A form's folder counters rebuilt from its rows, as the statements that store and move submissions keep them
+ * (queries/submissions.ts, countingChanges): for rows a test inserted by SQL.
+ */
+export async function recountFolders(sql: Sql, teamId: string, formId: string): Promise<void> {
+  await sql.query('delete from form_folder_counts where form_id = $1 and team_id = $2', [formId, teamId]);
+  await sql.query(
+    `insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
+     select $2, $1, ${folderOf('status')}, (received_at at time zone 'UTC')::date, ${FOLDER_SHARD}, count(*)
+       from submissions where form_id = $1 and team_id = $2 group by 3, 4`,
+    [formId, teamId],
+  );
+}
+
 export async function insertSubmission(
   t: TestApp,
   teamId: string,
@@ -32,6 +48,7 @@ export async function insertSubmission(
     `insert into submissions (id, team_id, form_id, status, payload) values ($1, $2, $3, $4, '{"email":"a@example.test"}'::jsonb)`,
     [id, teamId, formId, status],
   );
+  await recountFolders(t.ctx.db, teamId, formId);
   return id;
 }
 

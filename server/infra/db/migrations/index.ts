@@ -29,6 +29,7 @@ import { Migration0028FormTeams } from './0028-form-teams.ts';
 import { Migration0029DistributeOnCitus } from './0029-distribute-on-citus.ts';
 import { Migration0030CountedDeletes } from './0030-counted-deletes.ts';
 import { Migration0031StreamPositions } from './0031-stream-positions.ts';
+import { Migration0032CountedChanges } from './0032-counted-changes.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
 export const migrations = [
@@ -63,4 +64,5 @@ export const migrations = [
   Migration0029DistributeOnCitus,
   Migration0030CountedDeletes,
   Migration0031StreamPositions,
+  Migration0032CountedChanges,
 ];

@@ -6,6 +6,7 @@
 import type { Db, Sql } from '../database.ts';
 import { GroupCommit } from '../../group-commit.ts';
 import { KEPT_SUBMISSIONS } from './forms.ts';
+import { FOLDER_SHARD, folderOf } from './submissions.ts';
 import { nextStreamSeq } from './stream-heads.ts';
 
 /**
@@ -13,6 +14,9 @@ import { nextStreamSeq } from './stream-heads.ts';
  * on a row. Updated in place, not upserted: an upsert also logs a row lock (docs/decisions.md).
  */
 const USAGE_SHARD = '(pg_backend_pid() % 1024)';
+
+/** A post's day in its folder's counters (its received_at is the transaction's time). */
+const TODAY = "(now() at time zone 'UTC')::date";
 
 // LEARNING: a new field name is learned in the accepting statement under the form row's lock (migration
 // 0006's trigger counts names), but only if that lock is free (`skip locked`): the process's posts share one
@@ -128,6 +132,16 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
        on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + 1
        returning 1)`,
     `usage as (select 1 from bumped union all select 1 from first_of_shard)`,
+    `folder_bumped as (
+       update form_folder_counts set n = n + 1
+        where form_id = ${form} and folder = '${s.status === 'spam' ? 'spam' : 'inbox'}' and day = ${TODAY}
+          and shard = ${FOLDER_SHARD} and team_id = ${team}
+       returning 1)`,
+    `folder_first as (
+       insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
+       select ${team}, ${form}, '${s.status === 'spam' ? 'spam' : 'inbox'}', ${TODAY}, ${FOLDER_SHARD}, 1
+        where not exists (select 1 from folder_bumped)
+       on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + 1)`,
   );
   // Spam teaches the form no field names. Known names are filtered out first: only a post bringing a new
   // name reaches the learning trigger (and its lock on the form row; see migration 0006) — see LEARNING.
@@ -278,6 +292,16 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
        on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + excluded.submissions
        returning team_id),
      usage as (select team_id from bumped union all select team_id from first_of_shard),
+     folders as (select team_id, form_id, ${folderOf('status')} as folder, count(*)::int as n from input group by 1, 2, 3),
+     folder_bumped as (
+       update form_folder_counts c set n = c.n + f.n from folders f
+        where c.form_id = f.form_id and c.folder = f.folder and c.day = ${TODAY} and c.shard = ${FOLDER_SHARD} and c.team_id = f.team_id
+       returning c.team_id, c.form_id, c.folder),
+     folder_first as (
+       insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
+       select f.team_id, f.form_id, f.folder, ${TODAY}, ${FOLDER_SHARD}, f.n from folders f
+        where not exists (select 1 from folder_bumped b where b.form_id = f.form_id and b.folder = f.folder and b.team_id = f.team_id)
+       on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n),
      new_names as (
        select distinct on (i.form_id, f.name) i.team_id, i.form_id, f.name, f.ord, i.seq from input i, unnest(i.fields) with ordinality as f(name, ord)
         where i.status <> 'spam' and not exists (select 1 from form_fields k where k.form_id = i.form_id and k.name = f.name)

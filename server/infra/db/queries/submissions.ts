@@ -306,7 +306,12 @@ export async function updateSubmission(
   change: { payload: Record<string, unknown>; status: SubmissionStatus; spamReason: string | null },
 ): Promise<void> {
   await sql.query(
-    'update submissions set payload = $2, status = $3, spam_reason = $4, updated_at = now() where id = $1 and team_id = $5',
+    changingStatus(
+      'payload = $2, status = $3, spam_reason = $4, updated_at = now()',
+      's.id = $1 and s.team_id = $5',
+      '$5',
+      'select 1',
+    ),
     [id, JSON.stringify(change.payload), change.status, change.spamReason, teamId],
   );
 }
@@ -330,25 +335,59 @@ export async function insertEvent(sql: Sql, e: AuditEvent): Promise<void> {
   );
 }
 
+/** A backend's own counter rows: posts and moves of one backend rarely meet on a row (migration 0016). */
+export const FOLDER_SHARD = '1 + pg_backend_pid() % 1023';
+
+/** The folder counted for a status (SQL). */
+export const folderOf = (status: string) => `case when ${status} = 'spam' then 'spam' else 'inbox' end`;
+
 /**
- * A statement deleting submissions, from its `delete from submissions s …` (without `returning`): the deleted
- * rows are the CTE `gone` (with `returning`'s further columns), their folders' counters go down (`counted`, a
- * row of this backend's counter shard per form, folder and day) and their unique keys are released
- * (`released`) in the same statement; `select` (over `gone`) ends it. `team`: the rows' team (a bind parameter).
- * It writes forms.ts's and submission-inserts.ts's tables: a shared write (docs/architecture.md).
+ * The rest of a statement that changes submissions, after its CTE `changed` (the rows changed, with columns
+ * team_id, form_id, received_at, id, `was`: the status before, null for a new row, and `becomes`: after, null
+ * for a row deleted): their folders' counters move (`counted`, one row of this backend's counter shard per
+ * form, folder and day), and the unique keys of rows deleted or turned spam are released (`released`); `select`
+ * ends it. `team`: the rows' team. It writes forms.ts's and submission-inserts.ts's tables: a shared write
+ * (docs/architecture.md).
  */
-export function deletingSubmissions(del: string, team: string, select: string, returning = ''): string {
-  return `with gone as (${del} returning s.team_id, s.form_id, s.status, s.received_at, s.id${returning}),
-    counted as (
+export function countingChanges(team: string, select: string): string {
+  const moved = "(was = 'spam') is distinct from (becomes = 'spam')";
+  return `counted as (
       insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
-      select team_id, form_id, case when status = 'spam' then 'spam' else 'inbox' end, (received_at at time zone 'UTC')::date,
-             1 + pg_backend_pid() % 1023, -count(*)
-        from gone group by 1, 2, 3, 4
+      select team_id, form_id, folder, day, ${FOLDER_SHARD}, sum(n)::int from (
+        select team_id, form_id, ${folderOf('was')} as folder, (received_at at time zone 'UTC')::date as day, -1 as n
+          from changed where was is not null and (becomes is null or ${moved})
+        union all
+        select team_id, form_id, ${folderOf('becomes')}, (received_at at time zone 'UTC')::date, 1
+          from changed where becomes is not null and (was is null or ${moved})) m
+      group by 1, 2, 3, 4
       on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n),
     released as (
-      delete from submission_unique_keys k using gone g
-       where k.submission_id = g.id and k.team_id = g.team_id and k.team_id = ${team})
+      delete from submission_unique_keys k using changed c
+       where k.submission_id = c.id and k.team_id = c.team_id and k.team_id = ${team}
+         and (c.becomes is null or (c.becomes = 'spam' and c.was is distinct from 'spam')))
     ${select}`;
+}
+
+/**
+ * A statement deleting submissions, from its `delete from submissions s …` (without `returning`): the deleted
+ * rows are the CTE `changed` (with `returning`'s further columns), counted and released as countingChanges
+ * says; `select` (over `changed`) ends it. `team`: the rows' team (a bind parameter).
+ */
+export function deletingSubmissions(del: string, team: string, select: string, returning = ''): string {
+  return `with changed as (${del} returning s.team_id, s.form_id, s.received_at, s.id, s.status as was, null::text as becomes${returning}),
+    ${countingChanges(team, select)}`;
+}
+
+/**
+ * A statement changing the status of the team's submissions matching `where` (over `s`, naming its team): the
+ * rows are locked and read before (`was`), so their counters and keys follow (countingChanges).
+ */
+function changingStatus(set: string, where: string, team: string, select: string): string {
+  return `with old as (select s.id, s.status from submissions s where ${where} for update),
+    changed as (
+      update submissions s set ${set} from old o where s.id = o.id and s.team_id = ${team}
+      returning s.team_id, s.form_id, s.received_at, s.id, o.status as was, s.status as becomes),
+    ${countingChanges(team, select)}`;
 }
 
 /**
@@ -362,7 +401,7 @@ export async function deleteSubmissions(sql: Sql, teamId: string, ids: string[])
     deletingSubmissions(
       'delete from submissions s where s.id = any($1::text[]) and s.team_id = $2',
       '$2',
-      'select array(select k from gone, unnest(gone.keys) as k) as keys',
+      'select array(select k from changed, unnest(changed.keys) as k) as keys',
       ', array(select f.storage_key from submission_files f where f.submission_id = s.id and f.team_id = $2) as keys',
     ),
     [ids, teamId],
@@ -445,7 +484,12 @@ export async function setStatus(
   spamReason: string | null,
 ): Promise<void> {
   await sql.query(
-    'update submissions set status = $2, spam_reason = $3, updated_at = now() where id = any($1::text[]) and team_id = $4',
+    changingStatus(
+      'status = $2, spam_reason = $3, updated_at = now()',
+      's.id = any($1::text[]) and s.team_id = $4',
+      '$4',
+      'select 1',
+    ),
     [ids, status, spamReason, teamId],
   );
 }
@@ -526,13 +570,16 @@ export async function settleReceived(
   submissionId: string,
   v: ProcessingVerdict,
 ): Promise<boolean> {
-  const { rowCount } = await sql.query(
-    `with head as (${nextStreamSeq('$12', '$11')})
-     update submissions set status = $2, spam_reason = $3, category = $4, ai_moderation = $5, stream_seq = (select position from head),
+  const { rows } = await sql.query<{ settled: boolean }>(
+    `with head as (${nextStreamSeq('$12', '$11')}),
+     changed as (
+     update submissions s set status = $2, spam_reason = $3, category = $4, ai_moderation = $5, stream_seq = (select position from head),
             autoresponse = case when autoresponse ? 'sent_at' then autoresponse else $6::jsonb end, updated_at = now(),
             rules_applied = coalesce($7::jsonb, rules_applied), tags = coalesce($8::text[], tags),
             stage = coalesce($9, stage), assignee_id = coalesce($10, assignee_id)
-      where id = $1 and team_id = $11 and status = 'received'`,
+      where s.id = $1 and s.team_id = $11 and s.status = 'received'
+      returning s.team_id, s.form_id, s.received_at, s.id, 'received'::text as was, s.status as becomes),
+     ${countingChanges('$11', 'select exists (select 1 from changed) as settled')}`,
     [
       submissionId,
       v.status,
@@ -548,7 +595,7 @@ export async function settleReceived(
       formId,
     ],
   );
-  return rowCount > 0;
+  return rows[0]!.settled;
 }
 
 /** The rules' record and triage on a submission they have not run on yet (spam stored at the door); false otherwise. */

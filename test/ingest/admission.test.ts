@@ -98,7 +98,7 @@ describe('unique rules', () => {
     const form = await makePublishedForm(t, owner, { settings: { unique: [{ fields: ['email'] }] } });
     await post(form.endpoint, { email: 'secret-value@example.com' });
     const { rows } = await t.ctx.db.query<Record<string, unknown>>(
-      'select k.* from submission_unique_keys k join submissions s on s.id = k.submission_id where s.form_id = $1',
+      'select k.* from submission_unique_keys k join submissions s on s.id = k.submission_id and s.team_id = k.team_id where s.form_id = $1',
       [form.id],
     );
     expect(rows).toHaveLength(1);

@@ -229,7 +229,7 @@ describe('one-click e-mail actions refuse a form in the trash, and an erased one
     await t.http.delete(`/v1/forms/${form.id}`).set(bearer(owner.token)).expect(200);
     const local = (url: string) => url.replace('http://intake.test', '');
     for (const action of ['not_spam', 'delete', 'spam'] as const) {
-      const link = local(actionLink(t.ctx, id, action).url);
+      const link = local(actionLink(t.ctx, { id, teamId: owner.teamId }, action).url);
       for (const method of ['get', 'post'] as const) {
         const res = await t.http[method](link);
         expect(res.status, `${method} ${action}`).toBe(409);
@@ -255,7 +255,7 @@ describe('one-click e-mail actions refuse a form in the trash, and an erased one
 
     // Restored, the same link acts again; erased, it names what is gone.
     await t.http.post(`/v1/forms/${form.id}/restore`).set(bearer(owner.token)).expect(200);
-    const notSpam = local(actionLink(t.ctx, id, 'not_spam').url);
+    const notSpam = local(actionLink(t.ctx, { id, teamId: owner.teamId }, 'not_spam').url);
     expect((await t.http.post(notSpam)).text).toContain('moved back to the inbox');
     await eventually(deliveries, (n) => n === 1); // what the refusals spared: a delivery (and an e-mail)
     await t.http.delete(`/v1/forms/${form.id}`).set(bearer(owner.token)).expect(200);

@@ -164,6 +164,34 @@ describe('the notification e-mail people read', () => {
     );
   });
 
+  it('links signed before they named their team still work: a file, an action, an unsubscribe', async () => {
+    const owner = await makeTeam(t);
+    const to = inbox('unnamed-team');
+    const form = await makePublishedForm(t, owner, { notification_emails: [to] });
+    const res = await t.http
+      .post(form.endpoint)
+      .set('Accept', 'application/json')
+      .field('name', 'Ada')
+      .attach('cv', Buffer.from('%PDF-1.7 cv'), { filename: 'cv.pdf', contentType: 'application/pdf' });
+    expect(res.status).toBe(201);
+    const id = res.body.id as string;
+    await waitForProcessing(t, id);
+    const mail = await firstMail(to);
+    const fileUrl = local(/cv\.pdf \(11 bytes\): (http\S+)/.exec(mail.text)![1]!);
+    expect(fileUrl).toContain(`&team=${owner.teamId}`);
+    expect((await t.http.get(fileUrl.replace(`&team=${owner.teamId}`, ''))).status).toBe(302);
+    expect((await t.http.get(fileUrl.replace(owner.teamId, (await makeTeam(t)).teamId))).status).toBe(404);
+
+    const expires = String(Math.floor(Date.now() / 1000) + 3600);
+    const action = await t.http.post(`/a/${signToken(t.ctx.keys.emailActions, [id, 'spam', expires])}`);
+    expect(action.text).toContain('marked as spam');
+    expect((await submissionsOf(t, form.id))[0]).toMatchObject({ status: 'spam', spam_reason: 'manual' });
+    const unsubscribe = await t.http.post(`/u/${signToken(t.ctx.keys.unsubscribeLinks, [form.id, to])}`);
+    expect(unsubscribe.text).toContain('no longer notified');
+    const shown = await t.http.get(`/v1/forms/${form.id}`).set(bearer(owner.token));
+    expect(shown.body.data.notification_emails).toEqual([]);
+  });
+
   it('unsubscribes one address from one form in one click (RFC 8058), and the form shows it', async () => {
     const owner = await makeTeam(t);
     const [a, b] = [inbox('unsub-a'), inbox('unsub-b')];

@@ -172,8 +172,14 @@ describe("the scan of the run's logs (test/support/secret-scan.ts, run when the 
       'API token': logLine({ authorization: `Bearer ${owner.token}` }),
       'webhook secret': logLine({ webhook: { id: 'wh_01kadc1x3w9cnpjt0v4fq2sg3e', secret: webhookSecret } }),
       'signed link token': [
-        logLine({ url: actionLink(t.ctx, 'subm_01kadc1x3w9cnpjt0v4fq2sg3e', 'delete').url }),
-        logLine({ path: new URL(unsubscribeLink(t.ctx, 'frm_01kadc1x3w9cnpjt0v4fq2sg3e', 'a@example.test')).pathname }),
+        logLine({
+          url: actionLink(t.ctx, { id: 'subm_01kadc1x3w9cnpjt0v4fq2sg3e', teamId: owner.teamId }, 'delete').url,
+        }),
+        logLine({
+          path: new URL(
+            unsubscribeLink(t.ctx, { id: 'frm_01kadc1x3w9cnpjt0v4fq2sg3e', teamId: owner.teamId }, 'a@example.test'),
+          ).pathname,
+        }),
       ],
       'export link signature': logLine({
         link: fileLink('http://intake.test', t.ctx.keys.linkSigning, 'file_01kadc1x3w9cnpjt0v4fq2sg3e', {

@@ -257,7 +257,7 @@ describe('activity', () => {
     };
     await bulk('mark_spam');
     await bulk('mark_not_spam');
-    const link = new URL(actionLink(t.ctx, id, 'spam').url);
+    const link = new URL(actionLink(t.ctx, { id, teamId: owner.teamId }, 'spam').url);
     const clicked = await t.http.post(link.pathname);
     expect(clicked.status, clicked.text).toBe(200);
 

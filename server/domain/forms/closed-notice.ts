@@ -23,7 +23,7 @@ export async function announceFormClosed(ctx: AppContext, job: FormClosedJob): P
   if (!form) return 'skipped';
   const max = storedSettings(form.settings).max_submissions;
   if (max === null || form.kept === null || form.kept < max) return 'skipped';
-  const addresses = await findFormAddresses(ctx.db, form.id, false, teamId);
+  const addresses = await findFormAddresses(ctx.db, teamId, form.id);
   if (!addresses) return 'skipped';
 
   const closedAt = new Date(job.at);

@@ -36,13 +36,14 @@ function replyToAddress(payload: Record<string, unknown>, controls: Record<strin
 
 function linksFor(ctx: AppContext, row: NotificationRow, now: number): SubmissionLinks {
   const scope = { teamId: row.team_id, formId: row.form_id, expires: Math.floor(now / 1000) + EXPORT_LINK_SECONDS };
+  const submission = { id: row.id, teamId: row.team_id };
   return {
     files: Object.fromEntries(
       row.files.map((f) => [f.id, fileLink(ctx.config.baseUrl, ctx.keys.linkSigning, f.id, scope)]),
     ),
     actions: [
-      actionLink(ctx, row.id, row.status === 'spam' ? 'not_spam' : 'spam', now),
-      actionLink(ctx, row.id, 'delete', now),
+      actionLink(ctx, submission, row.status === 'spam' ? 'not_spam' : 'spam', now),
+      actionLink(ctx, submission, 'delete', now),
     ],
   };
 }
@@ -50,13 +51,13 @@ function linksFor(ctx: AppContext, row: NotificationRow, now: number): Submissio
 /** One message per address, each with its own unsubscribe link (footer, List-Unsubscribe, one-click POST). */
 async function sendToEach(
   ctx: AppContext,
-  form: { id: string; name: string },
+  form: { id: string; teamId: string; name: string },
   to: string[],
   mail: { subject: string; replyTo?: string },
   render: (footer: { text: string; url: string }) => { text: string; html: string },
 ): Promise<void> {
   for (const address of to) {
-    const url = unsubscribeLink(ctx, form.id, address);
+    const url = unsubscribeLink(ctx, form, address);
     const content = render({
       text: `You receive this because ${address} is a notification address of the form "${form.name}".`,
       url,
@@ -100,7 +101,7 @@ export async function sendNotification(
   const links = linksFor(ctx, row, now);
   await sendToEach(
     ctx,
-    { id: row.form_id, name: row.form_name },
+    { id: row.form_id, teamId: row.team_id, name: row.form_name },
     to,
     { subject, replyTo: replyToAddress(row.payload, controls) },
     (footer) => renderNotification(row, links, footer),
@@ -137,7 +138,7 @@ async function sendRuleNotification(
   const controls = (row.metadata?.controls ?? {}) as Record<string, unknown>;
   await sendToEach(
     ctx,
-    { id: row.form_id, name: row.form_name },
+    { id: row.form_id, teamId: row.team_id, name: row.form_name },
     to,
     { subject, replyTo: replyToAddress(row.payload, controls) },
     (footer) => renderNotification(row, linksFor(ctx, row, now), footer),
@@ -186,7 +187,7 @@ async function sendDigest(
   const items = rows.map((row) => ({ row, links: linksFor(ctx, row, now) }));
   await sendToEach(
     ctx,
-    { id: formId, name: first.form_name },
+    { id: formId, teamId: form.team_id, name: first.form_name },
     to,
     { subject: `${total} new submission${total === 1 ? '' : 's'} to ${first.form_name}` },
     (footer) => renderDigest(first.form_name, period, items, total - rows.length, footer),
@@ -213,7 +214,7 @@ export async function sendFormClosedNotice(
   };
   await sendToEach(
     ctx,
-    { id: form.id, name: form.name },
+    { id: form.id, teamId: form.teamId, name: form.name },
     to,
     { subject: formClosedTitle(form.name, closed.maxSubmissions).replace(/[\r\n]+/g, ' ') },
     (footer) => renderFormClosed(notice, footer),

@@ -9,8 +9,11 @@ export function signToken(key: Buffer, parts: string[]): string {
   return `${payload}.${createHmac('sha256', key).update(payload).digest('base64url')}`;
 }
 
-/** The parts of a token signed with `key`, or null for anything else (altered, truncated, another key). */
-export function readToken(key: Buffer, token: string, count: number): string[] | null {
+/**
+ * The parts of a token signed with `key`, or null for anything else (altered, truncated, another key, a
+ * number of parts not in `counts`: a link's tokens may gain a part while older ones are still in mailboxes).
+ */
+export function readToken(key: Buffer, token: string, counts: number | readonly number[]): string[] | null {
   if (token.length > MAX_TOKEN) return null;
   const [payload, signature, extra] = token.split('.');
   if (!payload || !signature || extra !== undefined) return null;
@@ -18,5 +21,6 @@ export function readToken(key: Buffer, token: string, count: number): string[] |
   const given = Buffer.from(signature, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   const parts = Buffer.from(payload, 'base64url').toString('utf8').split(SEPARATOR);
-  return parts.length === count && parts.every(Boolean) ? parts : null;
+  const lengths = typeof counts === 'number' ? [counts] : counts;
+  return lengths.includes(parts.length) && parts.every(Boolean) ? parts : null;
 }

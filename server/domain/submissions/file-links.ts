@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
-import * as queries from '../../infra/db/queries/submissions.ts';
+import { findLinkedFile } from '../../infra/db/queries/exports.ts';
 import { AppError } from '../shared/errors.ts';
 import { isId } from '../shared/ids.ts';
 
@@ -8,9 +8,10 @@ import { isId } from '../shared/ids.ts';
 export const SIGNED_URL_SECONDS = 60;
 
 /**
- * Export and event links (`/d/{file}?expires=&signature=`) live 7 days and mint a fresh storage URL on every
- * click. Each is signed with a key scoped to one form of one team and one expiry (`exportKey`), so it works
- * only for that form's files while the form is live. Exports sign in SQL: Postgres gets only the scoped key.
+ * Export and event links (`/d/{file}?expires=&signature=&team=`) live 7 days and mint a fresh storage URL on
+ * every click. Each is signed with a key scoped to one form of one team and one expiry (`exportKey`), so it
+ * works only for that form's files while the form is live. Exports sign in SQL: Postgres gets only the scoped
+ * key. `team` names the shard the file is read from (Citus); the signature covers it through the key.
  */
 export const EXPORT_LINK_SECONDS = 7 * 24 * 3600;
 
@@ -25,7 +26,8 @@ export function signFileLink(linkSigning: Buffer, fileId: string, scope: LinkSco
 }
 
 export function fileLink(baseUrl: string, linkSigning: Buffer, fileId: string, scope: LinkScope): string {
-  return `${baseUrl}/d/${fileId}?expires=${scope.expires}&signature=${signFileLink(linkSigning, fileId, scope)}`;
+  const signature = signFileLink(linkSigning, fileId, scope);
+  return `${baseUrl}/d/${fileId}?expires=${scope.expires}&signature=${signature}&team=${scope.teamId}`;
 }
 
 /** `expires` a whole number of seconds, not past, and at most EXPORT_LINK_SECONDS ahead; a hex signature. */
@@ -55,15 +57,19 @@ export function verifyFileLink(linkSigning: Buffer, fileId: string, scope: LinkS
 export const fileLinkRefused = () =>
   new AppError('not_found', 'This download link is not valid: it may have expired, or its file was deleted.');
 
-/** `/d/{file}`: the link checked (shape and lifetime, the live file, the signature), then a fresh storage URL. */
+/**
+ * `/d/{file}`: the link checked (shape and lifetime, the live file of its team, the signature), then a fresh
+ * storage URL. A link without `team` finds the file by its id alone (on every shard on Citus).
+ */
 export async function openFileLink(
   ctx: AppContext,
   fileId: string,
-  expires: unknown,
-  signature: unknown,
+  link: { expires: unknown; signature: unknown; team: unknown },
 ): Promise<string> {
+  const { expires, signature, team } = link;
   if (!wellFormedLink(expires, signature) || !isId('file', fileId)) throw fileLinkRefused();
-  const file = await queries.findLinkedFile(ctx.db, fileId);
+  if (team !== undefined && !(typeof team === 'string' && isId('team', team))) throw fileLinkRefused();
+  const file = await findLinkedFile(ctx.db, fileId, typeof team === 'string' ? team : null);
   if (!file) throw fileLinkRefused();
   const scope = { teamId: file.team_id, formId: file.form_id, expires: Number(expires) };
   if (!verifyFileLink(ctx.keys.linkSigning, fileId, scope, signature as string)) throw fileLinkRefused();

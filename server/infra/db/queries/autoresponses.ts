@@ -32,7 +32,8 @@ export async function findForAutoresponse(
 
 /**
  * Takes the form's hourly send for this address (its keyed hash): true when none was sent in the last
- * hour, or the one sent was for this same submission (a retried job may send again).
+ * hour, or the one sent was for this same submission (a retried job may send again). The conflict clause
+ * reads the time only from `excluded`: Citus allows no stable function (now()) there.
  */
 export async function claimSend(
   sql: Sql,
@@ -42,8 +43,8 @@ export async function claimSend(
 ): Promise<boolean> {
   const { rowCount } = await sql.query(
     `insert into autoresponse_sends as a (team_id, form_id, address_hash, submission_id, sent_at) values ($4, $1, $2, $3, now())
-       on conflict (form_id, address_hash, team_id) do update set submission_id = excluded.submission_id, sent_at = now()
-        where a.sent_at <= now() - interval '1 hour' or a.submission_id = excluded.submission_id
+       on conflict (form_id, address_hash, team_id) do update set submission_id = excluded.submission_id, sent_at = excluded.sent_at
+        where excluded.sent_at - a.sent_at >= interval '1 hour' or a.submission_id = excluded.submission_id
      returning 1`,
     [form.form_id, addressHash, submissionId, form.team_id],
   );

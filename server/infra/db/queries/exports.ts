@@ -4,7 +4,25 @@ import QueryStream from 'pg-query-stream';
 import type { Connection, Sql } from '../database.ts';
 import { FILE_FIELDS, selectionWhere, type Selection } from './submissions.ts';
 
-/** The queries of a form's export: its columns, and its rows read chunk by chunk (keyset ranges). */
+/** The queries of a form's export: its columns, its rows read chunk by chunk (keyset ranges), its files' links. */
+
+/**
+ * A file whose form is live (not trashed, not erased), with where it lives: what a /d/ link may serve. Its
+ * team (`teamId`) when the link names one; a link signed without it is found by the file's id alone.
+ */
+export async function findLinkedFile(
+  sql: Sql,
+  fileId: string,
+  teamId: string | null,
+): Promise<{ storage_key: string; filename: string; team_id: string; form_id: string } | undefined> {
+  const { rows } = await sql.query<{ storage_key: string; filename: string; team_id: string; form_id: string }>(
+    `select f.storage_key, f.filename, f.team_id, f.form_id
+       from submission_files f join forms fm on fm.id = f.form_id and fm.team_id = f.team_id
+      where f.id = $1 and fm.deleted_at is null${teamId === null ? '' : ' and f.team_id = $2 and fm.team_id = $2'}`,
+    teamId === null ? [fileId] : [fileId, teamId],
+  );
+  return rows[0];
+}
 
 /**
  * The team's form's learned field names in first-seen order, whether stored submissions have fields past them
@@ -179,7 +197,8 @@ export function exportSelect(format: 'csv' | 'json', o: ExportSelectOptions): st
       : perRow;
   // Links to /d/{file} (file-links.ts), signed with the session's `intake.link_key`: never in this text.
   const fileUrl = `${lit(`${o.baseUrl}/d/`)} || f.id || '?expires=${o.expires}&signature=' ||
-    encode(hmac(convert_to(f.id, 'UTF8'), (select decode(current_setting('intake.link_key'), 'hex')), 'sha256'), 'hex')`;
+    encode(hmac(convert_to(f.id, 'UTF8'), (select decode(current_setting('intake.link_key'), 'hex')), 'sha256'), 'hex')
+    || ${lit(`&team=${o.teamId}`)}`;
   const from = `from submissions s where ${where.join(' and ')} order by s.received_at, s.id`;
   // Each field's text is read from the payload once per row: OFFSET 0 keeps the subquery from being
   // flattened, which would repeat the extraction wherever the cell uses it.

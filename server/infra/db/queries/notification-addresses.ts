@@ -16,14 +16,16 @@ export async function addressStates(sql: Sql, teamId: string, emails: string[]):
 /**
  * Records the addresses and claims a confirmation e-mail for each one that is not confirmed and was not
  * sent one in the last hour (so saving a form again re-sends, but not more than hourly). Returns those.
+ * The conflict clauses read the time only from `excluded`: Citus allows no stable function (now()) there.
  */
 export async function claimConfirmations(sql: Sql, teamId: string, emails: string[]): Promise<string[]> {
   if (!emails.length) return [];
   const { rows } = await sql.query<{ email: string }>(
     `insert into notification_addresses as a (team_id, email, confirmation_sent_at)
        select $1, e, now() from unnest($2::text[]) e
-       on conflict (team_id, email) do update set confirmation_sent_at = now()
-        where a.verified_at is null and (a.confirmation_sent_at is null or a.confirmation_sent_at < now() - interval '1 hour')
+       on conflict (team_id, email) do update set confirmation_sent_at = excluded.confirmation_sent_at
+        where a.verified_at is null
+          and (a.confirmation_sent_at is null or excluded.confirmation_sent_at - a.confirmation_sent_at > interval '1 hour')
      returning email`,
     [teamId, emails],
   );
@@ -35,7 +37,7 @@ export async function confirmAddress(sql: Sql, teamId: string, email: string): P
   const { rowCount } = await sql.query(
     `insert into notification_addresses as a (team_id, email, verified_at)
        select id, $2, now() from teams where id = $1
-       on conflict (team_id, email) do update set verified_at = coalesce(a.verified_at, now())`,
+       on conflict (team_id, email) do update set verified_at = coalesce(a.verified_at, excluded.verified_at)`,
     [teamId, email],
   );
   return rowCount > 0;

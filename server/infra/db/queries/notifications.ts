@@ -108,31 +108,32 @@ export type ActionTarget = {
   received_at: string;
 };
 
-/** The submission an e-mail link acts on, with its form (locked when `lock`). */
+/** The team's submission an e-mail link acts on, with its form (locked when `lock`). */
 export async function findActionTarget(
   sql: Sql,
+  teamId: string,
   submissionId: string,
   lock = false,
 ): Promise<ActionTarget | undefined> {
   const { rows } = await sql.query<ActionTarget>(
     `select s.id, s.status, s.form_id, s.team_id, f.name as form_name, s.received_at
-       from submissions s join forms f on f.id = s.form_id where s.id = $1 ${lock ? 'for update of s' : ''}`,
-    [submissionId],
+       from submissions s join forms f on f.id = s.form_id and f.team_id = s.team_id
+      where s.id = $1 and s.team_id = $2 and f.team_id = $2 ${lock ? 'for update of s' : ''}`,
+    [submissionId, teamId],
   );
   return rows[0];
 }
 
-/** The form an unsubscribe link names: its team, name and addresses (`teamId`: its team, when known). */
+/** The team's form an unsubscribe link names: its team, name and addresses. */
 export async function findFormAddresses(
   sql: Sql,
+  teamId: string,
   formId: string,
   lock = false,
-  teamId?: string,
 ): Promise<{ team_id: string; name: string; notification_emails: string[] } | undefined> {
   const { rows } = await sql.query<{ team_id: string; name: string; notification_emails: string[] }>(
-    `select team_id, name, notification_emails from forms
-      where id = $1${teamId === undefined ? '' : ' and team_id = $2'} ${lock ? 'for no key update' : ''}`,
-    teamId === undefined ? [formId] : [formId, teamId],
+    `select team_id, name, notification_emails from forms where id = $1 and team_id = $2 ${lock ? 'for no key update' : ''}`,
+    [formId, teamId],
   );
   return rows[0];
 }

@@ -494,19 +494,6 @@ export async function setStatus(
   );
 }
 
-/** A file whose form is live (not trashed, not erased), with where it lives: what an export link may serve. */
-export async function findLinkedFile(
-  sql: Sql,
-  fileId: string,
-): Promise<{ storage_key: string; filename: string; team_id: string; form_id: string } | undefined> {
-  const { rows } = await sql.query<{ storage_key: string; filename: string; team_id: string; form_id: string }>(
-    `select f.storage_key, f.filename, f.team_id, f.form_id from submission_files f join forms fm on fm.id = f.form_id
-      where f.id = $1 and fm.deleted_at is null`,
-    [fileId],
-  );
-  return rows[0];
-}
-
 /** A file of the team (of the form and the submission, when given). */
 export async function findFile(
   sql: Sql,

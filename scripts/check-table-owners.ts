@@ -52,6 +52,7 @@ export const OWNERS: Record<string, string> = {
   export_leases: 'leases.ts',
   submission_streams: 'leases.ts',
   rate_limit_windows: 'rate-windows.ts',
+  stream_heads: 'stream-heads.ts',
 };
 
 /**
@@ -93,9 +94,19 @@ export const SHARED_WRITES: SharedWrite[] = [
   },
   ...['form_folder_counts', 'submission_unique_keys'].map((table) => ({
     module: 'submissions.ts',
-    fn: 'deletingSubmissions',
+    fn: 'countingChanges',
     table,
-    why: 'a statement deleting submissions counts their folders and releases their keys (Citus runs no transition-table trigger)',
+    why: 'a statement inserting, moving or deleting submissions counts their folders and releases their keys (no row triggers on Citus shards)',
+  })),
+  ...[
+    ['insertSubmission', 'form_folder_counts'],
+    ['insertSubmissions', 'form_folder_counts'],
+    ['insertSubmissions', 'stream_heads'],
+  ].map(([fn, table]) => ({
+    module: 'submission-inserts.ts',
+    fn: fn!,
+    table: table!,
+    why: `${INGEST}, its folder count and, for spam, its stream number`,
   })),
   ...['takeLease', 'renewLease', 'dropLease'].map((fn) => ({
     module: 'leases.ts',

@@ -75,7 +75,8 @@ export async function processSubmission(
       rulesApplied: rules ? rules.effects.applied : null,
       triage: rules?.triage ?? {},
     } as const;
-    if (!(await submissionRows.settleReceived(tx, row.team_id, row.form_id, submissionId, verdict))) return 'skipped' as const;
+    if (!(await submissionRows.settleReceived(tx, row.team_id, row.form_id, submissionId, verdict)))
+      return 'skipped' as const;
     if (rules?.events.length) await recordRuleActivity(ctx, tx, row, rules);
     // Names its post could not learn at once (its form's row was held: submission-inserts.ts, LEARNING); the
     // read above says whether there are any, so most posts cost no statement here.

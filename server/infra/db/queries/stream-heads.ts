@@ -1,11 +1,13 @@
 import type { Sql } from '../database.ts';
-import type { StreamPosition } from './submission-stream.ts';
 
 /**
  * Owns `stream_heads`: each form's last stream number (docs/listen.md). A statement that makes one of a form's
  * submissions an event takes the next number, and the head row stays locked until its transaction commits,
  * so a form's numbers commit in order: a reader that sees a number has seen every smaller one.
  */
+
+/** Sent: every event of the form up to (seq, id) in stream order; with id '', those before `seq`. */
+export type StreamPosition = { seq: string; id: string };
 
 /** The next stream number of form `form` of team `team` (SQL expressions), as a statement's CTE. */
 export const nextStreamSeq = (form: string, team: string) =>

@@ -1,4 +1,5 @@
 import type { Sql } from '../database.ts';
+import type { StreamPosition } from './stream-heads.ts';
 import { submissionEventColumns, type SubmissionEventRow } from './submissions.ts';
 
 /**
@@ -11,8 +12,7 @@ import { submissionEventColumns, type SubmissionEventRow } from './submissions.t
 /** The NOTIFY channel processing announces settled submissions on; the payload is the form id. */
 export const STREAM_CHANNEL = 'intake_submission_stream';
 
-/** Sent: every event of the form up to (seq, id) in stream order; with id '', those before `seq`. */
-export type StreamPosition = { seq: string; id: string };
+export type { StreamPosition };
 
 /** A position of the snapshot kind, made before stream numbers (migration 0031): see positionOfSnapshot. */
 export type SnapshotPosition = { past: string; within: { upto: string; xid: string; id: string } | null };

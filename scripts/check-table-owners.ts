@@ -63,11 +63,10 @@ export const OWNERS: Record<string, string> = {
 export type SharedWrite = { module: string; fn: string; table: string; why: string };
 
 const INGEST =
-  'the ingest path: one statement stores a post with its files, learned field names, usage count, idempotency key and job';
+  "the ingest path: one statement stores a post with its files, usage count, idempotency key and job (and learns field names through forms.ts's learningNames)";
 export const SHARED_WRITES: SharedWrite[] = [
   { module: 'submission-inserts.ts', fn: 'insertSubmission', table: 'submissions', why: INGEST },
   { module: 'submission-inserts.ts', fn: 'insertSubmission', table: 'submission_files', why: INGEST },
-  { module: 'submission-inserts.ts', fn: 'insertSubmission', table: 'form_fields', why: INGEST },
   {
     module: 'submission-inserts.ts',
     fn: 'insertSubmissions',
@@ -78,12 +77,6 @@ export const SHARED_WRITES: SharedWrite[] = [
     module: 'submission-inserts.ts',
     fn: 'insertSubmissions',
     table: 'submission_files',
-    why: `${INGEST} (a group commit's batch)`,
-  },
-  {
-    module: 'submission-inserts.ts',
-    fn: 'insertSubmissions',
-    table: 'form_fields',
     why: `${INGEST} (a group commit's batch)`,
   },
   {

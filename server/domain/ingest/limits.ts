@@ -9,8 +9,7 @@ export const INGEST_LIMITS = {
   multipartBytes: PUBLIC_POST_LIMITS.files * PUBLIC_POST_LIMITS.fileBytes + 2 * 1024 * 1024,
 } as const;
 
-/** The most field names a form learns (its export columns), enforced by a trigger; later names export in `_other`. */
-export const FORM_FIELD_LIMIT = 500;
+export { FORM_FIELD_LIMIT } from '../../infra/db/queries/forms.ts';
 
 /** What a body reader is told for one post: the per-file limit, and whether files are taken at all. */
 export type BodyLimits = { maxFileBytes: number; filesAllowed: boolean };

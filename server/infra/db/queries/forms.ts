@@ -191,18 +191,24 @@ export async function pruneFields(sql: Sql, teamId: string, formId: string): Pro
      returning f.name`,
     [formId, teamId],
   );
-  await sql.query(
-    `update forms set field_count = (select count(*) from form_fields where form_id = $1 and team_id = $2)
-      where id = $1 and team_id = $2`,
+  // Up to the limit, in the order the stored submissions first brought them (Citus joins no temporary table
+  // with a distributed one in a statement: the room is read first).
+  const { rows: kept } = await sql.query<{ n: number }>(
+    'select count(*)::int as n from form_fields where form_id = $1 and team_id = $2',
     [formId, teamId],
   );
-  // Through the learning trigger: it stops at the limit.
   await sql.query(
     `insert into form_fields (team_id, form_id, name, first_seen_at)
      select $2, $1, u.name, u.first_seen_at from used_fields u
       where u.name <> all(array(select name from form_fields f where f.form_id = $1 and f.team_id = $2))
       order by u.first_seen_at, u.name
+      limit $3
      on conflict do nothing`,
+    [formId, teamId, Math.max(0, FORM_FIELD_LIMIT - kept[0]!.n)],
+  );
+  await sql.query(
+    `update forms set field_count = (select count(*) from form_fields where form_id = $1 and team_id = $2)
+      where id = $1 and team_id = $2`,
     [formId, teamId],
   );
   await sql.query(
@@ -344,14 +350,42 @@ export async function setNotificationEmails(sql: Sql, teamId: string, formId: st
   ]);
 }
 
-/** Field names a form has seen, in first-seen order (export columns); known names take no lock (0006). */
+/** The most field names a form learns (its export columns); later names export in `_other`. */
+export const FORM_FIELD_LIMIT = 500;
+
+/**
+ * The rest of a statement learning field names, after its CTEs `new_names` (team_id, form_id, name, ord, seq:
+ * names not known yet, ordered by seq then ord) and `learning` (id, team_id, field_count: the forms locked to
+ * learn): each form takes names up to FORM_FIELD_LIMIT (`fields`), counts them, and notes that more came
+ * (`learned`). `team`: the forms' team, when the statement is one team's (it routes the update on Citus).
+ */
+export const learningNames = (team: string | null) => `
+  ranked as (
+    select n.team_id, n.form_id, n.name, n.ord, l.field_count,
+           row_number() over (partition by n.form_id, n.team_id order by n.seq, n.ord) as k
+      from new_names n join learning l on l.id = n.form_id and l.team_id = n.team_id),
+  fields as (
+    insert into form_fields (team_id, form_id, name, ordinal)
+    select team_id, form_id, name, ord from ranked where k <= ${FORM_FIELD_LIMIT} - field_count order by form_id, k
+    on conflict do nothing
+    returning team_id, form_id, name),
+  learned as (
+    update forms f set field_count = f.field_count + o.n, fields_overflow = f.fields_overflow or o.over
+      from (select r.form_id, r.team_id, count(i.name)::int as n, bool_or(r.k > ${FORM_FIELD_LIMIT} - r.field_count) as over
+              from ranked r left join fields i on i.form_id = r.form_id and i.team_id = r.team_id and i.name = r.name
+             group by 1, 2) o
+     where f.id = o.form_id and f.team_id = o.team_id${team ? ` and f.team_id = ${team}` : ''})`;
+
+/** Field names a form has seen, in first-seen order (export columns), learned under the form's lock. */
 export async function recordFieldNames(sql: Sql, teamId: string, formId: string, names: string[]): Promise<void> {
   await sql.query(
-    `insert into form_fields (team_id, form_id, name, ordinal)
-     select $3, $1, f.name, f.ord from unnest($2::text[]) with ordinality as f(name, ord)
-      where f.name <> all(array(select name from form_fields k where k.form_id = $1 and k.team_id = $3))
-      order by f.ord
-     on conflict do nothing`,
+    `with learning as (select id, team_id, field_count from forms where id = $1 and team_id = $3 for no key update),
+     new_names as (
+       select $3::text as team_id, $1::text as form_id, f.name, f.ord, 0 as seq
+         from unnest($2::text[]) with ordinality as f(name, ord)
+        where f.name <> all(array(select name from form_fields k where k.form_id = $1 and k.team_id = $3))),
+     ${learningNames('$3')}
+     select 1`,
     [formId, names, teamId],
   );
 }

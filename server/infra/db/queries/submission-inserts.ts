@@ -5,7 +5,7 @@
  */
 import type { Db, Sql } from '../database.ts';
 import { GroupCommit } from '../../group-commit.ts';
-import { KEPT_SUBMISSIONS } from './forms.ts';
+import { KEPT_SUBMISSIONS, learningNames } from './forms.ts';
 import { FOLDER_SHARD, folderOf } from './submissions.ts';
 import { nextStreamSeq } from './stream-heads.ts';
 
@@ -18,8 +18,8 @@ const USAGE_SHARD = '(pg_backend_pid() % 1024)';
 /** A post's day in its folder's counters (its received_at is the transaction's time). */
 const TODAY = "(now() at time zone 'UTC')::date";
 
-// LEARNING: a new field name is learned in the accepting statement under the form row's lock (migration
-// 0006's trigger counts names), but only if that lock is free (`skip locked`): the process's posts share one
+// LEARNING: a new field name is learned in the accepting statement under the form row's lock (learningNames
+// in forms.ts counts names), but only if that lock is free (`skip locked`): the process's posts share one
 // statement and must not wait on one form. A name skipped here is learned by the process-submission job.
 
 /** How long an Idempotency-Key holds its first submission. */
@@ -144,20 +144,18 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
        on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + 1)`,
   );
   // Spam teaches the form no field names. Known names are filtered out first: only a post bringing a new
-  // name reaches the learning trigger (and its lock on the form row; see migration 0006) — see LEARNING.
+  // name takes its form row's lock — see LEARNING.
   if (s.status !== 'spam') {
     ctes.push(
       `new_names as (
-         select f.name, f.ord from unnest(${p(Object.keys(s.payload))}::text[]) with ordinality as f(name, ord)
+         select ${team}::text as team_id, ${form}::text as form_id, f.name, f.ord, 0 as seq
+           from unnest(${p(Object.keys(s.payload))}::text[]) with ordinality as f(name, ord)
            left join form_fields k on k.form_id = ${form} and k.team_id = ${team} and k.name = f.name
           where k.name is null)`,
       `learning as (
-         select id from forms where id = ${form} and team_id = ${team} and exists (select 1 from new_names)
+         select id, team_id, field_count from forms where id = ${form} and team_id = ${team} and exists (select 1 from new_names)
          for no key update skip locked)`,
-      `fields as (
-         insert into form_fields (team_id, form_id, name, ordinal)
-         select ${team}, ${form}, name, ord from new_names where exists (select 1 from learning) order by ord
-         on conflict do nothing)`,
+      learningNames(team),
     );
   }
   if (s.files.length) {
@@ -306,12 +304,10 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
        select distinct on (i.form_id, f.name) i.team_id, i.form_id, f.name, f.ord, i.seq from input i, unnest(i.fields) with ordinality as f(name, ord)
         where i.status <> 'spam' and not exists (select 1 from form_fields k where k.form_id = i.form_id and k.name = f.name)
         order by i.form_id, f.name, i.seq, f.ord),
-     learning as (select id from forms where id in (select form_id from new_names) order by id for no key update skip locked),
-     fields as (
-       insert into form_fields (team_id, form_id, name, ordinal)
-       select team_id, form_id, name, ord from new_names where form_id in (select id from learning)
-        order by seq, ord -- names are learned in the order posts brought them (the limit keeps the first)
-       on conflict do nothing),
+     learning as (
+       select id, team_id, field_count from forms where id in (select form_id from new_names) order by id
+       for no key update skip locked),
+     ${learningNames(null)},
      files as (
        insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
        select * from jsonb_to_recordset($4::jsonb) as f(id text, team_id text, form_id text, submission_id text, field text,

@@ -53,6 +53,7 @@ export const OWNERS: Record<string, string> = {
   submission_streams: 'leases.ts',
   rate_limit_windows: 'rate-windows.ts',
   stream_heads: 'stream-heads.ts',
+  stream_numbers: 'stream-heads.ts',
 };
 
 /**
@@ -95,6 +96,7 @@ export const SHARED_WRITES: SharedWrite[] = [
     ['insertSubmission', 'form_folder_counts'],
     ['insertSubmissions', 'form_folder_counts'],
     ['insertSubmissions', 'stream_heads'],
+    ['insertSubmissions', 'stream_numbers'],
   ].map(([fn, table]) => ({
     module: 'submission-inserts.ts',
     fn: fn!,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { objectShape, unwrapSchema } from '../../contract/schema-shape.ts';
-import { nextStreamSeq } from '../../server/infra/db/queries/stream-heads.ts';
+import { numberStreamEvents } from '../../server/infra/db/queries/stream-heads.ts';
 import { makeTeam } from '../support/harness.ts';
 import {
   insertDelivery,
@@ -141,10 +141,7 @@ const idFieldCases: Record<string, () => Promise<void>> = {
     const theirEventId = (poll.body!.meta as { last_event_id: string }).last_event_id;
     // Processed after the id was handed out: an event (processing marks it so, in its transaction).
     const event = await insertSubmission(t, other.teamId, theirForm, 'processed');
-    await t.ctx.db.query(
-      `with head as (${nextStreamSeq('$2', '$3')}) update submissions set stream_seq = (select position from head) where id = $1`,
-      [event, theirForm, other.teamId],
-    );
+    await numberStreamEvents(t.ctx.db, other.teamId, theirForm, [event]);
 
     const ourForm = await insertForm(t, owner.teamId);
     const path = `/v1/forms/${ourForm}/submissions/stream`;

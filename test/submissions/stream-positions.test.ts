@@ -3,7 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
 import { migrate, openDatabase } from '../../server/infra/db/database.ts';
-import { nextStreamSeq } from '../../server/infra/db/queries/stream-heads.ts';
+import { numberStreamEvents } from '../../server/infra/db/queries/stream-heads.ts';
 import { positionOfSnapshot, streamEvents } from '../../server/infra/db/queries/submission-stream.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam, startTestApp } from '../support/harness.ts';
@@ -58,7 +58,7 @@ describe('stream positions of the snapshot kind', () => {
     const after = await snapshotNow(db.db as never);
 
     expect(await migrate(db)).toContain('0031-stream-positions');
-    const { rows } = await q(`select id, stream_seq::int as seq from submissions order by stream_seq`);
+    const { rows } = await q(`select submission_id as id, seq::int as seq from stream_numbers order by seq`);
     expect(rows).toEqual([
       { id: 'subm_1', seq: 1 },
       { id: 'subm_2', seq: 2 },
@@ -66,11 +66,9 @@ describe('stream positions of the snapshot kind', () => {
     ]);
     expect((await q(`select position::int as p from stream_heads where form_id = 'frm_a'`)).rows).toEqual([{ p: 3 }]);
     // An event made after the migration takes the next number.
-    await q(
-      `with head as (${nextStreamSeq("'frm_a'", "'team_a'")})
-       insert into submissions (id, team_id, form_id, status, payload, metadata, stream_seq)
-       select 'subm_4', 'team_a', 'frm_a', 'processed', '{}', '{}', position from head`,
-    );
+    await q(`insert into submissions (id, team_id, form_id, status, payload, metadata)
+             values ('subm_4', 'team_a', 'frm_a', 'processed', '{}', '{}')`);
+    await numberStreamEvents(db.db, 'team_a', 'frm_a', ['subm_4']);
 
     const scope = { teamId: 'team_a', formId: 'frm_a', statuses: ['processed'] };
     const resumed = async (past: string) => {
@@ -89,11 +87,11 @@ describe('stream positions of the snapshot kind', () => {
     const made = newId('subm');
     const old = snapshotEventId(form.id, await snapshotNow(t.ctx.db as never));
     await t.ctx.db.query(
-      `with head as (${nextStreamSeq('$2', '$3')})
-       insert into submissions (id, team_id, form_id, status, payload, metadata, stream_xid, stream_seq)
-       select $1, $3, $2, 'processed', '{"n":1}', '{}', pg_current_xact_id(), position from head`,
+      `insert into submissions (id, team_id, form_id, status, payload, metadata, stream_xid)
+       values ($1, $3, $2, 'processed', '{"n":1}', '{}', pg_current_xact_id())`,
       [made, form.id, owner.teamId],
     );
+    await numberStreamEvents(t.ctx.db, owner.teamId, form.id, [made]);
     const path = `/v1/forms/${form.id}/submissions/stream`;
     const res = await t.http.get(path).query({ last_event_id: old }).set(bearer(owner.token));
     expect(res.status, res.text).toBe(200);

@@ -5,7 +5,7 @@ import { STREAM_BATCH, STREAM_LIMITS, SubmissionCreatedEvent } from '../../contr
 import { createClient, IntakeError, parseEventStream, type ListenEvent, type ListenOptions } from '../../sdk/index.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
 import { processSubmission } from '../../server/domain/submissions/processing.ts';
-import { nextStreamSeq } from '../../server/infra/db/queries/stream-heads.ts';
+import { nextStreamSeq, numberStreamEvents, numbering } from '../../server/infra/db/queries/stream-heads.ts';
 import { announceSubmissionEvent } from '../../server/domain/submissions/stream.ts';
 import { toolSpecs } from '../../server/transports/mcp/tools.ts';
 import { cliProcesses, installationEnv } from '../support/cli.ts';
@@ -187,11 +187,12 @@ describe('the stream', () => {
     await held.connect();
     onTestFinished(() => held.end().catch(() => {}));
     await held.query('begin');
-    await held.query(
-      `with head as (${nextStreamSeq('$2', '$3')})
-       update submissions set status = 'processed', stream_seq = (select position from head), updated_at = now() where id = $1`,
-      [early, form.id, owner.teamId],
-    );
+    await held.query(`update submissions set status = 'processed', updated_at = now() where id = $1`, [early]);
+    await held.query(`with head as (${nextStreamSeq('$2', '$3')}) ${numbering('$2', '$3', 'array[$1]')}`, [
+      early,
+      form.id,
+      owner.teamId,
+    ]);
     let settled = false;
     const processing = processSubmission(t.ctx, late).then((r) => ((settled = true), r));
     await new Promise((r) => setTimeout(r, 400));
@@ -222,11 +223,11 @@ describe('the stream', () => {
     // 250 events with one stream number (as a batched insert of door spam makes): ordered by id within it.
     const made = Array.from({ length: 250 }, () => newId('subm')).sort();
     await t.ctx.db.query(
-      `with head as (${nextStreamSeq('$3', '$2')})
-       insert into submissions (id, team_id, form_id, status, payload, stream_seq)
-       select id, $2, $3, 'processed', '{"n":1}'::jsonb, (select position from head) from unnest($1::text[]) id`,
+      `insert into submissions (id, team_id, form_id, status, payload)
+       select id, $2, $3, 'processed', '{"n":1}'::jsonb from unnest($1::text[]) id`,
       [made, owner.teamId, form.id],
     );
+    await numberStreamEvents(t.ctx.db, owner.teamId, form.id, made);
     const seen: Array<{ id: string; submission: { submission_id: string } }> = [];
     let cursor = start;
     const pages: number[] = [];

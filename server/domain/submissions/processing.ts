@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import * as queries from '../../infra/db/queries/processing.ts';
 import * as submissionRows from '../../infra/db/queries/submissions.ts';
 import { recordFieldNames } from '../../infra/db/queries/forms.ts';
+import { numberStreamEvents } from '../../infra/db/queries/stream-heads.ts';
 import { autoresponseEmail, notificationEmail } from '../../infra/queue/definitions.ts';
 import { createRuleDeliveries, createSubmissionDeliveries } from '../delivery/fan-out.ts';
 import { recordRuleActivity, runFormRules } from '../rules/apply.ts';
@@ -18,8 +19,9 @@ function storableReason(reason: string): string {
  * The process-submission job: AI moderation and categorisation, the form's rules (domain/rules/apply.ts), then
  * `processed` (or `spam`, reason `ai_moderation` or `form_rule`), with its follow-up work in the same
  * transaction: the rules' triage and record, the notification e-mails, the webhook deliveries
- * (domain/delivery/fan-out.ts) and the field names the post could not learn when accepted. Only a `received`
- * row is processed, so a retried or duplicated job changes nothing.
+ * (domain/delivery/fan-out.ts), the field names the post could not learn when accepted, and, last, its
+ * number in the submission stream. Only a `received` row is processed, so a retried or duplicated job
+ * changes nothing.
  */
 export async function processSubmission(
   ctx: AppContext,
@@ -75,8 +77,7 @@ export async function processSubmission(
       rulesApplied: rules ? rules.effects.applied : null,
       triage: rules?.triage ?? {},
     } as const;
-    if (!(await submissionRows.settleReceived(tx, row.team_id, row.form_id, submissionId, verdict)))
-      return 'skipped' as const;
+    if (!(await submissionRows.settleReceived(tx, row.team_id, submissionId, verdict))) return 'skipped' as const;
     if (rules?.events.length) await recordRuleActivity(ctx, tx, row, rules);
     // Names its post could not learn at once (its form's row was held: submission-inserts.ts, LEARNING); the
     // read above says whether there are any, so most posts cost no statement here.
@@ -97,10 +98,12 @@ export async function processSubmission(
     const submission = { teamId: team, id: submissionId, formId: row.form_id };
     if (isSpam) {
       if (effects?.webhookIds.length) await createRuleDeliveries(ctx, tx, submission, effects.webhookIds);
-      return verdict.status;
+    } else {
+      if (autoresponds) await ctx.queue.send(autoresponseEmail, { submissionId, teamId: team }, { tx });
+      await createSubmissionDeliveries(ctx, tx, submission, effects?.webhookIds ?? []);
     }
-    if (autoresponds) await ctx.queue.send(autoresponseEmail, { submissionId, teamId: team }, { tx });
-    await createSubmissionDeliveries(ctx, tx, submission, effects?.webhookIds ?? []);
+    // Last: its form's stream head is held from here to the commit (stream-heads.ts).
+    await numberStreamEvents(tx, team, row.form_id, [submissionId]);
     return verdict.status;
   });
 }

@@ -1,9 +1,11 @@
 import type { Sql } from '../database.ts';
 
 /**
- * Owns `stream_heads`: each form's last stream number (docs/listen.md). A statement that makes one of a form's
- * submissions an event takes the next number, and the head row stays locked until its transaction commits,
- * so a form's numbers commit in order: a reader that sees a number has seen every smaller one.
+ * Owns `stream_heads` and `stream_numbers`: each form's last stream number, and the number of each event
+ * (docs/listen.md). The statement that makes submissions of a form events takes its next number, and the head
+ * row stays locked until its transaction commits, so a form's numbers commit in order: a reader that sees a
+ * number has seen every smaller one. That statement comes last in its transaction, so the row is held for
+ * no more than the commit.
  */
 
 /** Sent: every event of the form up to (seq, id) in stream order; with id '', those before `seq`. */
@@ -13,6 +15,24 @@ export type StreamPosition = { seq: string; id: string };
 export const nextStreamSeq = (form: string, team: string) =>
   `insert into stream_heads (form_id, team_id, position) values (${form}, ${team}, 1)
    on conflict (form_id, team_id) do update set position = stream_heads.position + 1 returning position`;
+
+/**
+ * CTE text recording the events `ids` (an SQL expression of submission ids) of form `form` under the number of
+ * CTE `head` (nextStreamSeq); a submission made an event again (processed anew) moves to the new number.
+ */
+export const numbering = (form: string, team: string, ids: string) =>
+  `insert into stream_numbers (submission_id, team_id, form_id, seq)
+   select id, ${team}, ${form}, position from head, unnest(${ids}) as id
+   on conflict (submission_id, team_id) do update set seq = excluded.seq`;
+
+/** Makes these submissions of a form events of its stream, under one number. Last in its transaction. */
+export async function numberStreamEvents(sql: Sql, teamId: string, formId: string, ids: string[]): Promise<void> {
+  await sql.query(
+    `with head as (${nextStreamSeq('$1', '$2')}) ${numbering('$1', '$2', '$3::text[]')}`,
+    [formId, teamId, ids],
+    'intake_stream_number',
+  );
+}
 
 /** Now, as a position: every event committed so far counts as sent. */
 export async function streamHead(sql: Sql, teamId: string, formId: string): Promise<StreamPosition> {

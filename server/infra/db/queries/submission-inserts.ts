@@ -7,7 +7,7 @@ import type { Db, Sql } from '../database.ts';
 import { GroupCommit } from '../../group-commit.ts';
 import { KEPT_SUBMISSIONS, learningNames } from './forms.ts';
 import { FOLDER_SHARD, folderOf } from './submissions.ts';
-import { nextStreamSeq } from './stream-heads.ts';
+import { nextStreamSeq, numbering } from './stream-heads.ts';
 
 /**
  * A post adds to its backend's counter row: a backend runs one transaction at a time, so posts rarely meet
@@ -113,14 +113,10 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   const id = p(s.id);
   const row = `${id}, ${team}, ${form}, ${p(s.status)}, ${p(s.spamReason)}, ${p(JSON.stringify(s.payload))}, ${p(JSON.stringify(s.metadata))}, ${p(s.apiTokenId)}, ${p(s.stage)}`;
   const columns = 'id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id, stage';
+  const ctes = [`submission as (insert into submissions (${columns}) values (${row}))`];
   // Spam stored at the door is an event of the submission stream at once: it takes its form's next number.
-  const ctes =
-    s.status === 'spam'
-      ? [
-          `head as (${nextStreamSeq(form, team)})`,
-          `submission as (insert into submissions (${columns}, stream_seq) select ${row}, position from head)`,
-        ]
-      : [`submission as (insert into submissions (${columns}) values (${row}))`];
+  if (s.status === 'spam')
+    ctes.push(`head as (${nextStreamSeq(form, team)})`, `numbered as (${numbering(form, team, `array[${id}]`)})`);
   ctes.push(
     `bumped as (
        update usage_counters set submissions = submissions + 1
@@ -276,9 +272,12 @@ async function insertSubmissions(sql: Sql, batch: Waiting[], job: JobInsert): Pr
        on conflict (form_id, team_id) do update set position = stream_heads.position + 1
        returning form_id, team_id, position),
      submission as (
-       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id, stage, stream_seq)
-       select i.id, i.team_id, i.form_id, i.status, i.spam_reason, i.payload, i.metadata, i.token, i.stage, h.position
-         from input i left join heads h on h.form_id = i.form_id and h.team_id = i.team_id and i.status = 'spam'),
+       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id, stage)
+       select id, team_id, form_id, status, spam_reason, payload, metadata, token, stage from input),
+     numbered as (
+       insert into stream_numbers (submission_id, team_id, form_id, seq)
+       select i.id, i.team_id, i.form_id, h.position from input i join heads h on h.form_id = i.form_id and h.team_id = i.team_id
+        where i.status = 'spam'),
      posted as (select team_id, count(*)::int as n from input group by team_id),
      bumped as (
        update usage_counters u set submissions = u.submissions + posted.n from posted

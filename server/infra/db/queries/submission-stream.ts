@@ -3,10 +3,9 @@ import type { StreamPosition } from './stream-heads.ts';
 import { submissionEventColumns, type SubmissionEventRow } from './submissions.ts';
 
 /**
- * The submission stream's reads (docs/listen.md). An event's position is its form's stream number
- * (`stream_seq`, taken from `stream_heads` by the statement that made it an event, which holds the head row
- * until it commits: a form's numbers commit in order) and its id; a stream has sent every event up to its
- * position.
+ * The submission stream's reads (docs/listen.md). An event's position is its stream number (`stream_numbers`,
+ * queries/stream-heads.ts: a form's numbers commit in order) and its submission's id; a stream has sent every
+ * event up to its position.
  */
 
 /** The NOTIFY channel processing announces settled submissions on; the payload is the form id. */
@@ -26,11 +25,13 @@ export async function streamEvents(
   q: { teamId: string; formId: string; after: StreamPosition; statuses: string[]; limit: number },
 ): Promise<StreamEventRow[]> {
   const { rows } = await sql.query<StreamEventRow>(
-    `select ${submissionEventColumns('$2')}, s.stream_seq::text as stream_seq
-       from submissions s join forms f on f.id = s.form_id and f.team_id = $2 and f.deleted_at is null
-      where s.form_id = $1 and s.team_id = $2 and s.status = any($5::text[])
-        and s.stream_seq is not null and (s.stream_seq, s.id) > ($3::bigint, $4::text)
-      order by s.stream_seq, s.id
+    `select ${submissionEventColumns('$2')}, e.seq::text as stream_seq
+       from stream_numbers e
+       join submissions s on s.id = e.submission_id and s.team_id = $2
+       join forms f on f.id = s.form_id and f.team_id = $2 and f.deleted_at is null
+      where e.form_id = $1 and e.team_id = $2 and (e.seq, e.submission_id) > ($3::bigint, $4::text)
+        and s.status = any($5::text[])
+      order by e.seq, e.submission_id
       limit $6`,
     [q.formId, q.teamId, q.after.seq, q.after.id, q.statuses, q.limit],
     'intake_stream_events',
@@ -50,11 +51,12 @@ export async function positionOfSnapshot(
 ): Promise<StreamPosition> {
   const { rows } = await sql.query<{ seq: string }>(
     `select coalesce(
-              (select min(s.stream_seq) from submissions s
+              (select min(e.seq) from submissions s join stream_numbers e on e.submission_id = s.id and e.team_id = $2
                 where s.form_id = $1 and s.team_id = $2 and s.status = any($3::text[])
                   and s.stream_xid >= pg_snapshot_xmin($4::pg_snapshot) and not pg_visible_in_snapshot(s.stream_xid, $4::pg_snapshot)
                   and not coalesce(pg_visible_in_snapshot(s.stream_xid, $5::pg_snapshot) and (s.stream_xid, s.id) <= ($6::xid8, $7::text), false)),
-              (select s.stream_seq + 1 from submissions s where s.form_id = $1 and s.team_id = $2 and s.stream_xid is not null
+              (select e.seq + 1 from submissions s join stream_numbers e on e.submission_id = s.id and e.team_id = $2
+                where s.form_id = $1 and s.team_id = $2 and s.stream_xid is not null
                 order by s.stream_xid desc, s.id desc limit 1),
               1)::text as seq`,
     [q.formId, q.teamId, q.statuses, q.past, q.within?.upto ?? null, q.within?.xid ?? null, q.within?.id ?? null],

@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import type { Autoresponse } from '../../../../contract/form-features.ts';
 import type { AiModeration, SUBMISSION_STATUSES, SubmissionFilter } from '../../../../contract/submissions.ts';
 import type { Sql } from '../database.ts';
-import { nextStreamSeq } from './stream-heads.ts';
 
 /** The owner of `submissions`, `submission_files` and `submission_events` (a post's insert is submission-inserts.ts's). */
 
@@ -547,20 +546,17 @@ export type ProcessingVerdict = {
 /**
  * Applies the verdict to a submission still `received`; false when another run got there first. An
  * autoresponse already sent (the submission is processed again: marked not spam) stays recorded, so
- * it is not sent twice. Its form's next stream number makes it an event of the submission stream; the head
- * row stays locked until the transaction commits (queries/submission-stream.ts).
+ * it is not sent twice. Its folders are counted, and its unique keys released when it turns spam (countingChanges).
  */
 export async function settleReceived(
   sql: Sql,
   teamId: string,
-  formId: string,
   submissionId: string,
   v: ProcessingVerdict,
 ): Promise<boolean> {
   const { rows } = await sql.query<{ settled: boolean }>(
-    `with head as (${nextStreamSeq('$12', '$11')}),
-     changed as (
-     update submissions s set status = $2, spam_reason = $3, category = $4, ai_moderation = $5, stream_seq = (select position from head),
+    `with changed as (
+     update submissions s set status = $2, spam_reason = $3, category = $4, ai_moderation = $5,
             autoresponse = case when autoresponse ? 'sent_at' then autoresponse else $6::jsonb end, updated_at = now(),
             rules_applied = coalesce($7::jsonb, rules_applied), tags = coalesce($8::text[], tags),
             stage = coalesce($9, stage), assignee_id = coalesce($10, assignee_id)
@@ -579,7 +575,6 @@ export async function settleReceived(
       v.triage.stage ?? null,
       v.triage.assigneeId ?? null,
       teamId,
-      formId,
     ],
   );
   return rows[0]!.settled;

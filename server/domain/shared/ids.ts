@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { ulid } from 'ulid';
+import { decodeTime, ulid } from 'ulid';
 import { notFound } from './errors.ts';
 
 export type IdPrefix =
@@ -38,6 +38,22 @@ function pooledRandom(): number {
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid(undefined, pooledRandom).toLowerCase()}`;
 }
+
+/**
+ * Whether a record with this id may exist without being visible yet: made less than a minute ago. On Citus a
+ * job (a coordinator table) commits before the shard row it names (two-phase commit prepares the workers,
+ * commits the coordinator, then the workers), and a worker may fetch the job in between.
+ */
+export function mayBeUnseen(id: string, now = Date.now()): boolean {
+  const at = id.indexOf('_');
+  try {
+    return now - decodeTime(id.slice(at + 1).toUpperCase()) < UNSEEN_MS;
+  } catch {
+    return false;
+  }
+}
+
+const UNSEEN_MS = 60_000;
 
 /** Whether `id` has the shape of an id with this prefix: checked before any query uses it. */
 export function isId(prefix: IdPrefix, id: string): boolean {

@@ -9,6 +9,7 @@ import { recordRuleActivity, runFormRules } from '../rules/apply.ts';
 import { storedSettings } from '../spam/stored-rules.ts';
 import { announceSubmissionEvent } from './stream.ts';
 import { senderEmail } from '../spam/spam.ts';
+import { mayBeUnseen } from '../shared/ids.ts';
 
 /** A model's reason as jsonb can hold it: Postgres refuses U+0000 in jsonb text, and length is bounded. */
 function storableReason(reason: string): string {
@@ -30,6 +31,7 @@ export async function processSubmission(
 ): Promise<'processed' | 'spam' | 'skipped'> {
   const teamId = opts.teamId ?? (await queries.submissionTeam(ctx.db, submissionId));
   const row = teamId && (await queries.findForProcessing(ctx.db, teamId, submissionId));
+  if (!row && mayBeUnseen(submissionId)) throw new Error('the submission is not visible yet; the job is retried');
   if (!row || row.status !== 'received') return 'skipped';
   const settings = storedSettings(row.settings);
   const replyTo = typeof row.metadata.controls?._replyto === 'string' ? row.metadata.controls._replyto : null;

@@ -35,6 +35,20 @@ async function publishedForm(): Promise<{ owner: TestMember; form: string }> {
   return { owner, form };
 }
 
+/** A webhook of `form` to the receiver (`fields` over the defaults), as its owner creates it: the created body. */
+async function createWebhook(
+  owner: TestMember,
+  form: string,
+  fields: Record<string, unknown> = {},
+): Promise<{ data: { id: string }; secret: string }> {
+  const created = await t.http
+    .post(`/v1/forms/${form}/webhooks`)
+    .set(bearer(owner.token))
+    .send({ label: 'Receiver', url: `${receiver.url}/hooks`, events: ['submission.created'], ...fields });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body;
+}
+
 async function post(form: string, fields: Record<string, string>): Promise<string> {
   const res = await t.http.post(`/f/${form}`).set('Accept', 'application/json').send(fields);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -46,13 +60,9 @@ describe.runIf(citus)('on Citus, webhooks, deliveries and rules read and write o
     const { owner, form } = await publishedForm();
     const auth = bearer(owner.token);
     const base = `/v1/forms/${form}/webhooks`;
-    const created = await t.http
-      .post(base)
-      .set(auth)
-      .send({ label: 'Receiver', url: `${receiver.url}/hooks`, events: ['submission.created'] });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const hook = created.body.data.id as string;
-    expect(created.body.secret).toMatch(/^whsec_/);
+    const created = await createWebhook(owner, form);
+    const hook = created.data.id;
+    expect(created.secret).toMatch(/^whsec_/);
 
     const list = await t.http.get(base).set(auth);
     expect(list.status, JSON.stringify(list.body)).toBe(200);
@@ -90,12 +100,7 @@ describe.runIf(citus)('on Citus, webhooks, deliveries and rules read and write o
     const { owner, form } = await publishedForm();
     const auth = bearer(owner.token);
     const base = `/v1/forms/${form}/webhooks`;
-    const created = await t.http
-      .post(base)
-      .set(auth)
-      .send({ label: 'Receiver', url: `${receiver.url}/hooks` });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const hook = created.body.data.id as string;
+    const hook = (await createWebhook(owner, form)).data.id;
     // The app does not trust the receiver's self-signed certificate: the call is made and fails, and is logged.
     const tested = await t.http.post(`${base}/${hook}/test`).set(auth);
     expect(tested.status, JSON.stringify(tested.body)).toBe(200);
@@ -111,11 +116,11 @@ describe.runIf(citus)('on Citus, webhooks, deliveries and rules read and write o
     const { owner, form } = await publishedForm();
     const auth = bearer(owner.token);
     const base = `/v1/forms/${form}/rules`;
-    const hook = await t.http
-      .post(`/v1/forms/${form}/webhooks`)
-      .set(auth)
-      .send({ label: 'Sales', url: `${receiver.url}/sales`, events: ['submission.updated'] });
-    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    const hook = await createWebhook(owner, form, {
+      label: 'Sales',
+      url: `${receiver.url}/sales`,
+      events: ['submission.updated'],
+    });
     const rule = (name: string, contains: string, actions: unknown[]) => ({
       name,
       when: { all: [{ field: 'message', op: 'contains', value: contains }] },
@@ -127,7 +132,7 @@ describe.runIf(citus)('on Citus, webhooks, deliveries and rules read and write o
       .send(
         rule('Pricing', 'price', [
           { type: 'tag', add: ['sales'] },
-          { type: 'webhook', webhook_id: hook.body.data.id },
+          { type: 'webhook', webhook_id: hook.data.id },
         ]),
       );
     expect(a.status, JSON.stringify(a.body)).toBe(201);
@@ -180,12 +185,7 @@ describe.runIf(citus)('on Citus, webhooks, deliveries and rules read and write o
   /** A published form with a webhook (paced, so its attempt takes a send slot) to the receiver. */
   async function hookedForm() {
     const { owner, form } = await publishedForm();
-    const created = await t.http
-      .post(`/v1/forms/${form}/webhooks`)
-      .set(bearer(owner.token))
-      .send({ label: 'Receiver', url: `${receiver.url}/hooks`, events: ['submission.created'], max_per_second: 50 });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    return { owner, form, hook: created.body.data.id as string };
+    return { owner, form, hook: (await createWebhook(owner, form, { max_per_second: 50 })).data.id };
   }
 
   it('processing a submission: the rules, the verdict, its delivery', async () => {

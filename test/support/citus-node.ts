@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
+import { withClient } from './databases.ts';
 
 /** Debian's PostgreSQL 15, which `make test-citus`'s cluster runs on (scripts/test-citus.sh). */
 const PGBIN = '/usr/lib/postgresql/15/bin';
@@ -30,6 +31,20 @@ function asPostgres(tool: string, args: string[]): void {
   }
 }
 
+/** The directories of the nodes this file started. */
+const started: string[] = [];
+
+// Registered as the file imports this module: a hook registered inside a test would never run.
+afterAll(() => {
+  for (const dir of started.splice(0)) {
+    try {
+      asPostgres('pg_ctl', ['-D', path.join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
 /**
  * One more Citus node on loopback, as the cluster's own are made (trust auth, `citus` preloaded), in a directory
  * of its own; stopped and removed after the file. The caller creates its database and adds it to a coordinator.
@@ -53,13 +68,21 @@ export async function startCitusNode(): Promise<CitusNode> {
       '',
     ].join('\n'),
   );
+  started.push(dir);
   asPostgres('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', 'start']);
-  afterAll(() => {
-    try {
-      asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
   return { host: '127.0.0.1', port };
+}
+
+/**
+ * A new node (startCitusNode) joined to the cluster of the coordinator database at `url`: that database made on
+ * it with the extension, then `citus_add_node`. It holds no shard until some are moved onto it.
+ */
+export async function addCitusNode(url: string): Promise<CitusNode> {
+  const node = await startCitusNode();
+  const at = (database: string) => `postgres://postgres@${node.host}:${node.port}/${database}`;
+  const name = new URL(url).pathname.slice(1);
+  await withClient(at('postgres'), (c) => c.query(`create database "${name}"`));
+  await withClient(at(name), (c) => c.query('create extension citus'));
+  await withClient(url, (c) => c.query('select citus_add_node($1, $2)', [node.host, node.port]));
+  return node;
 }

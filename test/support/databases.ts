@@ -9,7 +9,8 @@ import { ensureDatabase } from '../../server/infra/db/embedded-postgres.ts';
 
 type Node = { host: string; port: number };
 
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+/** One connection to `url` for `fn`, closed after it. */
+export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

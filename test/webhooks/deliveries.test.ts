@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../sdk/webhooks.ts';
 import { maintainDeliveries } from '../../server/domain/delivery/maintenance.ts';
 import * as jobs from '../../server/infra/queue/definitions.ts';
+import { newId } from '../../server/domain/shared/ids.ts';
 import { bearer } from '../support/harness.ts';
 import { bigBody, redirectReply, type HttpsReceiver } from '../support/https-receiver.ts';
 import { deadDeliverySeeder } from '../support/dead-deliveries.ts';
@@ -577,6 +578,50 @@ describe('webhook deliveries', { timeout: 60_000 }, () => {
     // The retry, from a worker that allows them, goes through.
     await h.receiver.waitFor(1);
     await eventually(() => deliveriesOf(h), settled);
+  });
+
+  it('an attempt job fetched before its delivery row is visible is made once the row is there; an old one is skipped', async () => {
+    // On Citus a job (a coordinator table) commits before the delivery's shard row (two-phase commit).
+    const h = await hookedForm();
+    const queue = (deliveryId: string) =>
+      t.ctx.db.transaction((tx) =>
+        t.ctx.queue.insert(jobs.deliverWebhook, [{ data: { deliveryId, attempt: 1, teamId: h.owner.teamId } }], {
+          tx,
+        }),
+      );
+    const jobsOf = async (deliveryId: string) =>
+      (
+        await t.ctx.db.query<{ state: string }>(
+          `select state::text from pgboss.job where name = $1 and data->>'deliveryId' = $2 order by created_on`,
+          [jobs.deliverWebhook.name, deliveryId],
+        )
+      ).rows.map((j) => j.state);
+    const late = newId('whd');
+    const gone = 'whd_01h00000000000000000000000';
+    await queue(late);
+    await queue(gone);
+    // The new delivery's attempt is queued again while its row is not found; the old one's job just settles.
+    await eventually(
+      () => jobsOf(late),
+      (states) => states.length >= 2,
+    );
+    await eventually(
+      () => jobsOf(gone),
+      (states) => states.join() === 'completed',
+    );
+    await t.ctx.db.query(
+      `insert into deliveries (id, team_id, webhook_id, event, request_body, status, attempts, next_attempt_at)
+       values ($1, $2, $3, 'submission.created', '{"late":true}', 'pending', 0, now())`,
+      [late, h.owner.teamId, h.webhookId],
+    );
+    const [req] = await arrived(h.receiver, 1, 10_000);
+    expect(req!.headers['webhook-id']).toBe(late);
+    expect(await eventually(() => deliveriesOf(h), settled)).toMatchObject([
+      { id: late, status: 'succeeded', attempts: 1 },
+    ]);
+    expect(await jobsOf(gone)).toEqual(['completed']);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.receiver.requests).toHaveLength(1);
   });
 
   it('maintenance requeues a delivery whose job was lost and prunes settled deliveries past the retention window', async () => {

@@ -3,13 +3,17 @@ import { findForAttempts, type AttemptRecord, type AttemptRow } from '../../infr
 import { createSender, type Sender } from '../../infra/outbound/sender.ts';
 import { decryptSecret, signatureHeaders } from '../../infra/outbound/signing.ts';
 import type { AttemptJob } from '../../infra/queue/definitions.ts';
+import { mayBeUnseen } from '../shared/ids.ts';
 import type { Pacing } from './pacing.ts';
 import { attemptDelay } from './schedule.ts';
 
 /** What one attempt job came to, for `recordAttempts`; `teamId`: the delivery's team. */
 export type AttemptOutcome =
-  /** A duplicate or stale job (its attempt is already recorded): it only settles. */
-  | { job: AttemptJob; kind: 'skip' }
+  /**
+   * A duplicate or stale job (its attempt is already recorded): it only settles. `again`: the delivery's row is
+   * not visible yet (shared/ids.ts, mayBeUnseen): the same attempt is queued again for then.
+   */
+  | { job: AttemptJob; kind: 'skip'; again?: Date }
   /** Not sent: its webhook was deleted or deactivated, or its submission deleted. */
   | { job: AttemptJob; kind: 'stop'; teamId: string; expected: number; reason: string }
   | { job: AttemptJob; kind: 'sent'; teamId: string; webhookId: string; gone: boolean; record: AttemptRecord }
@@ -53,6 +57,9 @@ export async function loadAttempts(ctx: AppContext, jobs: AttemptJob[]): Promise
   const found = await Promise.all([...byTeam].map(([team, ids]) => findForAttempts(ctx.db, team, ids)));
   return found.length === 1 ? found[0]! : new Map(found.flatMap((m) => [...m]));
 }
+
+/** How soon an attempt whose delivery row is not visible yet (shared/ids.ts, mayBeUnseen) looks again. */
+const UNSEEN_RETRY_MS = 1_000;
 
 function isNextAttempt(job: AttemptJob, row: AttemptRow | undefined): row is AttemptRow {
   return !!row && row.attempts === job.data.attempt - 1 && (row.status === 'pending' || row.status === 'failed');
@@ -103,6 +110,8 @@ export async function makeAttempt(
   row: AttemptRow | undefined,
 ): Promise<AttemptOutcome> {
   const { ctx, sender, pacing } = tools;
+  if (!row && mayBeUnseen(job.data.deliveryId))
+    return { job, kind: 'skip', again: new Date(Date.now() + UNSEEN_RETRY_MS) };
   if (!isNextAttempt(job, row)) return { job, kind: 'skip' };
   const reason = stopReason(row);
   const teamId = row.team_id;

@@ -29,9 +29,11 @@ function byTeam<T extends { teamId: string }>(items: T[]): Map<string, T[]> {
 export async function recordAttempts(ctx: AppContext, outcomes: AttemptOutcome[]): Promise<Date | null> {
   const sent = outcomes.filter((o) => o.kind === 'sent');
   const waiting = outcomes.filter((o) => o.kind === 'postpone');
+  const unseen = outcomes.flatMap((o) => (o.kind === 'skip' && o.again ? [{ job: o.job, at: o.again }] : []));
   const next = [
     ...sent.flatMap((o) => (o.record.nextAttemptAt ? [o.record.nextAttemptAt] : [])),
     ...waiting.map((o) => o.at),
+    ...unseen.map((o) => o.at),
   ];
   await ctx.db.transaction(async (tx) => {
     for (const o of outcomes)
@@ -63,6 +65,7 @@ export async function recordAttempts(ctx: AppContext, outcomes: AttemptOutcome[]
         ...waiting
           .filter((o) => postponed.has(o.job.data.deliveryId))
           .map((o) => nextAttemptJob(o.job, 'postpone', o.at)),
+        ...unseen.map((o) => nextAttemptJob(o.job, 'postpone', o.at)),
       ],
       { tx },
     );

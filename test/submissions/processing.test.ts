@@ -3,11 +3,14 @@ import { ulid } from 'ulid';
 import type { AiProvider } from '../../server/infra/ai/provider.ts';
 import type { AppContext } from '../../server/context.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
+import { sendAutoresponse } from '../../server/domain/notifications/autoresponder.ts';
+import { sendNotification } from '../../server/domain/notifications/notifications.ts';
 import { processSubmission } from '../../server/domain/submissions/processing.ts';
 import * as jobs from '../../server/infra/queue/definitions.ts';
 import { workers } from '../../server/workers/handlers.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { makeTeam } from '../support/harness.ts';
+import { insertSubmission } from '../support/team-records.ts';
 import { jobsFor, postForm, startProcessingApp, submission, waitForProcessing } from '../support/processing.ts';
 
 // `t` runs a pg-boss worker like `intake serve`; `manual` has none, so a test can drive the job itself.
@@ -157,6 +160,14 @@ describe('process-submission: moderation and categorisation', () => {
   it('retries a job whose submission is not visible yet (made under a minute ago: Citus commits its shard after the job), skips an older one', async () => {
     await expect(processSubmission(t.ctx, newId('subm'))).rejects.toThrow(/not visible yet/);
     expect(await processSubmission(t.ctx, `subm_${ulid(Date.now() - 120_000).toLowerCase()}`)).toBe('skipped');
+  });
+
+  it('retries a notification or autoresponse job whose submission’s verdict is not visible yet (still received)', async () => {
+    const owner = await makeTeam(t);
+    const form = await makePublishedForm(t, owner, { notification_emails: ['team@example.com'] });
+    const id = await insertSubmission(t, owner.teamId, form.id, 'received');
+    await expect(sendNotification(t.ctx, id, undefined, Date.now(), owner.teamId)).rejects.toThrow(/not settled yet/);
+    await expect(sendAutoresponse(t.ctx, id, owner.teamId)).rejects.toThrow(/not settled yet/);
   });
 
   it('processes a submission once: a second run of the job is skipped and changes nothing', async () => {

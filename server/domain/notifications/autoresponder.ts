@@ -84,6 +84,8 @@ export async function sendAutoresponse(
 ): Promise<Outcome | null> {
   const team = teamId ?? (await submissionTeam(ctx.db, submissionId));
   const row = team && (await queries.findForAutoresponse(ctx.db, team, submissionId));
+  // Queued with its verdict: on Citus the job can commit before the verdict's shard does (mayBeUnseen).
+  if (row && row.status === 'received') throw new Error('the submission is not settled yet: the job is retried');
   if (!row || row.status !== 'processed' || row.autoresponse) return null;
   const settings = storedSettings(row.settings);
   if (!settings.autoresponder.enabled) return null;

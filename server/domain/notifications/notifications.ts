@@ -83,6 +83,8 @@ export async function sendNotification(
   const team = teamId ?? (await submissionTeam(ctx.db, submissionId));
   const row = team && (await queries.findForNotification(ctx.db, team, submissionId));
   if (!row) return 'skipped';
+  // Queued with its verdict: on Citus the job can commit before the verdict's shard does (mayBeUnseen).
+  if (row.status === 'received') throw new Error('the submission is not settled yet: the job is retried');
   const settings = storedSettings(row.settings);
   const wanted = row.status === 'processed' || (row.status === 'spam' && settings.notify_spam);
   if (!rule && (!wanted || settings.notification_mode !== 'instant')) return 'skipped';

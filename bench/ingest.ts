@@ -31,6 +31,7 @@ import { BROWSER_HEADERS, contactFormBodies, uniqueEmailBodies } from './lib/con
 import { summariseProfile, type ProfileSummary } from './lib/cpuprofile.ts';
 import { scratchDir, startDatabase, startStorage, withClient, type BenchDatabase } from './lib/infra.ts';
 import { runLoad, type LoadSummary } from './lib/load.ts';
+import { startWaitSampler } from './lib/wait-sampler.ts';
 import { cpuMs, freePort, startChild, treeCpuMs, waitForHttp, type Child } from './lib/processes.ts';
 import { walBreakdown, walTable, type WalLine } from './wal-breakdown.ts';
 
@@ -174,56 +175,6 @@ async function sampleNow(client: pg.Client, serverPid: number, postmasterPid: nu
     self: process.cpuUsage(),
     walLsn: rows[0]!.lsn,
     machine: machineTicks(),
-  };
-}
-
-/** Samples pg_stat_activity every 100 ms: what the benchmark's active backends are waiting on. */
-function startWaitSampler(url: string) {
-  const client = new pg.Client({ connectionString: url });
-  const counts = new Map<string, number>();
-  let samples = 0;
-  let running = true;
-  let failures = 0;
-  const done = (async () => {
-    await client.connect();
-    await client.query(`set application_name = 'bench-wait-sampler'`);
-    while (running) {
-      try {
-        // Lock waits name the statement that waits (which row or object is contended).
-        const { rows } = await client.query<{ event: string; n: number }>(
-          `select coalesce(a.wait_event_type || ':' || a.wait_event, 'CPU')
-                  || case when a.wait_event_type = 'Lock'
-                          then ' <- ' || left(regexp_replace(a.query, '\\s+', ' ', 'g'), 50)
-                               || coalesce(' [blocker: ' || (
-                                    select coalesce(b.wait_event_type || ':' || b.wait_event, b.state) || ' ' || left(regexp_replace(b.query, '\\s+', ' ', 'g'), 40)
-                                      from pg_stat_activity b where b.pid = (pg_blocking_pids(a.pid))[1] limit 1) || ']', '')
-                          else '' end as event,
-                  count(*)::int as n
-             from pg_stat_activity a
-            where a.datname = current_database() and a.state = 'active' and a.pid <> pg_backend_pid()
-              and a.backend_type = 'client backend'
-            group by 1`,
-        );
-        for (const r of rows) {
-          counts.set(r.event, (counts.get(r.event) ?? 0) + r.n);
-          samples += r.n;
-        }
-      } catch (err) {
-        // A racy snapshot of pg_stat_activity is no reason to lose the run: skip the sample.
-        if (++failures > 50) throw err;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })()
-    .catch((err: Error) => log(`wait sampler stopped: ${err.message}`))
-    .finally(() => client.end().catch(() => {}));
-  return async () => {
-    running = false;
-    await done;
-    return [...counts.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 16)
-      .map(([event, n]) => ({ event, pct: Math.round((1000 * n) / Math.max(1, samples)) / 10 }));
   };
 }
 
@@ -515,7 +466,7 @@ async function runTarget(a: {
 
     const rowsBefore = await countRows(admin, target.name);
     if (db.pgStatStatements) await admin.query('select pg_stat_statements_reset()');
-    const stopSampler = startWaitSampler(db.url);
+    const stopSampler = startWaitSampler(db.url, log);
     const before = await sampleNow(admin, child.pid, db.postmasterPid());
     log(`${label}: measuring ${opts.durationSeconds}s`);
     const measured = await runLoad({

@@ -40,6 +40,7 @@ import { cleanupAll, installSignalHandlers, onCleanup } from './lib/cleanup.ts';
 import { BROWSER_HEADERS, contactFormBodies } from './lib/contact-form.ts';
 import { scratchDir, startDatabase, startStorage, withClient } from './lib/infra.ts';
 import { freePort, startChild, waitForHttp, type Child } from './lib/processes.ts';
+import { startWaitSampler } from './lib/wait-sampler.ts';
 import { walBreakdown, walTable, type WalLine } from './wal-breakdown.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -176,42 +177,6 @@ function machineTicks(): { busy: number; total: number } {
   const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
   const total = cpu.reduce((a, b) => a + b, 0);
   return { busy: total - cpu[3]! - cpu[4]!, total };
-}
-
-/** Samples pg_stat_activity every 100 ms: what the database's active client backends wait on. */
-function startWaitSampler(url: string) {
-  const client = new pg.Client({ connectionString: url });
-  const counts = new Map<string, number>();
-  let samples = 0;
-  let running = true;
-  const done = (async () => {
-    await client.connect();
-    while (running) {
-      const { rows } = await client.query<{ event: string; n: number }>(
-        `select coalesce(wait_event_type || ':' || wait_event, 'CPU')
-                || case when wait_event_type = 'Lock' then ' <- ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 60) else '' end as event,
-                count(*)::int as n
-           from pg_stat_activity
-          where datname = current_database() and state = 'active' and pid <> pg_backend_pid() and backend_type = 'client backend'
-          group by 1`,
-      );
-      for (const r of rows) {
-        counts.set(r.event, (counts.get(r.event) ?? 0) + r.n);
-        samples += r.n;
-      }
-      await sleep(100);
-    }
-  })()
-    .catch((err: Error) => log(`wait sampler stopped: ${err.message}`))
-    .finally(() => client.end().catch(() => {}));
-  return async () => {
-    running = false;
-    await done;
-    return [...counts.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 8)
-      .map(([event, n]) => ({ event, pct: Math.round((1000 * n) / Math.max(1, samples)) / 10 }));
-  };
 }
 
 async function postAll(url: string, formIds: string[], bodies: string[], count: number, connections: number) {
@@ -370,7 +335,7 @@ async function main(): Promise<void> {
       await admin.query('checkpoint');
       const lsn0 = (await admin.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
       const ticks0 = machineTicks();
-      const stopSampler = startWaitSampler(code.dbUrl);
+      const stopSampler = startWaitSampler(code.dbUrl, log, 8);
       const spawnedAt = Date.now();
       worker = startChild(`intake worker (${code.name})`, intake, ['worker'], {
         cwd: code.root,

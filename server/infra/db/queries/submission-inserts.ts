@@ -111,9 +111,11 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   const form = p(s.formId);
   const period = p(s.usagePeriod);
   const id = p(s.id);
-  const row = `${id}, ${team}, ${form}, ${p(s.status)}, ${p(s.spamReason)}, ${p(JSON.stringify(s.payload))}, ${p(JSON.stringify(s.metadata))}, ${p(s.apiTokenId)}, ${p(s.stage)}`;
-  const columns = 'id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id, stage';
-  const ctes = [`submission as (insert into submissions (${columns}) values (${row}))`];
+  const ctes = [
+    `submission as (
+       insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id, stage)
+       values (${id}, ${team}, ${form}, ${p(s.status)}, ${p(s.spamReason)}, ${p(JSON.stringify(s.payload))}, ${p(JSON.stringify(s.metadata))}, ${p(s.apiTokenId)}, ${p(s.stage)}))`,
+  ];
   // Spam stored at the door is an event of the submission stream at once: it takes its form's next number.
   if (s.status === 'spam')
     ctes.push(`head as (${nextStreamSeq(form, team)})`, `numbered as (${numbering(form, team, `array[${id}]`)})`);

@@ -6,7 +6,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { freePort } from '../../server/infra/db/embedded-postgres.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { bearer, makeTeam } from '../support/harness.ts';
@@ -56,7 +56,7 @@ async function tlsProxy(port: number) {
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  afterAll(async () => {
+  onTestFinished(async () => {
     server.closeAllConnections();
     server.close();
   });
@@ -70,7 +70,7 @@ async function startReceiver(env: Record<string, string>) {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  afterAll(async () => {
+  onTestFinished(async () => {
     if (child.exitCode !== null) return;
     child.kill('SIGTERM');
     await once(child, 'exit');

@@ -10,7 +10,7 @@ import { runErasure } from '../domain/lifecycle/erasure.ts';
 import { sweepRetention } from '../domain/lifecycle/retention.ts';
 import { sendConfirmation } from '../domain/notifications/addresses.ts';
 import { sendDigests, sendNotification } from '../domain/notifications/notifications.ts';
-import { markFailed, processSubmission, recordProcessingError } from '../domain/submissions/processing.ts';
+import { markFailed, processSubmissions, recordProcessingError } from '../domain/submissions/processing.ts';
 import { runSpamRules } from '../domain/rules/spam-rules.ts';
 import { compactFolderCounts } from '../domain/submissions/submissions.ts';
 import { backfillUniqueKeys } from '../domain/submissions/unique-keys.ts';
@@ -28,16 +28,17 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
         const teamId = data.teamId;
         // A batch's submissions each get their attempt: one that fails does not hold back the others.
         let failure: unknown = null;
-        for (const submissionId of jobs.submissionIdsOf(data)) {
-          try {
-            countVerdict(await processSubmission(c, submissionId, { trusted, teamId }));
-          } catch (err) {
-            // pg-boss retries the job, and dead-letters it after the last attempt (see below); a retried batch
-            // skips the submissions it already settled.
-            c.log.warn({ err, submissionId, attempt: job.retryCount + 1 }, 'processing attempt failed');
-            await recordProcessingError(c, submissionId, (err as Error).message, teamId).catch(() => {});
-            failure ??= err;
+        for (const result of await processSubmissions(c, jobs.submissionIdsOf(data), { trusted, teamId })) {
+          if ('outcome' in result) {
+            countVerdict(result.outcome);
+            continue;
           }
+          // pg-boss retries the job, and dead-letters it after the last attempt (see below); a retried batch
+          // skips the submissions it already settled.
+          const { submissionId, error } = result;
+          c.log.warn({ err: error, submissionId, attempt: job.retryCount + 1 }, 'processing attempt failed');
+          await recordProcessingError(c, submissionId, (error as Error).message, teamId).catch(() => {});
+          failure ??= error;
         }
         if (failure) throw failure;
       },

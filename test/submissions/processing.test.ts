@@ -5,11 +5,16 @@ import type { AppContext } from '../../server/context.ts';
 import { newId } from '../../server/domain/shared/ids.ts';
 import { sendAutoresponse } from '../../server/domain/notifications/autoresponder.ts';
 import { sendNotification } from '../../server/domain/notifications/notifications.ts';
-import { processSubmission } from '../../server/domain/submissions/processing.ts';
+import {
+  processSubmission,
+  processSubmissions,
+  type ProcessingOutcome,
+} from '../../server/domain/submissions/processing.ts';
 import * as jobs from '../../server/infra/queue/definitions.ts';
 import { workers } from '../../server/workers/handlers.ts';
 import { makePublishedForm } from '../support/forms.ts';
 import { makeTeam } from '../support/harness.ts';
+import { onCitus } from '../support/citus-app.ts';
 import { insertSubmission } from '../support/team-records.ts';
 import { jobsFor, postForm, startProcessingApp, submission, waitForProcessing } from '../support/processing.ts';
 
@@ -327,6 +332,64 @@ describe('process-submission: retries and failure', () => {
     expect(await submission(manual, b)).toMatchObject({ status: 'failed', payload: BUG });
     expect((await submission(manual, c)).status).toBe('processed');
   });
+
+  // The refusing trigger is plain-Postgres scaffolding (Citus wants triggers on distributed tables declared).
+  it.skipIf(onCitus)(
+    'settles a batch in one transaction under one stream number; a submission the database refuses is retried alone',
+    async () => {
+      const owner = await makeTeam(manual);
+      const form = await makePublishedForm(manual, owner);
+      const ids: string[] = [];
+      for (const fields of [SALES, BUG, SALES, BUG, TWO_LINKS]) ids.push(await postForm(manual, form.endpoint, fields));
+      // The test runs the processing itself: the posts' own jobs go.
+      for (const id of ids) {
+        const [own] = await jobsFor(manual, id, jobs.processSubmission.name);
+        await boss.cancel(jobs.processSubmission.name, own!.id);
+      }
+      const settled = async () =>
+        (
+          await manual.ctx.db.query<{ status: string; updated_at: string; seq: string | null }>(
+            `select s.status, s.updated_at::text, n.seq::text
+               from unnest($1::text[]) with ordinality as i (id, at)
+               join submissions s on s.id = i.id
+               left join stream_numbers n on n.submission_id = s.id and n.team_id = s.team_id
+              order by i.at`,
+            [ids],
+          )
+        ).rows;
+      const outcomes = (results: ProcessingOutcome[]) =>
+        results.map((r) => ('outcome' in r ? r.outcome : (r.error as Error).message));
+
+      expect(outcomes(await processSubmissions(manual.ctx, ids.slice(0, 2), { teamId: owner.teamId }))).toEqual([
+        'processed',
+        'processed',
+      ]);
+      const [a, b] = await settled();
+      // One transaction (its start is the settle time) and one number for both.
+      expect(a).toMatchObject({ status: 'processed', seq: '1' });
+      expect(b).toMatchObject({ status: 'processed', seq: '1', updated_at: a!.updated_at });
+
+      // The database refuses the last one's settle: the batch's transaction fails, and the others are settled each on its own.
+      await manual.ctx.db.query(`create function refuse_settle() returns trigger language plpgsql as $$
+        begin if new.id = '${ids[4]}' then raise exception 'refused by the test'; end if; return new; end $$`);
+      await manual.ctx.db.query(`create trigger refuse_settle before update on submissions
+        for each row when (new.status <> 'received') execute function refuse_settle()`);
+      try {
+        expect(outcomes(await processSubmissions(manual.ctx, ids.slice(2), { teamId: owner.teamId }))).toEqual([
+          'processed',
+          'processed',
+          expect.stringContaining('refused by the test'),
+        ]);
+      } finally {
+        await manual.ctx.db.query('drop trigger refuse_settle on submissions; drop function refuse_settle()');
+      }
+      const [, , c, d, refused] = await settled();
+      expect(c).toMatchObject({ status: 'processed', seq: '2' });
+      expect(d).toMatchObject({ status: 'processed', seq: '3' });
+      expect(c!.updated_at).not.toBe(d!.updated_at);
+      expect(refused).toMatchObject({ status: 'received', seq: null });
+    },
+  );
 
   it('marks a submission failed when its last attempt dies with the worker (the job expires)', async () => {
     const owner = await makeTeam(manual);

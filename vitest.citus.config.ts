@@ -12,6 +12,7 @@ export default defineConfig({
     include: [
       'test/citus/**/*.test.ts',
       'test/platform/tenant-keys.test.ts',
+      'test/platform/unseen-rows.test.ts',
       'test/accounts/*.test.ts',
       'test/forms/*.test.ts',
       'test/ingest/admission.test.ts',

@@ -100,7 +100,7 @@ export function workers(ctx: AppContext): JobWorker<AppContext>[] {
     worker(jobs.uniqueKeysBackfill, async (c: AppContext, data) => void (await backfillUniqueKeys(c, data.formId)), 1),
     worker(
       jobs.webhookDeactivatedEmail,
-      async (c: AppContext, data) => void (await sendDeactivationNotice(c, data.webhookId, data.teamId)),
+      async (c: AppContext, data) => void (await sendDeactivationNotice(c, data.webhookId, data.teamId, data.at)),
       1,
     ),
     worker(jobs.formClosed, async (c: AppContext, data) => void (await announceFormClosed(c, data)), 1),

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import { deactivationNotice, overdueDeliveries, pruneDeliveries } from '../../infra/db/queries/deliveries.ts';
 import { anySpamSubscriber, webhookTeam } from '../../infra/db/queries/webhooks.ts';
 import { deliverWebhook, requeuedAttemptJob, spamDeliveries } from '../../infra/queue/definitions.ts';
+import { mayBeUnseenSince } from '../shared/ids.ts';
 
 /** A delivery overdue by this much (far more than an attempt job's expiry) with no live job has lost its job. */
 const LOST_AFTER_SECONDS = 15 * 60;
@@ -41,14 +42,20 @@ function span(seconds: number): string {
   return `${rounded} ${unit}${rounded === 1 ? '' : 's'}`;
 }
 
-/** The e-mail to a team's owners and admins when the service deactivated one of their webhooks. */
+/**
+ * The e-mail to a team's owners and admins when the service deactivated one of their webhooks (`at`); a job
+ * that finds it still active within a minute of that is retried (on Citus the job can commit before the
+ * webhook's shard does: shared/ids.ts, mayBeUnseenSince).
+ */
 export async function sendDeactivationNotice(
   ctx: AppContext,
   webhookId: string,
   teamId?: string,
+  at?: string,
 ): Promise<'sent' | 'skipped'> {
   const team = teamId ?? (await webhookTeam(ctx.db, webhookId));
   const n = team && (await deactivationNotice(ctx.db, team, webhookId));
+  if (!n && at && mayBeUnseenSince(at)) throw new Error('the deactivation is not visible yet; the job is retried');
   if (!n || !n.emails.length) return 'skipped';
   const why =
     n.reason === 'gone'

@@ -80,7 +80,8 @@ export async function recordAttempts(ctx: AppContext, outcomes: AttemptOutcome[]
     for (const [webhookId, { teamId, gone }] of failed) {
       const failingTooLong = await failingFor(tx, teamId, webhookId, ctx.config.webhookDisableAfterSeconds);
       if ((gone || failingTooLong) && (await deactivateWebhook(tx, teamId, webhookId, gone ? 'gone' : 'failing'))) {
-        await ctx.queue.send(webhookDeactivatedEmail, { webhookId, teamId }, { tx });
+        const at = new Date().toISOString();
+        await ctx.queue.send(webhookDeactivatedEmail, { webhookId, teamId, at }, { tx });
       }
     }
     await ctx.queue.complete(

@@ -13,7 +13,7 @@ import { replayWebhook } from '../../infra/queue/definitions.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { takeReplayAllowance } from '../accounts/rate-windows.ts';
 import { AppError, notFound, validationFailed } from '../shared/errors.ts';
-import { newId } from '../shared/ids.ts';
+import { mayBeUnseen, newId } from '../shared/ids.ts';
 import { requireWebhook } from '../webhooks/webhooks.ts';
 import { queueDeliveries } from './schedule.ts';
 
@@ -117,10 +117,12 @@ export async function startWebhookReplay(
 /**
  * The bulk replay job: batch by batch, each batch's replays, their jobs and the progress in one transaction,
  * so a worker killed half-way resumes where it stopped and never replays a delivery twice (one replay per
- * original and job, enforced by a unique index). Its deliveries are the team's bulk work.
+ * original and job, enforced by a unique index). Its deliveries are the team's bulk work. A job whose record
+ * is not found within a minute of its making is retried (shared/ids.ts, mayBeUnseen).
  */
 export async function runReplayJob(ctx: AppContext, jobId: string, teamId?: string): Promise<void> {
   const job = await jobQueries.findJob(ctx.db, jobId, teamId);
+  if (!job && mayBeUnseen(jobId)) throw new Error('the replay is not visible yet; the job is retried');
   if (!job || job.finished_at) return;
   const team = job.team_id;
   await jobQueries.startJob(ctx.db, jobId, team);

@@ -10,7 +10,7 @@ import { decryptSecret, encryptSecret } from '../../infra/outbound/signing.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { inTeamScan } from '../accounts/team-scans.ts';
 import { AppError, notFound } from '../shared/errors.ts';
-import { newId } from '../shared/ids.ts';
+import { mayBeUnseen, newId } from '../shared/ids.ts';
 import { deleteRows } from '../submissions/submissions.ts';
 import { iso } from '../shared/timestamps.ts';
 
@@ -99,10 +99,12 @@ export async function createErasure(
 /**
  * The erasure job: form by form, batch by batch, each batch erased and counted in one transaction, so a
  * worker killed half-way resumes where it stopped (erased rows are gone; counts are never doubled). `teamId`:
- * the request's team, from the job (a job queued without it finds its request by id alone).
+ * the request's team, from the job (a job queued without it finds its request by id alone). A request not found
+ * within a minute of its making is retried (shared/ids.ts, mayBeUnseen).
  */
 export async function runErasure(ctx: AppContext, erasureId: string, teamId?: string): Promise<void> {
   const request = await queries.findErasure(ctx.db, erasureId, teamId);
+  if (!request && mayBeUnseen(erasureId)) throw new Error('the erasure is not visible yet; the job is retried');
   if (!request || request.finished_at || !request.value_encrypted) return;
   const team = request.team_id;
   await queries.startErasure(ctx.db, team, erasureId);

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import { findAssignment } from '../../infra/db/queries/notifications.ts';
 import { submissionTeam } from '../../infra/db/queries/processing.ts';
+import { mayBeUnseenSince } from '../shared/ids.ts';
 import { valueText } from './display-text.ts';
 
 /** Fields of the submission shown in the e-mail, at most. */
@@ -9,15 +10,26 @@ const FIELD_CHARS = 200;
 
 /**
  * The e-mail to a member a submission was assigned to: who assigned it, on which form, its first fields, and
- * where to read and answer it. Nothing when the submission, its form or the assignment is gone by then.
+ * where to read and answer it. Nothing when the submission, its form or the assignment is gone by then; a job
+ * that does not find the assignment within a minute of it is retried (on Citus the job can commit before the
+ * assignment's shard does: shared/ids.ts, mayBeUnseenSince).
  */
 export async function sendAssignmentNotice(
   ctx: AppContext,
-  job: { submissionId: string; assigneeId: string; byUserId: string | null; teamId?: string | undefined },
+  job: {
+    submissionId: string;
+    assigneeId: string;
+    byUserId: string | null;
+    teamId?: string | undefined;
+    at?: string | undefined;
+  },
 ): Promise<'sent' | 'skipped'> {
   const teamId = job.teamId ?? (await submissionTeam(ctx.db, job.submissionId));
   const a = teamId && (await findAssignment(ctx.db, teamId, job.submissionId, job.assigneeId, job.byUserId));
-  if (!a || a.assignee_id !== job.assigneeId) return 'skipped';
+  if (!a || a.assignee_id !== job.assigneeId) {
+    if (job.at && mayBeUnseenSince(job.at)) throw new Error('the assignment is not visible yet; the job is retried');
+    return 'skipped';
+  }
   const by = job.byUserId === null ? 'A rule of the form' : a.by_name || a.by_email || 'A teammate';
   const fields = Object.entries(a.payload)
     .slice(0, SHOWN_FIELDS)

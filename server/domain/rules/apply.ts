@@ -82,7 +82,13 @@ export async function recordRuleActivity(ctx: AppContext, tx: Tx, row: Processin
   if (rules.assigned)
     await ctx.queue.send(
       assignmentEmail,
-      { submissionId: row.id, assigneeId: rules.assigned.id, byUserId: null, teamId: row.team_id },
+      {
+        submissionId: row.id,
+        assigneeId: rules.assigned.id,
+        byUserId: null,
+        teamId: row.team_id,
+        at: new Date().toISOString(),
+      },
       { tx },
     );
 }

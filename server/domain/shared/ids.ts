@@ -47,10 +47,15 @@ export function newId(prefix: IdPrefix): string {
 export function mayBeUnseen(id: string, now = Date.now()): boolean {
   const at = id.indexOf('_');
   try {
-    return now - decodeTime(id.slice(at + 1).toUpperCase()) < UNSEEN_MS;
+    return mayBeUnseenSince(decodeTime(id.slice(at + 1).toUpperCase()), now);
   } catch {
     return false;
   }
+}
+
+/** The same for a change made at `at` (a job's `at`): its shard rows may not be visible yet. */
+export function mayBeUnseenSince(at: number | string, now = Date.now()): boolean {
+  return now - new Date(at).getTime() < UNSEEN_MS;
 }
 
 const UNSEEN_MS = 60_000;

@@ -135,7 +135,13 @@ export async function commitTriage(
     if (p.assigned && p.assigned.id !== caller.userId) {
       await ctx.queue.send(
         assignmentEmail,
-        { submissionId: p.set.id, assigneeId: p.assigned.id, byUserId: caller.userId, teamId: caller.teamId },
+        {
+          submissionId: p.set.id,
+          assigneeId: p.assigned.id,
+          byUserId: caller.userId,
+          teamId: caller.teamId,
+          at: new Date().toISOString(),
+        },
         { tx },
       );
     }

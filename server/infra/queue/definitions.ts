@@ -245,10 +245,22 @@ export const deliveriesMaintenance: JobDefinition<Record<string, never>> = {
   queue: { retryLimit: 2, retryDelay: 30, expireInSeconds: 600 },
 };
 
-/** Tells a team's owners and admins that the service deactivated one of their webhooks. */
-export const webhookDeactivatedEmail: JobDefinition<{ webhookId: string; teamId?: string | undefined }> = {
+/**
+ * Tells a team's owners and admins that the service deactivated one of their webhooks. `at`: when (jobs queued
+ * before it was sent have none); a job that finds the webhook still active this soon after is retried
+ * (domain/shared/ids.ts, mayBeUnseenSince).
+ */
+export const webhookDeactivatedEmail: JobDefinition<{
+  webhookId: string;
+  teamId?: string | undefined;
+  at?: string | undefined;
+}> = {
   name: 'webhook-deactivated-email',
-  payload: z.object({ webhookId: z.string(), teamId: z.string().optional() }),
+  payload: z.object({
+    webhookId: z.string(),
+    teamId: z.string().optional(),
+    at: z.string().datetime({ offset: true }).optional(),
+  }),
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 
@@ -266,13 +278,17 @@ export const formClosed: JobDefinition<{ formId: string; reason: 'limit_reached'
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };
 
-/** Tells a member that a submission was assigned to them (by someone else). */
-/** `byUserId` null: a rule of the form assigned it. */
+/**
+ * Tells a member that a submission was assigned to them (by someone else). `byUserId` null: a rule of the form
+ * assigned it. `at`: when (jobs queued before it was sent have none); a job that does not find the assignment
+ * this soon after is retried (domain/shared/ids.ts, mayBeUnseenSince).
+ */
 export const assignmentEmail: JobDefinition<{
   submissionId: string;
   assigneeId: string;
   byUserId: string | null;
   teamId?: string | undefined;
+  at?: string | undefined;
 }> = {
   name: 'assignment-email',
   payload: z.object({
@@ -280,6 +296,7 @@ export const assignmentEmail: JobDefinition<{
     assigneeId: z.string(),
     byUserId: z.string().nullable(),
     teamId: z.string().optional(),
+    at: z.string().datetime({ offset: true }).optional(),
   }),
   queue: { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
 };

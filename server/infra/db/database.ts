@@ -22,6 +22,11 @@ export interface Sql {
     values?: readonly unknown[],
     name?: string,
   ): Promise<QueryResult<T>>;
+  /**
+   * On a Citus cluster (the `citus` extension is there): tables are sharded by team (docs/scaling.md), and a
+   * statement writing a tenant table inserts VALUES, never rows of a SELECT (docs/decisions.md, "Inserts on Citus").
+   */
+  readonly distributed: boolean;
 }
 
 /** One transaction: SQL, MikroORM (`entityManagerOf`) and pg-boss share its connection, so a write and its jobs commit together. */
@@ -50,8 +55,6 @@ export interface Db extends Sql {
   connect(): Promise<Connection>;
   readonly streams: StreamSlots;
   readonly pool: pg.Pool;
-  /** On a Citus cluster (the `citus` extension is there): tables are sharded by team (docs/scaling.md). */
-  readonly distributed: boolean;
 }
 
 /** An opened database: the pool, the ORM over it, and the embedded server when it runs one. */
@@ -89,7 +92,9 @@ export function entityManagerOf(on: Sql): EntityManager {
 class TxHandle implements Tx {
   readonly hooks: Array<() => void> = [];
   readonly #trx: Transaction<unknown>;
-  constructor(em: EntityManager) {
+  readonly distributed: boolean;
+  constructor(em: EntityManager, distributed: boolean) {
+    this.distributed = distributed;
     unitsOfWork.set(this, () => em);
     this.#trx = em.getTransactionContext() as Transaction<unknown>;
   }
@@ -123,11 +128,12 @@ async function run<T extends object>(
 }
 
 /** A pooled connection, released once. */
-async function checkout(pool: pg.Pool, onRelease: () => void = () => {}): Promise<Connection> {
+async function checkout(pool: pg.Pool, distributed: boolean, onRelease: () => void = () => {}): Promise<Connection> {
   const client = await pool.connect();
   let released = false;
   return {
     client,
+    distributed,
     query: <T extends object>(text: string, values: readonly unknown[] = [], name?: string) =>
       run<T>(client, text, values, name),
     release(destroy = false) {
@@ -193,7 +199,7 @@ function handle(pool: pg.Pool, orm: MikroORM, slots: Slots, distributed: boolean
     async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
       let tx: TxHandle | undefined;
       const result = await orm.em.fork().transactional(async (em) => {
-        tx = new TxHandle(em);
+        tx = new TxHandle(em, distributed);
         return fn(tx);
       });
       for (const hook of tx!.hooks) hook();
@@ -202,7 +208,7 @@ function handle(pool: pg.Pool, orm: MikroORM, slots: Slots, distributed: boolean
     async connect() {
       await slots.acquire();
       try {
-        return await checkout(pool, () => slots.release());
+        return await checkout(pool, distributed, () => slots.release());
       } catch (err) {
         slots.release();
         throw err;

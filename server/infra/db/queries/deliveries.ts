@@ -45,35 +45,46 @@ export type NewDelivery = {
   replay_job_id?: string | null;
 };
 
-/** Inserts deliveries (one statement for any number); rows a bulk replay already made are skipped. Returns the ids inserted. */
+/** Rows per insert of deliveries: 11 parameters each, under Postgres's 65,535 per statement. */
+const DELIVERIES_PER_INSERT = 1000;
+
+/**
+ * Inserts deliveries (a statement per thousand) as VALUES, which Citus routes to the team's shard (docs/decisions.md,
+ * "Inserts on Citus"); rows a bulk replay already made are skipped. Returns the ids inserted.
+ */
 export async function insertDeliveries(sql: Sql, rows: NewDelivery[]): Promise<string[]> {
-  if (!rows.length) return [];
-  const col = <K extends keyof NewDelivery>(k: K) => rows.map((r) => r[k] ?? null);
-  const { rows: inserted } = await sql.query<{ id: string }>(
-    `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, next_attempt_at, replay_of, replay_job_id,
-                             content_type, error, status)
-     select u.id, u.team_id, u.webhook_id, u.event, u.submission_id, u.request_body, case when u.error is null then u.at end, u.replay_of,
-            u.replay_job_id, u.content_type, u.error, case when u.error is null then 'pending' else 'dead' end
-       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[],
-                   $10::text[], $11::text[])
-            as u(id, team_id, webhook_id, event, submission_id, request_body, at, replay_of, replay_job_id, content_type, error)
-     on conflict (replay_job_id, replay_of, team_id) where replay_job_id is not null do nothing
-     returning id`,
-    [
-      col('id'),
-      col('team_id'),
-      col('webhook_id'),
-      col('event'),
-      col('submission_id'),
-      col('request_body'),
-      rows.map((r) => r.next_attempt_at.toISOString()),
-      col('replay_of'),
-      col('replay_job_id'),
-      col('content_type'),
-      col('error'),
-    ],
-  );
-  return inserted.map((r) => r.id);
+  const ids: string[] = [];
+  for (let at = 0; at < rows.length; at += DELIVERIES_PER_INSERT) {
+    const values: unknown[] = [];
+    const p = (value: unknown) => `$${values.push(value)}`;
+    const tuples = rows.slice(at, at + DELIVERIES_PER_INSERT).map((r) => {
+      const dead = r.error != null;
+      return `(${[
+        p(r.id),
+        p(r.team_id),
+        p(r.webhook_id),
+        p(r.event),
+        p(r.submission_id),
+        p(r.request_body),
+        `${p(dead ? null : r.next_attempt_at.toISOString())}::timestamptz`,
+        p(r.replay_of ?? null),
+        p(r.replay_job_id ?? null),
+        p(r.content_type ?? null),
+        p(r.error ?? null),
+        `'${dead ? 'dead' : 'pending'}'`,
+      ].join(', ')})`;
+    });
+    const { rows: inserted } = await sql.query<{ id: string }>(
+      `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, next_attempt_at, replay_of,
+                               replay_job_id, content_type, error, status)
+       values ${tuples.join(', ')}
+       on conflict (replay_job_id, replay_of, team_id) where replay_job_id is not null do nothing
+       returning id`,
+      values,
+    );
+    ids.push(...inserted.map((r) => r.id));
+  }
+  return ids;
 }
 
 export type DeliveryFilter = {

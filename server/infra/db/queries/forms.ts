@@ -376,17 +376,41 @@ export const learningNames = (team: string | null) => `
              group by 1, 2) o
      where f.id = o.form_id and f.team_id = o.team_id${team ? ` and f.team_id = ${team}` : ''})`;
 
-/** Field names a form has seen, in first-seen order (export columns), learned under the form's lock. */
-export async function recordFieldNames(sql: Sql, teamId: string, formId: string, names: string[]): Promise<void> {
-  await sql.query(
-    `with learning as (select id, team_id, field_count from forms where id = $1 and team_id = $3 for no key update),
-     new_names as (
-       select $3::text as team_id, $1::text as form_id, f.name, f.ord, 0 as seq
-         from unnest($2::text[]) with ordinality as f(name, ord)
-        where f.name <> all(array(select name from form_fields k where k.form_id = $1 and k.team_id = $3))),
-     ${learningNames('$3')}
-     select 1`,
-    [formId, names, teamId],
+/**
+ * Field names a form has seen, in first-seen order (export columns), learned under the form's lock (in the
+ * caller's transaction): names are inserted as VALUES, which Citus routes to the team's shard (docs/decisions.md,
+ * "Inserts on Citus"), up to FORM_FIELD_LIMIT; past it the form notes that more came.
+ */
+export async function recordFieldNames(tx: Sql, teamId: string, formId: string, names: string[]): Promise<void> {
+  const { rows: form } = await tx.query<{ field_count: number }>(
+    'select field_count from forms where id = $1 and team_id = $2 for no key update',
+    [formId, teamId],
+  );
+  if (!form[0]) return;
+  const { rows: known } = await tx.query<{ name: string }>(
+    'select name from form_fields where form_id = $1 and team_id = $2 and name = any($3::text[])',
+    [formId, teamId, names],
+  );
+  const seen = new Set(known.map((k) => k.name));
+  const fresh = names.map((name, i) => ({ name, ordinal: i + 1 })).filter((f) => !seen.has(f.name));
+  if (!fresh.length) return;
+  const room = Math.max(0, FORM_FIELD_LIMIT - form[0].field_count);
+  const taken = fresh.slice(0, room);
+  let learned = 0;
+  if (taken.length) {
+    const values: unknown[] = [teamId, formId];
+    const { rowCount } = await tx.query(
+      `insert into form_fields (team_id, form_id, name, ordinal)
+       values ${taken.map((f) => `($1, $2, $${values.push(f.name)}, $${values.push(f.ordinal)}::int)`).join(', ')}
+       on conflict do nothing`,
+      values,
+    );
+    learned = rowCount;
+  }
+  await tx.query(
+    `update forms set field_count = field_count + $3, fields_overflow = fields_overflow or $4
+      where id = $1 and team_id = $2`,
+    [formId, teamId, learned, fresh.length > room],
   );
 }
 

@@ -25,12 +25,27 @@ export const numbering = (form: string, team: string, ids: string) =>
    select id, ${team}, ${form}, position from head, unnest(${ids}) as id
    on conflict (submission_id, team_id) do update set seq = excluded.seq`;
 
-/** Makes these submissions of a form events of its stream, under one number. Last in its transaction. */
+/**
+ * Makes these submissions of a form events of its stream, under one number. Last in its transaction. On Citus
+ * the number is read first and the rows inserted as VALUES (an insert of a SELECT's rows there locks every
+ * shard of its table: docs/decisions.md, "Inserts on Citus").
+ */
 export async function numberStreamEvents(sql: Sql, teamId: string, formId: string, ids: string[]): Promise<void> {
+  if (!sql.distributed) {
+    await sql.query(
+      `with head as (${nextStreamSeq('$1', '$2')}) ${numbering('$1', '$2', '$3::text[]')}`,
+      [formId, teamId, ids],
+      'intake_stream_number',
+    );
+    return;
+  }
+  const { rows } = await sql.query<{ position: string }>(nextStreamSeq('$1', '$2'), [formId, teamId]);
+  const values: unknown[] = [teamId, formId, rows[0]!.position];
   await sql.query(
-    `with head as (${nextStreamSeq('$1', '$2')}) ${numbering('$1', '$2', '$3::text[]')}`,
-    [formId, teamId, ids],
-    'intake_stream_number',
+    `insert into stream_numbers (submission_id, team_id, form_id, seq)
+     values ${ids.map((id) => `($${values.push(id)}, $1, $2, $3)`).join(', ')}
+     on conflict (submission_id, team_id) do update set seq = excluded.seq`,
+    values,
   );
 }
 

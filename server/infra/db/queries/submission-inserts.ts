@@ -7,7 +7,7 @@ import type { Db, Sql } from '../database.ts';
 import { GroupCommit } from '../../group-commit.ts';
 import { KEPT_SUBMISSIONS, learningNames } from './forms.ts';
 import { FOLDER_SHARD, folderOf } from './submissions.ts';
-import { nextStreamSeq, numbering } from './stream-heads.ts';
+import { nextStreamSeq, numberStreamEvents, numbering } from './stream-heads.ts';
 
 /**
  * A post adds to its backend's counter row: a backend runs one transaction at a time, so posts rarely meet
@@ -21,6 +21,10 @@ const TODAY = "(now() at time zone 'UTC')::date";
 // LEARNING: a new field name is learned in the accepting statement under the form row's lock (learningNames
 // in forms.ts counts names), but only if that lock is free (`skip locked`): the process's posts share one
 // statement and must not wait on one form. A name skipped here is learned by the process-submission job.
+
+// ROUTED: on Citus (`sql.distributed`) every row is inserted as VALUES (docs/decisions.md, "Inserts on Citus"):
+// counters are upserted, a post's field names are left to the process-submission job, and door spam is
+// numbered in its stream by a second statement, so the caller runs a spam post in a transaction there.
 
 /** How long an Idempotency-Key holds its first submission. */
 const IDEMPOTENCY_WINDOW = "interval '24 hours'";
@@ -94,7 +98,8 @@ export const LIMIT_REACHED = 'IL001';
  */
 export function isDuplicate(err: unknown): boolean {
   const e = err as { code?: string; constraint?: string; message?: string };
-  if (e.code === '23505') return e.constraint === 'submission_unique_keys_pkey';
+  // On Citus the constraint is named for its shard (`submission_unique_keys_pkey_102008`).
+  if (e.code === '23505') return /^submission_unique_keys_pkey(_\d+)?$/.test(e.constraint ?? '');
   // On Citus the rows reach the shard by COPY, whose duplicate is reported as XX000 naming the shard's constraint.
   return e.code === 'XX000' && /unique constraint "submission_unique_keys_pkey_\d+"/.test(e.message ?? '');
 }
@@ -102,6 +107,7 @@ export function isDuplicate(err: unknown): boolean {
 /**
  * Stores an accepted submission in ONE statement, so all of it commits before the 2xx; its job is pg-boss's
  * own insert as a CTE (`job.text`, parameter `$1`). A spent quota or a key another post holds aborts it whole.
+ * On Citus door spam takes a second statement (ROUTED): `sql` is then a transaction.
  */
 export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobInsert | null): Promise<Filled> {
   // With a job, `$1` is pg-boss's parameter and ours follow it.
@@ -116,34 +122,48 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
        insert into submissions (id, team_id, form_id, status, spam_reason, payload, metadata, api_token_id, stage)
        values (${id}, ${team}, ${form}, ${p(s.status)}, ${p(s.spamReason)}, ${p(JSON.stringify(s.payload))}, ${p(JSON.stringify(s.metadata))}, ${p(s.apiTokenId)}, ${p(s.stage)}))`,
   ];
-  // Spam stored at the door is an event of the submission stream at once: it takes its form's next number.
-  if (s.status === 'spam')
+  // Spam stored at the door is an event of the submission stream at once: it takes its form's next number (on
+  // Citus by the statement after this one, as VALUES: ROUTED).
+  const routed = sql.distributed;
+  if (s.status === 'spam' && !routed)
     ctes.push(`head as (${nextStreamSeq(form, team)})`, `numbered as (${numbering(form, team, `array[${id}]`)})`);
-  ctes.push(
-    `bumped as (
+  const folder = `'${s.status === 'spam' ? 'spam' : 'inbox'}'`;
+  if (routed) {
+    ctes.push(
+      `usage as (
+         insert into usage_counters (team_id, period_start, shard, submissions) values (${team}, ${period}, ${USAGE_SHARD}, 1)
+         on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + 1
+         returning 1)`,
+      `folder_counted as (
+         insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
+         values (${team}, ${form}, ${folder}, ${TODAY}, ${FOLDER_SHARD}, 1)
+         on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + 1)`,
+    );
+  } else
+    ctes.push(
+      `bumped as (
        update usage_counters set submissions = submissions + 1
         where team_id = ${team} and period_start = ${period} and shard = ${USAGE_SHARD}
        returning 1)`,
-    `first_of_shard as (
+      `first_of_shard as (
        insert into usage_counters (team_id, period_start, shard, submissions)
        select ${team}, ${period}, ${USAGE_SHARD}, 1 where not exists (select 1 from bumped)
        on conflict (team_id, period_start, shard) do update set submissions = usage_counters.submissions + 1
        returning 1)`,
-    `usage as (select 1 from bumped union all select 1 from first_of_shard)`,
-    `folder_bumped as (
+      `usage as (select 1 from bumped union all select 1 from first_of_shard)`,
+      `folder_bumped as (
        update form_folder_counts set n = n + 1
-        where form_id = ${form} and folder = '${s.status === 'spam' ? 'spam' : 'inbox'}' and day = ${TODAY}
-          and shard = ${FOLDER_SHARD} and team_id = ${team}
+        where form_id = ${form} and folder = ${folder} and day = ${TODAY} and shard = ${FOLDER_SHARD} and team_id = ${team}
        returning 1)`,
-    `folder_first as (
+      `folder_first as (
        insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
-       select ${team}, ${form}, '${s.status === 'spam' ? 'spam' : 'inbox'}', ${TODAY}, ${FOLDER_SHARD}, 1
+       select ${team}, ${form}, ${folder}, ${TODAY}, ${FOLDER_SHARD}, 1
         where not exists (select 1 from folder_bumped)
        on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + 1)`,
-  );
+    );
   // Spam teaches the form no field names. Known names are filtered out first: only a post bringing a new
-  // name takes its form row's lock — see LEARNING.
-  if (s.status !== 'spam') {
+  // name takes its form row's lock — see LEARNING. On Citus the process-submission job learns them (ROUTED).
+  if (s.status !== 'spam' && !routed) {
     ctes.push(
       `new_names as (
          select ${team}::text as team_id, ${form}::text as form_id, f.name, f.ord, 0 as seq
@@ -156,7 +176,15 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
       learningNames(team),
     );
   }
-  if (s.files.length) {
+  if (s.files.length && routed) {
+    const rows = s.files.map(
+      (f) =>
+        `(${p(f.id)}, ${team}, ${form}, ${id}, ${p(f.field)}, ${p(f.filename)}, ${p(f.contentType)}, ${p(f.size)}::bigint, ${p(f.storageKey)})`,
+    );
+    ctes.push(`files as (
+       insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
+       values ${rows.join(', ')})`);
+  } else if (s.files.length) {
     const col = (f: (u: FileInsert) => unknown, type: string) => `${p(s.files.map(f))}::${type}[]`;
     ctes.push(`files as (
        insert into submission_files (id, team_id, form_id, submission_id, field, filename, content_type, size_bytes, storage_key)
@@ -171,7 +199,11 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
        ${RECLAIM_EXPIRED_KEY}
        returning 1)`);
   }
-  if (s.uniqueKeys.length) {
+  if (s.uniqueKeys.length && routed) {
+    ctes.push(`unique_claim as (
+       insert into submission_unique_keys (team_id, key, submission_id)
+       values ${s.uniqueKeys.map((k) => `(${team}, ${p(k.key)}, ${id})`).join(', ')})`);
+  } else if (s.uniqueKeys.length) {
     ctes.push(`unique_claim as (
        insert into submission_unique_keys (team_id, key, submission_id)
        select ${team}, key, ${id} from unnest(${p(s.uniqueKeys.map((k) => k.key))}::text[]) as key)`);
@@ -208,7 +240,10 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   ]
     .map(Number)
     .join('');
-  const { rows } = await sql.query<{ filled: boolean }>(text, values, `intake_accept_${shape}`);
+  // Routed, the text also depends on how many files and keys it inserts.
+  const name = `intake_accept_${shape}${routed ? `_${s.files.length}_${s.uniqueKeys.length}` : ''}`;
+  const { rows } = await sql.query<{ filled: boolean }>(text, values, name);
+  if (routed && s.status === 'spam') await numberStreamEvents(sql, s.teamId, s.formId, [s.id]);
   return { filled: rows[0]!.filled };
 }
 
@@ -355,28 +390,30 @@ const ACCEPT_LIMITS = { maxRunning: 1, maxBatch: 64 };
  * limit take their advisory lock first (in a fixed order), so the write's snapshot sees every earlier holder's
  * rows; concurrent statements would each miss the others'. Posts under neither take no lock.
  */
-async function underQuotaLocks<T>(db: Db, items: Waiting[], write: (sql: Sql) => Promise<T>): Promise<T> {
+async function underQuotaLocks<T>(db: Db, items: SubmissionInsert[], write: (sql: Sql) => Promise<T>): Promise<T> {
   const keys = [
     ...new Set([
-      ...items.filter((w) => w.s.monthlyLimit !== null).map((w) => `intake:quota:${w.s.teamId}`),
-      ...items.filter((w) => w.s.entryLimit !== null).map((w) => `intake:limit:${w.s.formId}`),
+      ...items.filter((s) => s.monthlyLimit !== null).map((s) => `intake:quota:${s.teamId}`),
+      ...items.filter((s) => s.entryLimit !== null).map((s) => `intake:limit:${s.formId}`),
     ]),
   ];
-  if (!keys.length) return write(db);
+  // On Citus door spam is numbered by a statement of its own (ROUTED): one transaction for both.
+  const twoStatements = db.distributed && items.some((s) => s.status === 'spam');
+  if (!keys.length && !twoStatements) return write(db);
   return db.transaction(async (tx) => {
-    await tx.query(
-      'select pg_advisory_xact_lock(k) from (select hashtextextended(key, 0) as k from unnest($1::text[]) as key order by key) ordered',
-      [keys],
-      'intake_quota_locks',
-    );
+    if (keys.length)
+      await tx.query(
+        'select pg_advisory_xact_lock(k) from (select hashtextextended(key, 0) as k from unnest($1::text[]) as key order by key) ordered',
+        [keys],
+        'intake_quota_locks',
+      );
     return write(tx);
   });
 }
 
 async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
   let alone = batch;
-  // On Citus a statement writes one team's shard: each post goes alone (docs/scaling.md).
-  const together = db.distributed ? [] : batch.filter((w) => !w.job || w.job.batchable);
+  const together = batch.filter((w) => !w.job || w.job.batchable);
   const sharing = together.filter((w) => w.job);
   if (together.length > 1 && sharing.length) {
     try {
@@ -385,7 +422,11 @@ async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
         sharing.map((w) => w.s.id),
         teams.size === 1 ? sharing[0]!.s.teamId : undefined,
       );
-      const filled = await underQuotaLocks(db, together, (sql) => insertSubmissions(sql, together, job));
+      const filled = await underQuotaLocks(
+        db,
+        together.map((w) => w.s),
+        (sql) => insertSubmissions(sql, together, job),
+      );
       // The batch's last post to a form it filled took the last place.
       for (const w of [...together].reverse()) w.settle(undefined, filled.delete(w.s.formId));
       alone = batch.filter((w) => !together.includes(w));
@@ -395,7 +436,7 @@ async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
   }
   // One after another: posts near a quota must each see the ones before them.
   for (const w of alone) {
-    await acceptAlone(db, w).then(
+    await acceptAlone(db, w.s, w.job).then(
       (done) => w.settle(undefined, done.filled),
       (err: unknown) => w.settle(err),
     );
@@ -403,15 +444,13 @@ async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
 }
 
 /** One post in its own statement; a key held past its window is released and the post tried once more. */
-async function acceptAlone(db: Db, w: Waiting): Promise<Filled> {
+async function acceptAlone(db: Db, s: SubmissionInsert, job: AcceptJob | null): Promise<Filled> {
   const attempt = () =>
-    underQuotaLocks(db, [w], async (sql) =>
-      insertSubmission(sql, w.s, w.job && (await w.job.insert([w.s.id], w.s.teamId))),
-    );
+    underQuotaLocks(db, [s], async (sql) => insertSubmission(sql, s, job && (await job.insert([s.id], s.teamId))));
   try {
     return await attempt();
   } catch (err) {
-    if (!isDuplicate(err) || !(await releaseExpiredKeys(db, w.s.teamId, w.s.uniqueKeys))) throw err;
+    if (!isDuplicate(err) || !(await releaseExpiredKeys(db, s.teamId, s.uniqueKeys))) throw err;
     return attempt();
   }
 }
@@ -428,8 +467,13 @@ async function releaseExpiredKeys(sql: Sql, teamId: string, keys: UniqueKeyClaim
 
 const queues = new WeakMap<Db, GroupCommit<Waiting>>();
 
-/** insertSubmission through the process's group commit: resolves once committed. */
+/**
+ * insertSubmission through the process's group commit: resolves once committed. On Citus a statement writes one
+ * team's shard, so there is nothing to batch: each post goes at once, and a team whose shards wait (a shard
+ * move's last step) holds back no other team's posts (docs/scaling.md).
+ */
 export function acceptSubmission(db: Db, s: SubmissionInsert, job: AcceptJob | null): Promise<Filled> {
+  if (db.distributed) return acceptAlone(db, s, job);
   let queue = queues.get(db);
   if (!queue) queues.set(db, (queue = new GroupCommit((batch) => acceptBatch(db, batch), ACCEPT_LIMITS)));
   return new Promise((resolve, reject) =>

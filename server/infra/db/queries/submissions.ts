@@ -304,12 +304,14 @@ export async function updateSubmission(
   id: string,
   change: { payload: Record<string, unknown>; status: SubmissionStatus; spamReason: string | null },
 ): Promise<void> {
-  await sql.query(
+  await runCounting(
+    sql,
     changingStatus(
       'payload = $2, status = $3, spam_reason = $4, updated_at = now()',
       's.id = $1 and s.team_id = $5',
       '$5',
       'select 1',
+      sql.distributed,
     ),
     [id, JSON.stringify(change.payload), change.status, change.spamReason, teamId],
   );
@@ -343,28 +345,56 @@ export const folderOf = (status: string) => `case when ${status} = 'spam' then '
 /**
  * The rest of a statement that changes submissions, after its CTE `changed` (the rows changed, with columns
  * team_id, form_id, received_at, id, `was`: the status before, null for a new row, and `becomes`: after, null
- * for a row deleted): their folders' counters move (`counted`, one row of this backend's counter shard per
- * form, folder and day), and the unique keys of rows deleted or turned spam are released (`released`); `select`
- * ends it. `team`: the rows' team. It writes forms.ts's and submission-inserts.ts's tables: a shared write
- * (docs/architecture.md).
+ * for a row deleted): their folders' counters move (one row of this backend's counter shard per form, folder
+ * and day), and the unique keys of rows deleted or turned spam are released (`released`); `select` (one row)
+ * ends it. `team`: the rows' team. Run it with runCounting: on Citus (`routed`) the statement answers the
+ * counters' changes (`folder_deltas`) and runCounting adds them as VALUES (docs/decisions.md, "Inserts on
+ * Citus"). It writes forms.ts's and submission-inserts.ts's tables: a shared write (docs/architecture.md).
  */
-export function countingChanges(team: string, select: string): string {
+export function countingChanges(team: string, select: string, routed: boolean): string {
   const moved = "(was = 'spam') is distinct from (becomes = 'spam')";
-  return `counted as (
-      insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
-      select team_id, form_id, folder, day, ${FOLDER_SHARD}, sum(n)::int from (
+  const deltas = `
+      select team_id, form_id, folder, day, sum(n)::int as n from (
         select team_id, form_id, ${folderOf('was')} as folder, (received_at at time zone 'UTC')::date as day, -1 as n
           from changed where was is not null and (becomes is null or ${moved})
         union all
         select team_id, form_id, ${folderOf('becomes')}, (received_at at time zone 'UTC')::date, 1
           from changed where becomes is not null and (was is null or ${moved})) m
-      group by 1, 2, 3, 4
-      on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n),
-    released as (
+      group by 1, 2, 3, 4`;
+  const released = `released as (
       delete from submission_unique_keys k using changed c
        where k.submission_id = c.id and k.team_id = c.team_id and k.team_id = ${team}
-         and (c.becomes is null or (c.becomes = 'spam' and c.was is distinct from 'spam')))
+         and (c.becomes is null or (c.becomes = 'spam' and c.was is distinct from 'spam')))`;
+  if (routed)
+    return `deltas as (${deltas}), ${released}
+      select a.*, (select coalesce(jsonb_agg(d), '[]'::jsonb) from deltas d where d.n <> 0) as folder_deltas from (${select}) a`;
+  return `counted as (
+      insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
+      select team_id, form_id, folder, day, ${FOLDER_SHARD}, n from (${deltas}) d
+      on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n),
+    ${released}
     ${select}`;
+}
+
+type FolderDelta = { team_id: string; form_id: string; folder: string; day: string; n: number };
+
+/**
+ * Runs a statement built with countingChanges in the caller's transaction, answering its rows; on Citus it then
+ * moves the folder counters by the changes the statement answered.
+ */
+async function runCounting<T extends object>(tx: Sql, text: string, values: unknown[]): Promise<T[]> {
+  const { rows } = await tx.query<T & { folder_deltas?: FolderDelta[] }>(text, values);
+  const deltas = rows[0]?.folder_deltas ?? [];
+  if (!tx.distributed || !deltas.length) return rows;
+  const params: unknown[] = [];
+  const p = (value: unknown) => `$${params.push(value)}`;
+  await tx.query(
+    `insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
+     values ${deltas.map((d) => `(${p(d.team_id)}, ${p(d.form_id)}, ${p(d.folder)}, ${p(d.day)}::date, ${FOLDER_SHARD}, ${p(d.n)}::int)`).join(', ')}
+     on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n`,
+    params,
+  );
+  return rows;
 }
 
 /**
@@ -372,21 +402,27 @@ export function countingChanges(team: string, select: string): string {
  * rows are the CTE `changed` (with `returning`'s further columns), counted and released as countingChanges
  * says; `select` (over `changed`) ends it. `team`: the rows' team (a bind parameter).
  */
-export function deletingSubmissions(del: string, team: string, select: string, returning = ''): string {
+export function deletingSubmissions(
+  del: string,
+  team: string,
+  select: string,
+  routed: boolean,
+  returning = '',
+): string {
   return `with changed as (${del} returning s.team_id, s.form_id, s.received_at, s.id, s.status as was, null::text as becomes${returning}),
-    ${countingChanges(team, select)}`;
+    ${countingChanges(team, select, routed)}`;
 }
 
 /**
  * A statement changing the status of the team's submissions matching `where` (over `s`, naming its team): the
  * rows are locked and read before (`was`), so their counters and keys follow (countingChanges).
  */
-function changingStatus(set: string, where: string, team: string, select: string): string {
+function changingStatus(set: string, where: string, team: string, select: string, routed: boolean): string {
   return `with old as (select s.id, s.status from submissions s where ${where} for update),
     changed as (
       update submissions s set ${set} from old o where s.id = o.id and s.team_id = ${team}
       returning s.team_id, s.form_id, s.received_at, s.id, o.status as was, s.status as becomes),
-    ${countingChanges(team, select)}`;
+    ${countingChanges(team, select, routed)}`;
 }
 
 /**
@@ -396,11 +432,13 @@ function changingStatus(set: string, where: string, team: string, select: string
 export async function deleteSubmissions(sql: Sql, teamId: string, ids: string[]): Promise<string[]> {
   // Each row's files are read as it is deleted: their rows cascade at the statement's end, and on Citus the
   // statement's parts run one after another, so a read after the delete would find none.
-  const { rows } = await sql.query<{ keys: string[] }>(
+  const rows = await runCounting<{ keys: string[] }>(
+    sql,
     deletingSubmissions(
       'delete from submissions s where s.id = any($1::text[]) and s.team_id = $2',
       '$2',
       'select array(select k from changed, unnest(changed.keys) as k) as keys',
+      sql.distributed,
       ', array(select f.storage_key from submission_files f where f.submission_id = s.id and f.team_id = $2) as keys',
     ),
     [ids, teamId],
@@ -482,12 +520,14 @@ export async function setStatus(
   status: SubmissionStatus,
   spamReason: string | null,
 ): Promise<void> {
-  await sql.query(
+  await runCounting(
+    sql,
     changingStatus(
       'status = $2, spam_reason = $3, updated_at = now()',
       's.id = any($1::text[]) and s.team_id = $4',
       '$4',
       'select 1',
+      sql.distributed,
     ),
     [ids, status, spamReason, teamId],
   );
@@ -554,7 +594,8 @@ export async function settleReceived(
   submissionId: string,
   v: ProcessingVerdict,
 ): Promise<boolean> {
-  const { rows } = await sql.query<{ settled: boolean }>(
+  const rows = await runCounting<{ settled: boolean }>(
+    sql,
     `with changed as (
      update submissions s set status = $2, spam_reason = $3, category = $4, ai_moderation = $5,
             autoresponse = case when autoresponse ? 'sent_at' then autoresponse else $6::jsonb end, updated_at = now(),
@@ -562,7 +603,7 @@ export async function settleReceived(
             stage = coalesce($9, stage), assignee_id = coalesce($10, assignee_id)
       where s.id = $1 and s.team_id = $11 and s.status = 'received'
       returning s.team_id, s.form_id, s.received_at, s.id, 'received'::text as was, s.status as becomes),
-     ${countingChanges('$11', 'select exists (select 1 from changed) as settled')}`,
+     ${countingChanges('$11', 'select exists (select 1 from changed) as settled', sql.distributed)}`,
     [
       submissionId,
       v.status,
@@ -669,26 +710,33 @@ export async function countNote(sql: Sql, teamId: string, id: string, delta: 1 |
 /** A triage change as its audit event records it: one field, from and to. */
 export type TriageEvent = { submissionId: string; field: string; from: unknown; to: unknown };
 
-/** Audit events of triage changes (action `triage`, `changes` `{ <field>: { from, to } }`), one per change. */
+/** Rows per insert of audit events: 4 parameters each, under Postgres's 65,535 per statement. */
+const EVENTS_PER_INSERT = 5000;
+
+/**
+ * Audit events of triage changes (action `triage`, `changes` `{ <field>: { from, to } }`), one per change,
+ * inserted as VALUES (docs/decisions.md, "Inserts on Citus").
+ */
 export async function insertTriageEvents(
   sql: Sql,
   actor: { teamId: string; userId: string | null; tokenId: string | null },
   events: Array<TriageEvent & { id: string }>,
 ): Promise<void> {
-  if (!events.length) return;
-  await sql.query(
-    `insert into submission_events (id, team_id, submission_id, actor_user_id, actor_token_id, action, changes)
-     select e.id, $2, e.submission_id, $3, $4, 'triage', jsonb_build_object(e.field, jsonb_build_object('from', e."from", 'to', e."to"))
-       from jsonb_to_recordset($1::jsonb) as e(id text, submission_id text, field text, "from" jsonb, "to" jsonb)`,
-    [
-      JSON.stringify(
-        events.map((e) => ({ id: e.id, submission_id: e.submissionId, field: e.field, from: e.from, to: e.to })),
-      ),
-      actor.teamId,
-      actor.userId,
-      actor.tokenId,
-    ],
-  );
+  for (let at = 0; at < events.length; at += EVENTS_PER_INSERT) {
+    const values: unknown[] = [actor.teamId, actor.userId, actor.tokenId];
+    const p = (value: unknown) => `$${values.push(value)}`;
+    const rows = events
+      .slice(at, at + EVENTS_PER_INSERT)
+      .map(
+        (e) =>
+          `(${p(e.id)}, $1, ${p(e.submissionId)}, $2, $3, 'triage', ${p(JSON.stringify({ [e.field]: { from: e.from ?? null, to: e.to ?? null } }))}::jsonb)`,
+      );
+    await sql.query(
+      `insert into submission_events (id, team_id, submission_id, actor_user_id, actor_token_id, action, changes)
+       values ${rows.join(', ')}`,
+      values,
+    );
+  }
 }
 
 /** Which of `keys` hold any of the team's form's submissions (spam included). */

@@ -379,11 +379,19 @@ export const learningNames = (team: string | null) => `
 /**
  * Field names a form has seen, in first-seen order (export columns), learned under the form's lock (in the
  * caller's transaction): names are inserted as VALUES, which Citus routes to the team's shard (docs/decisions.md,
- * "Inserts on Citus"), up to FORM_FIELD_LIMIT; past it the form notes that more came.
+ * "Inserts on Citus"), up to FORM_FIELD_LIMIT; past it the form notes that more came. `ifFree`: learn nothing
+ * rather than wait while another transaction holds the form's row (a post never waits: LEARNING in
+ * submission-inserts.ts).
  */
-export async function recordFieldNames(tx: Sql, teamId: string, formId: string, names: string[]): Promise<void> {
+export async function recordFieldNames(
+  tx: Sql,
+  teamId: string,
+  formId: string,
+  names: string[],
+  opts: { ifFree?: boolean } = {},
+): Promise<void> {
   const { rows: form } = await tx.query<{ field_count: number }>(
-    'select field_count from forms where id = $1 and team_id = $2 for no key update',
+    `select field_count from forms where id = $1 and team_id = $2 for no key update${opts.ifFree ? ' skip locked' : ''}`,
     [formId, teamId],
   );
   if (!form[0]) return;

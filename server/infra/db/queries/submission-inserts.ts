@@ -5,7 +5,7 @@
  */
 import type { Db, Sql } from '../database.ts';
 import { GroupCommit } from '../../group-commit.ts';
-import { KEPT_SUBMISSIONS, learningNames } from './forms.ts';
+import { KEPT_SUBMISSIONS, learningNames, recordFieldNames } from './forms.ts';
 import { FOLDER_SHARD, folderOf } from './submissions.ts';
 import { nextStreamSeq, numberStreamEvents, numbering } from './stream-heads.ts';
 
@@ -23,8 +23,9 @@ const TODAY = "(now() at time zone 'UTC')::date";
 // statement and must not wait on one form. A name skipped here is learned by the process-submission job.
 
 // ROUTED: on Citus (`sql.distributed`) every row is inserted as VALUES (docs/decisions.md, "Inserts on Citus"):
-// counters are upserted, a post's field names are left to the process-submission job, and door spam is
-// numbered in its stream by a second statement, so the caller runs a spam post in a transaction there.
+// counters are upserted; the statement says whether the post brought new field names, which are then learned
+// in a transaction of their own (recordFieldNames); door spam is numbered in its stream by a second statement,
+// so the caller runs a spam post in a transaction there.
 
 /** How long an Idempotency-Key holds its first submission. */
 const IDEMPOTENCY_WINDOW = "interval '24 hours'";
@@ -98,10 +99,13 @@ export const LIMIT_REACHED = 'IL001';
  */
 export function isDuplicate(err: unknown): boolean {
   const e = err as { code?: string; constraint?: string; message?: string };
-  // On Citus the constraint is named for its shard (`submission_unique_keys_pkey_102008`).
-  if (e.code === '23505') return /^submission_unique_keys_pkey(_\d+)?$/.test(e.constraint ?? '');
-  // On Citus the rows reach the shard by COPY, whose duplicate is reported as XX000 naming the shard's constraint.
-  return e.code === 'XX000' && /unique constraint "submission_unique_keys_pkey_\d+"/.test(e.message ?? '');
+  if (e.code === '23505' && e.constraint) return e.constraint === 'submission_unique_keys_pkey';
+  // On Citus a shard's error names its own constraint (`submission_unique_keys_pkey_102008`) in the message only:
+  // 23505 for a row inserted as VALUES, XX000 for rows sent by COPY.
+  return (
+    (e.code === '23505' || e.code === 'XX000') &&
+    /unique constraint "submission_unique_keys_pkey_\d+"/.test(e.message ?? '')
+  );
 }
 
 /**
@@ -109,7 +113,11 @@ export function isDuplicate(err: unknown): boolean {
  * own insert as a CTE (`job.text`, parameter `$1`). A spent quota or a key another post holds aborts it whole.
  * On Citus door spam takes a second statement (ROUTED): `sql` is then a transaction.
  */
-export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobInsert | null): Promise<Filled> {
+export async function insertSubmission(
+  sql: Sql,
+  s: SubmissionInsert,
+  job: JobInsert | null,
+): Promise<Filled & { unlearned: boolean }> {
   // With a job, `$1` is pg-boss's parameter and ours follow it.
   const values: unknown[] = job ? [job.value] : [];
   const p = (value: unknown) => `$${values.push(value)}`;
@@ -162,7 +170,7 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
        on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + 1)`,
     );
   // Spam teaches the form no field names. Known names are filtered out first: only a post bringing a new
-  // name takes its form row's lock — see LEARNING. On Citus the process-submission job learns them (ROUTED).
+  // name takes its form row's lock — see LEARNING. On Citus they are learned after the statement (ROUTED).
   if (s.status !== 'spam' && !routed) {
     ctes.push(
       `new_names as (
@@ -224,10 +232,15 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
   const filled = entryLimit === null ? 'false' : `(select kept from before) + 1 = ${entryLimit}`;
   const quota = s.monthlyLimit === null ? 'true' : `(select used from before) < ${p(s.monthlyLimit)}`;
   const claimed = s.idempotencyKey ? '(select count(*) from claim) = 1' : 'true';
+  // Routed, the statement says whether the post brought names its form has not learned (ROUTED).
+  const unlearned =
+    routed && s.status !== 'spam'
+      ? `not (${p(Object.keys(s.payload))}::text[] <@ array(select name from form_fields where form_id = ${form} and team_id = ${team}))`
+      : 'false';
   const text = `with ${ctes.join(',\n')}
     select intake_guard(${quota}, '${QUOTA_EXCEEDED}') and intake_guard(${claimed}, '${KEY_HELD}')
        and intake_guard(${limit}, '${LIMIT_REACHED}') as ok,
-       ${filled} as filled from usage`;
+       ${filled} as filled, ${unlearned} as unlearned from usage`;
   // One prepared statement per shape of the text.
   const shape = [
     s.files.length > 0,
@@ -242,9 +255,9 @@ export async function insertSubmission(sql: Sql, s: SubmissionInsert, job: JobIn
     .join('');
   // Routed, the text also depends on how many files and keys it inserts.
   const name = `intake_accept_${shape}${routed ? `_${s.files.length}_${s.uniqueKeys.length}` : ''}`;
-  const { rows } = await sql.query<{ filled: boolean }>(text, values, name);
+  const { rows } = await sql.query<{ filled: boolean; unlearned: boolean }>(text, values, name);
   if (routed && s.status === 'spam') await numberStreamEvents(sql, s.teamId, s.formId, [s.id]);
-  return { filled: rows[0]!.filled };
+  return rows[0]!;
 }
 
 /** Whether the post took its form's last place (`max_submissions`): the statement saw the count reach it. */
@@ -443,16 +456,26 @@ async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
   }
 }
 
-/** One post in its own statement; a key held past its window is released and the post tried once more. */
+/**
+ * One post in its own statement; a key held past its window is released and the post tried once more. On
+ * Citus the names the post brought and its form has not learned are learned after it (ROUTED); when its form's
+ * row is held, or that fails, the process-submission job learns them.
+ */
 async function acceptAlone(db: Db, s: SubmissionInsert, job: AcceptJob | null): Promise<Filled> {
   const attempt = () =>
     underQuotaLocks(db, [s], async (sql) => insertSubmission(sql, s, job && (await job.insert([s.id], s.teamId))));
+  let done: Filled & { unlearned: boolean };
   try {
-    return await attempt();
+    done = await attempt();
   } catch (err) {
     if (!isDuplicate(err) || !(await releaseExpiredKeys(db, s.teamId, s.uniqueKeys))) throw err;
-    return attempt();
+    done = await attempt();
   }
+  if (done.unlearned)
+    await db
+      .transaction((tx) => recordFieldNames(tx, s.teamId, s.formId, Object.keys(s.payload), { ifFree: true }))
+      .catch(() => {});
+  return { filled: done.filled };
 }
 
 /** Releases these keys where their holder's window has passed (by the window of the rule claiming them now). */

@@ -92,6 +92,12 @@ export const SHARED_WRITES: SharedWrite[] = [
     table,
     why: 'a statement inserting, moving or deleting submissions counts their folders and releases their keys (no row triggers on Citus shards)',
   })),
+  {
+    module: 'submissions.ts',
+    fn: 'runCounting',
+    table: 'form_folder_counts',
+    why: 'on Citus, the folder counts a countingChanges statement answered, inserted as VALUES right after it',
+  },
   ...[
     ['insertSubmission', 'form_folder_counts'],
     ['insertSubmissions', 'form_folder_counts'],

@@ -139,8 +139,8 @@ describe.runIf(citus)('on Citus, a big tenant isolated while posts flow', { time
     expect(onNode.map((s) => s.shardid)).toEqual(own.map((s) => s.shardid).sort());
 
     // A request in flight when the split ends may fail (500 "could not find valid entry for shard"): Citus chose
-    // its shards before it waited, and the split dropped one. A post of any team: each locks every shard of its
-    // usage and folder counters (docs/scaling.md). A move keeps its shards: what waited on it goes on.
+    // its shards before it waited, and the split dropped one (docs/scaling.md, "Not yet"). A move keeps its
+    // shards: what waited on it goes on.
     const failedAtSplit = (p: Post) => p.status === 500 && p.sentAt <= isolating.to && p.answeredAt >= isolating.from;
     expect(traffic.refused.filter((p) => !failedAtSplit(p))).toEqual([]);
     const delivered = await expectStoredAndDeliveredOnce(t, worker, forms, traffic.accepted);

@@ -457,9 +457,18 @@ async function acceptBatch(db: Db, batch: Waiting[]): Promise<void> {
 }
 
 /**
- * One post in its own statement; a key held past its window is released and the post tried once more. On
- * Citus the names the post brought and its form has not learned are learned after it (ROUTED); when its form's
- * row is held, or that fails, the process-submission job learns them.
+ * A statement Citus planned against a shard that a split dropped before it ran (the statement waited on the
+ * split): it did nothing, and runs again on the new shards.
+ */
+function isDroppedShard(err: unknown): boolean {
+  return /could not find valid entry for shard/.test((err as { message?: string }).message ?? '');
+}
+
+/**
+ * One post in its own statement; a key held past its window is released and the post tried once more, as is a
+ * post planned against a shard a split dropped. On Citus the names the post brought and its form has not
+ * learned are learned after it (ROUTED); when its form's row is held, or that fails, the process-submission
+ * job learns them.
  */
 async function acceptAlone(db: Db, s: SubmissionInsert, job: AcceptJob | null): Promise<Filled> {
   const attempt = () =>
@@ -468,7 +477,8 @@ async function acceptAlone(db: Db, s: SubmissionInsert, job: AcceptJob | null): 
   try {
     done = await attempt();
   } catch (err) {
-    if (!isDuplicate(err) || !(await releaseExpiredKeys(db, s.teamId, s.uniqueKeys))) throw err;
+    const again = isDroppedShard(err) || (isDuplicate(err) && (await releaseExpiredKeys(db, s.teamId, s.uniqueKeys)));
+    if (!again) throw err;
     done = await attempt();
   }
   if (done.unlearned)

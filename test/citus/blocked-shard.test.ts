@@ -9,8 +9,8 @@ import { bearer, makeTeam, type TestMember } from '../support/harness.ts';
  * exclusive mode on the coordinator) until the new placement has caught up and its keys are built. Only the
  * teams on those shards may wait: a statement that reaches its shard through the coordinator (`insert …
  * select`, whose COPY locks the metadata of every shard of its table) would make every team's posts wait. Here
- * one team's shards are held the way a move holds them while another team posts, is processed, triaged and
- * delivered. Skipped on plain Postgres.
+ * one team's shards are held the way a move holds them while another team posts, is processed (its webhook
+ * delivery made), triaged and deleted. Skipped on plain Postgres.
  */
 const app = await appRefusingMultiShard({ INTAKE_ALLOW_PRIVATE_WEBHOOKS: 'true' });
 const t = app!;

@@ -53,12 +53,26 @@ export async function createDatabase(baseUrl: string, name: string): Promise<str
     await withClient(at(baseUrl, w, name), (c) => c.query('create extension if not exists citus'));
   }
   const coordinator = new URL(baseUrl);
-  await withClient(url, async (c) => {
-    await c.query('create extension if not exists citus');
-    await c.query('select citus_set_coordinator_host($1, $2)', [coordinator.hostname, Number(coordinator.port)]);
-    for (const w of workers) await c.query('select citus_add_node($1, $2)', [w.host, w.port]);
-  });
+  await oneAtATime(baseUrl, () =>
+    withClient(url, async (c) => {
+      await c.query('create extension if not exists citus');
+      await c.query('select citus_set_coordinator_host($1, $2)', [coordinator.hostname, Number(coordinator.port)]);
+      for (const w of workers) await c.query('select citus_add_node($1, $2)', [w.host, w.port]);
+    }),
+  );
   return url;
+}
+
+/**
+ * Runs `fn` while holding a lock that every test file's registration of the workers takes. `citus_add_node`
+ * alters the cluster-wide role `postgres` on each worker, and two at once fail there with "tuple concurrently
+ * updated"; the lock is an advisory lock of the coordinator's `postgres` database, which every caller shares.
+ */
+async function oneAtATime<T>(baseUrl: string, fn: () => Promise<T>): Promise<T> {
+  return withClient(at(baseUrl, null, 'postgres'), async (c) => {
+    await c.query("select pg_advisory_lock(hashtext('intake-test-citus-add-node'))");
+    return fn(); // the lock goes with the session
+  });
 }
 
 /** Drops what createDatabase made (workers first learn nothing of it: each is dropped on its own node). */

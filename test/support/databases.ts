@@ -75,11 +75,24 @@ async function oneAtATime<T>(baseUrl: string, fn: () => Promise<T>): Promise<T> 
   });
 }
 
-/** Drops what createDatabase made (workers first learn nothing of it: each is dropped on its own node). */
+/**
+ * Drops what createDatabase made (workers first learn nothing of it: each is dropped on its own node). A drop
+ * that finds the database still in use (55006: a backend it ended had not exited within Postgres's 5 s, or a
+ * Citus two-phase commit not yet resolved) is tried again, for up to a minute.
+ */
 export async function dropDatabase(baseUrl: string, name: string, workers: Node[] | null): Promise<void> {
-  const drop = (c: pg.Client) => c.query(`drop database if exists "${name}" with (force)`);
-  await withClient(at(baseUrl, null, 'postgres'), drop);
-  for (const w of workers ?? []) await withClient(at(baseUrl, w, 'postgres'), drop);
+  const drop = async (url: string) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await withClient(url, (c) => c.query(`drop database if exists "${name}" with (force)`));
+      } catch (err) {
+        if ((err as { code?: string }).code !== '55006' || attempt === 30) throw err;
+        await new Promise((r) => setTimeout(r, 2_000));
+      }
+    }
+  };
+  await drop(at(baseUrl, null, 'postgres'));
+  for (const w of workers ?? []) await drop(at(baseUrl, w, 'postgres'));
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Sql } from '../database.ts';
+import { valuesLists } from '../values.ts';
 
 /** The owner of `deliveries`: the webhook delivery log, one row per (webhook, submission or event). */
 
@@ -45,39 +46,34 @@ export type NewDelivery = {
   replay_job_id?: string | null;
 };
 
-/** Rows per insert of deliveries: 11 parameters each, under Postgres's 65,535 per statement. */
-const DELIVERIES_PER_INSERT = 1000;
-
 /**
- * Inserts deliveries (a statement per thousand) as VALUES, which Citus routes to the team's shard (docs/decisions.md,
- * "Inserts on Citus"); rows a bulk replay already made are skipped. Returns the ids inserted.
+ * Inserts deliveries as VALUES, which Citus routes to the team's shard (docs/decisions.md, "Inserts on Citus");
+ * rows a bulk replay already made are skipped. Returns the ids inserted.
  */
 export async function insertDeliveries(sql: Sql, rows: NewDelivery[]): Promise<string[]> {
   const ids: string[] = [];
-  for (let at = 0; at < rows.length; at += DELIVERIES_PER_INSERT) {
-    const values: unknown[] = [];
-    const p = (value: unknown) => `$${values.push(value)}`;
-    const tuples = rows.slice(at, at + DELIVERIES_PER_INSERT).map((r) => {
-      const dead = r.error != null;
-      return `(${[
-        p(r.id),
-        p(r.team_id),
-        p(r.webhook_id),
-        p(r.event),
-        p(r.submission_id),
-        p(r.request_body),
-        `${p(dead ? null : r.next_attempt_at.toISOString())}::timestamptz`,
-        p(r.replay_of ?? null),
-        p(r.replay_job_id ?? null),
-        p(r.content_type ?? null),
-        p(r.error ?? null),
-        `'${dead ? 'dead' : 'pending'}'`,
-      ].join(', ')})`;
-    });
+  const lists = valuesLists(rows, (r, p) => {
+    const dead = r.error != null;
+    return `(${[
+      p(r.id),
+      p(r.team_id),
+      p(r.webhook_id),
+      p(r.event),
+      p(r.submission_id),
+      p(r.request_body),
+      `${p(dead ? null : r.next_attempt_at.toISOString())}::timestamptz`,
+      p(r.replay_of ?? null),
+      p(r.replay_job_id ?? null),
+      p(r.content_type ?? null),
+      p(r.error ?? null),
+      `'${dead ? 'dead' : 'pending'}'`,
+    ].join(', ')})`;
+  });
+  for (const { rows: tuples, values } of lists) {
     const { rows: inserted } = await sql.query<{ id: string }>(
       `insert into deliveries (id, team_id, webhook_id, event, submission_id, request_body, next_attempt_at, replay_of,
                                replay_job_id, content_type, error, status)
-       values ${tuples.join(', ')}
+       values ${tuples}
        on conflict (replay_job_id, replay_of, team_id) where replay_job_id is not null do nothing
        returning id`,
       values,

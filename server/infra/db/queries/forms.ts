@@ -1,6 +1,7 @@
 /** The owner of `forms`, and of what hangs off one form: its learned fields and folder counters. */
 import { LockMode, type InferEntity } from '@mikro-orm/core';
 import type { Sql, Tx } from '../database.ts';
+import { valuesLists } from '../values.ts';
 import { Form } from '../entities.ts';
 import { entityManager } from './entity-manager.ts';
 import { windowHit } from './rate-windows.ts';
@@ -191,21 +192,26 @@ export async function pruneFields(sql: Sql, teamId: string, formId: string): Pro
      returning f.name`,
     [formId, teamId],
   );
-  // Up to the limit, in the order the stored submissions first brought them (Citus joins no temporary table
-  // with a distributed one in a statement: the room is read first).
-  const { rows: kept } = await sql.query<{ n: number }>(
-    'select count(*)::int as n from form_fields where form_id = $1 and team_id = $2',
+  // Up to the limit, in the order the stored submissions first brought them: the names kept are read first and
+  // the new ones inserted as VALUES (Citus joins no temporary table with a distributed one in a statement).
+  const { rows: kept } = await sql.query<{ name: string }>(
+    'select name from form_fields where form_id = $1 and team_id = $2',
     [formId, teamId],
   );
-  await sql.query(
-    `insert into form_fields (team_id, form_id, name, first_seen_at)
-     select $2, $1, u.name, u.first_seen_at from used_fields u
-      where u.name <> all(array(select name from form_fields f where f.form_id = $1 and f.team_id = $2))
-      order by u.first_seen_at, u.name
-      limit $3
-     on conflict do nothing`,
-    [formId, teamId, Math.max(0, FORM_FIELD_LIMIT - kept[0]!.n)],
+  const { rows: added } = await sql.query<{ name: string; first_seen_at: Date }>(
+    `select u.name, u.first_seen_at from used_fields u
+      where u.name <> all($1::text[]) order by u.first_seen_at, u.name limit $2`,
+    [kept.map((k) => k.name), Math.max(0, FORM_FIELD_LIMIT - kept.length)],
   );
+  const lists = valuesLists(added, (u, p) => `($1, $2, ${p(u.name)}, ${p(u.first_seen_at)}::timestamptz)`, [
+    teamId,
+    formId,
+  ]);
+  for (const list of lists)
+    await sql.query(
+      `insert into form_fields (team_id, form_id, name, first_seen_at) values ${list.rows} on conflict do nothing`,
+      list.values,
+    );
   await sql.query(
     `update forms set field_count = (select count(*) from form_fields where form_id = $1 and team_id = $2)
       where id = $1 and team_id = $2`,
@@ -405,15 +411,12 @@ export async function recordFieldNames(
   const room = Math.max(0, FORM_FIELD_LIMIT - form[0].field_count);
   const taken = fresh.slice(0, room);
   let learned = 0;
-  if (taken.length) {
-    const values: unknown[] = [teamId, formId];
+  for (const list of valuesLists(taken, (f, p) => `($1, $2, ${p(f.name)}, ${p(f.ordinal)}::int)`, [teamId, formId])) {
     const { rowCount } = await tx.query(
-      `insert into form_fields (team_id, form_id, name, ordinal)
-       values ${taken.map((f) => `($1, $2, $${values.push(f.name)}, $${values.push(f.ordinal)}::int)`).join(', ')}
-       on conflict do nothing`,
-      values,
+      `insert into form_fields (team_id, form_id, name, ordinal) values ${list.rows} on conflict do nothing`,
+      list.values,
     );
-    learned = rowCount;
+    learned += rowCount;
   }
   await tx.query(
     `update forms set field_count = field_count + $3, fields_overflow = fields_overflow or $4
@@ -446,16 +449,18 @@ export async function foldCounterDay(tx: Sql, d: CounterDay): Promise<void> {
     d.team_id,
   ]);
   if (!live.rowCount) return;
-  await tx.query(
-    `with spread as (
-       delete from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and team_id = $4 and shard in (
-         select shard from form_folder_counts
-          where form_id = $1 and folder = $2 and day = $3::date and team_id = $4 and shard <> 0 for update skip locked)
-       returning n)
-     insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
-     select $4, $1, $2, $3::date, 0, sum(n) from spread having count(*) > 0
-     on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n`,
+  const { rows: spread } = await tx.query<{ n: number }>(
+    `delete from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and team_id = $4 and shard in (
+       select shard from form_folder_counts
+        where form_id = $1 and folder = $2 and day = $3::date and team_id = $4 and shard <> 0 for update skip locked)
+     returning n`,
     key,
+  );
+  if (!spread.length) return;
+  await tx.query(
+    `insert into form_folder_counts (team_id, form_id, folder, day, shard, n) values ($4, $1, $2, $3::date, 0, $5::int)
+     on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n`,
+    [...key, spread.reduce((sum, r) => sum + r.n, 0)],
   );
   await tx.query(
     'delete from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and team_id = $4 and shard = 0 and n = 0',

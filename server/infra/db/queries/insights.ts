@@ -1,5 +1,6 @@
 import type { Sql } from '../database.ts';
 import type { PayloadCursor } from './forms.ts';
+import { valuesLists } from '../values.ts';
 
 /** The weekly AI insights: their figures (exact, by SQL), stored results and the regeneration lock. */
 
@@ -136,27 +137,18 @@ export async function insertInsights(
     data: unknown;
   }>,
 ): Promise<void> {
-  if (!rows.length) return;
-  await sql.query(
-    `insert into insights (id, team_id, form_id, period_start, period_end, generated_at, provider, data)
-     select id, team_id, form_id, period_start, period_end, generated_at, provider, data
-       from jsonb_to_recordset($1::jsonb) as x(id text, team_id text, form_id text, period_start timestamptz, period_end timestamptz,
-         generated_at timestamptz, provider text, data jsonb)`,
-    [
-      JSON.stringify(
-        rows.map((r) => ({
-          id: r.id,
-          team_id: r.teamId,
-          form_id: r.formId,
-          period_start: r.periodStart,
-          period_end: r.periodEnd,
-          generated_at: r.generatedAt,
-          provider: r.provider,
-          data: r.data,
-        })),
-      ),
-    ],
+  const lists = valuesLists(
+    rows,
+    (r, p) =>
+      `(${p(r.id)}, ${p(r.teamId)}, ${p(r.formId)}, ${p(r.periodStart)}::timestamptz, ${p(r.periodEnd)}::timestamptz,
+        ${p(r.generatedAt)}::timestamptz, ${p(r.provider)}, ${p(JSON.stringify(r.data))}::jsonb)`,
   );
+  for (const list of lists)
+    await sql.query(
+      `insert into insights (id, team_id, form_id, period_start, period_end, generated_at, provider, data)
+       values ${list.rows}`,
+      list.values,
+    );
 }
 
 /** The latest insights of the team (`formId` null) or of one of its forms. */

@@ -1,4 +1,5 @@
 import type { Sql } from '../database.ts';
+import { valuesLists } from '../values.ts';
 
 /** Notification addresses of a team and whether each has confirmed (addresses are stored lower-cased). */
 
@@ -19,28 +20,35 @@ export async function addressStates(sql: Sql, teamId: string, emails: string[]):
  * The conflict clauses read the time only from `excluded`: Citus allows no stable function (now()) there.
  */
 export async function claimConfirmations(sql: Sql, teamId: string, emails: string[]): Promise<string[]> {
-  if (!emails.length) return [];
-  const { rows } = await sql.query<{ email: string }>(
-    `insert into notification_addresses as a (team_id, email, confirmation_sent_at)
-       select $1, e, now() from unnest($2::text[]) e
+  const claimed: string[] = [];
+  for (const list of valuesLists(emails, (e, p) => `($1, ${p(e)}, now())`, [teamId])) {
+    const { rows } = await sql.query<{ email: string }>(
+      `insert into notification_addresses as a (team_id, email, confirmation_sent_at)
+       values ${list.rows}
        on conflict (team_id, email) do update set confirmation_sent_at = excluded.confirmation_sent_at
         where a.verified_at is null
           and (a.confirmation_sent_at is null or excluded.confirmation_sent_at - a.confirmation_sent_at > interval '1 hour')
-     returning email`,
-    [teamId, emails],
-  );
-  return rows.map((r) => r.email);
+       returning email`,
+      list.values,
+    );
+    claimed.push(...rows.map((r) => r.email));
+  }
+  return claimed;
 }
 
 /** Marks the address confirmed (the first confirmation's time is kept); false when the team is gone. */
 export async function confirmAddress(sql: Sql, teamId: string, email: string): Promise<boolean> {
-  const { rowCount } = await sql.query(
-    `insert into notification_addresses as a (team_id, email, verified_at)
-       select id, $2, now() from teams where id = $1
+  try {
+    await sql.query(
+      `insert into notification_addresses as a (team_id, email, verified_at) values ($1, $2, now())
        on conflict (team_id, email) do update set verified_at = coalesce(a.verified_at, excluded.verified_at)`,
-    [teamId, email],
-  );
-  return rowCount > 0;
+      [teamId, email],
+    );
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === '23503') return false; // the team's foreign key: it is gone
+    throw err;
+  }
 }
 
 export async function teamName(sql: Sql, teamId: string): Promise<string | null> {

@@ -1,4 +1,5 @@
 import type { Sql } from '../database.ts';
+import { valuesLists } from '../values.ts';
 
 /**
  * Owns `stream_heads` and `stream_numbers`: each form's last stream number, and the number of each event
@@ -40,13 +41,14 @@ export async function numberStreamEvents(sql: Sql, teamId: string, formId: strin
     return;
   }
   const { rows } = await sql.query<{ position: string }>(nextStreamSeq('$1', '$2'), [formId, teamId]);
-  const values: unknown[] = [teamId, formId, rows[0]!.position];
-  await sql.query(
-    `insert into stream_numbers (submission_id, team_id, form_id, seq)
-     values ${ids.map((id) => `($${values.push(id)}, $1, $2, $3)`).join(', ')}
-     on conflict (submission_id, team_id) do update set seq = excluded.seq`,
-    values,
-  );
+  const lists = valuesLists(ids, (id, p) => `(${p(id)}, $1, $2, $3)`, [teamId, formId, rows[0]!.position]);
+  for (const list of lists)
+    await sql.query(
+      `insert into stream_numbers (submission_id, team_id, form_id, seq)
+       values ${list.rows}
+       on conflict (submission_id, team_id) do update set seq = excluded.seq`,
+      list.values,
+    );
 }
 
 /** Now, as a position: every event committed so far counts as sent. */

@@ -4,6 +4,7 @@
  * submission_files and form_fields, the documented exception to one owner per table (docs/architecture.md).
  */
 import type { Db, Sql } from '../database.ts';
+import { parameters, valuesLists } from '../values.ts';
 import { GroupCommit } from '../../group-commit.ts';
 import { KEPT_SUBMISSIONS, learningNames, recordFieldNames } from './forms.ts';
 import { FOLDER_SHARD, folderOf } from './submissions.ts';
@@ -119,8 +120,7 @@ export async function insertSubmission(
   job: JobInsert | null,
 ): Promise<Filled & { unlearned: boolean }> {
   // With a job, `$1` is pg-boss's parameter and ours follow it.
-  const values: unknown[] = job ? [job.value] : [];
-  const p = (value: unknown) => `$${values.push(value)}`;
+  const { values, p } = parameters(job ? [job.value] : []);
   const team = p(s.teamId);
   const form = p(s.formId);
   const period = p(s.usagePeriod);
@@ -534,23 +534,16 @@ export async function claimKeptKeys(
   sql: Sql,
   claims: { teamId: string; submissionId: string; key: string; receivedAt: Date }[],
 ): Promise<void> {
-  if (!claims.length) return;
-  await sql.query(
-    `insert into submission_unique_keys (team_id, key, submission_id, created_at)
-     select c.team_id, c.key, c.submission_id, c.received_at
-       from jsonb_to_recordset($1::jsonb) as c(team_id text, key text, submission_id text, received_at timestamptz)
-     on conflict (key, team_id) do nothing`,
-    [
-      JSON.stringify(
-        claims.map((c) => ({
-          team_id: c.teamId,
-          key: c.key,
-          submission_id: c.submissionId,
-          received_at: c.receivedAt,
-        })),
-      ),
-    ],
+  const lists = valuesLists(
+    claims,
+    (c, p) => `(${p(c.teamId)}, ${p(c.key)}, ${p(c.submissionId)}, ${p(c.receivedAt)}::timestamptz)`,
   );
+  for (const list of lists)
+    await sql.query(
+      `insert into submission_unique_keys (team_id, key, submission_id, created_at) values ${list.rows}
+       on conflict (key, team_id) do nothing`,
+      list.values,
+    );
 }
 
 /**

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Autoresponse } from '../../../../contract/form-features.ts';
 import type { AiModeration, SUBMISSION_STATUSES, SubmissionFilter } from '../../../../contract/submissions.ts';
 import type { Sql } from '../database.ts';
+import { valuesLists } from '../values.ts';
 
 /** The owner of `submissions`, `submission_files` and `submission_events` (a post's insert is submission-inserts.ts's). */
 
@@ -386,14 +388,17 @@ async function runCounting<T extends object>(tx: Sql, text: string, values: unkn
   const { rows } = await tx.query<T & { folder_deltas?: FolderDelta[] }>(text, values);
   const deltas = rows[0]?.folder_deltas ?? [];
   if (!tx.distributed || !deltas.length) return rows;
-  const params: unknown[] = [];
-  const p = (value: unknown) => `$${params.push(value)}`;
-  await tx.query(
-    `insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
-     values ${deltas.map((d) => `(${p(d.team_id)}, ${p(d.form_id)}, ${p(d.folder)}, ${p(d.day)}::date, ${FOLDER_SHARD}, ${p(d.n)}::int)`).join(', ')}
-     on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n`,
-    params,
+  const lists = valuesLists(
+    deltas,
+    (d, p) => `(${p(d.team_id)}, ${p(d.form_id)}, ${p(d.folder)}, ${p(d.day)}::date, ${FOLDER_SHARD}, ${p(d.n)}::int)`,
   );
+  for (const list of lists)
+    await tx.query(
+      `insert into form_folder_counts (team_id, form_id, folder, day, shard, n)
+       values ${list.rows}
+       on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n`,
+      list.values,
+    );
   return rows;
 }
 
@@ -710,9 +715,6 @@ export async function countNote(sql: Sql, teamId: string, id: string, delta: 1 |
 /** A triage change as its audit event records it: one field, from and to. */
 export type TriageEvent = { submissionId: string; field: string; from: unknown; to: unknown };
 
-/** Rows per insert of audit events: 4 parameters each, under Postgres's 65,535 per statement. */
-const EVENTS_PER_INSERT = 5000;
-
 /**
  * Audit events of triage changes (action `triage`, `changes` `{ <field>: { from, to } }`), one per change,
  * inserted as VALUES (docs/decisions.md, "Inserts on Citus").
@@ -722,21 +724,18 @@ export async function insertTriageEvents(
   actor: { teamId: string; userId: string | null; tokenId: string | null },
   events: Array<TriageEvent & { id: string }>,
 ): Promise<void> {
-  for (let at = 0; at < events.length; at += EVENTS_PER_INSERT) {
-    const values: unknown[] = [actor.teamId, actor.userId, actor.tokenId];
-    const p = (value: unknown) => `$${values.push(value)}`;
-    const rows = events
-      .slice(at, at + EVENTS_PER_INSERT)
-      .map(
-        (e) =>
-          `(${p(e.id)}, $1, ${p(e.submissionId)}, $2, $3, 'triage', ${p(JSON.stringify({ [e.field]: { from: e.from ?? null, to: e.to ?? null } }))}::jsonb)`,
-      );
+  const lists = valuesLists(
+    events,
+    (e, p) =>
+      `(${p(e.id)}, $1, ${p(e.submissionId)}, $2, $3, 'triage', ${p(JSON.stringify({ [e.field]: { from: e.from ?? null, to: e.to ?? null } }))}::jsonb)`,
+    [actor.teamId, actor.userId, actor.tokenId],
+  );
+  for (const { rows, values } of lists)
     await sql.query(
       `insert into submission_events (id, team_id, submission_id, actor_user_id, actor_token_id, action, changes)
-       values ${rows.join(', ')}`,
+       values ${rows}`,
       values,
     );
-  }
 }
 
 /** Which of `keys` hold any of the team's form's submissions (spam included). */
@@ -749,10 +748,15 @@ export async function stagesInUse(sql: Sql, teamId: string, formId: string, keys
   return rows.map((r) => r.key);
 }
 
+/** Submissions one statement of reassignStages moves on Citus. */
+const STAGE_MOVES_PER_STATEMENT = 5_000;
+
 /**
  * Moves the form's submissions out of removed stages (`moves`: from → to), recording a triage event on each
- * with the caller as its actor. Answers how many moved. The events' ids are made in the statement (a stage may
- * hold any number of submissions): `evt_` and a random UUID's hex, not the ULID of newId; no answer shows them.
+ * with the caller as its actor. Answers how many moved. The events' ids are `evt_` and a random UUID's hex, not
+ * the ULID of newId (no answer shows them): on plain Postgres one statement moves every submission and makes
+ * their events; on Citus the events are inserted as VALUES (docs/decisions.md, "Inserts on Citus"), after
+ * each statement's STAGE_MOVES_PER_STATEMENT moves.
  */
 export async function reassignStages(
   sql: Sql,
@@ -760,21 +764,45 @@ export async function reassignStages(
   moves: Record<string, string>,
   actor: { teamId: string; userId: string; tokenId: string },
 ): Promise<number> {
-  const { rows } = await sql.query<{ n: number }>(
-    `with moved as (
-       update submissions s set stage = m.value, updated_at = ${TOUCH}
-         from jsonb_each_text($2::jsonb) as m(key, value)
-        where s.form_id = $1 and s.team_id = $3 and s.stage = m.key
-       returning s.id, m.key as from_stage, m.value as to_stage),
-     audited as (
-       insert into submission_events (id, team_id, submission_id, actor_user_id, actor_token_id, action, changes)
-       select 'evt_' || lower(replace(gen_random_uuid()::text, '-', '')), $3, id, $4, $5, 'triage',
-              jsonb_build_object('stage', jsonb_build_object('from', from_stage, 'to', to_stage))
-         from moved)
-     select count(*)::int as n from moved`,
-    [formId, JSON.stringify(moves), actor.teamId, actor.userId, actor.tokenId],
-  );
-  return rows[0]!.n;
+  const move = `update submissions s set stage = m.value, updated_at = ${TOUCH}
+                  from jsonb_each_text($2::jsonb) as m(key, value)
+                 where s.form_id = $1 and s.team_id = $3 and s.stage = m.key`;
+  const moved = 'returning s.id, m.key as from_stage, m.value as to_stage';
+  if (!sql.distributed) {
+    const { rows } = await sql.query<{ n: number }>(
+      `with moved as (${move} ${moved}),
+       audited as (
+         insert into submission_events (id, team_id, submission_id, actor_user_id, actor_token_id, action, changes)
+         select 'evt_' || lower(replace(gen_random_uuid()::text, '-', '')), $3, id, $4, $5, 'triage',
+                jsonb_build_object('stage', jsonb_build_object('from', from_stage, 'to', to_stage))
+           from moved)
+       select count(*)::int as n from moved`,
+      [formId, JSON.stringify(moves), actor.teamId, actor.userId, actor.tokenId],
+    );
+    return rows[0]!.n;
+  }
+  let n = 0;
+  for (;;) {
+    const { rows } = await sql.query<{ id: string; from_stage: string; to_stage: string }>(
+      `${move} and s.id in (select id from submissions where form_id = $1 and team_id = $3
+                              and stage in (select jsonb_object_keys($2::jsonb)) limit $4)
+       ${moved}`,
+      [formId, JSON.stringify(moves), actor.teamId, STAGE_MOVES_PER_STATEMENT],
+    );
+    if (!rows.length) return n;
+    n += rows.length;
+    await insertTriageEvents(
+      sql,
+      actor,
+      rows.map((r) => ({
+        id: `evt_${randomUUID().replaceAll('-', '')}`,
+        submissionId: r.id,
+        field: 'stage',
+        from: r.from_stage,
+        to: r.to_stage,
+      })),
+    );
+  }
 }
 
 /** The team's form's inbox submissions per stage other than `new` (the stage index holds only those). */

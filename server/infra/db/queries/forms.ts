@@ -456,12 +456,12 @@ export async function foldCounterDay(tx: Sql, d: CounterDay): Promise<void> {
      returning n`,
     key,
   );
-  if (!spread.length) return;
-  await tx.query(
-    `insert into form_folder_counts (team_id, form_id, folder, day, shard, n) values ($4, $1, $2, $3::date, 0, $5::int)
-     on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n`,
-    [...key, spread.reduce((sum, r) => sum + r.n, 0)],
-  );
+  if (spread.length)
+    await tx.query(
+      `insert into form_folder_counts (team_id, form_id, folder, day, shard, n) values ($4, $1, $2, $3::date, 0, $5::int)
+       on conflict (form_id, folder, day, shard, team_id) do update set n = form_folder_counts.n + excluded.n`,
+      [...key, spread.reduce((sum, r) => sum + r.n, 0)],
+    );
   await tx.query(
     'delete from form_folder_counts where form_id = $1 and folder = $2 and day = $3::date and team_id = $4 and shard = 0 and n = 0',
     key,

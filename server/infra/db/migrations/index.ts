@@ -30,6 +30,7 @@ import { Migration0029DistributeOnCitus } from './0029-distribute-on-citus.ts';
 import { Migration0030CountedDeletes } from './0030-counted-deletes.ts';
 import { Migration0031StreamPositions } from './0031-stream-positions.ts';
 import { Migration0032CountedChanges } from './0032-counted-changes.ts';
+import { Migration0033ListIndexesCarryTeam } from './0033-list-indexes-carry-team.ts';
 
 /** Committed migrations, in order. `intake migrate` (and every `serve`) applies the pending ones. */
 export const migrations = [
@@ -65,4 +66,5 @@ export const migrations = [
   Migration0030CountedDeletes,
   Migration0031StreamPositions,
   Migration0032CountedChanges,
+  Migration0033ListIndexesCarryTeam,
 ];

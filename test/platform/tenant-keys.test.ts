@@ -128,6 +128,7 @@ describe('migrations 0025 to 0027', () => {
       '0030-counted-deletes',
       '0031-stream-positions',
       '0032-counted-changes',
+      '0033-list-indexes-carry-team',
     ]);
 
     const teams = async (table: string, column: string) =>

@@ -3,9 +3,8 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * Every statement on submissions names the team (the distribution key on Citus), so an index that lacks
  * `team_id` cannot answer a list page or a capped count alone: each entry it walks costs a heap read. The
- * indexes that lists, deep pages and the filters walk now carry `team_id` (the category index the status too,
- * for the folder), and those walks are index-only again (a `tag` filter's capped count on 1M submissions:
- * 273 ms of heap reads → 2.3 ms).
+ * indexes that lists, deep pages and the filters walk carry `team_id` (the category index the status too, for
+ * the folder), so those walks are index-only (docs/decisions.md, "Triage columns on the submission").
  */
 type ListIndex = { name: string; columns: string; where?: string; included: string[]; adds: string[] };
 

@@ -1,10 +1,9 @@
 /**
  * The walks a list makes read index entries only (migration 0033): a page's ids, at any offset and in every
  * folder, and the capped counts of the tag, stage, assignee and category filters. Every statement names the
- * team, so an index without `team_id` would read a heap row for each entry it walks (at 1M submissions a
- * `tag` filter's count read 40,000 heap blocks). Here, after a vacuum, a walk fetches no heap block of
- * `submissions` beyond the page's own rows. A private database: no other file's writes clear its
- * visibility map.
+ * team, so an index without `team_id` would read a heap row for each entry it walks. Here, after a vacuum, a
+ * walk fetches no heap block of `submissions` beyond the page's own rows. A private database: no other file's
+ * writes clear its visibility map.
  */
 import { describe, expect, it } from 'vitest';
 import type { Tx } from '../../server/infra/db/database.ts';
